@@ -1,0 +1,108 @@
+/* harness/floors.c — the two reference rows every table carries.
+ *
+ * floor-atomic  a counter that waiters spin on: post is one atomic add,
+ *               wait one CAS. No design can beat it uncontended, and its
+ *               ping-pong is a cache-line transfer with nobody sleeping.
+ * floor-futex   the same counter with an unconditional FUTEX_WAKE on every
+ *               post and FUTEX_WAIT whenever it is empty: the raw cost of
+ *               one wake and one sleep per handoff, and of a post that always
+ *               enters the kernel (seed 002's "unconditional wake").
+ * Both are correct semaphores (waiters loop on the count); neither is fair,
+ * and floor-atomic burns a core per waiter, so they only run where they
+ * mean something (uncontended, pingpong). */
+#include <errno.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "cpu.h"
+#include "futex.h"
+#include "workload.h"
+
+struct floor { _Atomic uint32_t count; };
+
+static int fa_init(void *p, unsigned value, int pshared)
+{
+	(void)pshared;
+	atomic_init(&((struct floor *)p)->count, value);
+	return 0;
+}
+
+static void fa_destroy(void *p)
+{
+	(void)p;
+}
+
+static int fa_post(void *p, unsigned n)
+{
+	atomic_fetch_add_explicit(&((struct floor *)p)->count, n, memory_order_release);
+	return 0;
+}
+
+static int fa_trywait(void *p)
+{
+	struct floor *s = p;
+	uint32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
+	while (c > 0)
+		if (atomic_compare_exchange_weak_explicit(&s->count, &c, c - 1,
+				memory_order_acquire, memory_order_relaxed))
+			return 0;
+	return EAGAIN;
+}
+
+static int fa_timedwait(void *p, const struct timespec *dl)
+{
+	while (fa_trywait(p) != 0) {
+		if (dl && fl_deadline_passed(dl))
+			return ETIMEDOUT;
+		fl_cpu_relax();
+	}
+	return 0;
+}
+
+static int fa_wait(void *p)
+{
+	return fa_timedwait(p, NULL);
+}
+
+static int fa_getvalue(void *p)
+{
+	return (int)atomic_load_explicit(&((struct floor *)p)->count, memory_order_relaxed);
+}
+
+const struct fl_variant fl_floor_atomic = {
+	.name = "floor-atomic", .summary = "spinning counter: the no-kernel floor",
+	.size = sizeof(struct floor), .align = _Alignof(struct floor), .value_max = INT32_MAX,
+	.init = fa_init, .destroy = fa_destroy, .post = fa_post, .wait = fa_wait,
+	.trywait = fa_trywait, .timedwait = fa_timedwait, .getvalue = fa_getvalue,
+};
+
+static int ff_post(void *p, unsigned n)
+{
+	struct floor *s = p;
+	atomic_fetch_add_explicit(&s->count, n, memory_order_seq_cst);
+	fl_futex_wake(&s->count, (int)n, false);
+	return 0;
+}
+
+static int ff_timedwait(void *p, const struct timespec *dl)
+{
+	struct floor *s = p;
+	while (fa_trywait(s) != 0) {
+		int r = fl_futex_wait(&s->count, 0, dl, false);
+		if (r == ETIMEDOUT || r == EINTR || r == EINVAL)
+			return r;
+	}
+	return 0;
+}
+
+static int ff_wait(void *p)
+{
+	return ff_timedwait(p, NULL);
+}
+
+const struct fl_variant fl_floor_futex = {
+	.name = "floor-futex", .summary = "raw futex: wake on every post, sleep when empty",
+	.size = sizeof(struct floor), .align = _Alignof(struct floor), .value_max = INT32_MAX,
+	.init = fa_init, .destroy = fa_destroy, .post = ff_post, .wait = ff_wait,
+	.trywait = fa_trywait, .timedwait = ff_timedwait, .getvalue = fa_getvalue,
+};

@@ -1,0 +1,49 @@
+/* lib/futex.c — see futex.h. */
+#include "futex.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+int fl_futex_wait(_Atomic uint32_t *addr, uint32_t expected,
+		  const struct timespec *abs_deadline, bool shared)
+{
+	struct timespec ts;
+	const struct timespec *tp = NULL;
+	if (abs_deadline) {
+		if (!fl_ts_valid(abs_deadline))
+			return EINVAL;
+		ts = *abs_deadline;
+		if (ts.tv_sec < 0) /* before the monotonic epoch: already past */
+			ts.tv_sec = 0, ts.tv_nsec = 0;
+		tp = &ts;
+	}
+	int op = FUTEX_WAIT_BITSET | (shared ? 0 : FUTEX_PRIVATE_FLAG);
+	long r = syscall(SYS_futex, addr, op, expected, tp, NULL, FUTEX_BITSET_MATCH_ANY);
+	if (r == 0)
+		return 0;
+	switch (errno) {
+	case EAGAIN:
+	case EINTR:
+	case ETIMEDOUT:
+	case EINVAL:
+		return errno;
+	default:
+		/* EFAULT or ENOSYS: a bug in the caller, not a condition to loop on. */
+		abort();
+	}
+}
+
+int fl_futex_wake(_Atomic uint32_t *addr, int n, bool shared)
+{
+	int op = FUTEX_WAKE | (shared ? 0 : FUTEX_PRIVATE_FLAG);
+	long r = syscall(SYS_futex, addr, op, n, NULL, NULL, 0);
+	if (r < 0)
+		abort(); /* only EFAULT/EINVAL: a bad address is a caller bug */
+	return (int)r;
+}

@@ -1,0 +1,197 @@
+/* variants/negcount.c — seed 000's single negative counter.
+ *
+ * INVARIANT
+ *   `count` is the seed's one word. Positive: tokens available. Zero: no
+ *   tokens and no unresolved claims. Negative: -count claims that posts must
+ *   still resolve. A waiter that finds no token leaves its decrement in the
+ *   word as a claim; a post resolves min(n, -old) claims in the same atomic
+ *   add that publishes its tokens, so token count and claims are observed
+ *   together and no lock or double-width atomic is needed.
+ *
+ *   `grants` counts resolved claims whose owners have not yet left: the
+ *   tokens a post has assigned to waiters. Waiters sleep on this word.
+ *
+ *   Every waiter in timedwait is a claimant, so at every instant
+ *       claimants in flight = max(0, -count) + grants + (claims resolved by a
+ *                             post that has not yet added them to grants)
+ *   Claims and grants are anonymous: whichever claimant takes a grant owns
+ *   that token, and the one it "stole" from keeps an equivalent claim.
+ *
+ * WHY A SECOND WORD
+ *   In the seed the kernel wake itself is the grant: post wakes min(n,
+ *   claims) sleepers and a woken sleeper returns with a token. The futex
+ *   contract allows spurious wakeups (and EINTR, and stale wakes for reused
+ *   memory), and one signed word cannot tell a woken claimant whether its
+ *   claim was resolved: with count = -1 it may be its own unresolved claim
+ *   or another's. Guessing either way loses a token or a waiter. The grant
+ *   word makes the wake a hint and the grant the fact; the post path is
+ *   still the seed's one fetch_add and a sign test when nobody waits.
+ *
+ * POST  old = fetch_add(count, n). If old < 0 it resolved k = min(n, -old)
+ *   claims: add k to grants, then wake k sleepers (exact count, or the run's
+ *   wake strategy). Overflow is checked after the add and undone with a
+ *   subtract: the clamp engages only past twice value_max, so the common
+ *   path carries one compare, no CAS loop. A failed post's add and subtract
+ *   cancel; a concurrent trywait that saw the inflated value took a real
+ *   token all the same (the sum is conserved).
+ *
+ * TIMEOUT (and EINTR): the waiter holds a claim and must leave by exactly
+ *   one of two exits, never both (seed 000):
+ *     1. take a grant a racing post assigned (then it reports success);
+ *     2. remove an unresolved claim with a CAS raising count by one (then it
+ *        reports the timeout).
+ *   Grants are tried first: a post that woke *this* thread for a grant
+ *   woke nobody else, so leaving that grant behind would strand it beside a
+ *   sleeper. If count >= 0 there is no unresolved claim left, so ours was
+ *   resolved and its grant is between the post's two adds: wait for it.
+ *
+ * ORDERING
+ *   count and grants are each one word, so the decisions never rely on two
+ *   words being seen in the same order (no store-buffer pattern here: the
+ *   sleeper's decision to sleep depends on grants alone, compared by the
+ *   kernel). Post's add is release and the waiter's subtract acquire, so a
+ *   token taken from count carries the poster's writes; a grant is added
+ *   with release after the count add and taken with an acquire CAS, which
+ *   carries them to a claimant. Claim removal needs no ordering beyond the
+ *   RMW's atomicity: it transfers no data.
+ *
+ * DESTRUCTION  A post touches grants and calls wake only while a claimant
+ *   has not left, so the semaphore is live. A claimant woken by that wake may
+ *   return and free it while the poster is still inside FUTEX_WAKE: a
+ *   private wake only hashes the address and never dereferences it. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../lib/futex.h"
+#include "../lib/wake.h"
+#include "variant.h"
+
+#define NEG_MAX   ((1 << 29) - 1)  /* guaranteed: init and post up to here */
+#define NEG_LIMIT (2 * NEG_MAX)    /* clamp: a post fails past this sum */
+/* Headroom INT32_MAX - NEG_LIMIT is about 2 * NEG_MAX: two concurrent failing
+ * posts of the largest size can overshoot before they undo, without wrapping
+ * the sign. Callers at or below NEG_MAX never come near it. */
+
+struct negcount {
+	_Atomic int32_t count;
+	_Atomic uint32_t grants;
+	int shared;
+};
+
+static int nc_init(void *p, unsigned value, int pshared)
+{
+	struct negcount *s = p;
+	if (value > NEG_MAX)
+		return EINVAL;
+	atomic_init(&s->count, (int32_t)value);
+	atomic_init(&s->grants, 0);
+	s->shared = pshared != 0;
+	return 0;
+}
+
+static void nc_destroy(void *p)
+{
+	(void)p;
+}
+
+static int nc_post(void *p, unsigned n)
+{
+	struct negcount *s = p;
+	if (n > NEG_MAX)
+		return EOVERFLOW;
+	int32_t old = atomic_fetch_add_explicit(&s->count, (int32_t)n, memory_order_release);
+	if (old > NEG_LIMIT - (int32_t)n) {
+		atomic_fetch_sub_explicit(&s->count, (int32_t)n, memory_order_relaxed);
+		return EOVERFLOW;
+	}
+	if (old < 0) {
+		/* -(int64_t)old: no INT32_MIN negation overflow */
+		int k = (int)(-(int64_t)old < n ? -(int64_t)old : n);
+		atomic_fetch_add_explicit(&s->grants, (uint32_t)k, memory_order_release);
+		fl_notify(&s->grants, k, s->shared);
+	}
+	return 0;
+}
+
+static int nc_trywait(void *p)
+{
+	struct negcount *s = p;
+	int32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
+	while (c > 0)
+		if (atomic_compare_exchange_weak_explicit(&s->count, &c, c - 1,
+				memory_order_acquire, memory_order_relaxed))
+			return 0;
+	return EAGAIN;
+}
+
+static bool take_grant(struct negcount *s)
+{
+	uint32_t g = atomic_load_explicit(&s->grants, memory_order_relaxed);
+	while (g > 0)
+		if (atomic_compare_exchange_weak_explicit(&s->grants, &g, g - 1,
+				memory_order_acquire, memory_order_relaxed))
+			return true;
+	return false;
+}
+
+/* The claimant gives up (deadline, signal, bad deadline): one of the two exits. */
+static int abandon(struct negcount *s, int why)
+{
+	for (;;) {
+		if (take_grant(s))
+			return 0;                       /* exit 1: the token assigned to us */
+		int32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
+		if (c < 0) {
+			if (atomic_compare_exchange_weak_explicit(&s->count, &c, c + 1,
+					memory_order_relaxed, memory_order_relaxed))
+				return why;             /* exit 2: claim removed */
+			continue;
+		}
+		/* No unresolved claim: ours was resolved, its grant is in flight. */
+		fl_futex_wait(&s->grants, 0, NULL, s->shared);
+	}
+}
+
+static int nc_timedwait(void *p, const struct timespec *dl)
+{
+	struct negcount *s = p;
+	int32_t old = atomic_fetch_sub_explicit(&s->count, 1, memory_order_acquire);
+	if (old > 0)
+		return 0;
+	/* We hold a claim from here until one of the exits. */
+	for (;;) {
+		if (take_grant(s))
+			return 0;
+		int r = fl_futex_wait(&s->grants, 0, dl, s->shared);
+		if (r == ETIMEDOUT || r == EINTR || r == EINVAL)
+			return abandon(s, r);
+		/* 0 (woken, or spuriously) or EAGAIN (a grant arrived): re-check. */
+	}
+}
+
+static int nc_wait(void *p)
+{
+	return nc_timedwait(p, NULL);
+}
+
+static int nc_getvalue(void *p)
+{
+	int32_t c = atomic_load_explicit(&((struct negcount *)p)->count, memory_order_relaxed);
+	return c > 0 ? c : 0;
+}
+
+static int nc_words(void *p, _Atomic uint32_t **out, int max)
+{
+	if (max < 1)
+		return 0;
+	out[0] = &((struct negcount *)p)->grants;
+	return 1;
+}
+
+FL_VARIANT(negcount, struct negcount,
+	.summary = "seed 000: one signed word, post = one fetch_add, exact-count wake, two-exit timeout",
+	.value_max = NEG_MAX,
+	.init = nc_init, .destroy = nc_destroy, .post = nc_post, .wait = nc_wait,
+	.trywait = nc_trywait, .timedwait = nc_timedwait, .getvalue = nc_getvalue,
+	.words = nc_words);

@@ -1,0 +1,141 @@
+/* variants/split.c — split count and waiters in two 32-bit words (seed 002).
+ *
+ * INVARIANT
+ *   `count` holds the tokens (never negative) and is the futex word. A token
+ *   belongs to whoever moves count from c to c-1 with a CAS; nobody owns a
+ *   token while it sits in count. `waiters` counts threads between their
+ *   registration and their deregistration around a sleep; it exists only so
+ *   that a post can skip the wake syscall when it reads zero. A woken thread
+ *   owns nothing: it competes for count like a newcomer (barging), and if it
+ *   loses it sleeps again.
+ *
+ * THE SEQUENTIALLY CONSISTENT PAIRS (the store-buffer pattern)
+ *   The poster does   count += n (seq_cst RMW);  then reads waiters (seq_cst).
+ *   The waiter does   waiters += 1 (seq_cst RMW); then the kernel re-reads count.
+ *   In the single total order of seq_cst operations, either the poster's read
+ *   of waiters follows the waiter's increment — and the poster wakes — or it
+ *   precedes it; then the count increment precedes the waiter's increment too,
+ *   and the kernel's re-read of count (inside futex_wait, after a full
+ *   barrier taken when the waiter is queued) sees count > 0 and returns
+ *   EAGAIN. Weaken either pair to release/acquire and a store may sit in a
+ *   store buffer while the other side's load passes it: the poster reads
+ *   waiters == 0 and skips the wake, the waiter reads the old count == 0 and
+ *   sleeps with a token available — the most common bug in hand-written
+ *   futex code.
+ *
+ * WAKE COUNT  post(n) wakes min(n, waiters). waiters may include threads not
+ *   yet asleep (they will see count != 0 and not sleep), so a wake may find
+ *   fewer sleepers than requested; it never needs to find more, because
+ *   every woken or arriving thread re-reads count.
+ *
+ * TIMEOUT  The kernel returns ETIMEDOUT only to a waiter no wake dequeued
+ *   (a wake that raced the timer returns 0 to the waiter it counted), so a
+ *   timed-out waiter never strands a wake meant for it. It still makes one
+ *   last trywait: a token that arrived at the deadline is taken, not left.
+ *
+ * WHY GLIBC MERGED THE TWO WORDS (bug 12674)
+ *   The post above touches the semaphore after it published the token: it
+ *   reads `waiters` and calls wake on &count. POSIX allows the last waiter to
+ *   take that token, return, and sem_destroy + free the memory while the
+ *   poster is between those steps: the read of waiters is then a read of
+ *   freed memory (and, for a shared futex, the wake may hit a new mapping).
+ *   glibc therefore moved the count and the waiter count into one 64-bit
+ *   word: one CAS publishes the token and observes the waiters at once, and
+ *   the only later access is the futex wake on an address, which is safe.
+ *   The `glibc64` variant measures what that safety costs against this one. */
+#include <errno.h>
+#include <stdint.h>
+
+#include "../lib/futex.h"
+#include "../lib/wake.h"
+#include "variant.h"
+
+#define SPLIT_MAX INT32_MAX /* SEM_VALUE_MAX */
+
+struct split {
+	_Atomic uint32_t count;
+	_Atomic uint32_t waiters;
+	int shared;
+};
+
+static int sp_init(void *p, unsigned value, int pshared)
+{
+	struct split *s = p;
+	if (value > SPLIT_MAX)
+		return EINVAL;
+	atomic_init(&s->count, value);
+	atomic_init(&s->waiters, 0);
+	s->shared = pshared != 0;
+	return 0;
+}
+
+static void sp_destroy(void *p)
+{
+	(void)p;
+}
+
+static int sp_post(void *p, unsigned n)
+{
+	struct split *s = p;
+	uint32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
+	do {
+		if (n > SPLIT_MAX || c > SPLIT_MAX - n)
+			return EOVERFLOW;
+	} while (!atomic_compare_exchange_weak_explicit(&s->count, &c, c + n,
+			memory_order_seq_cst, memory_order_relaxed)); /* pair 1, store */
+	uint32_t w = atomic_load_explicit(&s->waiters, memory_order_seq_cst); /* pair 1, load */
+	if (w > 0)
+		fl_notify(&s->count, (int)(w < n ? w : n), s->shared);
+	return 0;
+}
+
+static int sp_trywait(void *p)
+{
+	struct split *s = p;
+	uint32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
+	while (c > 0)
+		if (atomic_compare_exchange_weak_explicit(&s->count, &c, c - 1,
+				memory_order_acquire, memory_order_relaxed))
+			return 0;
+	return EAGAIN;
+}
+
+static int sp_timedwait(void *p, const struct timespec *dl)
+{
+	struct split *s = p;
+	for (;;) {
+		if (sp_trywait(s) == 0)
+			return 0;
+		atomic_fetch_add_explicit(&s->waiters, 1, memory_order_seq_cst); /* pair 2, store */
+		int r = fl_futex_wait(&s->count, 0, dl, s->shared);         /* pair 2, load (kernel) */
+		atomic_fetch_sub_explicit(&s->waiters, 1, memory_order_relaxed);
+		if (r == ETIMEDOUT || r == EINTR || r == EINVAL)
+			return sp_trywait(s) == 0 ? 0 : r;
+		/* 0 or EAGAIN: compete for count again. */
+	}
+}
+
+static int sp_wait(void *p)
+{
+	return sp_timedwait(p, NULL);
+}
+
+static int sp_getvalue(void *p)
+{
+	return (int)atomic_load_explicit(&((struct split *)p)->count, memory_order_relaxed);
+}
+
+static int sp_words(void *p, _Atomic uint32_t **out, int max)
+{
+	if (max < 1)
+		return 0;
+	out[0] = &((struct split *)p)->count;
+	return 1;
+}
+
+FL_VARIANT(split, struct split,
+	.summary = "seed 002: count and waiters in two words, seq_cst pairs, wake only if waiters",
+	.value_max = SPLIT_MAX,
+	.init = sp_init, .destroy = sp_destroy, .post = sp_post, .wait = sp_wait,
+	.trywait = sp_trywait, .timedwait = sp_timedwait, .getvalue = sp_getvalue,
+	.words = sp_words);

@@ -1,0 +1,76 @@
+/* variants/variant.h — the one interface every semaphore design implements.
+ *
+ * A variant is a descriptor of function pointers over an opaque, caller-
+ * allocated state of `size` bytes aligned to `align`.  Designs are compared
+ * through this table only, so the harness, the tests and the preload shim
+ * never know which design they drive.
+ *
+ * Semantics (POSIX sem_t's, with errno values returned instead of -1):
+ *   init(s, value, pshared)  0; EINVAL if value > value_max; ENOTSUP if
+ *                            pshared and the design keeps state outside s.
+ *   destroy(s)               releases nothing the caller owns; s may be freed
+ *                            right after (no waiter may remain).
+ *   post(s, n)               adds n >= 1 tokens: 0, or EOVERFLOW with the
+ *                            value unchanged. Wakes waiters it owes a token.
+ *   wait(s)                  takes a token: 0, or EINTR when a signal handler
+ *                            interrupted the sleep (no token taken).
+ *   trywait(s)               0, or EAGAIN without sleeping.
+ *   timedwait(s, abs)        as wait, until an absolute CLOCK_MONOTONIC
+ *                            deadline: 0, ETIMEDOUT, EINTR, or EINVAL if
+ *                            abs->tv_nsec is out of range and no token is
+ *                            available.  A token that is available is taken
+ *                            even when the deadline has passed.
+ *   getvalue(s)              tokens available now (>= 0; a design that counts
+ *                            waiters never reports them as negative value).
+ *   words(s, out, max)       the 32-bit words waiters may sleep on, for the
+ *                            torture test's spurious-wake injector; returns
+ *                            how many (0 if waiters do not sleep on s).
+ *   unavailable()            NULL when the running kernel/build supports the
+ *                            design, else a one-line reason it is skipped.
+ *
+ * A spurious return from the kernel must never surface as a token: every
+ * wait loops on the design's own condition. */
+#ifndef FUTEXLAB_VARIANT_H
+#define FUTEXLAB_VARIANT_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* The largest state any variant may have: glibc's sem_t on x86-64, so that
+ * every design can also stand in for sem_t. Checked at build time. */
+#define FL_STATE_MAX 32
+
+struct fl_variant {
+	const char *name;
+	const char *summary;          /* one line: what is distinctive */
+	size_t size, align;
+	int value_max;                /* largest value init accepts and post guarantees */
+	const char *(*unavailable)(void);
+	int (*init)(void *s, unsigned value, int pshared);
+	void (*destroy)(void *s);
+	int (*post)(void *s, unsigned n);
+	int (*wait)(void *s);
+	int (*trywait)(void *s);
+	int (*timedwait)(void *s, const struct timespec *abs_deadline);
+	int (*getvalue)(void *s);
+	int (*words)(void *s, _Atomic uint32_t **out, int max);
+};
+
+/* Defines `const struct fl_variant fl_variant_<name>` for a state type T and
+ * checks, at build time, that T fits the sem_t-sized budget. */
+#define FL_VARIANT(vname, T, ...)                                              \
+	_Static_assert(sizeof(T) <= FL_STATE_MAX,                               \
+		       #vname ": state larger than sem_t");                     \
+	const struct fl_variant fl_variant_##vname = {                          \
+		.name = #vname, .size = sizeof(T), .align = alignof(T),         \
+		__VA_ARGS__ }
+
+/* The registry (generated from variants/meson.build). */
+extern const struct fl_variant *const fl_variants[];
+extern const int fl_nvariants;
+const struct fl_variant *fl_variant_find(const char *name);
+
+#endif
