@@ -41,10 +41,8 @@ int fl_cmd_list(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fputs(usage, stderr);
-		return FL_EXIT_USAGE;
-	}
+	if (argc < 2)
+		fl_usage_error("no command given (list, run, version; see futexlab --help)");
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		fputs(usage, stdout);

@@ -40,10 +40,13 @@
  *     1. take a grant a racing post assigned (then it reports success);
  *     2. remove an unresolved claim with a CAS raising count by one (then it
  *        reports the timeout).
- *   Grants are tried first: a post that woke *this* thread for a grant
- *   woke nobody else, so leaving that grant behind would strand it beside a
- *   sleeper. If count >= 0 there is no unresolved claim left, so ours was
- *   resolved and its grant is between the post's two adds: wait for it.
+ *   A grant already published is taken first (the seed's "take the token a
+ *   racing post assigned it"; claims being anonymous, removing another's
+ *   claim instead would also be correct, since a thread that got
+ *   ETIMEDOUT or EINTR was not the one a wake dequeued). If count >= 0
+ *   there is no unresolved claim left, so ours was resolved and its grant is
+ *   between the post's two adds: wait for it. Reporting the timeout there
+ *   would strand the grant and lose the token.
  *
  * ORDERING
  *   count and grants are each one word, so the decisions never rely on two
@@ -64,6 +67,7 @@
 #include <stdint.h>
 
 #include "../lib/futex.h"
+#include "../lib/race.h"
 #include "../lib/wake.h"
 #include "variant.h"
 
@@ -108,6 +112,7 @@ static int nc_post(void *p, unsigned n)
 	if (old < 0) {
 		/* -(int64_t)old: no INT32_MIN negation overflow */
 		int k = (int)(-(int64_t)old < n ? -(int64_t)old : n);
+		fl_race_window(); /* claims resolved, grants not yet published */
 		atomic_fetch_add_explicit(&s->grants, (uint32_t)k, memory_order_release);
 		fl_notify(&s->grants, k, s->shared);
 	}
@@ -141,6 +146,7 @@ static int abandon(struct negcount *s, int why)
 	for (;;) {
 		if (take_grant(s))
 			return 0;                       /* exit 1: the token assigned to us */
+		fl_race_window();
 		int32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
 		if (c < 0) {
 			if (atomic_compare_exchange_weak_explicit(&s->count, &c, c + 1,
@@ -160,6 +166,7 @@ static int nc_timedwait(void *p, const struct timespec *dl)
 	if (old > 0)
 		return 0;
 	/* We hold a claim from here until one of the exits. */
+	fl_race_window();
 	for (;;) {
 		if (take_grant(s))
 			return 0;

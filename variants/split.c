@@ -47,6 +47,7 @@
 #include <stdint.h>
 
 #include "../lib/futex.h"
+#include "../lib/race.h"
 #include "../lib/wake.h"
 #include "variant.h"
 
@@ -83,6 +84,7 @@ static int sp_post(void *p, unsigned n)
 			return EOVERFLOW;
 	} while (!atomic_compare_exchange_weak_explicit(&s->count, &c, c + n,
 			memory_order_seq_cst, memory_order_relaxed)); /* pair 1, store */
+	fl_race_window();
 	uint32_t w = atomic_load_explicit(&s->waiters, memory_order_seq_cst); /* pair 1, load */
 	if (w > 0)
 		fl_notify(&s->count, (int)(w < n ? w : n), s->shared);
@@ -107,6 +109,7 @@ static int sp_timedwait(void *p, const struct timespec *dl)
 		if (sp_trywait(s) == 0)
 			return 0;
 		atomic_fetch_add_explicit(&s->waiters, 1, memory_order_seq_cst); /* pair 2, store */
+		fl_race_window();
 		int r = fl_futex_wait(&s->count, 0, dl, s->shared);         /* pair 2, load (kernel) */
 		atomic_fetch_sub_explicit(&s->waiters, 1, memory_order_relaxed);
 		if (r == ETIMEDOUT || r == EINTR || r == EINVAL)
