@@ -43,11 +43,16 @@
  * every design can also stand in for sem_t. Checked at build time. */
 #define FL_STATE_MAX 32
 
+/* fl_variant.flags */
+#define FL_CAPPED 0x1 /* post clamps at value_max and returns 0 (a capacity, as in
+		       * seed 000's lock of one token) instead of EOVERFLOW */
+
 struct fl_variant {
 	const char *name;
 	const char *summary;          /* one line: what is distinctive */
 	size_t size, align;
 	int value_max;                /* largest value init accepts and post guarantees */
+	unsigned flags;               /* FL_CAPPED, ... */
 	const char *(*unavailable)(void);
 	int (*init)(void *s, unsigned value, int pshared);
 	void (*destroy)(void *s);
