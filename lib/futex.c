@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "waitaddr.h"
 
 int fl_futex_wait(_Atomic uint32_t *addr, uint32_t expected,
 		  const struct timespec *abs_deadline, bool shared)
@@ -47,3 +48,7 @@ int fl_futex_wake(_Atomic uint32_t *addr, int n, bool shared)
 		abort(); /* only EFAULT/EINVAL: a bad address is a caller bug */
 	return (int)r;
 }
+
+const struct fl_waitaddr fl_wa_futex = {
+	.name = "futex", .unavailable = NULL, .wait = fl_futex_wait, .wake = fl_futex_wake,
+};

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "futex.h"
+#include "waitaddr.h"
 
 static _Atomic int strategy = FL_WAKE_EXACT;
 
@@ -37,6 +38,11 @@ const char *fl_wake_name(enum fl_wake_strategy s)
 
 int fl_notify(_Atomic uint32_t *addr, int n, bool shared)
 {
+	return fl_notify_on(&fl_wa_futex, addr, n, shared);
+}
+
+int fl_notify_on(const struct fl_waitaddr *wa, _Atomic uint32_t *addr, int n, bool shared)
+{
 	switch (fl_wake_get_strategy()) {
 	case FL_WAKE_ONE: {
 		int woken = 0;
@@ -44,7 +50,7 @@ int fl_notify(_Atomic uint32_t *addr, int n, bool shared)
 		 * owed belong to threads not yet asleep, and those re-read the word
 		 * before sleeping. */
 		while (woken < n) {
-			int r = fl_futex_wake(addr, 1, shared);
+			int r = wa->wake(addr, 1, shared);
 			if (r == 0)
 				break;
 			woken += r;
@@ -52,9 +58,9 @@ int fl_notify(_Atomic uint32_t *addr, int n, bool shared)
 		return woken;
 	}
 	case FL_WAKE_ALL:
-		return fl_futex_wake(addr, INT_MAX, shared);
+		return wa->wake(addr, INT_MAX, shared);
 	case FL_WAKE_EXACT:
 	default:
-		return fl_futex_wake(addr, n, shared);
+		return wa->wake(addr, n, shared);
 	}
 }

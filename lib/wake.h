@@ -25,8 +25,12 @@ enum fl_wake_strategy fl_wake_get_strategy(void);
 int fl_wake_parse(const char *name);
 const char *fl_wake_name(enum fl_wake_strategy s);
 
-/* Wake n (>= 1) waiters on addr with the run's strategy; returns the number
- * of threads the kernel reports woken. */
+struct fl_waitaddr;
+
+/* Wake n (>= 1) waiters on addr with the run's strategy through the futex
+ * backend; returns the number of threads reported woken. */
 int fl_notify(_Atomic uint32_t *addr, int n, bool shared);
+/* The same through any wait-on-address backend. */
+int fl_notify_on(const struct fl_waitaddr *wa, _Atomic uint32_t *addr, int n, bool shared);
 
 #endif

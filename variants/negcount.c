@@ -69,39 +69,43 @@
 #include "../lib/futex.h"
 #include "../lib/race.h"
 #include "../lib/wake.h"
+#include "negcount.h"
 #include "variant.h"
 
-#define NEG_MAX   ((1 << 29) - 1)  /* guaranteed: init and post up to here */
+#define NEG_MAX   FL_NEGCOUNT_MAX  /* guaranteed: init and post up to here */
 #define NEG_LIMIT (2 * NEG_MAX)    /* clamp: a post fails past this sum */
 /* Headroom INT32_MAX - NEG_LIMIT is about 2 * NEG_MAX: two concurrent failing
  * posts of the largest size can overshoot before they undo, without wrapping
  * the sign. Callers at or below NEG_MAX never come near it. */
 
-struct negcount {
-	_Atomic int32_t count;
-	_Atomic uint32_t grants;
-	int shared;
-};
-
-static int nc_init(void *p, unsigned value, int pshared)
+/* The sleeping backend is explicit per variant (negcount.h): negcount
+ * itself sleeps on futex(2); portable, futex2 and uring reuse this file's
+ * algorithm on their own backends. */
+int fl_negcount_init_on(void *p, unsigned value, int pshared, const struct fl_waitaddr *wa)
 {
-	struct negcount *s = p;
+	struct fl_negcount *s = p;
 	if (value > NEG_MAX)
 		return EINVAL;
 	atomic_init(&s->count, (int32_t)value);
 	atomic_init(&s->grants, 0);
 	s->shared = pshared != 0;
+	s->wa = wa;
 	return 0;
 }
 
-static void nc_destroy(void *p)
+static int nc_init(void *p, unsigned value, int pshared)
+{
+	return fl_negcount_init_on(p, value, pshared, &fl_wa_futex);
+}
+
+void fl_negcount_destroy(void *p)
 {
 	(void)p;
 }
 
-static int nc_post(void *p, unsigned n)
+int fl_negcount_post(void *p, unsigned n)
 {
-	struct negcount *s = p;
+	struct fl_negcount *s = p;
 	if (n > NEG_MAX)
 		return EOVERFLOW;
 	int32_t old = atomic_fetch_add_explicit(&s->count, (int32_t)n, memory_order_release);
@@ -114,14 +118,14 @@ static int nc_post(void *p, unsigned n)
 		int k = (int)(-(int64_t)old < n ? -(int64_t)old : n);
 		fl_race_window(); /* claims resolved, grants not yet published */
 		atomic_fetch_add_explicit(&s->grants, (uint32_t)k, memory_order_release);
-		fl_notify(&s->grants, k, s->shared);
+		fl_notify_on(s->wa, &s->grants, k, s->shared);
 	}
 	return 0;
 }
 
-static int nc_trywait(void *p)
+int fl_negcount_trywait(void *p)
 {
-	struct negcount *s = p;
+	struct fl_negcount *s = p;
 	int32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
 	while (c > 0)
 		if (atomic_compare_exchange_weak_explicit(&s->count, &c, c - 1,
@@ -130,7 +134,7 @@ static int nc_trywait(void *p)
 	return EAGAIN;
 }
 
-static bool take_grant(struct negcount *s)
+static bool take_grant(struct fl_negcount *s)
 {
 	uint32_t g = atomic_load_explicit(&s->grants, memory_order_relaxed);
 	while (g > 0)
@@ -141,7 +145,7 @@ static bool take_grant(struct negcount *s)
 }
 
 /* The claimant gives up (deadline, signal, bad deadline): one of the two exits. */
-static int abandon(struct negcount *s, int why)
+static int abandon(struct fl_negcount *s, int why)
 {
 	for (;;) {
 		if (take_grant(s))
@@ -155,13 +159,13 @@ static int abandon(struct negcount *s, int why)
 			continue;
 		}
 		/* No unresolved claim: ours was resolved, its grant is in flight. */
-		fl_futex_wait(&s->grants, 0, NULL, s->shared);
+		s->wa->wait(&s->grants, 0, NULL, s->shared);
 	}
 }
 
-static int nc_timedwait(void *p, const struct timespec *dl)
+int fl_negcount_timedwait(void *p, const struct timespec *dl)
 {
-	struct negcount *s = p;
+	struct fl_negcount *s = p;
 	int32_t old = atomic_fetch_sub_explicit(&s->count, 1, memory_order_acquire);
 	if (old > 0)
 		return 0;
@@ -170,35 +174,32 @@ static int nc_timedwait(void *p, const struct timespec *dl)
 	for (;;) {
 		if (take_grant(s))
 			return 0;
-		int r = fl_futex_wait(&s->grants, 0, dl, s->shared);
+		int r = s->wa->wait(&s->grants, 0, dl, s->shared);
 		if (r == ETIMEDOUT || r == EINTR || r == EINVAL)
 			return abandon(s, r);
 		/* 0 (woken, or spuriously) or EAGAIN (a grant arrived): re-check. */
 	}
 }
 
-static int nc_wait(void *p)
+int fl_negcount_wait(void *p)
 {
-	return nc_timedwait(p, NULL);
+	return fl_negcount_timedwait(p, NULL);
 }
 
-static int nc_getvalue(void *p)
+int fl_negcount_getvalue(void *p)
 {
-	int32_t c = atomic_load_explicit(&((struct negcount *)p)->count, memory_order_relaxed);
+	int32_t c = atomic_load_explicit(&((struct fl_negcount *)p)->count, memory_order_relaxed);
 	return c > 0 ? c : 0;
 }
 
-static int nc_words(void *p, _Atomic uint32_t **out, int max)
+int fl_negcount_words(void *p, _Atomic uint32_t **out, int max)
 {
 	if (max < 1)
 		return 0;
-	out[0] = &((struct negcount *)p)->grants;
+	out[0] = &((struct fl_negcount *)p)->grants;
 	return 1;
 }
 
-FL_VARIANT(negcount, struct negcount,
+FL_VARIANT(negcount, struct fl_negcount,
 	.summary = "seed 000: one signed word, post = one fetch_add, exact-count wake, two-exit timeout",
-	.value_max = NEG_MAX,
-	.init = nc_init, .destroy = nc_destroy, .post = nc_post, .wait = nc_wait,
-	.trywait = nc_trywait, .timedwait = nc_timedwait, .getvalue = nc_getvalue,
-	.words = nc_words);
+	.init = nc_init, FL_NEGCOUNT_OPS);

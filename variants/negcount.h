@@ -1,0 +1,39 @@
+/* variants/negcount.h — negcount's algorithm over any wait-on-address
+ * backend, for the designs that differ from negcount only in what they
+ * sleep on (portable fallback, futex2, io_uring). The invariant and the
+ * correctness argument are in negcount.c. */
+#ifndef FUTEXLAB_NEGCOUNT_H
+#define FUTEXLAB_NEGCOUNT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "../lib/waitaddr.h"
+
+#define FL_NEGCOUNT_MAX ((1 << 29) - 1)
+
+struct fl_negcount {
+	_Atomic int32_t count;
+	_Atomic uint32_t grants;
+	int shared;
+	const struct fl_waitaddr *wa;
+};
+
+int fl_negcount_init_on(void *s, unsigned value, int pshared, const struct fl_waitaddr *wa);
+void fl_negcount_destroy(void *s);
+int fl_negcount_post(void *s, unsigned n);
+int fl_negcount_wait(void *s);
+int fl_negcount_trywait(void *s);
+int fl_negcount_timedwait(void *s, const struct timespec *abs_deadline);
+int fl_negcount_getvalue(void *s);
+int fl_negcount_words(void *s, _Atomic uint32_t **out, int max);
+
+/* The descriptor fields every negcount-based variant shares. */
+#define FL_NEGCOUNT_OPS                                                        \
+	.value_max = FL_NEGCOUNT_MAX, .destroy = fl_negcount_destroy,          \
+	.post = fl_negcount_post, .wait = fl_negcount_wait,                    \
+	.trywait = fl_negcount_trywait, .timedwait = fl_negcount_timedwait,    \
+	.getvalue = fl_negcount_getvalue, .words = fl_negcount_words
+
+#endif
