@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "sleepers.h"
 #include "variant.h"
+#include "wake.h"
 
 static const struct fl_variant *V;
 
@@ -608,8 +609,11 @@ int main(int argc, char **argv)
 	int scale = getenv("FL_TEST_SCALE") ? atoi(getenv("FL_TEST_SCALE")) : 1;
 	if (scale < 1)
 		scale = 1;
+	/* FL_SPIN=N runs the suite with spin-then-park on (lib/wake.h). */
+	if (getenv("FL_SPIN"))
+		fl_spin_set(atoi(getenv("FL_SPIN")));
 	watchdog_dump = dump;
-	printf("# variant %s\n", V->name);
+	printf("# variant %s (spin %d)\n", V->name, fl_spin_get());
 	if (!stress_only) {
 		run_test("init_value", t_init_value, NULL, 10);
 		run_test("trywait", t_trywait, NULL, 10);
