@@ -62,5 +62,42 @@ if ! ls "$(dirname "$csv")" | grep -q tmp; then pass=$((pass+1)); echo "ok   no 
   fail=$((fail+1)); echo "FAIL temp file left"; fi
 rm -rf "$(dirname "$csv")" /tmp/fl_cli_err.$$ /tmp/fl_cli_out.$$
 
+# --hash (futex hash modes, each in its own process) and --spin
+expect_usage "hash not a power of two" run --hash private:3
+expect_usage "hash one slot" run --hash private:1
+expect_usage "hash zero slots" run --hash private:0
+expect_usage "hash no number" run --hash private:
+expect_usage "hash unknown mode" run --hash immutable
+expect_usage "hash empty item" run --hash global,,auto
+expect_usage "hash twice" run --hash global,private:16,global
+expect_usage "hash bad item in list" run --hash global,private:12
+expect_usage "negative spin" run --spin -1
+expect_usage "spin too large" run --spin 2000000
+expect_usage "spin not a number" run --spin lots
+hdir=$(mktemp -d)
+hcsv=$hdir/h.csv
+expect_ok "run over --hash global,private:16" run --variant negcount,portable \
+  --workload uncontended,pingpong --ops 500 --reps 2 --no-floors --spin 7 \
+  --hash global,private:16 --csv "$hcsv" --quiet
+# 2 modes x 2 variants x 2 workloads x 2 reps; hash and spin are the last columns
+if grep -q '^variant,.*,status,note,hash,spin' "$hcsv" &&
+   [ "$(grep -c ',global,7$' "$hcsv")" -eq 8 ] &&
+   [ "$(grep -c ',private:16,7$' "$hcsv")" -eq 8 ] &&
+   [ "$(grep -vc '^#' "$hcsv")" -eq 17 ]; then
+  if grep -q ',skipped,' "$hcsv"; then
+    # a kernel without PR_FUTEX_HASH: every point skipped, with the reason
+    if [ "$(grep -c ',skipped,"hash .*PR_FUTEX_HASH' "$hcsv")" -eq 16 ]; then
+      pass=$((pass+1)); echo "ok   hash rows (skipped: $(grep -m1 -o '"hash [^"]*"' "$hcsv"))"
+    else fail=$((fail+1)); echo "FAIL hash rows skipped without the reason"; cat "$hcsv"; fi
+  elif [ "$(grep -c ',ok,"",' "$hcsv")" -eq 16 ]; then
+    pass=$((pass+1)); echo "ok   hash rows: 8 global, 8 private:16, spin 7"
+  else fail=$((fail+1)); echo "FAIL hash rows not ok"; cat "$hcsv"; fi
+else
+  fail=$((fail+1)); echo "FAIL hash csv"; cat "$hcsv"
+fi
+if [ "$(ls -A "$hdir")" = h.csv ]; then pass=$((pass+1)); echo "ok   no per-mode file left"; else
+  fail=$((fail+1)); echo "FAIL per-mode files left: $(ls -A "$hdir")"; fi
+rm -rf "$hdir"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
