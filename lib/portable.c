@@ -44,7 +44,11 @@
  *   wake has already flagged returns 0, not ETIMEDOUT: the wake counted it,
  *   exactly as the kernel returns 0 to a waiter whose wake raced its timer.
  *   Callers such as split (a timed-out waiter does not strand a wake) rely
- *   on this. */
+ *   on this.
+ *
+ * DESTRUCTION  wake compares addresses and never dereferences addr, so (as
+ *   with a private FUTEX_WAKE) a woken waiter may free the word while the
+ *   waker is still inside wake. */
 #include "portable.h"
 
 #include <errno.h>
