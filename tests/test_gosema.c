@@ -77,7 +77,7 @@ static bool until_passed(int n)
 static void t_collisions(void *arg)
 {
 	(void)arg;
-	mem = aligned_alloc(64, (size_t)(M + 1) * STRIDE);
+	mem = aligned_alloc(64, ((size_t)(M + 1) * STRIDE + 63) / 64 * 64);
 	for (int i = 0; i <= M; i++)
 		CHECK(V->init(sem_at(i), 0, 0) == 0, "init %d", i);
 	pthread_t t[M * W];
