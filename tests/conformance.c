@@ -111,10 +111,11 @@ static void t_init_value(void *arg)
 static void t_trywait(void *arg)
 {
 	(void)arg;
-	struct sem m = mk(2);
+	bool two = V->value_max >= 2; /* a capacity of one (lock1) holds one */
+	struct sem m = mk(two ? 2 : 1);
 	CHECK(V->trywait(m.s) == 0, "first");
-	CHECK(V->trywait(m.s) == 0, "second");
-	CHECK(V->trywait(m.s) == EAGAIN, "third is EAGAIN");
+	CHECK(!two || V->trywait(m.s) == 0, "second");
+	CHECK(V->trywait(m.s) == EAGAIN, "then EAGAIN");
 	CHECK(V->getvalue(m.s) == 0, "value 0, not negative: %d", V->getvalue(m.s));
 	rm(m);
 }

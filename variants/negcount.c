@@ -124,6 +124,30 @@ int fl_negcount_post(void *p, unsigned n)
 	return 0;
 }
 
+/* Seed 000's clamp for a capped semaphore: a CAS loop instead of the
+ * fetch_add, so that no interleaving of releases can raise count past cap
+ * even for an instant (an add-then-undo clamp would let a trywait take the
+ * transient second permit). Claims are resolved exactly as in
+ * fl_negcount_post; the same release ordering, for the same reason. */
+int fl_negcount_post_capped(void *p, unsigned n, int32_t cap)
+{
+	struct fl_negcount *s = p;
+	int32_t old = atomic_load_explicit(&s->count, memory_order_relaxed), nv;
+	do {
+		if (old >= cap)
+			return 0;                       /* full: the release is absorbed */
+		nv = (int64_t)old + n > cap ? cap : old + (int32_t)n;
+	} while (!atomic_compare_exchange_weak_explicit(&s->count, &old, nv,
+			memory_order_release, memory_order_relaxed));
+	if (old < 0) {
+		int k = (int)(-(int64_t)old < nv - old ? -(int64_t)old : nv - old);
+		fl_race_window(); /* claims resolved, grants not yet published */
+		atomic_fetch_add_explicit(&s->grants, (uint32_t)k, memory_order_release);
+		fl_notify_on(s->wa, &s->grants, k, s->shared);
+	}
+	return 0;
+}
+
 int fl_negcount_trywait(void *p)
 {
 	struct fl_negcount *s = p;
