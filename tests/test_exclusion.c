@@ -88,7 +88,8 @@ static void t_exclusion(void *arg)
 	for (int spin = 0; spin <= 100; spin += 100) {
 		fl_spin_set(spin);
 		run(1, 4, 20000 / scale);
-		run(2, 6, 10000 / scale);
+		if (V->value_max >= 2)
+			run(2, 6, 10000 / scale);
 	}
 	fl_spin_set(0);
 }

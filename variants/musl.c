@@ -69,6 +69,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../lib/cpu.h"
 #include "../lib/futex.h"
 #include "../lib/race.h"
 #include "../lib/wake.h"
@@ -206,7 +207,19 @@ static int mu_timedwait(void *p, const struct timespec *dl)
 	struct musl *s = p;
 	if (take_val0(s))
 		return 0;
-	/* SPIN POINT: a bounded spin on take_val0 / val1 > 0 goes here. */
+	/* Spin-then-park (--spin N, lib/wake.h), as musl does: re-try while
+	 * nobody waits (val0 >= 0) and no wake is pending, before taking a
+	 * claim. A spinner holds no claim, so a post meanwhile owes it nothing
+	 * and rightly skips the wake; once it gives up, the fetch_sub below
+	 * sees every token posted until then. */
+	for (int i = fl_spin_get(); i > 0; i--) {
+		if (atomic_load_explicit(&s->val0, memory_order_relaxed) < 0 ||
+		    atomic_load_explicit(&s->val1, memory_order_relaxed) > 0)
+			break;
+		if (take_val0(s))
+			return 0;
+		fl_cpu_relax();
+	}
 	if (atomic_fetch_sub_explicit(&s->val0, 1, memory_order_acquire) > 0)
 		return 0;
 	fl_race_window(); /* we hold a claim, have not looked at val1 yet */
