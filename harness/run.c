@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "csv.h"
+#include "probes_glue.h"
 #include "run.h"
 #include "stats.h"
 #include "wake.h"
@@ -37,7 +38,12 @@ static const char run_usage[] =
 "  --wake MODE        exact|one|all: how a release wakes (default exact)\n"
 "  --csv FILE         write one row per rep to FILE (atomically)\n"
 "  --no-floors        omit the floor-atomic and floor-futex reference rows\n"
-"  --quiet            no progress on stderr\n";
+"  --quiet            no progress on stderr\n"
+"  --probes           count futex calls in the kernel per rep (eBPF; default when\n"
+"                     root and BPF works), as extra CSV columns\n"
+"  --no-probes        do not load the eBPF collector\n"
+"  --bpftrace SCRIPT  run a bpftrace script (probes/*.bt) on this process during\n"
+"                     the whole run; its output goes beside the CSV\n";
 
 #define MAXLIST 64
 
@@ -87,6 +93,7 @@ static void emit(struct fl_csv *csv, const struct point *pt, const struct fl_par
 		 (long long)(pt->w->uses_tokens ? p->hold_ns : 0),
 		 (long long)(pt->w->uses_tokens ? p->think_ns : 0),
 		 fl_wake_name(fl_wake_get_strategy()), rep, nums, status, q);
+	fl_probes_append(row, sizeof row, r != NULL);
 	int e = fl_csv_add(csv, row);
 	if (e) {
 		fprintf(stderr, "futexlab: cannot write %s: %s\n", csv->path, strerror(e));
@@ -119,7 +126,9 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 			fprintf(stderr, "\r%-14s %-12s rep %d/%d ", pt->v->name, pt->w->name,
 				rep + 1, reps);
 		struct fl_result r = { 0 };
+		fl_probes_rep_begin();
 		pt->w->run(pt->v, p, &r);
+		fl_probes_rep_end(pt->w->name, r.ops);
 		if (fl_interrupted)
 			break; /* an interrupted rep is not a measurement */
 		if (r.error[0]) {
@@ -210,6 +219,8 @@ int fl_cmd_run(int argc, char **argv)
 		{ "reps", required_argument, 0, 'r' },    { "wake", required_argument, 0, 'W' },
 		{ "csv", required_argument, 0, 'c' },     { "no-floors", no_argument, 0, 'F' },
 		{ "quiet", no_argument, 0, 'q' },         { "help", no_argument, 0, 'h' },
+		{ "probes", no_argument, 0, 0x100 },     { "no-probes", no_argument, 0, 0x101 },
+		{ "bpftrace", required_argument, 0, 0x102 },
 		{ 0, 0, 0, 0 },
 	};
 	struct fl_params p = { .threads = 4, .tokens = 1, .duration_ns = 200000000 };
@@ -217,6 +228,8 @@ int fl_cmd_run(int argc, char **argv)
 	char vlist[1024] = "all", wlist[1024] = "all";
 	const char *csv_path = NULL;
 	bool floors = true, quiet = false, have_duration = false;
+	enum fl_probes_mode probes = FL_PROBES_DEFAULT;
+	const char *bt_script = NULL;
 	opterr = 0;
 	optind = 1;
 	int c;
@@ -242,6 +255,9 @@ int fl_cmd_run(int argc, char **argv)
 		case 'c': csv_path = optarg; break;
 		case 'F': floors = false; break;
 		case 'q': quiet = true; break;
+		case 0x100: probes = FL_PROBES_ON; break;
+		case 0x101: probes = FL_PROBES_OFF; break;
+		case 0x102: bt_script = optarg; fl_bpftrace_check(optarg); break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		case ':':
 			fl_usage_error("run: %s needs a value", argv[optind - 1]);
@@ -281,7 +297,9 @@ int fl_cmd_run(int argc, char **argv)
 
 	struct fl_csv csv, *cp = NULL;
 	if (csv_path) {
-		int e = fl_csv_open(&csv, csv_path, csv_header, argc, argv);
+		char header[2048];
+		snprintf(header, sizeof header, "%s%s", csv_header, fl_probes_csv_header);
+		int e = fl_csv_open(&csv, csv_path, header, argc, argv);
 		if (e) {
 			fprintf(stderr, "futexlab: cannot write %s: %s\n", csv_path, strerror(e));
 			return 1;
@@ -293,6 +311,9 @@ int fl_cmd_run(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	fl_probes_setup(probes);
+	if (bt_script)
+		fl_bpftrace_start(bt_script, csv_path);
 	struct point *pts = calloc((size_t)nw * (size_t)(nv + 2), sizeof *pts);
 	int np = 0, errors = 0;
 	for (int wi = 0; wi < nw && !fl_interrupted; wi++) {
@@ -313,6 +334,8 @@ int fl_cmd_run(int argc, char **argv)
 				errors++;
 		}
 	}
+	fl_bpftrace_stop();
+	fl_probes_teardown();
 	print_table(pts, np, &p);
 	if (cp) {
 		printf("CSV: %s (%d rows)\n", csv_path, cp->n);
