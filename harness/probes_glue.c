@@ -26,6 +26,9 @@ const char fl_probes_csv_header[] =
 
 #define NCOLS 23
 
+static char last_cols[512]; /* the last rep's columns, or "" */
+
+#ifdef FL_HAVE_PROBES
 /* Posts per workload op, for wakes_per_post (each op of these workloads is
  * a fixed number of posts: uncontended post+wait, pingpong's round trip
  * posts ping and pong, pool acquire+release). Unknown workloads leave the
@@ -42,9 +45,6 @@ static double posts_per_op(const char *workload)
 	return 0;
 }
 
-static char last_cols[512]; /* the last rep's columns, or "" */
-
-#ifdef FL_HAVE_PROBES
 static struct futexstat *fs;
 static bool attached;
 
