@@ -51,8 +51,8 @@ struct futexstat_counts {
 	 * sees when a signal interrupts a wait */
 	__u64 wait_calls, wait_ok, wait_eagain, wait_timedout, wait_eintr, wait_err;
 	__u64 herd_bursts, eagain_storms;
-	/* entries that could not be recorded (per-thread map full): their
-	 * results are missing from the counts above */
+	/* calls whose entry could not be recorded (no per-thread storage: out
+	 * of memory): their results are missing from the counts above */
 	__u64 missed;
 	__u64 wait_hist[FUTEXSTAT_HIST_SLOTS];
 };
