@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "csv.h"
 #include "hashmode.h"
+#include "probes_glue.h"
 #include "run.h"
 #include "stats.h"
 #include "wake.h"
@@ -41,7 +42,12 @@ static const char run_usage[] =
 "  --spin N           spin up to N times before parking, 0..1000000 (default 0)\n"
 "  --csv FILE         write one row per rep to FILE (atomically)\n"
 "  --no-floors        omit the floor-atomic and floor-futex reference rows\n"
-"  --quiet            no progress on stderr\n";
+"  --quiet            no progress on stderr\n"
+"  --probes           count futex calls in the kernel per rep (eBPF; default when\n"
+"                     root and BPF works), as extra CSV columns\n"
+"  --no-probes        do not load the eBPF collector\n"
+"  --bpftrace SCRIPT  run a bpftrace script (probes/*.bt) on this process during\n"
+"                     the whole run; its output goes beside the CSV\n";
 
 #define MAXLIST 64
 
@@ -92,6 +98,7 @@ static void emit(struct fl_csv *csv, const struct point *pt, const struct fl_par
 		 (long long)(pt->w->uses_tokens ? p->think_ns : 0),
 		 fl_wake_name(fl_wake_get_strategy()), rep, nums, status, q,
 		 fl_hash_column(), fl_spin_get());
+	fl_probes_append(row, sizeof row, r != NULL);
 	int e = fl_csv_add(csv, row);
 	if (e) {
 		fprintf(stderr, "futexlab: cannot write %s: %s\n", csv->path, strerror(e));
@@ -126,7 +133,9 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 			fprintf(stderr, "\r%-14s %-12s rep %d/%d ", pt->v->name, pt->w->name,
 				rep + 1, reps);
 		struct fl_result r = { 0 };
+		fl_probes_rep_begin();
 		pt->w->run(pt->v, p, &r);
+		fl_probes_rep_end(pt->w->name, r.ops);
 		if (fl_interrupted)
 			break; /* an interrupted rep is not a measurement */
 		if (r.error[0]) {
@@ -218,6 +227,8 @@ int fl_cmd_run(int argc, char **argv)
 		{ "csv", required_argument, 0, 'c' },     { "no-floors", no_argument, 0, 'F' },
 		{ "quiet", no_argument, 0, 'q' },         { "help", no_argument, 0, 'h' },
 		{ "hash", required_argument, 0, 'X' },    { "spin", required_argument, 0, 'S' },
+		{ "probes", no_argument, 0, 0x100 },     { "no-probes", no_argument, 0, 0x101 },
+		{ "bpftrace", required_argument, 0, 0x102 },
 		{ 0, 0, 0, 0 },
 	};
 	struct fl_params p = { .threads = 4, .tokens = 1, .duration_ns = 200000000 };
@@ -225,6 +236,8 @@ int fl_cmd_run(int argc, char **argv)
 	char vlist[1024] = "all", wlist[1024] = "all", hlist[1024] = "auto";
 	const char *csv_path = NULL;
 	bool floors = true, quiet = false, have_duration = false;
+	enum fl_probes_mode probes = FL_PROBES_DEFAULT;
+	const char *bt_script = NULL;
 	opterr = 0;
 	optind = 1;
 	int c;
@@ -252,6 +265,9 @@ int fl_cmd_run(int argc, char **argv)
 		case 'c': csv_path = optarg; break;
 		case 'F': floors = false; break;
 		case 'q': quiet = true; break;
+		case 0x100: probes = FL_PROBES_ON; break;
+		case 0x101: probes = FL_PROBES_OFF; break;
+		case 0x102: bt_script = optarg; fl_bpftrace_check(optarg); break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		case ':':
 			fl_usage_error("run: %s needs a value", argv[optind - 1]);
@@ -291,6 +307,8 @@ int fl_cmd_run(int argc, char **argv)
 
 	/* --hash: a list runs each mode in a process of its own (hashmode.h);
 	 * a single mode is applied here, before any worker thread exists. */
+	char header[2048];
+	snprintf(header, sizeof header, "%s%s", csv_header, fl_probes_csv_header);
 	char *hitems[MAXLIST];
 	int nh = fl_hash_list(hlist, hitems, MAXLIST);
 	if (nh > 1) {
@@ -298,13 +316,13 @@ int fl_cmd_run(int argc, char **argv)
 		sigemptyset(&hsa.sa_mask);
 		sigaction(SIGINT, &hsa, NULL);
 		sigaction(SIGTERM, &hsa, NULL);
-		return fl_hash_run_each(argc, argv, hitems, nh, csv_path, csv_header);
+		return fl_hash_run_each(argc, argv, hitems, nh, csv_path, header);
 	}
 	fl_hash_setup(hitems[0]);
 
 	struct fl_csv csv, *cp = NULL;
 	if (csv_path) {
-		int e = fl_csv_open(&csv, csv_path, csv_header, argc, argv);
+		int e = fl_csv_open(&csv, csv_path, header, argc, argv);
 		if (e) {
 			fprintf(stderr, "futexlab: cannot write %s: %s\n", csv_path, strerror(e));
 			return 1;
@@ -316,6 +334,9 @@ int fl_cmd_run(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	fl_probes_setup(probes);
+	if (bt_script)
+		fl_bpftrace_start(bt_script, csv_path);
 	struct point *pts = calloc((size_t)nw * (size_t)(nv + 2), sizeof *pts);
 	int np = 0, errors = 0;
 	for (int wi = 0; wi < nw && !fl_interrupted; wi++) {
@@ -336,6 +357,8 @@ int fl_cmd_run(int argc, char **argv)
 				errors++;
 		}
 	}
+	fl_bpftrace_stop();
+	fl_probes_teardown();
 	print_table(pts, np, &p);
 	if (cp) {
 		printf("CSV: %s (%d rows)\n", csv_path, cp->n);

@@ -79,17 +79,21 @@ hcsv=$hdir/h.csv
 expect_ok "run over --hash global,private:16" run --variant negcount,portable \
   --workload uncontended,pingpong --ops 500 --reps 2 --no-floors --spin 7 \
   --hash global,private:16 --csv "$hcsv" --quiet
-# 2 modes x 2 variants x 2 workloads x 2 reps; hash and spin are the last columns
+# 2 modes x 2 variants x 2 workloads x 2 reps; columns found by name
+# col FILE NAME VALUE: rows whose column NAME equals VALUE (quotes stripped)
+col() { grep -v '^#' "$1" | awk -F, -v n="$2" -v v="$3" '
+  NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next }
+  { x = $c; gsub(/"/, "", x); if (x == v) k++ } END { print k + 0 }'; }
 if grep -q '^variant,.*,status,note,hash,spin' "$hcsv" &&
-   [ "$(grep -c ',global,7$' "$hcsv")" -eq 8 ] &&
-   [ "$(grep -c ',private:16,7$' "$hcsv")" -eq 8 ] &&
+   [ "$(col "$hcsv" hash global)" -eq 8 ] && [ "$(col "$hcsv" spin 7)" -eq 16 ] &&
+   [ "$(col "$hcsv" hash private:16)" -eq 8 ] &&
    [ "$(grep -vc '^#' "$hcsv")" -eq 17 ]; then
   if grep -q ',skipped,' "$hcsv"; then
     # a kernel without PR_FUTEX_HASH: every point skipped, with the reason
     if [ "$(grep -c ',skipped,"hash .*PR_FUTEX_HASH' "$hcsv")" -eq 16 ]; then
       pass=$((pass+1)); echo "ok   hash rows (skipped: $(grep -m1 -o '"hash [^"]*"' "$hcsv"))"
     else fail=$((fail+1)); echo "FAIL hash rows skipped without the reason"; cat "$hcsv"; fi
-  elif [ "$(grep -c ',ok,"",' "$hcsv")" -eq 16 ]; then
+  elif [ "$(col "$hcsv" status ok)" -eq 16 ]; then
     pass=$((pass+1)); echo "ok   hash rows: 8 global, 8 private:16, spin 7"
   else fail=$((fail+1)); echo "FAIL hash rows not ok"; cat "$hcsv"; fi
 else
