@@ -10,10 +10,12 @@
 
 #include "cli.h"
 #include "csv.h"
+#include "perf.h"
 #include "run.h"
 #include "stats.h"
 #include "wake.h"
 #include "workload.h"
+#include "workloads_more.h"
 
 volatile sig_atomic_t fl_interrupted;
 
@@ -37,7 +39,8 @@ static const char run_usage[] =
 "  --wake MODE        exact|one|all: how a release wakes (default exact)\n"
 "  --csv FILE         write one row per rep to FILE (atomically)\n"
 "  --no-floors        omit the floor-atomic and floor-futex reference rows\n"
-"  --quiet            no progress on stderr\n";
+"  --quiet            no progress on stderr\n"
+"  --perf             perf counters per rep as CSV columns (empty: unsupported)\n";
 
 #define MAXLIST 64
 
@@ -52,7 +55,8 @@ struct point {
 
 static const char csv_header[] =
 	"variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,"
-	"ns_per_op,ops_per_s,status,note";
+	"ns_per_op,ops_per_s,status,note"
+	",task_clock_ns,context_switches,cpu_migrations,cycles,instructions"; /* perf.h */
 
 static void csv_quote(char *out, size_t n, const char *s)
 {
@@ -73,12 +77,12 @@ static void emit(struct fl_csv *csv, const struct point *pt, const struct fl_par
 {
 	if (!csv)
 		return;
-	char row[1024], q[400];
+	char row[1024], q[400], perf[200];
 	int threads = pt->w->fixed_threads ? pt->w->fixed_threads : p->threads;
 	csv_quote(q, sizeof q, note);
 	double nsop = r && r->ops ? (double)r->elapsed_ns / (double)r->ops : 0;
 	double ops_s = r && r->elapsed_ns ? (double)r->ops * 1e9 / (double)r->elapsed_ns : 0;
-	char nums[200] = ",,,,";
+	char nums[200] = ",,,"; /* ops, elapsed_ns, ns_per_op, ops_per_s */
 	if (r && !strcmp(status, "ok"))
 		snprintf(nums, sizeof nums, "%lld,%lld,%.3f,%.1f", (long long)r->ops,
 			 (long long)r->elapsed_ns, nsop, ops_s);
@@ -87,6 +91,8 @@ static void emit(struct fl_csv *csv, const struct point *pt, const struct fl_par
 		 (long long)(pt->w->uses_tokens ? p->hold_ns : 0),
 		 (long long)(pt->w->uses_tokens ? p->think_ns : 0),
 		 fl_wake_name(fl_wake_get_strategy()), rep, nums, status, q);
+	fl_perf_cells(r ? &r->perf : NULL, perf, sizeof perf);
+	strncat(row, perf, sizeof row - strlen(row) - 1);
 	int e = fl_csv_add(csv, row);
 	if (e) {
 		fprintf(stderr, "futexlab: cannot write %s: %s\n", csv->path, strerror(e));
@@ -111,6 +117,12 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 		emit(csv, pt, p, 0, NULL, "skipped", pt->note);
 		return;
 	}
+	if ((why = fl_workload_unfit(pt->w, pt->v, p))) {
+		pt->status = "skipped";
+		snprintf(pt->note, sizeof pt->note, "%s", why);
+		emit(csv, pt, p, 0, NULL, "skipped", why);
+		return;
+	}
 	double nsop[1000], opss[1000];
 	int done = 0;
 	pt->status = "ok";
@@ -119,7 +131,9 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 			fprintf(stderr, "\r%-14s %-12s rep %d/%d ", pt->v->name, pt->w->name,
 				rep + 1, reps);
 		struct fl_result r = { 0 };
+		fl_perf_begin();
 		pt->w->run(pt->v, p, &r);
+		fl_perf_end(&r.perf);
 		if (fl_interrupted)
 			break; /* an interrupted rep is not a measurement */
 		if (r.error[0]) {
@@ -210,6 +224,7 @@ int fl_cmd_run(int argc, char **argv)
 		{ "reps", required_argument, 0, 'r' },    { "wake", required_argument, 0, 'W' },
 		{ "csv", required_argument, 0, 'c' },     { "no-floors", no_argument, 0, 'F' },
 		{ "quiet", no_argument, 0, 'q' },         { "help", no_argument, 0, 'h' },
+		{ "perf", no_argument, 0, 'P' },
 		{ 0, 0, 0, 0 },
 	};
 	struct fl_params p = { .threads = 4, .tokens = 1, .duration_ns = 200000000 };
@@ -242,6 +257,7 @@ int fl_cmd_run(int argc, char **argv)
 		case 'c': csv_path = optarg; break;
 		case 'F': floors = false; break;
 		case 'q': quiet = true; break;
+		case 'P': fl_perf_enabled = true; break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		case ':':
 			fl_usage_error("run: %s needs a value", argv[optind - 1]);
@@ -328,4 +344,23 @@ int fl_cmd_run(int argc, char **argv)
 		return 1;
 	}
 	return 0;
+}
+
+/* One point for `futexlab sweep` (harness/sweep.c): the same reps, skips,
+ * error rows and CSV rows as `run`, without run's progress line. */
+void fl_run_one(const struct fl_variant *v, const struct fl_workload *w,
+		const struct fl_params *p, int reps, struct fl_csv *csv,
+		struct fl_point_result *out)
+{
+	struct point pt = { .v = v, .w = w };
+	run_point(&pt, p, reps, csv, true);
+	out->status = pt.status;
+	snprintf(out->note, sizeof out->note, "%s", pt.note);
+	out->ns = pt.ns;
+	out->ops_s = pt.ops_s;
+}
+
+const char *fl_run_csv_header(void)
+{
+	return csv_header;
 }
