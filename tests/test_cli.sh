@@ -62,5 +62,80 @@ if ! ls "$(dirname "$csv")" | grep -q tmp; then pass=$((pass+1)); echo "ok   no 
   fail=$((fail+1)); echo "FAIL temp file left"; fi
 rm -rf "$(dirname "$csv")" /tmp/fl_cli_err.$$ /tmp/fl_cli_out.$$
 
+# ---- sweep and compare (issue 5) ----
+expect_usage "sweep: empty list" sweep --threads ''
+expect_usage "sweep: empty item" sweep --tokens 1,,2
+expect_usage "sweep: unknown variant" sweep --variants negcount,nosuch
+expect_usage "sweep: unknown workload" sweep --workloads pool,nosuch
+expect_usage "sweep: unknown wake mode" sweep --wake exact,some
+expect_usage "sweep: unknown preset" sweep --preset medium
+expect_usage "sweep: preset with axes" sweep --preset quick --threads 2
+expect_usage "sweep: impossible prodcons" sweep --workloads prodcons --threads 1
+expect_usage "sweep: impossible oversub" sweep --workloads oversub --threads 1
+expect_usage "sweep: zero threads" sweep --threads 0,2
+expect_usage "sweep: budget too small" sweep --budget 0.005 --reps 10
+expect_usage "sweep: ops and duration" sweep --ops 10 --duration 1
+expect_usage "sweep: bad pin" sweep --pin x
+expect_usage "sweep: stray argument" sweep extra
+expect_usage "compare: no file" compare
+expect_usage "compare: three files" compare a b c
+expect_usage "compare: missing file" compare /nonexistent/x.csv
+expect_ok "sweep help" sweep --help
+expect_ok "compare help" compare --help
+
+d=$(mktemp -d)
+expect_ok "small sweep" sweep --variants negcount,posix \
+  --workloads uncontended,prodcons,barrier,timeouts --threads 1,2 --tokens 2 \
+  --ops 300 --reps 2 --warmup 0 --csv "$d/s.csv" --quiet
+out=$(cat /tmp/fl_cli_out.$$)
+check() { # description, command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
+}
+check "sweep prints the ratio table" grep -q 'ratio: median / posix' <<<"$out"
+check "sweep summary line" grep -q '^sweep done: .* 0 error' <<<"$out"
+check "prodcons T=1 is a skipped row with its reason" \
+  grep -q '^negcount,prodcons,1,.*,skipped,"prodcons needs >= 2 threads' "$d/s.csv"
+check "barrier and timeouts rows are ok" \
+  bash -c "grep -q '^posix,barrier,2,.*,ok,' '$d/s.csv' && grep -q '^negcount,timeouts,2,.*,ok,' '$d/s.csv'"
+check "sweep CSV keeps the metadata" grep -q '^# command: sweep ' "$d/s.csv"
+check "perf columns present and empty without --perf" \
+  bash -c "head -7 '$d/s.csv' | grep -q ',note,task_clock_ns,' && grep -q ',ok,\"\",,,,,\$' '$d/s.csv'"
+expect_usage "compare: baseline missing" compare "$d/s.csv" --baseline nosuch
+expect_ok "compare one file" compare "$d/s.csv"
+
+# Two crafted sweeps: negcount 100..104 -> 150..154 ns (CIs apart: flagged),
+# posix 100..104 -> 102..106 (CIs overlap: within the noise, not listed).
+craft() { # file, negcount base, posix base
+  { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
+    echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,ns_per_op,ops_per_s,status,note"
+    for r in 0 1 2 3 4; do
+      echo "negcount,pool,4,1,0,0,exact,$r,1000,1,$(($2 + r)).0,1,ok,\"\""
+      echo "posix,pool,4,1,0,0,exact,$r,1000,1,$(($3 + r)).0,1,ok,\"a, quoted \"\"note\"\"\""
+    done; } >"$1"
+}
+craft "$d/a.csv" 100 100
+craft "$d/b.csv" 150 102
+expect_ok "compare two files" compare "$d/a.csv" "$d/b.csv"
+out=$(cat /tmp/fl_cli_out.$$)
+check "a change beyond the noise is flagged" grep -qE 'pool T=4 K=1 wake=exact +negcount .*SLOWER' <<<"$out"
+absent() { ! grep -q "$1" <<<"$2"; }
+check "a change inside the noise is not" absent posix "$out"
+check "compare counts both" grep -q '^1 changed beyond the noise, 1 within it' <<<"$out"
+expect_ok "compare ratio of crafted file" compare "$d/b.csv"
+out=$(cat /tmp/fl_cli_out.$$)
+check "ratio table flags the slower variant" grep -qE '^  negcount .* 1\.4[0-9]x  slower' <<<"$out"
+
+# Ctrl-C: the finished rows stay, the summary says so, exit 130.
+"$fl" sweep --variants negcount --workloads uncontended --reps 100 --duration 0.05 \
+  --csv "$d/int.csv" --quiet >"$d/int.out" 2>&1 &
+pid=$!
+sleep 1.5; kill -INT $pid; wait $pid; rc=$?
+check "interrupted sweep exits 130" test "$rc" -eq 130
+check "interrupted sweep says so" grep -q '^sweep INTERRUPTED' "$d/int.out"
+check "interrupted sweep keeps its rows" bash -c "[ \$(grep -c '^negcount,uncontended' '$d/int.csv') -ge 5 ]"
+check "no temp file left after the interrupt" bash -c "! ls '$d' | grep -q tmp"
+rm -rf "$d" /tmp/fl_cli_out.$$ /tmp/fl_cli_err.$$
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
