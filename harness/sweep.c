@@ -215,7 +215,10 @@ static void fmt_time(char *out, size_t n, double s)
 {
 	if (s < 0)
 		s = 0;
-	snprintf(out, n, "%d:%02d", (int)s / 60, (int)s % 60);
+	if (s < 60)
+		snprintf(out, n, "%.0fs", s);
+	else
+		snprintf(out, n, "%d:%02d", (int)s / 60, (int)s % 60);
 }
 
 int fl_cmd_sweep(int argc, char **argv)
