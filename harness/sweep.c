@@ -112,6 +112,7 @@ static const char sweep_usage[] =
 "  --no-floors        omit the floor rows on uncontended/pingpong\n"
 "  --perf             perf counters per rep as CSV columns\n"
 "  --quiet            no progress line on stderr\n"
+"  --dry-run          list the points (and skips) with the time estimate; run nothing\n"
 "Axes multiply: every listed value of each axis with every other. With --preset\n"
 "the axes come from the preset; --variants, --reps, --duration etc. still apply.\n";
 
@@ -235,11 +236,12 @@ int fl_cmd_sweep(int argc, char **argv)
 		{ "pin", required_argument, 0, 'P' },      { "csv", required_argument, 0, 'c' },
 		{ "baseline", required_argument, 0, 'B' }, { "no-floors", no_argument, 0, 'F' },
 		{ "perf", no_argument, 0, 'e' },           { "quiet", no_argument, 0, 'q' },
-		{ "help", no_argument, 0, 'h' },           { 0, 0, 0, 0 },
+		{ "help", no_argument, 0, 'h' },           { "dry-run", no_argument, 0, 'n' },
+		{ 0, 0, 0, 0 },
 	};
 	const struct preset *preset = NULL;
 	struct group cli = { "all", "1,2,4,8", "1", "exact" };
-	bool axes_given = false, floors = true, quiet = false;
+	bool axes_given = false, floors = true, quiet = false, dry = false;
 	const char *vlist = "all", *csv_path = NULL, *baseline = "posix", *pin = NULL;
 	int reps = -1, warmup = -1;
 	int64_t duration_ns = -1, ops = 0, budget_ns = 0;
@@ -274,6 +276,7 @@ int fl_cmd_sweep(int argc, char **argv)
 		case 'F': floors = false; break;
 		case 'e': fl_perf_enabled = true; break;
 		case 'q': quiet = true; break;
+		case 'n': dry = true; break;
 		case 'h': fputs(sweep_usage, stdout); return 0;
 		case ':': fl_usage_error("sweep: %s needs a value", argv[optind - 1]);
 		default:
@@ -355,6 +358,24 @@ int fl_cmd_sweep(int argc, char **argv)
 			fl_usage_error("--pin: cannot run on CPUs %s: %s", pin, strerror(errno));
 	}
 
+	if (dry) {
+		double est = 0;
+		for (int i = 0; i < npts; i++) {
+			const char *why = spec_unfit(&pts[i]);
+			if (!why && pts[i].v->unavailable)
+				why = pts[i].v->unavailable();
+			printf("%-14s %-12s T=%-4d K=%-4d wake=%-5s %s%s\n", pts[i].v->name,
+			       pts[i].w->name, pts[i].p.threads, pts[i].p.tokens,
+			       fl_wake_name((enum fl_wake_strategy)pts[i].wake), why ? "skipped: " : "",
+			       why ? why : "");
+			if (!why)
+				est += (double)(warmup + reps) *
+				       (ops ? 0.05 : (double)duration_ns / 1e9);
+		}
+		printf("%d points, about %.0f s of timed work\n", npts, est);
+		free(pts);
+		return 0;
+	}
 	struct fl_csv csv;
 	int e = fl_csv_open(&csv, csv_path, fl_run_csv_header(), argc, argv);
 	if (e) {
