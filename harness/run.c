@@ -151,7 +151,7 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 		nsop[done] = (double)r.elapsed_ns / (double)r.ops;
 		opss[done] = (double)r.ops * 1e9 / (double)r.elapsed_ns;
 		done++;
-		emit(csv, pt, p, rep, &r, "ok", "");
+		emit(csv, pt, p, rep, &r, "ok", r.info);
 	}
 	if (!quiet && isatty(2))
 		fprintf(stderr, "\r%60s\r", "");

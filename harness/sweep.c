@@ -331,8 +331,9 @@ int fl_cmd_sweep(int argc, char **argv)
 		parse_group(&groups[g], &a);
 		int before = npts;
 		npts = enumerate(&a, vs, nv, floors, &base, &pts, npts, &cap);
-		/* A workload none of whose points can run: the spec is impossible. */
-		for (int wi = 0; wi < a.nw; wi++) {
+		/* A workload none of whose points can run: the spec is impossible
+		 * (a preset just skips what the chosen variants cannot run). */
+		for (int wi = 0; wi < a.nw && !preset; wi++) {
 			const char *why = NULL;
 			bool any = false;
 			for (int i = before; i < npts; i++)

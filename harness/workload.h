@@ -23,6 +23,7 @@ struct fl_result {
 	int64_t elapsed_ns;   /* wall time of the timed section */
 	char error[200];      /* non-empty: the run broke an invariant */
 	struct fl_perf_reading perf; /* --perf counters (filled by the harness) */
+	char info[120];       /* optional, ok rows: a detail for the note column */
 };
 
 struct fl_workload {

@@ -446,6 +446,8 @@ void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *p,
 		       "(%lld timeouts)", (long long)posts, (long long)ok, left, (long long)tmo);
 	if (atomic_load(&t.err.set))
 		snprintf(res->error, sizeof res->error, "%s", t.err.msg);
+	snprintf(res->info, sizeof res->info, "%lld posted, %lld taken, %lld timed out", (long long)posts,
+		 (long long)ok, (long long)tmo);
 	free(th);
 	sclose(&t.sem);
 }
