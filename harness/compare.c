@@ -489,17 +489,19 @@ static const char compare_usage[] =
 static void print_tsv(const struct fl_cells *c)
 {
 	printf("workload\tpoint\tvariant\tthreads\tstatus\tn\tmedian_ns\tmad_ns\tci_lo\tci_hi\t"
-	       "min_ns\tmax_ns\tops_s\n");
+	       "min_ns\tmax_ns\tops_s\top\n");
 	for (int i = 0; i < c->n; i++) {
 		const struct fl_cell *x = &c->c[i];
+		const struct fl_workload *w = fl_workload_find(x->workload);
+		const char *op = w ? w->op : "op"; /* what one op is, for plot titles */
 		if (!usable(x)) {
-			printf("%s\t%s\t%s\t%d\t%s\t0\t\t\t\t\t\t\t\n", x->workload, x->point, x->variant,
-			       x->threads, x->status);
+			printf("%s\t%s\t%s\t%d\t%s\t0\t\t\t\t\t\t\t\t%s\n", x->workload, x->point,
+			       x->variant, x->threads, x->status, op);
 			continue;
 		}
-		printf("%s\t%s\t%s\t%d\tok\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\n",
+		printf("%s\t%s\t%s\t%d\tok\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%s\n",
 		       x->workload, x->point, x->variant, x->threads, x->ns.n, x->ns.median,
-		       x->ns.mad, x->ns.ci_lo, x->ns.ci_hi, x->ns.min, x->ns.max, x->ops_s);
+		       x->ns.mad, x->ns.ci_lo, x->ns.ci_hi, x->ns.min, x->ns.max, x->ops_s, op);
 	}
 }
 
