@@ -135,6 +135,25 @@ check "interrupted sweep exits 130" test "$rc" -eq 130
 check "interrupted sweep says so" grep -q '^sweep INTERRUPTED' "$d/int.out"
 check "interrupted sweep keeps its rows" bash -c "[ \$(grep -c '^negcount,uncontended' '$d/int.csv') -ge 5 ]"
 check "no temp file left after the interrupt" bash -c "! ls '$d' | grep -q tmp"
+
+# Progress line: on a terminal (script(1) gives one), not with --quiet.
+if command -v script >/dev/null; then
+  script -qc "'$fl' sweep --variants negcount --workloads uncontended,pool --threads 2 --reps 2 --duration 0.02" \
+    /dev/null >"$d/tty.out" 2>&1 </dev/null
+  check "progress line on a terminal" grep -qE '\[1/[0-9]+\] +[0-9]+% elapsed .* left' "$d/tty.out"
+  script -qc "'$fl' sweep --variants negcount --workloads uncontended --reps 2 --duration 0.02 --quiet" \
+    /dev/null >"$d/tty2.out" 2>&1 </dev/null
+  check "no progress line with --quiet" absent 'elapsed' "$(cat "$d/tty2.out")"
+fi
+
+# --pin 0 --perf: one CPU, so no migrations (empty if perf is unavailable here;
+# one-sided: an unpinned run migrates only sometimes).
+expect_ok "pinned sweep with perf" sweep --variants negcount --workloads pool --threads 4 \
+  --ops 20000 --reps 3 --warmup 0 --pin 0 --perf --csv "$d/pin.csv" --quiet
+check "pinned: cpu_migrations empty or 0" \
+  bash -c "grep '^negcount,pool' '$d/pin.csv' | awk -F, '{ if (\$17 != \"\" && \$17 != 0) bad=1 } END { exit bad }'"
+check "perf: task_clock filled or empty, never 0" \
+  bash -c "grep '^negcount,pool' '$d/pin.csv' | awk -F, '{ if (\$15 == \"0\") bad=1 } END { exit bad }'"
 rm -rf "$d" /tmp/fl_cli_out.$$ /tmp/fl_cli_err.$$
 
 echo "cli: $pass passed, $fail failed"
