@@ -208,7 +208,7 @@ static void print_table(const struct point *pts, int n, const struct fl_params *
 		       pt->ns.min, pt->ns.max, pt->ops_s);
 		print_ratio(pt, find_point(pts, n, pt->w, "posix"));
 		print_ratio(pt, find_point(pts, n, pt->w, "floor-futex"));
-		printf("\n");
+		printf(fl_noisy(&pt->ns) ? "  NOISY (MAD > 10%% of the median)\n" : "\n");
 	}
 	printf("\n/posix: median ns/op over glibc's sem_t; /futex: over the raw-futex floor "
 	       "(both measured in this run).\n");

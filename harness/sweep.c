@@ -306,6 +306,10 @@ int fl_cmd_sweep(int argc, char **argv)
 	base.ops = ops;
 	base.duration_ns = ops ? 0 : duration_ns;
 
+	if (!fl_variant_find(baseline) && strcmp(baseline, fl_floor_atomic.name) &&
+	    strcmp(baseline, fl_floor_futex.name))
+		fl_usage_error("--baseline: unknown variant '%s' (see futexlab list)", baseline);
+
 	/* variants */
 	const struct fl_variant *vs[MAXAX];
 	int nv = 0;

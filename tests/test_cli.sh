@@ -77,6 +77,7 @@ expect_usage "sweep: budget too small" sweep --budget 0.005 --reps 10
 expect_usage "sweep: ops and duration" sweep --ops 10 --duration 1
 expect_usage "sweep: bad pin" sweep --pin x
 expect_usage "sweep: stray argument" sweep extra
+expect_usage "sweep: unknown baseline" sweep --baseline nosuch
 expect_usage "compare: no file" compare
 expect_usage "compare: three files" compare a b c
 expect_usage "compare: missing file" compare /nonexistent/x.csv
