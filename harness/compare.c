@@ -101,6 +101,21 @@ static int add_line(struct fl_table *t, char *line, char *err, int errlen)
 		t->ncol = n;
 		return 0;
 	}
+	if (n == t->ncol + 1) {
+		/* Files written before the fix of run.c's empty-number cells carry
+		 * one extra empty cell before the status of skipped/error rows:
+		 * drop it rather than refuse the whole file. */
+		int ist = -1;
+		for (int j = 0; j < t->ncol; j++)
+			if (!strcmp(t->cols[j], "status"))
+				ist = j;
+		if (ist >= 0 && cells[ist][0] == '\0' &&
+		    (!strcmp(cells[ist + 1], "skipped") || !strcmp(cells[ist + 1], "error"))) {
+			free(cells[ist]);
+			memmove(&cells[ist], &cells[ist + 1], (size_t)(n - ist - 1) * sizeof *cells);
+			n--;
+		}
+	}
 	if (n < t->ncol) { /* pad: a short row is missing trailing cells */
 		cells = realloc(cells, (size_t)t->ncol * sizeof *cells);
 		for (; n < t->ncol; n++)
