@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "csv.h"
+#include "hashmode.h"
 #include "perf.h"
 #include "run.h"
 #include "stats.h"
@@ -37,6 +38,9 @@ static const char run_usage[] =
 "  --ops N            operations per rep instead of a duration\n"
 "  --reps R           repetitions per point, 1..1000 (default 5)\n"
 "  --wake MODE        exact|one|all: how a release wakes (default exact)\n"
+"  --hash LIST        auto|global|private:N futex hash, comma list: each mode\n"
+"                     in a process of its own (default auto; kernel 6.16+)\n"
+"  --spin N           spin up to N times before parking, 0..1000000 (default 0)\n"
 "  --csv FILE         write one row per rep to FILE (atomically)\n"
 "  --no-floors        omit the floor-atomic and floor-futex reference rows\n"
 "  --quiet            no progress on stderr\n"
@@ -55,7 +59,7 @@ struct point {
 
 static const char csv_header[] =
 	"variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,"
-	"ns_per_op,ops_per_s,status,note"
+	"ns_per_op,ops_per_s,status,note,hash,spin"
 	",task_clock_ns,context_switches,cpu_migrations,cycles,instructions"; /* perf.h */
 
 static void csv_quote(char *out, size_t n, const char *s)
@@ -82,15 +86,16 @@ static void emit(struct fl_csv *csv, const struct point *pt, const struct fl_par
 	csv_quote(q, sizeof q, note);
 	double nsop = r && r->ops ? (double)r->elapsed_ns / (double)r->ops : 0;
 	double ops_s = r && r->elapsed_ns ? (double)r->ops * 1e9 / (double)r->elapsed_ns : 0;
-	char nums[200] = ",,,"; /* ops, elapsed_ns, ns_per_op, ops_per_s */
+	char nums[200] = ",,,"; /* four empty fields: ops, elapsed_ns, ns_per_op, ops_per_s */
 	if (r && !strcmp(status, "ok"))
 		snprintf(nums, sizeof nums, "%lld,%lld,%.3f,%.1f", (long long)r->ops,
 			 (long long)r->elapsed_ns, nsop, ops_s);
-	snprintf(row, sizeof row, "%s,%s,%d,%d,%lld,%lld,%s,%d,%s,%s,%s",
+	snprintf(row, sizeof row, "%s,%s,%d,%d,%lld,%lld,%s,%d,%s,%s,%s,%s,%d",
 		 pt->v->name, pt->w->name, threads, pt->w->uses_tokens ? p->tokens : 0,
 		 (long long)(pt->w->uses_tokens ? p->hold_ns : 0),
 		 (long long)(pt->w->uses_tokens ? p->think_ns : 0),
-		 fl_wake_name(fl_wake_get_strategy()), rep, nums, status, q);
+		 fl_wake_name(fl_wake_get_strategy()), rep, nums, status, q,
+		 fl_hash_column(), fl_spin_get());
 	fl_perf_cells(r ? &r->perf : NULL, perf, sizeof perf);
 	strncat(row, perf, sizeof row - strlen(row) - 1);
 	int e = fl_csv_add(csv, row);
@@ -103,7 +108,9 @@ static void emit(struct fl_csv *csv, const struct point *pt, const struct fl_par
 static void run_point(struct point *pt, const struct fl_params *p, int reps,
 		      struct fl_csv *csv, bool quiet)
 {
-	const char *why = pt->v->unavailable ? pt->v->unavailable() : NULL;
+	const char *why = fl_hash_skip_reason();
+	if (!why)
+		why = pt->v->unavailable ? pt->v->unavailable() : NULL;
 	if (why) {
 		pt->status = "skipped";
 		snprintf(pt->note, sizeof pt->note, "%s", why);
@@ -186,8 +193,8 @@ static void print_table(const struct point *pts, int n, const struct fl_params *
 	char kernel[256], cpu[256];
 	int cores;
 	fl_machine(kernel, sizeof kernel, cpu, sizeof cpu, &cores);
-	printf("futexlab run — %s, %s, %d cores, wake=%s\n", kernel, cpu, cores,
-	       fl_wake_name(fl_wake_get_strategy()));
+	printf("futexlab run — %s, %s, %d cores, wake=%s, hash=%s, spin=%d\n", kernel, cpu,
+	       cores, fl_wake_name(fl_wake_get_strategy()), fl_hash_column(), fl_spin_get());
 	const struct fl_workload *last = NULL;
 	for (int i = 0; i < n; i++) {
 		const struct point *pt = &pts[i];
@@ -224,12 +231,13 @@ int fl_cmd_run(int argc, char **argv)
 		{ "reps", required_argument, 0, 'r' },    { "wake", required_argument, 0, 'W' },
 		{ "csv", required_argument, 0, 'c' },     { "no-floors", no_argument, 0, 'F' },
 		{ "quiet", no_argument, 0, 'q' },         { "help", no_argument, 0, 'h' },
+		{ "hash", required_argument, 0, 'X' },    { "spin", required_argument, 0, 'S' },
 		{ "perf", no_argument, 0, 'P' },
 		{ 0, 0, 0, 0 },
 	};
 	struct fl_params p = { .threads = 4, .tokens = 1, .duration_ns = 200000000 };
 	int reps = 5;
-	char vlist[1024] = "all", wlist[1024] = "all";
+	char vlist[1024] = "all", wlist[1024] = "all", hlist[1024] = "auto";
 	const char *csv_path = NULL;
 	bool floors = true, quiet = false, have_duration = false;
 	opterr = 0;
@@ -254,6 +262,8 @@ int fl_cmd_run(int argc, char **argv)
 			fl_wake_set_strategy((enum fl_wake_strategy)s);
 			break;
 		}
+		case 'X': snprintf(hlist, sizeof hlist, "%s", optarg); break;
+		case 'S': fl_spin_set((int)fl_parse_int("--spin", optarg, 0, FL_SPIN_MAX)); break;
 		case 'c': csv_path = optarg; break;
 		case 'F': floors = false; break;
 		case 'q': quiet = true; break;
@@ -294,6 +304,19 @@ int fl_cmd_run(int argc, char **argv)
 			if (!(ws[nw++] = fl_workload_find(items[i])))
 				fl_usage_error("--workload: unknown workload '%s' (see futexlab list)", items[i]);
 	}
+
+	/* --hash: a list runs each mode in a process of its own (hashmode.h);
+	 * a single mode is applied here, before any worker thread exists. */
+	char *hitems[MAXLIST];
+	int nh = fl_hash_list(hlist, hitems, MAXLIST);
+	if (nh > 1) {
+		struct sigaction hsa = { .sa_handler = on_sigint, .sa_flags = SA_RESETHAND };
+		sigemptyset(&hsa.sa_mask);
+		sigaction(SIGINT, &hsa, NULL);
+		sigaction(SIGTERM, &hsa, NULL);
+		return fl_hash_run_each(argc, argv, hitems, nh, csv_path, csv_header);
+	}
+	fl_hash_setup(hitems[0]);
 
 	struct fl_csv csv, *cp = NULL;
 	if (csv_path) {

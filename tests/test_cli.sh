@@ -62,6 +62,43 @@ if ! ls "$(dirname "$csv")" | grep -q tmp; then pass=$((pass+1)); echo "ok   no 
   fail=$((fail+1)); echo "FAIL temp file left"; fi
 rm -rf "$(dirname "$csv")" /tmp/fl_cli_err.$$ /tmp/fl_cli_out.$$
 
+# --hash (futex hash modes, each in its own process) and --spin
+expect_usage "hash not a power of two" run --hash private:3
+expect_usage "hash one slot" run --hash private:1
+expect_usage "hash zero slots" run --hash private:0
+expect_usage "hash no number" run --hash private:
+expect_usage "hash unknown mode" run --hash immutable
+expect_usage "hash empty item" run --hash global,,auto
+expect_usage "hash twice" run --hash global,private:16,global
+expect_usage "hash bad item in list" run --hash global,private:12
+expect_usage "negative spin" run --spin -1
+expect_usage "spin too large" run --spin 2000000
+expect_usage "spin not a number" run --spin lots
+hdir=$(mktemp -d)
+hcsv=$hdir/h.csv
+expect_ok "run over --hash global,private:16" run --variant negcount,portable \
+  --workload uncontended,pingpong --ops 500 --reps 2 --no-floors --spin 7 \
+  --hash global,private:16 --csv "$hcsv" --quiet
+# 2 modes x 2 variants x 2 workloads x 2 reps; hash and spin follow note
+if grep -q '^variant,.*,status,note,hash,spin' "$hcsv" &&
+   [ "$(grep -c ',global,7,' "$hcsv")" -eq 8 ] &&
+   [ "$(grep -c ',private:16,7,' "$hcsv")" -eq 8 ] &&
+   [ "$(grep -vc '^#' "$hcsv")" -eq 17 ]; then
+  if grep -q ',skipped,' "$hcsv"; then
+    # a kernel without PR_FUTEX_HASH: every point skipped, with the reason
+    if [ "$(grep -c ',skipped,"hash .*PR_FUTEX_HASH' "$hcsv")" -eq 16 ]; then
+      pass=$((pass+1)); echo "ok   hash rows (skipped: $(grep -m1 -o '"hash [^"]*"' "$hcsv"))"
+    else fail=$((fail+1)); echo "FAIL hash rows skipped without the reason"; cat "$hcsv"; fi
+  elif [ "$(grep -c ',ok,"",' "$hcsv")" -eq 16 ]; then
+    pass=$((pass+1)); echo "ok   hash rows: 8 global, 8 private:16, spin 7"
+  else fail=$((fail+1)); echo "FAIL hash rows not ok"; cat "$hcsv"; fi
+else
+  fail=$((fail+1)); echo "FAIL hash csv"; cat "$hcsv"
+fi
+if [ "$(ls -A "$hdir")" = h.csv ]; then pass=$((pass+1)); echo "ok   no per-mode file left"; else
+  fail=$((fail+1)); echo "FAIL per-mode files left: $(ls -A "$hdir")"; fi
+rm -rf "$hdir"
+
 # ---- sweep and compare (issue 5) ----
 expect_usage "sweep: empty list" sweep --threads ''
 expect_usage "sweep: empty item" sweep --tokens 1,,2
@@ -101,7 +138,7 @@ check "barrier and timeouts rows are ok" \
   bash -c "grep -q '^posix,barrier,2,.*,ok,' '$d/s.csv' && grep -q '^negcount,timeouts,2,.*,ok,' '$d/s.csv'"
 check "sweep CSV keeps the metadata" grep -q '^# command: sweep ' "$d/s.csv"
 check "perf columns present and empty without --perf" \
-  bash -c "head -7 '$d/s.csv' | grep -q ',note,task_clock_ns,' && grep -q ',ok,\"\",,,,,\$' '$d/s.csv'"
+  bash -c "head -7 '$d/s.csv' | grep -q ',task_clock_ns,context_switches,cpu_migrations,cycles,instructions' && grep -q ',ok,\"\",.*,,,,,\$' '$d/s.csv'"
 expect_usage "compare: baseline missing" compare "$d/s.csv" --baseline nosuch
 expect_ok "compare one file" compare "$d/s.csv"
 
@@ -151,10 +188,13 @@ fi
 # one-sided: an unpinned run migrates only sometimes).
 expect_ok "pinned sweep with perf" sweep --variants negcount --workloads pool --threads 4 \
   --ops 20000 --reps 3 --warmup 0 --pin 0 --perf --csv "$d/pin.csv" --quiet
+# column of NAME in the CSV header (the note is "" in these rows: no inner commas)
+colno() { grep -m1 '^variant,' "$2" | tr , '\n' | grep -nx "$1" | cut -d: -f1; }
+mig=$(colno cpu_migrations "$d/pin.csv") tc=$(colno task_clock_ns "$d/pin.csv")
 check "pinned: cpu_migrations empty or 0" \
-  bash -c "grep '^negcount,pool' '$d/pin.csv' | awk -F, '{ if (\$17 != \"\" && \$17 != 0) bad=1 } END { exit bad }'"
+  bash -c "grep '^negcount,pool' '$d/pin.csv' | awk -F, -v c=$mig '{ if (\$c != \"\" && \$c != 0) bad=1 } END { exit bad }'"
 check "perf: task_clock filled or empty, never 0" \
-  bash -c "grep '^negcount,pool' '$d/pin.csv' | awk -F, '{ if (\$15 == \"0\") bad=1 } END { exit bad }'"
+  bash -c "grep '^negcount,pool' '$d/pin.csv' | awk -F, -v c=$tc '{ if (\$c == \"0\") bad=1 } END { exit bad }'"
 rm -rf "$d" /tmp/fl_cli_out.$$ /tmp/fl_cli_err.$$
 
 echo "cli: $pass passed, $fail failed"
