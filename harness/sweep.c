@@ -1,5 +1,5 @@
 /* harness/sweep.c — `futexlab sweep`: the cartesian product of variants x
- * workloads x threads x tokens x wake modes, each point run the way `run`
+ * workloads x threads x tokens x wake modes x spin bounds, each point run the way `run`
  * runs one (harness/run.c: fl_run_one), with warm-up reps, optional CPU
  * pinning, a per-point time budget, progress on stderr, one CSV row per rep
  * and, at the end, the ratio table against a baseline (harness/compare.c).
@@ -24,6 +24,7 @@
 #include "clock.h"
 #include "compare.h"
 #include "csv.h"
+#include "hashmode.h"
 #include "perf.h"
 #include "run.h"
 #include "wake.h"
@@ -36,11 +37,12 @@ struct group {
 	const char *threads;
 	const char *tokens;
 	const char *wake;
-	/* HASH HOOK: when `run` grows --hash (per-mode re-execution, another
-	 * branch), add `const char *hash;` here, a `hash` axis to struct axes,
-	 * one more loop level in enumerate(), and pass the mode to the point the
-	 * way `wake` is passed (struct spoint). compare.c already treats a
-	 * `hash` CSV column as part of the point. */
+	const char *spin;        /* NULL: "0" */
+	/* --hash is not an axis here: a futex hash mode belongs to the whole
+	 * process (harness/hashmode.h), so a list of modes re-executes the
+	 * whole sweep once per mode (fl_hash_run_each) and each child applies
+	 * its one mode before any thread starts. compare.c treats the `hash`
+	 * and `spin` CSV columns as part of the point. */
 };
 
 struct axes {
@@ -49,6 +51,7 @@ struct axes {
 	int threads[MAXAX], nt;
 	int tokens[MAXAX], nk;
 	int wake[3], nwake;
+	int spin[MAXAX], nspin;
 };
 
 struct spoint {
@@ -56,6 +59,7 @@ struct spoint {
 	const struct fl_workload *w;
 	struct fl_params p;
 	int wake;
+	int spin;
 	double cost;             /* expected seconds, for the ETA */
 };
 
@@ -70,21 +74,21 @@ struct preset {
 /* quick: the README's default — every variant on the main workloads, under
  * a minute on 2 cores even with a dozen variants (0.3 s a point). */
 static const struct group quick_groups[] = {
-	{ "uncontended,pingpong", "1", "1", "exact" },
-	{ "pool", "2,4,8", "1", "exact" },
-	{ "prodcons", "4", "4", "exact" },
-	{ "barrier", "4", "1", "exact,all" },
-	{ "timeouts", "4", "1", "exact" },
-	{ "oversub", "32", "2", "exact" },
+	{ "uncontended,pingpong", "1", "1", "exact", "0" },
+	{ "pool", "2,4,8", "1", "exact", "0" },
+	{ "prodcons", "4", "4", "exact", "0" },
+	{ "barrier", "4", "1", "exact,all", "0" },
+	{ "timeouts", "4", "1", "exact", "0" },
+	{ "oversub", "32", "2", "exact", "0" },
 };
 /* full: the reference sweep (results/): every axis that tells designs apart. */
 static const struct group full_groups[] = {
-	{ "uncontended,pingpong", "1", "1", "exact" },
-	{ "pool", "1,2,4,8,16", "1,4", "exact,one,all" },
-	{ "prodcons", "2,4,8", "1,16", "exact" },
-	{ "barrier", "2,4,8,16", "1", "exact,one,all" },
-	{ "timeouts", "2,8,32", "1", "exact" },
-	{ "oversub", "16,64", "1,2", "exact,all" },
+	{ "uncontended,pingpong", "1", "1", "exact", "0" },
+	{ "pool", "1,2,4,8,16", "1,4", "exact,one,all", "0" },
+	{ "prodcons", "2,4,8", "1,16", "exact", "0" },
+	{ "barrier", "2,4,8,16", "1", "exact,one,all", "0" },
+	{ "timeouts", "2,8,32", "1", "exact", "0" },
+	{ "oversub", "16,64", "1,2", "exact,all", "0" },
 };
 static const struct preset presets[] = {
 	{ "quick", "every variant x the main workloads, 5 reps of 0.05 s", 5, 1, 0.05,
@@ -101,6 +105,9 @@ static const char sweep_usage[] =
 "  --threads LIST     thread counts (default 1,2,4,8; ignored by fixed-thread workloads)\n"
 "  --tokens LIST      initial tokens / buffer capacity (default 1)\n"
 "  --wake LIST        wake modes exact,one,all (default exact)\n"
+"  --spin LIST        spin-then-park bounds, e.g. 0,100 (default 0)\n"
+"  --hash LIST        futex hash modes auto|global|private:N; more than one:\n"
+"                     the sweep runs once per mode, each in its own process\n"
 "  --hold NS, --think NS   pool/oversub busy work (default 0)\n"
 "  --reps R           measured reps per point (default 5)\n"
 "  --warmup N         unmeasured reps before them (default 1)\n"
@@ -155,12 +162,13 @@ static void parse_group(const struct group *g, struct axes *a)
 	for (int i = 0; i < a->nwake; i++)
 		if ((a->wake[i] = fl_wake_parse(items[i])) < 0)
 			fl_usage_error("--wake: unknown mode '%s' (exact, one, all)", items[i]);
+	parse_ints("--spin", g->spin ? g->spin : "0", 0, FL_SPIN_MAX, a->spin, &a->nspin);
 }
 
 static bool same_point(const struct spoint *x, const struct spoint *y)
 {
 	return x->v == y->v && x->w == y->w && x->p.threads == y->p.threads &&
-	       x->p.tokens == y->p.tokens && x->wake == y->wake;
+	       x->p.tokens == y->p.tokens && x->wake == y->wake && x->spin == y->spin;
 }
 
 /* Appends the group's points for variants vs[]; returns the new count. */
@@ -181,10 +189,11 @@ static int enumerate(const struct axes *a, const struct fl_variant *const *vs, i
 		}
 		for (int ti = 0; ti < nt; ti++)
 			for (int ki = 0; ki < nk; ki++)
-				for (int xi = 0; xi < a->nwake; xi++)
+				for (int xi = 0; xi < a->nwake * a->nspin; xi++)
 					for (int ri = 0; ri < nr; ri++) {
 						struct spoint s = { .v = row[ri], .w = w, .p = *base,
-								    .wake = a->wake[xi] };
+								    .wake = a->wake[xi / a->nspin],
+								    .spin = a->spin[xi % a->nspin] };
 						s.p.threads = w->fixed_threads ? w->fixed_threads
 									       : a->threads[ti];
 						s.p.tokens = w->uses_tokens ? a->tokens[ki] : 1;
@@ -230,6 +239,7 @@ int fl_cmd_sweep(int argc, char **argv)
 		{ "workloads", required_argument, 0, 'w' }, { "workload", required_argument, 0, 'w' },
 		{ "threads", required_argument, 0, 't' },  { "tokens", required_argument, 0, 'k' },
 		{ "wake", required_argument, 0, 'W' },     { "hold", required_argument, 0, 'H' },
+		{ "spin", required_argument, 0, 'S' },     { "hash", required_argument, 0, 'X' },
 		{ "think", required_argument, 0, 'T' },    { "reps", required_argument, 0, 'r' },
 		{ "warmup", required_argument, 0, 'u' },   { "duration", required_argument, 0, 'd' },
 		{ "ops", required_argument, 0, 'o' },      { "budget", required_argument, 0, 'b' },
@@ -240,7 +250,8 @@ int fl_cmd_sweep(int argc, char **argv)
 		{ 0, 0, 0, 0 },
 	};
 	const struct preset *preset = NULL;
-	struct group cli = { "all", "1,2,4,8", "1", "exact" };
+	struct group cli = { "all", "1,2,4,8", "1", "exact", "0" };
+	char hlist[1024] = "auto";
 	bool axes_given = false, floors = true, quiet = false, dry = false;
 	const char *vlist = "all", *csv_path = NULL, *baseline = "posix", *pin = NULL;
 	int reps = -1, warmup = -1;
@@ -263,6 +274,8 @@ int fl_cmd_sweep(int argc, char **argv)
 		case 't': cli.threads = optarg; axes_given = true; break;
 		case 'k': cli.tokens = optarg; axes_given = true; break;
 		case 'W': cli.wake = optarg; axes_given = true; break;
+		case 'S': cli.spin = optarg; axes_given = true; break;
+		case 'X': snprintf(hlist, sizeof hlist, "%s", optarg); break;
 		case 'H': base.hold_ns = fl_parse_int("--hold", optarg, 0, 1000000000); break;
 		case 'T': base.think_ns = fl_parse_int("--think", optarg, 0, 1000000000); break;
 		case 'r': reps = (int)fl_parse_int("--reps", optarg, 1, 1000); break;
@@ -287,7 +300,7 @@ int fl_cmd_sweep(int argc, char **argv)
 	if (optind < argc)
 		fl_usage_error("sweep: unexpected argument '%s'", argv[optind]);
 	if (preset && axes_given)
-		fl_usage_error("sweep: --preset sets the axes; drop --workloads/--threads/--tokens/--wake");
+		fl_usage_error("sweep: --preset sets the axes; drop --workloads/--threads/--tokens/--wake/--spin");
 	if (ops && duration_ns > 0)
 		fl_usage_error("sweep: give --duration or --ops, not both");
 	if (ops && budget_ns)
@@ -369,9 +382,10 @@ int fl_cmd_sweep(int argc, char **argv)
 			const char *why = spec_unfit(&pts[i]);
 			if (!why && pts[i].v->unavailable)
 				why = pts[i].v->unavailable();
-			printf("%-14s %-12s T=%-4d K=%-4d wake=%-5s %s%s\n", pts[i].v->name,
+			printf("%-14s %-12s T=%-4d K=%-4d wake=%-5s spin=%-4d %s%s\n", pts[i].v->name,
 			       pts[i].w->name, pts[i].p.threads, pts[i].p.tokens,
-			       fl_wake_name((enum fl_wake_strategy)pts[i].wake), why ? "skipped: " : "",
+			       fl_wake_name((enum fl_wake_strategy)pts[i].wake), pts[i].spin,
+			       why ? "skipped: " : "",
 			       why ? why : "");
 			if (!why)
 				est += (double)(warmup + reps) *
@@ -381,6 +395,20 @@ int fl_cmd_sweep(int argc, char **argv)
 		free(pts);
 		return 0;
 	}
+	/* --hash: one mode is applied here, before any worker thread exists; a
+	 * list re-executes this sweep once per mode (harness/hashmode.h). */
+	char *hitems[MAXAX];
+	int nh = fl_hash_list(hlist, hitems, MAXAX);
+	if (nh > 1) {
+		free(pts);
+		struct sigaction hsa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
+		sigemptyset(&hsa.sa_mask);
+		sigaction(SIGINT, &hsa, NULL);
+		sigaction(SIGTERM, &hsa, NULL);
+		return fl_hash_run_each(argc, argv, hitems, nh, csv_path, fl_run_csv_header());
+	}
+	fl_hash_setup(hitems[0]);
+
 	struct fl_csv csv;
 	int e = fl_csv_open(&csv, csv_path, fl_run_csv_header(), argc, argv);
 	if (e) {
@@ -421,8 +449,11 @@ int fl_cmd_sweep(int argc, char **argv)
 			fprintf(stderr, "\r\033[K[%d/%d] %3.0f%% elapsed %s, ~%s left  %s %s T=%d K=%d %s",
 				done, npts, 100 * done_cost / total_cost, a, b, s->v->name, s->w->name,
 				s->p.threads, s->p.tokens, fl_wake_name((enum fl_wake_strategy)s->wake));
+			if (s->spin)
+				fprintf(stderr, " spin=%d", s->spin);
 		}
 		fl_wake_set_strategy((enum fl_wake_strategy)s->wake);
+		fl_spin_set(s->spin);
 		struct fl_point_result r;
 		if (warmup && !spec_unfit(s)) {
 			bool pe = fl_perf_enabled;

@@ -115,6 +115,9 @@ expect_usage "sweep: ops and duration" sweep --ops 10 --duration 1
 expect_usage "sweep: bad pin" sweep --pin x
 expect_usage "sweep: stray argument" sweep extra
 expect_usage "sweep: unknown baseline" sweep --baseline nosuch
+expect_usage "sweep: negative spin" sweep --spin 0,-1
+expect_usage "sweep: bad hash mode" sweep --hash private:3
+expect_usage "sweep: preset with spin" sweep --preset quick --spin 10
 expect_usage "compare: no file" compare
 expect_usage "compare: three files" compare a b c
 expect_usage "compare: missing file" compare /nonexistent/x.csv
@@ -195,6 +198,14 @@ check "pinned: cpu_migrations empty or 0" \
   bash -c "grep '^negcount,pool' '$d/pin.csv' | awk -F, -v c=$mig '{ if (\$c != \"\" && \$c != 0) bad=1 } END { exit bad }'"
 check "perf: task_clock filled or empty, never 0" \
   bash -c "grep '^negcount,pool' '$d/pin.csv' | awk -F, -v c=$tc '{ if (\$c == \"0\") bad=1 } END { exit bad }'"
+
+# --spin is an axis; a --hash list runs the sweep once per mode (own process).
+expect_ok "sweep over spin and hash modes" sweep --variants negcount --workloads uncontended \
+  --spin 0,50 --hash global,private:16 --ops 500 --reps 2 --warmup 0 --no-floors \
+  --csv "$d/hs.csv" --quiet
+check "one row per spin x hash x rep" \
+  bash -c "[ \$(grep -c '^negcount,uncontended' '$d/hs.csv') -eq 8 ] &&
+           [ \$(grep -c ',private:16,50,' '$d/hs.csv') -eq 2 ] || grep -q ',skipped,\"hash' '$d/hs.csv'"
 rm -rf "$d" /tmp/fl_cli_out.$$ /tmp/fl_cli_err.$$
 
 echo "cli: $pass passed, $fail failed"
