@@ -140,6 +140,7 @@ struct pc {
 	_Atomic int inside;
 	_Atomic int stop;
 	_Atomic int64_t consumed;
+	pthread_barrier_t start;  /* every thread is running before the clock starts */
 	struct errbox err;
 };
 
@@ -181,8 +182,12 @@ static void *pc_producer(void *arg)
 	struct pc_arg *a = arg;
 	struct pc *pc = a->pc;
 	int64_t seq = 0;
-	while (seq < pc->quota && !atomic_load_explicit(&pc->stop, memory_order_relaxed))
+	pthread_barrier_wait(&pc->start);
+	/* At least one item each, so a rep whose threads a loaded machine ran
+	 * late still measures something instead of "no operation". */
+	do
 		pc_put(pc, ((int64_t)a->id << PC_SEQ_BITS) | seq++);
+	while (seq < pc->quota && !atomic_load_explicit(&pc->stop, memory_order_relaxed));
 	pc->made[a->id] = seq;
 	return NULL;
 }
@@ -191,6 +196,7 @@ static void *pc_consumer(void *arg)
 {
 	struct pc *pc = ((struct pc_arg *)arg)->pc;
 	int64_t n = 0;
+	pthread_barrier_wait(&pc->start);
 	for (;;) {
 		swait(&pc->full);
 		pc_enter(pc);
@@ -250,9 +256,11 @@ void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *p,
 	struct pc_arg *args = calloc((size_t)p->threads, sizeof *args);
 	for (int i = 0; i < p->threads; i++)
 		args[i] = (struct pc_arg){ &pc, i < pc.nprod ? i : i - pc.nprod };
-	int64_t t0 = fl_now_ns();
+	pthread_barrier_init(&pc.start, NULL, (unsigned)p->threads + 1);
 	pthread_t *cons = spawn(ncons, pc_consumer, args + pc.nprod, sizeof *args);
 	pthread_t *prod = spawn(pc.nprod, pc_producer, args, sizeof *args);
+	pthread_barrier_wait(&pc.start);
+	int64_t t0 = fl_now_ns();
 	if (!p->ops) {
 		sleep_until(t0 + p->duration_ns);
 		atomic_store(&pc.stop, 1);
@@ -281,6 +289,7 @@ void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *p,
 		       pc.cap);
 	if (atomic_load(&pc.err.set))
 		snprintf(res->error, sizeof res->error, "%s", pc.err.msg);
+	pthread_barrier_destroy(&pc.start);
 	free(prod);
 	free(cons);
 	free(args);
@@ -298,7 +307,8 @@ struct bar {
 	struct sem t1, t2;
 	int T;
 	const struct fl_params *p;
-	int64_t end_ns;
+	_Atomic int64_t end_ns;   /* INT64_MAX until the clock starts */
+	pthread_barrier_t start;
 	_Atomic int a1, a2;       /* arrivals at each turnstile */
 	_Atomic int64_t work;     /* units of work done, one per thread per phase */
 	_Atomic int stop;
@@ -310,6 +320,7 @@ static void *bar_worker(void *arg)
 {
 	struct bar *b = arg;
 	const int64_t T = b->T;
+	pthread_barrier_wait(&b->start);
 	for (int64_t k = 0;; k++) {
 		atomic_fetch_add_explicit(&b->work, 1, memory_order_relaxed);
 		/* The last to arrive decides whether this phase is the last, then
@@ -318,7 +329,9 @@ static void *bar_worker(void *arg)
 		if (atomic_fetch_add(&b->a1, 1) + 1 == T) {
 			atomic_store_explicit(&b->a1, 0, memory_order_relaxed);
 			atomic_store_explicit(&b->phases, k + 1, memory_order_relaxed);
-			if (b->p->ops ? k + 1 >= b->p->ops : fl_now_ns() >= b->end_ns)
+			if (b->p->ops ? k + 1 >= b->p->ops
+				      : fl_now_ns() >= atomic_load_explicit(&b->end_ns,
+									     memory_order_relaxed))
 				atomic_store_explicit(&b->stop, 1, memory_order_release);
 			post(&b->t1, (unsigned)T, &b->err);
 		}
@@ -355,9 +368,12 @@ void fl_run_barrier(const struct fl_variant *v, const struct fl_params *p,
 		snprintf(res->error, sizeof res->error, "init: %s", strerror(e));
 		return;
 	}
-	int64_t t0 = fl_now_ns();
-	b.end_ns = t0 + p->duration_ns;
+	atomic_init(&b.end_ns, INT64_MAX);
+	pthread_barrier_init(&b.start, NULL, (unsigned)b.T + 1);
 	pthread_t *t = spawn(b.T, bar_worker, &b, 0);
+	pthread_barrier_wait(&b.start);
+	int64_t t0 = fl_now_ns();
+	atomic_store_explicit(&b.end_ns, t0 + p->duration_ns, memory_order_relaxed);
 	for (int i = 0; i < b.T; i++)
 		pthread_join(t[i], NULL);
 	res->elapsed_ns = fl_now_ns() - t0;
@@ -367,6 +383,7 @@ void fl_run_barrier(const struct fl_variant *v, const struct fl_params *p,
 		       v->getvalue(b.t2.s));
 	if (atomic_load(&b.err.set))
 		snprintf(res->error, sizeof res->error, "%s", b.err.msg);
+	pthread_barrier_destroy(&b.start);
 	free(t);
 	sclose(&b.t1);
 	sclose(&b.t2);
@@ -383,6 +400,7 @@ struct to {
 	const struct fl_params *p;
 	_Atomic int stop;
 	_Atomic int64_t calls, ok, timeouts;
+	pthread_barrier_t start;
 	struct errbox err;
 };
 
@@ -391,7 +409,8 @@ static void *to_waiter(void *arg)
 	struct to *t = arg;
 	uint64_t rnd = (uint64_t)(uintptr_t)&rnd ^ (uint64_t)fl_now_ns();
 	int64_t ok = 0, tmo = 0;
-	while (!atomic_load_explicit(&t->stop, memory_order_relaxed)) {
+	pthread_barrier_wait(&t->start);
+	do { /* at least one call each (see pc_producer) */
 		if (t->p->ops && atomic_fetch_add(&t->calls, 1) >= t->p->ops)
 			break;
 		rnd = rnd * 6364136223846793005u + 1442695040888963407u;
@@ -410,7 +429,7 @@ static void *to_waiter(void *arg)
 			report(&t->err, "timedwait: %s", strerror(r));
 			break;
 		}
-	}
+	} while (!atomic_load_explicit(&t->stop, memory_order_relaxed));
 	atomic_fetch_add(&t->ok, ok);
 	atomic_fetch_add(&t->timeouts, tmo);
 	return NULL;
@@ -425,8 +444,10 @@ void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *p,
 		snprintf(res->error, sizeof res->error, "init: %s", strerror(e));
 		return;
 	}
-	int64_t t0 = fl_now_ns(), posts = 0;
+	pthread_barrier_init(&t.start, NULL, (unsigned)p->threads + 1);
 	pthread_t *th = spawn(p->threads, to_waiter, &t, 0);
+	pthread_barrier_wait(&t.start);
+	int64_t t0 = fl_now_ns(), posts = 0;
 	/* Posts stay sparse even when the poster is starved (T waiters on few
 	 * cores): a missed period is dropped, not made up with a burst, and the
 	 * rep ends by the clock, not by a count of posts. */
@@ -455,6 +476,7 @@ void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *p,
 		snprintf(res->error, sizeof res->error, "%s", t.err.msg);
 	snprintf(res->info, sizeof res->info, "%lld posted, %lld taken, %lld timed out", (long long)posts,
 		 (long long)ok, (long long)tmo);
+	pthread_barrier_destroy(&t.start);
 	free(th);
 	sclose(&t.sem);
 }
