@@ -319,6 +319,8 @@ int fl_cmd_sweep(int argc, char **argv)
 	base.ops = ops;
 	base.duration_ns = ops ? 0 : duration_ns;
 
+	char *hitems[MAXAX];
+	int nh = fl_hash_list(hlist, hitems, MAXAX); /* validated before anything runs */
 	if (!fl_variant_find(baseline) && strcmp(baseline, fl_floor_atomic.name) &&
 	    strcmp(baseline, fl_floor_futex.name))
 		fl_usage_error("--baseline: unknown variant '%s' (see futexlab list)", baseline);
@@ -397,8 +399,6 @@ int fl_cmd_sweep(int argc, char **argv)
 	}
 	/* --hash: one mode is applied here, before any worker thread exists; a
 	 * list re-executes this sweep once per mode (harness/hashmode.h). */
-	char *hitems[MAXAX];
-	int nh = fl_hash_list(hlist, hitems, MAXAX);
 	if (nh > 1) {
 		free(pts);
 		struct sigaction hsa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
