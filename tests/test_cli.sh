@@ -171,7 +171,12 @@ check "ratio table flags the slower variant" grep -qE '^  negcount .* 1\.4[0-9]x
 "$fl" sweep --variants negcount --workloads uncontended --reps 100 --duration 0.05 \
   --csv "$d/int.csv" --quiet >"$d/int.out" 2>&1 &
 pid=$!
-sleep 1.5; kill -INT $pid; wait $pid; rc=$?
+# wait (up to 20 s) until some reps are in the CSV, then interrupt
+for _ in $(seq 200); do
+  [ "$(grep -c '^negcount,uncontended' "$d/int.csv" 2>/dev/null)" -ge 5 ] && break
+  sleep 0.1
+done
+kill -INT $pid; wait $pid; rc=$?
 check "interrupted sweep exits 130" test "$rc" -eq 130
 check "interrupted sweep says so" grep -q '^sweep INTERRUPTED' "$d/int.out"
 check "interrupted sweep keeps its rows" bash -c "[ \$(grep -c '^negcount,uncontended' '$d/int.csv') -ge 5 ]"
