@@ -183,7 +183,7 @@ check "interrupted sweep keeps its rows" bash -c "[ \$(grep -c '^negcount,uncont
 check "no temp file left after the interrupt" bash -c "! ls '$d' | grep -q tmp"
 
 # Progress line: on a terminal (script(1) gives one), not with --quiet.
-if command -v script >/dev/null; then
+if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1 </dev/null; then
   script -qc "'$fl' sweep --variants negcount --workloads uncontended,pool --threads 2 --reps 2 --duration 0.02" \
     /dev/null >"$d/tty.out" 2>&1 </dev/null
   check "progress line on a terminal" grep -qE '\[1/[0-9]+\] +[0-9]+% elapsed .* left' "$d/tty.out"
