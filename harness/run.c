@@ -12,10 +12,12 @@
 #include "csv.h"
 #include "hashmode.h"
 #include "probes_glue.h"
+#include "perf.h"
 #include "run.h"
 #include "stats.h"
 #include "wake.h"
 #include "workload.h"
+#include "workloads_more.h"
 
 volatile sig_atomic_t fl_interrupted;
 
@@ -47,7 +49,8 @@ static const char run_usage[] =
 "                     root and BPF works), as extra CSV columns\n"
 "  --no-probes        do not load the eBPF collector\n"
 "  --bpftrace SCRIPT  run a bpftrace script (probes/*.bt) on this process during\n"
-"                     the whole run; its output goes beside the CSV\n";
+"                     the whole run; its output goes beside the CSV\n"
+"  --perf             perf counters per rep as CSV columns (empty: unsupported)\n";
 
 #define MAXLIST 64
 
@@ -62,7 +65,8 @@ struct point {
 
 static const char csv_header[] =
 	"variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,"
-	"ns_per_op,ops_per_s,status,note,hash,spin";
+	"ns_per_op,ops_per_s,status,note,hash,spin"
+	",task_clock_ns,context_switches,cpu_migrations,cycles,instructions"; /* perf.h */
 
 static void csv_quote(char *out, size_t n, const char *s)
 {
@@ -83,7 +87,7 @@ static void emit(struct fl_csv *csv, const struct point *pt, const struct fl_par
 {
 	if (!csv)
 		return;
-	char row[1024], q[400];
+	char row[1024], q[400], perf[200];
 	int threads = pt->w->fixed_threads ? pt->w->fixed_threads : p->threads;
 	csv_quote(q, sizeof q, note);
 	double nsop = r && r->ops ? (double)r->elapsed_ns / (double)r->ops : 0;
@@ -98,6 +102,8 @@ static void emit(struct fl_csv *csv, const struct point *pt, const struct fl_par
 		 (long long)(pt->w->uses_tokens ? p->think_ns : 0),
 		 fl_wake_name(fl_wake_get_strategy()), rep, nums, status, q,
 		 fl_hash_column(), fl_spin_get());
+	fl_perf_cells(r ? &r->perf : NULL, perf, sizeof perf);
+	strncat(row, perf, sizeof row - strlen(row) - 1);
 	fl_probes_append(row, sizeof row, r != NULL);
 	int e = fl_csv_add(csv, row);
 	if (e) {
@@ -125,6 +131,12 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 		emit(csv, pt, p, 0, NULL, "skipped", pt->note);
 		return;
 	}
+	if ((why = fl_workload_unfit(pt->w, pt->v, p))) {
+		pt->status = "skipped";
+		snprintf(pt->note, sizeof pt->note, "%s", why);
+		emit(csv, pt, p, 0, NULL, "skipped", why);
+		return;
+	}
 	double nsop[1000], opss[1000];
 	int done = 0;
 	pt->status = "ok";
@@ -134,7 +146,9 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 				rep + 1, reps);
 		struct fl_result r = { 0 };
 		fl_probes_rep_begin();
+		fl_perf_begin();
 		pt->w->run(pt->v, p, &r);
+		fl_perf_end(&r.perf);
 		fl_probes_rep_end(pt->w->name, r.ops);
 		if (fl_interrupted)
 			break; /* an interrupted rep is not a measurement */
@@ -153,7 +167,7 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 		nsop[done] = (double)r.elapsed_ns / (double)r.ops;
 		opss[done] = (double)r.ops * 1e9 / (double)r.elapsed_ns;
 		done++;
-		emit(csv, pt, p, rep, &r, "ok", "");
+		emit(csv, pt, p, rep, &r, "ok", r.info);
 	}
 	if (!quiet && isatty(2))
 		fprintf(stderr, "\r%60s\r", "");
@@ -210,7 +224,7 @@ static void print_table(const struct point *pts, int n, const struct fl_params *
 		       pt->ns.min, pt->ns.max, pt->ops_s);
 		print_ratio(pt, find_point(pts, n, pt->w, "posix"));
 		print_ratio(pt, find_point(pts, n, pt->w, "floor-futex"));
-		printf("\n");
+		printf(fl_noisy(&pt->ns) ? "  NOISY (MAD > 10%% of the median)\n" : "\n");
 	}
 	printf("\n/posix: median ns/op over glibc's sem_t; /futex: over the raw-futex floor "
 	       "(both measured in this run).\n");
@@ -229,6 +243,7 @@ int fl_cmd_run(int argc, char **argv)
 		{ "hash", required_argument, 0, 'X' },    { "spin", required_argument, 0, 'S' },
 		{ "probes", no_argument, 0, 0x100 },     { "no-probes", no_argument, 0, 0x101 },
 		{ "bpftrace", required_argument, 0, 0x102 },
+		{ "perf", no_argument, 0, 'P' },
 		{ 0, 0, 0, 0 },
 	};
 	struct fl_params p = { .threads = 4, .tokens = 1, .duration_ns = 200000000 };
@@ -268,6 +283,7 @@ int fl_cmd_run(int argc, char **argv)
 		case 0x100: probes = FL_PROBES_ON; break;
 		case 0x101: probes = FL_PROBES_OFF; break;
 		case 0x102: bt_script = optarg; fl_bpftrace_check(optarg); break;
+		case 'P': fl_perf_enabled = true; break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		case ':':
 			fl_usage_error("run: %s needs a value", argv[optind - 1]);
@@ -307,8 +323,7 @@ int fl_cmd_run(int argc, char **argv)
 
 	/* --hash: a list runs each mode in a process of its own (hashmode.h);
 	 * a single mode is applied here, before any worker thread exists. */
-	char header[2048];
-	snprintf(header, sizeof header, "%s%s", csv_header, fl_probes_csv_header);
+	const char *header = fl_run_csv_header();
 	char *hitems[MAXLIST];
 	int nh = fl_hash_list(hlist, hitems, MAXLIST);
 	if (nh > 1) {
@@ -374,4 +389,28 @@ int fl_cmd_run(int argc, char **argv)
 		return 1;
 	}
 	return 0;
+}
+
+/* One point for `futexlab sweep` (harness/sweep.c): the same reps, skips,
+ * error rows and CSV rows as `run`, without run's progress line. */
+void fl_run_one(const struct fl_variant *v, const struct fl_workload *w,
+		const struct fl_params *p, int reps, struct fl_csv *csv,
+		struct fl_point_result *out)
+{
+	struct point pt = { .v = v, .w = w };
+	run_point(&pt, p, reps, csv, true);
+	out->status = pt.status;
+	snprintf(out->note, sizeof out->note, "%s", pt.note);
+	out->ns = pt.ns;
+	out->ops_s = pt.ops_s;
+}
+
+/* The whole header: run's columns, then the probe columns (probes_glue.h),
+ * which every row carries (empty when the probes are off). */
+const char *fl_run_csv_header(void)
+{
+	static char header[2048];
+	if (!header[0])
+		snprintf(header, sizeof header, "%s%s", csv_header, fl_probes_csv_header);
+	return header;
 }
