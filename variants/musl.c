@@ -69,6 +69,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../lib/clock.h"
 #include "../lib/cpu.h"
 #include "../lib/futex.h"
 #include "../lib/race.h"
@@ -168,9 +169,14 @@ static int leave(struct musl *s, int why, bool may_sleep)
 				return why;
 			continue;
 		}
-		/* No claim left: ours was resolved, its unit is in flight. */
+		/* No claim left: ours was resolved, its unit is in flight. Wait
+		 * in 100 us slices, re-reading val0: a newcomer may claim and
+		 * steal that unit, making ours the unresolved claim again (then
+		 * the CAS above removes it); an untimed sleep could outlive the
+		 * deadline for as long as no further post comes. */
+		struct timespec slice = fl_deadline_after_ns(100000);
 		if (may_sleep)
-			fl_futex_wait(&s->val1, 0, NULL, s->shared);
+			fl_futex_wait(&s->val1, 0, &slice, s->shared);
 		else
 			sched_yield();
 	}

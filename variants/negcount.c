@@ -45,8 +45,10 @@
  *   claim instead would also be correct, since a thread that got
  *   ETIMEDOUT or EINTR was not the one a wake dequeued). If count >= 0
  *   there is no unresolved claim left, so ours was resolved and its grant is
- *   between the post's two adds: wait for it. Reporting the timeout there
- *   would strand the grant and lose the token.
+ *   between the post's two adds: wait for it (in 100 us slices, re-reading
+ *   count: a newcomer may claim and take that grant, making ours the
+ *   unresolved claim again). Reporting the timeout there would strand the
+ *   grant and lose the token.
  *
  * ORDERING
  *   count and grants are each one word, so the decisions never rely on two
@@ -66,6 +68,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../lib/clock.h"
 #include "../lib/cpu.h"
 #include "../lib/futex.h"
 #include "../lib/race.h"
@@ -183,8 +186,14 @@ static int abandon(struct fl_negcount *s, int why)
 				return why;             /* exit 2: claim removed */
 			continue;
 		}
-		/* No unresolved claim: ours was resolved, its grant is in flight. */
-		s->wa->wait(&s->grants, 0, NULL, s->shared);
+		/* No unresolved claim: ours was resolved, its grant is in flight.
+		 * Wait for it in short slices and re-read count each time: a
+		 * newcomer may claim meanwhile (count < 0 again) and take that
+		 * grant, which swaps the claims — ours is then the unresolved one
+		 * and exit 2 removes it. An untimed sleep here could outlive the
+		 * caller's deadline for as long as no further post comes. */
+		struct timespec slice = fl_deadline_after_ns(100000);
+		s->wa->wait(&s->grants, 0, &slice, s->shared);
 	}
 }
 
