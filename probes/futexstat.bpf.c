@@ -64,6 +64,10 @@ const volatile __u32 storm_min = FUTEXSTAT_STORM_MIN;
 
 struct futexstat_counts counts = {};
 __u64 wake_seq = 0;
+/* Set by the loader around each rep: the programs stay attached for the
+ * whole run (attaching and detaching tracepoints per rep costs an RCU grace
+ * period each, ~0.5 s a rep here) and count only while this is 1. */
+__u32 active = 0;
 
 enum kind { K_NONE, K_WAIT, K_WAKE, K_WAITV };
 
@@ -129,6 +133,8 @@ struct {
  * seen in the loader's pid namespace. */
 static __always_inline bool target(void)
 {
+	if (!active)
+		return false;
 	struct bpf_pidns_info ns = {};
 	if (bpf_get_ns_current_pid_tgid(targ_ns_dev, targ_ns_ino, &ns, sizeof ns))
 		return false;

@@ -5,9 +5,11 @@
  * dumped from the build machine's BTF; CO-RE relocates its few kernel
  * struct accesses to the running kernel at load time.
  *
- * Load once (verification is the slow part), then per run: zero the
- * counters, attach, run, detach, copy the counters out. Detached between
- * runs, the collector costs nothing while the harness writes CSV or prints. */
+ * Load and attach once (verification and tracepoint attach/detach are the
+ * slow parts: a detach waits for an RCU grace period), then per run: zero
+ * the counters, set `active`, run, clear `active`, copy the counters out.
+ * Between runs the programs return at their first test, and the runs'
+ * threads have all been joined before the copy, so no update is in flight. */
 #include "futexstat.h"
 
 #include <errno.h>
@@ -162,23 +164,23 @@ struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, 
 
 int futexstat_start(struct futexstat *fs, char *why, size_t n)
 {
-	memset(&fs->skel->bss->counts, 0, sizeof fs->skel->bss->counts);
-	int e = futexstat_bpf__attach(fs->skel);
-	if (e) {
-		futexstat_bpf__detach(fs->skel);
-		snprintf(why, n, "cannot attach to the futex tracepoints: %s", strerror(-e));
-		return -e;
+	if (!fs->attached) {
+		int e = futexstat_bpf__attach(fs->skel);
+		if (e) {
+			futexstat_bpf__detach(fs->skel);
+			snprintf(why, n, "cannot attach to the futex tracepoints: %s", strerror(-e));
+			return -e;
+		}
+		fs->attached = 1;
 	}
-	fs->attached = 1;
+	memset(&fs->skel->bss->counts, 0, sizeof fs->skel->bss->counts);
+	__atomic_store_n(&fs->skel->bss->active, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
 void futexstat_stop(struct futexstat *fs, struct futexstat_counts *out)
 {
-	if (fs->attached) {
-		futexstat_bpf__detach(fs->skel);
-		fs->attached = 0;
-	}
+	__atomic_store_n(&fs->skel->bss->active, 0, __ATOMIC_SEQ_CST);
 	memcpy(out, &fs->skel->bss->counts, sizeof *out);
 }
 
