@@ -98,6 +98,8 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 		      struct fl_csv *csv, bool quiet)
 {
 	const char *why = pt->v->unavailable ? pt->v->unavailable() : NULL;
+	if (!why)
+		why = fl_workload_skip(pt->w, pt->v);
 	if (why) {
 		pt->status = "skipped";
 		snprintf(pt->note, sizeof pt->note, "%s", why);

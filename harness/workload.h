@@ -37,6 +37,9 @@ struct fl_workload {
 extern const struct fl_workload fl_workloads[];
 extern const int fl_nworkloads;
 const struct fl_workload *fl_workload_find(const char *name);
+/* NULL when variant v can run workload w, else why not (shown as skipped);
+ * e.g. waitany needs wait-any support (harness/waitany_workload.c). */
+const char *fl_workload_skip(const struct fl_workload *w, const struct fl_variant *v);
 
 /* Floors: minimal semaphores measured in the same run as the variants, so
  * every figure can be read as a ratio to what the hardware and the kernel
