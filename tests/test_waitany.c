@@ -60,8 +60,11 @@ static void rmset(struct set *st)
 }
 
 static struct set *dump_set;
+static void (*dump_more)(void);
 static void dump(void)
 {
+	if (dump_more)
+		dump_more();
 	if (!dump_set)
 		return;
 	char buf[256];
@@ -286,11 +289,30 @@ static void *mix_plain(void *p)
 	return NULL;
 }
 
+static struct mix *dump_mix;
+static void mix_dump(void)
+{
+	struct mix *m = dump_mix;
+	if (!m)
+		return;
+	char buf[256];
+	int k = snprintf(buf, sizeof buf, "  mix: real_total %lld tickets %lld; posted/taken:",
+			 (long long)atomic_load(&m->real_total), (long long)atomic_load(&m->tickets));
+	for (int i = 0; i < MIX_SEMS; i++)
+		k += snprintf(buf + k, sizeof buf - (size_t)k, " %lld/%lld",
+			      (long long)atomic_load(&m->posted[i]), (long long)atomic_load(&m->taken[i]));
+	buf[k++] = '\n';
+	if (write(2, buf, (size_t)k) < 0)
+		_exit(3);
+}
+
 static void mix_run(int producers, int anys, int plains, int iters)
 {
 	struct mix m = { .st = mkset(MIX_SEMS, 0), .producers = producers, .iters = iters,
 			 .real_total = -1 };
 	dump_set = &m.st;
+	dump_mix = &m;
+	dump_more = mix_dump;
 	pthread_t t[32];
 	int nt = 0;
 	for (int i = 0; i < anys; i++)
@@ -334,6 +356,7 @@ static void mix_run(int producers, int anys, int plains, int iters)
 		CHECK(V->trywait(m.st.s[i]) == 0, "semaphore %d: a post after the run is not there", i);
 	}
 	dump_set = NULL;
+	dump_mix = NULL;
 	rmset(&m.st);
 }
 
