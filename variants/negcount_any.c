@@ -17,7 +17,9 @@
  *             exit 1, take a grant — forced when count >= 0: no unresolved
  *             claim is left, so ours was resolved and a grant is published
  *             or in flight (a post between its two adds); leaving without
- *             it would strand that token in grants, so we wait for it. The
+ *             it would strand that token in grants, so we wait for it,
+ *             re-reading count every SLICE_NS (a newcomer may take that
+ *             grant and leave our claim unresolved again: then exit 2). The
  *             token it yields is an extra one, which fl_wait_any posts back
  *             (a post that resolves the next claim, as any post does).
  *   The invariant "claimants = max(0, -count) + grants + in flight" holds
@@ -38,9 +40,13 @@
  *   waiter in it). */
 #include <stdbool.h>
 
+#include "../lib/clock.h"
 #include "../lib/race.h"
 #include "negcount.h"
 #include "waitany.h"
+
+/* How long disarm sleeps before it re-reads count (see below). */
+#define SLICE_NS 100000
 
 static bool take_grant(struct fl_negcount *s)
 {
@@ -86,8 +92,15 @@ int fl_negcount_any_disarm(void *p)
 			break;
 		}
 		fl_race_window();
-		/* Our grant is between a post's two adds: sleep until it lands. */
-		s->wa->wait(&s->grants, 0, NULL, s->shared);
+		/* Our claim was resolved and its grant is between a post's two
+		 * adds: wait for it to land — in short slices, never untimed.
+		 * Claims are anonymous: a newcomer may claim (count < 0 again)
+		 * and take that grant when it lands, which makes OUR claim the
+		 * unresolved one; then only exit 2 ends this loop, and a sleep
+		 * on grants alone would not see count change (it would last
+		 * until some later post — forever, if none comes). */
+		struct timespec slice = fl_deadline_after_ns(SLICE_NS);
+		s->wa->wait(&s->grants, 0, &slice, s->shared);
 	}
 	fl_race_window(); /* left, wake not yet passed on */
 	if (atomic_load_explicit(&s->grants, memory_order_acquire) > 0)
