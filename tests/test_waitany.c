@@ -213,7 +213,8 @@ struct mix {
 	int producers, iters;
 	_Atomic int64_t posted[MIX_SEMS], taken[MIX_SEMS];
 	_Atomic int64_t real_total;  /* tokens producers posted; -1 while producing */
-	_Atomic int64_t tickets;     /* takes by exiting consumers */
+	_Atomic int64_t tickets;     /* takes by the wait-any consumers */
+	_Atomic int64_t plain_taken; /* takes by the plain consumers */
 	_Atomic int errors;
 };
 
@@ -283,8 +284,10 @@ static void *mix_plain(void *p)
 			while ((r = V->timedwait(m->st.s[i], &dl)) == EINTR)
 				;
 		}
-		if (r == 0)
+		if (r == 0) {
 			took(m, i);
+			atomic_fetch_add(&m->plain_taken, 1);
+		}
 	}
 	return NULL;
 }
@@ -325,16 +328,13 @@ static void mix_run(int producers, int anys, int plains, int iters)
 		pthread_join(t[i], NULL);
 	for (int i = anys; i < anys + plains; i++)
 		pthread_join(t[i], NULL);
-	/* Producers and plain consumers are done: what is left is for the
-	 * wait-any consumers, plus one exit token each. */
-	int64_t total = 0;
-	for (int i = 0; i < MIX_SEMS; i++)
-		total += atomic_load(&m.taken[i]);
+	/* Producers and plain consumers are done, so both counts below are
+	 * final: every other token is for the wait-any consumers, plus one
+	 * exit token each. (Never computed from counters they still move.) */
 	int64_t posted = 0;
 	for (int i = 0; i < MIX_SEMS; i++)
 		posted += atomic_load(&m.posted[i]);
-	/* tickets count only wait-any takes; the real tokens left for them: */
-	atomic_store(&m.real_total, posted - (total - atomic_load(&m.tickets)));
+	atomic_store(&m.real_total, posted - atomic_load(&m.plain_taken));
 	for (int c = 0; c < anys; c++) {
 		int i = c % MIX_SEMS;
 		atomic_fetch_add(&m.posted[i], 1);
