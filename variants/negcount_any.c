@@ -26,14 +26,15 @@
  *   through each step: every step removes one claimant together with one
  *   unresolved claim or one grant.
  *
- * PASSING ON AN ABSORBED WAKE  A post wakes k sleepers on grants; one of
- *   them may be this waiter, which then leaves that semaphore. After
- *   leaving, if grants > 0, some claimant may be asleep with a grant it was
- *   not woken for: wake one. The load is acquire; it follows our return from
- *   the sleep that absorbed the wake, itself after the post's release add of
- *   the grant, so it cannot miss that grant unless another claimant took it
- *   (and then the sleepers that remain hold unresolved claims, which future
- *   posts wake for).
+ * PASSING ON ABSORBED WAKES  A post wakes k sleepers on grants; some may
+ *   have been counted against this waiter (waitany.h: possibly several on
+ *   one word with io_uring). After leaving, if grants = g > 0, up to g
+ *   claimants may be asleep with grants they were not woken for: wake g.
+ *   The load is acquire; it follows our return from the sleep that absorbed
+ *   the wakes, itself after the posts' release adds of the grants, so it
+ *   cannot miss such a grant unless another claimant took it (and then the
+ *   sleepers that remain hold unresolved claims, which future posts wake
+ *   for).
  *
  * DESTRUCTION  All of this happens while we are a claimant on the
  *   semaphore, so it is live (the caller may not destroy a semaphore with a
@@ -102,14 +103,20 @@ int fl_negcount_any_disarm(void *p)
 		struct timespec slice = fl_deadline_after_ns(SLICE_NS);
 		s->wa->wait(&s->grants, 0, &slice, s->shared);
 	}
-	fl_race_window(); /* left, wake not yet passed on */
-	if (atomic_load_explicit(&s->grants, memory_order_acquire) > 0)
-		s->wa->wake(&s->grants, 1, s->shared);
 	return took;
+}
+
+void fl_negcount_any_pass_on(void *p)
+{
+	struct fl_negcount *s = p;
+	fl_race_window(); /* left, wakes not yet passed on */
+	uint32_t g = atomic_load_explicit(&s->grants, memory_order_acquire);
+	if (g > 0)
+		s->wa->wake(&s->grants, g > INT32_MAX ? INT32_MAX : (int)g, s->shared);
 }
 
 const struct fl_any_ops fl_negcount_any = {
 	.unavailable = fl_waitv_unavailable, .waitv = fl_futex_waitv,
 	.arm = fl_negcount_any_arm, .poll = fl_negcount_any_poll,
-	.disarm = fl_negcount_any_disarm,
+	.disarm = fl_negcount_any_disarm, .pass_on = fl_negcount_any_pass_on,
 };

@@ -146,12 +146,13 @@ static int sp_words(void *p, _Atomic uint32_t **out, int max)
  * load, so the store-buffer argument above holds per semaphore: a post
  * either sees this waiter registered and wakes the word, or its token is
  * seen by the kernel's compare and the sleep does not happen. poll is
- * trywait plus deregistration. disarm deregisters, then passes on a wake it
- * may have absorbed: if tokens remain and waiters are registered, wake one.
- * Those reads are seq_cst against the registrations (pair 2's store) and
- * follow our return from the sleep that absorbed a wake, so a token whose
- * wake we absorbed is seen unless someone took it. split's disarm never
- * takes a token: a woken waiter owns nothing here. */
+ * trywait plus deregistration. disarm deregisters; pass_on then hands on
+ * wakes it may have absorbed (waitany.h): with c tokens left and w waiters
+ * registered, wake min(c, w). Those reads are seq_cst against the
+ * registrations (pair 2's store) and follow our return from the sleep that
+ * absorbed the wakes, so a token whose wake we absorbed is seen unless
+ * someone took it. split's disarm never takes a token: a woken waiter owns
+ * nothing here. */
 static int sp_any_arm(void *p, struct fl_waitv *slot)
 {
 	struct split *s = p;
@@ -174,16 +175,23 @@ static int sp_any_disarm(void *p)
 {
 	struct split *s = p;
 	atomic_fetch_sub_explicit(&s->waiters, 1, memory_order_seq_cst);
-	fl_race_window();
-	if (atomic_load_explicit(&s->count, memory_order_seq_cst) > 0 &&
-	    atomic_load_explicit(&s->waiters, memory_order_seq_cst) > 0)
-		fl_futex_wake(&s->count, 1, s->shared);
 	return 0;
+}
+
+static void sp_any_pass_on(void *p)
+{
+	struct split *s = p;
+	fl_race_window();
+	uint32_t c = atomic_load_explicit(&s->count, memory_order_seq_cst);
+	uint32_t w = c ? atomic_load_explicit(&s->waiters, memory_order_seq_cst) : 0;
+	if (c > 0 && w > 0)
+		fl_futex_wake(&s->count, (int)(c < w ? c : w), s->shared);
 }
 
 static const struct fl_any_ops split_any = {
 	.unavailable = fl_waitv_unavailable, .waitv = fl_futex_waitv,
 	.arm = sp_any_arm, .poll = sp_any_poll, .disarm = sp_any_disarm,
+	.pass_on = sp_any_pass_on,
 };
 
 FL_VARIANT(split, struct split,

@@ -30,7 +30,7 @@ static int ur_init(void *p, unsigned value, int pshared)
 static const struct fl_any_ops uring_any = {
 	.unavailable = fl_uring_waitv_unavailable, .waitv = fl_uring_waitv,
 	.arm = fl_negcount_any_arm, .poll = fl_negcount_any_poll,
-	.disarm = fl_negcount_any_disarm,
+	.disarm = fl_negcount_any_disarm, .pass_on = fl_negcount_any_pass_on,
 };
 
 FL_VARIANT(uring, struct fl_negcount,

@@ -20,13 +20,16 @@
  *   poll(s)       registered: take a token meant for waiters, if there is
  *                 one. 1 = taken, and the registration is gone with it.
  *   disarm(s)     registered: leave. Returns 1 if leaving forced it to take a
- *                 token (the caller owns it), 0 if not. Before returning it
- *                 passes on a wakeup it may have absorbed (see below).
+ *                 token (the caller owns it), 0 if not.
+ *   pass_on(s)    after leaving: if something on s is waiting for sleepers
+ *                 (split: tokens with waiters registered; negcount: grants),
+ *                 wake that many (see below).
  *   waitv         how to sleep on the armed words (futex_waitv's contract).
  * The generic loop (waitany.c): trywait each semaphore; arm all; then poll
  * all and sleep on all words until a poll takes a token, or the deadline or
  * a signal ends the sleep (one last poll pass then); then disarm every
- * registration still held.
+ * registration still held; then, if it slept at all, pass_on every
+ * semaphore of the set.
  *
  * WHY IT NEVER TAKES TWO TOKENS  The loop returns after the first arm or
  * poll that took a token, and every other semaphore it is registered on is
@@ -38,17 +41,25 @@
  * WHY IT LOSES NO WAKEUP  A post wakes waiters on the semaphore's word; the
  * kernel may pick the wait-any waiter W, which may then take its token from
  * another semaphore, so a wake meant for a token of s can be absorbed by a
- * thread that leaves s. W holds one queue entry per word per sleep, so it
- * absorbs at most one wake per semaphore. Between sleeps it polls every
- * word and takes from any that has something, so it never goes back to
- * sleep past an absorbed wake; the semaphore it takes from is paid by its
- * token; for every semaphore it leaves, disarm re-checks after leaving
- * whether something is waiting there for sleepers (split: count > 0 with
- * waiters registered; negcount: grants > 0) and then wakes one. That read
- * follows W's return from the sleep, which follows the absorbed wake, which
- * follows the post's publication, so it sees the token unless another
- * thread took it — and a thread that took it was owed nothing further.
- * An extra wake is harmless: every waiter loops on its own condition.
+ * thread that does not take it. How many: with the futex_waitv syscall a
+ * wake dequeues the entry it counts, so W absorbs at most one per word per
+ * sleep; but io_uring's FUTEX_WAITV, once one of its words fired, leaves
+ * its other entries queued until the request completes and futex_wake
+ * still counts each encounter as a waiter woken (io_uring/futex.c:
+ * io_futex_wakev_fn returns without dequeuing when the request is already
+ * claimed), so W may absorb any number of wakes on one word, even on the
+ * semaphore it then takes from. Hence the rule is state-based, not
+ * counted: between sleeps W polls every word and takes from any that has
+ * something, so it never goes back to sleep past an absorbed wake; and
+ * once it has left, pass_on re-reads every semaphore of the set and wakes
+ * as many sleepers as there are tokens waiting for sleepers there. Those
+ * reads follow W's return from the sleep (the CQE or the syscall return),
+ * which follows every wake it absorbed, which follows the post's
+ * publication; so each such token is seen unless another thread took it —
+ * and a thread that took it was owed nothing further. Extra wakes are
+ * harmless: every waiter loops on its own condition. A waiter that never
+ * slept absorbed nothing and skips pass_on (the uncontended path stays
+ * free of it).
  *
  * Each design's file argues its hooks (split.c, negcount_any.c). The words
  * must be futexes the design's wakes reach: futex(2), futex2 and io_uring
@@ -70,6 +81,7 @@ struct fl_any_ops {
 	int (*arm)(void *s, struct fl_waitv *slot);
 	int (*poll)(void *s);
 	int (*disarm)(void *s);
+	void (*pass_on)(void *s);
 };
 
 int fl_wait_any(const struct fl_variant *v, void *const sems[], int n,
@@ -83,5 +95,6 @@ extern const struct fl_any_ops fl_negcount_any;
 int fl_negcount_any_arm(void *s, struct fl_waitv *slot);
 int fl_negcount_any_poll(void *s);
 int fl_negcount_any_disarm(void *s);
+void fl_negcount_any_pass_on(void *s);
 
 #endif
