@@ -4,7 +4,6 @@
 #include "waitany.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -65,13 +64,11 @@ int fl_wait_any(const struct fl_variant *v, void *const sems[], int n,
 		}
 	/* Registered on sems[0..armed) minus `got` from here on. */
 	int start = 0;
-	bool slept = false;
 	while (got < 0) {
 		got = poll_all(ops, sems, n, start);
 		if (got >= 0 || why)
 			break; /* a token; or the last pass after the deadline/signal */
 		int r = ops->waitv(w, n, dl);
-		slept = true;
 		if (r >= 0)
 			start = r; /* look first where the wake came from */
 		else if (r == -ETIMEDOUT || r == -EINTR || r == -EINVAL)
@@ -88,7 +85,7 @@ int fl_wait_any(const struct fl_variant *v, void *const sems[], int n,
 				give_back(v, sems[i]);
 		}
 	}
-	if (slept)
+	if (armed > 0) /* registered somewhere: may have absorbed wakes */
 		for (int i = 0; i < n; i++)
 			ops->pass_on(sems[i]);
 	return got >= 0 ? got : -why;

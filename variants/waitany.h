@@ -28,7 +28,7 @@
  * The generic loop (waitany.c): trywait each semaphore; arm all; then poll
  * all and sleep on all words until a poll takes a token, or the deadline or
  * a signal ends the sleep (one last poll pass then); then disarm every
- * registration still held; then, if it slept at all, pass_on every
+ * registration still held; then, if it registered anywhere, pass_on every
  * semaphore of the set.
  *
  * WHY IT NEVER TAKES TWO TOKENS  The loop returns after the first arm or
@@ -57,9 +57,11 @@
  * which follows every wake it absorbed, which follows the post's
  * publication; so each such token is seen unless another thread took it —
  * and a thread that took it was owed nothing further. Extra wakes are
- * harmless: every waiter loops on its own condition. A waiter that never
- * slept absorbed nothing and skips pass_on (the uncontended path stays
- * free of it).
+ * harmless: every waiter loops on its own condition. Wakes are absorbed
+ * in disarm's own short sleeps too (negcount waits there for a grant in
+ * flight, and may then leave by removing a claim instead), so pass_on runs
+ * whenever the waiter registered at all; only the path where a token was
+ * there at once (the first trywait pass) skips it.
  *
  * Each design's file argues its hooks (split.c, negcount_any.c). The words
  * must be futexes the design's wakes reach: futex(2), futex2 and io_uring
