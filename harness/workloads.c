@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "waitany_workload.h"
 #include "workload.h"
 #include "workloads_more.h"
 
@@ -271,6 +272,8 @@ const struct fl_workload fl_workloads[] = {
 	  "timedwait call", 0, false, false, fl_run_timeouts },
 	{ "oversub", "pool with threads >> cores: holders are preempted holding a token",
 	  "acquire+release", 0, true, false, run_pool },
+	{ "waitany", "T/2 producers post to random semaphores of 4, the rest wait on all 4 (wait-any)",
+	  "token handed over", 0, false, false, fl_run_waitany },
 };
 const int fl_nworkloads = sizeof fl_workloads / sizeof fl_workloads[0];
 

@@ -27,6 +27,8 @@
  *           a token released into a timing-out waiter is taken or left,
  *           never lost or doubled) and no timeout returns before its
  *           deadline. op = one timedwait call (success or timeout). */
+#include "waitany.h"
+#include "waitany_workload.h"
 #include "workloads_more.h"
 
 #include <errno.h>
@@ -487,6 +489,10 @@ const char *fl_workload_unfit(const struct fl_workload *w, const struct fl_varia
 			      const struct fl_params *p)
 {
 	static __thread char why[160];
+	if (w->run == fl_run_waitany && p->threads < 2)
+		return "waitany needs >= 2 threads (a producer and a consumer)";
+	if (w->run == fl_run_waitany)
+		return fl_wait_any_unsupported(v); /* NULL when v supports it */
 	if (w->run == fl_run_prodcons && p->threads < 2)
 		return "prodcons needs >= 2 threads (a producer and a consumer)";
 	if (w->run == fl_run_barrier && p->threads > v->value_max) {

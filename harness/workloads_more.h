@@ -14,7 +14,8 @@ void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *p,
 
 /* NULL when (w, v, p) can run, else why not (for a skipped row): prodcons
  * needs a producer and a consumer, barrier posts T tokens at once (T at most
- * the variant's value_max), oversub needs more threads than online cores. */
+ * the variant's value_max), oversub needs more threads than online cores,
+ * waitany needs wait-any support (variants/waitany.h). */
 const char *fl_workload_unfit(const struct fl_workload *w, const struct fl_variant *v,
 			      const struct fl_params *p);
 

@@ -75,6 +75,7 @@
 #include "../lib/wake.h"
 #include "negcount.h"
 #include "variant.h"
+#include "waitany.h"
 
 #define NEG_MAX   FL_NEGCOUNT_MAX  /* guaranteed: init and post up to here */
 #define NEG_LIMIT (2 * NEG_MAX)    /* clamp: a post fails past this sum */
@@ -263,4 +264,4 @@ int fl_negcount_words(void *p, _Atomic uint32_t **out, int max)
 
 FL_VARIANT(negcount, struct fl_negcount,
 	.summary = "seed 000: one signed word, post = one fetch_add, exact-count wake, two-exit timeout",
-	.init = nc_init, FL_NEGCOUNT_OPS);
+	.init = nc_init, FL_NEGCOUNT_OPS, .any = &fl_negcount_any);

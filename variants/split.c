@@ -51,6 +51,7 @@
 #include "../lib/race.h"
 #include "../lib/wake.h"
 #include "variant.h"
+#include "waitany.h"
 
 #define SPLIT_MAX INT32_MAX /* SEM_VALUE_MAX */
 
@@ -151,9 +152,66 @@ static int sp_words(void *p, _Atomic uint32_t **out, int max)
 	return 1;
 }
 
+/* ---- wait-any (variants/waitany.h) ------------------------------------
+ *
+ * Registration is the `waiters` increment of timedwait, held for the whole
+ * wait-any (over-counting waiters only costs a wake that finds nobody), and
+ * the sleep word is `count` with 0 expected. arm's seq_cst increment is pair
+ * 2's store, futex_waitv's re-read of every count after queueing is pair 2's
+ * load, so the store-buffer argument above holds per semaphore: a post
+ * either sees this waiter registered and wakes the word, or its token is
+ * seen by the kernel's compare and the sleep does not happen. poll is
+ * trywait plus deregistration. disarm deregisters; pass_on then hands on
+ * wakes it may have absorbed (waitany.h): with c tokens left and w waiters
+ * registered, wake min(c, w). Those reads are seq_cst against the
+ * registrations (pair 2's store) and follow our return from the sleep that
+ * absorbed the wakes, so a token whose wake we absorbed is seen unless
+ * someone took it. split's disarm never takes a token: a woken waiter owns
+ * nothing here. */
+static int sp_any_arm(void *p, struct fl_waitv *slot)
+{
+	struct split *s = p;
+	atomic_fetch_add_explicit(&s->waiters, 1, memory_order_seq_cst); /* pair 2, store */
+	fl_race_window();
+	*slot = (struct fl_waitv){ .addr = &s->count, .expected = 0, .shared = s->shared };
+	return 0;
+}
+
+static int sp_any_poll(void *p)
+{
+	struct split *s = p;
+	if (sp_trywait(s) != 0)
+		return 0;
+	atomic_fetch_sub_explicit(&s->waiters, 1, memory_order_relaxed);
+	return 1;
+}
+
+static int sp_any_disarm(void *p)
+{
+	struct split *s = p;
+	atomic_fetch_sub_explicit(&s->waiters, 1, memory_order_seq_cst);
+	return 0;
+}
+
+static void sp_any_pass_on(void *p)
+{
+	struct split *s = p;
+	fl_race_window();
+	uint32_t c = atomic_load_explicit(&s->count, memory_order_seq_cst);
+	uint32_t w = c ? atomic_load_explicit(&s->waiters, memory_order_seq_cst) : 0;
+	if (c > 0 && w > 0)
+		fl_futex_wake(&s->count, (int)(c < w ? c : w), s->shared);
+}
+
+static const struct fl_any_ops split_any = {
+	.unavailable = fl_waitv_unavailable, .waitv = fl_futex_waitv,
+	.arm = sp_any_arm, .poll = sp_any_poll, .disarm = sp_any_disarm,
+	.pass_on = sp_any_pass_on,
+};
+
 FL_VARIANT(split, struct split,
 	.summary = "seed 002: count and waiters in two words, seq_cst pairs, wake only if waiters",
 	.value_max = SPLIT_MAX,
 	.init = sp_init, .destroy = sp_destroy, .post = sp_post, .wait = sp_wait,
 	.trywait = sp_trywait, .timedwait = sp_timedwait, .getvalue = sp_getvalue,
-	.words = sp_words);
+	.words = sp_words, .any = &split_any);

@@ -47,6 +47,8 @@
 #define FL_CAPPED 0x1 /* post clamps at value_max and returns 0 (a capacity, as in
 		       * seed 000's lock of one token) instead of EOVERFLOW */
 
+struct fl_any_ops; /* variants/waitany.h */
+
 struct fl_variant {
 	const char *name;
 	const char *summary;          /* one line: what is distinctive */
@@ -62,6 +64,8 @@ struct fl_variant {
 	int (*timedwait)(void *s, const struct timespec *abs_deadline);
 	int (*getvalue)(void *s);
 	int (*words)(void *s, _Atomic uint32_t **out, int max);
+	/* Optional (NULL: none): wait-any-of-N support, variants/waitany.h. */
+	const struct fl_any_ops *any;
 };
 
 /* Defines `const struct fl_variant fl_variant_<name>` for a state type T and

@@ -1,0 +1,178 @@
+/* tests/waitaddr_cases.h — the futex contract (lib/futex.h), checked on any
+ * wait-on-address backend: test_futex2.c and test_uring.c set WA and call
+ * run_waitaddr_cases(). The essentials of test_futex.c: EAGAIN without
+ * sleeping, past/zero/negative/invalid/huge deadlines, never early, exact
+ * wake counts, a wake with nobody waiting is not remembered, EINTR. */
+#ifndef FUTEXLAB_WAITADDR_CASES_H
+#define FUTEXLAB_WAITADDR_CASES_H
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "clock.h"
+#include "sleepers.h"
+#include "waitaddr.h"
+
+static const struct fl_waitaddr *WA;
+static _Atomic uint32_t wa_word;
+
+static void c_eagain(void *arg)
+{
+	(void)arg;
+	atomic_store(&wa_word, 7);
+	struct timespec dl = fl_deadline_after_ns(1000000000);
+	int64_t t0 = fl_now_ns();
+	CHECK(WA->wait(&wa_word, 6, &dl, false) == EAGAIN, "mismatch returns EAGAIN");
+	CHECK(WA->wait(&wa_word, 6, NULL, false) == EAGAIN, "without a deadline too");
+	CHECK(WA->wait(&wa_word, 6, NULL, true) == EAGAIN, "shared too");
+	CHECK(fl_now_ns() - t0 < 500000000, "EAGAIN without sleeping");
+}
+
+static void c_deadlines(void *arg)
+{
+	(void)arg;
+	atomic_store(&wa_word, 0);
+	struct timespec past = fl_deadline_after_ns(-1000000);
+	CHECK(WA->wait(&wa_word, 0, &past, false) == ETIMEDOUT, "past deadline");
+	struct timespec zero = { 0, 0 }, neg = { -5, 0 };
+	CHECK(WA->wait(&wa_word, 0, &zero, false) == ETIMEDOUT, "epoch deadline");
+	int r = WA->wait(&wa_word, 0, &neg, false);
+	CHECK(r == ETIMEDOUT, "negative deadline is past, not EINVAL: %d", r);
+	struct timespec bad = { 0, 1000000000 }, badneg = { 0, -1 };
+	CHECK(WA->wait(&wa_word, 0, &bad, false) == EINVAL, "tv_nsec 1e9");
+	CHECK(WA->wait(&wa_word, 0, &badneg, false) == EINVAL, "tv_nsec negative");
+	struct timespec dl = fl_deadline_after_ns(20000000);
+	int64_t t0 = fl_now_ns();
+	CHECK(WA->wait(&wa_word, 0, &dl, false) == ETIMEDOUT, "20 ms deadline");
+	CHECK(fl_now_ns() - t0 >= 20000000, "never early: %lld ns", (long long)(fl_now_ns() - t0));
+	dl = fl_deadline_after_ns(10000000);
+	CHECK(WA->wait(&wa_word, 0, &dl, true) == ETIMEDOUT, "shared, 10 ms deadline");
+}
+
+static void c_not_remembered(void *arg)
+{
+	(void)arg;
+	atomic_store(&wa_word, 0);
+	CHECK(WA->wake(&wa_word, 1, false) == 0, "wake with nobody waiting wakes 0");
+	CHECK(WA->wake(&wa_word, INT_MAX, false) == 0, "wake-all with nobody waiting wakes 0");
+	struct timespec dl = fl_deadline_after_ns(50000000);
+	int64_t t0 = fl_now_ns();
+	CHECK(WA->wait(&wa_word, 0, &dl, false) == ETIMEDOUT, "the later wait still blocks");
+	CHECK(fl_now_ns() - t0 >= 50000000, "and for the whole deadline");
+}
+
+#define WA_NW 4
+static _Atomic pid_t wa_tids[WA_NW];
+static _Atomic int wa_returned;
+static _Atomic uint32_t wa_gate;
+static int wa_one_r;
+
+static void *wa_sleeper_once(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	atomic_store(&wa_tids[i], gettid());
+	WA->wait(&wa_gate, 0, NULL, false);
+	atomic_fetch_add(&wa_returned, 1);
+	return NULL;
+}
+
+static void c_exact_count(void *arg)
+{
+	(void)arg;
+	pthread_t t[WA_NW];
+	atomic_store(&wa_gate, 0);
+	atomic_store(&wa_returned, 0);
+	for (int i = 0; i < WA_NW; i++) {
+		atomic_store(&wa_tids[i], 0);
+		pthread_create(&t[i], NULL, wa_sleeper_once, (void *)(intptr_t)i);
+	}
+	CHECK(wait_sleeping(wa_tids, WA_NW, 5000), "sleepers asleep");
+	int r = WA->wake(&wa_gate, 2, false);
+	CHECK(r == 2, "wake(2) wakes exactly 2: %d", r);
+	while (atomic_load(&wa_returned) < 2)
+		;
+	struct timespec ms = { 0, 50000000 };
+	nanosleep(&ms, NULL);
+	CHECK(atomic_load(&wa_returned) == 2, "only 2 returned: %d", atomic_load(&wa_returned));
+	atomic_store(&wa_gate, 1);
+	r = WA->wake(&wa_gate, INT_MAX, false);
+	CHECK(r == 2, "wake-all wakes the 2 left: %d", r);
+	for (int i = 0; i < WA_NW; i++)
+		pthread_join(t[i], NULL);
+}
+
+static void *wa_huge_waiter(void *a)
+{
+	(void)a;
+	struct timespec huge = { INT64_MAX, 999999999 };
+	atomic_store(&wa_tids[0], gettid());
+	wa_one_r = WA->wait(&wa_word, 0, &huge, false);
+	return NULL;
+}
+
+static void c_huge_deadline(void *arg)
+{
+	(void)arg;
+	atomic_store(&wa_word, 0);
+	pthread_t t;
+	wa_one_r = -1;
+	atomic_store(&wa_tids[0], 0);
+	pthread_create(&t, NULL, wa_huge_waiter, NULL);
+	CHECK(wait_sleeping(wa_tids, 1, 5000), "huge-deadline waiter sleeps");
+	struct timespec ms = { 0, 50000000 };
+	nanosleep(&ms, NULL);
+	CHECK(task_state(atomic_load(&wa_tids[0])) == 'S', "and is still asleep 50 ms later");
+	atomic_store(&wa_word, 1);
+	WA->wake(&wa_word, 1, false);
+	pthread_join(t, NULL);
+	CHECK(wa_one_r == 0 || wa_one_r == EAGAIN, "woken normally: %d", wa_one_r);
+}
+
+static void wa_on_usr1(int s)
+{
+	(void)s;
+}
+
+static void *wa_eintr_waiter(void *a)
+{
+	(void)a;
+	atomic_store(&wa_tids[0], gettid());
+	struct timespec dl = fl_deadline_after_ns(10LL * 1000000000);
+	wa_one_r = WA->wait(&wa_word, 0, &dl, false);
+	return NULL;
+}
+
+static void c_eintr(void *arg)
+{
+	(void)arg;
+	struct sigaction sa = { .sa_handler = wa_on_usr1 }; /* no SA_RESTART */
+	sigaction(SIGUSR1, &sa, NULL);
+	atomic_store(&wa_word, 0);
+	pthread_t t;
+	wa_one_r = -1;
+	atomic_store(&wa_tids[0], 0);
+	pthread_create(&t, NULL, wa_eintr_waiter, NULL);
+	CHECK(wait_sleeping(wa_tids, 1, 5000), "waiter asleep");
+	pthread_kill(t, SIGUSR1);
+	pthread_join(t, NULL);
+	CHECK(wa_one_r == EINTR, "a signal handler interrupts the wait: %d", wa_one_r);
+	/* The interrupted wait left nothing behind: the next one times out. */
+	struct timespec dl = fl_deadline_after_ns(10000000);
+	CHECK(WA->wait(&wa_word, 0, &dl, false) == ETIMEDOUT, "next wait after EINTR is clean");
+}
+
+static void run_waitaddr_cases(void)
+{
+	run_test("eagain", c_eagain, NULL, 10);
+	run_test("deadlines", c_deadlines, NULL, 10);
+	run_test("notify_not_remembered", c_not_remembered, NULL, 10);
+	run_test("wake_exact_count", c_exact_count, NULL, 20);
+	run_test("huge_deadline", c_huge_deadline, NULL, 20);
+	run_test("eintr", c_eintr, NULL, 20);
+}
+
+#endif
