@@ -17,7 +17,15 @@
  *   eintr                 a signal handler (no SA_RESTART) interrupting a
  *                         wait: EINTR takes no token and leaves no claim
  *                         behind; the next post is a token anyone can take,
- *                         and a new waiter sleeps and is released normally. */
+ *                         and a new waiter sleeps and is released normally.
+ *   post_n_sleepers       post(n) into n sleepers releases all n, promptly
+ *                         (a wake that wakes one when several are owed
+ *                         leaves owners of a token asleep).
+ *   handoff               two threads hand a token back and forth through
+ *                         two semaphores with untimed waits, many times: a
+ *                         post that races a waiter going to sleep must never
+ *                         lose the wakeup (a lost one deadlocks both threads;
+ *                         the monitor fails the test with a dump). */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -33,6 +41,25 @@
 
 static const struct fl_variant *V;
 static void *dump_sem;
+static void dump(void);
+
+/* Fail fast: most failures here leave a thread asleep forever, so the first
+ * one ends the run (with the state) instead of waiting for the watchdog. */
+#undef CHECK
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "  FAIL %s:%d [%s] %s: ", __FILE__,     \
+				__LINE__, current_test, #cond);                 \
+			fprintf(stderr, __VA_ARGS__);                           \
+			fputc('\n', stderr);                                    \
+			checks_failed++;                                        \
+			dump();                                                 \
+			printf("FAIL %s\n", current_test);                      \
+			fflush(stdout);                                         \
+			_exit(1);                                               \
+		}                                                              \
+	} while (0)
 
 static void *mk(unsigned value)
 {
@@ -336,6 +363,115 @@ static void t_eintr(void *arg)
 	rm(s);
 }
 
+static void t_post_n_sleepers(void *arg)
+{
+	(void)arg;
+	enum { N = 4 };
+	if (V->value_max < N || (V->flags & FL_CAPPED)) {
+		printf("     (post_n_sleepers: value_max %d, not applicable)\n", V->value_max);
+		return;
+	}
+	for (int round = 0; round < 5; round++) {
+		void *s = mk(0);
+		struct w a[N];
+		_Atomic pid_t tid[N];
+		for (int i = 0; i < N; i++) {
+			start(&a[i], s, NULL);
+			while (!atomic_load(&a[i].tid))
+				ms(1);
+			atomic_store(&tid[i], atomic_load(&a[i].tid));
+		}
+		CHECK(wait_sleeping(tid, N, 5000), "all asleep");
+		CHECK(V->post(s, N) == 0, "post(%d)", N);
+		int passed = 0;
+		for (int t = 0; t < 3000 && passed < N; t++) {
+			ms(1);
+			passed = 0;
+			for (int i = 0; i < N; i++)
+				passed += atomic_load(&a[i].done);
+		}
+		CHECK(passed == N, "post(%d) into %d sleepers released %d", N, N, passed);
+		if (passed != N) {
+			dump();
+			_exit(1); /* the rest sleep forever */
+		}
+		for (int i = 0; i < N; i++)
+			pthread_join(a[i].t, NULL);
+		CHECK(V->getvalue(s) == 0, "value 0: %d", V->getvalue(s));
+		rm(s);
+	}
+}
+
+struct pp {
+	void *a, *b;
+	int rounds;
+	_Atomic int64_t done;
+};
+
+static int wait_ok(void *s)
+{
+	int r;
+	while ((r = V->wait(s)) == EINTR)
+		;
+	return r;
+}
+
+static void *ponger(void *p)
+{
+	struct pp *x = p;
+	for (int i = 0; i < x->rounds; i++) {
+		if (wait_ok(x->a) != 0 || V->post(x->b, 1) != 0)
+			break;
+	}
+	return NULL;
+}
+
+static void *pinger(void *p)
+{
+	struct pp *x = p;
+	for (int i = 0; i < x->rounds; i++) {
+		if (V->post(x->a, 1) != 0 || wait_ok(x->b) != 0)
+			break;
+		atomic_fetch_add(&x->done, 1);
+	}
+	return NULL;
+}
+
+static void t_handoff(void *arg)
+{
+	int scale = *(int *)arg;
+	struct pp x = { .a = mk(0), .b = NULL, .rounds = 20000 / scale };
+	x.b = mk(0);
+	dump_sem = x.a;
+	pthread_t t[2];
+	pthread_create(&t[0], NULL, ponger, &x);
+	pthread_create(&t[1], NULL, pinger, &x);
+	int64_t last = -1, last_t = fl_now_ns();
+	while (atomic_load(&x.done) < x.rounds) {
+		ms(5);
+		int64_t d = atomic_load(&x.done);
+		if (d != last) {
+			last = d, last_t = fl_now_ns();
+		} else if (fl_now_ns() - last_t > 3000000000LL) {
+			CHECK(0, "no round trip for 3 s after %lld of %d: a posted token is not "
+			      "reaching a sleeping waiter (lost wakeup)", (long long)d, x.rounds);
+			fprintf(stderr, "  ping semaphore:");
+			dump();
+			dump_sem = x.b;
+			fprintf(stderr, "  pong semaphore:");
+			dump();
+			printf("FAIL handoff\n");
+			fflush(stdout);
+			_exit(1);
+		}
+	}
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	CHECK(V->getvalue(x.a) == 0 && V->getvalue(x.b) == 0, "values 0");
+	rm(x.b);
+	rm(x.a);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -358,5 +494,10 @@ int main(int argc, char **argv)
 	run_test("notify_not_remembered", t_notify_not_remembered, NULL, 10);
 	run_test("spurious_wakes", t_spurious_wakes, NULL, 10);
 	run_test("eintr", t_eintr, NULL, 30);
+	int scale = getenv("FL_TEST_SCALE") ? atoi(getenv("FL_TEST_SCALE")) : 1;
+	if (scale < 1)
+		scale = 1;
+	run_test("post_n_sleepers", t_post_n_sleepers, NULL, 60);
+	run_test("handoff", t_handoff, &scale, 120);
 	return tests_done(V->name);
 }
