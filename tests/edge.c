@@ -93,7 +93,7 @@ static void dump(void)
 	fputc('\n', stderr);
 }
 
-static void ms(int n)
+static void sleep_ms(int n)
 {
 	struct timespec t = { n / 1000, (long)(n % 1000) * 1000000 };
 	nanosleep(&t, NULL);
@@ -149,7 +149,7 @@ static void start(struct w *a, void *s, const struct timespec *dl)
 static bool until_done(struct w *a, int timeout_ms)
 {
 	for (int i = 0; i < timeout_ms && !atomic_load(&a->done); i++)
-		ms(1);
+		sleep_ms(1);
 	return atomic_load(&a->done);
 }
 
@@ -178,12 +178,12 @@ static void t_huge_deadlines(void *arg)
 		start(&a, s, &dls[i]);
 		_Atomic pid_t tid[1];
 		while (!atomic_load(&a.tid))
-			ms(1);
+			sleep_ms(1);
 		atomic_store(&tid[0], atomic_load(&a.tid));
 		CHECK(wait_sleeping(tid, 1, 2000) || atomic_load(&a.done),
 		      "deadline {%lld, %ld}: waiter never slept", (long long)dls[i].tv_sec,
 		      dls[i].tv_nsec);
-		ms(20);
+		sleep_ms(20);
 		CHECK(!atomic_load(&a.done), "deadline {%lld, %ld}: returned %d before any post",
 		      (long long)dls[i].tv_sec, dls[i].tv_nsec, atomic_load(&a.result));
 		if (!atomic_load(&a.done)) {
@@ -250,12 +250,12 @@ static void t_spurious_wakes(void *arg)
 	start(&a, s, &dl);
 	_Atomic pid_t tid[1];
 	while (!atomic_load(&a.tid))
-		ms(1);
+		sleep_ms(1);
 	atomic_store(&tid[0], atomic_load(&a.tid));
 	wait_sleeping(tid, 1, 2000);
 	for (int i = 0; i < 40 && !atomic_load(&a.done); i++) {
 		inject(s);
-		ms(2);
+		sleep_ms(2);
 	}
 	CHECK(until_done(&a, 5000), "timed sleeper returned");
 	pthread_join(a.t, NULL);
@@ -266,12 +266,12 @@ static void t_spurious_wakes(void *arg)
 	/* An untimed sleeper: still asleep after the storm, released by a post. */
 	start(&a, s, NULL);
 	while (!atomic_load(&a.tid))
-		ms(1);
+		sleep_ms(1);
 	atomic_store(&tid[0], atomic_load(&a.tid));
 	wait_sleeping(tid, 1, 2000);
 	for (int i = 0; i < 40; i++) {
 		inject(s);
-		ms(1);
+		sleep_ms(1);
 	}
 	CHECK(!atomic_load(&a.done), "untimed sleeper returned %d with no token",
 	      atomic_load(&a.result));
@@ -304,7 +304,7 @@ static void t_eintr(void *arg)
 			a.stop_on_eintr = true;
 			_Atomic pid_t tid[1];
 			while (!atomic_load(&a.tid))
-				ms(1);
+				sleep_ms(1);
 			atomic_store(&tid[0], atomic_load(&a.tid));
 			CHECK(wait_sleeping(tid, 1, 2000), "waiter asleep");
 			pthread_kill(a.t, SIGUSR1);
@@ -324,7 +324,7 @@ static void t_eintr(void *arg)
 				/* consistent: a new waiter sleeps and a post releases it */
 				start(&a, s, NULL);
 				while (!atomic_load(&a.tid))
-					ms(1);
+					sleep_ms(1);
 				atomic_store(&tid[0], atomic_load(&a.tid));
 				CHECK(wait_sleeping(tid, 1, 2000), "new waiter asleep");
 				CHECK(!atomic_load(&a.done), "new waiter passed with no token");
@@ -378,14 +378,14 @@ static void t_post_n_sleepers(void *arg)
 		for (int i = 0; i < N; i++) {
 			start(&a[i], s, NULL);
 			while (!atomic_load(&a[i].tid))
-				ms(1);
+				sleep_ms(1);
 			atomic_store(&tid[i], atomic_load(&a[i].tid));
 		}
 		CHECK(wait_sleeping(tid, N, 5000), "all asleep");
 		CHECK(V->post(s, N) == 0, "post(%d)", N);
 		int passed = 0;
 		for (int t = 0; t < 3000 && passed < N; t++) {
-			ms(1);
+			sleep_ms(1);
 			passed = 0;
 			for (int i = 0; i < N; i++)
 				passed += atomic_load(&a[i].done);
@@ -448,7 +448,7 @@ static void t_handoff(void *arg)
 	pthread_create(&t[1], NULL, pinger, &x);
 	int64_t last = -1, last_t = fl_now_ns();
 	while (atomic_load(&x.done) < x.rounds) {
-		ms(5);
+		sleep_ms(5);
 		int64_t d = atomic_load(&x.done);
 		if (d != last) {
 			last = d, last_t = fl_now_ns();
