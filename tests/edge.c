@@ -137,13 +137,19 @@ static void *waiter(void *p)
 	return NULL;
 }
 
-static void start(struct w *a, void *s, const struct timespec *dl)
+static void start_ex(struct w *a, void *s, const struct timespec *dl, bool stop_on_eintr)
 {
 	memset(a, 0, sizeof *a);
 	a->s = s;
+	a->stop_on_eintr = stop_on_eintr;
 	if (dl)
 		a->dl = *dl, a->timed = true;
 	pthread_create(&a->t, NULL, waiter, a);
+}
+
+static void start(struct w *a, void *s, const struct timespec *dl)
+{
+	start_ex(a, s, dl, false);
 }
 
 static bool until_done(struct w *a, int timeout_ms)
@@ -300,8 +306,7 @@ static void t_eintr(void *arg)
 			void *s = mk(0);
 			struct timespec dl = fl_deadline_after_ns(30LL * 1000000000);
 			struct w a;
-			start(&a, s, timed ? &dl : NULL);
-			a.stop_on_eintr = true;
+			start_ex(&a, s, timed ? &dl : NULL, true);
 			_Atomic pid_t tid[1];
 			while (!atomic_load(&a.tid))
 				sleep_ms(1);

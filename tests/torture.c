@@ -115,7 +115,7 @@ static void *worker(void *p)
 {
 	struct cycle *c = C;
 	int w = (int)(intptr_t)p;
-	uint64_t x;
+	uint64_t x = 0;
 	seed(&x, &x);
 	while (!atomic_load(&c->stop)) {
 		uint64_t r0 = rnd(&x);
@@ -190,7 +190,7 @@ static void *feeder(void *p)
 {
 	(void)p;
 	struct cycle *c = C;
-	uint64_t x;
+	uint64_t x = 0;
 	seed(&x, &x);
 	while (atomic_load(&c->faults)) {
 		if (V->getvalue(c->s) < 4) {
@@ -210,7 +210,7 @@ static void *signaller(void *p)
 {
 	(void)p;
 	struct cycle *c = C;
-	uint64_t x;
+	uint64_t x = 0;
 	seed(&x, &x);
 	while (atomic_load(&c->faults)) {
 		int w = (int)(rnd(&x) % (uint64_t)c->nworkers);
@@ -227,7 +227,7 @@ static void *injector(void *p)
 {
 	(void)p;
 	struct cycle *c = C;
-	uint64_t x;
+	uint64_t x = 0;
 	seed(&x, &x);
 	_Atomic uint32_t *w[8];
 	int nw = V->words ? V->words(c->s, w, 8) : 0;
