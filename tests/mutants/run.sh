@@ -5,33 +5,44 @@
 # order, stopping at the first that fails: that suite kills the mutant. A
 # suite that hangs past its bound also kills it (it would hang CI). Names
 # starting with ctl_ are controls, unmutated copies: they must pass every
-# suite, or the kills prove nothing. Prints "mutants: K killed of N" and
-# exits 1 if a mutant survives or a control fails.
+# suite, or the kills prove nothing. Two names run at a time (most kills
+# are a liveness bound expiring: waiting, not computing). Prints
+# "mutants: K killed of N" and exits 1 if a mutant survives or a control
+# fails.
 set -u
-edge=$1 torture=$2 conformance=$3; shift 3
-bound=${MUTANT_BOUND:-60}   # seconds per suite run
-killed=0 total=0 bad=0
-for name in "$@"; do
+export edge=$1 torture=$2 conformance=$3; shift 3
+export bound=${MUTANT_BOUND:-60}   # seconds per suite run
+out=$(mktemp -d)
+export out
+
+one() { # NAME -> $out/NAME: "kind|seconds|by"
+  local name=$1 start by="" rc why log
   start=$(date +%s.%N)
-  by=""
   for suite in edge torture conformance; do
-    exe=${!suite}
     log=$(mktemp)
-    timeout -s KILL "$bound" "$exe" "$name" >"$log" 2>&1
+    timeout -s KILL "$bound" "${!suite}" "$name" >"$log" 2>&1
     rc=$?
     if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
       if [ $rc -eq 137 ]; then why="hung past ${bound}s"; else why="exit $rc"; fi
       by="$suite ($why): $(grep -m1 -E 'FAIL' "$log" | sed 's/^ *//' | cut -c1-150)"
-      [ "${name#ctl_}" != "$name" ] && { echo "--- $name: $suite output"; tail -20 "$log"; }
+      [ "${name#ctl_}" != "$name" ] && tail -20 "$log" >"$out/$name.log"
       rm -f "$log"
       break
     fi
     rm -f "$log"
   done
-  secs=$(echo "$(date +%s.%N) - $start" | bc)
+  echo "$(echo "$(date +%s.%N) - $start" | bc)|$by" >"$out/$name"
+}
+export -f one
+printf '%s\n' "$@" | xargs -P "${MUTANT_JOBS:-2}" -I{} bash -c 'one "$1"' _ {}
+
+killed=0 total=0 bad=0
+for name in "$@"; do
+  IFS='|' read -r secs by <"$out/$name"
   if [ "${name#ctl_}" != "$name" ]; then
     if [ -n "$by" ]; then
       echo "CONTROL FAILED  $name  by $by"
+      cat "$out/$name.log" 2>/dev/null
       bad=$((bad + 1))
     else
       printf 'control ok      %-22s passes every suite (%.1f s)\n' "$name" "$secs"
@@ -46,5 +57,6 @@ for name in "$@"; do
     printf 'SURVIVED        %-22s %.1f s  (a test is missing)\n' "$name" "$secs"
   fi
 done
+rm -rf "$out"
 echo "mutants: $killed killed of $total"
 [ "$killed" -eq "$total" ] && [ "$bad" -eq 0 ]
