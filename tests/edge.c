@@ -342,6 +342,8 @@ static void t_eintr(void *arg)
 			      atomic_load(&a.result));
 			CHECK(V->getvalue(s) == 0, "value 0 at the end: %d", V->getvalue(s));
 			rm(s);
+			if (!returned)
+				break; /* this design sleeps through signals: once is enough */
 		}
 	}
 	/* A storm: many signals into one waiter that re-waits on EINTR; it
@@ -363,7 +365,7 @@ static void t_eintr(void *arg)
 	CHECK(atomic_load(&a.result) == 0, "storm: took a token: %d", atomic_load(&a.result));
 	CHECK(V->getvalue(s) == (int)n - 1, "storm: took exactly one of %u: value %d", n,
 	      V->getvalue(s));
-	printf("     (eintr: %d of 40 interrupted waits returned EINTR; storm: %d EINTRs)\n", seen,
+	printf("     (eintr: %d interrupted waits returned EINTR; storm: %d EINTRs)\n", seen,
 	       atomic_load(&a.eintrs));
 	rm(s);
 }

@@ -16,8 +16,8 @@ out=$(mktemp -d)
 export out
 
 one() { # NAME -> $out/NAME: "kind|seconds|by"
-  local name=$1 start by="" rc why log
-  start=$(date +%s.%N)
+  local name=$1 start by="" rc why log ms
+  start=$(date +%s%N)
   for suite in edge torture conformance; do
     log=$(mktemp)
     timeout -s KILL "$bound" "${!suite}" "$name" >"$log" 2>&1
@@ -31,7 +31,8 @@ one() { # NAME -> $out/NAME: "kind|seconds|by"
     fi
     rm -f "$log"
   done
-  echo "$(echo "$(date +%s.%N) - $start" | bc)|$by" >"$out/$name"
+  ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  echo "$((ms / 1000)).$((ms % 1000 / 100))|$by" >"$out/$name"
 }
 export -f one
 printf '%s\n' "$@" | xargs -P "${MUTANT_JOBS:-2}" -I{} bash -c 'one "$1"' _ {}
@@ -45,16 +46,16 @@ for name in "$@"; do
       cat "$out/$name.log" 2>/dev/null
       bad=$((bad + 1))
     else
-      printf 'control ok      %-22s passes every suite (%.1f s)\n' "$name" "$secs"
+      printf 'control ok      %-22s passes every suite (%s s)\n' "$name" "$secs"
     fi
     continue
   fi
   total=$((total + 1))
   if [ -n "$by" ]; then
     killed=$((killed + 1))
-    printf 'killed          %-22s %.1f s  by %s\n' "$name" "$secs" "$by"
+    printf 'killed          %-22s %s s  by %s\n' "$name" "$secs" "$by"
   else
-    printf 'SURVIVED        %-22s %.1f s  (a test is missing)\n' "$name" "$secs"
+    printf 'SURVIVED        %-22s %s s  (a test is missing)\n' "$name" "$secs"
   fi
 done
 rm -rf "$out"
