@@ -93,8 +93,12 @@ static void *sym(const char *name)
 	return p;
 }
 
-__attribute__((constructor)) static void shim_start(void)
+static void set_prepare(void);
+static void set_after(void);
+
+static void shim_setup(void)
 {
+	pthread_atfork(set_prepare, set_after, set_after);
 	real_init = sym("sem_init");
 	real_destroy = sym("sem_destroy");
 	real_wait = sym("sem_wait");
@@ -134,6 +138,20 @@ __attribute__((constructor)) static void shim_start(void)
 	say("unnamed semaphores use variant %s", v->name);
 }
 
+/* Set up once, at load or at the first call, whichever comes first: another
+ * library's constructor may call sem_init before this one's has run. */
+static pthread_once_t started = PTHREAD_ONCE_INIT;
+
+static inline void start(void)
+{
+	pthread_once(&started, shim_setup);
+}
+
+__attribute__((constructor)) static void shim_start(void)
+{
+	start();
+}
+
 __attribute__((destructor)) static void shim_end(void)
 {
 	if (V)
@@ -152,6 +170,18 @@ __attribute__((destructor)) static void shim_end(void)
 static struct { sem_t *p; int refs; } set[SET_CAP];
 static _Atomic int set_n;
 static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* fork while another thread holds the lock: the child would inherit it
+ * held; take it around fork instead. */
+static void set_prepare(void)
+{
+	pthread_mutex_lock(&set_lock);
+}
+
+static void set_after(void)
+{
+	pthread_mutex_unlock(&set_lock);
+}
 
 static size_t slot_of(const sem_t *p)
 {
@@ -236,6 +266,7 @@ static int fail(int e)
 
 EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
 {
+	start();
 	if (!V)
 		return real_init(s, pshared, value);
 	if (value > SEM_VALUE_MAX)
@@ -265,6 +296,7 @@ EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
 
 EXPORT int sem_destroy(sem_t *s)
 {
+	start();
 	if (!ours(s)) {
 		int r = real_destroy(s);
 		if (V)
@@ -277,6 +309,7 @@ EXPORT int sem_destroy(sem_t *s)
 
 EXPORT int sem_post(sem_t *s)
 {
+	start();
 	if (!ours(s))
 		return real_post(s);
 	int r = V->post(s, 1);
@@ -285,6 +318,7 @@ EXPORT int sem_post(sem_t *s)
 
 EXPORT int sem_wait(sem_t *s)
 {
+	start();
 	if (!ours(s))
 		return real_wait(s);
 	int r = V->wait(s);
@@ -293,6 +327,7 @@ EXPORT int sem_wait(sem_t *s)
 
 EXPORT int sem_trywait(sem_t *s)
 {
+	start();
 	if (!ours(s))
 		return real_trywait(s);
 	int r = V->trywait(s);
@@ -324,6 +359,7 @@ static int wait_on_clock(sem_t *s, clockid_t clock, const struct timespec *abs)
 
 EXPORT int sem_timedwait(sem_t *s, const struct timespec *abs)
 {
+	start();
 	if (!ours(s))
 		return real_timedwait(s, abs);
 	return wait_on_clock(s, CLOCK_REALTIME, abs);
@@ -331,6 +367,7 @@ EXPORT int sem_timedwait(sem_t *s, const struct timespec *abs)
 
 EXPORT int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *abs)
 {
+	start();
 	if (!ours(s))
 		return real_clockwait(s, clock, abs);
 	if (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME)
@@ -340,6 +377,7 @@ EXPORT int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *abs)
 
 EXPORT int sem_getvalue(sem_t *restrict s, int *restrict value)
 {
+	start();
 	if (!ours(s))
 		return real_getvalue(s, value);
 	*value = V->getvalue(s);
@@ -348,6 +386,7 @@ EXPORT int sem_getvalue(sem_t *restrict s, int *restrict value)
 
 EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 {
+	start();
 	sem_t *r;
 	if (oflag & O_CREAT) {
 		va_list ap;
@@ -373,6 +412,7 @@ EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 
 EXPORT int sem_close(sem_t *s)
 {
+	start();
 	if (V)
 		set_del(s, false);
 	return real_close(s);
