@@ -24,6 +24,10 @@
  *   MUT_NO_CLAMP    no overflow check: post past the maximum wraps into
  *                   phantom claims.
  *
+ * PRIVATE_ONLY (a control) refuses process-shared semaphores (ENOTSUP), as a
+ * design whose waiters live outside the sem_t must: the shim test checks
+ * that the LD_PRELOAD shim hands those to glibc.
+ *
  * CAPPED (not a mutation: a control) builds seed 000's capped semaphore
  * (FL_CAPPED), with capacity 2: post clamps the count at the capacity with a
  * CAS loop, so the suites are known to handle capped designs too. */
@@ -56,6 +60,10 @@ static int mn_init(void *p, unsigned value, int pshared)
 	struct mneg *s = p;
 	if (value > NEG_MAX)
 		return EINVAL;
+#ifdef PRIVATE_ONLY
+	if (pshared)
+		return ENOTSUP;
+#endif
 	atomic_init(&s->count, (int32_t)value);
 	atomic_init(&s->grants, 0);
 	s->shared = pshared != 0;
