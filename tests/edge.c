@@ -459,9 +459,10 @@ static void t_handoff(void *arg)
 		int64_t d = atomic_load(&x.done);
 		if (d != last) {
 			last = d, last_t = fl_now_ns();
-		} else if (fl_now_ns() - last_t > 3000000000LL) {
-			CHECK(0, "no round trip for 3 s after %lld of %d: a posted token is not "
-			      "reaching a sleeping waiter (lost wakeup)", (long long)d, x.rounds);
+		} else if (fl_now_ns() - last_t > 3000000000LL * scale) {
+			CHECK(0, "no round trip for %d s after %lld of %d: a posted token is not "
+			      "reaching a sleeping waiter (lost wakeup)", 3 * scale, (long long)d,
+			      x.rounds);
 			fprintf(stderr, "  ping semaphore:");
 			dump();
 			dump_sem = x.b;
