@@ -25,7 +25,9 @@
  *   cannot tell (the variant's state leaves no room for a tag in the sem_t):
  *   a documented limit.
  *   FUTEXLAB_VARIANT=posix passes everything through (that variant is
- *   glibc's sem_t; calling it from here would call back into the shim).
+ *   glibc's sem_t; calling it from here would call back into the shim), and
+ *   so does a capped variant (FL_CAPPED: its post absorbs releases past the
+ *   capacity, which sem_post may not), saying so on stderr.
  *
  * POSIX error semantics: -1 with errno: EINVAL (bad tv_nsec when the
  * semaphore is empty, an unsupported clock, value > SEM_VALUE_MAX),
@@ -128,6 +130,14 @@ static void shim_setup(void)
 	if (v->size > sizeof(sem_t) || v->align > alignof(sem_t)) {
 		fprintf(stderr, "futexlab-preload: variant %s does not fit a sem_t; semaphores "
 			"stay glibc's\n", name);
+		return;
+	}
+	if (v->flags & FL_CAPPED) {
+		/* A capacity, not a count: its post absorbs an over-release and
+		 * returns 0, where POSIX's sem_post must count it (or fail with
+		 * EOVERFLOW). A program's semaphores cannot run on it. */
+		fprintf(stderr, "futexlab-preload: variant %s is capped (post absorbs releases past "
+			"%d): not a POSIX semaphore; semaphores stay glibc's\n", name, v->value_max);
 		return;
 	}
 	if (strcmp(v->name, "posix") == 0) {
