@@ -56,6 +56,8 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 		     "# command: %s\n%s\n",
 		     FL_REVISION, date, kernel, cpu, cores, cmd, header) < 0)
 		return ENOMEM;
+	if (!path)
+		return 0; /* in memory only (sweep without --csv) */
 	c->path = strdup(path);
 	return c->path ? fl_csv_add(c, NULL) : ENOMEM;
 }
@@ -75,6 +77,8 @@ int fl_csv_add(struct fl_csv *c, const char *row)
 			return ENOMEM;
 		c->n++;
 	}
+	if (!c->path)
+		return 0;
 	char tmp[4096];
 	snprintf(tmp, sizeof tmp, "%s.tmp.%d", c->path, (int)getpid());
 	FILE *f = fopen(tmp, "w");

@@ -14,7 +14,8 @@ struct fl_csv {
 	int n, cap;
 };
 
-/* Metadata is built from the machine and argv. Returns 0 or an errno. */
+/* Metadata is built from the machine and argv. Returns 0 or an errno.
+ * path NULL keeps the rows in memory only (c->meta, c->lines). */
 int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 		int argc, char **argv);
 /* Appends one row (no newline) and rewrites the file. */

@@ -12,6 +12,9 @@ static const char usage[] =
 "usage: futexlab COMMAND [options]   (futexlab COMMAND --help for each)\n"
 "  list      every variant (available or skipped, with the reason) and workload\n"
 "  run       run variants x workloads, print a table, optionally write CSV\n"
+"  sweep     the cartesian product of variants, workloads, threads, tokens, wake\n"
+"            modes (or --preset quick|full), with statistics and a ratio table\n"
+"  compare   ratio table of one CSV against a baseline, or before/after of two\n"
 "  version   print the revision\n";
 
 int fl_cmd_list(int argc, char **argv)
@@ -42,7 +45,7 @@ int fl_cmd_list(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		fl_usage_error("no command given (list, run, version; see futexlab --help)");
+		fl_usage_error("no command given (list, run, sweep, compare, version; see futexlab --help)");
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		fputs(usage, stdout);
@@ -56,5 +59,9 @@ int main(int argc, char **argv)
 		return fl_cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run"))
 		return fl_cmd_run(argc - 1, argv + 1);
-	fl_usage_error("unknown command '%s' (list, run, version)", cmd);
+	if (!strcmp(cmd, "sweep"))
+		return fl_cmd_sweep(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return fl_cmd_compare(argc - 1, argv + 1);
+	fl_usage_error("unknown command '%s' (list, run, sweep, compare, version)", cmd);
 }

@@ -10,10 +10,14 @@
 
 #include "cli.h"
 #include "csv.h"
+#include "hashmode.h"
+#include "probes_glue.h"
+#include "perf.h"
 #include "run.h"
 #include "stats.h"
 #include "wake.h"
 #include "workload.h"
+#include "workloads_more.h"
 
 volatile sig_atomic_t fl_interrupted;
 
@@ -35,9 +39,18 @@ static const char run_usage[] =
 "  --ops N            operations per rep instead of a duration\n"
 "  --reps R           repetitions per point, 1..1000 (default 5)\n"
 "  --wake MODE        exact|one|all: how a release wakes (default exact)\n"
+"  --hash LIST        auto|global|private:N futex hash, comma list: each mode\n"
+"                     in a process of its own (default auto; kernel 6.16+)\n"
+"  --spin N           spin up to N times before parking, 0..1000000 (default 0)\n"
 "  --csv FILE         write one row per rep to FILE (atomically)\n"
 "  --no-floors        omit the floor-atomic and floor-futex reference rows\n"
-"  --quiet            no progress on stderr\n";
+"  --quiet            no progress on stderr\n"
+"  --probes           count futex calls in the kernel per rep (eBPF; default when\n"
+"                     root and BPF works), as extra CSV columns\n"
+"  --no-probes        do not load the eBPF collector\n"
+"  --bpftrace SCRIPT  run a bpftrace script (probes/*.bt) on this process during\n"
+"                     the whole run; its output goes beside the CSV\n"
+"  --perf             perf counters per rep as CSV columns (empty: unsupported)\n";
 
 #define MAXLIST 64
 
@@ -52,7 +65,8 @@ struct point {
 
 static const char csv_header[] =
 	"variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,"
-	"ns_per_op,ops_per_s,status,note";
+	"ns_per_op,ops_per_s,status,note,hash,spin"
+	",task_clock_ns,context_switches,cpu_migrations,cycles,instructions"; /* perf.h */
 
 static void csv_quote(char *out, size_t n, const char *s)
 {
@@ -73,20 +87,24 @@ static void emit(struct fl_csv *csv, const struct point *pt, const struct fl_par
 {
 	if (!csv)
 		return;
-	char row[1024], q[400];
+	char row[1024], q[400], perf[200];
 	int threads = pt->w->fixed_threads ? pt->w->fixed_threads : p->threads;
 	csv_quote(q, sizeof q, note);
 	double nsop = r && r->ops ? (double)r->elapsed_ns / (double)r->ops : 0;
 	double ops_s = r && r->elapsed_ns ? (double)r->ops * 1e9 / (double)r->elapsed_ns : 0;
-	char nums[200] = ",,,,";
+	char nums[200] = ",,,"; /* four empty fields: ops, elapsed_ns, ns_per_op, ops_per_s */
 	if (r && !strcmp(status, "ok"))
 		snprintf(nums, sizeof nums, "%lld,%lld,%.3f,%.1f", (long long)r->ops,
 			 (long long)r->elapsed_ns, nsop, ops_s);
-	snprintf(row, sizeof row, "%s,%s,%d,%d,%lld,%lld,%s,%d,%s,%s,%s",
+	snprintf(row, sizeof row, "%s,%s,%d,%d,%lld,%lld,%s,%d,%s,%s,%s,%s,%d",
 		 pt->v->name, pt->w->name, threads, pt->w->uses_tokens ? p->tokens : 0,
 		 (long long)(pt->w->uses_tokens ? p->hold_ns : 0),
 		 (long long)(pt->w->uses_tokens ? p->think_ns : 0),
-		 fl_wake_name(fl_wake_get_strategy()), rep, nums, status, q);
+		 fl_wake_name(fl_wake_get_strategy()), rep, nums, status, q,
+		 fl_hash_column(), fl_spin_get());
+	fl_perf_cells(r ? &r->perf : NULL, perf, sizeof perf);
+	strncat(row, perf, sizeof row - strlen(row) - 1);
+	fl_probes_append(row, sizeof row, r != NULL);
 	int e = fl_csv_add(csv, row);
 	if (e) {
 		fprintf(stderr, "futexlab: cannot write %s: %s\n", csv->path, strerror(e));
@@ -97,7 +115,9 @@ static void emit(struct fl_csv *csv, const struct point *pt, const struct fl_par
 static void run_point(struct point *pt, const struct fl_params *p, int reps,
 		      struct fl_csv *csv, bool quiet)
 {
-	const char *why = pt->v->unavailable ? pt->v->unavailable() : NULL;
+	const char *why = fl_hash_skip_reason();
+	if (!why)
+		why = pt->v->unavailable ? pt->v->unavailable() : NULL;
 	if (why) {
 		pt->status = "skipped";
 		snprintf(pt->note, sizeof pt->note, "%s", why);
@@ -111,6 +131,12 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 		emit(csv, pt, p, 0, NULL, "skipped", pt->note);
 		return;
 	}
+	if ((why = fl_workload_unfit(pt->w, pt->v, p))) {
+		pt->status = "skipped";
+		snprintf(pt->note, sizeof pt->note, "%s", why);
+		emit(csv, pt, p, 0, NULL, "skipped", why);
+		return;
+	}
 	double nsop[1000], opss[1000];
 	int done = 0;
 	pt->status = "ok";
@@ -119,7 +145,11 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 			fprintf(stderr, "\r%-14s %-12s rep %d/%d ", pt->v->name, pt->w->name,
 				rep + 1, reps);
 		struct fl_result r = { 0 };
+		fl_probes_rep_begin();
+		fl_perf_begin();
 		pt->w->run(pt->v, p, &r);
+		fl_perf_end(&r.perf);
+		fl_probes_rep_end(pt->w->name, r.ops);
 		if (fl_interrupted)
 			break; /* an interrupted rep is not a measurement */
 		if (r.error[0]) {
@@ -137,7 +167,7 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 		nsop[done] = (double)r.elapsed_ns / (double)r.ops;
 		opss[done] = (double)r.ops * 1e9 / (double)r.elapsed_ns;
 		done++;
-		emit(csv, pt, p, rep, &r, "ok", "");
+		emit(csv, pt, p, rep, &r, "ok", r.info);
 	}
 	if (!quiet && isatty(2))
 		fprintf(stderr, "\r%60s\r", "");
@@ -172,8 +202,8 @@ static void print_table(const struct point *pts, int n, const struct fl_params *
 	char kernel[256], cpu[256];
 	int cores;
 	fl_machine(kernel, sizeof kernel, cpu, sizeof cpu, &cores);
-	printf("futexlab run — %s, %s, %d cores, wake=%s\n", kernel, cpu, cores,
-	       fl_wake_name(fl_wake_get_strategy()));
+	printf("futexlab run — %s, %s, %d cores, wake=%s, hash=%s, spin=%d\n", kernel, cpu,
+	       cores, fl_wake_name(fl_wake_get_strategy()), fl_hash_column(), fl_spin_get());
 	const struct fl_workload *last = NULL;
 	for (int i = 0; i < n; i++) {
 		const struct point *pt = &pts[i];
@@ -194,7 +224,7 @@ static void print_table(const struct point *pts, int n, const struct fl_params *
 		       pt->ns.min, pt->ns.max, pt->ops_s);
 		print_ratio(pt, find_point(pts, n, pt->w, "posix"));
 		print_ratio(pt, find_point(pts, n, pt->w, "floor-futex"));
-		printf("\n");
+		printf(fl_noisy(&pt->ns) ? "  NOISY (MAD > 10%% of the median)\n" : "\n");
 	}
 	printf("\n/posix: median ns/op over glibc's sem_t; /futex: over the raw-futex floor "
 	       "(both measured in this run).\n");
@@ -210,13 +240,19 @@ int fl_cmd_run(int argc, char **argv)
 		{ "reps", required_argument, 0, 'r' },    { "wake", required_argument, 0, 'W' },
 		{ "csv", required_argument, 0, 'c' },     { "no-floors", no_argument, 0, 'F' },
 		{ "quiet", no_argument, 0, 'q' },         { "help", no_argument, 0, 'h' },
+		{ "hash", required_argument, 0, 'X' },    { "spin", required_argument, 0, 'S' },
+		{ "probes", no_argument, 0, 0x100 },     { "no-probes", no_argument, 0, 0x101 },
+		{ "bpftrace", required_argument, 0, 0x102 },
+		{ "perf", no_argument, 0, 'P' },
 		{ 0, 0, 0, 0 },
 	};
 	struct fl_params p = { .threads = 4, .tokens = 1, .duration_ns = 200000000 };
 	int reps = 5;
-	char vlist[1024] = "all", wlist[1024] = "all";
+	char vlist[1024] = "all", wlist[1024] = "all", hlist[1024] = "auto";
 	const char *csv_path = NULL;
 	bool floors = true, quiet = false, have_duration = false;
+	enum fl_probes_mode probes = FL_PROBES_DEFAULT;
+	const char *bt_script = NULL;
 	opterr = 0;
 	optind = 1;
 	int c;
@@ -239,9 +275,15 @@ int fl_cmd_run(int argc, char **argv)
 			fl_wake_set_strategy((enum fl_wake_strategy)s);
 			break;
 		}
+		case 'X': snprintf(hlist, sizeof hlist, "%s", optarg); break;
+		case 'S': fl_spin_set((int)fl_parse_int("--spin", optarg, 0, FL_SPIN_MAX)); break;
 		case 'c': csv_path = optarg; break;
 		case 'F': floors = false; break;
 		case 'q': quiet = true; break;
+		case 0x100: probes = FL_PROBES_ON; break;
+		case 0x101: probes = FL_PROBES_OFF; break;
+		case 0x102: bt_script = optarg; fl_bpftrace_check(optarg); break;
+		case 'P': fl_perf_enabled = true; break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		case ':':
 			fl_usage_error("run: %s needs a value", argv[optind - 1]);
@@ -279,9 +321,23 @@ int fl_cmd_run(int argc, char **argv)
 				fl_usage_error("--workload: unknown workload '%s' (see futexlab list)", items[i]);
 	}
 
+	/* --hash: a list runs each mode in a process of its own (hashmode.h);
+	 * a single mode is applied here, before any worker thread exists. */
+	const char *header = fl_run_csv_header();
+	char *hitems[MAXLIST];
+	int nh = fl_hash_list(hlist, hitems, MAXLIST);
+	if (nh > 1) {
+		struct sigaction hsa = { .sa_handler = on_sigint, .sa_flags = SA_RESETHAND };
+		sigemptyset(&hsa.sa_mask);
+		sigaction(SIGINT, &hsa, NULL);
+		sigaction(SIGTERM, &hsa, NULL);
+		return fl_hash_run_each(argc, argv, hitems, nh, csv_path, header);
+	}
+	fl_hash_setup(hitems[0]);
+
 	struct fl_csv csv, *cp = NULL;
 	if (csv_path) {
-		int e = fl_csv_open(&csv, csv_path, csv_header, argc, argv);
+		int e = fl_csv_open(&csv, csv_path, header, argc, argv);
 		if (e) {
 			fprintf(stderr, "futexlab: cannot write %s: %s\n", csv_path, strerror(e));
 			return 1;
@@ -293,6 +349,9 @@ int fl_cmd_run(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	fl_probes_setup(probes);
+	if (bt_script)
+		fl_bpftrace_start(bt_script, csv_path);
 	struct point *pts = calloc((size_t)nw * (size_t)(nv + 2), sizeof *pts);
 	int np = 0, errors = 0;
 	for (int wi = 0; wi < nw && !fl_interrupted; wi++) {
@@ -313,6 +372,8 @@ int fl_cmd_run(int argc, char **argv)
 				errors++;
 		}
 	}
+	fl_bpftrace_stop();
+	fl_probes_teardown();
 	print_table(pts, np, &p);
 	if (cp) {
 		printf("CSV: %s (%d rows)\n", csv_path, cp->n);
@@ -328,4 +389,28 @@ int fl_cmd_run(int argc, char **argv)
 		return 1;
 	}
 	return 0;
+}
+
+/* One point for `futexlab sweep` (harness/sweep.c): the same reps, skips,
+ * error rows and CSV rows as `run`, without run's progress line. */
+void fl_run_one(const struct fl_variant *v, const struct fl_workload *w,
+		const struct fl_params *p, int reps, struct fl_csv *csv,
+		struct fl_point_result *out)
+{
+	struct point pt = { .v = v, .w = w };
+	run_point(&pt, p, reps, csv, true);
+	out->status = pt.status;
+	snprintf(out->note, sizeof out->note, "%s", pt.note);
+	out->ns = pt.ns;
+	out->ops_s = pt.ops_s;
+}
+
+/* The whole header: run's columns, then the probe columns (probes_glue.h),
+ * which every row carries (empty when the probes are off). */
+const char *fl_run_csv_header(void)
+{
+	static char header[2048];
+	if (!header[0])
+		snprintf(header, sizeof header, "%s%s", csv_header, fl_probes_csv_header);
+	return header;
 }

@@ -1,7 +1,9 @@
 /* harness/stats.c — see stats.h. */
 #include "stats.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -9,12 +11,67 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double fl_median(double *x, int n)
+{
+	qsort(x, (size_t)n, sizeof *x, cmp_double);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* P(B <= j) for B ~ Binomial(n, 1/2), summed in logs so n = 1000 (the
+ * largest --reps) neither overflows nor underflows to nonsense. */
+static double binom_half_cdf(int n, int j)
+{
+	double sum = 0;
+	for (int i = 0; i <= j; i++)
+		sum += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) - n * M_LN2);
+	return sum;
+}
+
+int fl_median_ci_rank(int n, double *coverage)
+{
+	/* Largest k with 1 - 2 P(B <= k-1) >= 0.95; coverage falls as k grows. */
+	int k = 1;
+	double cov = 1 - 2 * binom_half_cdf(n, 0);
+	for (int j = 2; j <= (n + 1) / 2; j++) {
+		double c = 1 - 2 * binom_half_cdf(n, j - 1);
+		if (c < 0.95)
+			break;
+		k = j;
+		cov = c;
+	}
+	if (cov < 0)
+		cov = 0; /* n = 1: the interval is one point */
+	*coverage = cov;
+	return k;
+}
+
 struct fl_summary fl_summarize(double *x, int n)
 {
 	struct fl_summary s = { .n = n };
-	qsort(x, (size_t)n, sizeof *x, cmp_double);
+	s.median = fl_median(x, n); /* sorts x */
 	s.min = x[0];
 	s.max = x[n - 1];
-	s.median = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+	int k = fl_median_ci_rank(n, &s.ci_level);
+	s.ci_lo = x[k - 1];
+	s.ci_hi = x[n - k];
+	double *dev = malloc((size_t)n * sizeof *dev);
+	if (dev) {
+		for (int i = 0; i < n; i++)
+			dev[i] = fabs(x[i] - s.median);
+		s.mad = fl_median(dev, n);
+		free(dev);
+	} else {
+		s.mad = NAN;
+	}
 	return s;
+}
+
+bool fl_noisy(const struct fl_summary *s)
+{
+	return !(s->median > 0) || !(s->mad / s->median <= FL_NOISY_MAD);
+}
+
+bool fl_ci_apart(const struct fl_summary *a, const struct fl_summary *b)
+{
+	return a->ci_hi < b->ci_lo || b->ci_hi < a->ci_lo;
 }

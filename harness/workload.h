@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "perf.h"
 #include "variant.h"
 
 struct fl_params {
@@ -21,6 +22,8 @@ struct fl_result {
 	int64_t ops;          /* operations completed (all threads) */
 	int64_t elapsed_ns;   /* wall time of the timed section */
 	char error[200];      /* non-empty: the run broke an invariant */
+	struct fl_perf_reading perf; /* --perf counters (filled by the harness) */
+	char info[120];       /* optional, ok rows: a detail for the note column */
 };
 
 struct fl_workload {

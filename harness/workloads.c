@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "workload.h"
+#include "workloads_more.h"
 
 /* ---- a semaphore instance on the heap, correctly aligned ---------------- */
 
@@ -261,6 +262,14 @@ const struct fl_workload fl_workloads[] = {
 	{ "pingpong", "two threads, two semaphores: a sleep/wake handoff per half trip",
 	  "round trip", 2, false, true, run_pingpong },
 	{ "pool", "T threads contend for K tokens with hold/think busy work",
+	  "acquire+release", 0, true, false, run_pool },
+	{ "prodcons", "bounded buffer: empty/full/mutex semaphores, T/2 producers, K slots",
+	  "item through the buffer", 0, true, false, fl_run_prodcons },
+	{ "barrier", "T threads cross a two-turnstile barrier; the last releases all with post(T)",
+	  "phase", 0, false, false, fl_run_barrier },
+	{ "timeouts", "T threads timedwait 50-150us while one token is posted per 100us",
+	  "timedwait call", 0, false, false, fl_run_timeouts },
+	{ "oversub", "pool with threads >> cores: holders are preempted holding a token",
 	  "acquire+release", 0, true, false, run_pool },
 };
 const int fl_nworkloads = sizeof fl_workloads / sizeof fl_workloads[0];

@@ -62,5 +62,163 @@ if ! ls "$(dirname "$csv")" | grep -q tmp; then pass=$((pass+1)); echo "ok   no 
   fail=$((fail+1)); echo "FAIL temp file left"; fi
 rm -rf "$(dirname "$csv")" /tmp/fl_cli_err.$$ /tmp/fl_cli_out.$$
 
+# --hash (futex hash modes, each in its own process) and --spin
+expect_usage "hash not a power of two" run --hash private:3
+expect_usage "hash one slot" run --hash private:1
+expect_usage "hash zero slots" run --hash private:0
+expect_usage "hash no number" run --hash private:
+expect_usage "hash unknown mode" run --hash immutable
+expect_usage "hash empty item" run --hash global,,auto
+expect_usage "hash twice" run --hash global,private:16,global
+expect_usage "hash bad item in list" run --hash global,private:12
+expect_usage "negative spin" run --spin -1
+expect_usage "spin too large" run --spin 2000000
+expect_usage "spin not a number" run --spin lots
+hdir=$(mktemp -d)
+hcsv=$hdir/h.csv
+expect_ok "run over --hash global,private:16" run --variant negcount,portable \
+  --workload uncontended,pingpong --ops 500 --reps 2 --no-floors --spin 7 \
+  --hash global,private:16 --csv "$hcsv" --quiet
+# 2 modes x 2 variants x 2 workloads x 2 reps; columns found by name
+# col FILE NAME VALUE: rows whose column NAME equals VALUE (quotes stripped)
+col() { python3 -c '
+import csv, sys
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+print(sum(1 for r in rows if r.get(sys.argv[2]) == sys.argv[3]))' "$@"; }
+export -f col
+if grep -q '^variant,.*,status,note,hash,spin' "$hcsv" &&
+   [ "$(col "$hcsv" hash global)" -eq 8 ] && [ "$(col "$hcsv" spin 7)" -eq 16 ] &&
+   [ "$(col "$hcsv" hash private:16)" -eq 8 ] &&
+   [ "$(grep -vc '^#' "$hcsv")" -eq 17 ]; then
+  if grep -q ',skipped,' "$hcsv"; then
+    # a kernel without PR_FUTEX_HASH: every point skipped, with the reason
+    if [ "$(grep -c ',skipped,"hash .*PR_FUTEX_HASH' "$hcsv")" -eq 16 ]; then
+      pass=$((pass+1)); echo "ok   hash rows (skipped: $(grep -m1 -o '"hash [^"]*"' "$hcsv"))"
+    else fail=$((fail+1)); echo "FAIL hash rows skipped without the reason"; cat "$hcsv"; fi
+  elif [ "$(col "$hcsv" status ok)" -eq 16 ]; then
+    pass=$((pass+1)); echo "ok   hash rows: 8 global, 8 private:16, spin 7"
+  else fail=$((fail+1)); echo "FAIL hash rows not ok"; cat "$hcsv"; fi
+else
+  fail=$((fail+1)); echo "FAIL hash csv"; cat "$hcsv"
+fi
+if [ "$(ls -A "$hdir")" = h.csv ]; then pass=$((pass+1)); echo "ok   no per-mode file left"; else
+  fail=$((fail+1)); echo "FAIL per-mode files left: $(ls -A "$hdir")"; fi
+rm -rf "$hdir"
+
+# ---- sweep and compare (issue 5) ----
+expect_usage "sweep: empty list" sweep --threads ''
+expect_usage "sweep: empty item" sweep --tokens 1,,2
+expect_usage "sweep: unknown variant" sweep --variants negcount,nosuch
+expect_usage "sweep: unknown workload" sweep --workloads pool,nosuch
+expect_usage "sweep: unknown wake mode" sweep --wake exact,some
+expect_usage "sweep: unknown preset" sweep --preset medium
+expect_usage "sweep: preset with axes" sweep --preset quick --threads 2
+expect_usage "sweep: impossible prodcons" sweep --workloads prodcons --threads 1
+expect_usage "sweep: impossible oversub" sweep --workloads oversub --threads 1
+expect_usage "sweep: zero threads" sweep --threads 0,2
+expect_usage "sweep: budget too small" sweep --budget 0.005 --reps 10
+expect_usage "sweep: ops and duration" sweep --ops 10 --duration 1
+expect_usage "sweep: bad pin" sweep --pin x
+expect_usage "sweep: stray argument" sweep extra
+expect_usage "sweep: unknown baseline" sweep --baseline nosuch
+expect_usage "sweep: negative spin" sweep --spin 0,-1
+expect_usage "sweep: bad hash mode" sweep --hash private:3
+expect_usage "sweep: preset with spin" sweep --preset quick --spin 10
+expect_usage "compare: no file" compare
+expect_usage "compare: three files" compare a b c
+expect_usage "compare: missing file" compare /nonexistent/x.csv
+expect_ok "sweep help" sweep --help
+expect_ok "compare help" compare --help
+
+d=$(mktemp -d)
+expect_ok "small sweep" sweep --variants negcount,posix \
+  --workloads uncontended,prodcons,barrier,timeouts --threads 1,2 --tokens 2 \
+  --ops 300 --reps 2 --warmup 0 --csv "$d/s.csv" --quiet
+out=$(cat /tmp/fl_cli_out.$$)
+check() { # description, command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
+}
+check "sweep prints the ratio table" grep -q 'ratio: median / posix' <<<"$out"
+check "sweep summary line" grep -q '^sweep done: .* 0 error' <<<"$out"
+check "prodcons T=1 is a skipped row with its reason" \
+  grep -q '^negcount,prodcons,1,.*,skipped,"prodcons needs >= 2 threads' "$d/s.csv"
+check "barrier and timeouts rows are ok" \
+  bash -c "grep -q '^posix,barrier,2,.*,ok,' '$d/s.csv' && grep -q '^negcount,timeouts,2,.*,ok,' '$d/s.csv'"
+check "sweep CSV keeps the metadata" grep -q '^# command: sweep ' "$d/s.csv"
+rows=$(( $(grep -vc '^#' "$d/s.csv") - 1 ))
+check "perf columns present and empty without --perf" \
+  bash -c "head -7 '$d/s.csv' | grep -q ',task_clock_ns,context_switches,cpu_migrations,cycles,instructions' && [ \$(col '$d/s.csv' task_clock_ns '') -eq $rows ] && [ \$(col '$d/s.csv' instructions '') -eq $rows ]"
+expect_usage "compare: baseline missing" compare "$d/s.csv" --baseline nosuch
+expect_ok "compare one file" compare "$d/s.csv"
+
+# Two crafted sweeps: negcount 100..104 -> 150..154 ns (CIs apart: flagged),
+# posix 100..104 -> 102..106 (CIs overlap: within the noise, not listed).
+craft() { # file, negcount base, posix base
+  { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
+    echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,ns_per_op,ops_per_s,status,note"
+    for r in 0 1 2 3 4; do
+      echo "negcount,pool,4,1,0,0,exact,$r,1000,1,$(($2 + r)).0,1,ok,\"\""
+      echo "posix,pool,4,1,0,0,exact,$r,1000,1,$(($3 + r)).0,1,ok,\"a, quoted \"\"note\"\"\""
+    done; } >"$1"
+}
+craft "$d/a.csv" 100 100
+craft "$d/b.csv" 150 102
+expect_ok "compare two files" compare "$d/a.csv" "$d/b.csv"
+out=$(cat /tmp/fl_cli_out.$$)
+check "a change beyond the noise is flagged" grep -qE 'pool T=4 K=1 wake=exact +negcount .*SLOWER' <<<"$out"
+absent() { ! grep -q "$1" <<<"$2"; }
+check "a change inside the noise is not" absent posix "$out"
+check "compare counts both" grep -q '^1 changed beyond the noise, 1 within it' <<<"$out"
+expect_ok "compare ratio of crafted file" compare "$d/b.csv"
+out=$(cat /tmp/fl_cli_out.$$)
+check "ratio table flags the slower variant" grep -qE '^  negcount .* 1\.4[0-9]x  slower' <<<"$out"
+
+# Ctrl-C: the finished rows stay, the summary says so, exit 130.
+"$fl" sweep --variants negcount --workloads uncontended --reps 100 --duration 0.05 \
+  --csv "$d/int.csv" --quiet >"$d/int.out" 2>&1 &
+pid=$!
+# wait (up to 20 s) until some reps are in the CSV, then interrupt
+for _ in $(seq 200); do
+  [ "$(grep -c '^negcount,uncontended' "$d/int.csv" 2>/dev/null)" -ge 5 ] && break
+  sleep 0.1
+done
+kill -INT $pid; wait $pid; rc=$?
+check "interrupted sweep exits 130" test "$rc" -eq 130
+check "interrupted sweep says so" grep -q '^sweep INTERRUPTED' "$d/int.out"
+check "interrupted sweep keeps its rows" bash -c "[ \$(grep -c '^negcount,uncontended' '$d/int.csv') -ge 5 ]"
+check "no temp file left after the interrupt" bash -c "! ls '$d' | grep -q tmp"
+
+# Progress line: on a terminal (script(1) gives one), not with --quiet.
+if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1 </dev/null; then
+  script -qc "'$fl' sweep --variants negcount --workloads uncontended,pool --threads 2 --reps 2 --duration 0.02" \
+    /dev/null >"$d/tty.out" 2>&1 </dev/null
+  check "progress line on a terminal" grep -qE '\[1/[0-9]+\] +[0-9]+% elapsed .* left' "$d/tty.out"
+  script -qc "'$fl' sweep --variants negcount --workloads uncontended --reps 2 --duration 0.02 --quiet" \
+    /dev/null >"$d/tty2.out" 2>&1 </dev/null
+  check "no progress line with --quiet" absent 'elapsed' "$(cat "$d/tty2.out")"
+fi
+
+# --pin 0 --perf: one CPU, so no migrations (empty if perf is unavailable here;
+# one-sided: an unpinned run migrates only sometimes).
+expect_ok "pinned sweep with perf" sweep --variants negcount --workloads pool --threads 4 \
+  --ops 20000 --reps 3 --warmup 0 --pin 0 --perf --csv "$d/pin.csv" --quiet
+# column of NAME in the CSV header (the note is "" in these rows: no inner commas)
+colno() { grep -m1 '^variant,' "$2" | tr , '\n' | grep -nx "$1" | cut -d: -f1; }
+mig=$(colno cpu_migrations "$d/pin.csv") tc=$(colno task_clock_ns "$d/pin.csv")
+check "pinned: cpu_migrations empty or 0" \
+  bash -c "grep '^negcount,pool' '$d/pin.csv' | awk -F, -v c=$mig '{ if (\$c != \"\" && \$c != 0) bad=1 } END { exit bad }'"
+check "perf: task_clock filled or empty, never 0" \
+  bash -c "grep '^negcount,pool' '$d/pin.csv' | awk -F, -v c=$tc '{ if (\$c == \"0\") bad=1 } END { exit bad }'"
+
+# --spin is an axis; a --hash list runs the sweep once per mode (own process).
+expect_ok "sweep over spin and hash modes" sweep --variants negcount --workloads uncontended \
+  --spin 0,50 --hash global,private:16 --ops 500 --reps 2 --warmup 0 --no-floors \
+  --csv "$d/hs.csv" --quiet
+check "one row per spin x hash x rep" \
+  bash -c "[ \$(grep -c '^negcount,uncontended' '$d/hs.csv') -eq 8 ] &&
+           [ \$(grep -c ',private:16,50,' '$d/hs.csv') -eq 2 ] || grep -q ',skipped,\"hash' '$d/hs.csv'"
+rm -rf "$d" /tmp/fl_cli_out.$$ /tmp/fl_cli_err.$$
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -66,6 +66,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../lib/cpu.h"
 #include "../lib/futex.h"
 #include "../lib/race.h"
 #include "../lib/wake.h"
@@ -123,6 +124,30 @@ int fl_negcount_post(void *p, unsigned n)
 	return 0;
 }
 
+/* Seed 000's clamp for a capped semaphore: a CAS loop instead of the
+ * fetch_add, so that no interleaving of releases can raise count past cap
+ * even for an instant (an add-then-undo clamp would let a trywait take the
+ * transient second permit). Claims are resolved exactly as in
+ * fl_negcount_post; the same release ordering, for the same reason. */
+int fl_negcount_post_capped(void *p, unsigned n, int32_t cap)
+{
+	struct fl_negcount *s = p;
+	int32_t old = atomic_load_explicit(&s->count, memory_order_relaxed), nv;
+	do {
+		if (old >= cap)
+			return 0;                       /* full: the release is absorbed */
+		nv = (int64_t)old + n > cap ? cap : old + (int32_t)n;
+	} while (!atomic_compare_exchange_weak_explicit(&s->count, &old, nv,
+			memory_order_release, memory_order_relaxed));
+	if (old < 0) {
+		int k = (int)(-(int64_t)old < nv - old ? -(int64_t)old : nv - old);
+		fl_race_window(); /* claims resolved, grants not yet published */
+		atomic_fetch_add_explicit(&s->grants, (uint32_t)k, memory_order_release);
+		fl_notify_on(s->wa, &s->grants, k, s->shared);
+	}
+	return 0;
+}
+
 int fl_negcount_trywait(void *p)
 {
 	struct fl_negcount *s = p;
@@ -163,9 +188,36 @@ static int abandon(struct fl_negcount *s, int why)
 	}
 }
 
+/* Spin-then-park (--spin N, lib/wake.h): before claiming, re-try to take a
+ * token up to N times. The spin goes BEFORE the claim: a spinner holds no
+ * claim, so a post landing meanwhile sees old >= 0 and rightly skips the
+ * grant and the wake — nobody it owes one is waiting; the spinner sees the
+ * token on its next load and takes it like a trywait. If it gives up, its
+ * fetch_sub below observes every token posted until then (the unspun path).
+ * Spinning AFTER the claim would not save the post anything: the claim is
+ * visible, so the post must publish a grant and call wake all the same.
+ * The spin stops as soon as count < 0: claimants are queued and a post
+ * resolves their claims first, so the spinner could not win a token —
+ * it queues behind them (musl's "spin only while nobody waits"). */
+static bool spin_for_token(struct fl_negcount *s)
+{
+	for (int i = fl_spin_get(); i > 0; i--) {
+		int32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
+		if (c < 0)
+			return false;
+		fl_race_window(); /* a post or another taker lands mid-spin */
+		if (c > 0 && fl_negcount_trywait(s) == 0)
+			return true;
+		fl_cpu_relax();
+	}
+	return false;
+}
+
 int fl_negcount_timedwait(void *p, const struct timespec *dl)
 {
 	struct fl_negcount *s = p;
+	if (spin_for_token(s))
+		return 0;
 	int32_t old = atomic_fetch_sub_explicit(&s->count, 1, memory_order_acquire);
 	if (old > 0)
 		return 0;

@@ -46,6 +46,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "../lib/cpu.h"
 #include "../lib/futex.h"
 #include "../lib/race.h"
 #include "../lib/wake.h"
@@ -105,6 +106,20 @@ static int sp_trywait(void *p)
 static int sp_timedwait(void *p, const struct timespec *dl)
 {
 	struct split *s = p;
+	/* Spin-then-park (--spin N, lib/wake.h): re-try for a token up to N
+	 * times before registering. A spinner is not in `waiters`, so a post
+	 * meanwhile may read 0 and skip the wake: none is owed, since the
+	 * spinner re-reads count itself, and once it gives up it registers and
+	 * the kernel re-checks count (pair 2) exactly as without the spin. It
+	 * stops once waiters are registered: barging past sleepers would take
+	 * the tokens posted for them and turn their wakes into futile ones. */
+	for (int i = fl_spin_get(); i > 0; i--) {
+		if (sp_trywait(s) == 0)
+			return 0;
+		if (atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0)
+			break;
+		fl_cpu_relax();
+	}
 	for (;;) {
 		if (sp_trywait(s) == 0)
 			return 0;

@@ -1,0 +1,163 @@
+/* harness/hashmode.c — see hashmode.h. */
+#include "hashmode.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "csv.h"
+#include "prctl.h"
+#include "run.h"
+
+static struct fl_hash_mode mode; /* auto unless --hash says otherwise */
+static char skip_why[256];
+static char column[64];
+
+int fl_hash_list(char *list, char **items, int max)
+{
+	int n = fl_split_list("--hash", list, items, max);
+	for (int i = 0; i < n; i++) {
+		struct fl_hash_mode m;
+		const char *why = fl_hash_parse(items[i], &m);
+		if (why)
+			fl_usage_error("--hash: '%s': %s", items[i], why);
+		for (int j = 0; j < i; j++)
+			if (!strcmp(items[i], items[j]))
+				fl_usage_error("--hash: '%s' given twice", items[i]);
+	}
+	return n;
+}
+
+void fl_hash_setup(const char *item)
+{
+	if (fl_hash_parse(item, &mode))
+		fl_usage_error("--hash: bad mode '%s'", item); /* validated before */
+	if (fl_hash_apply(&mode, skip_why, sizeof skip_why) != 0 && !skip_why[0])
+		snprintf(skip_why, sizeof skip_why, "hash %s refused", item);
+}
+
+const char *fl_hash_skip_reason(void)
+{
+	return skip_why[0] ? skip_why : NULL;
+}
+
+const char *fl_hash_column(void)
+{
+	if (skip_why[0])
+		fl_hash_name(&mode, column, sizeof column); /* asked, not applied */
+	else
+		fl_hash_read_back(&mode, column, sizeof column);
+	return column;
+}
+
+/* Appends the child's rows (after its '#' lines and header) to csv. */
+static int merge(struct fl_csv *csv, const char *part, const char *header)
+{
+	FILE *f = fopen(part, "r");
+	if (!f) {
+		fprintf(stderr, "futexlab: %s: %s\n", part, strerror(errno));
+		return 1;
+	}
+	char line[4096];
+	bool seen_header = false;
+	int e = 0;
+	while (!e && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '#')
+			continue;
+		if (!seen_header) {
+			seen_header = true;
+			if (strcmp(line, header)) {
+				fprintf(stderr, "futexlab: %s: unexpected header\n", part);
+				e = EINVAL;
+			}
+			continue;
+		}
+		e = fl_csv_add(csv, line);
+	}
+	fclose(f);
+	unlink(part);
+	if (e && e != EINVAL)
+		fprintf(stderr, "futexlab: cannot write %s: %s\n", csv->path, strerror(e));
+	return e ? 1 : 0;
+}
+
+int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv_path,
+		     const char *csv_header)
+{
+	struct fl_csv csv, *cp = NULL;
+	if (csv_path) {
+		int e = fl_csv_open(&csv, csv_path, csv_header, argc, argv);
+		if (e) {
+			fprintf(stderr, "futexlab: cannot write %s: %s\n", csv_path, strerror(e));
+			return 1;
+		}
+		cp = &csv;
+	}
+	/* child argv: futexlab run ORIGINAL... --hash ITEM [--csv PART]; the
+	 * appended options come last, so they override the originals. */
+	char **cargv = calloc((size_t)argc + 6, sizeof *cargv);
+	char part[4096];
+	int status = 0;
+	for (int i = 0; i < n && !fl_interrupted; i++) {
+		int k = 0;
+		cargv[k++] = "futexlab";
+		for (int a = 0; a < argc; a++)
+			cargv[k++] = argv[a];
+		cargv[k++] = "--hash";
+		cargv[k++] = items[i];
+		if (cp) {
+			snprintf(part, sizeof part, "%s.hash%d.%d.part", csv_path, i, (int)getpid());
+			cargv[k++] = "--csv";
+			cargv[k++] = part;
+		}
+		cargv[k] = NULL;
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid < 0) {
+			fprintf(stderr, "futexlab: fork: %s\n", strerror(errno));
+			status = 1;
+			break;
+		}
+		if (pid == 0) {
+			execv("/proc/self/exe", cargv);
+			fprintf(stderr, "futexlab: exec /proc/self/exe: %s\n", strerror(errno));
+			_exit(1);
+		}
+		int st;
+		bool forwarded = false;
+		while (waitpid(pid, &st, 0) < 0) {
+			if (errno != EINTR) {
+				st = 1 << 8;
+				break;
+			}
+			if (fl_interrupted && !forwarded) { /* e.g. SIGTERM to us alone */
+				kill(pid, SIGINT);
+				forwarded = true;
+			}
+		}
+		int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (cp && access(part, F_OK) == 0 && merge(cp, part, csv_header))
+			rc = rc ? rc : 1;
+		if (rc == 130)
+			fl_interrupted = 1;
+		else if (rc && !status)
+			status = rc;
+	}
+	free(cargv);
+	if (cp) {
+		printf("CSV: %s (%d rows, %d hash modes)\n", csv_path, cp->n, n);
+		fl_csv_close(cp);
+	}
+	if (fl_interrupted) {
+		printf("interrupted: the CSV holds the modes finished before Ctrl-C\n");
+		return 130;
+	}
+	return status;
+}

@@ -1,0 +1,36 @@
+/* harness/hashmode.h — `futexlab run --hash auto|global|private:N[,...]`.
+ *
+ * A futex hash mode is a property of the whole process, and the global one
+ * cannot be left once chosen (lib/prctl.h). So:
+ *   - one mode: applied in this process before any worker thread starts,
+ *     read back, and recorded in every CSV row (column `hash`) and in the
+ *     table header;
+ *   - a list: this process runs no workload itself; it re-executes
+ *     /proc/self/exe once per mode with that single --hash (fork + exec: a
+ *     fresh process, no threads), each child writing its own CSV next to
+ *     the target, and merges each child's rows into the target CSV as the
+ *     child finishes (the csv module rewrites it atomically per row, so the
+ *     target always holds every finished mode, never a torn row).
+ * A mode the kernel refuses (older than 6.16, a size it rejects) does not
+ * fail the run: every point of that mode is reported as skipped with the
+ * reason. */
+#ifndef FUTEXLAB_HASHMODE_H
+#define FUTEXLAB_HASHMODE_H
+
+/* Validates a --hash list (usage error, exit 2, on a bad item); returns the
+ * number of items, pointers into `list` (modified in place). */
+int fl_hash_list(char *list, char **items, int max);
+
+/* Single mode: apply it now (before any thread). */
+void fl_hash_setup(const char *item);
+/* NULL, or why every point of this run is skipped (the mode was refused). */
+const char *fl_hash_skip_reason(void);
+/* The mode for the CSV column and the table: read back from the kernel. */
+const char *fl_hash_column(void);
+
+/* A list: runs `futexlab run ARGS --hash ITEM [--csv PART]` per item and
+ * merges the rows into csv_path (if given). Returns the exit status. */
+int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv_path,
+		     const char *csv_header);
+
+#endif

@@ -1,0 +1,269 @@
+/* harness/probes_glue.c — see probes_glue.h. */
+#include "probes_glue.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#ifdef FL_HAVE_PROBES
+#include "futexstat.h"
+#endif
+#include "tracefs.h"
+
+const char fl_probes_csv_header[] =
+	",futex_syscalls,fx_wait,fx_wait_bitset,fx_wake,fx_other,f2_wait,f2_wake,f2_waitv,"
+	"uring_futex,wake_calls,woken,wake_none,wait_calls,wait_ok,wait_eagain,"
+	"wait_timedout,wait_eintr,wait_p50_ns,wait_p99_ns,herd_bursts,eagain_storms,"
+	"futex_per_op,wakes_per_post";
+
+#define NCOLS 23
+
+static char last_cols[512]; /* the last rep's columns, or "" */
+
+#ifdef FL_HAVE_PROBES
+/* Posts per workload op, for wakes_per_post (each op of these workloads is
+ * a fixed number of posts: uncontended post+wait, pingpong's round trip
+ * posts ping and pong, pool acquire+release). Unknown workloads leave the
+ * column empty rather than guess. */
+static double posts_per_op(const char *workload)
+{
+	static const struct {
+		const char *name;
+		double posts;
+	} t[] = { { "uncontended", 1 }, { "pingpong", 2 }, { "pool", 1 } };
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (!strcmp(t[i].name, workload))
+			return t[i].posts;
+	return 0;
+}
+
+static struct futexstat *fs;
+static bool attached;
+
+void fl_probes_setup(enum fl_probes_mode mode)
+{
+	char why[300];
+	if (mode == FL_PROBES_OFF)
+		return;
+	fs = futexstat_open(NULL, why, sizeof why);
+	if (!fs)
+		fprintf(stderr, "futexlab: probes off: %s\n", why);
+}
+
+void fl_probes_rep_begin(void)
+{
+	char why[300];
+	last_cols[0] = '\0';
+	if (!fs)
+		return;
+	if (futexstat_start(fs, why, sizeof why)) {
+		fprintf(stderr, "futexlab: probes off: %s\n", why);
+		futexstat_close(fs);
+		fs = NULL;
+		return;
+	}
+	attached = true;
+}
+
+void fl_probes_rep_end(const char *workload, int64_t ops)
+{
+	if (!fs || !attached)
+		return;
+	attached = false;
+	struct futexstat_counts c;
+	futexstat_stop(fs, &c);
+	if (c.missed)
+		fprintf(stderr, "futexlab: probes: %llu futex calls not tracked (map full)\n",
+			(unsigned long long)c.missed);
+	unsigned long long total = c.futex_calls + c.f2_wait + c.f2_wake + c.f2_waitv +
+				   c.f2_requeue;
+	char uring[24] = "", per_op[32] = "", per_post[32] = "";
+	if (futexstat_sees_uring(fs))
+		snprintf(uring, sizeof uring, "%llu", (unsigned long long)c.uring_futex);
+	if (ops > 0)
+		snprintf(per_op, sizeof per_op, "%.3f", (double)total / (double)ops);
+	double posts = posts_per_op(workload) * (double)ops;
+	if (posts > 0)
+		snprintf(per_post, sizeof per_post, "%.3f", (double)c.wake_calls / posts);
+	snprintf(last_cols, sizeof last_cols,
+		 ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu,%llu,%llu,%llu,"
+		 "%llu,%llu,%llu,%llu,%llu,%llu,%s,%s",
+		 total, (unsigned long long)c.op_wait, (unsigned long long)c.op_wait_bitset,
+		 (unsigned long long)c.op_wake, (unsigned long long)c.op_other,
+		 (unsigned long long)c.f2_wait, (unsigned long long)c.f2_wake,
+		 (unsigned long long)c.f2_waitv, uring, (unsigned long long)c.wake_calls,
+		 (unsigned long long)c.woken, (unsigned long long)c.wake_none,
+		 (unsigned long long)c.wait_calls, (unsigned long long)c.wait_ok,
+		 (unsigned long long)c.wait_eagain, (unsigned long long)c.wait_timedout,
+		 (unsigned long long)c.wait_eintr,
+		 (unsigned long long)futexstat_wait_quantile(&c, 0.50),
+		 (unsigned long long)futexstat_wait_quantile(&c, 0.99),
+		 (unsigned long long)c.herd_bursts, (unsigned long long)c.eagain_storms,
+		 per_op, per_post);
+}
+
+void fl_probes_teardown(void)
+{
+	futexstat_close(fs);
+	fs = NULL;
+}
+#else
+void fl_probes_setup(enum fl_probes_mode mode)
+{
+	if (mode == FL_PROBES_ON)
+		fprintf(stderr, "futexlab: probes off: this build has no eBPF collector "
+			"(configured with -Dprobes=disabled, or clang/bpftool/libbpf/BTF missing)\n");
+}
+void fl_probes_rep_begin(void) { last_cols[0] = '\0'; }
+void fl_probes_rep_end(const char *workload, int64_t ops) { (void)workload, (void)ops; }
+void fl_probes_teardown(void) {}
+#endif
+
+void fl_probes_append(char *row, size_t n, bool have_rep)
+{
+	char empty[NCOLS + 1];
+	memset(empty, ',', NCOLS);
+	empty[NCOLS] = '\0';
+	const char *cols = have_rep && last_cols[0] ? last_cols : empty;
+	size_t len = strlen(row);
+	if (len + strlen(cols) + 1 > n) {
+		fprintf(stderr, "futexlab: CSV row too long for the probe columns\n");
+		exit(1);
+	}
+	memcpy(row + len, cols, strlen(cols) + 1);
+}
+
+/* ---- bpftrace beside the run ------------------------------------------- */
+
+static pid_t bt_pid = -1;
+static char bt_out[1024];
+
+void fl_bpftrace_check(const char *script)
+{
+	if (access(script, R_OK))
+		fl_usage_error("--bpftrace: cannot read script '%s': %s", script, strerror(errno));
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/* Whether FILE holds `needle`, and the number of lines after its line. */
+static int lines_after(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[512];
+	int after = -1;
+	while (fgets(line, sizeof line, f))
+		if (after >= 0)
+			after++;
+		else if (strstr(line, needle))
+			after = 0;
+	fclose(f);
+	return after;
+}
+
+void fl_bpftrace_start(const char *script, const char *csv_path)
+{
+	char why[300];
+	const char *base = strrchr(script, '/') ? strrchr(script, '/') + 1 : script;
+	int blen = (int)strlen(base);
+	if (blen > 3 && !strcmp(base + blen - 3, ".bt"))
+		blen -= 3;
+	if (csv_path) {
+		int clen = (int)strlen(csv_path);
+		if (clen > 4 && !strcmp(csv_path + clen - 4, ".csv"))
+			clen -= 4;
+		snprintf(bt_out, sizeof bt_out, "%.*s.%.*s.txt", clen, csv_path, blen, base);
+	} else {
+		snprintf(bt_out, sizeof bt_out, "futexlab.%.*s.txt", blen, base);
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "futexlab: bpftrace off: it needs root; run continues without it\n");
+		return;
+	}
+	if (fl_tracefs_ready(why, sizeof why)) {
+		fprintf(stderr, "futexlab: bpftrace off: %s\n", why);
+		return;
+	}
+	int fd = open(bt_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "futexlab: bpftrace off: cannot write %s: %s\n", bt_out,
+			strerror(errno));
+		return;
+	}
+	char pid[24];
+	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	fflush(NULL);
+	pid_t c = fork();
+	if (c < 0) {
+		fprintf(stderr, "futexlab: bpftrace off: fork: %s\n", strerror(errno));
+		close(fd);
+		return;
+	}
+	if (c == 0) {
+		/* Its own process group: Ctrl-C stops futexlab after the current
+		 * rep, and futexlab then stops bpftrace, so its output is whole. */
+		setpgid(0, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execlp("bpftrace", "bpftrace", script, pid, (char *)NULL);
+		dprintf(2, "futexlab: cannot run bpftrace: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(fd);
+	bt_pid = c;
+	/* Attached when bpftrace has said "Attaching N probes..." and the
+	 * script's BEGIN has printed (BEGIN runs once every probe is in). */
+	for (int ms = 0; ms < 60000; ms += 50) {
+		int st;
+		if (waitpid(bt_pid, &st, WNOHANG) == bt_pid) {
+			fprintf(stderr, "futexlab: bpftrace off: it exited before attaching "
+				"(see %s); run continues without it\n", bt_out);
+			bt_pid = -1;
+			return;
+		}
+		int after = lines_after(bt_out, "Attaching");
+		if (after > 0 || (after == 0 && ms >= 3000))
+			return;
+		sleep_ms(50);
+	}
+	fprintf(stderr, "futexlab: bpftrace did not attach within 60 s (see %s); "
+		"run continues without it\n", bt_out);
+	kill(bt_pid, SIGKILL);
+	waitpid(bt_pid, NULL, 0);
+	bt_pid = -1;
+}
+
+void fl_bpftrace_stop(void)
+{
+	if (bt_pid < 0)
+		return;
+	kill(bt_pid, SIGINT);
+	int st = 0;
+	for (int ms = 0; ms < 30000; ms += 20) {
+		if (waitpid(bt_pid, &st, WNOHANG) == bt_pid) {
+			bt_pid = -1;
+			printf("bpftrace: output in %s\n", bt_out);
+			return;
+		}
+		sleep_ms(20);
+	}
+	kill(bt_pid, SIGKILL);
+	waitpid(bt_pid, NULL, 0);
+	bt_pid = -1;
+	fprintf(stderr, "futexlab: bpftrace did not stop on SIGINT; killed (see %s)\n", bt_out);
+}

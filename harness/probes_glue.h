@@ -1,0 +1,43 @@
+/* harness/probes_glue.h — what `futexlab run` needs from the probes: the
+ * in-harness futex collector (probes/futexstat.*) around every rep, its CSV
+ * columns, and a bpftrace script run beside the whole command.
+ *
+ * Builds without the collector (-Dprobes=disabled) keep the same CSV
+ * columns, empty. Nothing here ever stops a run: when the probes cannot be
+ * used, one line on stderr says why and the columns stay empty. */
+#ifndef FUTEXLAB_PROBES_GLUE_H
+#define FUTEXLAB_PROBES_GLUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum fl_probes_mode {
+	FL_PROBES_DEFAULT, /* on when root and BPF works; a line if it does not */
+	FL_PROBES_ON,      /* --probes */
+	FL_PROBES_OFF,     /* --no-probes */
+};
+
+/* The probe columns, each preceded by a comma: append to the CSV header. */
+extern const char fl_probes_csv_header[];
+
+/* Loads the collector once (or not, per mode). */
+void fl_probes_setup(enum fl_probes_mode mode);
+/* Around one rep: zero + attach; detach + keep the counts of that rep. */
+void fl_probes_rep_begin(void);
+void fl_probes_rep_end(const char *workload, int64_t ops);
+/* Appends the probe columns of the last rep to a CSV row (empty values
+ * when !have_rep or the collector is off); never overflows row[n]. */
+void fl_probes_append(char *row, size_t n, bool have_rep);
+void fl_probes_teardown(void);
+
+/* `--bpftrace SCRIPT`: exits 2 (one line) when the script does not exist. */
+void fl_bpftrace_check(const char *script);
+/* Starts bpftrace on SCRIPT filtered to this process, output into a file
+ * beside the CSV (or in the current directory), and waits until it has
+ * attached. Failure: one line on stderr, the run goes on without it. */
+void fl_bpftrace_start(const char *script, const char *csv_path);
+/* Stops it (SIGINT: it prints its maps) and says where the output is. */
+void fl_bpftrace_stop(void);
+
+#endif

@@ -1,0 +1,214 @@
+/* probes/futexstat.c — loader of the futex collector (see futexstat.h).
+ *
+ * The BPF object is embedded as a libbpf skeleton generated at build time
+ * (bpftool gen skeleton) from futexstat.bpf.c, compiled against a vmlinux.h
+ * dumped from the build machine's BTF; CO-RE relocates its few kernel
+ * struct accesses to the running kernel at load time.
+ *
+ * Load once (verification is the slow part), then per run: zero the
+ * counters, attach, run, detach, copy the counters out. Detached between
+ * runs, the collector costs nothing while the harness writes CSV or prints. */
+#include "futexstat.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "futexstat.skel.h"
+#include "tracefs.h"
+
+struct futexstat {
+	struct futexstat_bpf *skel;
+	int sees_uring;
+	int attached;
+};
+
+/* libbpf's own messages go to stderr only when asked for: the harness
+ * prints one line of its own when the probes cannot load. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static int verbose = -1;
+	if (verbose < 0)
+		verbose = getenv("FUTEXLAB_PROBES_DEBUG") != NULL;
+	if (!verbose && level != LIBBPF_WARN)
+		return 0;
+	return verbose ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+static int tracepoint_exists(const char *category, const char *name)
+{
+	char p[256];
+	const char *roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof p, "%s/events/%s/%s", roots[i], category, name);
+		if (access(p, F_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The running kernel knows IORING_OP_FUTEX_WAIT (Linux 6.7+). */
+static int kernel_has_uring_futex(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return 0;
+	int found = 0;
+	__s32 id = btf__find_by_name_kind(btf, "io_uring_op", BTF_KIND_ENUM);
+	if (id > 0) {
+		const struct btf_type *t = btf__type_by_id(btf, (__u32)id);
+		const struct btf_enum *e = btf_enum(t);
+		for (int i = 0; i < btf_vlen(t); i++)
+			if (!strcmp(btf__name_by_offset(btf, e[i].name_off), "IORING_OP_FUTEX_WAIT"))
+				found = 1;
+	}
+	btf__free(btf);
+	return found;
+}
+
+struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, size_t n)
+{
+	libbpf_set_print(libbpf_print);
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(why, n, "the kernel exposes no BTF (/sys/kernel/btf/vmlinux): "
+			 "CO-RE probes cannot load");
+		return NULL;
+	}
+	if (geteuid() != 0) {
+		snprintf(why, n, "eBPF probes need root (CAP_BPF and CAP_PERFMON); "
+			 "run as root or pass --no-probes");
+		return NULL;
+	}
+	if (fl_tracefs_ready(why, n))
+		return NULL;
+	struct stat ns;
+	if (stat("/proc/self/ns/pid", &ns)) {
+		snprintf(why, n, "cannot stat /proc/self/ns/pid: %s", strerror(errno));
+		return NULL;
+	}
+
+	struct futexstat *fs = calloc(1, sizeof *fs);
+	if (!fs) {
+		snprintf(why, n, "out of memory");
+		return NULL;
+	}
+	fs->skel = futexstat_bpf__open();
+	if (!fs->skel) {
+		snprintf(why, n, "cannot open the BPF object: %s", strerror(errno));
+		free(fs);
+		return NULL;
+	}
+	struct futexstat_bpf *s = fs->skel;
+	s->rodata->targ_ns_dev = ns.st_dev;
+	s->rodata->targ_ns_ino = ns.st_ino;
+	s->rodata->targ_tgid = (__u32)(cfg && cfg->tgid ? cfg->tgid : getpid());
+	if (cfg && cfg->herd_min)
+		s->rodata->herd_min = cfg->herd_min;
+	if (cfg && cfg->herd_window_ns)
+		s->rodata->herd_window_ns = cfg->herd_window_ns;
+	if (cfg && cfg->storm_interval_ns)
+		s->rodata->storm_interval_ns = cfg->storm_interval_ns;
+	if (cfg && cfg->storm_min)
+		s->rodata->storm_min = cfg->storm_min;
+
+	/* Older kernels lack the futex2 syscalls (futex_waitv: 5.16, the rest:
+	 * 6.7) or io_uring's futex opcodes: leave those programs out there. */
+	static const struct {
+		const char *tp;
+		size_t off;
+	} optional[] = {
+		{ "sys_enter_futex_wait", offsetof(struct futexstat_bpf, progs.futex2_wait_enter) },
+		{ "sys_exit_futex_wait", offsetof(struct futexstat_bpf, progs.futex2_wait_exit) },
+		{ "sys_enter_futex_wake", offsetof(struct futexstat_bpf, progs.futex2_wake_enter) },
+		{ "sys_exit_futex_wake", offsetof(struct futexstat_bpf, progs.futex2_wake_exit) },
+		{ "sys_enter_futex_waitv", offsetof(struct futexstat_bpf, progs.futex2_waitv_enter) },
+		{ "sys_exit_futex_waitv", offsetof(struct futexstat_bpf, progs.futex2_waitv_exit) },
+		{ "sys_enter_futex_requeue", offsetof(struct futexstat_bpf, progs.futex2_requeue_enter) },
+	};
+	for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++)
+		if (!tracepoint_exists("syscalls", optional[i].tp))
+			bpf_program__set_autoload(
+				*(struct bpf_program **)((char *)s + optional[i].off), false);
+	fs->sees_uring = tracepoint_exists("io_uring", "io_uring_submit_req") &&
+			 kernel_has_uring_futex();
+	if (!fs->sees_uring)
+		bpf_program__set_autoload(s->progs.uring_submit, false);
+
+	int e = futexstat_bpf__load(s);
+	if (e) {
+		e = -e;
+		snprintf(why, n, "the kernel refused the BPF programs: %s%s", strerror(e),
+			 e == EPERM ? " (not permitted: root with CAP_BPF needed)"
+				    : " (set FUTEXLAB_PROBES_DEBUG=1 for libbpf's log)");
+		futexstat_bpf__destroy(s);
+		free(fs);
+		return NULL;
+	}
+	if (!s->bss) {
+		snprintf(why, n, "the kernel cannot map BPF global data (needs Linux 5.5+)");
+		futexstat_bpf__destroy(s);
+		free(fs);
+		return NULL;
+	}
+	return fs;
+}
+
+int futexstat_start(struct futexstat *fs, char *why, size_t n)
+{
+	memset(&fs->skel->bss->counts, 0, sizeof fs->skel->bss->counts);
+	int e = futexstat_bpf__attach(fs->skel);
+	if (e) {
+		futexstat_bpf__detach(fs->skel);
+		snprintf(why, n, "cannot attach to the futex tracepoints: %s", strerror(-e));
+		return -e;
+	}
+	fs->attached = 1;
+	return 0;
+}
+
+void futexstat_stop(struct futexstat *fs, struct futexstat_counts *out)
+{
+	if (fs->attached) {
+		futexstat_bpf__detach(fs->skel);
+		fs->attached = 0;
+	}
+	memcpy(out, &fs->skel->bss->counts, sizeof *out);
+}
+
+void futexstat_close(struct futexstat *fs)
+{
+	if (!fs)
+		return;
+	futexstat_bpf__destroy(fs->skel);
+	free(fs);
+}
+
+int futexstat_sees_uring(const struct futexstat *fs)
+{
+	return fs->sees_uring;
+}
+
+__u64 futexstat_wait_quantile(const struct futexstat_counts *c, double q)
+{
+	__u64 total = 0;
+	for (int i = 0; i < FUTEXSTAT_HIST_SLOTS; i++)
+		total += c->wait_hist[i];
+	if (!total)
+		return 0;
+	/* the smallest slot at which the cumulative count reaches q * total */
+	double want = q * (double)total;
+	__u64 seen = 0;
+	for (int i = 0; i < FUTEXSTAT_HIST_SLOTS; i++) {
+		seen += c->wait_hist[i];
+		if ((double)seen >= want && c->wait_hist[i])
+			return i >= 63 ? UINT64_MAX : (1ULL << (i + 1));
+	}
+	return UINT64_MAX;
+}

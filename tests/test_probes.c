@@ -1,0 +1,610 @@
+/* tests/test_probes.c — the probes must count exactly what a controlled
+ * program did.
+ *
+ *   test_probes collector            the libbpf collector (probes/futexstat)
+ *   test_probes bpftrace SCRIPT.bt   a bpftrace script, output parsed
+ *
+ * The controlled program (known_calls) makes, on separate futex words:
+ *   N_WAKE0  FUTEX_WAKE with nobody waiting, F2_WAKE0 futex_wake(2) likewise;
+ *   M_AGAIN  FUTEX_WAIT_BITSET with a mismatched value (EAGAIN), F2_AGAIN
+ *            futex_wait(2) likewise;
+ *   K_TIMEOUT FUTEX_WAIT with a 1 ms timeout that expires;
+ *   one FUTEX_CMP_REQUEUE that fails (an "other" op);
+ *   W_SLEEP threads asleep in FUTEX_WAIT_BITSET, woken by ONE FUTEX_WAKE
+ *            (returns W_SLEEP), each then waiting again on the same word with
+ *            a mismatched value: one thundering-herd burst;
+ *   one thread asleep in FUTEX_WAIT_BITSET interrupted by a signal (EINTR).
+ * Every count the probe reports must equal the number derived from these.
+ * Threads are created before and joined after the observed window, and
+ * nothing else in the window makes futex calls (no stdio, no locks, no
+ * pthread_join), so the numbers are exact, not bounds.
+ *
+ * Exit 77 (skipped, with the reason) only when BPF cannot be used here. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#ifdef FL_HAVE_PROBES
+#include "futexstat.h"
+#include "variant.h"
+#endif
+#include "tracefs.h"
+#ifdef FL_HAVE_LIBURING
+#include <liburing.h>
+#endif
+
+#ifndef SYS_futex_wake
+#define SYS_futex_wake 454
+#endif
+#ifndef SYS_futex_wait
+#define SYS_futex_wait 455
+#endif
+#define FUTEX2_SIZE_U32 0x02
+#define FUTEX2_PRIVATE 128
+
+enum {
+	N_WAKE0 = 7, F2_WAKE0 = 3, M_AGAIN = 120, F2_AGAIN = 2, K_TIMEOUT = 5, W_SLEEP = 3,
+	HERD_MIN = 3, STORM_MIN = 100, /* M_AGAIN > STORM_MIN: exactly one storm */
+};
+/* The wake of W_SLEEP sits exactly on the herd threshold: an off-by-one in
+ * the probe's ">= H" shows. */
+_Static_assert(W_SLEEP == HERD_MIN, "the herd case must sit on the threshold");
+
+static _Alignas(64) _Atomic uint32_t w_a, w_a2, w_b, w_c, w_d, w_e, w_f;
+static _Atomic int sleeper_tid[W_SLEEP], eintr_tid, done_sleepers, done_eintr;
+static int go_pipe[2], eintr_pipe[2], bye_pipe[2];
+static long sleeper_r1[W_SLEEP], sleeper_r2[W_SLEEP], eintr_r;
+static int have_f2; /* futex2 syscalls exist (Linux 6.7+) */
+
+static long futex(_Atomic uint32_t *a, int op, uint32_t val, const struct timespec *ts,
+		  _Atomic uint32_t *a2, uint32_t val3)
+{
+	long r = syscall(SYS_futex, a, op, val, ts, a2, val3);
+	return r < 0 ? -errno : r;
+}
+
+static void pause_us(long us)
+{
+	struct timespec ts = { 0, us * 1000 };
+	nanosleep(&ts, NULL);
+}
+
+static void *sleeper(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	char b;
+	if (read(go_pipe[0], &b, 1) != 1)
+		abort();
+	atomic_store(&sleeper_tid[i], (int)syscall(SYS_gettid));
+	sleeper_r1[i] = futex(&w_d, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 0, NULL, NULL,
+			      FUTEX_BITSET_MATCH_ANY);
+	/* back to waiting on the same word at once (w_d is 0: EAGAIN) */
+	sleeper_r2[i] = futex(&w_d, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 1, NULL, NULL,
+			      FUTEX_BITSET_MATCH_ANY);
+	atomic_fetch_add(&done_sleepers, 1);
+	if (read(bye_pipe[0], &b, 1) != 1)
+		abort();
+	return NULL;
+}
+
+static void on_usr1(int sig) { (void)sig; }
+
+static void *eintr_waiter(void *arg)
+{
+	(void)arg;
+	char b;
+	if (read(eintr_pipe[0], &b, 1) != 1)
+		abort();
+	atomic_store(&eintr_tid, (int)syscall(SYS_gettid));
+	eintr_r = futex(&w_f, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 0, NULL, NULL,
+			FUTEX_BITSET_MATCH_ANY);
+	atomic_store(&done_eintr, 1);
+	if (read(bye_pipe[0], &b, 1) != 1)
+		abort();
+	return NULL;
+}
+
+/* Whether thread `tid` is blocked in futex(2) on `addr`: its
+ * /proc/self/task/TID/syscall reads "202 0xADDR ..." only while it sleeps
+ * in the call (a sleeping futex waiter is already queued). open/read only:
+ * no stdio, no futex. */
+static int blocked_on(int tid, void *addr)
+{
+	char path[64], buf[128], want[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", tid);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	int w = snprintf(want, sizeof want, "%d 0x%lx ", SYS_futex, (unsigned long)addr);
+	return strncmp(buf, want, (size_t)w) == 0;
+}
+
+static pthread_t threads[W_SLEEP + 1];
+
+static void start_threads(void)
+{
+	if (pipe(go_pipe) || pipe(eintr_pipe) || pipe(bye_pipe))
+		abort();
+	struct sigaction sa = { .sa_handler = on_usr1 }; /* no SA_RESTART: EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	for (int i = 0; i < W_SLEEP; i++)
+		if (pthread_create(&threads[i], NULL, sleeper, (void *)(intptr_t)i))
+			abort();
+	if (pthread_create(&threads[W_SLEEP], NULL, eintr_waiter, NULL))
+		abort();
+}
+
+static void join_threads(void)
+{
+	char bytes[W_SLEEP + 1] = { 0 };
+	if (write(bye_pipe[1], bytes, sizeof bytes) != (ssize_t)sizeof bytes)
+		abort();
+	for (int i = 0; i <= W_SLEEP; i++)
+		pthread_join(threads[i], NULL);
+}
+
+static long wake_d_result, requeue_r;
+static long a_r[N_WAKE0], f2w_r[F2_WAKE0], b_r[M_AGAIN], f2a_r[F2_AGAIN], c_r[K_TIMEOUT];
+
+/* The observed window: exactly the calls in the header, nothing else. */
+static void known_calls(void)
+{
+	for (int i = 0; i < N_WAKE0; i++)
+		a_r[i] = futex(&w_a, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	for (int i = 0; have_f2 && i < F2_WAKE0; i++)
+		f2w_r[i] = syscall(SYS_futex_wake, &w_a, 0xffffffffUL, 1, FUTEX2_SIZE_U32 | FUTEX2_PRIVATE);
+	for (int i = 0; i < M_AGAIN; i++)
+		b_r[i] = futex(&w_b, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 1, NULL, NULL,
+			       FUTEX_BITSET_MATCH_ANY);
+	for (int i = 0; have_f2 && i < F2_AGAIN; i++)
+		f2a_r[i] = syscall(SYS_futex_wait, &w_e, 1, 0xffffffffUL, FUTEX2_SIZE_U32 | FUTEX2_PRIVATE,
+				   NULL, CLOCK_MONOTONIC) < 0 ? -errno : 0;
+	for (int i = 0; i < K_TIMEOUT; i++) {
+		struct timespec rel = { 0, 1000000 };
+		c_r[i] = futex(&w_c, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, &rel, NULL, 0);
+	}
+	/* CMP_REQUEUE whose val3 does not match *w_a: EAGAIN, neither wait nor wake */
+	requeue_r = futex(&w_a, FUTEX_CMP_REQUEUE | FUTEX_PRIVATE_FLAG, 0,
+			  (const struct timespec *)0, &w_a2, 1);
+
+	/* W_SLEEP sleepers on w_d, all queued, then one wake for all */
+	char bytes[W_SLEEP] = { 0 };
+	if (write(go_pipe[1], bytes, W_SLEEP) != W_SLEEP)
+		abort();
+	for (int i = 0; i < W_SLEEP; i++) {
+		while (!atomic_load(&sleeper_tid[i]))
+			pause_us(100);
+		while (!blocked_on(atomic_load(&sleeper_tid[i]), &w_d))
+			pause_us(100);
+	}
+	wake_d_result = futex(&w_d, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, NULL, NULL, 0);
+	while (atomic_load(&done_sleepers) < W_SLEEP)
+		pause_us(100);
+
+	/* one sleeper interrupted by a signal */
+	if (write(eintr_pipe[1], bytes, 1) != 1)
+		abort();
+	while (!atomic_load(&eintr_tid))
+		pause_us(100);
+	while (!blocked_on(atomic_load(&eintr_tid), &w_f))
+		pause_us(100);
+	pthread_kill(threads[W_SLEEP], SIGUSR1);
+	while (!atomic_load(&done_eintr))
+		pause_us(100);
+}
+
+/* The program did what it says (else the expected numbers are wrong). */
+static void check_program(void)
+{
+	for (int i = 0; i < N_WAKE0; i++)
+		CHECK(a_r[i] == 0, "wake %d with nobody waiting returned %ld", i, a_r[i]);
+	for (int i = 0; have_f2 && i < F2_WAKE0; i++)
+		CHECK(f2w_r[i] == 0, "futex_wake(2) %d returned %ld", i, f2w_r[i]);
+	for (int i = 0; i < M_AGAIN; i++)
+		CHECK(b_r[i] == -EAGAIN, "mismatched wait %d returned %ld", i, b_r[i]);
+	for (int i = 0; have_f2 && i < F2_AGAIN; i++)
+		CHECK(f2a_r[i] == -EAGAIN, "futex_wait(2) %d returned %ld", i, f2a_r[i]);
+	for (int i = 0; i < K_TIMEOUT; i++)
+		CHECK(c_r[i] == -ETIMEDOUT, "timed wait %d returned %ld", i, c_r[i]);
+	CHECK(requeue_r == -EAGAIN, "cmp_requeue returned %ld", requeue_r);
+	CHECK(wake_d_result == W_SLEEP, "the wake of %d sleepers returned %ld", W_SLEEP,
+	      wake_d_result);
+	for (int i = 0; i < W_SLEEP; i++)
+		CHECK(sleeper_r1[i] == 0 && sleeper_r2[i] == -EAGAIN,
+		      "sleeper %d returned %ld then %ld", i, sleeper_r1[i], sleeper_r2[i]);
+	CHECK(eintr_r == -EINTR, "the interrupted wait returned %ld", eintr_r);
+}
+
+/* What every probe must report for the window. */
+static struct expect {
+	long futex_calls, op_wait, op_wait_bitset, op_wake, op_other, f2_wait, f2_wake;
+	long wake_calls, woken, wake_none;
+	long wait_calls, wait_ok, wait_eagain, wait_timedout, wait_eintr;
+	long herd_bursts, eagain_storms, big_wakes, rewaits;
+} X;
+
+static void expect_init(void)
+{
+	/* futex2 present? (asked on a private word, outside any window) */
+	_Atomic uint32_t probe = 0;
+	have_f2 = syscall(SYS_futex_wake, &probe, 0xffffffffUL, 1,
+			  FUTEX2_SIZE_U32 | FUTEX2_PRIVATE) >= 0;
+	int f2w = have_f2 ? F2_WAKE0 : 0, f2a = have_f2 ? F2_AGAIN : 0;
+	X.op_wait = K_TIMEOUT;
+	X.op_wait_bitset = M_AGAIN + 2 * W_SLEEP + 1;
+	X.op_wake = N_WAKE0 + 1;
+	X.op_other = 1;
+	X.futex_calls = X.op_wait + X.op_wait_bitset + X.op_wake + X.op_other;
+	X.f2_wait = f2a;
+	X.f2_wake = f2w;
+	X.wake_calls = N_WAKE0 + 1 + f2w;
+	X.woken = W_SLEEP;
+	X.wake_none = N_WAKE0 + f2w;
+	X.wait_calls = X.op_wait + X.op_wait_bitset + f2a;
+	X.wait_ok = W_SLEEP;
+	X.wait_eagain = M_AGAIN + W_SLEEP + f2a;
+	X.wait_timedout = K_TIMEOUT;
+	X.wait_eintr = 1;
+	X.herd_bursts = 1;
+	X.eagain_storms = 1;
+	X.big_wakes = 1;
+	X.rewaits = W_SLEEP;
+}
+
+#define EQ(got, want) CHECK((long)(got) == (long)(want), "%s = %ld, want %ld", #got, \
+			     (long)(got), (long)(want))
+
+static int skip(const char *why)
+{
+	printf("SKIP: %s\n", why);
+	return 77;
+}
+
+/* ---- the libbpf collector ---------------------------------------------- */
+#ifdef FL_HAVE_PROBES
+static struct futexstat *fs;
+
+static void t_collector_known(void *arg)
+{
+	(void)arg;
+	char why[300];
+	struct futexstat_counts c;
+	start_threads();
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	known_calls();
+	futexstat_stop(fs, &c);
+	join_threads();
+	check_program();
+	EQ(c.futex_calls, X.futex_calls);
+	EQ(c.op_wait, X.op_wait);
+	EQ(c.op_wait_bitset, X.op_wait_bitset);
+	EQ(c.op_wake, X.op_wake);
+	EQ(c.op_other, X.op_other);
+	EQ(c.f2_wait, X.f2_wait);
+	EQ(c.f2_wake, X.f2_wake);
+	EQ(c.f2_waitv, 0);
+	EQ(c.f2_requeue, 0);
+	EQ(c.uring_futex, 0);
+	EQ(c.wake_calls, X.wake_calls);
+	EQ(c.woken, X.woken);
+	EQ(c.wake_none, X.wake_none);
+	EQ(c.wake_err, 0);
+	EQ(c.wait_calls, X.wait_calls);
+	EQ(c.wait_ok, X.wait_ok);
+	EQ(c.wait_eagain, X.wait_eagain);
+	EQ(c.wait_timedout, X.wait_timedout);
+	EQ(c.wait_eintr, X.wait_eintr);
+	EQ(c.wait_err, 0);
+	EQ(c.herd_bursts, X.herd_bursts);
+	EQ(c.eagain_storms, X.eagain_storms);
+	EQ(c.missed, 0);
+	/* every wait is in the histogram; the timed-out ones lasted >= 1 ms,
+	 * so at least K_TIMEOUT sit at or above slot 19 ([2^19, 2^20) ns) */
+	unsigned long long hist = 0, slow = 0;
+	for (int i = 0; i < FUTEXSTAT_HIST_SLOTS; i++) {
+		hist += c.wait_hist[i];
+		if (i >= 19)
+			slow += c.wait_hist[i];
+	}
+	EQ(hist, X.wait_calls);
+	CHECK(slow >= K_TIMEOUT, "%llu waits of >= 0.5 ms, want >= %d", slow, K_TIMEOUT);
+	CHECK(futexstat_wait_quantile(&c, 1.0) >= 1000000, "max wait bucket %llu ns",
+	      (unsigned long long)futexstat_wait_quantile(&c, 1.0));
+}
+
+/* Nothing counted for other processes: a child makes futex calls while the
+ * collector (filtered to us) is attached. */
+static void t_collector_filters(void *arg)
+{
+	(void)arg;
+	char why[300];
+	struct futexstat_counts c;
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	pid_t p = fork();
+	if (p == 0) {
+		for (int i = 0; i < 100; i++)
+			futex(&w_a, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+		_exit(0);
+	}
+	waitpid(p, NULL, 0);
+	futexstat_stop(fs, &c);
+	EQ(c.futex_calls, 0);
+	EQ(c.wake_calls, 0);
+}
+
+/* The proof in README: negcount's uncontended post+wait never enters the
+ * kernel — 0 futex syscalls for 10000 pairs. */
+static void t_negcount_uncontended(void *arg)
+{
+	(void)arg;
+	char why[300];
+	struct futexstat_counts c;
+	const struct fl_variant *v = fl_variant_find("negcount");
+	CHECK(v != NULL, "negcount is registered");
+	if (!v)
+		return;
+	void *s = aligned_alloc(64, 64);
+	memset(s, 0, 64);
+	CHECK(v->init(s, 0, 0) == 0, "init");
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	for (int i = 0; i < 10000; i++) {
+		v->post(s, 1);
+		v->wait(s);
+	}
+	futexstat_stop(fs, &c);
+	v->destroy(s);
+	free(s);
+	EQ(c.futex_calls, 0);
+}
+
+#ifdef FL_HAVE_LIBURING
+/* One IORING_OP_FUTEX_WAKE (52) submission: no futex syscall at all, one
+ * uring_futex. The SQE is filled by hand (liburing 2.3 has no futex prep
+ * helpers): futex2 flags in fd, the word in addr, the count in off, the
+ * mask in addr3. */
+static void t_collector_uring(void *arg)
+{
+	(void)arg;
+	char why[300];
+	struct futexstat_counts c;
+	struct io_uring ring;
+	if (!futexstat_sees_uring(fs)) {
+		printf("  skipped: no io_uring:io_uring_submit_req tracepoint or no io_uring "
+		       "futex opcodes in this kernel\n");
+		return;
+	}
+	int e = io_uring_queue_init(4, &ring, 0);
+	if (e) {
+		printf("  skipped: io_uring unavailable here: %s\n", strerror(-e));
+		return;
+	}
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+	CHECK(sqe != NULL, "no free SQE in a fresh ring");
+	if (!sqe) {
+		io_uring_queue_exit(&ring);
+		return;
+	}
+	memset(sqe, 0, sizeof *sqe);
+	sqe->opcode = 52; /* IORING_OP_FUTEX_WAKE */
+	sqe->fd = FUTEX2_SIZE_U32 | FUTEX2_PRIVATE;
+	sqe->addr = (uintptr_t)&w_a;
+	sqe->off = 1;
+	sqe->addr3 = 0xffffffffU;
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	int n = io_uring_submit_and_wait(&ring, 1);
+	futexstat_stop(fs, &c);
+	struct io_uring_cqe *cqe = NULL;
+	CHECK(n == 1 && io_uring_peek_cqe(&ring, &cqe) == 0 && cqe && cqe->res == 0,
+	      "the io_uring futex wake completed with %d", cqe ? cqe->res : n);
+	io_uring_queue_exit(&ring);
+	EQ(c.uring_futex, 1);
+	EQ(c.futex_calls, 0);
+	EQ(c.wake_calls, 0);
+}
+#endif
+
+static int collector(void)
+{
+	char why[300];
+	struct futexstat_config cfg = {
+		.herd_min = HERD_MIN, .herd_window_ns = 1000000000ULL,
+		.storm_interval_ns = 1000000000ULL, .storm_min = STORM_MIN,
+	};
+	fs = futexstat_open(&cfg, why, sizeof why);
+	if (!fs)
+		return skip(why);
+	expect_init();
+	run_test("collector counts the known calls exactly", t_collector_known, NULL, 60);
+	run_test("collector ignores other processes", t_collector_filters, NULL, 30);
+	run_test("negcount uncontended: 0 futex syscalls", t_negcount_uncontended, NULL, 30);
+#ifdef FL_HAVE_LIBURING
+	run_test("collector counts io_uring futex submissions", t_collector_uring, NULL, 30);
+#endif
+	futexstat_close(fs);
+	return tests_done("probes collector");
+}
+#endif
+
+/* ---- bpftrace scripts -------------------------------------------------- */
+
+static char bt_text[1 << 16];
+
+/* The value of the line "KEY: N" in the output (KEY including @ and any
+ * [..] part), or LONG_MIN when absent. */
+static long bt_value(const char *key)
+{
+	size_t kl = strlen(key);
+	for (char *l = bt_text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, key, kl) && l[kl] == ':' && l[kl + 1] == ' ')
+			return strtol(l + kl + 2, NULL, 10);
+	return LONG_MIN;
+}
+
+/* A count map that may legitimately be absent when zero. */
+static long bt_count(const char *key)
+{
+	long v = bt_value(key);
+	return v == LONG_MIN ? 0 : v;
+}
+
+static void t_bpftrace(void *arg)
+{
+	const char *script = arg;
+	const char *name = strrchr(script, '/') ? strrchr(script, '/') + 1 : script;
+	char out[] = "/tmp/futexlab-bt-XXXXXX", pid[16];
+	int fd = mkstemp(out);
+	CHECK(fd >= 0, "mkstemp");
+	if (fd < 0)
+		return;
+	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	/* parameters: eagain S INTERVAL_MS, herd H WINDOW_US (wide: not timing) */
+	const char *p2 = NULL, *p3 = NULL;
+	if (strstr(name, "eagain"))
+		p2 = "100", p3 = "1000";
+	else if (strstr(name, "herd"))
+		p2 = "3", p3 = "1000000";
+	fflush(NULL);
+	pid_t bt = fork();
+	if (bt == 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execlp("bpftrace", "bpftrace", script, pid, p2, p3, (char *)NULL);
+		dprintf(2, "cannot run bpftrace: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(fd);
+	start_threads(); /* before the window: thread creation is not counted */
+	/* attached once the script's BEGIN line is out (BEGIN runs after every
+	 * probe is attached) */
+	int attached = 0;
+	for (int ms = 0; ms < 60000 && !attached; ms += 50) {
+		FILE *f = fopen(out, "r");
+		char line[512];
+		while (f && fgets(line, sizeof line, f))
+			if (strstr(line, ": tracing "))
+				attached = 1;
+		if (f)
+			fclose(f);
+		if (!attached && waitpid(bt, NULL, WNOHANG) == bt)
+			break;
+		if (!attached)
+			pause_us(50000);
+	}
+	CHECK(attached, "bpftrace did not attach (see %s)", out);
+	if (!attached) {
+		kill(bt, SIGKILL);
+		waitpid(bt, NULL, 0);
+		join_threads();
+		return;
+	}
+	known_calls();
+	kill(bt, SIGINT);
+	waitpid(bt, NULL, 0);
+	join_threads();
+	check_program();
+
+	FILE *f = fopen(out, "r");
+	size_t n = f ? fread(bt_text, 1, sizeof bt_text - 1, f) : 0;
+	bt_text[n] = '\0';
+	if (f)
+		fclose(f);
+	char k[128];
+	const char *comm = "test_probes";
+	if (strstr(name, "summary")) {
+#define CALLS(op) (snprintf(k, sizeof k, "@calls[%s, %s, %s]", pid, comm, op), bt_count(k))
+#define RET(op, r) (snprintf(k, sizeof k, "@ret[%s, %s, %s, %d]", pid, comm, op, r), bt_count(k))
+		EQ(CALLS("WAIT"), X.op_wait);
+		EQ(CALLS("WAIT_BITSET"), X.op_wait_bitset);
+		EQ(CALLS("WAKE"), X.op_wake);
+		EQ(CALLS("CMP_REQUEUE"), X.op_other);
+		EQ(CALLS("futex_wait2"), X.f2_wait);
+		EQ(CALLS("futex_wake2"), X.f2_wake);
+		EQ(RET("WAIT", -110), K_TIMEOUT);
+		EQ(RET("WAIT_BITSET", -11), M_AGAIN + W_SLEEP);
+		EQ(RET("WAIT_BITSET", 0), W_SLEEP);
+		EQ(RET("WAIT_BITSET", -4), 1);
+		EQ(RET("WAKE", 0), N_WAKE0);
+		EQ(RET("WAKE", W_SLEEP), 1);
+		EQ(RET("CMP_REQUEUE", -11), 1);
+		EQ(RET("futex_wait2", -11), X.f2_wait);
+		EQ(RET("futex_wake2", 0), X.f2_wake);
+	} else if (strstr(name, "wakes")) {
+		EQ(bt_count("@wake_calls"), X.wake_calls);
+		EQ(bt_count("@threads_woken"), X.woken);
+		EQ(bt_count("@useless_wakes"), X.wake_none);
+	} else if (strstr(name, "eagain")) {
+		EQ(bt_count("@eagain_total"), X.wait_eagain);
+		EQ(bt_count("@storms"), X.eagain_storms);
+		EQ(bt_count("@waits"), X.wait_calls);
+		snprintf(k, sizeof k, "@eagain[%s, %lu]", pid, (unsigned long)&w_b);
+		EQ(bt_count(k), M_AGAIN);
+	} else if (strstr(name, "herd")) {
+		EQ(bt_count("@herd_bursts"), X.herd_bursts);
+		EQ(bt_count("@big_wakes"), X.big_wakes);
+		EQ(bt_count("@rewaits"), X.rewaits);
+	} else if (strstr(name, "latency")) {
+		EQ(bt_count("@waits"), X.wait_calls);
+		EQ(bt_count("@eagain"), X.wait_eagain);
+	} else {
+		CHECK(0, "no expectations for %s", name);
+	}
+	if (test_failed_now)
+		fprintf(stderr, "  bpftrace output kept in %s\n", out);
+	else
+		unlink(out);
+}
+
+static int bpftrace(const char *script)
+{
+	char why[300];
+	if (geteuid() != 0)
+		return skip("bpftrace needs root");
+	if (system("bpftrace --version >/dev/null 2>&1") != 0)
+		return skip("bpftrace is not installed");
+	if (fl_tracefs_ready(why, sizeof why))
+		return skip(why);
+	if (access(script, R_OK)) {
+		printf("FAIL: cannot read %s\n", script);
+		return 1;
+	}
+	expect_init();
+	char name[300];
+	snprintf(name, sizeof name, "%s counts the known calls exactly", script);
+	run_test(name, t_bpftrace, (void *)script, 120);
+	return tests_done("probes bpftrace");
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "collector")) {
+#ifdef FL_HAVE_PROBES
+		return collector();
+#else
+		return skip("built without the eBPF collector (-Dprobes=disabled)");
+#endif
+	}
+	if (argc == 3 && !strcmp(argv[1], "bpftrace"))
+		return bpftrace(argv[2]);
+	fprintf(stderr, "usage: test_probes collector | bpftrace SCRIPT.bt\n");
+	return 2;
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# tests/test_probes_cli.sh — the probes inside `futexlab run`: CSV columns
+# with exact figures, --no-probes, an unprivileged run (one line, run goes
+# on, empty columns), --bpftrace beside the run agreeing with the collector.
+# Usage: test_probes_cli.sh path/to/futexlab path/to/probes-dir
+# Exit 77 (skipped) when the collector cannot load here.
+set -u
+fl=$1 probes=$2
+pass=0 fail=0
+tmp=$(mktemp -d /tmp/futexlab-probes-cli.XXXXXX)
+chmod 755 "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+ok()  { pass=$((pass+1)); echo "ok   $1"; }
+bad() { fail=$((fail+1)); echo "FAIL $1"; }
+
+# col FILE ROW-MATCH COLUMN: the value of COLUMN in the first data row whose
+# first two fields are ROW-MATCH ("variant,workload")
+col() {
+  awk -F, -v want="$2" -v name="$3" '
+    /^#/ { next }
+    !h { for (i = 1; i <= NF; i++) idx[$i] = i; h = 1; next }
+    ($1 "," $2) == want && !done { print $(idx[name]); done = 1 }' "$1"
+}
+
+if [ "$(id -u)" != 0 ]; then echo "SKIP: the probes need root"; exit 77; fi
+out=$("$fl" run --variant negcount --workload uncontended --reps 1 --ops 20000 \
+      --csv "$tmp/a.csv" 2>"$tmp/a.err")
+if grep -q "probes off" "$tmp/a.err"; then
+  echo "SKIP: $(cat "$tmp/a.err")"; exit 77
+fi
+
+# 1. negcount uncontended never enters the kernel: 0 futex syscalls per op
+v=$(col "$tmp/a.csv" negcount,uncontended futex_per_op)
+n=$(col "$tmp/a.csv" negcount,uncontended futex_syscalls)
+[ "$v" = "0.000" ] && [ "$n" = 0 ] && ok "negcount uncontended: futex_per_op=$v futex_syscalls=$n" \
+  || bad "negcount uncontended: futex_per_op='$v' futex_syscalls='$n'"
+
+# 2. floor-futex posts with one FUTEX_WAKE each and never waits (the token is
+#    there): exactly one futex syscall per op, every wake useless
+ops=$(col "$tmp/a.csv" floor-futex,uncontended ops)
+wk=$(col "$tmp/a.csv" floor-futex,uncontended wake_calls)
+wn=$(col "$tmp/a.csv" floor-futex,uncontended wake_none)
+fx=$(col "$tmp/a.csv" floor-futex,uncontended fx_wake)
+wp=$(col "$tmp/a.csv" floor-futex,uncontended wakes_per_post)
+[ -n "$ops" ] && [ "$wk" = "$ops" ] && [ "$wn" = "$ops" ] && [ "$fx" = "$ops" ] && [ "$wp" = "1.000" ] \
+  && ok "floor-futex: $ops ops = $wk wake calls = $wn useless, wakes_per_post=$wp" \
+  || bad "floor-futex: ops=$ops wake_calls=$wk wake_none=$wn fx_wake=$fx wakes_per_post=$wp"
+
+# 3. --no-probes: no line, empty probe columns
+"$fl" run --variant negcount --workload uncontended --reps 1 --ops 1000 --no-floors \
+  --no-probes --csv "$tmp/b.csv" >/dev/null 2>"$tmp/b.err"
+v=$(col "$tmp/b.csv" negcount,uncontended futex_syscalls)
+[ ! -s "$tmp/b.err" ] && [ -z "$v" ] && ok "--no-probes: silent, empty columns" \
+  || bad "--no-probes: stderr='$(cat "$tmp/b.err")' futex_syscalls='$v'"
+
+# 4. unprivileged: one line saying why, the run goes on, empty columns
+if command -v setpriv >/dev/null; then
+  chmod 777 "$tmp"
+  setpriv --reuid 65534 --regid 65534 --clear-groups "$fl" run --variant negcount \
+    --workload uncontended --reps 1 --ops 1000 --no-floors --csv "$tmp/c.csv" \
+    >/dev/null 2>"$tmp/c.err"; rc=$?
+  lines=$(grep -c '' "$tmp/c.err")
+  v=$(col "$tmp/c.csv" negcount,uncontended futex_syscalls)
+  st=$(col "$tmp/c.csv" negcount,uncontended status)
+  [ $rc = 0 ] && [ "$lines" = 1 ] && grep -q "probes off: .*root" "$tmp/c.err" && [ -z "$v" ] && [ "$st" = ok ] \
+    && ok "unprivileged: $(cat "$tmp/c.err")" \
+    || bad "unprivileged: rc=$rc lines=$lines stderr='$(cat "$tmp/c.err")' futex_syscalls='$v' status='$st'"
+  chmod 755 "$tmp"
+fi
+
+# 5. --bpftrace beside the run: output stored beside the CSV, and the script
+#    sees the same wakes as the collector (the harness makes no futex call
+#    outside the reps in this run)
+if command -v bpftrace >/dev/null; then
+  "$fl" run --variant negcount --workload uncontended --reps 1 --ops 5000 \
+    --bpftrace "$probes/futex-wakes.bt" --csv "$tmp/d.csv" >/dev/null 2>"$tmp/d.err"
+  f="$tmp/d.futex-wakes.txt"
+  ops=$(col "$tmp/d.csv" floor-futex,uncontended wake_calls)
+  bt=$(awk '/^@wake_calls:/ {print $2}' "$f" 2>/dev/null)
+  [ -f "$f" ] && [ -n "$ops" ] && [ "$bt" = "$ops" ] \
+    && ok "--bpftrace: $f has @wake_calls=$bt = the collector's $ops" \
+    || { bad "--bpftrace: file=$f @wake_calls='$bt' collector='$ops'"; cat "$tmp/d.err" "$f" 2>/dev/null | head -20; }
+fi
+
+# 6. a missing script is bad input: exit 2, one line
+"$fl" run --bpftrace "$tmp/nosuch.bt" >/dev/null 2>"$tmp/e.err"; rc=$?
+[ $rc = 2 ] && [ "$(grep -c '' "$tmp/e.err")" = 1 ] && ok "--bpftrace nosuch: exit 2, one line" \
+  || bad "--bpftrace nosuch: rc=$rc stderr='$(cat "$tmp/e.err")'"
+
+echo "probes cli: $pass passed, $fail failed"
+[ $fail = 0 ]

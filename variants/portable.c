@@ -1,0 +1,34 @@
+/* variants/portable.c — negcount's algorithm on seed 000's portable
+ * wait-on-address fallback (lib/portable.c: one process-wide mutex and
+ * condition variable for every address, broadcast on every wake).
+ *
+ * INVARIANT  exactly negcount's (variants/negcount.c): `count` holds tokens
+ *   when positive and unresolved waiter claims when negative; `grants`
+ *   counts resolved claims whose owners have not left, and is the word
+ *   waiters sleep on; a timed-out claimant leaves by taking a grant or by
+ *   removing a claim, never both. Only the sleeping backend differs, and it
+ *   is named here, explicitly: this file is the one place that chooses the
+ *   fallback (no build switch or run-time probe ever substitutes it for
+ *   futex(2)). The fast paths never touch the backend, so uncontended cost
+ *   equals negcount's; every sleep and wake takes the one global mutex, and
+ *   every wake broadcasts to all sleepers of the process — what the fallback
+ *   costs is what this variant measures.
+ *
+ * pshared: ENOTSUP. The mutex and the waiter list live in this process's
+ *   memory, so a waiter in another process could never be woken. */
+#include <errno.h>
+
+#include "../lib/portable.h"
+#include "negcount.h"
+#include "variant.h"
+
+static int pt_init(void *p, unsigned value, int pshared)
+{
+	if (pshared && value <= FL_NEGCOUNT_MAX)
+		return ENOTSUP;
+	return fl_negcount_init_on(p, value, 0, &fl_wa_portable);
+}
+
+FL_VARIANT(portable, struct fl_negcount,
+	.summary = "seed 000 fallback: negcount on one global mutex+condvar (broadcast) for every address",
+	.init = pt_init, FL_NEGCOUNT_OPS);
