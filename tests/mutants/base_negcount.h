@@ -1,0 +1,213 @@
+/* tests/mutants/base_negcount.h — a copy of variants/negcount.c (seed 000)
+ * with mutation points, for the mutation run only (never in the product).
+ *
+ * Compiled once per mutant: the including file defines MUT_NAME (the
+ * variant's name in the mutant registry) and at most one MUT_* switch.
+ * With no switch it is the control: the design as in variants/negcount.c
+ * (same invariant, same orderings, same race windows; the argument is in
+ * that file), which must pass everything the mutants fail.
+ *
+ *   MUT_LOST_TOKEN  a timed-out waiter that finds no unresolved claim
+ *                   (count >= 0: a racing post resolved it) reports the
+ *                   timeout instead of waiting for its grant: seed 000's
+ *                   lost token (the grant is stranded, the value reads 0).
+ *   MUT_WAKE_FIRST  post wakes before it publishes the grant: the woken
+ *                   claimant finds grants == 0 and sleeps again, and the
+ *                   grant that lands after it is never announced.
+ *   MUT_WAKE_ONE    post wakes one sleeper whatever the number of claims
+ *                   it resolved: k-1 owners of a grant sleep on.
+ *   MUT_NO_LOOP     a wait that returns success after any wakeup, without
+ *                   re-checking (taking) a grant: spurious wakes and EINTR
+ *                   become tokens.
+ *   MUT_EINTR_CLAIM a wait interrupted by a signal returns EINTR but leaves
+ *                   its claim in count: the next post is swallowed.
+ *   MUT_NO_CLAMP    no overflow check: post past the maximum wraps into
+ *                   phantom claims.
+ *
+ * PRIVATE_ONLY (a control) refuses process-shared semaphores (ENOTSUP), as a
+ * design whose waiters live outside the sem_t must: the shim test checks
+ * that the LD_PRELOAD shim hands those to glibc.
+ *
+ * CAPPED (not a mutation: a control) builds seed 000's capped semaphore
+ * (FL_CAPPED), with capacity 2: post clamps the count at the capacity with a
+ * CAS loop, so the suites are known to handle capped designs too. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "futex.h"
+#include "race.h"
+#include "mutant.h"
+#include "wake.h"
+
+#ifdef CAPPED
+#define NEG_MAX   2 /* (not 1: conformance.c's trywait test starts at 2) */
+#define MN_FLAGS  FL_CAPPED
+#else
+#define NEG_MAX   ((1 << 29) - 1)
+#define MN_FLAGS  0
+#endif
+#define NEG_LIMIT (2 * NEG_MAX)
+
+struct mneg {
+	_Atomic int32_t count;
+	_Atomic uint32_t grants;
+	int shared;
+};
+
+static int mn_init(void *p, unsigned value, int pshared)
+{
+	struct mneg *s = p;
+	if (value > NEG_MAX)
+		return EINVAL;
+#ifdef PRIVATE_ONLY
+	if (pshared)
+		return ENOTSUP;
+#endif
+	atomic_init(&s->count, (int32_t)value);
+	atomic_init(&s->grants, 0);
+	s->shared = pshared != 0;
+	return 0;
+}
+
+static void mn_destroy(void *p)
+{
+	(void)p;
+}
+
+static int mn_post(void *p, unsigned n)
+{
+	struct mneg *s = p;
+#ifndef CAPPED
+	if (n > NEG_MAX)
+		return EOVERFLOW;
+#else
+	/* clamp at the capacity: an over-release adds nothing */
+	int32_t old = atomic_load_explicit(&s->count, memory_order_relaxed), nw;
+	do {
+		if (old >= NEG_MAX)
+			return 0;
+		nw = (int64_t)old + n > NEG_MAX ? NEG_MAX : old + (int32_t)n;
+	} while (!atomic_compare_exchange_weak_explicit(&s->count, &old, nw,
+			memory_order_release, memory_order_relaxed));
+#endif
+#ifndef CAPPED
+	int32_t old = atomic_fetch_add_explicit(&s->count, (int32_t)n, memory_order_release);
+#endif
+#if !defined(MUT_NO_CLAMP) && !defined(CAPPED)
+	if (old > NEG_LIMIT - (int32_t)n) {
+		atomic_fetch_sub_explicit(&s->count, (int32_t)n, memory_order_relaxed);
+		return EOVERFLOW;
+	}
+#endif
+	if (old < 0) {
+		int k = (int)(-(int64_t)old < n ? -(int64_t)old : n);
+#ifdef MUT_WAKE_ONE
+		int wake = 1;
+#else
+		int wake = k;
+#endif
+		fl_race_window();
+#ifdef MUT_WAKE_FIRST
+		fl_notify(&s->grants, wake, s->shared);
+		fl_race_window();
+		atomic_fetch_add_explicit(&s->grants, (uint32_t)k, memory_order_release);
+#else
+		atomic_fetch_add_explicit(&s->grants, (uint32_t)k, memory_order_release);
+		fl_notify(&s->grants, wake, s->shared);
+#endif
+	}
+	return 0;
+}
+
+static int mn_trywait(void *p)
+{
+	struct mneg *s = p;
+	int32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
+	while (c > 0)
+		if (atomic_compare_exchange_weak_explicit(&s->count, &c, c - 1,
+				memory_order_acquire, memory_order_relaxed))
+			return 0;
+	return EAGAIN;
+}
+
+static bool mn_take_grant(struct mneg *s)
+{
+	uint32_t g = atomic_load_explicit(&s->grants, memory_order_relaxed);
+	while (g > 0)
+		if (atomic_compare_exchange_weak_explicit(&s->grants, &g, g - 1,
+				memory_order_acquire, memory_order_relaxed))
+			return true;
+	return false;
+}
+
+static int mn_abandon(struct mneg *s, int why)
+{
+	for (;;) {
+		if (mn_take_grant(s))
+			return 0;
+		fl_race_window();
+		int32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
+		if (c < 0) {
+			if (atomic_compare_exchange_weak_explicit(&s->count, &c, c + 1,
+					memory_order_relaxed, memory_order_relaxed))
+				return why;
+			continue;
+		}
+#ifdef MUT_LOST_TOKEN
+		return why;
+#else
+		fl_futex_wait(&s->grants, 0, NULL, s->shared);
+#endif
+	}
+}
+
+static int mn_timedwait(void *p, const struct timespec *dl)
+{
+	struct mneg *s = p;
+	int32_t old = atomic_fetch_sub_explicit(&s->count, 1, memory_order_acquire);
+	if (old > 0)
+		return 0;
+	fl_race_window();
+	for (;;) {
+		if (mn_take_grant(s))
+			return 0;
+		int r = fl_futex_wait(&s->grants, 0, dl, s->shared);
+#ifdef MUT_NO_LOOP
+		if (r == 0 || r == EINTR)
+			return 0;
+#endif
+#ifdef MUT_EINTR_CLAIM
+		if (r == EINTR)
+			return EINTR;
+#endif
+		if (r == ETIMEDOUT || r == EINTR || r == EINVAL)
+			return mn_abandon(s, r);
+	}
+}
+
+static int mn_wait(void *p)
+{
+	return mn_timedwait(p, NULL);
+}
+
+static int mn_getvalue(void *p)
+{
+	int32_t c = atomic_load_explicit(&((struct mneg *)p)->count, memory_order_relaxed);
+	return c > 0 ? c : 0;
+}
+
+static int mn_words(void *p, _Atomic uint32_t **out, int max)
+{
+	if (max < 1)
+		return 0;
+	out[0] = &((struct mneg *)p)->grants;
+	return 1;
+}
+
+MUT_VARIANT(MUT_NAME, struct mneg,
+	.summary = "mutant of negcount (tests/mutants)",
+	.value_max = NEG_MAX, .flags = MN_FLAGS,
+	.init = mn_init, .destroy = mn_destroy, .post = mn_post, .wait = mn_wait,
+	.trywait = mn_trywait, .timedwait = mn_timedwait, .getvalue = mn_getvalue,
+	.words = mn_words);

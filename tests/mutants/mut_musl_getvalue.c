@@ -1,0 +1,4 @@
+/* tests/mutants/mut_musl_getvalue.c — musl-like getvalue ignoring pending wakes (see base_musl.h). */
+#define MUT_GETVALUE 1
+#define MUT_NAME mut_musl_getvalue
+#include "base_musl.h"

@@ -1,0 +1,4 @@
+/* tests/mutants/mut_neg_no_loop.c — negcount whose wait does not loop after a wakeup (see base_negcount.h). */
+#define MUT_NO_LOOP 1
+#define MUT_NAME mut_neg_no_loop
+#include "base_negcount.h"

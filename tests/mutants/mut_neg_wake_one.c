@@ -1,0 +1,4 @@
+/* tests/mutants/mut_neg_wake_one.c — negcount waking one when several claims are owed (see base_negcount.h). */
+#define MUT_WAKE_ONE 1
+#define MUT_NAME mut_neg_wake_one
+#include "base_negcount.h"

@@ -1,0 +1,4 @@
+/* tests/mutants/mut_split_weak.c — split with the seq_cst pair weakened (store-buffer bug) (see base_split.h). */
+#define MUT_WEAK 1
+#define MUT_NAME mut_split_weak
+#include "base_split.h"

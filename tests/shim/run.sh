@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# tests/shim/run.sh VARIANT FUTEXLAB PRELOAD_SO SEMPROG PYTHON_SCRIPT
+# Runs a plain POSIX program (semprog) and Debian's python3 under
+# libfutexlab-preload.so with FUTEXLAB_VARIANT=VARIANT. The shim's debug
+# line at exit must show that semaphores were really initialised on the
+# variant (or handed to glibc, for the posix pass-through).
+set -u
+v=$1 futexlab=$2 so=$3 semprog=$4 py=$5
+line=$("$futexlab" list | awk -v v="$v" '$1 == v')
+status=$(echo "$line" | awk '{print $2}')
+vmax=$(echo "$line" | awk '{print $3}')
+if [ -z "$line" ]; then echo "shim: $v not in futexlab list"; exit 1; fi
+if [ "$status" != available ]; then echo "SKIP $v: $status"; exit 77; fi
+fail=0
+err=$(mktemp)
+run() { # label cmd...
+  local label=$1; shift
+  FUTEXLAB_DEBUG=1 FUTEXLAB_VARIANT=$v LD_PRELOAD=$so timeout -s KILL 120 "$@" 2>"$err"
+  local rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "FAIL $label under the shim ($v): exit $rc"; cat "$err"; fail=1; return
+  fi
+  if [ "$v" = posix ]; then
+    grep -q "passing every call through" "$err" || { echo "FAIL $label: no pass-through line"; cat "$err"; fail=1; }
+  elif grep -q "is capped" "$err"; then
+    echo "    ($v is capped, a lock: the shim keeps glibc's semaphores and says so)"
+    passthrough=1
+  else
+    # the main process's report: at least one semaphore on the variant
+    if ! grep -Eq "pid [0-9]+: [1-9][0-9]* semaphores initialised on $v" "$err"; then
+      echo "FAIL $label: no semaphore was initialised on $v"; cat "$err"; fail=1; return
+    fi
+  fi
+  grep -E "handed to glibc|initialised on" "$err" | sort | uniq -c | sed 's/^/    /' | head -5
+  echo "ok   $label under the shim ($v)"
+}
+echo "# shim $v (value_max $vmax)"
+# (semprog's overflow check starts at SEM_VALUE_MAX: a variant whose
+# value_max is lower hands that semaphore to glibc, the other path of the shim)
+run semprog "$semprog"
+if command -v python3 >/dev/null; then
+  run "python3 ($(python3 --version 2>&1))" python3 "$py"
+  if [ "$v" != posix ] && [ -z "${passthrough:-}" ] && [ $fail -eq 0 ] && ! grep -Eq "[1-9][0-9]* named opens" "$err"; then
+    echo "FAIL python3: multiprocessing opened no named semaphore"; fail=1
+  fi
+else
+  echo "python3 not installed: real-program check skipped"
+fi
+rm -f "$err"
+exit $fail
