@@ -22,6 +22,18 @@ enum { TAG_OP = 1, TAG_TIMEOUT = 2, TAG_CANCEL = 3 };
 static pthread_key_t ring_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static __thread struct io_uring *tl_ring;
+/* fork: the child inherits the forking thread's ring, whose SQ/CQ mappings
+ * are shared with the parent's ring — submitting on it from the child would
+ * corrupt the parent's queues. A fork bumps the generation in the child; a
+ * ring from an older generation is released (in the child only: munmap and
+ * close touch the child's copies) and a fresh one is made. */
+static unsigned fork_gen;
+static __thread unsigned tl_gen;
+
+static void on_fork_child(void)
+{
+	fork_gen++;
+}
 
 static void ring_free(void *p)
 {
@@ -32,15 +44,21 @@ static void ring_free(void *p)
 
 static void key_init(void)
 {
-	if (pthread_key_create(&ring_key, ring_free))
+	if (pthread_key_create(&ring_key, ring_free) || pthread_atfork(NULL, NULL, on_fork_child))
 		abort();
 }
 
 static struct io_uring *ring(void)
 {
-	if (tl_ring)
+	if (tl_ring && tl_gen == fork_gen)
 		return tl_ring;
 	pthread_once(&key_once, key_init);
+	if (tl_ring) { /* inherited across fork: drop the child's copy */
+		pthread_setspecific(ring_key, NULL);
+		ring_free(tl_ring);
+		tl_ring = NULL;
+	}
+	tl_gen = fork_gen;
 	struct io_uring *r = calloc(1, sizeof *r);
 	int e = r ? io_uring_queue_init(8, r, 0) : -ENOMEM;
 	if (e < 0) {
