@@ -8,6 +8,7 @@
  * the noise" — rerun with more --reps to resolve them. */
 #include "compare.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 
 #include "cli.h"
 #include "run.h"
+#include "xalloc.h"
 
 /* ---- CSV text -> table ------------------------------------------------- */
 
@@ -23,9 +25,9 @@
 static char **split_csv(const char *line, int *ncell)
 {
 	int cap = 16, n = 0;
-	char **out = malloc((size_t)cap * sizeof *out);
+	char **out = fl_xmalloc((size_t)cap * sizeof *out);
 	size_t len = strlen(line);
-	char *buf = malloc(len + 1);
+	char *buf = fl_xmalloc(len + 1);
 	const char *p = line;
 	for (;;) {
 		size_t j = 0;
@@ -48,8 +50,8 @@ static char **split_csv(const char *line, int *ncell)
 		}
 		buf[j] = '\0';
 		if (n == cap)
-			out = realloc(out, (size_t)(cap *= 2) * sizeof *out);
-		out[n++] = strdup(buf);
+			out = fl_xrealloc(out, (size_t)(cap *= 2) * sizeof *out);
+		out[n++] = fl_xstrdup(buf);
 		if (*p != ',')
 			break;
 		p++;
@@ -73,11 +75,11 @@ static void add_meta(struct fl_table *t, const char *line)
 		s++;
 	const char *colon = strstr(s, ": ");
 	if (!strncmp(s, "futexlab ", 9)) {
-		t->meta[t->nmeta][0] = strdup("revision");
-		t->meta[t->nmeta][1] = strdup(s + 9);
+		t->meta[t->nmeta][0] = fl_xstrdup("revision");
+		t->meta[t->nmeta][1] = fl_xstrdup(s + 9);
 	} else if (colon) {
 		t->meta[t->nmeta][0] = strndup(s, (size_t)(colon - s));
-		t->meta[t->nmeta][1] = strdup(colon + 2);
+		t->meta[t->nmeta][1] = fl_xstrdup(colon + 2);
 	} else {
 		return;
 	}
@@ -117,9 +119,9 @@ static int add_line(struct fl_table *t, char *line, char *err, int errlen)
 		}
 	}
 	if (n < t->ncol) { /* pad: a short row is missing trailing cells */
-		cells = realloc(cells, (size_t)t->ncol * sizeof *cells);
+		cells = fl_xrealloc(cells, (size_t)t->ncol * sizeof *cells);
 		for (; n < t->ncol; n++)
-			cells[n] = strdup("");
+			cells[n] = fl_xstrdup("");
 	} else if (n > t->ncol) {
 		snprintf(err, (size_t)errlen, "row %d has %d cells, header has %d", t->nrows + 1, n,
 			 t->ncol);
@@ -129,7 +131,7 @@ static int add_line(struct fl_table *t, char *line, char *err, int errlen)
 		return -1;
 	}
 	if ((t->nrows & (t->nrows - 1)) == 0) /* grow at powers of two */
-		t->rows = realloc(t->rows, (size_t)(t->nrows ? 2 * t->nrows : 1) * sizeof *t->rows);
+		t->rows = fl_xrealloc(t->rows, (size_t)(t->nrows ? 2 * t->nrows : 1) * sizeof *t->rows);
 	t->rows[t->nrows++] = cells;
 	return 0;
 }
@@ -181,13 +183,13 @@ int fl_table_from_lines(struct fl_table *t, const char *head, char *const *rows,
 			char *err, int errlen)
 {
 	memset(t, 0, sizeof *t);
-	char *h = strdup(head), *save = NULL;
+	char *h = fl_xstrdup(head), *save = NULL;
 	int r = 0;
 	for (char *l = strtok_r(h, "\n", &save); l && !r; l = strtok_r(NULL, "\n", &save))
 		r = add_line(t, l, err, errlen);
 	free(h);
 	for (int i = 0; i < n && !r; i++) {
-		char *l = strdup(rows[i]);
+		char *l = fl_xstrdup(rows[i]);
 		r = add_line(t, l, err, errlen);
 		free(l);
 	}
@@ -284,20 +286,21 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 		if (i == out->n) {
 			if (out->n == cap) {
 				cap = cap ? 2 * cap : 32;
-				out->c = realloc(out->c, (size_t)cap * sizeof *out->c);
-				acc = realloc(acc, (size_t)cap * sizeof *acc);
+				out->c = fl_xrealloc(out->c, (size_t)cap * sizeof *out->c);
+				acc = fl_xrealloc(acc, (size_t)cap * sizeof *acc);
 			}
 			struct fl_cell *c = &out->c[out->n];
 			memset(c, 0, sizeof *c);
 			memset(&acc[out->n], 0, sizeof acc[out->n]);
-			c->point = strdup(key);
-			c->workload = strdup(row[iw]);
-			c->variant = strdup(row[iv]);
+			c->point = fl_xstrdup(key);
+			c->workload = fl_xstrdup(row[iw]);
+			c->variant = fl_xstrdup(row[iv]);
 			c->threads = ith >= 0 ? atoi(row[ith]) : 0;
-			c->status = strdup(row[ist]);
-			c->note = strdup(inote >= 0 ? row[inote] : "");
+			c->status = fl_xstrdup(row[ist]);
+			c->note = fl_xstrdup(inote >= 0 ? row[inote] : "");
 			out->n++;
 		}
+		assert(acc && i < out->n); /* grown in step with out->c above */
 		struct fl_cell *c = &out->c[i];
 		struct acc *a = &acc[i];
 		if (!strcmp(row[ist], "ok")) {
@@ -306,12 +309,18 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 			if (end == row[ins] || !(v > 0)) {
 				snprintf(err, (size_t)errlen, "row %d: ns_per_op '%s' is not a positive number",
 					 r + 1, row[ins]);
+				for (int k = 0; k < out->n; k++) {
+					free(acc[k].ns);
+					free(acc[k].ops);
+				}
+				free(acc);
+				fl_cells_free(out);
 				return -1;
 			}
 			if (a->n == a->cap) {
 				a->cap = a->cap ? 2 * a->cap : 16;
-				a->ns = realloc(a->ns, (size_t)a->cap * sizeof *a->ns);
-				a->ops = realloc(a->ops, (size_t)a->cap * sizeof *a->ops);
+				a->ns = fl_xrealloc(a->ns, (size_t)a->cap * sizeof *a->ns);
+				a->ops = fl_xrealloc(a->ops, (size_t)a->cap * sizeof *a->ops);
 			}
 			a->ns[a->n] = v;
 			a->ops[a->n] = iops >= 0 ? strtod(row[iops], NULL) : 1e9 / v;
@@ -321,8 +330,8 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 			if (!strcmp(row[ist], "error") || a->n == 0) {
 				free(c->status);
 				free(c->note);
-				c->status = strdup(row[ist]);
-				c->note = strdup(inote >= 0 ? row[inote] : "");
+				c->status = fl_xstrdup(row[ist]);
+				c->note = fl_xstrdup(inote >= 0 ? row[inote] : "");
 			}
 		}
 	}
@@ -333,7 +342,7 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 			c->ops_s = fl_median(acc[i].ops, acc[i].n);
 			if (strcmp(c->status, "error")) {
 				free(c->status);
-				c->status = strdup("ok");
+				c->status = fl_xstrdup("ok");
 			}
 		}
 		free(acc[i].ns);
