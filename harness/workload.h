@@ -37,6 +37,16 @@ struct fl_workload {
 		    struct fl_result *r);
 };
 
+/* A semaphore instance on the heap, on a cache line of its own, for the
+ * workloads (workloads.c). fl_sem_wait retries EINTR: not a token. */
+struct fl_sem {
+	const struct fl_variant *v;
+	void *s;
+};
+int fl_sem_open(struct fl_sem *m, const struct fl_variant *v, unsigned value);
+void fl_sem_close(struct fl_sem *m);
+int fl_sem_wait(struct fl_sem *m);
+
 extern const struct fl_workload fl_workloads[];
 extern const int fl_nworkloads;
 const struct fl_workload *fl_workload_find(const char *name);

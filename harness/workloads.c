@@ -16,12 +16,7 @@
 
 /* ---- a semaphore instance on the heap, correctly aligned ---------------- */
 
-struct sem {
-	const struct fl_variant *v;
-	void *s;
-};
-
-static int sem_open_v(struct sem *m, const struct fl_variant *v, unsigned value)
+int fl_sem_open(struct fl_sem *m, const struct fl_variant *v, unsigned value)
 {
 	size_t align = v->align < sizeof(void *) ? sizeof(void *) : v->align;
 	size_t size = (v->size + align - 1) / align * align;
@@ -41,7 +36,7 @@ static int sem_open_v(struct sem *m, const struct fl_variant *v, unsigned value)
 	return r;
 }
 
-static void sem_close_v(struct sem *m)
+void fl_sem_close(struct fl_sem *m)
 {
 	if (m->s) {
 		m->v->destroy(m->s);
@@ -51,7 +46,7 @@ static void sem_close_v(struct sem *m)
 }
 
 /* EINTR is not a token: a benchmark thread just waits again. */
-static int sem_wait_v(struct sem *m)
+int fl_sem_wait(struct fl_sem *m)
 {
 	int r;
 	while ((r = m->v->wait(m->s)) == EINTR)
@@ -79,8 +74,8 @@ static void fail(struct fl_result *r, const char *fmt, ...)
 static void run_uncontended(const struct fl_variant *v, const struct fl_params *p,
 			    struct fl_result *res)
 {
-	struct sem m;
-	int e = sem_open_v(&m, v, 0);
+	struct fl_sem m;
+	int e = fl_sem_open(&m, v, 0);
 	if (e) {
 		fail(res, "init: %s", strerror(e));
 		return;
@@ -89,7 +84,7 @@ static void run_uncontended(const struct fl_variant *v, const struct fl_params *
 	for (;;) {
 		if (p->ops ? n >= p->ops : (n % CLOCK_EVERY == 0 && fl_now_ns() >= end))
 			break;
-		int a = v->post(m.s, 1), b = sem_wait_v(&m);
+		int a = v->post(m.s, 1), b = fl_sem_wait(&m);
 		if (a || b) {
 			fail(res, "post=%s wait=%s", strerror(a), strerror(b));
 			break;
@@ -100,13 +95,13 @@ static void run_uncontended(const struct fl_variant *v, const struct fl_params *
 	res->ops = n;
 	if (v->getvalue(m.s) != 0)
 		fail(res, "final value %d, expected 0", v->getvalue(m.s));
-	sem_close_v(&m);
+	fl_sem_close(&m);
 }
 
 /* ---- pingpong: two threads, two semaphores, one round trip per op ------ */
 
 struct pp {
-	struct sem ping, pong;
+	struct fl_sem ping, pong;
 	_Atomic int stop;
 	int err;
 };
@@ -115,7 +110,7 @@ static void *pp_partner(void *arg)
 {
 	struct pp *pp = arg;
 	for (;;) {
-		if (sem_wait_v(&pp->ping)) {
+		if (fl_sem_wait(&pp->ping)) {
 			pp->err = 1;
 			return NULL;
 		}
@@ -132,9 +127,9 @@ static void run_pingpong(const struct fl_variant *v, const struct fl_params *p,
 			 struct fl_result *res)
 {
 	struct pp pp = { .stop = 0 };
-	int e = sem_open_v(&pp.ping, v, 0);
-	if (!e && (e = sem_open_v(&pp.pong, v, 0)))
-		sem_close_v(&pp.ping);
+	int e = fl_sem_open(&pp.ping, v, 0);
+	if (!e && (e = fl_sem_open(&pp.pong, v, 0)))
+		fl_sem_close(&pp.ping);
 	if (e) {
 		fail(res, "init: %s", strerror(e));
 		return;
@@ -148,7 +143,7 @@ static void run_pingpong(const struct fl_variant *v, const struct fl_params *p,
 	for (;;) {
 		if (p->ops ? n >= p->ops : (n % CLOCK_EVERY == 0 && fl_now_ns() >= end))
 			break;
-		if (v->post(pp.ping.s, 1) || sem_wait_v(&pp.pong)) {
+		if (v->post(pp.ping.s, 1) || fl_sem_wait(&pp.pong)) {
 			fail(res, "post or wait failed");
 			break;
 		}
@@ -165,14 +160,14 @@ static void run_pingpong(const struct fl_variant *v, const struct fl_params *p,
 		fail(res, "final values %d/%d, expected 0/0",
 		     v->getvalue(pp.ping.s), v->getvalue(pp.pong.s));
 out:
-	sem_close_v(&pp.ping);
-	sem_close_v(&pp.pong);
+	fl_sem_close(&pp.ping);
+	fl_sem_close(&pp.pong);
 }
 
 /* ---- pool: T threads contend for K tokens ----------------------------- */
 
 struct pool {
-	struct sem sem;
+	struct fl_sem sem;
 	const struct fl_params *p;
 	pthread_barrier_t start;
 	_Atomic int stop;
@@ -190,7 +185,7 @@ static void *pool_worker(void *arg)
 	int64_t n = 0;
 	pthread_barrier_wait(&pl->start);
 	while (n < quota && !atomic_load_explicit(&pl->stop, memory_order_relaxed)) {
-		if (sem_wait_v(&pl->sem)) {
+		if (fl_sem_wait(&pl->sem)) {
 			atomic_store(&pl->err, 1);
 			break;
 		}
@@ -215,7 +210,7 @@ static void run_pool(const struct fl_variant *v, const struct fl_params *p,
 		     struct fl_result *res)
 {
 	struct pool pl = { .p = p };
-	int e = sem_open_v(&pl.sem, v, (unsigned)p->tokens);
+	int e = fl_sem_open(&pl.sem, v, (unsigned)p->tokens);
 	if (e) {
 		fail(res, "init(%d): %s", p->tokens, strerror(e));
 		return;
@@ -231,8 +226,11 @@ static void run_pool(const struct fl_variant *v, const struct fl_params *p,
 		fprintf(stderr, "futexlab: pthread_create failed at thread %d\n", started);
 		exit(1);
 	}
-	pthread_barrier_wait(&pl.start);
+	/* The clock starts before the barrier releases everyone: with --ops on
+	 * 2 cores the workers can finish their quota before this thread is
+	 * scheduled again, and a clock read after the barrier would miss it. */
 	int64_t t0 = fl_now_ns();
+	pthread_barrier_wait(&pl.start);
 	if (!p->ops) {
 		struct timespec dl = fl_ns_to_ts(t0 + p->duration_ns);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &dl, NULL) == EINTR)
@@ -254,7 +252,7 @@ static void run_pool(const struct fl_variant *v, const struct fl_params *p,
 		fail(res, "final value %d, expected %d", v->getvalue(pl.sem.s), p->tokens);
 	pthread_barrier_destroy(&pl.start);
 	free(t);
-	sem_close_v(&pl.sem);
+	fl_sem_close(&pl.sem);
 }
 
 const struct fl_workload fl_workloads[] = {

@@ -43,44 +43,6 @@
 
 /* ---- shared helpers ---------------------------------------------------- */
 
-struct sem {
-	const struct fl_variant *v;
-	void *s;
-};
-
-static int sopen(struct sem *m, const struct fl_variant *v, unsigned value)
-{
-	/* A cache line of its own (as in workloads.c). */
-	size_t align = v->align < 64 ? 64 : v->align;
-	size_t size = (v->size + align - 1) / align * align;
-	m->v = v;
-	m->s = aligned_alloc(align, size);
-	if (!m->s)
-		return ENOMEM;
-	memset(m->s, 0, size);
-	int r = v->init(m->s, value, 0);
-	if (r) {
-		free(m->s);
-		m->s = NULL;
-	}
-	return r;
-}
-
-static void sclose(struct sem *m)
-{
-	if (m->s) {
-		m->v->destroy(m->s);
-		free(m->s);
-		m->s = NULL;
-	}
-}
-
-static void swait(struct sem *m)
-{
-	while (m->v->wait(m->s) == EINTR)
-		; /* EINTR is not a token */
-}
-
 /* First error wins; threads report through this, main copies it out. */
 struct errbox {
 	_Atomic int set;
@@ -99,7 +61,7 @@ static void report(struct errbox *e, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void post(struct sem *m, unsigned n, struct errbox *e)
+static void post(struct fl_sem *m, unsigned n, struct errbox *e)
 {
 	int r = m->v->post(m->s, n);
 	if (r)
@@ -132,7 +94,7 @@ static pthread_t *spawn(int n, void *(*fn)(void *), void *arg, size_t argsize)
 #define PC_POISON   INT64_MIN
 
 struct pc {
-	struct sem empty, full, mutex;
+	struct fl_sem empty, full, mutex;
 	int cap, nprod;
 	int64_t *ring;            /* ring, head, count, next: only inside mutex */
 	int head, count;
@@ -153,7 +115,7 @@ struct pc_arg {
 
 static void pc_enter(struct pc *pc)
 {
-	swait(&pc->mutex);
+	fl_sem_wait(&pc->mutex);
 	if (atomic_fetch_add_explicit(&pc->inside, 1, memory_order_relaxed) != 0)
 		report(&pc->err, "two threads inside the mutex semaphore at once");
 }
@@ -167,7 +129,7 @@ static void pc_leave(struct pc *pc)
 /* Inserts one item (producer side of seed 004's protocol). */
 static void pc_put(struct pc *pc, int64_t item)
 {
-	swait(&pc->empty);
+	fl_sem_wait(&pc->empty);
 	pc_enter(pc);
 	if (pc->count == pc->cap) {
 		report(&pc->err, "empty let a producer into a full buffer (capacity %d)", pc->cap);
@@ -200,7 +162,7 @@ static void *pc_consumer(void *arg)
 	int64_t n = 0;
 	pthread_barrier_wait(&pc->start);
 	for (;;) {
-		swait(&pc->full);
+		fl_sem_wait(&pc->full);
 		pc_enter(pc);
 		if (pc->count == 0) {
 			report(&pc->err, "full let a consumer into an empty buffer");
@@ -244,11 +206,11 @@ void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *p,
 	struct pc pc = { .cap = p->tokens, .nprod = p->threads / 2 };
 	int ncons = p->threads - pc.nprod;
 	pc.quota = p->ops ? (p->ops + pc.nprod - 1) / pc.nprod : INT64_MAX;
-	int e = sopen(&pc.empty, v, (unsigned)pc.cap);
-	if (!e && (e = sopen(&pc.full, v, 0)) == 0 && (e = sopen(&pc.mutex, v, 1)) != 0)
-		sclose(&pc.full);
+	int e = fl_sem_open(&pc.empty, v, (unsigned)pc.cap);
+	if (!e && (e = fl_sem_open(&pc.full, v, 0)) == 0 && (e = fl_sem_open(&pc.mutex, v, 1)) != 0)
+		fl_sem_close(&pc.full);
 	if (e) {
-		sclose(&pc.empty);
+		fl_sem_close(&pc.empty);
 		snprintf(res->error, sizeof res->error, "init: %s", strerror(e));
 		return;
 	}
@@ -298,15 +260,15 @@ void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *p,
 	free(pc.ring);
 	free(pc.next);
 	free(pc.made);
-	sclose(&pc.empty);
-	sclose(&pc.full);
-	sclose(&pc.mutex);
+	fl_sem_close(&pc.empty);
+	fl_sem_close(&pc.full);
+	fl_sem_close(&pc.mutex);
 }
 
 /* ---- barrier -------------------------------------------------------------- */
 
 struct bar {
-	struct sem t1, t2;
+	struct fl_sem t1, t2;
 	int T;
 	const struct fl_params *p;
 	_Atomic int64_t end_ns;   /* INT64_MAX until the clock starts */
@@ -337,7 +299,7 @@ static void *bar_worker(void *arg)
 				atomic_store_explicit(&b->stop, 1, memory_order_release);
 			post(&b->t1, (unsigned)T, &b->err);
 		}
-		swait(&b->t1);
+		fl_sem_wait(&b->t1);
 		/* Between the turnstiles nobody can have started phase k+1 (that
 		 * needs all T past t2, and we are not) and everybody has done
 		 * phase k's work (t1 opens only after all T arrived). */
@@ -350,7 +312,7 @@ static void *bar_worker(void *arg)
 			atomic_store_explicit(&b->a2, 0, memory_order_relaxed);
 			post(&b->t2, (unsigned)T, &b->err);
 		}
-		swait(&b->t2);
+		fl_sem_wait(&b->t2);
 		/* Only the shared decision ends the loop: a thread leaving on its
 		 * own would strand the others at the next turnstile. */
 		if (atomic_load_explicit(&b->stop, memory_order_acquire))
@@ -363,9 +325,9 @@ void fl_run_barrier(const struct fl_variant *v, const struct fl_params *p,
 		    struct fl_result *res)
 {
 	struct bar b = { .T = p->threads, .p = p };
-	int e = sopen(&b.t1, v, 0);
-	if (!e && (e = sopen(&b.t2, v, 0)) != 0)
-		sclose(&b.t1);
+	int e = fl_sem_open(&b.t1, v, 0);
+	if (!e && (e = fl_sem_open(&b.t2, v, 0)) != 0)
+		fl_sem_close(&b.t1);
 	if (e) {
 		snprintf(res->error, sizeof res->error, "init: %s", strerror(e));
 		return;
@@ -387,8 +349,8 @@ void fl_run_barrier(const struct fl_variant *v, const struct fl_params *p,
 		snprintf(res->error, sizeof res->error, "%s", b.err.msg);
 	pthread_barrier_destroy(&b.start);
 	free(t);
-	sclose(&b.t1);
-	sclose(&b.t2);
+	fl_sem_close(&b.t1);
+	fl_sem_close(&b.t2);
 }
 
 /* ---- timeouts --------------------------------------------------------------- */
@@ -398,7 +360,7 @@ void fl_run_barrier(const struct fl_variant *v, const struct fl_params *p,
 #define TO_PERIOD_NS 100000  /* one post per 100 us */
 
 struct to {
-	struct sem sem;
+	struct fl_sem sem;
 	const struct fl_params *p;
 	_Atomic int stop;
 	_Atomic int64_t calls, ok, timeouts;
@@ -441,7 +403,7 @@ void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *p,
 		     struct fl_result *res)
 {
 	struct to t = { .p = p };
-	int e = sopen(&t.sem, v, 0);
+	int e = fl_sem_open(&t.sem, v, 0);
 	if (e) {
 		snprintf(res->error, sizeof res->error, "init: %s", strerror(e));
 		return;
@@ -480,7 +442,7 @@ void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *p,
 		 (long long)ok, (long long)tmo);
 	pthread_barrier_destroy(&t.start);
 	free(th);
-	sclose(&t.sem);
+	fl_sem_close(&t.sem);
 }
 
 /* ---- applicability ---------------------------------------------------------- */
