@@ -247,6 +247,11 @@ static void point_key(const struct fl_table *t, char **row, int irep, char *out,
 		if (!config || c == iw || !strcmp(name, "variant"))
 			continue;
 		const char *v = row[c];
+		/* hash=auto:N records what the kernel chose at that row (it sizes
+		 * the private hash when the process first starts threads): still
+		 * one mode, "auto", for grouping. */
+		if (!strcmp(name, "hash") && !strncmp(v, "auto:", 5))
+			v = "auto";
 		const char *label = !strcmp(name, "threads") ? "T" : !strcmp(name, "tokens") ? "K"
 			: !strcmp(name, "hold_ns") ? "hold" : !strcmp(name, "think_ns") ? "think"
 			: name;
