@@ -1,6 +1,7 @@
 /* lib/clock.c — see clock.h. */
 #include "clock.h"
 
+#include <errno.h>
 #include <limits.h>
 
 #include "cpu.h"
@@ -92,6 +93,16 @@ int64_t fl_ts_diff_ns(const struct timespec *a, const struct timespec *b)
 struct timespec fl_deadline_after_ns(int64_t rel_ns)
 {
 	return fl_ts_add_ns(fl_now(), rel_ns);
+}
+
+int fl_deadline_for_kernel(const struct timespec *in, struct timespec *out)
+{
+	if (!fl_ts_valid(in))
+		return EINVAL;
+	*out = *in;
+	if (out->tv_sec < 0) /* before the monotonic epoch: already past */
+		out->tv_sec = 0, out->tv_nsec = 0;
+	return 0;
 }
 
 bool fl_deadline_passed(const struct timespec *deadline)

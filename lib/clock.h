@@ -38,6 +38,12 @@ struct timespec fl_ns_to_ts(int64_t ns);
 /* The absolute deadline rel_ns from now (negative rel_ns gives a past
  * deadline; it never wraps). */
 struct timespec fl_deadline_after_ns(int64_t rel_ns);
+/* An absolute deadline as a kernel wait takes it: EINVAL for tv_nsec out of
+ * range; a deadline before the monotonic epoch (negative tv_sec, which the
+ * kernel rejects) becomes {0, 0}, i.e. already past. 0 and *out otherwise.
+ * Shared by the futex, futex2 and portable wait backends. */
+int fl_deadline_for_kernel(const struct timespec *in, struct timespec *out);
+
 /* True if the deadline is at or before now. */
 bool fl_deadline_passed(const struct timespec *deadline);
 

@@ -17,11 +17,8 @@ int fl_futex_wait(_Atomic uint32_t *addr, uint32_t expected,
 	struct timespec ts;
 	const struct timespec *tp = NULL;
 	if (abs_deadline) {
-		if (!fl_ts_valid(abs_deadline))
+		if (fl_deadline_for_kernel(abs_deadline, &ts))
 			return EINVAL;
-		ts = *abs_deadline;
-		if (ts.tv_sec < 0) /* before the monotonic epoch: already past */
-			ts.tv_sec = 0, ts.tv_nsec = 0;
 		tp = &ts;
 	}
 	int op = FUTEX_WAIT_BITSET | (shared ? 0 : FUTEX_PRIVATE_FLAG);

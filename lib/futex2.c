@@ -24,13 +24,9 @@ int fl_futex2_wait(_Atomic uint32_t *addr, uint32_t expected,
 	struct timespec ts;
 	const struct timespec *tp = NULL;
 	if (abs_deadline) {
-		if (!fl_ts_valid(abs_deadline))
+		/* futex2 rejects a negative tv_sec with EINVAL (timespec64_valid) */
+		if (fl_deadline_for_kernel(abs_deadline, &ts))
 			return EINVAL;
-		ts = *abs_deadline;
-		/* futex2 rejects a negative tv_sec with EINVAL (timespec64_valid);
-		 * before the monotonic epoch means already past. */
-		if (ts.tv_sec < 0)
-			ts.tv_sec = 0, ts.tv_nsec = 0;
 		tp = &ts;
 	}
 	/* struct timespec is struct __kernel_timespec on x86-64 (64-bit fields). */

@@ -96,13 +96,8 @@ int fl_portable_wait(_Atomic uint32_t *addr, uint32_t expected,
 	if (shared)
 		abort(); /* per-process mutex: cannot serve another process */
 	struct timespec ts;
-	if (abs_deadline) {
-		if (!fl_ts_valid(abs_deadline))
-			return EINVAL;
-		ts = *abs_deadline;
-		if (ts.tv_sec < 0) /* before the monotonic epoch: already past */
-			ts.tv_sec = 0, ts.tv_nsec = 0;
-	}
+	if (abs_deadline && fl_deadline_for_kernel(abs_deadline, &ts))
+		return EINVAL;
 	pthread_once(&cv_once, cv_init);
 	pthread_mutex_lock(&lock);
 	/* Relaxed: the mutex orders it after any waker's store (see top). */
