@@ -75,3 +75,56 @@ bool fl_ci_apart(const struct fl_summary *a, const struct fl_summary *b)
 {
 	return a->ci_hi < b->ci_lo || b->ci_hi < a->ci_lo;
 }
+
+struct fl_ratio fl_ratio_summarize(double *r, int n)
+{
+	struct fl_ratio q = { .n = n };
+	q.median = fl_median(r, n); /* sorts r */
+	int k = fl_median_ci_rank(n, &q.level);
+	q.lo = r[k - 1];
+	q.hi = r[n - k];
+	q.resolution = q.median > 0 ? (q.hi - q.lo) / 2 / q.median : NAN;
+	return q;
+}
+
+enum fl_verdict fl_ratio_verdict(const struct fl_ratio *r)
+{
+	if (r->n < 1 || r->level < 0.95)
+		return FL_UNDECIDED;
+	if (r->hi < 1)
+		return FL_FASTER;
+	if (r->lo > 1)
+		return FL_SLOWER;
+	return FL_SAME;
+}
+
+const char *fl_verdict_name(enum fl_verdict v)
+{
+	static const char *const names[] = { "~", "faster", "slower", "?" };
+	return names[v];
+}
+
+bool fl_ratio_apart(const struct fl_ratio *a, const struct fl_ratio *b)
+{
+	return a->level >= 0.95 && b->level >= 0.95 && (a->hi < b->lo || b->hi < a->lo);
+}
+
+uint64_t fl_rng_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+void fl_round_order(uint64_t *rng, int n, int *order)
+{
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
+		int j = (int)(fl_rng_next(rng) % (uint64_t)(i + 1));
+		int t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+}

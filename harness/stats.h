@@ -1,4 +1,5 @@
-/* harness/stats.h — summaries over the reps of one point.
+/* harness/stats.h — summaries over the reps of one point, and the paired
+ * ratios that every verdict comes from.
  *
  * Every figure futexlab reports is a median over reps, never a mean: a rep
  * that a preempted thread or a migrated timer stretched is an outlier of one
@@ -23,6 +24,7 @@
 #define FUTEXLAB_STATS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct fl_summary {
 	int n;
@@ -47,5 +49,59 @@ bool fl_noisy(const struct fl_summary *s);
 /* Two intervals are apart (the difference is beyond the noise) when they
  * do not overlap. */
 bool fl_ci_apart(const struct fl_summary *a, const struct fl_summary *b);
+
+/* ---- paired ratios: what a verdict is made of ---------------------------
+ *
+ * A verdict compares two designs measured in the same run. The harness runs
+ * every design of a point once per *round*, in a fresh random order each
+ * round (fl_round_order), so within a round the two reps ran seconds apart
+ * on the same machine state. The per-round ratio x_r = ns(V, r) / ns(B, r)
+ * cancels what the machine did to both (frequency, a neighbour's load, the
+ * VM's steal time): drift over the run moves every design of a round
+ * together. What it cannot cancel is drift *within* a round, which favours
+ * whoever runs first when the machine is speeding up — the random order
+ * turns that bias into symmetric noise (tests/test_stats.c shows the A/A
+ * verdict failing under a ramp when the order is fixed).
+ *
+ * The interval is the same order-statistics interval as fl_summarize's,
+ * taken over the per-round ratios: the sign-test inversion, exact for any
+ * continuous distribution of independent rounds, with no resampling and
+ * insensitive to the one round a preempted thread stretched. A bootstrap
+ * was the alternative; at the 8-12 rounds a quick sweep affords, percentile
+ * bootstrap intervals of a median cover noticeably less than their nominal
+ * 95% (they cannot be wider than the sample's spread and are lumpy at
+ * small n), which is exactly the false "faster" this module exists to
+ * prevent. The price of exactness is width at small n, and below 6 rounds
+ * no interval reaches 95%: then there is no verdict ("?"), never a guess.
+ *
+ * resolution is the half-width of the interval relative to the median:
+ * a "~" verdict reads "no difference larger than about +-resolution", not
+ * "equal". */
+struct fl_ratio {
+	int n;               /* rounds paired */
+	double median;       /* median per-round ratio (ns/ns: < 1 is faster) */
+	double lo, hi;       /* interval of that median */
+	double level;        /* its exact coverage */
+	double resolution;   /* (hi - lo) / 2 / median */
+};
+
+enum fl_verdict { FL_SAME, FL_FASTER, FL_SLOWER, FL_UNDECIDED };
+
+/* Sorts r in place; n >= 1. */
+struct fl_ratio fl_ratio_summarize(double *r, int n);
+/* faster: hi < 1; slower: lo > 1; same ("~"): the interval holds 1;
+ * undecided ("?"): fewer rounds than a 95% interval needs. */
+enum fl_verdict fl_ratio_verdict(const struct fl_ratio *r);
+const char *fl_verdict_name(enum fl_verdict v); /* "faster" "slower" "~" "?" */
+/* Two ratio intervals apart (compare across runs): both have a verdict's
+ * coverage and do not overlap. */
+bool fl_ratio_apart(const struct fl_ratio *a, const struct fl_ratio *b);
+
+/* ---- the order of a round ----------------------------------------------- */
+/* A small seeded generator (splitmix64): the same --seed gives the same
+ * orders, so a run can be repeated exactly. */
+uint64_t fl_rng_next(uint64_t *state);
+/* order[0..n) becomes a uniformly random permutation of 0..n-1. */
+void fl_round_order(uint64_t *rng, int n, int *order);
 
 #endif

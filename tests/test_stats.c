@@ -1,8 +1,11 @@
 /* tests/test_stats.c — harness/stats on inputs whose answers are known by
  * hand: median (odd, even, unsorted), MAD, the order-statistics confidence
  * interval of the median and its exact binomial coverage, the noise test and
- * the "apart" test compare uses to flag a change. */
+ * the "apart" test compare uses to flag a change; then the paired-ratio
+ * verdicts on synthetic runs with a known answer under injected drift. */
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "check.h"
 #include "stats.h"
@@ -92,6 +95,109 @@ static void t_apart(void *arg)
 	CHECK(!fl_ci_apart(&sa, &sc), "overlapping intervals are within the noise");
 }
 
+static void t_ratio_verdicts(void *arg)
+{
+	(void)arg;
+	double a[] = { 0.9, 0.92, 0.95, 0.91, 0.93, 0.94, 0.96, 0.9, 0.92, 0.97 };
+	struct fl_ratio r = fl_ratio_summarize(a, 10);
+	CHECK(NEAR(r.lo, 0.9) && NEAR(r.hi, 0.96) && fl_ratio_verdict(&r) == FL_FASTER,
+	      "all rounds below 1: faster, [%g, %g]", r.lo, r.hi);
+	CHECK(NEAR(r.resolution, 0.03 / r.median), "resolution is the relative half-width: %g",
+	      r.resolution);
+	double b[] = { 0.98, 1.01, 1.02, 0.99, 1.0, 1.03, 0.97, 1.01, 0.99, 1.0 };
+	r = fl_ratio_summarize(b, 10);
+	CHECK(fl_ratio_verdict(&r) == FL_SAME, "straddling 1: ~");
+	double c[] = { 1.2, 1.3, 1.25, 1.22, 1.21 };
+	r = fl_ratio_summarize(c, 5);
+	CHECK(fl_ratio_verdict(&r) == FL_UNDECIDED && !strcmp(fl_verdict_name(FL_UNDECIDED), "?"),
+	      "5 rounds cannot carry a 95%% verdict, however clear they look");
+	double d[] = { 1.2, 1.3, 1.25, 1.22, 1.21, 1.24 };
+	r = fl_ratio_summarize(d, 6);
+	CHECK(fl_ratio_verdict(&r) == FL_SLOWER, "6 rounds can");
+}
+
+static void t_round_order(void *arg)
+{
+	(void)arg;
+	uint64_t s1 = 42, s2 = 42;
+	int a[7], b[7], seen[7][7] = { { 0 } };
+	fl_round_order(&s1, 7, a);
+	fl_round_order(&s2, 7, b);
+	CHECK(!memcmp(a, b, sizeof a), "the same seed gives the same order");
+	for (int t = 0; t < 70000; t++) {
+		fl_round_order(&s1, 7, a);
+		int mask = 0;
+		for (int i = 0; i < 7; i++)
+			seen[a[i]][i]++, mask |= 1 << a[i];
+		if (mask != 127) {
+			CHECK(mask == 127, "not a permutation");
+			return;
+		}
+	}
+	for (int e = 0; e < 7; e++)
+		for (int i = 0; i < 7; i++)
+			CHECK(seen[e][i] > 9000 && seen[e][i] < 11000,
+			      "entry %d at slot %d %d times of 70000 (uniform: 10000)", e, i, seen[e][i]);
+}
+
+/* A synthetic run: `entries` designs (0 is the baseline, 1 the one judged,
+ * the rest bystanders), `rounds` rounds, each rep's time = true cost x the
+ * machine's slowness at that moment x lognormal noise. The machine drifts:
+ * it slows down linearly by `ramp` (0.8 = 80% slower at the end) over the
+ * run, so within a round whoever runs later is slower. Returns how many of
+ * `trials` runs got a verdict other than "~". */
+static double gauss(uint64_t *rng)
+{
+	double u = ((double)(fl_rng_next(rng) >> 11) + 0.5) / 9007199254740992.0;
+	double v = ((double)(fl_rng_next(rng) >> 11) + 0.5) / 9007199254740992.0;
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+static int flagged(int trials, int rounds, int entries, double diff, double noise, double ramp,
+		   bool fixed_order, uint64_t seed)
+{
+	uint64_t rng = seed;
+	int n = 0;
+	for (int t = 0; t < trials; t++) {
+		double ratio[64], ns[8];
+		int order[8], slot = 0, total = rounds * entries;
+		for (int r = 0; r < rounds; r++) {
+			fl_round_order(&rng, entries, order);
+			for (int i = 0; i < entries; i++) {
+				int e = fixed_order ? i : order[i];
+				double machine = 1 + ramp * slot++ / total;
+				ns[e] = 100 * (e == 1 ? 1 + diff : 1) * machine * exp(noise * gauss(&rng));
+			}
+			ratio[r] = ns[1] / ns[0];
+		}
+		struct fl_ratio q = fl_ratio_summarize(ratio, rounds);
+		n += fl_ratio_verdict(&q) != FL_SAME;
+	}
+	return n;
+}
+
+static void t_paired_drift(void *arg)
+{
+	(void)arg;
+	/* 10 rounds, 4 designs, 1% noise, the machine 120% slower by the end:
+	 * one rep later in a round is ~3% slower, three times the noise. */
+	int a = flagged(1000, 10, 4, 0.0, 0.01, 1.2, false, 1);
+	CHECK(a <= 50, "a known 0%% difference flagged in %d of 1000 runs (<= 5%% expected)", a);
+	int b = flagged(1000, 10, 4, 0.10, 0.01, 1.2, false, 2);
+	CHECK(b >= 950, "a known 10%% difference flagged in %d of 1000 runs (>= 95%% expected)", b);
+	int c = flagged(1000, 10, 4, -0.10, 0.01, 1.2, false, 3);
+	CHECK(c >= 950, "and a 10%% improvement in %d", c);
+	/* The same runs with the rounds in a fixed order (baseline first, the
+	 * judged design right after): the drift now always lands on one side,
+	 * and the A/A verdict is wrong most of the time. This is what the
+	 * random order buys; if it fails, the test above relies on nothing. */
+	int d = flagged(1000, 10, 4, 0.0, 0.01, 1.2, true, 1);
+	CHECK(d >= 500, "fixed order under drift: a 0%% difference flagged in %d of 1000 "
+	      "(expected most: the interleaving is what makes the A/A clean)", d);
+	printf("  A/A flagged %d/1000, 10%% flagged %d and %d/1000, fixed order A/A %d/1000\n",
+	       a, b, c, d);
+}
+
 int main(void)
 {
 	run_test("median", t_median, NULL, 10);
@@ -99,5 +205,8 @@ int main(void)
 	run_test("ci_ranks", t_ci_ranks, NULL, 10);
 	run_test("ci_values", t_ci_values, NULL, 10);
 	run_test("apart", t_apart, NULL, 10);
+	run_test("ratio_verdicts", t_ratio_verdicts, NULL, 10);
+	run_test("round_order", t_round_order, NULL, 10);
+	run_test("paired_drift", t_paired_drift, NULL, 30);
 	return tests_done("stats");
 }
