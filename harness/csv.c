@@ -2,41 +2,15 @@
 #include "csv.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "machine.h"
 #include "revision.h"
-
-void fl_machine(char *kernel, int klen, char *cpu, int clen, int *cores)
-{
-	struct utsname u;
-	if (uname(&u) == 0)
-		snprintf(kernel, (size_t)klen, "%s %s %s", u.sysname, u.release, u.machine);
-	else
-		snprintf(kernel, (size_t)klen, "unknown");
-	snprintf(cpu, (size_t)clen, "unknown");
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (f) {
-		char line[512];
-		while (fgets(line, sizeof line, f)) {
-			char *colon = strchr(line, ':');
-			if (strncmp(line, "model name", 10) == 0 && colon) {
-				char *v = colon + 1;
-				while (*v == ' ')
-					v++;
-				v[strcspn(v, "\n")] = '\0';
-				snprintf(cpu, (size_t)clen, "%s", v);
-				break;
-			}
-		}
-		fclose(f);
-	}
-	*cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-}
 
 int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 		int argc, char **argv)
@@ -53,13 +27,32 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 	}
 	if (asprintf(&c->meta,
 		     "# futexlab %s\n# date: %s\n# kernel: %s\n# cpu: %s\n# cores: %d\n"
-		     "# command: %s\n%s\n",
-		     FL_REVISION, date, kernel, cpu, cores, cmd, header) < 0)
+		     "# command: %s\n",
+		     FL_REVISION, date, kernel, cpu, cores, cmd) < 0 ||
+	    !(c->header = strdup(header)))
 		return ENOMEM;
 	if (!path)
 		return 0; /* in memory only (sweep without --csv) */
 	c->path = strdup(path);
 	return c->path ? fl_csv_add(c, NULL) : ENOMEM;
+}
+
+int fl_csv_meta(struct fl_csv *c, const char *fmt, ...)
+{
+	char *line, *m;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return ENOMEM;
+	r = asprintf(&m, "%s# %s\n", c->meta, line);
+	free(line);
+	if (r < 0)
+		return ENOMEM;
+	free(c->meta);
+	c->meta = m;
+	return c->path ? fl_csv_add(c, NULL) : 0;
 }
 
 int fl_csv_add(struct fl_csv *c, const char *row)
@@ -85,6 +78,7 @@ int fl_csv_add(struct fl_csv *c, const char *row)
 	if (!f)
 		return errno;
 	fputs(c->meta, f);
+	fprintf(f, "%s\n", c->header);
 	for (int i = 0; i < c->n; i++)
 		fprintf(f, "%s\n", c->lines[i]);
 	int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
@@ -103,6 +97,7 @@ void fl_csv_close(struct fl_csv *c)
 		free(c->lines[i]);
 	free(c->lines);
 	free(c->meta);
+	free(c->header);
 	free(c->path);
 	memset(c, 0, sizeof *c);
 }

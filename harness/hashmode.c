@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "csv.h"
 #include "prctl.h"
-#include "run.h"
+#include "runner.h"
 
 static struct fl_hash_mode mode; /* auto unless --hash says otherwise */
 static char skip_why[256];

@@ -3,44 +3,17 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "revision.h"
-#include "run.h"
-#include "variant.h"
-#include "workload.h"
 
 static const char usage[] =
 "usage: futexlab COMMAND [options]   (futexlab COMMAND --help for each)\n"
 "  list      every variant (available or skipped, with the reason) and workload\n"
-"  run       run variants x workloads, print a table, optionally write CSV\n"
+"  run       variants x workloads at one point per axis: rounds, CSV, ratio table\n"
 "  sweep     the cartesian product of variants, workloads, threads, tokens, wake\n"
-"            modes (or --preset quick|full), with statistics and a ratio table\n"
+"            modes (or --preset quick|full), through the same runner as run\n"
 "  compare   ratio table of one CSV against a baseline, or before/after of two\n"
 "  version   print the revision\n";
-
-int fl_cmd_list(int argc, char **argv)
-{
-	if (argc > 1) {
-		if (!strcmp(argv[1], "--help")) {
-			puts("usage: futexlab list\n  lists variants with availability, and workloads");
-			return 0;
-		}
-		fl_usage_error("list: unexpected argument '%s'", argv[1]);
-	}
-	printf("%-12s %-10s %11s %5s  %s\n", "variant", "status", "value_max", "bytes", "design");
-	for (int i = 0; i < fl_nvariants; i++) {
-		const struct fl_variant *v = fl_variants[i];
-		const char *why = v->unavailable ? v->unavailable() : NULL;
-		printf("%-12s %-10s %11d %5zu  %s\n", v->name, why ? "skipped" : "available",
-		       v->value_max, v->size, v->summary);
-		if (why)
-			printf("%-12s   reason: %s\n", "", why);
-	}
-	printf("\n%-12s  %s\n", "workload", "what it measures");
-	for (int i = 0; i < fl_nworkloads; i++)
-		printf("%-12s  %s (op = %s)\n", fl_workloads[i].name, fl_workloads[i].summary,
-		       fl_workloads[i].op);
-	return 0;
-}
 
 int main(int argc, char **argv)
 {

@@ -53,8 +53,9 @@ csv=$(mktemp -d)/r.csv
 expect_ok "tiny run with CSV" run --variant negcount,posix --workload uncontended,pool \
   --ops 2000 --reps 2 --threads 2 --tokens 1 --csv "$csv" --quiet
 rows=$(grep -vc '^#' "$csv")
-# header + 2 variants x 2 workloads x 2 reps + 2 floors x 1 workload x 2 reps
-if [ "$rows" -eq 13 ]; then pass=$((pass+1)); echo "ok   csv rows"; else
+# header + 2 reps x (uncontended: negcount, posix, the control posix#2 and
+# the 2 floors; pool: negcount, posix, posix#2)
+if [ "$rows" -eq 17 ]; then pass=$((pass+1)); echo "ok   csv rows"; else
   fail=$((fail+1)); echo "FAIL csv rows: $rows"; cat "$csv"; fi
 if grep -q '^# kernel: ' "$csv" && grep -q '^variant,workload,' "$csv"; then
   pass=$((pass+1)); echo "ok   csv metadata"; else fail=$((fail+1)); echo "FAIL csv metadata"; fi
@@ -139,7 +140,7 @@ check() { # description, command...
   local what=$1; shift
   if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
 }
-check "sweep prints the ratio table" grep -q 'ratio: median / posix' <<<"$out"
+check "sweep prints the ratio table" grep -q 'ratio: ns per op / posix' <<<"$out"
 check "sweep summary line" grep -q '^sweep done: .* 0 error' <<<"$out"
 check "prodcons T=1 is a skipped row with its reason" \
   grep -q '^negcount,prodcons,1,.*,skipped,"prodcons needs >= 2 threads' "$d/s.csv"
@@ -148,31 +149,70 @@ check "barrier and timeouts rows are ok" \
 check "sweep CSV keeps the metadata" grep -q '^# command: sweep ' "$d/s.csv"
 rows=$(( $(grep -vc '^#' "$d/s.csv") - 1 ))
 check "perf columns present and empty without --perf" \
-  bash -c "head -7 '$d/s.csv' | grep -q ',task_clock_ns,context_switches,cpu_migrations,cycles,instructions' && [ \$(col '$d/s.csv' task_clock_ns '') -eq $rows ] && [ \$(col '$d/s.csv' instructions '') -eq $rows ]"
+  bash -c "grep '^variant,' '$d/s.csv' | grep -q ',task_clock_ns,context_switches,cpu_migrations,cycles,instructions' && [ \$(col '$d/s.csv' task_clock_ns '') -eq $rows ] && [ \$(col '$d/s.csv' instructions '') -eq $rows ]"
 expect_usage "compare: baseline missing" compare "$d/s.csv" --baseline nosuch
 expect_ok "compare one file" compare "$d/s.csv"
 
-# Two crafted sweeps: negcount 100..104 -> 150..154 ns (CIs apart: flagged),
-# posix 100..104 -> 102..106 (CIs overlap: within the noise, not listed).
-craft() { # file, negcount base, posix base
+# Crafted runs of 8 rounds. a: negcount = posix = 100+r ns; posix#2 (the
+# control) 100+r+(r%2). b: negcount 150+r (1.45x posix: beyond the noise),
+# posix 102+r, posix#2 as posix +-1. c: a with the whole machine 40%
+# slower (drift: every ratio the same as in a).
+craft() { # file, negcount base, posix base, scale%
   { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
-    echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,ns_per_op,ops_per_s,status,note"
-    for r in 0 1 2 3 4; do
-      echo "negcount,pool,4,1,0,0,exact,$r,1000,1,$(($2 + r)).0,1,ok,\"\""
-      echo "posix,pool,4,1,0,0,exact,$r,1000,1,$(($3 + r)).0,1,ok,\"a, quoted \"\"note\"\"\""
+    echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,hash,spin,round,slot"
+    for r in 0 1 2 3 4 5 6 7; do
+      echo "negcount,pool,4,1,0,0,exact,$r,1000,1,$(( ($2 + r) * $4 / 100 )).0,1,ok,\"\",auto,0,$r,0"
+      echo "posix,pool,4,1,0,0,exact,$r,1000,1,$(( ($3 + r) * $4 / 100 )).0,1,ok,\"a, quoted \"\"note\"\"\",auto,0,$r,1"
+      echo "posix#2,pool,4,1,0,0,exact,$r,1000,1,$(( ($3 + r + r % 2) * $4 / 100 )).0,1,ok,\"\",auto,0,$r,2"
     done; } >"$1"
 }
-craft "$d/a.csv" 100 100
-craft "$d/b.csv" 150 102
+craft "$d/a.csv" 100 100 100
+craft "$d/b.csv" 150 102 100
+craft "$d/c.csv" 100 100 140
 expect_ok "compare two files" compare "$d/a.csv" "$d/b.csv"
 out=$(cat /tmp/fl_cli_out.$$)
-check "a change beyond the noise is flagged" grep -qE 'pool T=4 K=1 wake=exact +negcount .*SLOWER' <<<"$out"
+check "compare says it compares ratios" grep -q '^mode: ratios to posix' <<<"$out"
+check "a change beyond the noise is flagged" grep -qE 'pool T=4 K=1 wake=exact.* +negcount .*SLOWER' <<<"$out"
 absent() { ! grep -q "$1" <<<"$2"; }
-check "a change inside the noise is not" absent posix "$out"
-check "compare counts both" grep -q '^1 changed beyond the noise, 1 within it' <<<"$out"
+check "the control inside the noise is not" absent 'posix#2' "$out"
+check "compare counts the pairs" grep -q '^1 of 2 pairs changed beyond the noise, 1 within it' <<<"$out"
+expect_ok "compare under machine drift" compare "$d/a.csv" "$d/c.csv"
+out=$(cat /tmp/fl_cli_out.$$)
+check "drift between runs moves no ratio" grep -q '^0 of 2 pairs changed beyond the noise' <<<"$out"
+expect_ok "compare --absolute under drift" compare "$d/a.csv" "$d/c.csv" --absolute
+out=$(cat /tmp/fl_cli_out.$$)
+check "absolute mode warns and flags the drift" \
+  bash -c "grep -q 'cannot be told from' <<<'$out' && grep -q '^3 of 3 pairs changed beyond the noise' <<<'$out'"
+expect_usage "compare: --absolute with one file" compare "$d/a.csv" --absolute
 expect_ok "compare ratio of crafted file" compare "$d/b.csv"
 out=$(cat /tmp/fl_cli_out.$$)
-check "ratio table flags the slower variant" grep -qE '^  negcount .* 1\.4[0-9]x  slower' <<<"$out"
+check "ratio table flags the slower variant" grep -qE '^  negcount .* 1\.4[0-9]{2} .* slower$' <<<"$out"
+check "and the control row is ~" grep -qE '^  posix#2 .* ~$' <<<"$out"
+check "control summary line" grep -q '^control (posix#2, .*~ at 1 of 1 points' <<<"$out"
+
+# Rounds: the seed fixes the order; the control row comes and goes.
+expect_usage "bad seed" run --seed -3
+expect_ok "seeded run" run --variant negcount,posix --workload uncontended --ops 200 --reps 6 \
+  --seed 7 --csv "$d/s1.csv" --quiet
+expect_ok "same seed again" run --variant negcount,posix --workload uncontended --ops 200 \
+  --reps 6 --seed 7 --csv "$d/s2.csv" --quiet
+order() { python3 -c '
+import csv, sys
+rows = csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
+print(" ".join(r["variant"] + "@" + r["round"] + "." + r["slot"] for r in rows))' "$1"; }
+check "the same seed runs the rounds in the same order" test "$(order "$d/s1.csv")" = "$(order "$d/s2.csv")"
+check "the order is not fixed across rounds" \
+  bash -c "[ \$(python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith(\"#\"))]
+print(len({tuple(r[\"variant\"] for r in rows if r[\"round\"] == k) for k in map(str, range(6))}))' '$d/s1.csv') -gt 1 ]"
+check "the seed is in the CSV" grep -q '^# seed: 7$' "$d/s1.csv"
+check "the machine state is in the CSV" \
+  bash -c "grep -q '^# hypervisor: ' '$d/s1.csv' && grep -q '^# point 1 (uncontended.*load .*other work' '$d/s1.csv'"
+check "a control row by default" grep -q '^posix#2,uncontended' "$d/s1.csv"
+expect_ok "no control" run --variant negcount,posix --workload uncontended --ops 200 --reps 2 \
+  --no-control --no-floors --csv "$d/s3.csv" --quiet
+check "--no-control drops it" absent 'posix#2' "$(cat "$d/s3.csv")"
 
 # Ctrl-C: the finished rows stay, the summary says so, exit 130.
 "$fl" sweep --variants negcount --workloads uncontended --reps 100 --duration 0.05 \

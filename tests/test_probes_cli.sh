@@ -23,7 +23,7 @@ col() {
 }
 
 if [ "$(id -u)" != 0 ]; then echo "SKIP: the probes need root"; exit 77; fi
-out=$("$fl" run --variant negcount --workload uncontended --reps 1 --ops 20000 \
+out=$("$fl" run --variant negcount --workload uncontended --reps 1 --warmup 0 --ops 20000 \
       --csv "$tmp/a.csv" 2>"$tmp/a.err")
 if grep -q "probes off" "$tmp/a.err"; then
   echo "SKIP: $(cat "$tmp/a.err")"; exit 77
@@ -47,7 +47,7 @@ wp=$(col "$tmp/a.csv" floor-futex,uncontended wakes_per_post)
   || bad "floor-futex: ops=$ops wake_calls=$wk wake_none=$wn fx_wake=$fx wakes_per_post=$wp"
 
 # 3. --no-probes: no line, empty probe columns
-"$fl" run --variant negcount --workload uncontended --reps 1 --ops 1000 --no-floors \
+"$fl" run --variant negcount --workload uncontended --reps 1 --warmup 0 --ops 1000 --no-floors --quiet \
   --no-probes --csv "$tmp/b.csv" >/dev/null 2>"$tmp/b.err"
 v=$(col "$tmp/b.csv" negcount,uncontended futex_syscalls)
 [ ! -s "$tmp/b.err" ] && [ -z "$v" ] && ok "--no-probes: silent, empty columns" \
@@ -57,7 +57,7 @@ v=$(col "$tmp/b.csv" negcount,uncontended futex_syscalls)
 if command -v setpriv >/dev/null; then
   chmod 777 "$tmp"
   setpriv --reuid 65534 --regid 65534 --clear-groups "$fl" run --variant negcount \
-    --workload uncontended --reps 1 --ops 1000 --no-floors --csv "$tmp/c.csv" \
+    --workload uncontended --reps 1 --ops 1000 --no-floors --quiet --csv "$tmp/c.csv" \
     >/dev/null 2>"$tmp/c.err"; rc=$?
   lines=$(grep -c '' "$tmp/c.err")
   v=$(col "$tmp/c.csv" negcount,uncontended futex_syscalls)
@@ -72,7 +72,7 @@ fi
 #    sees the same wakes as the collector (the harness makes no futex call
 #    outside the reps in this run)
 if command -v bpftrace >/dev/null; then
-  "$fl" run --variant negcount --workload uncontended --reps 1 --ops 5000 \
+  "$fl" run --variant negcount --workload uncontended --reps 1 --warmup 0 --ops 5000 \
     --bpftrace "$probes/futex-wakes.bt" --csv "$tmp/d.csv" >/dev/null 2>"$tmp/d.err"
   f="$tmp/d.futex-wakes.txt"
   ops=$(col "$tmp/d.csv" floor-futex,uncontended wake_calls)

@@ -1,5 +1,5 @@
-/* harness/compare.h — reading futexlab CSVs back: metadata, points, the
- * ratio table against a baseline and the before/after comparison.
+/* harness/table.h — reading futexlab CSVs back: metadata, points, cells,
+ * and the paired ratios every verdict is made of (report.h prints them).
  *
  * A CSV is: '#' metadata lines ("# futexlab REV", then "# key: value" for
  * date, kernel, cpu, cores, command), one header line, one row per rep.
@@ -10,9 +10,11 @@
  * `variant` (workload, threads, tokens, hold_ns, think_ns, wake), plus the
  * configuration columns later options append (hash, spin) when present.
  * The rows of one (point, variant) are its reps; their ns_per_op values are
- * summarized by stats.h. */
-#ifndef FUTEXLAB_COMPARE_H
-#define FUTEXLAB_COMPARE_H
+ * summarized by stats.h. Each rep carries its round (column `round`; files
+ * written before rounds existed pair by `rep` instead, and say so): the
+ * ratio of a variant to the baseline is taken round by round (stats.h). */
+#ifndef FUTEXLAB_TABLE_H
+#define FUTEXLAB_TABLE_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,7 +22,7 @@
 #include "stats.h"
 
 struct fl_table {
-	char *meta[8][2];        /* key, value ("revision" for the first line) */
+	char *(*meta)[2];        /* key, value ("revision" for the first line) */
 	int nmeta;
 	char **cols;             /* header names */
 	int ncol;
@@ -37,18 +39,22 @@ struct fl_cell {
 	char *note;
 	struct fl_summary ns;    /* ns per op over ok reps (ns.n == 0: none) */
 	double ops_s;            /* median ops/s */
+	int nr;                  /* ok reps, in file order: */
+	int *round;              /*   their round */
+	double *ns_r, *ops_r;    /*   their ns per op and ops/s */
 };
 
 struct fl_cells {
 	struct fl_cell *c;
 	int n;
+	bool paired;             /* the file has a round column */
 };
 
 /* Loads a CSV file; on failure returns -1 with a one-line reason in err. */
 int fl_table_load(struct fl_table *t, const char *path, char *err, int errlen);
-/* Builds a table from the text of the metadata+header and the row lines. */
-int fl_table_from_lines(struct fl_table *t, const char *head, char *const *rows, int n,
-			char *err, int errlen);
+/* Builds a table from the '#' metadata lines, the header and the rows. */
+int fl_table_from_lines(struct fl_table *t, const char *meta, const char *header,
+			char *const *rows, int n, char *err, int errlen);
 void fl_table_free(struct fl_table *t);
 const char *fl_table_meta(const struct fl_table *t, const char *key);
 
@@ -56,12 +62,13 @@ const char *fl_table_meta(const struct fl_table *t, const char *key);
 int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, int errlen);
 void fl_cells_free(struct fl_cells *c);
 
-/* The ratio table of every variant against `baseline` per point. */
-void fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
-		     const char *baseline);
-/* Before/after: prints the (point, variant) pairs whose CIs are apart (all
- * pairs with `all`); returns how many changed beyond the noise. */
-int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *ca,
-		     const struct fl_table *b, const struct fl_cells *cb, bool all);
+const struct fl_cell *fl_cell_find(const struct fl_cells *c, const char *point,
+				   const char *variant);
+/* Any cell of this variant, or NULL. */
+const struct fl_cell *fl_cell_find_variant(const struct fl_cells *c, const char *variant);
+/* status ok with at least one ok rep */
+bool fl_cell_usable(const struct fl_cell *c);
+/* The per-round ratios x/base over the rounds both ran ok; false if none. */
+bool fl_cell_ratio(const struct fl_cell *x, const struct fl_cell *base, struct fl_ratio *out);
 
 #endif

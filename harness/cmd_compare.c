@@ -1,0 +1,82 @@
+/* harness/cmd_compare.c — `futexlab compare`: one CSV's ratio table, or
+ * two CSVs before/after (report.h: by in-run ratios unless --absolute). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "report.h"
+
+static const char compare_usage[] =
+"usage: futexlab compare FILE.csv [OTHER.csv] [options]\n"
+"  one file:   the ratio table of every variant against the baseline per point\n"
+"  two files:  before (FILE) / after (OTHER) per point and variant; only the\n"
+"              changes beyond the noise are listed. By default the in-run\n"
+"              ratios to the baseline are compared (drift between the runs\n"
+"              cancels); the last line is 'N of M pairs changed beyond the noise'\n"
+"  --baseline NAME  the variant ratios are taken against (default posix)\n"
+"  --absolute       two files: compare ns per op instead (cannot tell a change\n"
+"                   from the machine drifting between the runs)\n"
+"  --all            two files: list every pair, not only the changes\n"
+"  --tsv            one file: one tab-separated line per point and variant\n"
+"                   (what scripts/plot reads)\n";
+
+int fl_cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "baseline", required_argument, 0, 'b' }, { "all", no_argument, 0, 'a' },
+		{ "tsv", no_argument, 0, 't' },            { "help", no_argument, 0, 'h' },
+		{ "absolute", no_argument, 0, 'A' },       { 0, 0, 0, 0 },
+	};
+	const char *baseline = "posix";
+	bool all = false, tsv = false, absolute = false;
+	opterr = 0;
+	optind = 1;
+	int o;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'b': baseline = optarg; break;
+		case 'a': all = true; break;
+		case 't': tsv = true; break;
+		case 'A': absolute = true; break;
+		case 'h': fputs(compare_usage, stdout); return 0;
+		case ':': fl_usage_error("compare: %s needs a value", argv[optind - 1]);
+		default:
+			fl_usage_error("compare: unknown option '%s' (see futexlab compare --help)",
+				       argv[optind - 1]);
+		}
+	}
+	int nfiles = argc - optind;
+	if (nfiles < 1 || nfiles > 2)
+		fl_usage_error("compare: give one or two CSV files (see futexlab compare --help)");
+	if (tsv && nfiles != 1)
+		fl_usage_error("compare: --tsv takes one file");
+	if (absolute && nfiles != 2)
+		fl_usage_error("compare: --absolute compares two files");
+	struct fl_table t[2];
+	struct fl_cells c[2];
+	char err[300];
+	for (int i = 0; i < nfiles; i++) {
+		if (fl_table_load(&t[i], argv[optind + i], err, sizeof err) ||
+		    fl_cells_build(&t[i], &c[i], err, sizeof err))
+			fl_usage_error("compare: %s", err);
+		if (!absolute && !tsv && !fl_cell_find_variant(&c[i], baseline))
+			fl_usage_error("compare: baseline '%s' is not in %s (see --baseline)",
+				       baseline, argv[optind + i]);
+	}
+	if (tsv) {
+		fl_print_tsv(stdout, &c[0], baseline);
+	} else if (nfiles == 1) {
+		printf("futexlab compare %s\n", argv[optind]);
+		fl_print_ratios(stdout, &t[0], &c[0], baseline);
+	} else {
+		printf("futexlab compare %s %s\n", argv[optind], argv[optind + 1]);
+		fl_print_changes(stdout, &t[0], &c[0], &t[1], &c[1], baseline, all, absolute);
+	}
+	for (int i = 0; i < nfiles; i++) {
+		fl_cells_free(&c[i]);
+		fl_table_free(&t[i]);
+	}
+	return 0;
+}

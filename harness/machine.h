@@ -1,0 +1,33 @@
+/* harness/machine.h — the machine a run ran on, and what else it was doing.
+ *
+ * The VM drifts: only ratios measured in one run mean anything, and even
+ * those get noisier when something else runs. So every CSV records the
+ * machine (CPU, cores, kernel, hypervisor, frequency governor, pinning,
+ * seed) and, per point, the load average and the CPU time *other* processes
+ * used while it ran: the system's busy time from /proc/stat minus this
+ * process's own CPU time (CLOCK_PROCESS_CPUTIME_ID, every thread, exited
+ * ones included), and the hypervisor's steal time. The load average alone
+ * cannot say this: it counts our own threads and lags a minute behind. */
+#ifndef FUTEXLAB_MACHINE_H
+#define FUTEXLAB_MACHINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* CPU model, cores online, kernel (uname). */
+void fl_machine(char *kernel, int klen, char *cpu, int clen, int *cores);
+/* "KVM", "none", ... and the cpufreq governor ("unreadable" in most VMs). */
+void fl_machine_virt(char *hyp, size_t hlen, char *gov, size_t glen);
+/* 1-minute load average, -1 if unreadable. */
+double fl_loadavg(void);
+
+struct fl_cpu_sample {
+	int64_t busy_ns, steal_ns, self_ns, wall_ns;
+};
+void fl_cpu_sample(struct fl_cpu_sample *s);
+/* Between two samples: CPU used by other processes, in cores (1.0 = one
+ * core busy all along), and steal time in cores (*steal). */
+double fl_cpu_others(const struct fl_cpu_sample *a, const struct fl_cpu_sample *b,
+		     double *steal);
+
+#endif

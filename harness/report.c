@@ -1,0 +1,269 @@
+/* harness/report.c — the ratio table, before/after, TSV (report.h). */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "variant.h"
+#include "workload.h"
+#include "xalloc.h"
+
+static void print_machine(FILE *f, const char *label, const struct fl_table *t)
+{
+	fprintf(f, "%s%s, %s cores, %s; futexlab %s, %s, seed %s\n", label,
+		fl_table_meta(t, "cpu"), fl_table_meta(t, "cores"), fl_table_meta(t, "kernel"),
+		fl_table_meta(t, "revision"), fl_table_meta(t, "date"), fl_table_meta(t, "seed"));
+	const char *others = fl_table_meta(t, "other work");
+	if (strcmp(others, "?"))
+		fprintf(f, "%*sother work during the run: %s\n", (int)strlen(label), "", others);
+}
+
+static bool is_control(const char *variant)
+{
+	size_t l = strlen(variant);
+	return l > 2 && !strcmp(variant + l - 2, "#2");
+}
+
+/* Control summary across points: how often ~, and the resolutions. */
+struct control_sum {
+	int points, same;
+	double res[512];
+	int nres;
+};
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void print_row(FILE *f, const struct fl_cell *y, const struct fl_cell *ref,
+		      struct control_sum *cs)
+{
+	fprintf(f, "  %-14s %11.1f %12.0f", y->variant, y->ns.median, y->ops_s);
+	struct fl_ratio q;
+	if (y == ref) {
+		fprintf(f, " %7.3f  baseline (%d rounds)\n", 1.0, y->ns.n);
+		return;
+	}
+	if (!fl_cell_ratio(y, ref, &q)) {
+		fprintf(f, " %7s  (no baseline rounds to pair with)\n", "-");
+		return;
+	}
+	enum fl_verdict v = fl_ratio_verdict(&q);
+	char ci[64];
+	snprintf(ci, sizeof ci, "[%.3f, %.3f] %2.0f%%", q.lo, q.hi, 100 * q.level);
+	fprintf(f, " %7.3f  %-22s %6.1f%%  %s\n", q.median, ci, 100 * q.resolution,
+		fl_verdict_name(v));
+	if (cs && is_control(y->variant)) {
+		cs->points++;
+		cs->same += v == FL_SAME;
+		if (cs->nres < 512)
+			cs->res[cs->nres++] = 100 * q.resolution;
+	}
+}
+
+/* Rows of a point in a fixed order whatever order the rounds ran in: the
+ * registry's (variants/meson.build), the control after its baseline, then
+ * the floors and anything else. */
+static int rank(const char *variant, const char *baseline)
+{
+	char base[64];
+	snprintf(base, sizeof base, "%s", variant);
+	size_t l = strlen(base);
+	bool control = is_control(base);
+	if (control)
+		base[l - 2] = '\0';
+	for (int i = 0; i < fl_nvariants; i++)
+		if (!strcmp(fl_variants[i]->name, base))
+			return 4 * i + 2 * control + (strcmp(base, baseline) != 0);
+	return 4 * fl_nvariants + (strncmp(base, "floor-", 6) != 0);
+}
+
+static const char *sort_baseline;
+static int by_rank(const void *a, const void *b)
+{
+	const struct fl_cell *x = *(const struct fl_cell *const *)a,
+			     *y = *(const struct fl_cell *const *)b;
+	int d = rank(x->variant, sort_baseline) - rank(y->variant, sort_baseline);
+	return d ? d : strcmp(x->variant, y->variant);
+}
+
+int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
+		    const char *baseline)
+{
+	print_machine(f, "machine: ", t);
+	fprintf(f, "ratio: ns per op / %s's, round by round, median over the rounds; interval: "
+		   "of that median\n(order statistics, coverage shown); verdict faster/slower "
+		   "when it excludes 1, ~ when it holds 1\n(no difference beyond about +-res), "
+		   "? when too few rounds for 95%%\n", baseline);
+	if (!c->paired)
+		fprintf(f, "warning: this file predates rounds (no round column): reps are paired "
+			   "by index, not in time\n");
+	struct control_sum cs = { 0 };
+	int errors = 0;
+	for (int i = 0; i < c->n; i++) {
+		const struct fl_cell *x = &c->c[i];
+		bool seen = false; /* print each point once, at its first cell */
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(c->c[j].point, x->point);
+		if (seen)
+			continue;
+		fprintf(f, "\n%s\n  %-14s %11s %12s %7s  %-22s %7s  %s\n", x->point, "variant",
+			"median ns", "ops/s", "ratio", "interval, coverage", "+-res", "verdict");
+		const struct fl_cell *ref = fl_cell_find(c, x->point, baseline), **row;
+		row = fl_xcalloc((size_t)(c->n - i), sizeof *row);
+		int nrow = 0;
+		for (int j = i; j < c->n; j++)
+			if (!strcmp(c->c[j].point, x->point))
+				row[nrow++] = &c->c[j];
+		sort_baseline = baseline;
+		qsort(row, (size_t)nrow, sizeof *row, by_rank);
+		for (int j = 0; j < nrow; j++) {
+			const struct fl_cell *y = row[j];
+			if (!fl_cell_usable(y)) {
+				fprintf(f, "  %-14s %s%s%s\n", y->variant, y->status,
+					y->note[0] ? ": " : "", y->note);
+				errors += !strcmp(y->status, "error");
+			} else if (!fl_cell_usable(ref)) {
+				fprintf(f, "  %-14s %11.1f %12.0f %7s  (baseline %s did not run)\n",
+					y->variant, y->ns.median, y->ops_s, "-", baseline);
+			} else {
+				print_row(f, y, ref, &cs);
+			}
+		}
+		free(row);
+	}
+	if (cs.points) {
+		qsort(cs.res, (size_t)cs.nres, sizeof *cs.res, cmp_d);
+		fprintf(f, "\ncontrol (%s#2, the baseline run twice per round): ~ at %d of %d points; "
+			   "resolution +-%.1f%% median, +-%.1f%% to +-%.1f%%\n", baseline, cs.same,
+			cs.points, cs.res[cs.nres / 2], cs.res[0], cs.res[cs.nres - 1]);
+	}
+	if (errors)
+		fprintf(f, "%d row(s) broke an invariant (error above)\n", errors);
+	return errors;
+}
+
+/* ---- before / after ------------------------------------------------------ */
+
+struct tally {
+	int changed, same, only, status;
+};
+
+/* One pair in ratio mode; false if it could not be compared. */
+static bool ratio_pair(FILE *f, const struct fl_cell *x, const struct fl_cell *y,
+		       const struct fl_cells *ca, const struct fl_cells *cb, const char *baseline,
+		       bool all, struct tally *n)
+{
+	struct fl_ratio qa, qb;
+	if (!fl_cell_ratio(x, fl_cell_find(ca, x->point, baseline), &qa) ||
+	    !fl_cell_ratio(y, fl_cell_find(cb, y->point, baseline), &qb))
+		return false;
+	bool apart = fl_ratio_apart(&qa, &qb);
+	n->changed += apart;
+	n->same += !apart;
+	if (apart || all)
+		fprintf(f, "%-44s %-14s %9.3f %9.3f %+7.1f%%  %s\n", y->point, y->variant, qa.median,
+			qb.median, 100 * (qb.median / qa.median - 1),
+			!apart ? "~ within the noise" : qb.median < qa.median ? "FASTER" : "SLOWER");
+	return true;
+}
+
+static void absolute_pair(FILE *f, const struct fl_cell *x, const struct fl_cell *y, bool all,
+			  struct tally *n)
+{
+	bool apart = fl_ci_apart(&x->ns, &y->ns);
+	n->changed += apart;
+	n->same += !apart;
+	if (apart || all)
+		fprintf(f, "%-44s %-14s %9.1f %9.1f %+7.1f%%  %s\n", y->point, y->variant,
+			x->ns.median, y->ns.median, 100 * (y->ns.median / x->ns.median - 1),
+			!apart ? "~ within the noise" : y->ns.median < x->ns.median ? "FASTER" : "SLOWER");
+}
+
+static void header(FILE *f, const struct fl_table *a, const struct fl_table *b,
+		   const char *baseline, bool absolute)
+{
+	print_machine(f, "before: ", a);
+	print_machine(f, "after:  ", b);
+	if (strcmp(fl_table_meta(a, "cpu"), fl_table_meta(b, "cpu")) ||
+	    strcmp(fl_table_meta(a, "cores"), fl_table_meta(b, "cores")) ||
+	    strcmp(fl_table_meta(a, "kernel"), fl_table_meta(b, "kernel")))
+		fprintf(f, "warning: the two files come from different machines or kernels\n");
+	if (absolute)
+		fprintf(f, "mode: absolute ns per op. warning: between two runs the machine drifts "
+			   "(10-50%% on this kind of VM);\nan absolute change cannot be told from "
+			   "that drift — the default (ratios) can\na change is flagged when the 95%% "
+			   "intervals of the two medians do not overlap\n");
+	else
+		fprintf(f, "mode: ratios to %s measured in each run (drift between the runs "
+			   "cancels; --absolute for ns per op)\na change is flagged when the two "
+			   "ratio intervals do not overlap\n", baseline);
+	fprintf(f, "\n%-44s %-14s %9s %9s %8s  %s\n", "point", "variant", "before", "after",
+		"change", "verdict");
+}
+
+int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *ca,
+		     const struct fl_table *b, const struct fl_cells *cb, const char *baseline,
+		     bool all, bool absolute)
+{
+	header(f, a, b, baseline, absolute);
+	struct tally n = { 0 };
+	for (int i = 0; i < cb->n; i++) {
+		const struct fl_cell *y = &cb->c[i], *x = fl_cell_find(ca, y->point, y->variant);
+		if (!x) {
+			n.only++;
+			continue;
+		}
+		if (!fl_cell_usable(x) || !fl_cell_usable(y)) {
+			bool st = strcmp(x->status, y->status) != 0;
+			if (st || all)
+				fprintf(f, "%-44s %-14s %9s %9s %8s  %s\n", y->point, y->variant,
+					x->status, y->status, "", st ? "STATUS CHANGED" : "-");
+			n.status += st;
+			continue;
+		}
+		if (absolute)
+			absolute_pair(f, x, y, all, &n);
+		else if (strcmp(y->variant, baseline) &&
+			 !ratio_pair(f, x, y, ca, cb, baseline, all, &n))
+			n.only++; /* no baseline to pair with in one of the files */
+	}
+	for (int i = 0; i < ca->n; i++)
+		n.only += !fl_cell_find(cb, ca->c[i].point, ca->c[i].variant);
+	fprintf(f, "\n%d of %d pairs changed beyond the noise, %d within it; %d status changes, "
+		   "%d in one file only\n", n.changed, n.changed + n.same, n.same, n.status, n.only);
+	return n.changed + n.status;
+}
+
+/* ---- TSV for the plots ----------------------------------------------------- */
+
+void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline)
+{
+	fprintf(f, "workload\tpoint\tvariant\tthreads\tstatus\tn\tmedian_ns\tmad_ns\tci_lo\tci_hi\t"
+		   "min_ns\tmax_ns\tops_s\top\tratio\tratio_lo\tratio_hi\tverdict\n");
+	for (int i = 0; i < c->n; i++) {
+		const struct fl_cell *x = &c->c[i];
+		const struct fl_workload *w = fl_workload_find(x->workload);
+		const char *op = w ? w->op : "op"; /* what one op is, for plot titles */
+		if (!fl_cell_usable(x)) {
+			fprintf(f, "%s\t%s\t%s\t%d\t%s\t0\t\t\t\t\t\t\t\t%s\t\t\t\t\n", x->workload,
+				x->point, x->variant, x->threads, x->status, op);
+			continue;
+		}
+		fprintf(f, "%s\t%s\t%s\t%d\tok\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%s",
+			x->workload, x->point, x->variant, x->threads, x->ns.n, x->ns.median,
+			x->ns.mad, x->ns.ci_lo, x->ns.ci_hi, x->ns.min, x->ns.max, x->ops_s, op);
+		struct fl_ratio q;
+		const struct fl_cell *ref = fl_cell_find(c, x->point, baseline);
+		if (ref == x)
+			fprintf(f, "\t1\t1\t1\tbaseline\n");
+		else if (fl_cell_ratio(x, ref, &q))
+			fprintf(f, "\t%.4f\t%.4f\t%.4f\t%s\n", q.median, q.lo, q.hi,
+				fl_verdict_name(fl_ratio_verdict(&q)));
+		else
+			fprintf(f, "\t\t\t\t\n");
+	}
+}

@@ -1,0 +1,32 @@
+/* harness/report.h — what the tables say, from cells (table.h).
+ *
+ * Every verdict is a paired one (stats.h): a variant against the baseline
+ * measured in the same rounds of the same run. Across two runs (compare A
+ * B) the default compares those in-run ratios, which the machine's drift
+ * between the runs does not move; --absolute compares ns per op and says
+ * that it cannot tell a change from the machine drifting. */
+#ifndef FUTEXLAB_REPORT_H
+#define FUTEXLAB_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "table.h"
+
+/* The ratio table of every entry against `baseline`, per point, and the
+ * control's summary line. Returns the count of error rows. */
+int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
+		    const char *baseline);
+
+/* Before (a) / after (b): prints the (point, variant) pairs that changed
+ * beyond the noise (every pair with `all`) and the line
+ * "N of M pairs changed beyond the noise, ...". Returns N. */
+int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *ca,
+		     const struct fl_table *b, const struct fl_cells *cb, const char *baseline,
+		     bool all, bool absolute);
+
+/* One tab-separated line per point and variant (scripts/plot reads it),
+ * with the paired ratio to `baseline`. */
+void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline);
+
+#endif

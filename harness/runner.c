@@ -1,0 +1,395 @@
+/* harness/runner.c — see runner.h. */
+#include "runner.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "clock.h"
+#include "csv.h"
+#include "hashmode.h"
+#include "machine.h"
+#include "perf.h"
+#include "report.h"
+#include "stats.h"
+#include "table.h"
+#include "wake.h"
+#include "xalloc.h"
+
+volatile sig_atomic_t fl_interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	fl_interrupted = 1;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+static const char row_header[] =
+	"variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,"
+	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot";
+
+const char *fl_run_csv_header(void)
+{
+	static char header[2048];
+	if (!header[0])
+		snprintf(header, sizeof header, "%s%s%s", row_header, fl_perf_header(),
+			 fl_probes_csv_header);
+	return header;
+}
+
+static void csv_quote(char *out, size_t n, const char *s)
+{
+	size_t j = 0;
+	out[j++] = '"';
+	for (; *s && j < n - 3; s++) {
+		if (*s == '"')
+			out[j++] = '"';
+		out[j++] = *s == '\n' ? ' ' : *s;
+	}
+	out[j++] = '"';
+	out[j] = '\0';
+}
+
+/* One measured (or skipped, or failed) rep. */
+struct rep {
+	const struct fl_entry *e;
+	int round, slot;
+	const char *status, *note;
+	const struct fl_result *r;      /* NULL for skipped rows */
+	const struct fl_perf_reading *perf;
+};
+
+static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct rep *x)
+{
+	char row[1400], q[400], perf[200], nums[200] = ",,,"; /* ops .. ops_per_s empty */
+	const struct fl_result *r = x->r;
+	csv_quote(q, sizeof q, x->note);
+	if (r && !strcmp(x->status, "ok"))
+		snprintf(nums, sizeof nums, "%lld,%lld,%.3f,%.1f", (long long)r->ops,
+			 (long long)r->elapsed_ns, (double)r->elapsed_ns / (double)r->ops,
+			 (double)r->ops * 1e9 / (double)r->elapsed_ns);
+	bool tok = pt->w->uses_tokens;
+	snprintf(row, sizeof row, "%s,%s,%d,%d,%lld,%lld,%s,%d,%s,%s,%s,%s,%d,%d,%d", x->e->label,
+		 pt->w->name, pt->p.threads, tok ? pt->p.tokens : 0,
+		 (long long)(tok ? pt->p.hold_ns : 0), (long long)(tok ? pt->p.think_ns : 0),
+		 fl_wake_name((enum fl_wake_strategy)pt->wake), x->round, nums, x->status, q,
+		 fl_hash_column(), pt->spin, x->round, x->slot);
+	fl_perf_cells(x->perf, perf, sizeof perf);
+	strncat(row, perf, sizeof row - strlen(row) - 1);
+	fl_probes_append(row, sizeof row, r != NULL);
+	int e = fl_csv_add(csv, row);
+	if (e) {
+		fprintf(stderr, "futexlab: cannot write %s: %s\n", csv->path, strerror(e));
+		exit(1);
+	}
+}
+
+/* ---- one point ------------------------------------------------------------- */
+
+struct progress {
+	bool on;
+	int64_t t0;
+	double total, done; /* seconds of expected timed work */
+	int point, npoints;
+};
+
+static void fmt_time(char *out, size_t n, double s)
+{
+	if (s < 60)
+		snprintf(out, n, "%.0fs", s < 0 ? 0 : s);
+	else
+		snprintf(out, n, "%d:%02d", (int)s / 60, (int)s % 60);
+}
+
+static void show(const struct progress *g, const struct fl_point *pt, int round, int rounds)
+{
+	if (!g->on)
+		return;
+	double el = (double)(fl_now_ns() - g->t0) / 1e9;
+	char a[16], b[16];
+	fmt_time(a, sizeof a, el);
+	fmt_time(b, sizeof b, g->done > 0 ? el * (g->total - g->done) / g->done : g->total);
+	fprintf(stderr, "\r\033[K[%d/%d] %3.0f%% elapsed %s, ~%s left  %s T=%d K=%d %s",
+		g->point, g->npoints, 100 * g->done / g->total, a, b, pt->w->name, pt->p.threads,
+		pt->p.tokens, fl_wake_name((enum fl_wake_strategy)pt->wake));
+	if (pt->spin)
+		fprintf(stderr, " spin=%d", pt->spin);
+	fprintf(stderr, round < 0 ? "  warm-up" : "  round %d/%d", round + 1, rounds);
+}
+
+/* Runs one rep of one entry; false (and the error row) if it failed. */
+static bool run_rep(struct fl_csv *csv, const struct fl_point *pt, const struct fl_entry *e,
+		    int round, int slot, bool measured)
+{
+	struct fl_result r = { 0 };
+	struct fl_perf_reading perf;
+	bool pe = fl_perf_enabled;
+	fl_perf_enabled = pe && measured; /* warm-up rounds count nothing */
+	if (measured)
+		fl_probes_rep_begin();
+	fl_perf_begin();
+	pt->w->run(e->v, &pt->p, &r);
+	fl_perf_end(&perf);
+	if (measured)
+		fl_probes_rep_end(pt->w->name, r.ops);
+	fl_perf_enabled = pe;
+	if (fl_interrupted)
+		return true; /* an interrupted rep is not a measurement */
+	struct rep x = { e, round, slot, "ok", r.info, &r, &perf };
+	if (!r.error[0] && (r.ops == 0 || r.elapsed_ns <= 0))
+		snprintf(r.error, sizeof r.error, "no operation completed");
+	if (r.error[0]) {
+		x.status = "error";
+		x.note = r.error;
+	}
+	if (measured || r.error[0])
+		emit(csv, pt, &x);
+	return !r.error[0];
+}
+
+struct counts {
+	int ok, skipped, error;
+};
+
+/* Warm-up rounds (round -1), then the measured rounds. */
+static void run_point(const struct fl_spec *s, const struct fl_point *pt, struct fl_csv *csv,
+		      uint64_t *rng, struct progress *g, struct counts *n)
+{
+	bool live[FL_MAXLIST + 3];
+	int order[FL_MAXLIST + 3];
+	for (int i = 0; i < pt->ne; i++) {
+		const char *why = fl_entry_skip(pt, &pt->e[i]);
+		live[i] = !why;
+		if (why)
+			emit(csv, pt, &(struct rep){ &pt->e[i], 0, 0, "skipped", why, NULL, NULL });
+		n->skipped += !live[i];
+	}
+	fl_wake_set_strategy((enum fl_wake_strategy)pt->wake);
+	fl_spin_set(pt->spin);
+	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9;
+	for (int round = -s->warmup; round < s->reps && !fl_interrupted; round++) {
+		show(g, pt, round < 0 ? -1 : round, s->reps);
+		fl_round_order(rng, pt->ne, order);
+		for (int k = 0, slot = 0; k < pt->ne && !fl_interrupted; k++) {
+			int i = order[k];
+			if (!live[i])
+				continue;
+			if (!run_rep(csv, pt, &pt->e[i], round < 0 ? -1 : round, slot++, round >= 0)) {
+				live[i] = false; /* one error row is the verdict */
+				n->error++;
+			}
+			g->done += per_rep;
+		}
+	}
+	for (int i = 0; i < pt->ne && !fl_interrupted; i++)
+		n->ok += live[i]; /* neither skipped nor failed */
+}
+
+/* ---- the whole run ----------------------------------------------------------- */
+
+static void pin(const char *list)
+{
+	char buf[1024], *items[FL_MAXLIST];
+	snprintf(buf, sizeof buf, "%s", list);
+	int n = fl_split_list("--pin", buf, items, FL_MAXLIST);
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	for (int i = 0; i < n; i++)
+		CPU_SET((int)fl_parse_int("--pin", items[i], 0, CPU_SETSIZE - 1), &set);
+	if (sched_setaffinity(0, sizeof set, &set))
+		fl_usage_error("--pin: cannot run on CPUs %s: %s", list, strerror(errno));
+}
+
+static double expected_cost(const struct fl_spec *s, const struct fl_point *pts, int n)
+{
+	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9, total = 0;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < pts[i].ne; j++)
+			total += fl_entry_skip(&pts[i], &pts[i].e[j]) ? 0 : per_rep * (s->warmup + s->reps);
+	return total;
+}
+
+static int dry_run(const struct fl_spec *s, const struct fl_point *pts, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < pts[i].ne; j++) {
+			const struct fl_point *p = &pts[i];
+			const char *why = fl_entry_skip(p, &p->e[j]);
+			printf("%-14s %-12s T=%-4d K=%-4d wake=%-5s spin=%-4d %s%s\n", p->e[j].label,
+			       p->w->name, p->p.threads, p->p.tokens,
+			       fl_wake_name((enum fl_wake_strategy)p->wake), p->spin,
+			       why ? "skipped: " : "", why ? why : "");
+		}
+	printf("%d points, %d + %d rounds each, about %.0f s of timed work\n", n, s->warmup,
+	       s->reps, expected_cost(s, pts, n));
+	return 0;
+}
+
+/* A --hash list: the same command once per mode, each in its own process,
+ * all with this run's seed (hashmode.h). */
+static int each_hash_mode(const struct fl_spec *s, char **items, int nh)
+{
+	char **argv = fl_xcalloc((size_t)s->argc + 3, sizeof *argv), seed[32];
+	memcpy(argv, s->argv, (size_t)s->argc * sizeof *argv);
+	snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->seed);
+	argv[s->argc] = "--seed";
+	argv[s->argc + 1] = seed;
+	catch_signals();
+	int rc = fl_hash_run_each(s->argc + 2, argv, items, nh, s->csv_path, fl_run_csv_header());
+	free(argv);
+	return rc;
+}
+
+static void machine_meta(const struct fl_spec *s, struct fl_csv *csv)
+{
+	char hyp[160], gov[160];
+	fl_machine_virt(hyp, sizeof hyp, gov, sizeof gov);
+	fl_csv_meta(csv, "seed: %llu", (unsigned long long)s->seed);
+	fl_csv_meta(csv, "rounds: %d measured + %d warm-up per point, random order per round",
+		    s->reps, s->warmup);
+	fl_csv_meta(csv, "hypervisor: %s", hyp);
+	fl_csv_meta(csv, "governor: %s", gov);
+	fl_csv_meta(csv, "pin: %s", s->pin ? s->pin : "none");
+	fl_csv_meta(csv, "load before: %.2f", fl_loadavg());
+}
+
+/* Other processes' CPU over ~0.1 s before starting: a one-line warning. */
+static void check_quiet(void)
+{
+	struct fl_cpu_sample a, b;
+	fl_cpu_sample(&a);
+	struct timespec d = { 0, 100000000 };
+	nanosleep(&d, NULL);
+	fl_cpu_sample(&b);
+	double steal, others = fl_cpu_others(&a, &b, &steal);
+	if (others > 0.25)
+		fprintf(stderr, "futexlab: warning: other work is running (%.0f%% of a core, load "
+			"average %.2f): expect wider intervals\n", 100 * others, fl_loadavg());
+}
+
+static void print_table(const struct fl_spec *s, struct fl_csv *csv)
+{
+	struct fl_table t;
+	struct fl_cells cells;
+	char err[300];
+	if (fl_table_from_lines(&t, csv->meta, csv->header, csv->lines, csv->n, err,
+				sizeof err) == 0 &&
+	    fl_cells_build(&t, &cells, err, sizeof err) == 0) {
+		fl_print_ratios(stdout, &t, &cells, s->baseline);
+		fl_cells_free(&cells);
+		fl_table_free(&t);
+	} else {
+		fprintf(stderr, "futexlab: cannot summarize: %s\n", err);
+	}
+}
+
+static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
+		       struct fl_csv *csv, struct counts *n, int *done)
+{
+	uint64_t rng = s->seed;
+	struct progress g = { .on = !s->quiet && isatty(2), .t0 = fl_now_ns(),
+			      .total = expected_cost(s, pts, npts), .npoints = npts };
+	struct fl_cpu_sample c0, a, b;
+	fl_cpu_sample(&c0);
+	for (int i = 0; i < npts && !fl_interrupted; i++) {
+		double la = fl_loadavg(), steal;
+		fl_cpu_sample(&a);
+		g.point = i + 1;
+		run_point(s, &pts[i], csv, &rng, &g, n);
+		fl_cpu_sample(&b);
+		fl_csv_meta(csv, "point %d (%s T=%d K=%d): load %.2f -> %.2f, other work %.1f%% of a "
+			    "core, steal %.1f%%", i + 1, pts[i].w->name, pts[i].p.threads,
+			    pts[i].p.tokens, la, fl_loadavg(), 100 * fl_cpu_others(&a, &b, &steal),
+			    100 * steal);
+		*done += !fl_interrupted;
+	}
+	if (g.on)
+		fprintf(stderr, "\r\033[K");
+	double steal, others = fl_cpu_others(&c0, &b, &steal);
+	fl_csv_meta(csv, "other work: %.1f%% of a core over the run, steal %.1f%%", 100 * others,
+		    100 * steal);
+	if (others > 0.10 && !s->quiet)
+		fprintf(stderr, "futexlab: warning: other processes used %.0f%% of a core during "
+			"the run: intervals are wider than on a quiet machine\n", 100 * others);
+}
+
+int fl_bench(struct fl_spec *s)
+{
+	char hbuf[1024], *hitems[FL_MAXLIST];
+	snprintf(hbuf, sizeof hbuf, "%s", s->hlist);
+	int nh = fl_hash_list(hbuf, hitems, FL_MAXLIST);
+	struct fl_point *pts;
+	int npts = fl_points_build(s, &pts);
+	if (s->pin)
+		pin(s->pin);
+	if (s->dry || nh > 1) {
+		int rc = s->dry ? dry_run(s, pts, npts) : each_hash_mode(s, hitems, nh);
+		free(pts);
+		return rc;
+	}
+	fl_hash_setup(hitems[0]); /* before any worker thread exists */
+	struct fl_csv csv;
+	int e = fl_csv_open(&csv, s->csv_path, fl_run_csv_header(), s->argc, s->argv);
+	if (e) {
+		fprintf(stderr, "futexlab: cannot write %s: %s\n", s->csv_path, strerror(e));
+		return 1;
+	}
+	machine_meta(s, &csv);
+	catch_signals();
+	fl_probes_setup(s->probes);
+	if (fl_perf_enabled) {
+		char what[256];
+		fl_perf_probe(what, sizeof what);
+		fprintf(stderr, "futexlab: perf counters: %s\n", what);
+	}
+	if (s->bt_script)
+		fl_bpftrace_start(s->bt_script, s->csv_path);
+	if (!s->quiet)
+		check_quiet();
+	printf("futexlab %s — %d points, %d warm-up + %d measured rounds, seed %llu\n", s->cmd,
+	       npts, s->warmup, s->reps, (unsigned long long)s->seed);
+	fflush(stdout);
+	int64_t t0 = fl_now_ns();
+	struct counts n = { 0 };
+	int done = 0;
+	run_points(s, pts, npts, &csv, &n, &done);
+	fl_bpftrace_stop();
+	fl_probes_teardown();
+	print_table(s, &csv);
+	printf("\n%s %s: %d of %d points in %.1f s — %d ok, %d skipped, %d error\n", s->cmd,
+	       fl_interrupted ? "INTERRUPTED" : "done", done, npts,
+	       (double)(fl_now_ns() - t0) / 1e9, n.ok, n.skipped, n.error);
+	if (s->csv_path)
+		printf("CSV: %s (%d rows%s)\n", s->csv_path, csv.n,
+		       fl_interrupted ? ", every rep finished before the interrupt" : "");
+	fl_csv_close(&csv);
+	free(pts);
+	if (fl_interrupted)
+		return 130;
+	if (n.error)
+		fprintf(stderr, "futexlab: %d point(s) broke an invariant (error above)\n", n.error);
+	return n.error ? 1 : 0;
+}
+
+int fl_bench_main(const char *cmd, const struct fl_spec_defaults *d, int argc, char **argv)
+{
+	struct fl_spec s;
+	if (fl_spec_parse(&s, cmd, d, argc, argv))
+		return 0; /* --help */
+	return fl_bench(&s);
+}

@@ -1,0 +1,356 @@
+/* harness/spec.c — argv -> spec -> points (spec.h).
+ *
+ * `run` and `sweep` take the same options from one table; `run` is a sweep
+ * whose axes usually hold one value each. A preset (sweep --preset) is a
+ * list of groups, each a cartesian product, so pool can sweep threads while
+ * uncontended does not. Axes that do not apply to a workload collapse for
+ * it (uncontended ignores --threads; only workloads that use tokens read
+ * --tokens). A combination a variant cannot run becomes a skipped row with
+ * the reason; a workload none of whose combinations can run is a bad
+ * specification (exit 2). */
+#include "spec.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "hashmode.h"
+#include "perf.h"
+#include "wake.h"
+#include "workloads_more.h"
+#include "xalloc.h"
+
+/* quick: the README's default — every variant on the main workloads, under
+ * a minute on 2 cores with a dozen variants and the control (10 rounds of
+ * 0.03 s at ~13 points). 10 rounds: a 95% interval of the median ratio
+ * is [x(2), x(9)] (97.9%), so an A/A pair is flagged ~2% of the time. */
+static const struct fl_group quick_groups[] = {
+	{ "uncontended,pingpong", "1", "1", "exact", "0" },
+	{ "pool", "2,4,8", "1", "exact", "0" },
+	{ "prodcons", "4", "4", "exact", "0" },
+	{ "barrier", "4", "1", "exact,all", "0" },
+	{ "timeouts", "4", "1", "exact", "0" },
+	{ "oversub", "32", "2", "exact", "0" },
+};
+/* full: the reference sweep (results/): every axis that tells designs apart. */
+static const struct fl_group full_groups[] = {
+	{ "uncontended,pingpong", "1", "1", "exact", "0" },
+	{ "pool", "1,2,4,8,16", "1,4", "exact,one,all", "0" },
+	{ "prodcons", "2,4,8", "1,16", "exact", "0" },
+	{ "barrier", "2,4,8,16", "1", "exact,one,all", "0" },
+	{ "timeouts", "2,8,32", "1", "exact", "0" },
+	{ "oversub", "16,64", "1,2", "exact,all", "0" },
+};
+static const struct {
+	const char *name;
+	int reps, warmup;
+	double duration;
+	const struct fl_group *groups;
+	int ngroups;
+} presets[] = {
+	{ "quick", 10, 1, 0.03, quick_groups, sizeof quick_groups / sizeof quick_groups[0] },
+	{ "full", 12, 1, 0.1, full_groups, sizeof full_groups / sizeof full_groups[0] },
+};
+
+static void parse_variants(struct fl_spec *s, const char *list)
+{
+	s->nv = 0;
+	if (!strcmp(list, "all")) {
+		for (int i = 0; i < fl_nvariants && s->nv < FL_MAXLIST; i++)
+			s->vs[s->nv++] = fl_variants[i];
+		return;
+	}
+	char buf[1024], *items[FL_MAXLIST];
+	snprintf(buf, sizeof buf, "%s", list);
+	int n = fl_split_list("--variant", buf, items, FL_MAXLIST);
+	for (int i = 0; i < n; i++)
+		if (!(s->vs[s->nv++] = fl_variant_find(items[i])))
+			fl_usage_error("--variant: unknown variant '%s' (see futexlab list)", items[i]);
+}
+
+/* Presets and the default seed: what is left after the options. */
+static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axes_given,
+		   int64_t duration_ns, bool seed_given)
+{
+	if (s->preset && axes_given)
+		fl_usage_error("%s: --preset sets the axes; drop --workloads/--threads/--tokens/"
+			       "--wake/--spin", s->cmd);
+	if (s->base.ops && duration_ns > 0)
+		fl_usage_error("%s: give --duration or --ops, not both", s->cmd);
+	if (s->base.ops && s->budget_ns)
+		fl_usage_error("%s: --budget caps durations; it does not apply to --ops", s->cmd);
+	double dur = d->duration;
+	for (size_t i = 0; s->preset && i < sizeof presets / sizeof presets[0]; i++)
+		if (!strcmp(s->preset, presets[i].name)) {
+			s->groups = presets[i].groups;
+			s->ngroups = presets[i].ngroups;
+			s->reps = s->reps < 0 ? presets[i].reps : s->reps;
+			s->warmup = s->warmup < 0 ? presets[i].warmup : s->warmup;
+			dur = presets[i].duration;
+		}
+	if (s->reps < 0)
+		s->reps = d->reps;
+	if (s->warmup < 0)
+		s->warmup = d->warmup;
+	if (duration_ns < 0)
+		duration_ns = (int64_t)(dur * 1e9);
+	if (s->budget_ns && s->budget_ns / (s->warmup + s->reps) < duration_ns) {
+		duration_ns = s->budget_ns / (s->warmup + s->reps);
+		if (duration_ns < 1000000)
+			fl_usage_error("%s: --budget leaves under 1 ms per rep for %d reps", s->cmd,
+				       s->warmup + s->reps);
+	}
+	s->base.duration_ns = s->base.ops ? 0 : duration_ns;
+	if (!seed_given) /* recorded in the CSV: any run can be repeated exactly */
+		s->seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
+	if (!fl_variant_find(s->baseline) && strcmp(s->baseline, fl_floor_atomic.name) &&
+	    strcmp(s->baseline, fl_floor_futex.name))
+		fl_usage_error("--baseline: unknown variant '%s' (see futexlab list)", s->baseline);
+	char h[1024], *items[FL_MAXLIST];
+	snprintf(h, sizeof h, "%s", s->hlist);
+	fl_hash_list(h, items, FL_MAXLIST); /* validated before anything runs */
+}
+
+int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defaults *d,
+		  int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "preset", required_argument, 0, 'p' },
+		{ "variants", required_argument, 0, 'v' }, { "variant", required_argument, 0, 'v' },
+		{ "workloads", required_argument, 0, 'w' }, { "workload", required_argument, 0, 'w' },
+		{ "threads", required_argument, 0, 't' },  { "tokens", required_argument, 0, 'k' },
+		{ "wake", required_argument, 0, 'W' },     { "hold", required_argument, 0, 'H' },
+		{ "spin", required_argument, 0, 'S' },     { "hash", required_argument, 0, 'X' },
+		{ "think", required_argument, 0, 'T' },    { "reps", required_argument, 0, 'r' },
+		{ "rounds", required_argument, 0, 'r' },   { "warmup", required_argument, 0, 'u' },
+		{ "duration", required_argument, 0, 'd' }, { "ops", required_argument, 0, 'o' },
+		{ "budget", required_argument, 0, 'b' },   { "pin", required_argument, 0, 'P' },
+		{ "csv", required_argument, 0, 'c' },      { "baseline", required_argument, 0, 'B' },
+		{ "no-floors", no_argument, 0, 'F' },      { "no-control", no_argument, 0, 'C' },
+		{ "seed", required_argument, 0, 's' },     { "perf", no_argument, 0, 'e' },
+		{ "quiet", no_argument, 0, 'q' },          { "help", no_argument, 0, 'h' },
+		{ "dry-run", no_argument, 0, 'n' },        { "probes", no_argument, 0, 0x100 },
+		{ "no-probes", no_argument, 0, 0x101 },    { "bpftrace", required_argument, 0, 0x102 },
+		{ 0, 0, 0, 0 },
+	};
+	memset(s, 0, sizeof *s);
+	s->cmd = cmd;
+	s->cli = (struct fl_group){ "all", d->threads, "1", "exact", "0" };
+	s->groups = &s->cli;
+	s->ngroups = 1;
+	s->reps = s->warmup = -1;
+	s->baseline = "posix";
+	s->floors = s->control = true;
+	s->probes = FL_PROBES_DEFAULT;
+	s->base = (struct fl_params){ .threads = 1, .tokens = 1 };
+	s->argc = argc;
+	s->argv = argv;
+	snprintf(s->hlist, sizeof s->hlist, "auto");
+	const char *vlist = "all";
+	bool axes_given = false, seed_given = false;
+	int64_t duration_ns = -1;
+	opterr = 0;
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			s->preset = optarg;
+			bool known = false;
+			for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+				known |= !strcmp(optarg, presets[i].name);
+			if (!known)
+				fl_usage_error("--preset: unknown preset '%s' (quick, full)", optarg);
+			break;
+		case 'v': vlist = optarg; break;
+		case 'w': s->cli.workloads = optarg; axes_given = true; break;
+		case 't': s->cli.threads = optarg; axes_given = true; break;
+		case 'k': s->cli.tokens = optarg; axes_given = true; break;
+		case 'W': s->cli.wake = optarg; axes_given = true; break;
+		case 'S': s->cli.spin = optarg; axes_given = true; break;
+		case 'X': snprintf(s->hlist, sizeof s->hlist, "%s", optarg); break;
+		case 'H': s->base.hold_ns = fl_parse_int("--hold", optarg, 0, 1000000000); break;
+		case 'T': s->base.think_ns = fl_parse_int("--think", optarg, 0, 1000000000); break;
+		case 'r': s->reps = (int)fl_parse_int("--reps", optarg, 1, 1000); break;
+		case 'u': s->warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
+		case 'd': duration_ns = fl_parse_seconds("--duration", optarg, 3600); break;
+		case 'o': s->base.ops = fl_parse_int("--ops", optarg, 1, INT64_MAX / 2); break;
+		case 'b': s->budget_ns = fl_parse_seconds("--budget", optarg, 86400); break;
+		case 'P': s->pin = optarg; break;
+		case 'c': s->csv_path = optarg; break;
+		case 'B': s->baseline = optarg; break;
+		case 'F': s->floors = false; break;
+		case 'C': s->control = false; break;
+		case 's': s->seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
+			  seed_given = true; break;
+		case 'e': fl_perf_enabled = true; break;
+		case 'q': s->quiet = true; break;
+		case 'n': s->dry = true; break;
+		case 0x100: s->probes = FL_PROBES_ON; break;
+		case 0x101: s->probes = FL_PROBES_OFF; break;
+		case 0x102: s->bt_script = optarg; fl_bpftrace_check(optarg); break;
+		case 'h': fputs(d->usage, stdout); return 1;
+		case ':': fl_usage_error("%s: %s needs a value", cmd, argv[optind - 1]);
+		default:
+			fl_usage_error("%s: unknown option '%s' (see futexlab %s --help)", cmd,
+				       argv[optind - 1], cmd);
+		}
+	}
+	if (optind < argc)
+		fl_usage_error("%s: unexpected argument '%s'", cmd, argv[optind]);
+	parse_variants(s, vlist);
+	finish(s, d, axes_given, duration_ns, seed_given);
+	return 0;
+}
+
+/* ---- points --------------------------------------------------------------- */
+
+struct axes {
+	const struct fl_workload *w[FL_MAXLIST];
+	int nw;
+	int threads[FL_MAXLIST], nt;
+	int tokens[FL_MAXLIST], nk;
+	int wake[3], nwake;
+	int spin[FL_MAXLIST], nspin;
+};
+
+static void parse_ints(const char *what, const char *list, int lo, int hi, int *out, int *n)
+{
+	char buf[1024], *items[FL_MAXLIST];
+	snprintf(buf, sizeof buf, "%s", list);
+	*n = fl_split_list(what, buf, items, FL_MAXLIST);
+	for (int i = 0; i < *n; i++)
+		out[i] = (int)fl_parse_int(what, items[i], lo, hi);
+}
+
+static void parse_group(const struct fl_group *g, struct axes *a)
+{
+	char buf[1024], *items[FL_MAXLIST];
+	memset(a, 0, sizeof *a);
+	if (!strcmp(g->workloads, "all")) {
+		for (int i = 0; i < fl_nworkloads && i < FL_MAXLIST; i++)
+			a->w[a->nw++] = &fl_workloads[i];
+	} else {
+		snprintf(buf, sizeof buf, "%s", g->workloads);
+		int n = fl_split_list("--workload", buf, items, FL_MAXLIST);
+		for (int i = 0; i < n; i++)
+			if (!(a->w[a->nw++] = fl_workload_find(items[i])))
+				fl_usage_error("--workload: unknown workload '%s' (see futexlab list)",
+					       items[i]);
+	}
+	parse_ints("--threads", g->threads, 1, 1024, a->threads, &a->nt);
+	parse_ints("--tokens", g->tokens, 1, 1000000, a->tokens, &a->nk);
+	snprintf(buf, sizeof buf, "%s", g->wake);
+	a->nwake = fl_split_list("--wake", buf, items, FL_MAXLIST);
+	if (a->nwake > 3)
+		fl_usage_error("--wake: more than the three modes (exact, one, all)");
+	for (int i = 0; i < a->nwake; i++)
+		if ((a->wake[i] = fl_wake_parse(items[i])) < 0)
+			fl_usage_error("--wake: unknown mode '%s' (exact, one, all)", items[i]);
+	parse_ints("--spin", g->spin ? g->spin : "0", 0, FL_SPIN_MAX, a->spin, &a->nspin);
+}
+
+static void add_entry(struct fl_point *pt, const struct fl_variant *v, const char *label)
+{
+	for (int i = 0; i < pt->ne; i++)
+		if (!strcmp(pt->e[i].label, label))
+			return; /* a variant named twice runs once */
+	pt->e[pt->ne].v = v;
+	snprintf(pt->e[pt->ne].label, sizeof pt->e[pt->ne].label, "%s", label);
+	pt->ne++;
+}
+
+/* The entries of a point: variants, floors, and the control right after
+ * the baseline it doubles. */
+static void fill_entries(const struct fl_spec *s, struct fl_point *pt)
+{
+	for (int i = 0; i < s->nv; i++) {
+		add_entry(pt, s->vs[i], s->vs[i]->name);
+		if (s->control && !strcmp(s->vs[i]->name, s->baseline)) {
+			char l[40];
+			snprintf(l, sizeof l, "%s#2", s->baseline);
+			add_entry(pt, s->vs[i], l);
+		}
+	}
+	if (s->floors && pt->w->has_floors) {
+		add_entry(pt, &fl_floor_atomic, fl_floor_atomic.name);
+		add_entry(pt, &fl_floor_futex, fl_floor_futex.name);
+	}
+}
+
+static bool same_config(const struct fl_point *x, const struct fl_point *y)
+{
+	return x->w == y->w && x->p.threads == y->p.threads && x->p.tokens == y->p.tokens &&
+	       x->wake == y->wake && x->spin == y->spin;
+}
+
+static const char *spec_unfit(const struct fl_point *pt, const struct fl_variant *v)
+{
+	if (pt->w->uses_tokens && pt->p.tokens > v->value_max)
+		return "tokens above the variant's maximum";
+	return fl_workload_unfit(pt->w, v, &pt->p);
+}
+
+/* Exit 2 when no point of workload w in [from, n) has an entry that fits. */
+static void check_possible(const struct fl_point *pts, int from, int n,
+			   const struct fl_workload *w)
+{
+	const char *why = NULL;
+	for (int i = from; i < n; i++)
+		for (int j = 0; pts[i].w == w && j < pts[i].ne; j++) {
+			const char *r = spec_unfit(&pts[i], pts[i].e[j].v);
+			if (!r)
+				return;
+			why = r;
+		}
+	if (why)
+		fl_usage_error("no combination of %s can run: %s", w->name, why);
+}
+
+int fl_points_build(const struct fl_spec *s, struct fl_point **out)
+{
+	int n = 0, cap = 0;
+	struct fl_point *pts = NULL;
+	for (int g = 0; g < s->ngroups; g++) {
+		struct axes a;
+		parse_group(&s->groups[g], &a);
+		for (int wi = 0; wi < a.nw; wi++) {
+			const struct fl_workload *w = a.w[wi];
+			int from = n, nt = w->fixed_threads ? 1 : a.nt, nk = w->uses_tokens ? a.nk : 1;
+			for (int i = 0; i < nt * nk * a.nwake * a.nspin; i++) {
+				struct fl_point pt = { .w = w, .p = s->base };
+				/* threads outermost, spin innermost */
+				int ti = i / a.nspin / a.nwake / nk, ki = i / a.nspin / a.nwake % nk;
+				pt.p.threads = w->fixed_threads ? w->fixed_threads : a.threads[ti];
+				pt.p.tokens = w->uses_tokens ? a.tokens[ki] : 1;
+				pt.wake = a.wake[i / a.nspin % a.nwake];
+				pt.spin = a.spin[i % a.nspin];
+				bool dup = false;
+				for (int j = 0; j < n && !dup; j++)
+					dup = same_config(&pts[j], &pt);
+				if (dup)
+					continue;
+				fill_entries(s, &pt);
+				if (n == cap)
+					pts = fl_xrealloc(pts, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *pts);
+				pts[n++] = pt;
+			}
+			if (!s->preset)
+				check_possible(pts, from, n, w);
+		}
+	}
+	*out = pts;
+	return n;
+}
+
+const char *fl_entry_skip(const struct fl_point *pt, const struct fl_entry *e)
+{
+	const char *why = fl_hash_skip_reason();
+	if (!why && e->v->unavailable)
+		why = e->v->unavailable();
+	return why ? why : spec_unfit(pt, e->v);
+}

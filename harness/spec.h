@@ -1,0 +1,86 @@
+/* harness/spec.h — what a `run` or `sweep` asks for, and the points it
+ * expands to. The flow, file by file:
+ *
+ *   spec.c     argv -> struct fl_spec (one option table for run and sweep;
+ *              each command only sets its defaults) -> points
+ *   runner.c   points -> rounds -> CSV rows (the one point runner)
+ *   table.c    CSV rows -> cells (one per point and variant) -> paired ratios
+ *   report.c   cells -> the ratio table, the before/after comparison, TSV
+ *
+ * A *point* is one configuration: a workload with its threads, tokens,
+ * hold/think, wake mode and spin bound. Its *entries* are what run at it:
+ * the chosen variants, the floors where they mean something, and the
+ * control — the baseline a second time, as BASELINE#2 — whose ratio to the
+ * baseline is the run's own A/A: the noise floor every verdict of the
+ * table stands on. */
+#ifndef FUTEXLAB_SPEC_H
+#define FUTEXLAB_SPEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "probes_glue.h"
+#include "workload.h"
+
+#define FL_MAXLIST 64
+
+/* One cartesian product of axes; comma lists. */
+struct fl_group {
+	const char *workloads, *threads, *tokens, *wake, *spin;
+};
+
+struct fl_spec {
+	const char *cmd;                /* "run" or "sweep", for messages */
+	const char *preset;             /* name, or NULL */
+	const struct fl_group *groups;  /* the preset's, or &cli */
+	int ngroups;
+	struct fl_group cli;
+	const struct fl_variant *vs[FL_MAXLIST];
+	int nv;
+	struct fl_params base;          /* hold, think, ops, duration */
+	int reps, warmup;               /* rounds measured, rounds unmeasured */
+	int64_t budget_ns;
+	const char *csv_path, *baseline, *pin, *bt_script;
+	bool floors, control, quiet, dry;
+	enum fl_probes_mode probes;
+	char hlist[1024];               /* --hash list */
+	uint64_t seed;
+	int argc;                       /* the command's own argv, for the CSV */
+	char **argv;
+};
+
+/* Defaults of a command: run and sweep differ only in these. */
+struct fl_spec_defaults {
+	const char *threads;
+	int reps, warmup;
+	double duration;
+	const char *usage;
+};
+
+/* Parses argv (argv[0] is the command name). Bad input: one line on
+ * stderr, exit 2. Returns 1 when --help was printed, else 0. */
+int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defaults *d,
+		  int argc, char **argv);
+
+struct fl_entry {
+	const struct fl_variant *v;
+	char label[40];                 /* the CSV's variant: name, or BASELINE#2 */
+};
+
+struct fl_point {
+	const struct fl_workload *w;
+	struct fl_params p;
+	int wake, spin;
+	struct fl_entry e[FL_MAXLIST + 3];
+	int ne;
+};
+
+/* Expands the spec (usage error, exit 2, for a workload none of whose
+ * points can run). Returns the count; *out is malloc'ed. */
+int fl_points_build(const struct fl_spec *s, struct fl_point **out);
+/* Why this entry cannot run at this point (NULL: it can): the kernel or
+ * the build lacks the design, the hash mode was refused, or the workload
+ * does not fit the variant. */
+const char *fl_entry_skip(const struct fl_point *pt, const struct fl_entry *e);
+
+#endif

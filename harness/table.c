@@ -1,0 +1,400 @@
+/* harness/table.c — CSV text -> table -> cells -> paired ratios (table.h). */
+#include "table.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+/* ---- CSV text -> table ------------------------------------------------- */
+
+/* Splits one CSV line into cells (quotes with "" escapes). */
+static char **split_csv(const char *line, int *ncell)
+{
+	int cap = 16, n = 0;
+	char **out = fl_xmalloc((size_t)cap * sizeof *out);
+	size_t len = strlen(line);
+	char *buf = fl_xmalloc(len + 1);
+	const char *p = line;
+	for (;;) {
+		size_t j = 0;
+		if (*p == '"') {
+			p++;
+			while (*p) {
+				if (*p == '"' && p[1] == '"')
+					buf[j++] = '"', p += 2;
+				else if (*p == '"') {
+					p++;
+					break;
+				} else
+					buf[j++] = *p++;
+			}
+			while (*p && *p != ',')
+				p++; /* junk after a closing quote is dropped */
+		} else {
+			while (*p && *p != ',' && *p != '\n' && *p != '\r')
+				buf[j++] = *p++;
+		}
+		buf[j] = '\0';
+		if (n == cap)
+			out = fl_xrealloc(out, (size_t)(cap *= 2) * sizeof *out);
+		out[n++] = fl_xstrdup(buf);
+		if (*p != ',')
+			break;
+		p++;
+	}
+	free(buf);
+	*ncell = n;
+	return out;
+}
+
+static void chomp(char *s)
+{
+	s[strcspn(s, "\r\n")] = '\0';
+}
+
+static void add_meta(struct fl_table *t, const char *line)
+{
+	const char *s = line + 1;
+	if ((t->nmeta & (t->nmeta - 1)) == 0) /* grow at powers of two */
+		t->meta = fl_xrealloc(t->meta, (size_t)(t->nmeta ? 2 * t->nmeta : 1) * sizeof *t->meta);
+	while (*s == ' ')
+		s++;
+	const char *colon = strstr(s, ": ");
+	if (!strncmp(s, "futexlab ", 9)) {
+		t->meta[t->nmeta][0] = fl_xstrdup("revision");
+		t->meta[t->nmeta][1] = fl_xstrdup(s + 9);
+	} else if (colon) {
+		t->meta[t->nmeta][0] = strndup(s, (size_t)(colon - s));
+		t->meta[t->nmeta][1] = fl_xstrdup(colon + 2);
+	} else {
+		return;
+	}
+	t->nmeta++;
+}
+
+static int add_line(struct fl_table *t, char *line, char *err, int errlen)
+{
+	chomp(line);
+	if (line[0] == '#') {
+		if (!t->cols)
+			add_meta(t, line);
+		return 0;
+	}
+	if (line[0] == '\0')
+		return 0;
+	int n;
+	char **cells = split_csv(line, &n);
+	if (!t->cols) {
+		t->cols = cells;
+		t->ncol = n;
+		return 0;
+	}
+	if (n == t->ncol + 1) {
+		/* Files written before the fix of run.c's empty-number cells carry
+		 * one extra empty cell before the status of skipped/error rows:
+		 * drop it rather than refuse the whole file. */
+		int ist = -1;
+		for (int j = 0; j < t->ncol; j++)
+			if (!strcmp(t->cols[j], "status"))
+				ist = j;
+		if (ist >= 0 && cells[ist][0] == '\0' &&
+		    (!strcmp(cells[ist + 1], "skipped") || !strcmp(cells[ist + 1], "error"))) {
+			free(cells[ist]);
+			memmove(&cells[ist], &cells[ist + 1], (size_t)(n - ist - 1) * sizeof *cells);
+			n--;
+		}
+	}
+	if (n < t->ncol) { /* pad: a short row is missing trailing cells */
+		cells = fl_xrealloc(cells, (size_t)t->ncol * sizeof *cells);
+		for (; n < t->ncol; n++)
+			cells[n] = fl_xstrdup("");
+	} else if (n > t->ncol) {
+		snprintf(err, (size_t)errlen, "row %d has %d cells, header has %d", t->nrows + 1, n,
+			 t->ncol);
+		for (int i = 0; i < n; i++)
+			free(cells[i]);
+		free(cells);
+		return -1;
+	}
+	if ((t->nrows & (t->nrows - 1)) == 0) /* grow at powers of two */
+		t->rows = fl_xrealloc(t->rows, (size_t)(t->nrows ? 2 * t->nrows : 1) * sizeof *t->rows);
+	t->rows[t->nrows++] = cells;
+	return 0;
+}
+
+static int finish(struct fl_table *t, char *err, int errlen)
+{
+	if (!t->cols) {
+		snprintf(err, (size_t)errlen, "no header line (not a futexlab CSV)");
+		return -1;
+	}
+	static const char *const need[] = { "variant", "workload", "rep", "ns_per_op", "status" };
+	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+		int found = 0;
+		for (int j = 0; j < t->ncol; j++)
+			found |= !strcmp(t->cols[j], need[i]);
+		if (!found) {
+			snprintf(err, (size_t)errlen, "no '%s' column (not a futexlab CSV)", need[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int fl_table_load(struct fl_table *t, const char *path, char *err, int errlen)
+{
+	memset(t, 0, sizeof *t);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, (size_t)errlen, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	int r = 0;
+	while (r == 0 && getline(&line, &cap, f) >= 0)
+		r = add_line(t, line, err, errlen);
+	free(line);
+	fclose(f);
+	if (r == 0)
+		r = finish(t, err, errlen);
+	if (r) {
+		size_t l = strlen(err);
+		snprintf(err + l, (size_t)errlen - l, " in %s", path);
+	}
+	return r;
+}
+
+int fl_table_from_lines(struct fl_table *t, const char *meta, const char *header,
+			char *const *rows, int n, char *err, int errlen)
+{
+	memset(t, 0, sizeof *t);
+	char *h = fl_xstrdup(meta), *save = NULL;
+	int r = 0;
+	for (char *l = strtok_r(h, "\n", &save); l && !r; l = strtok_r(NULL, "\n", &save))
+		r = add_line(t, l, err, errlen);
+	free(h);
+	h = fl_xstrdup(header);
+	if (!r)
+		r = add_line(t, h, err, errlen);
+	free(h);
+	for (int i = 0; i < n && !r; i++) {
+		char *l = fl_xstrdup(rows[i]);
+		r = add_line(t, l, err, errlen);
+		free(l);
+	}
+	return r ? r : finish(t, err, errlen);
+}
+
+void fl_table_free(struct fl_table *t)
+{
+	for (int i = 0; i < t->nmeta; i++)
+		free(t->meta[i][0]), free(t->meta[i][1]);
+	free(t->meta);
+	for (int i = 0; i < t->nrows; i++) {
+		for (int j = 0; j < t->ncol; j++)
+			free(t->rows[i][j]);
+		free(t->rows[i]);
+	}
+	for (int j = 0; j < t->ncol; j++)
+		free(t->cols[j]);
+	free(t->cols);
+	free(t->rows);
+	memset(t, 0, sizeof *t);
+}
+
+const char *fl_table_meta(const struct fl_table *t, const char *key)
+{
+	for (int i = 0; i < t->nmeta; i++)
+		if (!strcmp(t->meta[i][0], key))
+			return t->meta[i][1];
+	return "?";
+}
+
+static int col(const struct fl_table *t, const char *name)
+{
+	for (int j = 0; j < t->ncol; j++)
+		if (!strcmp(t->cols[j], name))
+			return j;
+	return -1;
+}
+
+/* ---- table -> (point, variant) cells ------------------------------------ */
+
+/* Configuration columns appended right of `rep` by later options. */
+static const char *const extra_config[] = { "hash", "spin" };
+
+static void point_key(const struct fl_table *t, char **row, int irep, char *out, size_t n)
+{
+	size_t j = 0;
+	out[0] = '\0';
+	int iw = col(t, "workload");
+	j += (size_t)snprintf(out, n, "%s", row[iw]);
+	for (int c = 0; c < t->ncol && j < n; c++) {
+		const char *name = t->cols[c];
+		bool config = c < irep;
+		for (size_t e = 0; e < sizeof extra_config / sizeof extra_config[0]; e++)
+			config |= !strcmp(name, extra_config[e]);
+		if (!config || c == iw || !strcmp(name, "variant"))
+			continue;
+		const char *v = row[c];
+		/* hash=auto:N records what the kernel chose at that row (it sizes
+		 * the private hash when the process first starts threads): still
+		 * one mode, "auto", for grouping. */
+		if (!strcmp(name, "hash") && !strncmp(v, "auto:", 5))
+			v = "auto";
+		const char *label = !strcmp(name, "threads") ? "T" : !strcmp(name, "tokens") ? "K"
+			: !strcmp(name, "hold_ns") ? "hold" : !strcmp(name, "think_ns") ? "think"
+			: name;
+		/* "0" means "does not apply" for these (see the CSV schema) */
+		if (!strcmp(v, "0") && (!strcmp(name, "tokens") || !strcmp(name, "hold_ns") ||
+					!strcmp(name, "think_ns")))
+			continue;
+		j += (size_t)snprintf(out + j, n - j, " %s=%s", label, v);
+	}
+}
+
+/* The cell of (key, variant), made on first sight. */
+static struct fl_cell *cell_for(struct fl_cells *out, int *cap, const char *key, char **row,
+				const int *ix)
+{
+	for (int i = 0; i < out->n; i++)
+		if (!strcmp(out->c[i].point, key) && !strcmp(out->c[i].variant, row[ix[0]]))
+			return &out->c[i];
+	if (out->n == *cap)
+		out->c = fl_xrealloc(out->c, (size_t)(*cap = *cap ? 2 * *cap : 32) * sizeof *out->c);
+	struct fl_cell *c = &out->c[out->n++];
+	memset(c, 0, sizeof *c);
+	c->point = fl_xstrdup(key);
+	c->variant = fl_xstrdup(row[ix[0]]);
+	c->workload = fl_xstrdup(row[ix[1]]);
+	c->threads = ix[2] >= 0 ? atoi(row[ix[2]]) : 0;
+	c->status = fl_xstrdup(row[ix[3]]);
+	c->note = fl_xstrdup(ix[4] >= 0 ? row[ix[4]] : "");
+	return c;
+}
+
+static void set_status(struct fl_cell *c, const char *status, const char *note)
+{
+	free(c->status);
+	free(c->note);
+	c->status = fl_xstrdup(status);
+	c->note = fl_xstrdup(note);
+}
+
+int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, int errlen)
+{
+	memset(out, 0, sizeof *out);
+	int irep = col(t, "rep"), iround = col(t, "round"), ins = col(t, "ns_per_op"),
+	    iops = col(t, "ops_per_s"), inote = col(t, "note");
+	/* variant, workload, threads, status, note: what cell_for copies */
+	const int ix[5] = { col(t, "variant"), col(t, "workload"), col(t, "threads"),
+			    col(t, "status"), inote };
+	if (ix[0] < 0 || ix[1] < 0 || irep < 0 || ins < 0 || ix[3] < 0) {
+		snprintf(err, (size_t)errlen, "missing columns");
+		return -1;
+	}
+	out->paired = iround >= 0;
+	int cap = 0;
+	for (int r = 0; r < t->nrows; r++) {
+		char **row = t->rows[r];
+		char key[512];
+		point_key(t, row, irep, key, sizeof key);
+		struct fl_cell *c = cell_for(out, &cap, key, row, ix);
+		const char *st = row[ix[3]], *note = inote >= 0 ? row[inote] : "";
+		if (strcmp(st, "ok")) {
+			/* error wins over everything; skipped/interrupted over ok-less */
+			if (strcmp(c->status, "error") && (!strcmp(st, "error") || c->nr == 0))
+				set_status(c, st, note);
+			continue;
+		}
+		char *end;
+		double v = strtod(row[ins], &end);
+		if (end == row[ins] || !(v > 0)) {
+			snprintf(err, (size_t)errlen, "row %d: ns_per_op '%s' is not a positive number",
+				 r + 1, row[ins]);
+			fl_cells_free(out);
+			return -1;
+		}
+		if ((c->nr & (c->nr - 1)) == 0) { /* grow at powers of two */
+			size_t m = (size_t)(c->nr ? 2 * c->nr : 1);
+			c->round = fl_xrealloc(c->round, m * sizeof *c->round);
+			c->ns_r = fl_xrealloc(c->ns_r, m * sizeof *c->ns_r);
+			c->ops_r = fl_xrealloc(c->ops_r, m * sizeof *c->ops_r);
+		}
+		c->round[c->nr] = atoi(row[iround >= 0 ? iround : irep]);
+		c->ns_r[c->nr] = v;
+		c->ops_r[c->nr] = iops >= 0 ? strtod(row[iops], NULL) : 1e9 / v;
+		c->nr++;
+	}
+	for (int i = 0; i < out->n; i++) {
+		struct fl_cell *c = &out->c[i];
+		if (!c->nr)
+			continue;
+		double *tmp = fl_xmalloc((size_t)c->nr * sizeof *tmp);
+		memcpy(tmp, c->ns_r, (size_t)c->nr * sizeof *tmp);
+		c->ns = fl_summarize(tmp, c->nr);
+		memcpy(tmp, c->ops_r, (size_t)c->nr * sizeof *tmp);
+		c->ops_s = fl_median(tmp, c->nr);
+		free(tmp);
+		if (strcmp(c->status, "error"))
+			set_status(c, "ok", "");
+	}
+	return 0;
+}
+
+void fl_cells_free(struct fl_cells *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		struct fl_cell *x = &c->c[i];
+		free(x->point), free(x->workload), free(x->variant), free(x->status), free(x->note);
+		free(x->round), free(x->ns_r), free(x->ops_r);
+	}
+	free(c->c);
+	memset(c, 0, sizeof *c);
+}
+
+const struct fl_cell *fl_cell_find(const struct fl_cells *c, const char *point,
+				   const char *variant)
+{
+	for (int i = 0; i < c->n; i++)
+		if (!strcmp(c->c[i].point, point) && !strcmp(c->c[i].variant, variant))
+			return &c->c[i];
+	return NULL;
+}
+
+const struct fl_cell *fl_cell_find_variant(const struct fl_cells *c, const char *variant)
+{
+	for (int i = 0; i < c->n; i++)
+		if (!strcmp(c->c[i].variant, variant))
+			return &c->c[i];
+	return NULL;
+}
+
+bool fl_cell_usable(const struct fl_cell *c)
+{
+	return c && !strcmp(c->status, "ok") && c->ns.n > 0;
+}
+
+bool fl_cell_ratio(const struct fl_cell *x, const struct fl_cell *base, struct fl_ratio *out)
+{
+	if (!fl_cell_usable(x) || !fl_cell_usable(base))
+		return false;
+	double *r = fl_xmalloc((size_t)x->nr * sizeof *r);
+	int n = 0;
+	for (int i = 0; i < x->nr; i++)
+		for (int j = 0; j < base->nr; j++)
+			if (x->round[i] == base->round[j]) {
+				r[n++] = x->ns_r[i] / base->ns_r[j];
+				break;
+			}
+	if (n)
+		*out = fl_ratio_summarize(r, n);
+	free(r);
+	return n > 0;
+}
