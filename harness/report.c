@@ -90,6 +90,24 @@ static int by_rank(const void *a, const void *b)
 	return d ? d : strcmp(x->variant, y->variant);
 }
 
+/* The cells of the point whose first cell is c->c[i], in rank order, or
+ * NULL when an earlier cell has that point (it was listed there). */
+static const struct fl_cell **point_rows(const struct fl_cells *c, int i, const char *baseline,
+					 int *nrow)
+{
+	for (int j = 0; j < i; j++)
+		if (!strcmp(c->c[j].point, c->c[i].point))
+			return NULL;
+	const struct fl_cell **row = fl_xcalloc((size_t)(c->n - i), sizeof *row);
+	*nrow = 0;
+	for (int j = i; j < c->n; j++)
+		if (!strcmp(c->c[j].point, c->c[i].point))
+			row[(*nrow)++] = &c->c[j];
+	sort_baseline = baseline;
+	qsort(row, (size_t)*nrow, sizeof *row, by_rank);
+	return row;
+}
+
 int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		    const char *baseline)
 {
@@ -104,22 +122,13 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 	struct control_sum cs = { 0 };
 	int errors = 0;
 	for (int i = 0; i < c->n; i++) {
-		const struct fl_cell *x = &c->c[i];
-		bool seen = false; /* print each point once, at its first cell */
-		for (int j = 0; j < i && !seen; j++)
-			seen = !strcmp(c->c[j].point, x->point);
-		if (seen)
-			continue;
+		const struct fl_cell *x = &c->c[i], **row;
+		int nrow;
+		if (!(row = point_rows(c, i, baseline, &nrow)))
+			continue; /* each point once, at its first cell */
 		fprintf(f, "\n%s\n  %-14s %11s %12s %7s  %-22s %7s  %s\n", x->point, "variant",
 			"median ns", "ops/s", "ratio", "interval, coverage", "+-res", "verdict");
-		const struct fl_cell *ref = fl_cell_find(c, x->point, baseline), **row;
-		row = fl_xcalloc((size_t)(c->n - i), sizeof *row);
-		int nrow = 0;
-		for (int j = i; j < c->n; j++)
-			if (!strcmp(c->c[j].point, x->point))
-				row[nrow++] = &c->c[j];
-		sort_baseline = baseline;
-		qsort(row, (size_t)nrow, sizeof *row, by_rank);
+		const struct fl_cell *ref = fl_cell_find(c, x->point, baseline);
 		for (int j = 0; j < nrow; j++) {
 			const struct fl_cell *y = row[j];
 			if (!fl_cell_usable(y)) {
@@ -240,30 +249,41 @@ int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *c
 
 /* ---- TSV for the plots ----------------------------------------------------- */
 
+static void tsv_line(FILE *f, const struct fl_cells *c, const struct fl_cell *x,
+		     const char *baseline)
+{
+	const struct fl_workload *w = fl_workload_find(x->workload);
+	const char *op = w ? w->op : "op"; /* what one op is, for plot titles */
+	if (!fl_cell_usable(x)) {
+		fprintf(f, "%s\t%s\t%s\t%d\t%s\t0\t\t\t\t\t\t\t\t%s\t\t\t\t\n", x->workload,
+			x->point, x->variant, x->threads, x->status, op);
+		return;
+	}
+	fprintf(f, "%s\t%s\t%s\t%d\tok\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%s",
+		x->workload, x->point, x->variant, x->threads, x->ns.n, x->ns.median, x->ns.mad,
+		x->ns.ci_lo, x->ns.ci_hi, x->ns.min, x->ns.max, x->ops_s, op);
+	struct fl_ratio q;
+	const struct fl_cell *ref = fl_cell_find(c, x->point, baseline);
+	if (ref == x)
+		fprintf(f, "\t1\t1\t1\tbaseline\n");
+	else if (fl_cell_ratio(x, ref, &q))
+		fprintf(f, "\t%.4f\t%.4f\t%.4f\t%s\n", q.median, q.lo, q.hi,
+			fl_verdict_name(fl_ratio_verdict(&q)));
+	else
+		fprintf(f, "\t\t\t\t\n");
+}
+
 void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline)
 {
 	fprintf(f, "workload\tpoint\tvariant\tthreads\tstatus\tn\tmedian_ns\tmad_ns\tci_lo\tci_hi\t"
 		   "min_ns\tmax_ns\tops_s\top\tratio\tratio_lo\tratio_hi\tverdict\n");
 	for (int i = 0; i < c->n; i++) {
-		const struct fl_cell *x = &c->c[i];
-		const struct fl_workload *w = fl_workload_find(x->workload);
-		const char *op = w ? w->op : "op"; /* what one op is, for plot titles */
-		if (!fl_cell_usable(x)) {
-			fprintf(f, "%s\t%s\t%s\t%d\t%s\t0\t\t\t\t\t\t\t\t%s\t\t\t\t\n", x->workload,
-				x->point, x->variant, x->threads, x->status, op);
+		const struct fl_cell **row;
+		int nrow;
+		if (!(row = point_rows(c, i, baseline, &nrow)))
 			continue;
-		}
-		fprintf(f, "%s\t%s\t%s\t%d\tok\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%s",
-			x->workload, x->point, x->variant, x->threads, x->ns.n, x->ns.median,
-			x->ns.mad, x->ns.ci_lo, x->ns.ci_hi, x->ns.min, x->ns.max, x->ops_s, op);
-		struct fl_ratio q;
-		const struct fl_cell *ref = fl_cell_find(c, x->point, baseline);
-		if (ref == x)
-			fprintf(f, "\t1\t1\t1\tbaseline\n");
-		else if (fl_cell_ratio(x, ref, &q))
-			fprintf(f, "\t%.4f\t%.4f\t%.4f\t%s\n", q.median, q.lo, q.hi,
-				fl_verdict_name(fl_ratio_verdict(&q)));
-		else
-			fprintf(f, "\t\t\t\t\n");
+		for (int j = 0; j < nrow; j++)
+			tsv_line(f, c, row[j], baseline);
+		free(row);
 	}
 }
