@@ -98,13 +98,13 @@ static const struct fl_cell **point_rows(const struct fl_cells *c, int i, const 
 	for (int j = 0; j < i; j++)
 		if (!strcmp(c->c[j].point, c->c[i].point))
 			return NULL;
-	const struct fl_cell **row = fl_xcalloc((size_t)(c->n - i), sizeof *row);
+	const struct fl_cell **row = fl_xcalloc((size_t)(c->n - i), sizeof(void *));
 	*nrow = 0;
 	for (int j = i; j < c->n; j++)
 		if (!strcmp(c->c[j].point, c->c[i].point))
 			row[(*nrow)++] = &c->c[j];
 	sort_baseline = baseline;
-	qsort(row, (size_t)*nrow, sizeof *row, by_rank);
+	qsort(row, (size_t)*nrow, sizeof(void *), by_rank); /* an array of pointers */
 	return row;
 }
 
