@@ -151,11 +151,18 @@ static bool run_rep(struct fl_csv *csv, const struct fl_point *pt, const struct 
 	if (fl_interrupted)
 		return true; /* an interrupted rep is not a measurement */
 	struct rep x = { e, round, slot, "ok", r.info, &r, &perf };
-	if (!r.error[0] && (r.ops == 0 || r.elapsed_ns <= 0))
-		snprintf(r.error, sizeof r.error, "no operation completed");
+	char why[120];
 	if (r.error[0]) {
 		x.status = "error";
 		x.note = r.error;
+	} else if (r.ops == 0 || r.elapsed_ns <= 0) {
+		/* Not a broken invariant (a stuck design hangs the workload, it
+		 * does not return): the threads were not scheduled within the
+		 * rep, e.g. on a loaded machine. The round goes unpaired. */
+		snprintf(why, sizeof why, "no operation completed in %.3f s: the machine was busy",
+			 (double)r.elapsed_ns / 1e9);
+		x.status = "empty";
+		x.note = why;
 	}
 	if (measured || r.error[0])
 		emit(csv, pt, &x);
