@@ -17,7 +17,6 @@
 #include "stats.h"
 #include "wake.h"
 #include "workload.h"
-#include "workloads_more.h"
 
 volatile sig_atomic_t fl_interrupted;
 
@@ -83,7 +82,8 @@ static void csv_quote(char *out, size_t n, const char *s)
 }
 
 static void emit(struct fl_csv *csv, const struct point *pt, const struct fl_params *p,
-		 int rep, const struct fl_result *r, const char *status, const char *note)
+		 int rep, const struct fl_result *r, const struct fl_perf_reading *perf_r,
+		 const char *status, const char *note)
 {
 	if (!csv)
 		return;
@@ -102,7 +102,7 @@ static void emit(struct fl_csv *csv, const struct point *pt, const struct fl_par
 		 (long long)(pt->w->uses_tokens ? p->think_ns : 0),
 		 fl_wake_name(fl_wake_get_strategy()), rep, nums, status, q,
 		 fl_hash_column(), fl_spin_get());
-	fl_perf_cells(r ? &r->perf : NULL, perf, sizeof perf);
+	fl_perf_cells(perf_r, perf, sizeof perf);
 	strncat(row, perf, sizeof row - strlen(row) - 1);
 	fl_probes_append(row, sizeof row, r != NULL);
 	int e = fl_csv_add(csv, row);
@@ -121,20 +121,20 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 	if (why) {
 		pt->status = "skipped";
 		snprintf(pt->note, sizeof pt->note, "%s", why);
-		emit(csv, pt, p, 0, NULL, "skipped", why);
+		emit(csv, pt, p, 0, NULL, NULL, "skipped", why);
 		return;
 	}
 	if (pt->w->uses_tokens && p->tokens > pt->v->value_max) {
 		pt->status = "skipped";
 		snprintf(pt->note, sizeof pt->note, "tokens above the variant's maximum %d",
 			 pt->v->value_max);
-		emit(csv, pt, p, 0, NULL, "skipped", pt->note);
+		emit(csv, pt, p, 0, NULL, NULL, "skipped", pt->note);
 		return;
 	}
 	if ((why = fl_workload_unfit(pt->w, pt->v, p))) {
 		pt->status = "skipped";
 		snprintf(pt->note, sizeof pt->note, "%s", why);
-		emit(csv, pt, p, 0, NULL, "skipped", why);
+		emit(csv, pt, p, 0, NULL, NULL, "skipped", why);
 		return;
 	}
 	double nsop[1000], opss[1000];
@@ -145,29 +145,30 @@ static void run_point(struct point *pt, const struct fl_params *p, int reps,
 			fprintf(stderr, "\r%-14s %-12s rep %d/%d ", pt->v->name, pt->w->name,
 				rep + 1, reps);
 		struct fl_result r = { 0 };
+		struct fl_perf_reading perf = { 0 };
 		fl_probes_rep_begin();
 		fl_perf_begin();
 		pt->w->run(pt->v, p, &r);
-		fl_perf_end(&r.perf);
+		fl_perf_end(&perf);
 		fl_probes_rep_end(pt->w->name, r.ops);
 		if (fl_interrupted)
 			break; /* an interrupted rep is not a measurement */
 		if (r.error[0]) {
 			pt->status = "error";
 			snprintf(pt->note, sizeof pt->note, "%s", r.error);
-			emit(csv, pt, p, rep, &r, "error", r.error);
+			emit(csv, pt, p, rep, &r, &perf, "error", r.error);
 			break;
 		}
 		if (r.ops == 0 || r.elapsed_ns <= 0) {
 			pt->status = "error";
 			snprintf(pt->note, sizeof pt->note, "no operation completed");
-			emit(csv, pt, p, rep, &r, "error", pt->note);
+			emit(csv, pt, p, rep, &r, &perf, "error", pt->note);
 			break;
 		}
 		nsop[done] = (double)r.elapsed_ns / (double)r.ops;
 		opss[done] = (double)r.ops * 1e9 / (double)r.elapsed_ns;
 		done++;
-		emit(csv, pt, p, rep, &r, "ok", r.info);
+		emit(csv, pt, p, rep, &r, &perf, "ok", r.info);
 	}
 	if (!quiet && isatty(2))
 		fprintf(stderr, "\r%60s\r", "");

@@ -29,7 +29,6 @@
 #include "probes_glue.h"
 #include "run.h"
 #include "wake.h"
-#include "workloads_more.h"
 
 #define MAXAX 64
 

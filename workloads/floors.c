@@ -1,4 +1,4 @@
-/* harness/floors.c — the two reference rows every table carries.
+/* workloads/floors.c — the two reference rows every table carries.
  *
  * floor-atomic  a counter that waiters spin on: post is one atomic add,
  *               wait one CAS. No design can beat it uncontended, and its
@@ -18,12 +18,10 @@
 #include "futex.h"
 #include "workload.h"
 
-struct floor { _Atomic uint32_t count; };
-
 static int fa_init(void *p, unsigned value, int pshared)
 {
 	(void)pshared;
-	atomic_init(&((struct floor *)p)->count, value);
+	atomic_init(&((struct fl_floor *)p)->count, value);
 	return 0;
 }
 
@@ -34,13 +32,13 @@ static void fa_destroy(void *p)
 
 static int fa_post(void *p, unsigned n)
 {
-	atomic_fetch_add_explicit(&((struct floor *)p)->count, n, memory_order_release);
+	atomic_fetch_add_explicit(&((struct fl_floor *)p)->count, n, memory_order_release);
 	return 0;
 }
 
 static int fa_trywait(void *p)
 {
-	struct floor *s = p;
+	struct fl_floor *s = p;
 	uint32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
 	while (c > 0)
 		if (atomic_compare_exchange_weak_explicit(&s->count, &c, c - 1,
@@ -66,19 +64,19 @@ static int fa_wait(void *p)
 
 static int fa_getvalue(void *p)
 {
-	return (int)atomic_load_explicit(&((struct floor *)p)->count, memory_order_relaxed);
+	return (int)atomic_load_explicit(&((struct fl_floor *)p)->count, memory_order_relaxed);
 }
 
 const struct fl_variant fl_floor_atomic = {
 	.name = "floor-atomic", .summary = "spinning counter: the no-kernel floor",
-	.size = sizeof(struct floor), .align = _Alignof(struct floor), .value_max = INT32_MAX,
+	.size = sizeof(struct fl_floor), .align = _Alignof(struct fl_floor), .value_max = INT32_MAX,
 	.init = fa_init, .destroy = fa_destroy, .post = fa_post, .wait = fa_wait,
 	.trywait = fa_trywait, .timedwait = fa_timedwait, .getvalue = fa_getvalue,
 };
 
 static int ff_post(void *p, unsigned n)
 {
-	struct floor *s = p;
+	struct fl_floor *s = p;
 	atomic_fetch_add_explicit(&s->count, n, memory_order_seq_cst);
 	fl_futex_wake(&s->count, (int)n, false);
 	return 0;
@@ -86,7 +84,7 @@ static int ff_post(void *p, unsigned n)
 
 static int ff_timedwait(void *p, const struct timespec *dl)
 {
-	struct floor *s = p;
+	struct fl_floor *s = p;
 	while (fa_trywait(s) != 0) {
 		int r = fl_futex_wait(&s->count, 0, dl, false);
 		if (r == ETIMEDOUT || r == EINTR || r == EINVAL)
@@ -102,7 +100,7 @@ static int ff_wait(void *p)
 
 const struct fl_variant fl_floor_futex = {
 	.name = "floor-futex", .summary = "raw futex: wake on every post, sleep when empty",
-	.size = sizeof(struct floor), .align = _Alignof(struct floor), .value_max = INT32_MAX,
+	.size = sizeof(struct fl_floor), .align = _Alignof(struct fl_floor), .value_max = INT32_MAX,
 	.init = fa_init, .destroy = fa_destroy, .post = ff_post, .wait = ff_wait,
 	.trywait = fa_trywait, .timedwait = ff_timedwait, .getvalue = fa_getvalue,
 };
