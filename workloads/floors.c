@@ -1,15 +1,32 @@
-/* workloads/floors.c — the two reference rows every table carries.
+/* workloads/floors.c — the two reference rows of the tables, run beside the
+ * variants where they mean something (the workloads with has_floors:
+ * uncontended, pingpong).
  *
  * floor-atomic  a counter that waiters spin on: post is one atomic add,
- *               wait one CAS. No design can beat it uncontended, and its
- *               ping-pong is a cache-line transfer with nobody sleeping.
+ *               wait one CAS; nobody ever sleeps.
+ *   Bounds: the uncontended path of a counting semaphore. uncontended.c
+ *   runs it inlined (one fetch_add, one CAS-decrement, no call through the
+ *   variant table), so no design can beat it there. At pingpong on idle
+ *   cores its handoff is one cache-line transfer, a bound on any handoff.
+ *   Not a bound: it spins, so it is no bound for sleeping handoffs under
+ *   oversubscription — with more runnable threads than cores a spinning
+ *   waiter burns the core its poster needs, and it can be far slower than
+ *   a design that sleeps (a pingpong rep whose spinner is preempted takes
+ *   milliseconds per round trip where negcount takes microseconds; on two
+ *   cores, any other load makes pingpong's two threads oversubscribed).
  * floor-futex   the same counter with an unconditional FUTEX_WAKE on every
  *               post and FUTEX_WAIT whenever it is empty: the raw cost of
  *               one wake and one sleep per handoff, and of a post that always
  *               enters the kernel (seed 002's "unconditional wake").
+ *   Bounds: at pingpong, only designs that make the same syscalls (a
+ *   FUTEX_WAIT per sleep, a FUTEX_WAKE per post): a design that skips the
+ *   wake when nobody sleeps, or whose waiter finds the token before it
+ *   sleeps, can be faster (negcount often is). Not a bound: uncontended,
+ *   where its post's syscall is a cost every design avoids (it is a ceiling
+ *   there, the /futex column's unit, not a floor).
  * Both are correct semaphores (waiters loop on the count); neither is fair,
- * and floor-atomic burns a core per waiter, so they only run where they
- * mean something (uncontended, pingpong). */
+ * and floor-atomic burns a core per waiter, so they run only where they
+ * mean something. Their state is struct fl_floor (workload.h). */
 #include <errno.h>
 #include <stdint.h>
 
