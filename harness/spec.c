@@ -21,7 +21,6 @@
 #include "hashmode.h"
 #include "perf.h"
 #include "wake.h"
-#include "workloads_more.h"
 #include "xalloc.h"
 
 /* quick: the README's default — every variant on the main workloads, under
@@ -288,13 +287,6 @@ static bool same_config(const struct fl_point *x, const struct fl_point *y)
 	       x->wake == y->wake && x->spin == y->spin;
 }
 
-static const char *spec_unfit(const struct fl_point *pt, const struct fl_variant *v)
-{
-	if (pt->w->uses_tokens && pt->p.tokens > v->value_max)
-		return "tokens above the variant's maximum";
-	return fl_workload_unfit(pt->w, v, &pt->p);
-}
-
 /* Exit 2 when no point of workload w in [from, n) has an entry that fits. */
 static void check_possible(const struct fl_point *pts, int from, int n,
 			   const struct fl_workload *w)
@@ -302,7 +294,7 @@ static void check_possible(const struct fl_point *pts, int from, int n,
 	const char *why = NULL;
 	for (int i = from; i < n; i++)
 		for (int j = 0; pts[i].w == w && j < pts[i].ne; j++) {
-			const char *r = spec_unfit(&pts[i], pts[i].e[j].v);
+			const char *r = fl_workload_unfit(w, pts[i].e[j].v, &pts[i].p);
 			if (!r)
 				return;
 			why = r;
@@ -352,5 +344,5 @@ const char *fl_entry_skip(const struct fl_point *pt, const struct fl_entry *e)
 	const char *why = fl_hash_skip_reason();
 	if (!why && e->v->unavailable)
 		why = e->v->unavailable();
-	return why ? why : spec_unfit(pt, e->v);
+	return why ? why : fl_workload_unfit(pt->w, e->v, &pt->p);
 }

@@ -245,7 +245,7 @@ static void *mix_producer(void *p)
 
 /* Wait-any consumers exit on a ticket past the real total: the main thread
  * posts one extra token per consumer once the producers are done, so each
- * finds one (see harness/waitany_workload.c for the same scheme). */
+ * finds one (see workloads/waitany.c for the same scheme). */
 static void *mix_anyconsumer(void *p)
 {
 	struct mix *m = p;

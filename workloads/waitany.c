@@ -1,4 +1,4 @@
-/* harness/waitany_workload.c — `waitany`: producers post to random
+/* workloads/waitany.c — `waitany`: producers post to random
  * semaphores of a set of FL_WA_SEMS, consumers take tokens with
  * fl_wait_any over the whole set (variants/waitany.h).
  *
@@ -10,43 +10,33 @@
  * ticket and leave on the first ticket past the real total, so each finds
  * exactly one (no timeouts, no polling at the end).
  * Checks, per semaphore: posted == taken from it (by the index wait-any
- * returned) + final value; any other wait-any result is an error. */
-#include "waitany_workload.h"
-
+ * returned) + final value; any other wait-any result is an error.
+ * Not every variant can run it (its unfit hook): it needs wait-any support
+ * (fl_wait_any_unsupported says why not) and T >= 2. */
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "waitany.h"
+#include "waitany.h"   /* variants/ */
+#include "workload.h"
 
 #define FL_WA_SEMS 4
 #define BACKLOG 1024
 
-/* The one workload so far that not every variant can run. */
 struct wa {
 	const struct fl_variant *v;
 	const struct fl_params *p;
-	void *s[FL_WA_SEMS];
+	struct fl_sem sem[FL_WA_SEMS];
+	void *s[FL_WA_SEMS];      /* sem[i].s, as fl_wait_any takes them */
 	int producers;
 	pthread_barrier_t start;
 	_Atomic int stop;
 	_Atomic int64_t posted[FL_WA_SEMS], taken[FL_WA_SEMS];
 	_Atomic int64_t posted_all, taken_all;
 	_Atomic int64_t real_total; /* -1 while producing */
-	_Atomic int err;
-	char why[120];
+	struct fl_errbox err;
 };
-
-static void wa_fail(struct wa *w, const char *what, int e)
-{
-	int z = 0;
-	if (atomic_compare_exchange_strong(&w->err, &z, 1))
-		snprintf(w->why, sizeof w->why, "%s: %s", what, strerror(e < 0 ? -e : e));
-}
 
 static void *producer(void *arg)
 {
@@ -70,7 +60,7 @@ static void *producer(void *arg)
 		int e = w->v->post(w->s[i], 1);
 		if (e) {
 			atomic_fetch_sub_explicit(&w->posted[i], 1, memory_order_relaxed);
-			wa_fail(w, "post", e);
+			fl_report(&w->err, "post: %s", strerror(e));
 			break;
 		}
 	}
@@ -86,7 +76,7 @@ static void *consumer(void *arg)
 		if (r == -EINTR)
 			continue;
 		if (r < 0 || r >= FL_WA_SEMS) {
-			wa_fail(w, "wait_any", r < 0 ? r : EINVAL);
+			fl_report(&w->err, "wait_any: %s", strerror(r < 0 ? -r : EINVAL));
 			return NULL;
 		}
 		atomic_fetch_add_explicit(&w->taken[r], 1, memory_order_relaxed);
@@ -100,18 +90,11 @@ static void *consumer(void *arg)
 
 static int open_set(struct wa *w)
 {
-	size_t sz = (w->v->size + 63) / 64 * 64;
 	for (int i = 0; i < FL_WA_SEMS; i++) {
-		w->s[i] = aligned_alloc(64, sz); /* a cache line each */
-		if (!w->s[i])
-			return ENOMEM;
-		memset(w->s[i], 0, sz);
-		int e = w->v->init(w->s[i], 0, 0);
-		if (e) {
-			free(w->s[i]);
-			w->s[i] = NULL;
+		int e = fl_sem_open(&w->sem[i], w->v, 0);
+		if (e)
 			return e;
-		}
+		w->s[i] = w->sem[i].s;
 	}
 	return 0;
 }
@@ -119,10 +102,7 @@ static int open_set(struct wa *w)
 static void close_set(struct wa *w)
 {
 	for (int i = 0; i < FL_WA_SEMS; i++)
-		if (w->s[i]) {
-			w->v->destroy(w->s[i]);
-			free(w->s[i]);
-		}
+		fl_sem_close(&w->sem[i]);
 }
 
 void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p,
@@ -130,7 +110,7 @@ void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p,
 {
 	struct wa *w = calloc(1, sizeof *w);
 	if (!w) {
-		snprintf(res->error, sizeof res->error, "out of memory");
+		fl_fail(res, "out of memory");
 		return;
 	}
 	w->v = v;
@@ -138,7 +118,7 @@ void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p,
 	atomic_init(&w->real_total, -1);
 	int e = open_set(w);
 	if (e) {
-		snprintf(res->error, sizeof res->error, "init: %s", strerror(e));
+		fl_fail(res, "init: %s", strerror(e));
 		close_set(w);
 		free(w);
 		return;
@@ -146,23 +126,17 @@ void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p,
 	int threads = p->threads < 2 ? 2 : p->threads;
 	w->producers = threads / 2;
 	int consumers = threads - w->producers;
-	pthread_t *t = calloc((size_t)threads, sizeof *t);
 	pthread_barrier_init(&w->start, NULL, (unsigned)threads + 1);
-	for (int i = 0; i < threads; i++)
-		if (pthread_create(&t[i], NULL, i < consumers ? consumer : producer, w)) {
-			fprintf(stderr, "futexlab: pthread_create failed at thread %d\n", i);
-			exit(1);
-		}
+	pthread_t *cons = fl_spawn(consumers, consumer, w, 0);
+	pthread_t *prod = fl_spawn(w->producers, producer, w, 0);
 	pthread_barrier_wait(&w->start);
 	int64_t t0 = fl_now_ns();
 	if (!p->ops) {
-		struct timespec dl = fl_ns_to_ts(t0 + p->duration_ns);
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &dl, NULL) == EINTR)
-			;
+		fl_sleep_until(t0 + p->duration_ns);
 		atomic_store(&w->stop, 1);
 	}
-	for (int i = consumers; i < threads; i++)
-		pthread_join(t[i], NULL);
+	for (int i = 0; i < w->producers; i++)
+		pthread_join(prod[i], NULL);
 	int64_t real = 0;
 	for (int i = 0; i < FL_WA_SEMS; i++)
 		real += atomic_load(&w->posted[i]);
@@ -170,24 +144,30 @@ void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p,
 	for (int c = 0; c < consumers; c++) {
 		atomic_fetch_add(&w->posted[c % FL_WA_SEMS], 1);
 		if (v->post(w->s[c % FL_WA_SEMS], 1))
-			wa_fail(w, "post", EOVERFLOW);
+			fl_report(&w->err, "post: %s", strerror(EOVERFLOW));
 	}
 	for (int i = 0; i < consumers; i++)
-		pthread_join(t[i], NULL);
+		pthread_join(cons[i], NULL);
 	res->elapsed_ns = fl_now_ns() - t0;
 	res->ops = real;
-	if (atomic_load(&w->err))
-		snprintf(res->error, sizeof res->error, "%s", w->why);
+	fl_take_error(res, &w->err);
 	for (int i = 0; i < FL_WA_SEMS && !res->error[0]; i++) {
 		int64_t fin = v->getvalue(w->s[i]);
 		if (atomic_load(&w->posted[i]) != atomic_load(&w->taken[i]) + fin)
-			snprintf(res->error, sizeof res->error,
-				 "semaphore %d: posted %lld != taken %lld + final %lld", i,
-				 (long long)atomic_load(&w->posted[i]),
-				 (long long)atomic_load(&w->taken[i]), (long long)fin);
+			fl_fail(res, "semaphore %d: posted %lld != taken %lld + final %lld", i,
+				(long long)atomic_load(&w->posted[i]),
+				(long long)atomic_load(&w->taken[i]), (long long)fin);
 	}
 	pthread_barrier_destroy(&w->start);
-	free(t);
+	free(prod);
+	free(cons);
 	close_set(w);
 	free(w);
+}
+
+const char *fl_unfit_waitany(const struct fl_variant *v, const struct fl_params *p)
+{
+	if (p->threads < 2)
+		return "waitany needs >= 2 threads (a producer and a consumer)";
+	return fl_wait_any_unsupported(v); /* NULL when v supports it */
 }

@@ -1,0 +1,74 @@
+/* workloads/pingpong.c — two threads, two semaphores, one round trip per op.
+ *
+ * One op is a round trip: the main thread posts `ping` and waits on `pong`;
+ * a partner thread waits on `ping` and posts `pong`. Each half is a handoff
+ * to a thread that is (or is about to be) asleep, so this measures a
+ * design's sleep/wake path. Invariant checked: no post or wait fails (in
+ * either thread), and the final values are 0/0 (every token posted was
+ * taken: none lost, none made up). The floors run here too (floors.c says
+ * what each one bounds at pingpong and where it does not). */
+#include <string.h>
+
+#include "workload.h"
+
+struct pp {
+	struct fl_sem ping, pong;
+	_Atomic int stop;
+	int err;
+};
+
+static void *pp_partner(void *arg)
+{
+	struct pp *pp = arg;
+	for (;;) {
+		if (fl_sem_wait(&pp->ping)) {
+			pp->err = 1;
+			return NULL;
+		}
+		if (atomic_load_explicit(&pp->stop, memory_order_acquire))
+			return NULL;
+		if (pp->pong.v->post(pp->pong.s, 1)) {
+			pp->err = 1;
+			return NULL;
+		}
+	}
+}
+
+void fl_run_pingpong(const struct fl_variant *v, const struct fl_params *p,
+		     struct fl_result *res)
+{
+	struct pp pp = { .stop = 0 };
+	int e = fl_sem_open(&pp.ping, v, 0);
+	if (!e && (e = fl_sem_open(&pp.pong, v, 0)))
+		fl_sem_close(&pp.ping);
+	if (e) {
+		fl_fail(res, "init: %s", strerror(e));
+		return;
+	}
+	pthread_t t;
+	if (pthread_create(&t, NULL, pp_partner, &pp)) {
+		fl_fail(res, "pthread_create failed");
+		goto out;
+	}
+	int64_t n = 0, t0 = fl_now_ns(), end = t0 + p->duration_ns;
+	while (!fl_rep_over(p, n, end)) {
+		if (v->post(pp.ping.s, 1) || fl_sem_wait(&pp.pong)) {
+			fl_fail(res, "post or wait failed");
+			break;
+		}
+		n++;
+	}
+	res->elapsed_ns = fl_now_ns() - t0;
+	res->ops = n;
+	atomic_store_explicit(&pp.stop, 1, memory_order_release);
+	v->post(pp.ping.s, 1);
+	pthread_join(t, NULL);
+	if (pp.err)
+		fl_fail(res, "partner thread saw an error");
+	if (v->getvalue(pp.ping.s) != 0 || v->getvalue(pp.pong.s) != 0)
+		fl_fail(res, "final values %d/%d, expected 0/0",
+			v->getvalue(pp.ping.s), v->getvalue(pp.pong.s));
+out:
+	fl_sem_close(&pp.ping);
+	fl_sem_close(&pp.pong);
+}

@@ -1,0 +1,108 @@
+/* workloads/pool.c — `pool` and `oversub`: T threads contend for K tokens.
+ *
+ * One op is one acquire + release: a worker waits for a token, holds it for
+ * --hold ns of busy work, posts it back, then thinks for --think ns of busy
+ * work. Invariant checked: never more than K threads hold a token at once
+ * (counted around the hold), no wait or post fails, and the final value is
+ * K (every token came back).
+ *
+ * `oversub` is the same code with more threads than online cores, so token
+ * holders get preempted while holding; its unfit hook skips T <= cores. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "workload.h"
+
+struct pool {
+	struct fl_sem sem;
+	const struct fl_params *p;
+	pthread_barrier_t start;
+	_Atomic int stop;
+	_Atomic int holders;
+	_Atomic int max_holders;
+	_Atomic int64_t ops;
+	_Atomic int err;
+};
+
+static void *pool_worker(void *arg)
+{
+	struct pool *pl = arg;
+	const struct fl_params *p = pl->p;
+	int64_t quota = p->ops ? (p->ops + p->threads - 1) / p->threads : INT64_MAX;
+	int64_t n = 0;
+	pthread_barrier_wait(&pl->start);
+	while (n < quota && !atomic_load_explicit(&pl->stop, memory_order_relaxed)) {
+		if (fl_sem_wait(&pl->sem)) {
+			atomic_store(&pl->err, 1);
+			break;
+		}
+		int h = atomic_fetch_add_explicit(&pl->holders, 1, memory_order_relaxed) + 1;
+		int mx = atomic_load_explicit(&pl->max_holders, memory_order_relaxed);
+		while (h > mx && !atomic_compare_exchange_weak(&pl->max_holders, &mx, h))
+			;
+		fl_busy_ns(p->hold_ns);
+		atomic_fetch_sub_explicit(&pl->holders, 1, memory_order_relaxed);
+		if (pl->sem.v->post(pl->sem.s, 1)) {
+			atomic_store(&pl->err, 1);
+			break;
+		}
+		n++;
+		fl_busy_ns(p->think_ns);
+	}
+	atomic_fetch_add(&pl->ops, n);
+	return NULL;
+}
+
+void fl_run_pool(const struct fl_variant *v, const struct fl_params *p,
+		 struct fl_result *res)
+{
+	struct pool pl = { .p = p };
+	int e = fl_sem_open(&pl.sem, v, (unsigned)p->tokens);
+	if (e) {
+		fl_fail(res, "init(%d): %s", p->tokens, strerror(e));
+		return;
+	}
+	pthread_barrier_init(&pl.start, NULL, (unsigned)p->threads + 1);
+	/* (cannot release the barrier short-handed: a failed start exits) */
+	pthread_t *t = fl_spawn(p->threads, pool_worker, &pl, 0);
+	/* The clock starts before the barrier releases everyone: with --ops on
+	 * 2 cores the workers can finish their quota before this thread is
+	 * scheduled again, and a clock read after the barrier would miss it. */
+	int64_t t0 = fl_now_ns();
+	pthread_barrier_wait(&pl.start);
+	if (!p->ops) {
+		fl_sleep_until(t0 + p->duration_ns);
+		atomic_store(&pl.stop, 1);
+	}
+	/* Every worker exits: tokens are never held across the stop check, so a
+	 * worker blocked in wait is released by one that still posts. */
+	for (int i = 0; i < p->threads; i++)
+		pthread_join(t[i], NULL);
+	res->elapsed_ns = fl_now_ns() - t0;
+	res->ops = atomic_load(&pl.ops);
+	if (atomic_load(&pl.err))
+		fl_fail(res, "a worker saw a wait/post error");
+	if (atomic_load(&pl.max_holders) > p->tokens)
+		fl_fail(res, "%d threads held a token at once with %d tokens",
+			atomic_load(&pl.max_holders), p->tokens);
+	if (v->getvalue(pl.sem.s) != p->tokens)
+		fl_fail(res, "final value %d, expected %d", v->getvalue(pl.sem.s), p->tokens);
+	pthread_barrier_destroy(&pl.start);
+	free(t);
+	fl_sem_close(&pl.sem);
+}
+
+const char *fl_unfit_oversub(const struct fl_variant *v, const struct fl_params *p)
+{
+	static __thread char why[160];
+	(void)v;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	if (p->threads <= cores) {
+		snprintf(why, sizeof why, "oversub needs more threads than the %ld online cores",
+			 cores);
+		return why;
+	}
+	return NULL;
+}

@@ -1,0 +1,196 @@
+/* workloads/prodcons.c — seed 004's bounded buffer.
+ *
+ * `empty` (B slots), `full` (0 items) and `mutex` (1) semaphores, P = T/2
+ * producers and C = T - P consumers, capacity B = --tokens. Items are
+ * (producer, seq); the ring is FIFO and only touched inside `mutex`, so
+ * consumers must see each producer's items in order, each exactly once — a
+ * consumer checks that under the mutex, and at the end every producer's last
+ * item has arrived. Also checked: never two threads inside `mutex`, never a
+ * producer into a full ring nor a consumer into an empty one, final values
+ * B/0/1. One op is one item through the buffer. Needs a producer and a
+ * consumer: T >= 2 (its unfit hook). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workload.h"
+
+#define PC_SEQ_BITS 40
+#define PC_POISON   INT64_MIN
+
+struct pc {
+	struct fl_sem empty, full, mutex;
+	int cap, nprod;
+	int64_t *ring;            /* ring, head, count, next: only inside mutex */
+	int head, count;
+	int64_t *next;            /* per producer: the next seq a consumer must see */
+	int64_t *made;            /* per producer: items produced (own slot) */
+	int64_t quota;            /* per producer in --ops mode, else INT64_MAX */
+	_Atomic int inside;
+	_Atomic int stop;
+	_Atomic int64_t consumed;
+	pthread_barrier_t start;  /* every thread is running before the clock starts */
+	struct fl_errbox err;
+};
+
+struct pc_arg {
+	struct pc *pc;
+	int id;
+};
+
+static void pc_enter(struct pc *pc)
+{
+	fl_sem_wait(&pc->mutex);
+	if (atomic_fetch_add_explicit(&pc->inside, 1, memory_order_relaxed) != 0)
+		fl_report(&pc->err, "two threads inside the mutex semaphore at once");
+}
+
+static void pc_leave(struct pc *pc)
+{
+	atomic_fetch_sub_explicit(&pc->inside, 1, memory_order_relaxed);
+	fl_sem_post(&pc->mutex, 1, &pc->err);
+}
+
+/* Inserts one item (producer side of seed 004's protocol). */
+static void pc_put(struct pc *pc, int64_t item)
+{
+	fl_sem_wait(&pc->empty);
+	pc_enter(pc);
+	if (pc->count == pc->cap) {
+		fl_report(&pc->err, "empty let a producer into a full buffer (capacity %d)", pc->cap);
+	} else {
+		pc->ring[(pc->head + pc->count) % pc->cap] = item;
+		pc->count++;
+	}
+	pc_leave(pc);
+	fl_sem_post(&pc->full, 1, &pc->err);
+}
+
+static void *pc_producer(void *arg)
+{
+	struct pc_arg *a = arg;
+	struct pc *pc = a->pc;
+	int64_t seq = 0;
+	pthread_barrier_wait(&pc->start);
+	/* At least one item each, so a rep whose threads a loaded machine ran
+	 * late still measures something instead of "no operation". */
+	do
+		pc_put(pc, ((int64_t)a->id << PC_SEQ_BITS) | seq++);
+	while (seq < pc->quota && !atomic_load_explicit(&pc->stop, memory_order_relaxed));
+	pc->made[a->id] = seq;
+	return NULL;
+}
+
+static void *pc_consumer(void *arg)
+{
+	struct pc *pc = ((struct pc_arg *)arg)->pc;
+	int64_t n = 0;
+	pthread_barrier_wait(&pc->start);
+	for (;;) {
+		fl_sem_wait(&pc->full);
+		pc_enter(pc);
+		if (pc->count == 0) {
+			fl_report(&pc->err, "full let a consumer into an empty buffer");
+			pc_leave(pc);
+			fl_sem_post(&pc->empty, 1, &pc->err);
+			break;
+		}
+		int64_t item = pc->ring[pc->head];
+		pc->head = (pc->head + 1) % pc->cap;
+		pc->count--;
+		if (item != PC_POISON) {
+			int p = (int)(item >> PC_SEQ_BITS);
+			int64_t seq = item & ((INT64_C(1) << PC_SEQ_BITS) - 1);
+			if (p < 0 || p >= pc->nprod)
+				fl_report(&pc->err, "item from unknown producer %d", p);
+			else {
+				if (seq != pc->next[p])
+					fl_report(&pc->err, "producer %d: item %lld arrived, expected %lld "
+					       "(lost, duplicated or reordered)", p, (long long)seq,
+					       (long long)pc->next[p]);
+				pc->next[p] = seq + 1;
+			}
+		}
+		pc_leave(pc);
+		fl_sem_post(&pc->empty, 1, &pc->err);
+		if (item == PC_POISON)
+			break;
+		n++;
+	}
+	atomic_fetch_add(&pc->consumed, n);
+	return NULL;
+}
+
+void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *p,
+		     struct fl_result *res)
+{
+	if (p->threads < 2) {
+		fl_fail(res, "prodcons needs --threads >= 2");
+		return;
+	}
+	struct pc pc = { .cap = p->tokens, .nprod = p->threads / 2 };
+	int ncons = p->threads - pc.nprod;
+	pc.quota = p->ops ? (p->ops + pc.nprod - 1) / pc.nprod : INT64_MAX;
+	int e = fl_sem_open(&pc.empty, v, (unsigned)pc.cap);
+	if (!e && (e = fl_sem_open(&pc.full, v, 0)) == 0 && (e = fl_sem_open(&pc.mutex, v, 1)) != 0)
+		fl_sem_close(&pc.full);
+	if (e) {
+		fl_sem_close(&pc.empty);
+		fl_fail(res, "init: %s", strerror(e));
+		return;
+	}
+	pc.ring = calloc((size_t)pc.cap, sizeof *pc.ring);
+	pc.next = calloc((size_t)pc.nprod, sizeof *pc.next);
+	pc.made = calloc((size_t)pc.nprod, sizeof *pc.made);
+	struct pc_arg *args = calloc((size_t)p->threads, sizeof *args);
+	for (int i = 0; i < p->threads; i++)
+		args[i] = (struct pc_arg){ &pc, i < pc.nprod ? i : i - pc.nprod };
+	pthread_barrier_init(&pc.start, NULL, (unsigned)p->threads + 1);
+	pthread_t *cons = fl_spawn(ncons, pc_consumer, args + pc.nprod, sizeof *args);
+	pthread_t *prod = fl_spawn(pc.nprod, pc_producer, args, sizeof *args);
+	pthread_barrier_wait(&pc.start);
+	int64_t t0 = fl_now_ns();
+	if (!p->ops) {
+		fl_sleep_until(t0 + p->duration_ns);
+		atomic_store(&pc.stop, 1);
+	}
+	for (int i = 0; i < pc.nprod; i++)
+		pthread_join(prod[i], NULL);
+	/* One poison per consumer, behind every real item (the ring is FIFO). */
+	for (int i = 0; i < ncons; i++)
+		pc_put(&pc, PC_POISON);
+	for (int i = 0; i < ncons; i++)
+		pthread_join(cons[i], NULL);
+	res->elapsed_ns = fl_now_ns() - t0;
+	res->ops = atomic_load(&pc.consumed);
+	int64_t made = 0;
+	for (int i = 0; i < pc.nprod; i++) {
+		made += pc.made[i];
+		if (pc.next[i] != pc.made[i])
+			fl_report(&pc.err, "producer %d made %lld items, consumers saw %lld", i,
+			       (long long)pc.made[i], (long long)pc.next[i]);
+	}
+	if (made != res->ops)
+		fl_report(&pc.err, "%lld items made, %lld consumed", (long long)made, (long long)res->ops);
+	int ve = v->getvalue(pc.empty.s), vf = v->getvalue(pc.full.s), vm = v->getvalue(pc.mutex.s);
+	if (ve != pc.cap || vf != 0 || vm != 1)
+		fl_report(&pc.err, "final values empty/full/mutex %d/%d/%d, expected %d/0/1", ve, vf, vm,
+		       pc.cap);
+	fl_take_error(res, &pc.err);
+	pthread_barrier_destroy(&pc.start);
+	free(prod);
+	free(cons);
+	free(args);
+	free(pc.ring);
+	free(pc.next);
+	free(pc.made);
+	fl_sem_close(&pc.empty);
+	fl_sem_close(&pc.full);
+	fl_sem_close(&pc.mutex);
+}
+
+const char *fl_unfit_prodcons(const struct fl_variant *v, const struct fl_params *p)
+{
+	(void)v;
+	return p->threads < 2 ? "prodcons needs >= 2 threads (a producer and a consumer)" : NULL;
+}

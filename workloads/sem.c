@@ -1,0 +1,107 @@
+/* workloads/sem.c — what the workload files share: a semaphore instance on
+ * the heap (fl_sem_*), the first-error-wins reporting (fl_fail, the error
+ * box), and thread start / rep-end helpers. See workload.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workload.h"
+
+/* ---- a semaphore instance on the heap, correctly aligned ---------------- */
+
+int fl_sem_open(struct fl_sem *m, const struct fl_variant *v, unsigned value)
+{
+	size_t align = v->align < sizeof(void *) ? sizeof(void *) : v->align;
+	size_t size = (v->size + align - 1) / align * align;
+	/* A cache line of its own, so two semaphores never share one. */
+	if (align < 64)
+		align = 64, size = (size + 63) / 64 * 64;
+	m->v = v;
+	m->s = aligned_alloc(align, size);
+	if (!m->s)
+		return ENOMEM;
+	memset(m->s, 0, size);
+	int r = v->init(m->s, value, 0);
+	if (r) {
+		free(m->s);
+		m->s = NULL;
+	}
+	return r;
+}
+
+void fl_sem_close(struct fl_sem *m)
+{
+	if (m->s) {
+		m->v->destroy(m->s);
+		free(m->s);
+		m->s = NULL;
+	}
+}
+
+/* EINTR is not a token: a benchmark thread just waits again. */
+int fl_sem_wait(struct fl_sem *m)
+{
+	int r;
+	while ((r = m->v->wait(m->s)) == EINTR)
+		;
+	return r;
+}
+
+void fl_sem_post(struct fl_sem *m, unsigned n, struct fl_errbox *e)
+{
+	int r = m->v->post(m->s, n);
+	if (r)
+		fl_report(e, "post(%u): %s", n, strerror(r));
+}
+
+/* ---- first error wins ------------------------------------------------------ */
+
+void fl_fail(struct fl_result *r, const char *fmt, ...)
+{
+	va_list ap;
+	if (r->error[0])
+		return; /* keep the first */
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof r->error, fmt, ap);
+	va_end(ap);
+}
+
+/* Threads report through this, the main thread copies it out. */
+void fl_report(struct fl_errbox *e, const char *fmt, ...)
+{
+	int expect = 0;
+	if (!atomic_compare_exchange_strong(&e->set, &expect, 1))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+}
+
+void fl_take_error(struct fl_result *r, struct fl_errbox *e)
+{
+	if (atomic_load(&e->set))
+		fl_fail(r, "%s", e->msg);
+}
+
+/* ---- threads and time -------------------------------------------------------- */
+
+void fl_sleep_until(int64_t t_ns)
+{
+	struct timespec dl = fl_ns_to_ts(t_ns);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &dl, NULL) == EINTR)
+		;
+}
+
+pthread_t *fl_spawn(int n, void *(*fn)(void *), void *arg, size_t argsize)
+{
+	pthread_t *t = calloc((size_t)n, sizeof *t);
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, fn, (char *)arg + (size_t)i * argsize)) {
+			fprintf(stderr, "futexlab: pthread_create failed at thread %d\n", i);
+			exit(1);
+		}
+	return t;
+}

@@ -1,0 +1,113 @@
+/* workloads/workload.h — what a workload is, for the harness and for the
+ * workload files (one a workload; the table is workloads/registry.c).
+ *
+ * A workload drives semaphores only through the variant interface
+ * (variants/variant.h), so every design runs the same code, and checks the
+ * invariant it can see, so a broken design shows up as an error row, not as
+ * a fast number. This folder includes lib/ and variants/ headers only, never
+ * the harness's (workloads/README.md). */
+#ifndef FUTEXLAB_WORKLOAD_H
+#define FUTEXLAB_WORKLOAD_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "variant.h"
+
+struct fl_params {
+	int threads;          /* worker threads (pool); fixed for the others */
+	int tokens;           /* initial tokens (pool) */
+	int64_t hold_ns;      /* busy work while holding a token (pool) */
+	int64_t think_ns;     /* busy work between tokens (pool) */
+	int64_t ops;          /* operations per rep; 0: run for duration_ns */
+	int64_t duration_ns;
+};
+
+struct fl_result {
+	int64_t ops;          /* operations completed (all threads) */
+	int64_t elapsed_ns;   /* wall time of the timed section */
+	char error[200];      /* non-empty: the run broke an invariant */
+	char info[120];       /* optional, ok rows: a detail for the note column */
+};
+
+struct fl_workload {
+	const char *name;
+	const char *summary;
+	const char *op;       /* what one "op" is, for the table */
+	int fixed_threads;    /* 0: --threads applies */
+	bool uses_tokens;     /* --tokens/--hold/--think apply */
+	bool has_floors;      /* the floor rows are meaningful here */
+	void (*run)(const struct fl_variant *v, const struct fl_params *p,
+		    struct fl_result *r);
+	/* NULL: every point fits. Else NULL when (v, p) can run, or why not
+	 * (one line, for a skipped row). */
+	const char *(*unfit)(const struct fl_variant *v, const struct fl_params *p);
+};
+
+/* The registry (registry.c). */
+extern const struct fl_workload fl_workloads[];
+extern const int fl_nworkloads;
+const struct fl_workload *fl_workload_find(const char *name);
+
+/* NULL when (w, v, p) can run, else why not (for a skipped row): first the
+ * check every token-using workload shares (--tokens at most the variant's
+ * value_max), then the workload's own unfit hook. */
+const char *fl_workload_unfit(const struct fl_workload *w, const struct fl_variant *v,
+			      const struct fl_params *p);
+
+/* Floors (floors.c): minimal semaphores measured in the same run as the
+ * variants, so every figure can be read as a ratio to what the hardware and
+ * the kernel cost at the least. Not registered variants: they exist for the
+ * table. floors.c says where each one is a bound and where it is not. */
+struct fl_floor {
+	_Atomic uint32_t count;
+};
+extern const struct fl_variant fl_floor_atomic; /* spins: no kernel at all */
+extern const struct fl_variant fl_floor_futex;  /* wakes on every post */
+
+/* ---- for the workload files (sem.c) ---------------------------------- */
+
+/* A semaphore instance on the heap, on a cache line of its own.
+ * fl_sem_wait retries EINTR: not a token. */
+struct fl_sem {
+	const struct fl_variant *v;
+	void *s;
+};
+int fl_sem_open(struct fl_sem *m, const struct fl_variant *v, unsigned value);
+void fl_sem_close(struct fl_sem *m);
+int fl_sem_wait(struct fl_sem *m);
+
+/* First error wins. fl_fail writes the result directly (the thread that owns
+ * it); worker threads report into an error box, which the main thread hands
+ * to the result with fl_take_error once they are joined. */
+void fl_fail(struct fl_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct fl_errbox {
+	_Atomic int set;
+	char msg[200];
+};
+void fl_report(struct fl_errbox *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fl_take_error(struct fl_result *r, struct fl_errbox *e);
+/* post(n) on m; a failure goes to e. */
+void fl_sem_post(struct fl_sem *m, unsigned n, struct fl_errbox *e);
+
+/* Sleeps until t_ns on CLOCK_MONOTONIC (the end of a rep in duration mode). */
+void fl_sleep_until(int64_t t_ns);
+
+/* Starts n threads running fn(arg + i * argsize); exits the process when one
+ * cannot be created (workers may already wait on each other: no unwinding). */
+pthread_t *fl_spawn(int n, void *(*fn)(void *), void *arg, size_t argsize);
+
+/* Whether a single-threaded loop that has done n ops is done: n reached
+ * --ops, or (duration mode; the clock is read once per FL_CLOCK_EVERY ops)
+ * the end time has passed. */
+#define FL_CLOCK_EVERY 256
+static inline bool fl_rep_over(const struct fl_params *p, int64_t n, int64_t end_ns)
+{
+	return p->ops ? n >= p->ops : (n % FL_CLOCK_EVERY == 0 && fl_now_ns() >= end_ns);
+}
+
+#endif
