@@ -29,8 +29,8 @@ int fl_cmd_list(int argc, char **argv)
 	}
 	printf("\n%-12s  %s\n", "workload", "what it measures");
 	for (int i = 0; i < fl_nworkloads; i++)
-		printf("%-12s  %s (op = %s)\n", fl_workloads[i].name, fl_workloads[i].summary,
-		       fl_workloads[i].op);
+		printf("%-12s  %s (op = %s)\n", fl_workloads[i]->name, fl_workloads[i]->summary,
+		       fl_workloads[i]->op);
 	return 0;
 }
 

@@ -232,7 +232,7 @@ static void parse_group(const struct fl_group *g, struct axes *a)
 	memset(a, 0, sizeof *a);
 	if (!strcmp(g->workloads, "all")) {
 		for (int i = 0; i < fl_nworkloads && i < FL_MAXLIST; i++)
-			a->w[a->nw++] = &fl_workloads[i];
+			a->w[a->nw++] = fl_workloads[i];
 	} else {
 		snprintf(buf, sizeof buf, "%s", g->workloads);
 		int n = fl_split_list("--workload", buf, items, FL_MAXLIST);

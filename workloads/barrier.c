@@ -67,7 +67,7 @@ static void *bar_worker(void *arg)
 	return NULL;
 }
 
-void fl_run_barrier(const struct fl_variant *v, const struct fl_params *p,
+static void fl_run_barrier(const struct fl_variant *v, const struct fl_params *p,
 		    struct fl_result *res)
 {
 	struct bar b = { .T = p->threads, .p = p };
@@ -98,7 +98,7 @@ void fl_run_barrier(const struct fl_variant *v, const struct fl_params *p,
 	fl_sem_close(&b.t2);
 }
 
-const char *fl_unfit_barrier(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unfit_barrier(const struct fl_variant *v, const struct fl_params *p)
 {
 	static __thread char why[160];
 	if (p->threads <= v->value_max)
@@ -107,3 +107,12 @@ const char *fl_unfit_barrier(const struct fl_variant *v, const struct fl_params 
 		 "maximum %d", p->threads, v->value_max);
 	return why;
 }
+
+/* registered in workloads/meson.build (workload_names) */
+const struct fl_workload fl_workload_barrier = {
+	.name = "barrier",
+	.run = fl_run_barrier,
+	.unfit = fl_unfit_barrier,
+	.summary = "T threads cross a two-turnstile barrier; the last releases all with post(T)",
+	.op = "phase",
+};

@@ -34,7 +34,7 @@ static void *pp_partner(void *arg)
 	}
 }
 
-void fl_run_pingpong(const struct fl_variant *v, const struct fl_params *p,
+static void fl_run_pingpong(const struct fl_variant *v, const struct fl_params *p,
 		     struct fl_result *res)
 {
 	struct pp pp = { .stop = 0 };
@@ -72,3 +72,13 @@ out:
 	fl_sem_close(&pp.ping);
 	fl_sem_close(&pp.pong);
 }
+
+/* registered in workloads/meson.build (workload_names) */
+const struct fl_workload fl_workload_pingpong = {
+	.name = "pingpong",
+	.run = fl_run_pingpong,
+	.summary = "two threads, two semaphores: a sleep/wake handoff per half trip",
+	.op = "round trip",
+	.fixed_threads = 2,
+	.has_floors = true,
+};

@@ -55,7 +55,7 @@ static void *pool_worker(void *arg)
 	return NULL;
 }
 
-void fl_run_pool(const struct fl_variant *v, const struct fl_params *p,
+static void fl_run_pool(const struct fl_variant *v, const struct fl_params *p,
 		 struct fl_result *res)
 {
 	struct pool pl = { .p = p };
@@ -94,7 +94,7 @@ void fl_run_pool(const struct fl_variant *v, const struct fl_params *p,
 	fl_sem_close(&pl.sem);
 }
 
-const char *fl_unfit_oversub(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unfit_oversub(const struct fl_variant *v, const struct fl_params *p)
 {
 	static __thread char why[160];
 	(void)v;
@@ -106,3 +106,22 @@ const char *fl_unfit_oversub(const struct fl_variant *v, const struct fl_params 
 	}
 	return NULL;
 }
+
+/* registered in workloads/meson.build (workload_names) */
+const struct fl_workload fl_workload_pool = {
+	.name = "pool",
+	.run = fl_run_pool,
+	.summary = "T threads contend for K tokens with hold/think busy work",
+	.op = "acquire+release",
+	.uses_tokens = true,
+};
+
+/* registered in workloads/meson.build (workload_names) */
+const struct fl_workload fl_workload_oversub = {
+	.name = "oversub",
+	.run = fl_run_pool,
+	.unfit = fl_unfit_oversub,
+	.summary = "pool with threads >> cores: holders are preempted holding a token",
+	.op = "acquire+release",
+	.uses_tokens = true,
+};

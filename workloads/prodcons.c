@@ -121,7 +121,7 @@ static void *pc_consumer(void *arg)
 	return NULL;
 }
 
-void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *p,
+static void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *p,
 		     struct fl_result *res)
 {
 	if (p->threads < 2) {
@@ -189,8 +189,18 @@ void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *p,
 	fl_sem_close(&pc.mutex);
 }
 
-const char *fl_unfit_prodcons(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unfit_prodcons(const struct fl_variant *v, const struct fl_params *p)
 {
 	(void)v;
 	return p->threads < 2 ? "prodcons needs >= 2 threads (a producer and a consumer)" : NULL;
 }
+
+/* registered in workloads/meson.build (workload_names) */
+const struct fl_workload fl_workload_prodcons = {
+	.name = "prodcons",
+	.run = fl_run_prodcons,
+	.unfit = fl_unfit_prodcons,
+	.summary = "bounded buffer: empty/full/mutex semaphores, T/2 producers, K slots",
+	.op = "item through the buffer",
+	.uses_tokens = true,
+};

@@ -57,7 +57,7 @@ static void *to_waiter(void *arg)
 	return NULL;
 }
 
-void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *p,
+static void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *p,
 		     struct fl_result *res)
 {
 	struct to t = { .p = p };
@@ -101,3 +101,11 @@ void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *p,
 	free(th);
 	fl_sem_close(&t.sem);
 }
+
+/* registered in workloads/meson.build (workload_names) */
+const struct fl_workload fl_workload_timeouts = {
+	.name = "timeouts",
+	.run = fl_run_timeouts,
+	.summary = "T threads timedwait 50-150us while one token is posted per 100us",
+	.op = "timedwait call",
+};

@@ -60,7 +60,7 @@ static int64_t floor_atomic_loop(struct fl_floor *f, const struct fl_params *p, 
 	return n;
 }
 
-void fl_run_uncontended(const struct fl_variant *v, const struct fl_params *p,
+static void fl_run_uncontended(const struct fl_variant *v, const struct fl_params *p,
 			struct fl_result *res)
 {
 	struct fl_sem m;
@@ -77,3 +77,13 @@ void fl_run_uncontended(const struct fl_variant *v, const struct fl_params *p,
 		fl_fail(res, "final value %d, expected 0", v->getvalue(m.s));
 	fl_sem_close(&m);
 }
+
+/* registered in workloads/meson.build (workload_names) */
+const struct fl_workload fl_workload_uncontended = {
+	.name = "uncontended",
+	.run = fl_run_uncontended,
+	.summary = "one thread, post(1)+wait pairs: the fast path",
+	.op = "post+wait",
+	.fixed_threads = 1,
+	.has_floors = true,
+};

@@ -105,7 +105,7 @@ static void close_set(struct wa *w)
 		fl_sem_close(&w->sem[i]);
 }
 
-void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p,
+static void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p,
 		    struct fl_result *res)
 {
 	struct wa *w = calloc(1, sizeof *w);
@@ -165,9 +165,18 @@ void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p,
 	free(w);
 }
 
-const char *fl_unfit_waitany(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unfit_waitany(const struct fl_variant *v, const struct fl_params *p)
 {
 	if (p->threads < 2)
 		return "waitany needs >= 2 threads (a producer and a consumer)";
 	return fl_wait_any_unsupported(v); /* NULL when v supports it */
 }
+
+/* registered in workloads/meson.build (workload_names) */
+const struct fl_workload fl_workload_waitany = {
+	.name = "waitany",
+	.run = fl_run_waitany,
+	.unfit = fl_unfit_waitany,
+	.summary = "T/2 producers post to random semaphores of 4, the rest wait on all 4 (wait-any)",
+	.op = "token handed over",
+};

@@ -49,7 +49,7 @@ struct fl_workload {
 };
 
 /* The registry (registry.c). */
-extern const struct fl_workload fl_workloads[];
+extern const struct fl_workload *const fl_workloads[];
 extern const int fl_nworkloads;
 const struct fl_workload *fl_workload_find(const char *name);
 
