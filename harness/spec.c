@@ -23,36 +23,37 @@
 #include "wake.h"
 #include "xalloc.h"
 
-/* quick: the README's default — every variant on the main workloads, under
- * a minute on 2 cores with a dozen variants and the control (10 rounds of
- * 0.03 s at ~13 points). 10 rounds: a 95% interval of the median ratio
- * is [x(2), x(9)] (97.9%), so an A/A pair is flagged ~2% of the time. */
-static const struct fl_group quick_groups[] = {
-	{ "uncontended,pingpong", "1", "1", "exact", "0" },
-	{ "pool", "2,4,8", "1", "exact", "0" },
-	{ "prodcons", "4", "4", "exact", "0" },
-	{ "barrier", "4", "1", "exact,all", "0" },
-	{ "timeouts", "4", "1", "exact", "0" },
-	{ "oversub", "32", "2", "exact", "0" },
-};
-/* full: the reference sweep (results/): every axis that tells designs apart. */
-static const struct fl_group full_groups[] = {
-	{ "uncontended,pingpong", "1", "1", "exact", "0" },
-	{ "pool", "1,2,4,8,16", "1,4", "exact,one,all", "0" },
-	{ "prodcons", "2,4,8", "1,16", "exact", "0" },
-	{ "barrier", "2,4,8,16", "1", "exact,one,all", "0" },
-	{ "timeouts", "2,8,32", "1", "exact", "0" },
-	{ "oversub", "16,64", "1,2", "exact,all", "0" },
+/* The presets: each a list of groups (one cartesian product each), in one
+ * table. quick is the README's default — every variant on the main
+ * workloads, under a minute on 2 cores with a dozen variants and the
+ * control (10 rounds of 0.03 s at 10 points). 10 rounds: the interval of the
+ * median ratio is [x(2), x(9)] (97.9%), so an A/A pair is flagged ~2% of
+ * the time. full is the reference sweep (results/): every axis that tells
+ * designs apart. */
+static const struct {
+	const char *preset;
+	struct fl_group g;
+} preset_groups[] = {
+	{ "quick", { "uncontended,pingpong", "1", "1", "exact", "0" } },
+	{ "quick", { "pool", "2,4,8", "1", "exact", "0" } },
+	{ "quick", { "prodcons", "4", "4", "exact", "0" } },
+	{ "quick", { "barrier", "4", "1", "exact,all", "0" } },
+	{ "quick", { "timeouts", "4", "1", "exact", "0" } },
+	{ "quick", { "oversub", "32", "2", "exact", "0" } },
+	{ "full", { "uncontended,pingpong", "1", "1", "exact", "0" } },
+	{ "full", { "pool", "1,2,4,8,16", "1,4", "exact,one,all", "0" } },
+	{ "full", { "prodcons", "2,4,8", "1,16", "exact", "0" } },
+	{ "full", { "barrier", "2,4,8,16", "1", "exact,one,all", "0" } },
+	{ "full", { "timeouts", "2,8,32", "1", "exact", "0" } },
+	{ "full", { "oversub", "16,64", "1,2", "exact,all", "0" } },
 };
 static const struct {
 	const char *name;
 	int reps, warmup;
 	double duration;
-	const struct fl_group *groups;
-	int ngroups;
 } presets[] = {
-	{ "quick", 10, 1, 0.03, quick_groups, sizeof quick_groups / sizeof quick_groups[0] },
-	{ "full", 12, 1, 0.1, full_groups, sizeof full_groups / sizeof full_groups[0] },
+	{ "quick", 10, 1, 0.03 },
+	{ "full", 12, 1, 0.1 },
 };
 
 static void parse_variants(struct fl_spec *s, const char *list)
@@ -83,10 +84,15 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 	if (s->base.ops && s->budget_ns)
 		fl_usage_error("%s: --budget caps durations; it does not apply to --ops", s->cmd);
 	double dur = d->duration;
+	if (s->preset)
+		s->ngroups = 0;
+	for (size_t i = 0; s->preset && i < sizeof preset_groups / sizeof preset_groups[0]; i++)
+		if (!strcmp(s->preset, preset_groups[i].preset))
+			s->pgroups[s->ngroups++] = preset_groups[i].g;
+	if (s->preset)
+		s->groups = s->pgroups;
 	for (size_t i = 0; s->preset && i < sizeof presets / sizeof presets[0]; i++)
 		if (!strcmp(s->preset, presets[i].name)) {
-			s->groups = presets[i].groups;
-			s->ngroups = presets[i].ngroups;
 			s->reps = s->reps < 0 ? presets[i].reps : s->reps;
 			s->warmup = s->warmup < 0 ? presets[i].warmup : s->warmup;
 			dur = presets[i].duration;

@@ -32,9 +32,9 @@ struct fl_group {
 struct fl_spec {
 	const char *cmd;                /* "run" or "sweep", for messages */
 	const char *preset;             /* name, or NULL */
-	const struct fl_group *groups;  /* the preset's, or &cli */
+	const struct fl_group *groups;  /* pgroups (a preset's), or &cli */
 	int ngroups;
-	struct fl_group cli;
+	struct fl_group cli, pgroups[16];
 	const struct fl_variant *vs[FL_MAXLIST];
 	int nv;
 	struct fl_params base;          /* hold, think, ops, duration */
