@@ -52,24 +52,33 @@ int fl_csv_meta(struct fl_csv *c, const char *fmt, ...)
 		return ENOMEM;
 	free(c->meta);
 	c->meta = m;
-	return c->path ? fl_csv_add(c, NULL) : 0;
+	return fl_csv_flush(c);
+}
+
+int fl_csv_append(struct fl_csv *c, const char *row)
+{
+	if (c->n == c->cap) {
+		int cap = c->cap ? 2 * c->cap : 64;
+		char **l = realloc(c->lines, (size_t)cap * sizeof *l);
+		if (!l)
+			return ENOMEM;
+		c->lines = l;
+		c->cap = cap;
+	}
+	if (!(c->lines[c->n] = strdup(row)))
+		return ENOMEM;
+	c->n++;
+	return 0;
 }
 
 int fl_csv_add(struct fl_csv *c, const char *row)
 {
-	if (row) {
-		if (c->n == c->cap) {
-			int cap = c->cap ? 2 * c->cap : 64;
-			char **l = realloc(c->lines, (size_t)cap * sizeof *l);
-			if (!l)
-				return ENOMEM;
-			c->lines = l;
-			c->cap = cap;
-		}
-		if (!(c->lines[c->n] = strdup(row)))
-			return ENOMEM;
-		c->n++;
-	}
+	int e = row ? fl_csv_append(c, row) : 0;
+	return e ? e : fl_csv_flush(c);
+}
+
+int fl_csv_flush(struct fl_csv *c)
+{
 	if (!c->path)
 		return 0;
 	char tmp[4096];

@@ -1,9 +1,8 @@
 /* harness/csv.h — results that are never lost.
  *
- * The file is rewritten whole after every row: rows go to PATH.tmp.PID,
+ * The file is rewritten whole, never appended to: rows go to PATH.tmp.PID,
  * which is flushed and renamed over PATH, so at any instant PATH holds every
- * finished row and never a torn one (a Ctrl-C or a crash keeps what was
- * done). Metadata leads the file as '#' comment lines (harness/README.md),
+ * row written so far and never a torn one. Metadata leads the file as '#' comment lines (harness/README.md),
  * then the header line, then one row per rep. */
 #ifndef FUTEXLAB_CSV_H
 #define FUTEXLAB_CSV_H
@@ -24,6 +23,12 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 int fl_csv_meta(struct fl_csv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends one row (no newline) and rewrites the file. */
 int fl_csv_add(struct fl_csv *c, const char *row);
+/* Appends one row in memory only; fl_csv_flush writes (the runner flushes
+ * once per round and before it exits, Ctrl-C included: a rewrite and an
+ * fsync per rep cost seconds per sweep and disturbed the next rep). */
+int fl_csv_append(struct fl_csv *c, const char *row);
+/* Rewrites the file with every row so far (no-op without a path). */
+int fl_csv_flush(struct fl_csv *c);
 void fl_csv_close(struct fl_csv *c);
 
 #endif

@@ -65,6 +65,15 @@ static void csv_quote(char *out, size_t n, const char *s)
 	out[j] = '\0';
 }
 
+static void csv_check(const struct fl_csv *csv, int e)
+{
+	if (e) {
+		fprintf(stderr, "futexlab: cannot write %s: %s\n", csv->path ? csv->path : "rows",
+			strerror(e));
+		exit(1);
+	}
+}
+
 /* One measured (or skipped, or failed) rep. */
 struct rep {
 	const struct fl_entry *e;
@@ -89,14 +98,11 @@ static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct rep
 		 (long long)(tok ? pt->p.hold_ns : 0), (long long)(tok ? pt->p.think_ns : 0),
 		 fl_wake_name((enum fl_wake_strategy)pt->wake), x->round, nums, x->status, q,
 		 fl_hash_column(), pt->spin, x->round, x->slot);
-	fl_perf_cells(x->perf, perf, sizeof perf);
+	bool counted = r && x->round >= 0; /* warm-up rounds count nothing */
+	fl_perf_cells(counted ? x->perf : NULL, perf, sizeof perf);
 	strncat(row, perf, sizeof row - strlen(row) - 1);
-	fl_probes_append(row, sizeof row, r != NULL);
-	int e = fl_csv_add(csv, row);
-	if (e) {
-		fprintf(stderr, "futexlab: cannot write %s: %s\n", csv->path, strerror(e));
-		exit(1);
-	}
+	fl_probes_append(row, sizeof row, counted);
+	csv_check(csv, fl_csv_append(csv, row));
 }
 
 /* ---- one point ------------------------------------------------------------- */
@@ -202,6 +208,7 @@ static void run_point(const struct fl_spec *s, const struct fl_point *pt, struct
 			}
 			g->done += per_rep;
 		}
+		csv_check(csv, fl_csv_flush(csv)); /* a round's rows at once */
 	}
 	for (int i = 0; i < pt->ne && !fl_interrupted; i++)
 		n->ok += live[i]; /* neither skipped nor failed */
