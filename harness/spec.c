@@ -26,10 +26,13 @@
 /* The presets: each a list of groups (one cartesian product each), in one
  * table. quick is the README's default — every variant on the main
  * workloads, under a minute on 2 cores with a dozen variants and the
- * control (10 rounds of 0.03 s at 10 points). 10 rounds: the interval of the
- * median ratio is [x(2), x(9)] (97.9%), so an A/A pair is flagged ~2% of
- * the time. full is the reference sweep (results/): every axis that tells
- * designs apart. */
+ * control: 20 rounds of 0.015 s at 10 points. Many short rounds beat few
+ * long ones here: a round of 14 entries then spans ~0.2 s, so the two reps
+ * of a pair see nearly the same machine, and the interval of a median over
+ * 20 rounds ([x(6), x(15)], 95.9%) is narrow. Measured on the 2-vCPU VM
+ * (control resolution, uncontended / pool T=4 K=1): 10 x 0.03 s gave
+ * +-3.3% / +-10.0%, 20 x 0.015 s +-1.8% / +-4.1%. full is the reference
+ * sweep (results/): every axis that tells designs apart. */
 static const struct {
 	const char *preset;
 	struct fl_group g;
@@ -52,8 +55,8 @@ static const struct {
 	int reps, warmup;
 	double duration;
 } presets[] = {
-	{ "quick", 10, 1, 0.03 },
-	{ "full", 12, 1, 0.1 },
+	{ "quick", 20, 1, 0.015 },
+	{ "full", 20, 1, 0.05 },
 };
 
 static void parse_variants(struct fl_spec *s, const char *list)
