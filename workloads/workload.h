@@ -71,7 +71,9 @@ extern const struct fl_variant fl_floor_futex;  /* wakes on every post */
 
 /* ---- for the workload files (sem.c) ---------------------------------- */
 
-/* A semaphore instance on the heap, on a cache line of its own.
+/* A semaphore instance at a fixed address (a static arena, lowest free slot
+ * first: every design of a point runs on the same addresses), on a cache
+ * line of its own.
  * fl_sem_wait retries EINTR: not a token. */
 struct fl_sem {
 	const struct fl_variant *v;
