@@ -38,20 +38,48 @@ static int cmp_d(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void print_row(FILE *f, const struct fl_cell *y, const struct fl_cell *ref,
-		      struct control_sum *cs)
+/* The run's A/A floor at a point (stats.h): how far the control's interval
+ * reaches from 1; 0 without a usable control. */
+static double control_floor(const struct fl_cells *c, const char *point, const char *baseline)
+{
+	char name[80];
+	snprintf(name, sizeof name, "%s#2", baseline);
+	struct fl_ratio q;
+	if (!fl_cell_ratio(fl_cell_find(c, point, name), fl_cell_find(c, point, baseline), &q) ||
+	    q.level < 0.95)
+		return 0;
+	return fl_ratio_reach(&q);
+}
+
+/* A row's ratio, interval, resolution and verdict against the baseline; the
+ * control is judged by its own interval, every other row also against the
+ * control's floor, which its resolution then includes. False: no pairs. */
+static bool judge(const struct fl_cells *c, const struct fl_cell *y, const struct fl_cell *ref,
+		  const char *baseline, struct fl_ratio *q, enum fl_verdict *v)
+{
+	if (!fl_cell_ratio(y, ref, q))
+		return false;
+	double floor = is_control(y->variant) ? 0 : control_floor(c, y->point, baseline);
+	if (floor > q->resolution)
+		q->resolution = floor;
+	*v = fl_ratio_verdict(q, floor);
+	return true;
+}
+
+static void print_row(FILE *f, const struct fl_cells *c, const struct fl_cell *y,
+		      const struct fl_cell *ref, const char *baseline, struct control_sum *cs)
 {
 	fprintf(f, "  %-14s %11.1f %12.0f", y->variant, y->ns.median, y->ops_s);
 	struct fl_ratio q;
+	enum fl_verdict v;
 	if (y == ref) {
 		fprintf(f, " %7.3f  baseline (%d rounds)\n", 1.0, y->ns.n);
 		return;
 	}
-	if (!fl_cell_ratio(y, ref, &q)) {
+	if (!judge(c, y, ref, baseline, &q, &v)) {
 		fprintf(f, " %7s  (no baseline rounds to pair with)\n", "-");
 		return;
 	}
-	enum fl_verdict v = fl_ratio_verdict(&q);
 	char ci[64];
 	snprintf(ci, sizeof ci, "[%.3f, %.3f] %2.0f%%", q.lo, q.hi, 100 * q.level);
 	fprintf(f, " %7.3f  %-22s %6.1f%%  %s\n", q.median, ci, 100 * q.resolution,
@@ -114,8 +142,9 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 	print_machine(f, "machine: ", t);
 	fprintf(f, "ratio: ns per op / %s's, round by round, median over the rounds; interval: "
 		   "of that median\n(order statistics, coverage shown); verdict faster/slower "
-		   "when it excludes 1, ~ when it holds 1\n(no difference beyond about +-res), "
-		   "? when too few rounds for 95%%\n", baseline);
+		   "when it excludes 1 and the ratio is beyond\nthe control's reach from 1 "
+		   "(%s#2: the run's A/A), else ~ (no difference beyond about +-res);\n? when "
+		   "too few rounds for 95%%\n", baseline, baseline);
 	if (!c->paired)
 		fprintf(f, "warning: this file predates rounds (no round column): reps are paired "
 			   "by index, not in time\n");
@@ -139,7 +168,7 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 				fprintf(f, "  %-14s %11.1f %12.0f %7s  (baseline %s did not run)\n",
 					y->variant, y->ns.median, y->ops_s, "-", baseline);
 			} else {
-				print_row(f, y, ref, &cs);
+				print_row(f, c, y, ref, baseline, &cs);
 			}
 		}
 		free(row);
@@ -263,12 +292,12 @@ static void tsv_line(FILE *f, const struct fl_cells *c, const struct fl_cell *x,
 		x->workload, x->point, x->variant, x->threads, x->ns.n, x->ns.median, x->ns.mad,
 		x->ns.ci_lo, x->ns.ci_hi, x->ns.min, x->ns.max, x->ops_s, op);
 	struct fl_ratio q;
+	enum fl_verdict v;
 	const struct fl_cell *ref = fl_cell_find(c, x->point, baseline);
 	if (ref == x)
 		fprintf(f, "\t1\t1\t1\tbaseline\n");
-	else if (fl_cell_ratio(x, ref, &q))
-		fprintf(f, "\t%.4f\t%.4f\t%.4f\t%s\n", q.median, q.lo, q.hi,
-			fl_verdict_name(fl_ratio_verdict(&q)));
+	else if (judge(c, x, ref, baseline, &q, &v))
+		fprintf(f, "\t%.4f\t%.4f\t%.4f\t%s\n", q.median, q.lo, q.hi, fl_verdict_name(v));
 	else
 		fprintf(f, "\t\t\t\t\n");
 }

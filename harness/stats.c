@@ -87,15 +87,24 @@ struct fl_ratio fl_ratio_summarize(double *r, int n)
 	return q;
 }
 
-enum fl_verdict fl_ratio_verdict(const struct fl_ratio *r)
+enum fl_verdict fl_ratio_verdict(const struct fl_ratio *r, double floor)
 {
 	if (r->n < 1 || r->level < 0.95)
 		return FL_UNDECIDED;
+	if (fabs(r->median - 1) <= floor)
+		return FL_SAME;
 	if (r->hi < 1)
 		return FL_FASTER;
 	if (r->lo > 1)
 		return FL_SLOWER;
 	return FL_SAME;
+}
+
+double fl_ratio_reach(const struct fl_ratio *r)
+{
+	double a = 1 - r->lo, b = r->hi - 1;
+	double m = a > b ? a : b;
+	return m > 0 ? m : 0;
 }
 
 const char *fl_verdict_name(enum fl_verdict v)

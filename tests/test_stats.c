@@ -100,20 +100,29 @@ static void t_ratio_verdicts(void *arg)
 	(void)arg;
 	double a[] = { 0.9, 0.92, 0.95, 0.91, 0.93, 0.94, 0.96, 0.9, 0.92, 0.97 };
 	struct fl_ratio r = fl_ratio_summarize(a, 10);
-	CHECK(NEAR(r.lo, 0.9) && NEAR(r.hi, 0.96) && fl_ratio_verdict(&r) == FL_FASTER,
+	CHECK(NEAR(r.lo, 0.9) && NEAR(r.hi, 0.96) && fl_ratio_verdict(&r, 0) == FL_FASTER,
 	      "all rounds below 1: faster, [%g, %g]", r.lo, r.hi);
 	CHECK(NEAR(r.resolution, 0.03 / r.median), "resolution is the relative half-width: %g",
 	      r.resolution);
 	double b[] = { 0.98, 1.01, 1.02, 0.99, 1.0, 1.03, 0.97, 1.01, 0.99, 1.0 };
 	r = fl_ratio_summarize(b, 10);
-	CHECK(fl_ratio_verdict(&r) == FL_SAME, "straddling 1: ~");
+	CHECK(fl_ratio_verdict(&r, 0) == FL_SAME, "straddling 1: ~");
 	double c[] = { 1.2, 1.3, 1.25, 1.22, 1.21 };
 	r = fl_ratio_summarize(c, 5);
-	CHECK(fl_ratio_verdict(&r) == FL_UNDECIDED && !strcmp(fl_verdict_name(FL_UNDECIDED), "?"),
+	CHECK(fl_ratio_verdict(&r, 0) == FL_UNDECIDED && !strcmp(fl_verdict_name(FL_UNDECIDED), "?"),
 	      "5 rounds cannot carry a 95%% verdict, however clear they look");
 	double d[] = { 1.2, 1.3, 1.25, 1.22, 1.21, 1.24 };
 	r = fl_ratio_summarize(d, 6);
-	CHECK(fl_ratio_verdict(&r) == FL_SLOWER, "6 rounds can");
+	CHECK(fl_ratio_verdict(&r, 0) == FL_SLOWER, "6 rounds can");
+	/* The control's floor: a clear 6% difference is "~" in a run whose own
+	 * A/A reached 8% from 1, and still "faster" when it reached 3%. */
+	double e[] = { 0.93, 0.94, 0.95, 0.94, 0.93, 0.94, 0.945, 0.935, 0.94, 0.95 };
+	r = fl_ratio_summarize(e, 10);
+	CHECK(fl_ratio_verdict(&r, 0.08) == FL_SAME && fl_ratio_verdict(&r, 0.03) == FL_FASTER,
+	      "a difference within the control's reach is ~, beyond it a verdict");
+	double ctl[] = { 0.92, 0.97, 1.0, 1.01, 1.02, 1.03, 0.99, 1.05, 1.08, 0.98 };
+	r = fl_ratio_summarize(ctl, 10);
+	CHECK(NEAR(fl_ratio_reach(&r), 0.05), "reach of [0.97, 1.05] is 0.05: %g", fl_ratio_reach(&r));
 }
 
 static void t_round_order(void *arg)
@@ -171,7 +180,7 @@ static int flagged(int trials, int rounds, int entries, double diff, double nois
 			ratio[r] = ns[1] / ns[0];
 		}
 		struct fl_ratio q = fl_ratio_summarize(ratio, rounds);
-		n += fl_ratio_verdict(&q) != FL_SAME;
+		n += fl_ratio_verdict(&q, 0) != FL_SAME;
 	}
 	return n;
 }
