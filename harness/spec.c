@@ -123,28 +123,31 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 	fl_hash_list(h, items, FL_MAXLIST); /* validated before anything runs */
 }
 
+/* The options of run and sweep: one table (cmd_run.c and cmd_sweep.c carry
+ * the usage texts). */
+static const struct option opts[] = {
+	{ "preset", required_argument, 0, 'p' },
+	{ "variants", required_argument, 0, 'v' }, { "variant", required_argument, 0, 'v' },
+	{ "workloads", required_argument, 0, 'w' }, { "workload", required_argument, 0, 'w' },
+	{ "threads", required_argument, 0, 't' },  { "tokens", required_argument, 0, 'k' },
+	{ "wake", required_argument, 0, 'W' },     { "hold", required_argument, 0, 'H' },
+	{ "spin", required_argument, 0, 'S' },     { "hash", required_argument, 0, 'X' },
+	{ "think", required_argument, 0, 'T' },    { "reps", required_argument, 0, 'r' },
+	{ "rounds", required_argument, 0, 'r' },   { "warmup", required_argument, 0, 'u' },
+	{ "duration", required_argument, 0, 'd' }, { "ops", required_argument, 0, 'o' },
+	{ "budget", required_argument, 0, 'b' },   { "pin", required_argument, 0, 'P' },
+	{ "csv", required_argument, 0, 'c' },      { "baseline", required_argument, 0, 'B' },
+	{ "no-floors", no_argument, 0, 'F' },      { "no-control", no_argument, 0, 'C' },
+	{ "seed", required_argument, 0, 's' },     { "perf", no_argument, 0, 'e' },
+	{ "quiet", no_argument, 0, 'q' },          { "help", no_argument, 0, 'h' },
+	{ "dry-run", no_argument, 0, 'n' },        { "probes", no_argument, 0, 0x100 },
+	{ "no-probes", no_argument, 0, 0x101 },    { "bpftrace", required_argument, 0, 0x102 },
+	{ 0, 0, 0, 0 },
+};
+
 int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defaults *d,
 		  int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "preset", required_argument, 0, 'p' },
-		{ "variants", required_argument, 0, 'v' }, { "variant", required_argument, 0, 'v' },
-		{ "workloads", required_argument, 0, 'w' }, { "workload", required_argument, 0, 'w' },
-		{ "threads", required_argument, 0, 't' },  { "tokens", required_argument, 0, 'k' },
-		{ "wake", required_argument, 0, 'W' },     { "hold", required_argument, 0, 'H' },
-		{ "spin", required_argument, 0, 'S' },     { "hash", required_argument, 0, 'X' },
-		{ "think", required_argument, 0, 'T' },    { "reps", required_argument, 0, 'r' },
-		{ "rounds", required_argument, 0, 'r' },   { "warmup", required_argument, 0, 'u' },
-		{ "duration", required_argument, 0, 'd' }, { "ops", required_argument, 0, 'o' },
-		{ "budget", required_argument, 0, 'b' },   { "pin", required_argument, 0, 'P' },
-		{ "csv", required_argument, 0, 'c' },      { "baseline", required_argument, 0, 'B' },
-		{ "no-floors", no_argument, 0, 'F' },      { "no-control", no_argument, 0, 'C' },
-		{ "seed", required_argument, 0, 's' },     { "perf", no_argument, 0, 'e' },
-		{ "quiet", no_argument, 0, 'q' },          { "help", no_argument, 0, 'h' },
-		{ "dry-run", no_argument, 0, 'n' },        { "probes", no_argument, 0, 0x100 },
-		{ "no-probes", no_argument, 0, 0x101 },    { "bpftrace", required_argument, 0, 0x102 },
-		{ 0, 0, 0, 0 },
-	};
 	memset(s, 0, sizeof *s);
 	s->cmd = cmd;
 	s->cli = (struct fl_group){ "all", d->threads, "1", "exact", "0" };
