@@ -38,8 +38,8 @@ static int cmp_d(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The run's A/A floor at a point (stats.h): how far the control's interval
- * reaches from 1; 0 without a usable control. */
+/* The run's A/A floor at a point (stats.h): the control's resolution; 0
+ * without a usable control. */
 static double control_floor(const struct fl_cells *c, const char *point, const char *baseline)
 {
 	char name[80];
@@ -48,7 +48,7 @@ static double control_floor(const struct fl_cells *c, const char *point, const c
 	if (!fl_cell_ratio(fl_cell_find(c, point, name), fl_cell_find(c, point, baseline), &q) ||
 	    q.level < 0.95)
 		return 0;
-	return fl_ratio_reach(&q);
+	return q.resolution;
 }
 
 /* A row's ratio, interval, resolution and verdict against the baseline; the
@@ -142,7 +142,7 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 	print_machine(f, "machine: ", t);
 	fprintf(f, "ratio: ns per op / %s's, round by round, median over the rounds; interval: "
 		   "of that median\n(order statistics, coverage shown); verdict faster/slower "
-		   "when it excludes 1 and the ratio is beyond\nthe control's reach from 1 "
+		   "when it excludes 1 and the ratio is beyond\nthe control's resolution "
 		   "(%s#2: the run's A/A), else ~ (no difference beyond about +-res);\n? when "
 		   "too few rounds for 95%%\n", baseline, baseline);
 	if (!c->paired)

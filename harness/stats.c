@@ -100,13 +100,6 @@ enum fl_verdict fl_ratio_verdict(const struct fl_ratio *r, double floor)
 	return FL_SAME;
 }
 
-double fl_ratio_reach(const struct fl_ratio *r)
-{
-	double a = 1 - r->lo, b = r->hi - 1;
-	double m = a > b ? a : b;
-	return m > 0 ? m : 0;
-}
-
 const char *fl_verdict_name(enum fl_verdict v)
 {
 	static const char *const names[] = { "~", "faster", "slower", "?" };

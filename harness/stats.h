@@ -90,12 +90,9 @@ enum fl_verdict { FL_SAME, FL_FASTER, FL_SLOWER, FL_UNDECIDED };
 /* Sorts r in place; n >= 1. */
 struct fl_ratio fl_ratio_summarize(double *r, int n);
 /* faster: hi < 1; slower: lo > 1; same ("~"): the interval holds 1, or
- * the median is within `floor` of 1 (the control's reach, fl_ratio_reach;
- * 0 without a control); undecided ("?"): fewer rounds than a 95% interval
- * needs. */
+ * the median is within `floor` of 1 (the control's resolution; 0 without a
+ * control); undecided ("?"): fewer rounds than a 95% interval needs. */
 enum fl_verdict fl_ratio_verdict(const struct fl_ratio *r, double floor);
-/* How far an (A/A) interval reaches from 1: max(1 - lo, hi - 1), >= 0. */
-double fl_ratio_reach(const struct fl_ratio *r);
 const char *fl_verdict_name(enum fl_verdict v); /* "faster" "slower" "~" "?" */
 /* Two ratio intervals apart (compare across runs): both have a verdict's
  * coverage and do not overlap. */
