@@ -90,7 +90,8 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 	if (s->preset)
 		s->ngroups = 0;
 	for (size_t i = 0; s->preset && i < sizeof preset_groups / sizeof preset_groups[0]; i++)
-		if (!strcmp(s->preset, preset_groups[i].preset))
+		if (!strcmp(s->preset, preset_groups[i].preset) &&
+		    s->ngroups < (int)(sizeof s->pgroups / sizeof s->pgroups[0]))
 			s->pgroups[s->ngroups++] = preset_groups[i].g;
 	if (s->preset)
 		s->groups = s->pgroups;
