@@ -466,6 +466,26 @@ static long bt_count(const char *key)
 	return v == LONG_MIN ? 0 : v;
 }
 
+/* SIGINT makes bpftrace print its maps and exit. One signal was waited for
+ * without a bound, and once (two test suites and a flake run sharing the 2
+ * CPUs) the test hung there until its 120 s watchdog, where it takes ~1 s
+ * otherwise: a signal that lands before bpftrace is ready for it is lost.
+ * So: resend it every second, give up after 60 s (SIGKILL, and the test
+ * fails with that reason instead of hanging). */
+static bool stop_bpftrace(pid_t bt)
+{
+	for (int ms = 0; ms < 60000; ms += 100) {
+		if (ms % 1000 == 0)
+			kill(bt, SIGINT);
+		if (waitpid(bt, NULL, WNOHANG) == bt)
+			return true;
+		pause_us(100000);
+	}
+	kill(bt, SIGKILL);
+	waitpid(bt, NULL, 0);
+	return false;
+}
+
 static void t_bpftrace(void *arg)
 {
 	const char *script = arg;
@@ -517,8 +537,8 @@ static void t_bpftrace(void *arg)
 		return;
 	}
 	known_calls();
-	kill(bt, SIGINT);
-	waitpid(bt, NULL, 0);
+	bool exited = stop_bpftrace(bt);
+	CHECK(exited, "bpftrace did not exit within 60 s of SIGINT (see %s)", out);
 	join_threads();
 	check_program();
 
