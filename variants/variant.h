@@ -8,12 +8,23 @@
  * Semantics (POSIX sem_t's, with errno values returned instead of -1):
  *   init(s, value, pshared)  0; EINVAL if value > value_max; ENOTSUP if
  *                            pshared and the design keeps state outside s.
+ *                            A pshared state is self-contained in its bytes:
+ *                            no process-local pointer (another process, or
+ *                            this one after exec, maps it elsewhere).
  *   destroy(s)               releases nothing the caller owns; s may be freed
- *                            right after (no waiter may remain).
+ *                            right after (no waiter may remain) — and freed or
+ *                            unmapped as soon as the last wait returns, even
+ *                            while the post that woke it has not returned
+ *                            (unless FL_DESTROY_UNSAFE): post reads all it
+ *                            needs before the RMW that publishes the token.
  *   post(s, n)               adds n >= 1 tokens: 0, or EOVERFLOW with the
  *                            value unchanged. Wakes waiters it owes a token.
+ *                            Async-signal-safe (unless FL_SIGNAL_UNSAFE): a
+ *                            handler may post while its own thread is inside
+ *                            any operation on the same semaphore.
  *   wait(s)                  takes a token: 0, or EINTR when a signal handler
- *                            interrupted the sleep (no token taken).
+ *                            interrupted the sleep (no token taken; unless
+ *                            FL_NO_EINTR).
  *   trywait(s)               0, or EAGAIN without sleeping.
  *   timedwait(s, abs)        as wait, until an absolute CLOCK_MONOTONIC
  *                            deadline: 0, ETIMEDOUT, EINTR, or EINVAL if
@@ -46,6 +57,18 @@
 /* fl_variant.flags */
 #define FL_CAPPED 0x1 /* post clamps at value_max and returns 0 (a capacity, as in
 		       * seed 000's lock of one token) instead of EOVERFLOW */
+/* Promises a POSIX program relies on that a design does NOT keep (issue 17).
+ * Each is stated by the design, printed by `futexlab list`, honoured by the
+ * shared tests (a documented expected failure, never a silent pass) and
+ * enforced by the shim (it refuses the design unless FUTEXLAB_ALLOW opts in). */
+#define FL_DESTROY_UNSAFE 0x2 /* post touches s after publishing the token (glibc
+		       * BZ 12674's two-word layout): destroying or unmapping
+		       * the semaphore as soon as the last wait returns may fault */
+#define FL_SIGNAL_UNSAFE 0x4 /* post takes a lock: not async-signal-safe (a
+		       * handler posting while its own thread is inside an
+		       * operation on the semaphore deadlocks) */
+#define FL_NO_EINTR 0x8 /* wait/timedwait sleep where a signal handler cannot
+		       * interrupt them: never EINTR (POSIX: "may fail") */
 
 struct fl_any_ops; /* variants/waitany.h */
 
