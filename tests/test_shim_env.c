@@ -1,0 +1,182 @@
+/* tests/test_shim_env.c — shim/env.c, the shim's environment parser, on
+ * inputs whose answers are known: defaults, names at and past the 63-byte
+ * bound, every character class, FUTEXLAB_DEBUG's on/off values, every
+ * FUTEXLAB_ALLOW item alone and combined with empty items, and every kind of
+ * rejected input: -1, *out untouched, one line naming the variable and
+ * quoting the value, cut safely to any errlen. (tests/fuzz/fuzz_shim_env.c
+ * checks the same properties on arbitrary bytes.) */
+#include <stdbool.h>
+#include <string.h>
+
+#include "check.h"
+#include "env.h"
+#include "variant.h"
+
+#define ALL3 (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR)
+
+static struct fl_shim_env env;
+static char err[200];
+
+/* Parses with a sentinel in *out and err; 0 or -1. */
+static int parse(const char *v, const char *d, const char *a)
+{
+	memset(&env, 0xA5, sizeof env);
+	memset(err, 'Z', sizeof err);
+	return fl_shim_env_parse(v, d, a, &env, err, sizeof err);
+}
+
+static bool untouched(void)
+{
+	const unsigned char *p = (const unsigned char *)&env;
+	for (size_t i = 0; i < sizeof env; i++)
+		if (p[i] != 0xA5)
+			return false;
+	return true;
+}
+
+static void accept(const char *v, const char *d, const char *a, const char *want_v,
+		   bool want_d, unsigned want_a)
+{
+	int r = parse(v, d, a);
+	CHECK(r == 0, "(%s, %s, %s) refused: %s", v ? v : "NULL", d ? d : "NULL",
+	      a ? a : "NULL", err);
+	if (r)
+		return;
+	CHECK(!strcmp(env.variant, want_v), "variant '%s', want '%s'", env.variant, want_v);
+	CHECK(env.debug == want_d, "debug %d for '%s'", env.debug, d ? d : "NULL");
+	CHECK(env.allow == want_a, "allow %#x for '%s', want %#x", env.allow, a ? a : "NULL",
+	      want_a);
+}
+
+/* Refused: -1, *out untouched, one line in err that holds `want`. */
+static void refuse(const char *v, const char *d, const char *a, const char *want)
+{
+	int r = parse(v, d, a);
+	CHECK(r == -1, "(%s, %s, %s) accepted", v ? v : "NULL", d ? d : "NULL", a ? a : "NULL");
+	if (r != -1)
+		return;
+	CHECK(untouched(), "*out written on error");
+	CHECK(memchr(err, '\0', sizeof err) != NULL, "err not terminated");
+	CHECK(!strchr(err, '\n') && !strchr(err, '\r'), "err is not one line: %s", err);
+	CHECK(strstr(err, want) != NULL, "err '%s' lacks '%s'", err, want);
+}
+
+static void t_defaults(void *arg)
+{
+	(void)arg;
+	accept(NULL, NULL, NULL, "negcount", false, 0);
+	accept("", "", "", "negcount", false, 0);
+}
+
+static void t_variant(void *arg)
+{
+	(void)arg;
+	accept("split", NULL, NULL, "split", false, 0);
+	accept("glibc64", NULL, NULL, "glibc64", false, 0);
+	accept("ctl_negcount", NULL, NULL, "ctl_negcount", false, 0);
+	accept("floor-atomic", NULL, NULL, "floor-atomic", false, 0);
+	accept("0", NULL, NULL, "0", false, 0);
+	/* syntax only: whether the name is registered is the caller's question */
+	accept("nosuchdesign", NULL, NULL, "nosuchdesign", false, 0);
+	char name[100];
+	memset(name, 'a', sizeof name);
+	name[63] = '\0';
+	accept(name, NULL, NULL, name, false, 0);
+	name[63] = 'a';
+	name[64] = '\0';
+	refuse(name, NULL, NULL, "FUTEXLAB_VARIANT: 'aaaa");
+	refuse(name, NULL, NULL, "longer than 63 bytes");
+	CHECK(strstr(err, "...") != NULL, "a long value is cut with ...: %s", err);
+	name[64] = '-';
+	name[99] = '\0';
+	refuse(name, NULL, NULL, "longer than 63 bytes");
+
+	refuse("Negcount", NULL, NULL, "FUTEXLAB_VARIANT: 'Negcount' has a character outside");
+	refuse("neg count", NULL, NULL, "[a-z0-9_-]");
+	refuse("neg/count", NULL, NULL, "[a-z0-9_-]");
+	refuse("posix#2", NULL, NULL, "[a-z0-9_-]");
+	refuse("split ", NULL, NULL, "[a-z0-9_-]");
+	refuse("n\xc3\xa9gcount", NULL, NULL, "'n\\xc3\\xa9gcount'");
+	refuse("a\nb", NULL, NULL, "'a\\x0ab'");
+	refuse("a'b", NULL, NULL, "'a\\x27b'");
+	/* an invalid variant fails whatever the other two say */
+	refuse("X", "1", "all", "FUTEXLAB_VARIANT");
+}
+
+static void t_debug(void *arg)
+{
+	(void)arg;
+	accept(NULL, "0", NULL, "negcount", false, 0);
+	accept(NULL, "1", NULL, "negcount", true, 0);
+	accept(NULL, "yes", NULL, "negcount", true, 0);
+	accept(NULL, "00", NULL, "negcount", true, 0);
+	accept(NULL, "0 ", NULL, "negcount", true, 0);
+	accept(NULL, " ", NULL, "negcount", true, 0);
+}
+
+static void t_allow(void *arg)
+{
+	(void)arg;
+	accept(NULL, NULL, "destroy", "negcount", false, FL_DESTROY_UNSAFE);
+	accept(NULL, NULL, "signal", "negcount", false, FL_SIGNAL_UNSAFE);
+	accept(NULL, NULL, "eintr", "negcount", false, FL_NO_EINTR);
+	accept(NULL, NULL, "all", "negcount", false, ALL3);
+	accept(NULL, NULL, "signal,eintr", "negcount", false, FL_SIGNAL_UNSAFE | FL_NO_EINTR);
+	accept(NULL, NULL, "destroy,signal,eintr", "negcount", false, ALL3);
+	accept(NULL, NULL, "destroy,all", "negcount", false, ALL3);
+	accept(NULL, NULL, "eintr,eintr", "negcount", false, FL_NO_EINTR);
+	accept(NULL, NULL, ",", "negcount", false, 0);
+	accept(NULL, NULL, ",,destroy,,", "negcount", false, FL_DESTROY_UNSAFE);
+	accept(NULL, NULL, ",signal", "negcount", false, FL_SIGNAL_UNSAFE);
+	accept("split", "1", "destroy", "split", true, FL_DESTROY_UNSAFE);
+
+	refuse(NULL, NULL, "foo", "FUTEXLAB_ALLOW: 'foo' is not destroy, signal, eintr or all");
+	refuse(NULL, NULL, "destroy,foo", "'foo'");
+	refuse(NULL, NULL, "destroy,foo,signal", "'foo' is not");
+	refuse(NULL, NULL, " destroy", "' destroy'");
+	refuse(NULL, NULL, "destroy ", "'destroy '");
+	refuse(NULL, NULL, "DESTROY", "'DESTROY'");
+	refuse(NULL, NULL, "al", "'al'");
+	refuse(NULL, NULL, "alll", "'alll'");
+	refuse(NULL, NULL, "destro", "'destro'");
+	refuse(NULL, NULL, "destroy;signal", "'destroy;signal'");
+	refuse(NULL, NULL, "eintr,\t", "'\\x09'");
+}
+
+/* Any errlen: never a byte past it, always terminated, a prefix of the
+ * whole message; errlen 0 or a NULL err writes nothing. */
+static void t_errlen(void *arg)
+{
+	(void)arg;
+	char full[200], small[64];
+	struct fl_shim_env e;
+	CHECK(fl_shim_env_parse("BAD", NULL, NULL, &e, full, sizeof full) == -1, "accepted");
+	size_t len = strlen(full);
+	CHECK(len > 20, "short message: %s", full);
+	for (size_t n = 1; n < sizeof small; n++) {
+		memset(small, 'Z', sizeof small);
+		CHECK(fl_shim_env_parse("BAD", NULL, NULL, &e, small, n) == -1, "accepted");
+		size_t want = len < n - 1 ? len : n - 1;
+		CHECK(strlen(small) == want && !strncmp(small, full, want),
+		      "errlen %zu: '%s'", n, small);
+		for (size_t i = n; i < sizeof small; i++)
+			CHECK(small[i] == 'Z', "errlen %zu: byte %zu written", n, i);
+	}
+	small[0] = 'Z';
+	CHECK(fl_shim_env_parse("BAD", NULL, NULL, &e, small, 0) == -1 && small[0] == 'Z',
+	      "errlen 0 wrote");
+	CHECK(fl_shim_env_parse(NULL, NULL, "x", &e, NULL, 0) == -1, "NULL err");
+	CHECK(fl_shim_env_parse(NULL, NULL, "x", &e, NULL, 16) == -1, "NULL err, errlen 16");
+	CHECK(fl_shim_env_parse("ok", NULL, "all", &e, NULL, 0) == 0 && e.allow == ALL3,
+	      "success needs no err");
+}
+
+int main(void)
+{
+	run_test("defaults", t_defaults, NULL, 10);
+	run_test("variant", t_variant, NULL, 10);
+	run_test("debug", t_debug, NULL, 10);
+	run_test("allow", t_allow, NULL, 10);
+	run_test("errlen", t_errlen, NULL, 10);
+	return tests_done("shim_env");
+}
