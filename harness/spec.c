@@ -300,20 +300,20 @@ static bool same_config(const struct fl_point *x, const struct fl_point *y)
 	       x->wake == y->wake && x->spin == y->spin;
 }
 
-/* Exit 2 when no point of workload w in [from, n) has an entry that fits. */
-static void check_possible(const struct fl_point *pts, int from, int n,
-			   const struct fl_workload *w)
+/* NULL when some point of workload w in [from, n) has an entry that fits,
+ * else why not. */
+static const char *impossible(const struct fl_point *pts, int from, int n,
+			      const struct fl_workload *w)
 {
 	const char *why = NULL;
 	for (int i = from; i < n; i++)
 		for (int j = 0; pts[i].w == w && j < pts[i].ne; j++) {
 			const char *r = fl_workload_unfit(w, pts[i].e[j].v, &pts[i].p);
 			if (!r)
-				return;
+				return NULL;
 			why = r;
 		}
-	if (why)
-		fl_usage_error("no combination of %s can run: %s", w->name, why);
+	return why;
 }
 
 int fl_points_build(const struct fl_spec *s, struct fl_point **out)
@@ -344,8 +344,11 @@ int fl_points_build(const struct fl_spec *s, struct fl_point **out)
 					pts = fl_xrealloc(pts, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *pts);
 				pts[n++] = pt;
 			}
-			if (!s->preset)
-				check_possible(pts, from, n, w);
+			const char *why = s->preset ? NULL : impossible(pts, from, n, w);
+			if (why) {
+				free(pts);
+				fl_usage_error("no combination of %s can run: %s", w->name, why);
+			}
 		}
 	}
 	*out = pts;

@@ -146,6 +146,18 @@ static int finish(struct fl_table *t, char *err, int errlen)
 	return 0;
 }
 
+int fl_table_read(struct fl_table *t, FILE *f, char *err, int errlen)
+{
+	memset(t, 0, sizeof *t);
+	char *line = NULL;
+	size_t cap = 0;
+	int r = 0;
+	while (r == 0 && getline(&line, &cap, f) >= 0)
+		r = add_line(t, line, err, errlen);
+	free(line);
+	return r ? r : finish(t, err, errlen);
+}
+
 int fl_table_load(struct fl_table *t, const char *path, char *err, int errlen)
 {
 	memset(t, 0, sizeof *t);
@@ -154,15 +166,8 @@ int fl_table_load(struct fl_table *t, const char *path, char *err, int errlen)
 		snprintf(err, (size_t)errlen, "cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	char *line = NULL;
-	size_t cap = 0;
-	int r = 0;
-	while (r == 0 && getline(&line, &cap, f) >= 0)
-		r = add_line(t, line, err, errlen);
-	free(line);
+	int r = fl_table_read(t, f, err, errlen);
 	fclose(f);
-	if (r == 0)
-		r = finish(t, err, errlen);
 	if (r) {
 		size_t l = strlen(err);
 		snprintf(err + l, (size_t)errlen - l, " in %s", path);

@@ -52,6 +52,10 @@ struct fl_cells {
 
 /* Loads a CSV file; on failure returns -1 with a one-line reason in err. */
 int fl_table_load(struct fl_table *t, const char *path, char *err, int errlen);
+/* The same from an open stream (fl_table_load's reader; tests/fuzz feeds it
+ * arbitrary bytes through fmemopen). On failure t holds what was read so
+ * far: fl_table_free it. */
+int fl_table_read(struct fl_table *t, FILE *f, char *err, int errlen);
 /* Builds a table from the '#' metadata lines, the header and the rows. */
 int fl_table_from_lines(struct fl_table *t, const char *meta, const char *header,
 			char *const *rows, int n, char *err, int errlen);
