@@ -1,0 +1,117 @@
+/* tests/fuzz/fuzz_shim_env.c — the shim's environment parser (shim/env.c)
+ * against a plain reference, on arbitrary bytes.
+ *
+ * Input: byte 0 says which variables are unset (bit 0 FUTEXLAB_VARIANT,
+ * bit 1 FUTEXLAB_DEBUG, bit 2 FUTEXLAB_ALLOW), byte 1 is errlen (0-255), the
+ * rest the three values separated by NUL bytes (a missing one is empty).
+ * Each value and the message buffer are heap blocks of exactly their size,
+ * so ASan sees any byte read or written past them. The oracle: the
+ * verdict, variant, debug and allow equal the reference's (written from
+ * shim/env.h's words, sharing no code), *out is untouched on error, and the
+ * message is one terminated line within errlen. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "env.h"
+#include "fuzz.h"
+#include "variant.h"
+
+#define ALL3 (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR)
+
+/* The reference: 0 and the result, or -1. */
+static int reference(const char *v, const char *d, const char *a, struct fl_shim_env *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!v || !*v)
+		v = "negcount";
+	if (strlen(v) > 63)
+		return -1;
+	for (const char *p = v; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789_-", *p))
+			return -1;
+	strcpy(out->variant, v);
+	out->debug = d != NULL && strcmp(d, "") != 0 && strcmp(d, "0") != 0;
+	if (!a)
+		return 0;
+	char *copy = strdup(a);
+	FUZZ_ASSERT(copy, "out of memory");
+	int r = 0;
+	for (char *item = copy, *next; item && r == 0; item = next) {
+		next = strchr(item, ',');
+		if (next)
+			*next++ = '\0';
+		if (!strcmp(item, "destroy"))
+			out->allow |= FL_DESTROY_UNSAFE;
+		else if (!strcmp(item, "signal"))
+			out->allow |= FL_SIGNAL_UNSAFE;
+		else if (!strcmp(item, "eintr"))
+			out->allow |= FL_NO_EINTR;
+		else if (!strcmp(item, "all"))
+			out->allow |= ALL3;
+		else if (strcmp(item, ""))
+			r = -1;
+	}
+	free(copy);
+	return r;
+}
+
+/* The next value: data up to a NUL, in a block of exactly its size. */
+static char *take(const uint8_t **p, const uint8_t *end)
+{
+	const uint8_t *nul = memchr(*p, '\0', (size_t)(end - *p));
+	size_t n = (size_t)((nul ? nul : end) - *p);
+	char *s = malloc(n + 1);
+	FUZZ_ASSERT(s, "out of memory");
+	if (n)
+		memcpy(s, *p, n);
+	s[n] = '\0';
+	*p = nul ? nul + 1 : end;
+	return s;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 2)
+		return 0;
+	unsigned unset = data[0];
+	size_t errlen = data[1];
+	const uint8_t *p = data + 2, *end = data + size;
+	char *val[3];
+	for (int i = 0; i < 3; i++)
+		val[i] = take(&p, end);
+	const char *v = unset & 1 ? NULL : val[0], *d = unset & 2 ? NULL : val[1],
+		   *a = unset & 4 ? NULL : val[2];
+	char *err = errlen ? malloc(errlen) : NULL;
+	FUZZ_ASSERT(!errlen || err, "out of memory");
+	if (err)
+		memset(err, 'Z', errlen);
+
+	struct fl_shim_env got, want;
+	memset(&got, 0xA5, sizeof got);
+	int r = fl_shim_env_parse(v, d, a, &got, err, errlen);
+	int w = reference(v, d, a, &want);
+	FUZZ_ASSERT(r == w, "returned %d, the reference %d", r, w);
+	if (r == 0) {
+		FUZZ_ASSERT(memchr(got.variant, '\0', sizeof got.variant) &&
+				    !strcmp(got.variant, want.variant),
+			    "variant '%.64s', want '%s'", got.variant, want.variant);
+		FUZZ_ASSERT(got.debug == want.debug, "debug %d", got.debug);
+		FUZZ_ASSERT(got.allow == want.allow, "allow %#x, want %#x", got.allow, want.allow);
+	} else {
+		const unsigned char *g = (const unsigned char *)&got;
+		for (size_t i = 0; i < sizeof got; i++)
+			FUZZ_ASSERT(g[i] == 0xA5, "*out written on error (byte %zu)", i);
+		if (errlen) {
+			size_t len = strnlen(err, errlen);
+			FUZZ_ASSERT(len < errlen, "message not terminated within errlen %zu", errlen);
+			FUZZ_ASSERT(!memchr(err, '\n', len) && !memchr(err, '\r', len),
+				    "message not one line: %s", err);
+			FUZZ_ASSERT(!strncmp(err, "FUTEXLAB_", len < 9 ? len : 9),
+				    "message does not name the variable: %s", err);
+		}
+	}
+	free(err);
+	for (int i = 0; i < 3; i++)
+		free(val[i]);
+	return 0;
+}

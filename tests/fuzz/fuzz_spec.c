@@ -1,0 +1,106 @@
+/* tests/fuzz/fuzz_spec.c — the options of `futexlab run` and `sweep` on
+ * arbitrary input (harness/spec.c, cli.c, hashmode.c's list check).
+ *
+ * The input is an argv, one argument a line: the first line is the command
+ * (`run` or `sweep`, with that command's defaults; anything else is not
+ * tried), the rest its options, e.g. "sweep\n--threads\n1,2,4\n". It is
+ * parsed by fl_spec_parse and expanded by fl_points_build, which parses the
+ * lists: variants, workloads, threads, tokens, wake modes, spin bounds,
+ * --hash. A usage error is trapped (fuzz.h) instead of exiting. The
+ * oracle: no crash, leak or undefined behaviour, and every point built
+ * holds values inside the ranges the options promise. Nothing runs. */
+#include <getopt.h>
+#include <string.h>
+
+#define FUZZ_USAGE_TRAP
+#include "fuzz.h"
+#include "perf.h"
+#include "spec.h"
+#include "wake.h"
+
+#define MAXARGS 256
+
+/* The defaults of cmd_run.c and cmd_sweep.c; an empty usage text (--help
+ * prints it to stdout, libFuzzer's reports go to stderr). */
+static const struct fl_spec_defaults run_d = {
+	.threads = "4", .reps = 10, .warmup = 1, .duration = 0.1, .usage = "",
+};
+static const struct fl_spec_defaults sweep_d = {
+	.threads = "1,2,4,8", .reps = 10, .warmup = 1, .duration = 0.1, .usage = "",
+};
+
+/* glibc's getopt keeps a pointer into the previous argv between calls:
+ * optind = 0 makes it start over (futexlab parses one argv per process). */
+static void getopt_reset(void)
+{
+	static char a0[] = "x";
+	char *av[] = { a0, NULL };
+	optind = 0;
+	opterr = 0;
+	FUZZ_ASSERT(getopt(1, av, "") == -1, "getopt reset");
+}
+
+static void check_points(const struct fl_spec *s, const struct fl_point *pts, int n)
+{
+	FUZZ_ASSERT(n >= 0, "%d points", n);
+	for (int i = 0; i < n; i++) {
+		const struct fl_point *p = &pts[i];
+		FUZZ_ASSERT(p->w != NULL, "point %d: no workload", i);
+		FUZZ_ASSERT(p->p.threads >= 1 && p->p.threads <= 1024, "threads %d",
+			    p->p.threads);
+		FUZZ_ASSERT(p->p.tokens >= 1 && p->p.tokens <= 1000000, "tokens %d",
+			    p->p.tokens);
+		FUZZ_ASSERT(p->wake >= 0 && p->wake <= 2, "wake %d", p->wake);
+		FUZZ_ASSERT(p->spin >= 0 && p->spin <= FL_SPIN_MAX, "spin %d", p->spin);
+		FUZZ_ASSERT(p->ne >= 0 && p->ne <= FL_MAXLIST + 3, "%d entries", p->ne);
+		for (int j = 0; j < p->ne; j++)
+			FUZZ_ASSERT(p->e[j].v != NULL && memchr(p->e[j].label, '\0',
+								sizeof p->e[j].label),
+				    "entry %d", j);
+	}
+	FUZZ_ASSERT(s->reps >= 1 && s->warmup >= 0, "reps %d warmup %d", s->reps, s->warmup);
+	FUZZ_ASSERT(s->base.ops > 0 || s->base.duration_ns > 0, "duration %lld ns",
+		    (long long)s->base.duration_ns);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1);
+	char **argv = calloc(MAXARGS + 1, sizeof *argv);
+	FUZZ_ASSERT(buf && argv, "out of memory");
+	if (size)
+		memcpy(buf, data, size);
+	buf[size] = '\0';
+	int argc = 0;
+	for (char *p = buf; argc < MAXARGS;) {
+		argv[argc++] = p;
+		char *nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		p = nl + 1;
+	}
+	const struct fl_spec_defaults *d = !strcmp(argv[0], "run")     ? &run_d
+					 : !strcmp(argv[0], "sweep") ? &sweep_d
+								     : NULL;
+	if (d) {
+		static struct fl_spec s; /* 1.5 KB, and a longjmp target's */
+		getopt_reset();
+		fl_usage_trap = fuzz_trap;
+		if (setjmp(fuzz_jmp) == 0) {
+			if (fl_spec_parse(&s, argv[0], d, argc, argv) == 0) {
+				struct fl_point *pts = NULL;
+				int n = fl_points_build(&s, &pts);
+				check_points(&s, pts, n);
+				free(pts);
+			}
+		} else {
+			FUZZ_ASSERT(fuzz_usage_line[0] != '\0', "empty usage error");
+		}
+		fl_usage_trap = NULL;
+		fl_perf_enabled = false;
+	}
+	free(argv);
+	free(buf);
+	return 0;
+}
