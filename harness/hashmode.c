@@ -27,9 +27,16 @@ int fl_hash_list(char *list, char **items, int max)
 		const char *why = fl_hash_parse(items[i], &m);
 		if (why)
 			fl_usage_error("--hash: '%s': %s", items[i], why);
-		for (int j = 0; j < i; j++)
+		for (int j = 0; j < i; j++) {
+			/* the same mode however spelled (private:16, private:016):
+			 * one child per mode */
+			struct fl_hash_mode o;
+			if (fl_hash_parse(items[j], &o) || o.kind != m.kind || o.slots != m.slots)
+				continue;
 			if (!strcmp(items[i], items[j]))
 				fl_usage_error("--hash: '%s' given twice", items[i]);
+			fl_usage_error("--hash: '%s' is '%s' again", items[i], items[j]);
+		}
 	}
 	return n;
 }
