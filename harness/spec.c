@@ -316,9 +316,18 @@ static const char *impossible(const struct fl_point *pts, int from, int n,
 	return why;
 }
 
+/* The most combinations a specification may ask for, before duplicates
+ * collapse: the full preset asks for 61; 10000 points of the quick preset's
+ * rounds run for half a day. The axes' lists (64 items each) multiply to
+ * 786432 combinations per workload, which the duplicate check below took
+ * hours and gigabytes to build (tests/fuzz/spec/regress-786k-combinations,
+ * a timeout of the fuzz target spec). */
+#define FL_MAX_COMBINATIONS 10000
+
 int fl_points_build(const struct fl_spec *s, struct fl_point **out)
 {
 	int n = 0, cap = 0;
+	long combinations = 0;
 	struct fl_point *pts = NULL;
 	for (int g = 0; g < s->ngroups; g++) {
 		struct axes a;
@@ -326,6 +335,13 @@ int fl_points_build(const struct fl_spec *s, struct fl_point **out)
 		for (int wi = 0; wi < a.nw; wi++) {
 			const struct fl_workload *w = a.w[wi];
 			int from = n, nt = w->fixed_threads ? 1 : a.nt, nk = w->uses_tokens ? a.nk : 1;
+			combinations += (long)nt * nk * a.nwake * a.nspin;
+			if (combinations > FL_MAX_COMBINATIONS) {
+				free(pts);
+				fl_usage_error("%s: more than %d combinations of workloads, threads, tokens, "
+					       "wake modes and spin bounds; split the sweep", s->cmd,
+					       FL_MAX_COMBINATIONS);
+			}
 			for (int i = 0; i < nt * nk * a.nwake * a.nspin; i++) {
 				struct fl_point pt = { .w = w, .p = s->base };
 				/* threads outermost, spin innermost */
