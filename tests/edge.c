@@ -25,16 +25,27 @@
  *                         two semaphores with untimed waits, many times: a
  *                         post that races a waiter going to sleep must never
  *                         lose the wakeup (a lost one deadlocks both threads;
- *                         the monitor fails the test with a dump). */
+ *                         the monitor fails the test with a dump).
+ *   destruction           glibc BZ 12674: the waiter that takes the last
+ *                         token destroys the semaphore and unmaps its page at
+ *                         once, while the post that supplied the token has
+ *                         not returned; the post must not touch it again
+ *                         (private and process-shared; in a forked child,
+ *                         so a fault is a reported failure). FL_DESTROY_UNSAFE
+ *                         designs run it as a documented expected failure. */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "check.h"
 #include "clock.h"
+#include "cpu.h"
 #include "futex.h"
 #include "sleepers.h"
 #include "variant.h"
@@ -480,6 +491,241 @@ static void t_handoff(void *arg)
 	rm(x.a);
 }
 
+/* ---- destruction (issue 17; glibc BZ 12674) ---------------------------
+ *
+ * POSIX: "it is safe to destroy an initialized semaphore upon which no
+ * threads are currently blocked". The waiter that takes the last token may
+ * therefore destroy the semaphore and unmap its memory at once, while the
+ * post that supplied that token is still running (it made the token
+ * takeable; it has not returned). variant.h: post reads all it needs before
+ * the RMW that publishes the token.
+ *
+ * Each round: a fresh page (MAP_PRIVATE or MAP_SHARED, anonymous) with a
+ * semaphore of value 0 at its start; a poster thread posts one token while
+ * the main thread waits for it, each after a random delay, so the wait
+ * lands before the post (it sleeps), inside it, or after it (the token is
+ * already there). The moment wait returns, the main thread destroys the
+ * semaphore and replaces the page with a PROT_NONE mapping (mmap MAP_FIXED:
+ * the munmap and a guard in one step, so nothing else can be mapped at that
+ * address while the post may still run): any later access by the post
+ * faults (SIGSEGV), deterministically, and a process-shared wake on the
+ * page gets EFAULT, which the design must take as done (the waiter it was
+ * for has left). The guard goes only after the post has returned.
+ *
+ * It runs in a forked child per case, so a fault is a reported failure,
+ * not a crash of edge; bounded in time (FL_TEST_SCALE divides it). "late"
+ * counts the rounds in which the post had not yet returned when the page
+ * went: how often the dangerous window was open, i.e. what the run proves
+ * (the race-window build widens it). */
+struct dstats {                 /* shared with the parent (MAP_SHARED) */
+	_Atomic long rounds, late, slept;
+	_Atomic int post_error;
+};
+
+struct dctl {
+	_Atomic(void *) sem;
+	_Atomic long round, posted;   /* the round to post in; the last posted */
+	_Atomic long p_delay;         /* ns the poster waits before posting */
+	_Atomic int stop;
+	struct dstats *st;
+};
+
+static void spin_ns(long ns)
+{
+	int64_t end = fl_now_ns() + ns;
+	while (fl_now_ns() < end)
+		fl_cpu_relax();
+}
+
+/* Spins (then yields: on a busy machine the other side may need our CPU)
+ * until *v == want or stop is set. */
+static void spin_until(_Atomic long *v, long want, _Atomic int *stop)
+{
+	for (unsigned i = 0; atomic_load_explicit(v, memory_order_acquire) != want; i++) {
+		if (stop && atomic_load(stop))
+			return;
+		if (i % 64 == 63)
+			sched_yield();
+		else
+			fl_cpu_relax();
+	}
+}
+
+static void *d_poster(void *p)
+{
+	struct dctl *c = p;
+	for (long r = 1;; r++) {
+		spin_until(&c->round, r, &c->stop);
+		if (atomic_load(&c->stop))
+			return NULL;
+		/* acquire on round: the page and the init happened before */
+		void *s = atomic_load_explicit(&c->sem, memory_order_relaxed);
+		spin_ns(atomic_load_explicit(&c->p_delay, memory_order_relaxed));
+		int e = V->post(s, 1);
+		if (e)
+			atomic_store(&c->st->post_error, e);
+		/* release: the main thread removes the guard only after this */
+		atomic_store_explicit(&c->posted, r, memory_order_release);
+	}
+}
+
+/* The child: rounds until `ns` have passed. Exit status 0 (st filled in),
+ * 77 when the design refuses this pshared, 2 on a setup error; a fault
+ * kills it with the signal. */
+static void destruction_child(int pshared, int64_t ns, struct dstats *st)
+{
+	struct rlimit no_core = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &no_core);       /* a fault is expected, a core is not */
+	signal(SIGALRM, SIG_DFL);               /* (edge's watchdog handler dumps dump_sem) */
+	alarm((unsigned)(ns / 1000000000) + 20); /* a lost wakeup: killed, reported as hung */
+	dump_sem = NULL;
+	long pg = sysconf(_SC_PAGESIZE);
+	int flags = (pshared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS;
+	struct dctl c = { .st = st };
+	pthread_t t;
+	if (pthread_create(&t, NULL, d_poster, &c))
+		_exit(2);
+	uint64_t x = (uint64_t)fl_now_ns() | 1;
+	int64_t end = fl_now_ns() + ns;
+	for (long r = 1; fl_now_ns() < end; r++) {
+		char *page = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, flags, -1, 0);
+		if (page == MAP_FAILED)
+			_exit(2);
+		int e = V->init(page, 0, pshared);
+		if (e == ENOTSUP && r == 1)
+			_exit(77);
+		if (e) {
+			fprintf(stderr, "  init(0, %d): %s\n", pshared, strerror(e));
+			_exit(2);
+		}
+		/* Who comes first: the poster (the token is there or arrives
+		 * while the wait runs: a post racing a taker) or the waiter (it
+		 * registers and sleeps: a post that must wake it). */
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		long p_delay = 0, w_delay = 0;
+		switch (x % 8) {
+		case 0: case 1: case 2: case 3:
+			p_delay = (long)((x >> 8) % 4000);
+			break;
+		case 4: case 5: case 6:
+			w_delay = (long)((x >> 8) % 4000);
+			break;
+		default:
+			p_delay = 50000; /* the waiter is asleep by then */
+		}
+		atomic_store_explicit(&c.p_delay, p_delay, memory_order_relaxed);
+		atomic_store_explicit(&c.sem, page, memory_order_relaxed);
+		atomic_store_explicit(&c.round, r, memory_order_release);
+		spin_ns(w_delay);
+		int64_t t0 = fl_now_ns();
+		int w;
+		while ((w = V->wait(page)) == EINTR)
+			;
+		if (w) {
+			fprintf(stderr, "  wait: %s\n", strerror(w));
+			_exit(2);
+		}
+		if (fl_now_ns() - t0 > 20000)
+			atomic_fetch_add_explicit(&st->slept, 1, memory_order_relaxed);
+		/* The last wait returned and nobody is blocked: destroy, unmap. */
+		V->destroy(page);
+		if (mmap(page, (size_t)pg, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0) == MAP_FAILED)
+			_exit(2);
+		if (atomic_load_explicit(&c.posted, memory_order_acquire) != r)
+			atomic_fetch_add_explicit(&st->late, 1, memory_order_relaxed);
+		spin_until(&c.posted, r, NULL);
+		munmap(page, (size_t)pg);
+		atomic_fetch_add_explicit(&st->rounds, 1, memory_order_relaxed);
+		if (atomic_load(&st->post_error))
+			break;
+	}
+	atomic_store(&c.stop, 1);
+	pthread_join(t, NULL);
+	_exit(0);
+}
+
+/* Runs one case in a child; returns NULL when it passed (or was skipped:
+ * *skipped), else what went wrong, in buf. */
+static const char *destruction_case(int pshared, int64_t ns, char *buf, size_t len,
+				    bool *skipped)
+{
+	struct dstats *st = mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(st != MAP_FAILED, "mmap: %s", strerror(errno));
+	const char *kind = pshared ? "process-shared" : "private";
+	*skipped = false;
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0)
+		destruction_child(pshared, ns, st);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	long rounds = atomic_load(&st->rounds), late = atomic_load(&st->late);
+	const char *bad = buf;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		snprintf(buf, len, "a wait was not released by its post in round %ld (%s; "
+			 "killed after %lld s)", rounds + 1, kind, (long long)(ns / 1000000000) + 20);
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "post touched the semaphore after the last wait returned "
+			 "(signal %d; %s, round %ld, %ld rounds with the post still running "
+			 "when the page went)", WTERMSIG(status), kind, rounds + 1, late);
+	else if (WEXITSTATUS(status) == 77) {
+		printf("     (destruction: %s: init refuses it, ENOTSUP)\n", kind);
+		*skipped = true;
+		bad = NULL;
+	} else if (WEXITSTATUS(status) != 0)
+		snprintf(buf, len, "the child failed (exit %d; %s, round %ld; a sanitizer's "
+			 "report of a fault exits non-zero too)", WEXITSTATUS(status), kind,
+			 rounds + 1);
+	else if (atomic_load(&st->post_error))
+		snprintf(buf, len, "post returned %s (%s)", strerror(atomic_load(&st->post_error)),
+			 kind);
+	else {
+		printf("     (destruction: %s: %ld rounds, %ld with the post still running when "
+		       "the page went, %ld with the waiter asleep)\n", kind, rounds, late,
+		       atomic_load(&st->slept));
+		bad = NULL;
+	}
+	munmap(st, sizeof *st);
+	return bad;
+}
+
+static void t_destruction(void *arg)
+{
+	int scale = *(int *)arg;
+	char buf[320];
+	bool skipped;
+	for (int pshared = 0; pshared < 2; pshared++) {
+		const char *bad = destruction_case(pshared, 600000000 / scale, buf, sizeof buf,
+						   &skipped);
+		if (bad) {
+			printf("FAIL destruction: %s\n", bad);
+			fflush(stdout);
+			_exit(1);
+		}
+	}
+}
+
+/* FL_DESTROY_UNSAFE: the design documents that it fails this. Run it
+ * anyway (what happens is worth seeing) and report an expected failure,
+ * never a pass and never a failure. */
+static void xfail_destruction(int scale)
+{
+	char buf[320];
+	bool skipped;
+	printf("xfail destruction (FL_DESTROY_UNSAFE: documented)\n");
+	for (int pshared = 0; pshared < 2; pshared++) {
+		const char *bad = destruction_case(pshared, 600000000 / scale, buf, sizeof buf,
+						   &skipped);
+		if (bad)
+			printf("     (destruction: %s)\n", bad);
+	}
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -507,5 +753,9 @@ int main(int argc, char **argv)
 		scale = 1;
 	run_test("post_n_sleepers", t_post_n_sleepers, NULL, 60);
 	run_test("handoff", t_handoff, &scale, 120);
+	if (V->flags & FL_DESTROY_UNSAFE)
+		xfail_destruction(scale);
+	else
+		run_test("destruction", t_destruction, &scale, 60);
 	return tests_done(V->name);
 }
