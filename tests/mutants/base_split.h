@@ -132,6 +132,8 @@ static int ms_words(void *p, _Atomic uint32_t **out, int max)
 MUT_VARIANT(MUT_NAME, struct msplit,
 	.summary = "mutant of split (tests/mutants)",
 	.value_max = SPLIT_MAX,
+	/* as split: post reads waiters after publishing (glibc BZ 12674) */
+	.flags = FL_DESTROY_UNSAFE,
 	.init = ms_init, .destroy = ms_destroy, .post = ms_post, .wait = ms_wait,
 	.trywait = ms_trywait, .timedwait = ms_timedwait, .getvalue = ms_getvalue,
 	.words = ms_words);
