@@ -10,7 +10,7 @@
 # never fails the test, every other scenario must pass on the design itself.
 # posix (glibc's sem_t) also runs each scenario without any preload: the
 # promises are glibc's to begin with.
-#   PROMISES_SECONDS  length of the timed scenarios (default 1.5 for the two
+#   PROMISES_SECONDS  length of the timed scenarios (default 2 for the two
 #                     destroy ones, 1 for sigpost)
 set -u
 v=$1 futexlab=$2 so=$3 prog=$4
@@ -35,7 +35,7 @@ promise_of() { # the FUTEXLAB_ALLOW name of the promise a scenario tests
 }
 length_of() {
   case $1 in
-    destroy-*) echo "${PROMISES_SECONDS:-1.5}" ;;
+    destroy-*) echo "${PROMISES_SECONDS:-2}" ;;
     sigpost) echo "${PROMISES_SECONDS:-1}" ;;
     *) echo 1 ;;
   esac
