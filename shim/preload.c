@@ -1,7 +1,7 @@
 /* shim/preload.c — libfutexlab-preload.so: run an unmodified program's
  * POSIX semaphores on any futexlab design.
  *
- *   FUTEXLAB_VARIANT=split LD_PRELOAD=build/shim/libfutexlab-preload.so prog
+ *   FUTEXLAB_VARIANT=musl LD_PRELOAD=build/shim/libfutexlab-preload.so prog
  *
  * Interposes sem_init, sem_destroy, sem_wait, sem_trywait, sem_timedwait,
  * sem_clockwait, sem_post and sem_getvalue. A semaphore sem_init creates
