@@ -136,6 +136,9 @@ static void tag_set(sem_t *s, const struct fl_variant *v)
 }
 
 static uint32_t v_hash; /* name_hash(V->name) */
+/* Every design a tag may name here (filled once, in shim_setup). */
+static struct { uint32_t hash; const struct fl_variant *v; } usable[64];
+static int n_usable;
 
 /* A design usable from this shim: registered, available, fits before the tag. */
 static const char *unfit(const struct fl_variant *v)
@@ -157,10 +160,9 @@ static const struct fl_variant *owner(const sem_t *s)
 	uint32_t h = __atomic_load_n(&t[1], __ATOMIC_RELAXED);
 	if (V && h == v_hash)
 		return V;
-	for (int i = 0; i < fl_nvariants; i++) /* made by a process with another design */
-		if (name_hash(fl_variants[i]->name) == h && !unfit(fl_variants[i]) &&
-		    !(fl_variants[i]->flags & FL_CAPPED))
-			return fl_variants[i];
+	for (int i = 0; i < n_usable; i++) /* made by a process with another design */
+		if (usable[i].hash == h)
+			return usable[i].v;
 	return NULL; /* a design this build does not have: glibc's, as before tags */
 }
 
@@ -219,6 +221,11 @@ static void shim_setup(void)
 	real_getvalue = sym("sem_getvalue");
 	real_open = sym("sem_open");
 	real_close = sym("sem_close");
+	for (int i = 0; i < fl_nvariants && n_usable < (int)(sizeof usable / sizeof usable[0]); i++)
+		if (!unfit(fl_variants[i]) && !(fl_variants[i]->flags & FL_CAPPED) &&
+		    strcmp(fl_variants[i]->name, "posix") != 0)
+			usable[n_usable].hash = name_hash(fl_variants[i]->name),
+			usable[n_usable++].v = fl_variants[i];
 	const char *d = getenv("FUTEXLAB_DEBUG");
 	debug = d && *d && strcmp(d, "0") != 0;
 	unsigned allow = parse_allow(getenv("FUTEXLAB_ALLOW"));
