@@ -36,7 +36,15 @@
  *   left_no_registration  waiters that left by EINTR or a timeout leave no
  *                         registration behind: the posts after them make no
  *                         more syscalls than on a fresh semaphore (counted by
- *                         a seccomp filter in a forked child). */
+ *                         a seccomp filter in a forked child).
+ *   stale_post            musl 159d1f6c's ABA: two posts, a trywait and two
+ *                         waiters over three tokens, poster 1 held by a
+ *                         signal inside post; both waiters must be released.
+ *   steal_and_unmap       musl 882aedf6: a process-shared semaphore mapped
+ *                         twice; a token taken, re-posted and its mapping
+ *                         unmapped while its poster is held inside post; the
+ *                         waiter on the other mapping must be released
+ *                         (FL_DESTROY_UNSAFE: expected failure, as above). */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -935,6 +943,412 @@ static void xfail_destruction(int scale)
 	fflush(stdout);
 }
 
+/* ---- crews: threads that replay one short scene per round --------------
+ *
+ * Each thread of a crew runs its role once per round: it sleeps until the
+ * director starts the round (a futex on the round number: an idle crew
+ * takes no CPU from the scene — two CPUs here), waits its own delay drawn
+ * by the director for this round, acts, and reports the round finished.
+ * The director starts a round only when every thread finished the last, so
+ * a round is one scene with fresh random timings; a thread that never
+ * finishes (a waiter nobody wakes) is the failure, caught by the director's
+ * bound. */
+#define CREW_MAX 4
+struct crew;
+typedef void crew_role(struct crew *c, int me, long round);
+struct crew {
+	_Atomic uint32_t round;          /* the futex word */
+	_Atomic long began[CREW_MAX];    /* the last round each thread began acting in */
+	_Atomic pid_t tid[CREW_MAX];
+	_Atomic long finished[CREW_MAX];
+	_Atomic long delay[CREW_MAX];    /* ns, this round */
+	_Atomic int stop;
+	int n;
+	crew_role *role[CREW_MAX];
+	pthread_t t[CREW_MAX];
+	struct crew_arg { struct crew *c; int me; } arg[CREW_MAX];
+	void *scene;                      /* the test's own state */
+};
+
+static void *crew_thread(void *p)
+{
+	struct crew_arg *a = p;
+	struct crew *c = a->c;
+	atomic_store(&c->tid[a->me], gettid());
+	for (uint32_t r = 1;; r++) {
+		uint32_t cur;
+		/* acquire: the scene the director set up before the round */
+		while ((cur = atomic_load_explicit(&c->round, memory_order_acquire)) != r &&
+		       !atomic_load(&c->stop))
+			fl_futex_wait(&c->round, cur, NULL, false);
+		if (atomic_load(&c->stop))
+			return NULL;
+		spin_ns(atomic_load_explicit(&c->delay[a->me], memory_order_relaxed));
+		atomic_store(&c->began[a->me], r);
+		c->role[a->me](c, a->me, r);
+		/* release: the director reads the scene's results after this */
+		atomic_store_explicit(&c->finished[a->me], r, memory_order_release);
+	}
+}
+
+static void crew_start(struct crew *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		c->arg[i] = (struct crew_arg){ c, i };
+		pthread_create(&c->t[i], NULL, crew_thread, &c->arg[i]);
+	}
+}
+
+static void crew_go(struct crew *c, long r)
+{
+	atomic_store_explicit(&c->round, (uint32_t)r, memory_order_release);
+	fl_futex_wake(&c->round, INT_MAX, false);
+}
+
+/* Waits until *v == r (a crew thread's began or finished); false after
+ * `ns`. */
+static bool crew_until(_Atomic long *v, long r, int64_t ns)
+{
+	int64_t end = fl_now_ns() + ns;
+	for (unsigned i = 0; atomic_load_explicit(v, memory_order_acquire) != r; i++) {
+		if (fl_now_ns() > end)
+			return false;
+		if (i % 64 == 63)
+			sched_yield();
+		else
+			fl_cpu_relax();
+	}
+	return true;
+}
+
+static bool crew_wait(struct crew *c, int me, long r, int64_t ns)
+{
+	return crew_until(&c->finished[me], r, ns);
+}
+
+static void crew_stop(struct crew *c)
+{
+	atomic_store(&c->stop, 1);
+	atomic_fetch_add(&c->round, 1);
+	fl_futex_wake(&c->round, INT_MAX, false);
+	for (int i = 0; i < c->n; i++)
+		pthread_join(c->t[i], NULL);
+}
+
+/* ---- stale_post (musl 159d1f6c: the ABA of a stale waiter count) ------
+ *
+ * One token to start with; two posts; a stealer that trywaits for a while;
+ * two waiters: three tokens, at most three takers, and only the stealer
+ * may come away empty. So once both posts have returned, both waiters must
+ * be released. The crew is poster 1 and the two waiters; the director is
+ * the stealer and then poster 2. Three rounds in four follow the ABA's
+ * script: poster 1 first (its sample of the state goes stale while it is
+ * inside post), the stealer takes the initial token, both waiters go to
+ * sleep, poster 2 posts; poster 1's post then lands on a value that has
+ * gone round to the one it sampled. A design that decides its wake from
+ * such a sample (musl before 159d1f6c) skips the wake, and a waiter sleeps
+ * with a token available. The fourth round's timings are all random. The
+ * race-window build stretches poster 1's stay inside post. */
+struct stale {
+	void *s;
+	_Atomic long w_go;     /* round in which the waiters may start */
+	_Atomic int errors;
+};
+enum { ST_P1, ST_W1, ST_W2, ST_N };
+
+static void stale_role(struct crew *c, int me, long round)
+{
+	struct stale *x = c->scene;
+	int r;
+	if (me == ST_P1) {
+		if (V->post(x->s, 1))
+			atomic_fetch_add(&x->errors, 1);
+		return;
+	}
+	spin_until(&x->w_go, round, NULL);
+	while ((r = V->wait(x->s)) == EINTR)
+		;
+	if (r)
+		atomic_fetch_add(&x->errors, 1);
+}
+
+/* A handler that holds poster 1 (it does not touch the semaphore) until
+ * the director has posted its own token, or 2 ms: a post interrupted in
+ * the middle, resumed right after another post. */
+static _Atomic long hold_round, release_round;
+
+static void on_usr2_hold(int sig)
+{
+	(void)sig;
+	long want = atomic_load(&hold_round);
+	int64_t end = fl_now_ns() + 2000000;
+	while (atomic_load(&release_round) < want && fl_now_ns() < end)
+		fl_cpu_relax();
+}
+
+static void t_stale_post(void *arg)
+{
+	int scale = *(int *)arg;
+	if (V->value_max < 3 || (V->flags & FL_CAPPED)) {
+		printf("     (stale_post: value_max %d, not applicable)\n", V->value_max);
+		return;
+	}
+	struct sigaction sa = { .sa_handler = on_usr2_hold, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR2, &sa, NULL);
+	struct stale x = { .s = mk(1) };
+	struct crew c = { .n = ST_N, .scene = &x };
+	for (int i = 0; i < ST_N; i++)
+		c.role[i] = stale_role;
+	crew_start(&c);
+	uint64_t rng = (uint64_t)fl_now_ns() | 1;
+	int64_t end = fl_now_ns() + 1000000000 / scale;
+	const int64_t bound = 10LL * 1000000000;
+	long r, stolen = 0;
+	for (r = 1; fl_now_ns() < end; r++) {
+		if (r > 1) { /* a fresh semaphore of value 1 */
+			V->destroy(x.s);
+			CHECK(V->init(x.s, 1, 0) == 0, "init");
+		}
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		bool script = r % 4 != 0;
+		for (int i = 0; i < ST_N; i++)
+			atomic_store(&c.delay[i], script ? 0 : (long)((rng >> (8 * i)) % 20000));
+		crew_go(&c, r);
+		if (script) { /* poster 1 is inside post: stall it there, then steal */
+			CHECK(crew_until(&c.began[ST_P1], r, bound), "round %ld: no poster", r);
+			atomic_store(&hold_round, r);
+			pthread_kill(c.t[ST_P1], SIGUSR2);
+		}
+		spin_ns(script ? 100 + (long)(rng >> 32) % 500 : (long)(rng >> 32) % 20000);
+		int took = 0;
+		for (int64_t until = fl_now_ns() + 30000; !took && fl_now_ns() < until;)
+			took = V->trywait(x.s) == 0;
+		atomic_store(&x.w_go, r);
+		if (script) { /* poster 2 posts once both waiters are asleep (or 1 ms) */
+			CHECK(crew_until(&c.began[ST_W1], r, bound) &&
+			      crew_until(&c.began[ST_W2], r, bound), "round %ld: no waiters", r);
+			for (int64_t until = fl_now_ns() + 1000000; fl_now_ns() < until;) {
+				if (task_state(atomic_load(&c.tid[ST_W1])) == 'S' &&
+				    task_state(atomic_load(&c.tid[ST_W2])) == 'S')
+					break;
+				sched_yield(); /* one CPU is poster 1's: let the waiters run */
+			}
+		} else {
+			spin_ns((long)(rng >> 44) % 20000);
+		}
+		CHECK(V->post(x.s, 1) == 0, "post");
+		atomic_store(&release_round, r);
+		CHECK(crew_wait(&c, ST_P1, r, bound), "round %ld: post never returned", r);
+		for (int w = ST_W1; w <= ST_W2; w++)
+			CHECK(crew_wait(&c, w, r, 2000000000LL * scale),
+			      "round %ld: a waiter still asleep 2 s after both posts returned, value "
+			      "%d (1 + 2 tokens, %d taken by trywait): a lost wakeup", r,
+			      V->getvalue(x.s), took);
+		CHECK(atomic_load(&x.errors) == 0, "round %ld: an operation failed", r);
+		CHECK(V->getvalue(x.s) == 1 - took, "round %ld: value %d, stealer took %d", r,
+		      V->getvalue(x.s), took);
+		stolen += took;
+	}
+	crew_stop(&c);
+	printf("     (stale_post: %ld rounds, the stealer took a token in %ld)\n", r - 1, stolen);
+	rm(x.s);
+}
+
+/* ---- steal_and_unmap (musl 882aedf6: Markus Wichmann's report) ---------
+ *
+ * A process-shared semaphore mapped twice (one memfd page, mappings A and
+ * B). A waiter sleeps through A. Poster 1 posts through B and is held by a
+ * signal handler inside post (the handler does not touch the semaphore).
+ * Meanwhile a thread T takes that token through B with trywait, re-posts
+ * it through B, and unmaps B — legitimately: the post whose token it took
+ * has made its token available, which is all a finished post does as far
+ * as the semaphore is concerned (the destruction rule, applied to one
+ * mapping). Then poster 1 resumes; its wake, if it still has one to make,
+ * hits an unmapped address (EFAULT, which it must take as done). The
+ * waiter on A must be released all the same: by T's post, which found a
+ * waiter. musl between 159d1f6c and 882aedf6 let T's post skip the wake
+ * because poster 1 had cleared the waiters bit, and the waiter slept
+ * forever. Rounds until the budget; in a forked child (a design that
+ * touches B after publishing faults: FL_DESTROY_UNSAFE's expected
+ * failure). */
+struct steal {
+	void *a;
+	_Atomic(void *) b;
+	_Atomic long p_go, p_in;
+	_Atomic int errors;
+	_Atomic long rounds, stolen;
+};
+enum { SU_P1, SU_W, SU_N };
+
+static void steal_role(struct crew *c, int me, long round)
+{
+	struct steal *x = c->scene;
+	int r;
+	if (me == SU_P1) {
+		spin_until(&x->p_go, round, NULL);
+		atomic_store(&x->p_in, round);
+		if (V->post(atomic_load(&x->b), 1))
+			atomic_fetch_add(&x->errors, 1);
+		return;
+	}
+	while ((r = V->wait(x->a)) == EINTR)
+		;
+	if (r)
+		atomic_fetch_add(&x->errors, 1);
+}
+
+static void steal_child(struct steal *x, int64_t ns)
+{
+	struct rlimit no_core = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &no_core);
+	signal(SIGALRM, SIG_DFL);
+	alarm((unsigned)(ns / 1000000000) + 30);
+	dump_sem = NULL;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	int fd = memfd_create("edge-steal", 0);
+	if (fd < 0 || ftruncate(fd, (off_t)pg))
+		_exit(2);
+	x->a = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (x->a == MAP_FAILED)
+		_exit(2);
+	int e = V->init(x->a, 0, 1);
+	if (e == ENOTSUP)
+		_exit(77);
+	if (e)
+		_exit(2);
+	struct sigaction sa = { .sa_handler = on_usr2_hold, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR2, &sa, NULL);
+	struct crew c = { .n = SU_N, .scene = x };
+	c.role[SU_P1] = c.role[SU_W] = steal_role;
+	crew_start(&c);
+	const int64_t bound = 10LL * 1000000000;
+	int64_t end = fl_now_ns() + ns;
+	for (long r = 1; fl_now_ns() < end; r++) {
+		char *b = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (b == MAP_FAILED)
+			_exit(2);
+		if (r > 1)
+			V->destroy(x->a);
+		if (V->init(x->a, 0, 1))
+			_exit(2);
+		atomic_store(&x->b, b);
+		crew_go(&c, r);
+		/* the waiter asleep on A (or 1 ms) */
+		if (!crew_until(&c.began[SU_W], r, bound))
+			_exit(4);
+		for (int64_t until = fl_now_ns() + 1000000; fl_now_ns() < until;) {
+			if (task_state(atomic_load(&c.tid[SU_W])) == 'S')
+				break;
+			sched_yield();
+		}
+		/* poster 1 posts through B; T takes its token through B the moment
+		 * it is there and holds poster 1 wherever it is (a signal: still
+		 * inside post, between publishing and waking, is the case that
+		 * matters), then posts it back through B and unmaps B */
+		atomic_store(&hold_round, r);
+		atomic_store(&x->p_go, r);
+		if (!crew_until(&x->p_in, r, bound))
+			_exit(4);
+		bool took = false;
+		for (int64_t i = 0, until = fl_now_ns() + 100000; !took && fl_now_ns() < until; i++) {
+			took = V->trywait(b) == 0;
+			if (i % 16 == 15)
+				sched_yield(); /* poster 1 may share this CPU */
+		}
+		pthread_kill(c.t[SU_P1], SIGUSR2);
+		if (took) {
+			if (V->post(b, 1))
+				atomic_fetch_add(&x->errors, 1);
+			/* munmap and a PROT_NONE guard in one step (see destruction) */
+			if (mmap(b, pg, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) ==
+			    MAP_FAILED)
+				_exit(2);
+			atomic_fetch_add(&x->stolen, 1);
+		}
+		atomic_store(&release_round, r);
+		if (!crew_wait(&c, SU_P1, r, bound))
+			_exit(4);
+		if (!crew_wait(&c, SU_W, r, 2000000000)) {
+			fprintf(stderr, "  round %ld: the waiter on mapping A still asleep 2 s after "
+				"%s, value %d: a lost wakeup\n", r, took ? "a token was taken, "
+				"re-posted and the mapping B unmapped" : "the post through B",
+				V->getvalue(x->a));
+			_exit(5);
+		}
+		munmap(b, pg);
+		if (atomic_load(&x->errors) || V->getvalue(x->a) != 0) {
+			fprintf(stderr, "  round %ld: %d failed operations, value %d (want 0)\n", r,
+				atomic_load(&x->errors), V->getvalue(x->a));
+			_exit(6);
+		}
+		atomic_store(&x->rounds, r);
+	}
+	crew_stop(&c);
+	_exit(0);
+}
+
+/* NULL: passed or skipped; else what went wrong, in buf. */
+static const char *steal_case(int64_t ns, char *buf, size_t len)
+{
+	struct steal *x = mmap(NULL, sizeof *x, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(x != MAP_FAILED, "mmap: %s", strerror(errno));
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0)
+		steal_child(x, ns);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	long rounds = atomic_load(&x->rounds), stolen = atomic_load(&x->stolen);
+	const char *bad = buf;
+	if (WIFSIGNALED(status))
+		snprintf(buf, len, "%s (signal %d in round %ld)", WTERMSIG(status) == SIGALRM ?
+			 "a thread never returned" : "post touched mapping B after its token was "
+			 "taken and B unmapped", WTERMSIG(status), rounds + 1);
+	else if (WEXITSTATUS(status) == 77) {
+		printf("     (steal_and_unmap: init refuses pshared, ENOTSUP)\n");
+		bad = NULL;
+	} else if (WEXITSTATUS(status) == 5)
+		snprintf(buf, len, "the waiter on mapping A was never woken (round %ld, %ld "
+			 "rounds with a token stolen through B): a lost wakeup", rounds + 1, stolen);
+	else if (WEXITSTATUS(status) != 0)
+		snprintf(buf, len, "the child failed (exit %d, round %ld)", WEXITSTATUS(status),
+			 rounds + 1);
+	else {
+		printf("     (steal_and_unmap: %ld rounds, a token stolen, re-posted and B unmapped "
+		       "in %ld)\n", rounds, stolen);
+		bad = NULL;
+	}
+	munmap(x, sizeof *x);
+	return bad;
+}
+
+static void t_steal_and_unmap(void *arg)
+{
+	int scale = *(int *)arg;
+	char buf[320];
+	const char *bad = steal_case(500000000 / scale, buf, sizeof buf);
+	if (bad) {
+		printf("FAIL steal_and_unmap: %s\n", bad);
+		fflush(stdout);
+		_exit(1);
+	}
+}
+
+static void xfail_steal_and_unmap(int scale)
+{
+	char buf[320];
+	printf("xfail steal_and_unmap (FL_DESTROY_UNSAFE: documented)\n");
+	const char *bad = steal_case(500000000 / scale, buf, sizeof buf);
+	if (bad)
+		printf("     (steal_and_unmap: %s)\n", bad);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -963,9 +1377,13 @@ int main(int argc, char **argv)
 	run_test("post_n_sleepers", t_post_n_sleepers, NULL, 60);
 	run_test("handoff", t_handoff, &scale, 120);
 	run_test("left_no_registration", t_left_no_registration, NULL, 30);
-	if (V->flags & FL_DESTROY_UNSAFE)
+	run_test("stale_post", t_stale_post, &scale, 60);
+	if (V->flags & FL_DESTROY_UNSAFE) {
 		xfail_destruction(scale);
-	else
+		xfail_steal_and_unmap(scale);
+	} else {
 		run_test("destruction", t_destruction, &scale, 60);
+		run_test("steal_and_unmap", t_steal_and_unmap, &scale, 60);
+	}
 	return tests_done(V->name);
 }
