@@ -1141,9 +1141,9 @@ static void t_stale_post(void *arg)
 		atomic_store(&release_round, r);
 		CHECK(crew_wait(&c, ST_P1, r, bound), "round %ld: post never returned", r);
 		for (int w = ST_W1; w <= ST_W2; w++)
-			CHECK(crew_wait(&c, w, r, 2000000000LL * scale),
-			      "round %ld: a waiter still asleep 2 s after both posts returned, value "
-			      "%d (1 + 2 tokens, %d taken by trywait): a lost wakeup", r,
+			CHECK(crew_wait(&c, w, r, 5000000000LL * scale),
+			      "round %ld: a waiter still asleep %d s after both posts returned, value "
+			      "%d (1 + 2 tokens, %d taken by trywait): a lost wakeup", r, 5 * scale,
 			      V->getvalue(x.s), took);
 		CHECK(atomic_load(&x.errors) == 0, "round %ld: an operation failed", r);
 		CHECK(V->getvalue(x.s) == 1 - took, "round %ld: value %d, stealer took %d", r,
@@ -1270,8 +1270,8 @@ static void steal_child(struct steal *x, int64_t ns)
 		atomic_store(&release_round, r);
 		if (!crew_wait(&c, SU_P1, r, bound))
 			_exit(4);
-		if (!crew_wait(&c, SU_W, r, 2000000000)) {
-			fprintf(stderr, "  round %ld: the waiter on mapping A still asleep 2 s after "
+		if (!crew_wait(&c, SU_W, r, 5000000000LL)) {
+			fprintf(stderr, "  round %ld: the waiter on mapping A still asleep 5 s after "
 				"%s, value %d: a lost wakeup\n", r, took ? "a token was taken, "
 				"re-posted and the mapping B unmapped" : "the post through B",
 				V->getvalue(x->a));
