@@ -1,6 +1,7 @@
 /* harness/cmd_list.c — `futexlab list`: every variant with its
  * availability (a design the kernel or the build lacks is listed as skipped
- * with the reason, never dropped), and every workload. */
+ * with the reason, never dropped), the POSIX promises it does not keep
+ * (`breaks`, from its flags: variants/variant.h), and every workload. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,17 +14,32 @@ int fl_cmd_list(int argc, char **argv)
 {
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help")) {
-			puts("usage: futexlab list\n  lists variants with availability, and workloads");
+			puts("usage: futexlab list\n  lists variants with availability, and workloads\n"
+			     "  breaks: POSIX promises a design does not keep (the shim refuses it\n"
+			     "  unless FUTEXLAB_ALLOW names them): destroy = unsafe to destroy as\n"
+			     "  soon as the last wait returns (glibc BZ 12674); signal = post is not\n"
+			     "  async-signal-safe; eintr = a handler never interrupts a wait;\n"
+			     "  capped = post absorbs releases past value_max (a lock, not a count)");
 			return 0;
 		}
 		fl_usage_error("list: unexpected argument '%s'", argv[1]);
 	}
-	printf("%-12s %-10s %11s %5s  %s\n", "variant", "status", "value_max", "bytes", "design");
+	printf("%-12s %-10s %11s %5s %-13s %s\n", "variant", "status", "value_max", "bytes",
+	       "breaks", "design");
 	for (int i = 0; i < fl_nvariants; i++) {
 		const struct fl_variant *v = fl_variants[i];
 		const char *why = v->unavailable ? v->unavailable() : NULL;
-		printf("%-12s %-10s %11d %5zu  %s\n", v->name, why ? "skipped" : "available",
-		       v->value_max, v->size, v->summary);
+		char breaks[64] = "";
+		static const struct { unsigned flag; const char *name; } promise[] = {
+			{ FL_DESTROY_UNSAFE, "destroy" }, { FL_SIGNAL_UNSAFE, "signal" },
+			{ FL_NO_EINTR, "eintr" }, { FL_CAPPED, "capped" },
+		};
+		for (size_t k = 0; k < sizeof promise / sizeof promise[0]; k++)
+			if (v->flags & promise[k].flag)
+				snprintf(breaks + strlen(breaks), sizeof breaks - strlen(breaks), "%s%s",
+					 *breaks ? "," : "", promise[k].name);
+		printf("%-12s %-10s %11d %5zu %-13s %s\n", v->name, why ? "skipped" : "available",
+		       v->value_max, v->size, *breaks ? breaks : "-", v->summary);
 		if (why)
 			printf("%-12s   reason: %s\n", "", why);
 	}

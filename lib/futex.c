@@ -41,9 +41,17 @@ int fl_futex_wake(_Atomic uint32_t *addr, int n, bool shared)
 {
 	int op = FUTEX_WAKE | (shared ? 0 : FUTEX_PRIVATE_FLAG);
 	long r = syscall(SYS_futex, addr, op, n, NULL, NULL, 0);
-	if (r < 0)
-		abort(); /* only EFAULT/EINVAL: a bad address is a caller bug */
-	return (int)r;
+	if (r >= 0)
+		return (int)r;
+	/* EFAULT: a shared wake found no page. A destruction-safe post wakes
+	 * after its last access to the semaphore, and the waiter it woke (or
+	 * granted) may already have destroyed and unmapped it (POSIX allows
+	 * that; glibc BZ 12674): nobody is left to wake. glibc's sem_post
+	 * ignores it the same way ("could have happened due to memory reuse").
+	 * A private wake never faults: it only hashes the address. */
+	if (errno == EFAULT)
+		return 0;
+	abort(); /* EINVAL: our arguments are wrong */
 }
 
 const struct fl_waitaddr fl_wa_futex = {

@@ -9,11 +9,15 @@
 #include <linux/futex.h>
 #include <liburing.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "clock.h"
 #include "futex2.h"
+#include "waitv.h"
 
 enum { TAG_OP = 1, TAG_TIMEOUT = 2, TAG_CANCEL = 3 };
 
@@ -55,6 +59,27 @@ struct pooled {
 static struct pooled *pool;
 static __thread struct pooled *tl_ring;
 
+/* SIGNAL HANDLERS  sem_post is async-signal-safe: a handler may post while
+ * its own thread is inside a wait (or a post, or ring setup) on its ring,
+ * with SQEs half-prepared or CQEs being reaped. Submitting on that ring
+ * from the handler would corrupt the interrupted operation. `tl_busy` is
+ * raised around every use of the thread's ring (and around ring setup and
+ * parking, which take pool_lock); an operation that finds it raised is
+ * running in a handler on top of one, and goes to the futex2 syscalls
+ * instead — the same futex word, the same flags, so a wake through either
+ * path reaches a waiter sleeping through the other (io_uring's futex ops
+ * are the kernel's futex2 ones). Only those reentrant calls leave the ring;
+ * their count is fl_uring_reentrant(). Ring memory comes from mmap, not
+ * malloc, so a handler that makes a thread's first ring cannot deadlock on
+ * a malloc lock its thread holds. */
+static __thread volatile sig_atomic_t tl_busy;
+static _Atomic unsigned long reentrant;
+
+unsigned long fl_uring_reentrant(void)
+{
+	return atomic_load_explicit(&reentrant, memory_order_relaxed);
+}
+
 /* fork: the child inherits the forking thread's ring (and the pool), whose
  * SQ/CQ mappings are shared with the parent's rings — submitting on one from
  * the child would corrupt the parent's queues. A fork bumps the generation
@@ -70,16 +95,19 @@ static void on_fork_child(void)
 static void ring_park(void *p) /* thread exit: hand the idle ring on */
 {
 	struct pooled *r = p;
+	tl_busy++;
 	pthread_mutex_lock(&pool_lock);
 	r->next = pool;
 	pool = r;
 	pthread_mutex_unlock(&pool_lock);
+	tl_ring = NULL;
+	tl_busy--;
 }
 
 static void ring_release(struct pooled *r)
 {
 	io_uring_queue_exit(&r->ring);
-	free(r);
+	munmap(r, sizeof *r);
 }
 
 static void key_init(void)
@@ -115,7 +143,9 @@ static struct io_uring *ring(void)
 	}
 	struct pooled *r = pool_take();
 	if (!r) {
-		r = calloc(1, sizeof *r);
+		r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (r == MAP_FAILED)
+			r = NULL;
 		int e = r ? io_uring_queue_init(8, &r->ring, 0) : -ENOMEM;
 		if (e < 0) {
 			/* unavailable() said yes, so this is resource exhaustion
@@ -239,11 +269,27 @@ static int wait_result(int res, bool interrupted, bool timed_out)
 	abort(); /* -EINVAL/-EFAULT: our SQE or address is wrong */
 }
 
+static int uring_wait(_Atomic uint32_t *addr, uint32_t expected,
+		      const struct timespec *dl, bool shared);
+
 int fl_uring_wait(_Atomic uint32_t *addr, uint32_t expected,
 		  const struct timespec *dl, bool shared)
 {
 	if (dl && !fl_ts_valid(dl))
 		return EINVAL;
+	if (tl_busy) { /* in a handler, on top of this thread's ring use */
+		atomic_fetch_add_explicit(&reentrant, 1, memory_order_relaxed);
+		return fl_futex2_wait(addr, expected, dl, shared);
+	}
+	tl_busy++;
+	int e = uring_wait(addr, expected, dl, shared);
+	tl_busy--;
+	return e;
+}
+
+static int uring_wait(_Atomic uint32_t *addr, uint32_t expected,
+		      const struct timespec *dl, bool shared)
+{
 	struct io_uring *r = ring();
 	struct __kernel_timespec kts;
 	struct io_uring_sqe *s = sqe_get(r);
@@ -259,6 +305,11 @@ int fl_uring_wait(_Atomic uint32_t *addr, uint32_t expected,
 
 int fl_uring_wake(_Atomic uint32_t *addr, int n, bool shared)
 {
+	if (tl_busy) { /* a handler's post on top of this thread's ring use */
+		atomic_fetch_add_explicit(&reentrant, 1, memory_order_relaxed);
+		return fl_futex2_wake(addr, n, shared);
+	}
+	tl_busy++;
 	struct io_uring *r = ring();
 	struct io_uring_sqe *s = sqe_get(r);
 	prep_futex(s, FL_IORING_OP_FUTEX_WAKE, addr, (uint64_t)(unsigned)n, shared);
@@ -266,19 +317,36 @@ int fl_uring_wake(_Atomic uint32_t *addr, int n, bool shared)
 	/* A wake completes inline; a signal during the CQE wait changes nothing,
 	 * so run() cancelling a finished request is harmless (-ENOENT). */
 	run(r, &rp);
-	if (rp.res < 0)
-		abort();
-	return rp.res;
+	tl_busy--;
+	if (rp.res >= 0)
+		return rp.res;
+	if (rp.res == -EFAULT)
+		return 0; /* the semaphore was unmapped after its post (lib/futex.c) */
+	abort();
 }
 
 #ifndef FUTEX_32
 #define FUTEX_32 2
 #endif
 
+static int uring_waitv(const struct fl_waitv *w, int n, const struct timespec *dl);
+
 int fl_uring_waitv(const struct fl_waitv *w, int n, const struct timespec *dl)
 {
 	if (n < 1 || n > FL_WAITV_MAX || (dl && !fl_ts_valid(dl)))
 		return -EINVAL;
+	if (tl_busy) {
+		atomic_fetch_add_explicit(&reentrant, 1, memory_order_relaxed);
+		return fl_futex_waitv(w, n, dl);
+	}
+	tl_busy++;
+	int r = uring_waitv(w, n, dl);
+	tl_busy--;
+	return r;
+}
+
+static int uring_waitv(const struct fl_waitv *w, int n, const struct timespec *dl)
+{
 	struct {
 		uint64_t val, uaddr;
 		uint32_t flags, reserved;
@@ -407,6 +475,11 @@ int fl_uring_waitv(const struct fl_waitv *w, int n, const struct timespec *dl)
 {
 	(void)w, (void)n, (void)dl;
 	abort();
+}
+
+unsigned long fl_uring_reentrant(void)
+{
+	return 0;
 }
 
 const char *fl_uring_unavailable(void)

@@ -64,6 +64,10 @@ int fl_uring_wait(_Atomic uint32_t *addr, uint32_t expected,
 int fl_uring_wake(_Atomic uint32_t *addr, int n, bool shared);
 int fl_uring_waitv(const struct fl_waitv *w, int n, const struct timespec *abs_deadline);
 const char *fl_uring_unavailable(void);
+/* Operations that ran on the futex2 syscalls instead of the ring because a
+ * signal handler made them on top of their thread's own ring use (uring.c,
+ * SIGNAL HANDLERS); 0 in a program whose handlers never post. */
+unsigned long fl_uring_reentrant(void);
 const char *fl_uring_waitv_unavailable(void);
 
 extern const struct fl_waitaddr fl_wa_uring;

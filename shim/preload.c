@@ -1,7 +1,7 @@
 /* shim/preload.c — libfutexlab-preload.so: run an unmodified program's
  * POSIX semaphores on any futexlab design.
  *
- *   FUTEXLAB_VARIANT=split LD_PRELOAD=build/shim/libfutexlab-preload.so prog
+ *   FUTEXLAB_VARIANT=musl LD_PRELOAD=build/shim/libfutexlab-preload.so prog
  *
  * Interposes sem_init, sem_destroy, sem_wait, sem_trywait, sem_timedwait,
  * sem_clockwait, sem_post and sem_getvalue. A semaphore sem_init creates
@@ -10,24 +10,22 @@
  * sem_t, which FL_VARIANT asserts at build time (variants/variant.h), and
  * the shim checks the alignment when it starts.
  *
- * Semaphores that stay glibc's ("libc-owned"):
- *   - named ones: sem_open/sem_close are interposed only to record the
- *     addresses glibc returns (with a reference count: glibc hands out one
- *     mapping per name and process), so every call on them passes through
- *     to glibc untouched;
- *   - process-shared ones (pshared=1) of a variant whose init refuses them
- *     (ENOTSUP: its state is not self-contained in the sem_t), and initial
- *     values above the variant's value_max but within SEM_VALUE_MAX: glibc
+ * Whose semaphore: a tag in the sem_t's last 8 bytes (below, "the tag")
+ * names the design of every semaphore the shim initialised; everything
+ * untagged is glibc's:
+ *   - named ones (sem_open is interposed only to count them);
+ *   - process-shared ones of a variant whose init refuses them (ENOTSUP:
+ *     its state is not self-contained in the sem_t), and initial values
+ *     above the variant's value_max but within SEM_VALUE_MAX: glibc
  *     initialises them, and FUTEXLAB_DEBUG=1 says so on stderr.
- *   The set is inherited across fork (it is process memory), so a parent
- *   and child that share a sem_t agree on who owns it. Processes that meet
- *   a process-shared semaphore without a common ancestor that created it
- *   cannot tell (the variant's state leaves no room for a tag in the sem_t):
- *   a documented limit.
- *   FUTEXLAB_VARIANT=posix passes everything through (that variant is
- *   glibc's sem_t; calling it from here would call back into the shim), and
- *   so does a capped variant (FL_CAPPED: its post absorbs releases past the
- *   capacity, which sem_post may not), saying so on stderr.
+ *   The tag is in the semaphore, so every process that maps it agrees —
+ *   across fork, exec, and between unrelated processes.
+ *   Every semaphore is glibc's when FUTEXLAB_VARIANT=posix (that variant is
+ *   glibc's sem_t), when the variant is capped (FL_CAPPED: its post absorbs
+ *   releases past the capacity, which sem_post may not), and when it breaks
+ *   a POSIX promise (FL_DESTROY_UNSAFE, FL_SIGNAL_UNSAFE, FL_NO_EINTR) that
+ *   FUTEXLAB_ALLOW (a comma list of destroy, signal, eintr, all) does not
+ *   accept: refused, with a line on stderr under FUTEXLAB_DEBUG=1 only.
  *
  * POSIX error semantics: -1 with errno: EINVAL (bad tv_nsec when the
  * semaphore is empty, an unsupported clock, value > SEM_VALUE_MAX),
@@ -95,12 +93,124 @@ static void *sym(const char *name)
 	return p;
 }
 
-static void set_prepare(void);
-static void set_after(void);
+/* ---- whose semaphore is it: the tag --------------------------------------
+ * Every semaphore the shim initialises on a design carries a tag in the
+ * last 8 bytes of its sem_t, which no design uses (each state fits in the
+ * first FL_TAG_OFF bytes; checked when the shim starts): a magic word and a
+ * hash of the design's name. Every call reads it: tagged -> the design it
+ * names (this process's, or another registered one: a process-shared
+ * semaphore made by a parent under another FUTEXLAB_VARIANT); untagged ->
+ * glibc's. The tag lives in the semaphore, so it means the same in every
+ * process that maps it — across fork, across exec (the supervisor/worker
+ * case of issue 17: a child that execs has none of its parent's memory, and
+ * used to read glibc's bytes as a design's, or a design's as glibc's), and
+ * between unrelated processes. Named semaphores are glibc's: sem_open
+ * zeroes the bytes past glibc's 16 (sem_open.c), so they carry no tag.
+ * sem_init through glibc (a handed-over semaphore, or any sem_init in a
+ * pass-through process) and sem_destroy clear it, so memory reused for
+ * another semaphore is never misread. Loads and stores are relaxed atomics:
+ * the tag only changes in sem_init/sem_destroy, which POSIX already orders
+ * before and after every other use of the semaphore. */
+#define FL_TAG_OFF   24
+#define FL_TAG_MAGIC 0x62614c46u /* "FLab" */
+_Static_assert(sizeof(sem_t) >= FL_TAG_OFF + 8, "sem_t has no room for the tag");
+
+static uint32_t name_hash(const char *n) /* FNV-1a */
+{
+	uint32_t h = 2166136261u;
+	for (; *n; n++)
+		h = (h ^ (uint8_t)*n) * 16777619u;
+	return h | 1; /* never 0: a cleared tag is all zero */
+}
+
+static uint32_t *tag_of(const sem_t *s)
+{
+	return (uint32_t *)(void *)((char *)(uintptr_t)s + FL_TAG_OFF);
+}
+
+static void tag_set(sem_t *s, const struct fl_variant *v)
+{
+	uint32_t *t = tag_of(s);
+	__atomic_store_n(&t[1], v ? name_hash(v->name) : 0u, __ATOMIC_RELAXED);
+	__atomic_store_n(&t[0], v ? FL_TAG_MAGIC : 0u, __ATOMIC_RELAXED);
+}
+
+static uint32_t v_hash; /* name_hash(V->name) */
+/* Every design a tag may name here (filled once, in shim_setup). */
+static struct { uint32_t hash; const struct fl_variant *v; } usable[64];
+static int n_usable;
+
+/* A design usable from this shim: registered, available, fits before the tag. */
+static const char *unfit(const struct fl_variant *v)
+{
+	const char *why = v->unavailable ? v->unavailable() : NULL;
+	if (why)
+		return why;
+	if (v->size > FL_TAG_OFF || v->align > alignof(sem_t))
+		return "its state does not fit a sem_t before the shim's tag";
+	return NULL;
+}
+
+/* The design that owns s, or NULL for glibc. */
+static const struct fl_variant *owner(const sem_t *s)
+{
+	const uint32_t *t = tag_of(s);
+	if (__atomic_load_n(&t[0], __ATOMIC_RELAXED) != FL_TAG_MAGIC)
+		return NULL;
+	uint32_t h = __atomic_load_n(&t[1], __ATOMIC_RELAXED);
+	if (V && h == v_hash)
+		return V;
+	for (int i = 0; i < n_usable; i++) /* made by a process with another design */
+		if (usable[i].hash == h)
+			return usable[i].v;
+	return NULL; /* a design this build does not have: glibc's, as before tags */
+}
+
+static int fail(int e)
+{
+	errno = e;
+	return -1;
+}
+
+/* FUTEXLAB_ALLOW: the promises (variant.h flags) the user accepts a design
+ * breaking. */
+static unsigned parse_allow(const char *a)
+{
+	static const struct { const char *name; unsigned flag; } names[] = {
+		{ "destroy", FL_DESTROY_UNSAFE }, { "signal", FL_SIGNAL_UNSAFE },
+		{ "eintr", FL_NO_EINTR },
+		{ "all", FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR },
+	};
+	unsigned allow = 0;
+	while (a && *a) {
+		size_t n = strcspn(a, ",");
+		size_t k = 0;
+		while (k < sizeof names / sizeof names[0] &&
+		       (strlen(names[k].name) != n || strncmp(a, names[k].name, n)))
+			k++;
+		if (k == sizeof names / sizeof names[0] && n > 0) {
+			fprintf(stderr, "futexlab-preload: FUTEXLAB_ALLOW: unknown promise '%.*s' "
+				"(destroy, signal, eintr, all)\n", (int)n, a);
+			_exit(2);
+		}
+		if (n > 0)
+			allow |= names[k].flag;
+		a += n + (a[n] == ',');
+	}
+	return allow;
+}
+
+static const char *broken(unsigned flags, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s",
+		 flags & FL_DESTROY_UNSAFE ? "destroy (unsafe to destroy as soon as the last wait returns) " : "",
+		 flags & FL_SIGNAL_UNSAFE ? "signal (sem_post not async-signal-safe) " : "",
+		 flags & FL_NO_EINTR ? "eintr (a handler never interrupts a wait) " : "");
+	return buf;
+}
 
 static void shim_setup(void)
 {
-	pthread_atfork(set_prepare, set_after, set_after);
 	real_init = sym("sem_init");
 	real_destroy = sym("sem_destroy");
 	real_wait = sym("sem_wait");
@@ -111,8 +221,14 @@ static void shim_setup(void)
 	real_getvalue = sym("sem_getvalue");
 	real_open = sym("sem_open");
 	real_close = sym("sem_close");
+	for (int i = 0; i < fl_nvariants && n_usable < (int)(sizeof usable / sizeof usable[0]); i++)
+		if (!unfit(fl_variants[i]) && !(fl_variants[i]->flags & FL_CAPPED) &&
+		    strcmp(fl_variants[i]->name, "posix") != 0)
+			usable[n_usable].hash = name_hash(fl_variants[i]->name),
+			usable[n_usable++].v = fl_variants[i];
 	const char *d = getenv("FUTEXLAB_DEBUG");
 	debug = d && *d && strcmp(d, "0") != 0;
+	unsigned allow = parse_allow(getenv("FUTEXLAB_ALLOW"));
 	const char *name = getenv("FUTEXLAB_VARIANT");
 	if (!name || !*name)
 		name = "negcount";
@@ -121,30 +237,37 @@ static void shim_setup(void)
 		fprintf(stderr, "futexlab-preload: unknown variant '%s' (futexlab list)\n", name);
 		_exit(2);
 	}
-	const char *why = v->unavailable ? v->unavailable() : NULL;
-	if (why) {
-		fprintf(stderr, "futexlab-preload: variant %s skipped: %s; semaphores stay glibc's\n",
-			name, why);
+	if (strcmp(v->name, "posix") == 0) {
+		say("variant posix: passing every call through to glibc");
 		return;
 	}
-	if (v->size > sizeof(sem_t) || v->align > alignof(sem_t)) {
-		fprintf(stderr, "futexlab-preload: variant %s does not fit a sem_t; semaphores "
-			"stay glibc's\n", name);
+	/* Refusals are silent unless FUTEXLAB_DEBUG: the program's stderr is
+	 * the program's (a test that checks a child's stderr is empty must not
+	 * fail because of the shim). */
+	const char *why = unfit(v);
+	if (why) {
+		say("variant %s skipped: %s; semaphores stay glibc's", name, why);
 		return;
 	}
 	if (v->flags & FL_CAPPED) {
 		/* A capacity, not a count: its post absorbs an over-release and
 		 * returns 0, where POSIX's sem_post must count it (or fail with
 		 * EOVERFLOW). A program's semaphores cannot run on it. */
-		fprintf(stderr, "futexlab-preload: variant %s is capped (post absorbs releases past "
-			"%d): not a POSIX semaphore; semaphores stay glibc's\n", name, v->value_max);
+		say("variant %s is capped (post absorbs releases past %d): not a POSIX "
+		    "semaphore; semaphores stay glibc's", name, v->value_max);
 		return;
 	}
-	if (strcmp(v->name, "posix") == 0) {
-		say("variant posix: passing every call through to glibc");
+	unsigned breaks = v->flags & (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR);
+	if (breaks & ~allow) {
+		/* A design that would crash or hang a correct program is not run
+		 * under it unless the user opts in (issue 17). */
+		char buf[200];
+		say("variant %s refused: it breaks %s- semaphores stay glibc's "
+		    "(FUTEXLAB_ALLOW=all runs it anyway)", name, broken(breaks & ~allow, buf, sizeof buf));
 		return;
 	}
 	V = v;
+	v_hash = name_hash(v->name);
 	say("unnamed semaphores use variant %s", v->name);
 }
 
@@ -170,120 +293,23 @@ __attribute__((destructor)) static void shim_end(void)
 		    atomic_load(&n_named));
 }
 
-/* ---- the libc-owned set ------------------------------------------------
- * An open-addressing table of addresses with reference counts, under a
- * mutex. The count of entries is read first without the lock: a program
- * with no named or handed-over semaphores never takes the lock. The table
- * changes only in sem_init/sem_destroy/sem_open/sem_close, which must not
- * race with other operations on the same semaphore anyway (POSIX). */
-#define SET_CAP 1024
-static struct { sem_t *p; int refs; } set[SET_CAP];
-static _Atomic int set_n;
-static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* fork while another thread holds the lock: the child would inherit it
- * held; take it around fork instead. */
-static void set_prepare(void)
-{
-	pthread_mutex_lock(&set_lock);
-}
-
-static void set_after(void)
-{
-	pthread_mutex_unlock(&set_lock);
-}
-
-static size_t slot_of(const sem_t *p)
-{
-	return ((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 54; /* 10 bits */
-}
-
-static int find_locked(const sem_t *p)
-{
-	for (size_t i = slot_of(p), k = 0; k < SET_CAP; k++, i = (i + 1) % SET_CAP) {
-		if (set[i].p == p)
-			return (int)i;
-		if (!set[i].p)
-			return -1;
-	}
-	return -1;
-}
-
-static bool libc_owned(const sem_t *p)
-{
-	if (atomic_load_explicit(&set_n, memory_order_acquire) == 0)
-		return false;
-	pthread_mutex_lock(&set_lock);
-	bool r = find_locked(p) >= 0;
-	pthread_mutex_unlock(&set_lock);
-	return r;
-}
-
-static bool set_add(sem_t *p)
-{
-	pthread_mutex_lock(&set_lock);
-	int i = find_locked(p);
-	if (i >= 0) {
-		set[i].refs++;
-	} else {
-		if (atomic_load(&set_n) >= SET_CAP * 3 / 4) {
-			pthread_mutex_unlock(&set_lock);
-			return false;
-		}
-		size_t j = slot_of(p);
-		while (set[j].p)
-			j = (j + 1) % SET_CAP;
-		set[j].p = p, set[j].refs = 1;
-		atomic_fetch_add_explicit(&set_n, 1, memory_order_release);
-	}
-	pthread_mutex_unlock(&set_lock);
-	return true;
-}
-
-/* Drops one reference (all with `all`); rehashes the run after the hole. */
-static void set_del(sem_t *p, bool all)
-{
-	pthread_mutex_lock(&set_lock);
-	int i = find_locked(p);
-	if (i >= 0 && (all || --set[i].refs <= 0)) {
-		set[i].p = NULL;
-		atomic_fetch_sub_explicit(&set_n, 1, memory_order_release);
-		for (size_t j = ((size_t)i + 1) % SET_CAP; set[j].p; j = (j + 1) % SET_CAP) {
-			sem_t *q = set[j].p;
-			int refs = set[j].refs;
-			set[j].p = NULL;
-			size_t k = slot_of(q);
-			while (set[k].p)
-				k = (k + 1) % SET_CAP;
-			set[k].p = q, set[k].refs = refs;
-		}
-	}
-	pthread_mutex_unlock(&set_lock);
-}
-
-static bool ours(const sem_t *s)
-{
-	return V && !libc_owned(s);
-}
-
-static int fail(int e)
-{
-	errno = e;
-	return -1;
-}
-
 /* ---- the interface ----------------------------------------------------- */
 
 EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
 {
 	start();
-	if (!V)
-		return real_init(s, pshared, value);
+	if (!V) {
+		int r = real_init(s, pshared, value);
+		if (r == 0)
+			tag_set(s, NULL); /* the memory may have held a design's semaphore */
+		return r;
+	}
 	if (value > SEM_VALUE_MAX)
 		return fail(EINVAL);
-	set_del(s, true); /* the address may have been a libc-owned semaphore */
+	tag_set(s, NULL);
 	int r = V->init(s, value, pshared);
 	if (r == 0) {
+		tag_set(s, V);
 		atomic_fetch_add_explicit(&n_ours, 1, memory_order_relaxed);
 		return 0;
 	}
@@ -291,13 +317,9 @@ EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
 		say("sem_init(%p, pshared=%d, %u): variant %s cannot (%s): handed to glibc",
 		    (void *)s, pshared, value, V->name,
 		    r == ENOTSUP ? "no process-shared state" : "value above its value_max");
-		if (!set_add(s))
-			return fail(ENOMEM);
-		if (real_init(s, pshared, value) != 0) {
-			int e = errno;
-			set_del(s, true);
-			return fail(e);
-		}
+		if (real_init(s, pshared, value) != 0)
+			return -1;
+		tag_set(s, NULL);
 		atomic_fetch_add_explicit(&n_handed, 1, memory_order_relaxed);
 		return 0;
 	}
@@ -307,57 +329,61 @@ EXPORT int sem_init(sem_t *s, int pshared, unsigned value)
 EXPORT int sem_destroy(sem_t *s)
 {
 	start();
-	if (!ours(s)) {
-		int r = real_destroy(s);
-		if (V)
-			set_del(s, true);
-		return r;
-	}
-	V->destroy(s);
+	const struct fl_variant *o = owner(s);
+	if (!o)
+		return real_destroy(s);
+	o->destroy(s);
+	tag_set(s, NULL);
 	return 0;
 }
 
+/* Async-signal-safe as the design's post is (variant.h; designs that are
+ * not are refused above unless allowed): owner() only loads. */
 EXPORT int sem_post(sem_t *s)
 {
 	start();
-	if (!ours(s))
+	const struct fl_variant *o = owner(s);
+	if (!o)
 		return real_post(s);
-	int r = V->post(s, 1);
+	int r = o->post(s, 1);
 	return r ? fail(r) : 0;
 }
 
 EXPORT int sem_wait(sem_t *s)
 {
 	start();
-	if (!ours(s))
+	const struct fl_variant *o = owner(s);
+	if (!o)
 		return real_wait(s);
-	int r = V->wait(s);
+	int r = o->wait(s);
 	return r ? fail(r) : 0;
 }
 
 EXPORT int sem_trywait(sem_t *s)
 {
 	start();
-	if (!ours(s))
+	const struct fl_variant *o = owner(s);
+	if (!o)
 		return real_trywait(s);
-	int r = V->trywait(s);
+	int r = o->trywait(s);
 	return r ? fail(r) : 0;
 }
 
 /* An absolute deadline on `clock`, on the variant's CLOCK_MONOTONIC. */
-static int wait_on_clock(sem_t *s, clockid_t clock, const struct timespec *abs)
+static int wait_on_clock(const struct fl_variant *o, sem_t *s, clockid_t clock,
+			 const struct timespec *abs)
 {
 	if (clock == CLOCK_MONOTONIC || !fl_ts_valid(abs)) {
 		/* (a malformed deadline is passed as is: the variant takes an
 		 * available token, else reports EINVAL) */
-		int r = V->timedwait(s, abs);
+		int r = o->timedwait(s, abs);
 		return r ? fail(r) : 0;
 	}
 	for (;;) {
 		struct timespec now_c, mono;
 		clock_gettime(clock, &now_c);
 		mono = fl_ts_add_ns(fl_now(), fl_ts_diff_ns(abs, &now_c));
-		int r = V->timedwait(s, &mono);
+		int r = o->timedwait(s, &mono);
 		if (r != ETIMEDOUT)
 			return r ? fail(r) : 0;
 		clock_gettime(clock, &now_c);
@@ -370,30 +396,34 @@ static int wait_on_clock(sem_t *s, clockid_t clock, const struct timespec *abs)
 EXPORT int sem_timedwait(sem_t *s, const struct timespec *abs)
 {
 	start();
-	if (!ours(s))
+	const struct fl_variant *o = owner(s);
+	if (!o)
 		return real_timedwait(s, abs);
-	return wait_on_clock(s, CLOCK_REALTIME, abs);
+	return wait_on_clock(o, s, CLOCK_REALTIME, abs);
 }
 
 EXPORT int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *abs)
 {
 	start();
-	if (!ours(s))
+	const struct fl_variant *o = owner(s);
+	if (!o)
 		return real_clockwait(s, clock, abs);
 	if (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME)
 		return fail(EINVAL); /* glibc accepts these two only */
-	return wait_on_clock(s, clock, abs);
+	return wait_on_clock(o, s, clock, abs);
 }
 
 EXPORT int sem_getvalue(sem_t *restrict s, int *restrict value)
 {
 	start();
-	if (!ours(s))
+	const struct fl_variant *o = owner(s);
+	if (!o)
 		return real_getvalue(s, value);
-	*value = V->getvalue(s);
+	*value = o->getvalue(s);
 	return 0;
 }
 
+/* Named semaphores are glibc's (untagged: above); these two only count. */
 EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 {
 	start();
@@ -408,22 +438,15 @@ EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 	} else {
 		r = real_open(name, oflag);
 	}
-	if (r != SEM_FAILED && V && !set_add(r)) {
-		real_close(r);
-		errno = ENOMEM;
-		return SEM_FAILED;
-	}
-	if (r != SEM_FAILED)
+	if (r != SEM_FAILED) {
 		atomic_fetch_add_explicit(&n_named, 1, memory_order_relaxed);
-	if (r != SEM_FAILED)
 		say("sem_open(%s) = %p: named, stays glibc's", name, (void *)r);
+	}
 	return r;
 }
 
 EXPORT int sem_close(sem_t *s)
 {
 	start();
-	if (V)
-		set_del(s, false);
 	return real_close(s);
 }

@@ -25,16 +25,45 @@
  *                         two semaphores with untimed waits, many times: a
  *                         post that races a waiter going to sleep must never
  *                         lose the wakeup (a lost one deadlocks both threads;
- *                         the monitor fails the test with a dump). */
+ *                         the monitor fails the test with a dump).
+ *   destruction           glibc BZ 12674: the waiter that takes the last
+ *                         token destroys the semaphore and unmaps its page at
+ *                         once, while the post that supplied the token has
+ *                         not returned; the post must not touch it again
+ *                         (private and process-shared; in a forked child,
+ *                         so a fault is a reported failure). FL_DESTROY_UNSAFE
+ *                         designs run it as a documented expected failure.
+ *   left_no_registration  waiters that left by EINTR or a timeout leave no
+ *                         registration behind: the posts after them make no
+ *                         more syscalls than on a fresh semaphore (counted by
+ *                         a seccomp filter in a forked child).
+ *   stale_post            musl 159d1f6c's ABA: two posts, a trywait and two
+ *                         waiters over three tokens, poster 1 held by a
+ *                         signal inside post; both waiters must be released.
+ *   steal_and_unmap       musl 882aedf6: a process-shared semaphore mapped
+ *                         twice; a token taken, re-posted and its mapping
+ *                         unmapped while its poster is held inside post; the
+ *                         waiter on the other mapping must be released
+ *                         (FL_DESTROY_UNSAFE: expected failure, as above). */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <ucontext.h>
 
 #include "check.h"
 #include "clock.h"
+#include "cpu.h"
 #include "futex.h"
 #include "sleepers.h"
 #include "variant.h"
@@ -313,7 +342,15 @@ static void t_eintr(void *arg)
 			atomic_store(&tid[0], atomic_load(&a.tid));
 			CHECK(wait_sleeping(tid, 1, 2000), "waiter asleep");
 			pthread_kill(a.t, SIGUSR1);
-			bool returned = until_done(&a, 200);
+			/* A design that does not declare FL_NO_EINTR must report the
+			 * handler (glibc does); one that declares it must not. */
+			bool returned = until_done(&a, V->flags & FL_NO_EINTR ? 200 : 5000);
+			CHECK(returned || (V->flags & FL_NO_EINTR), "%s slept through a signal "
+			      "handler: no EINTR, and the design does not declare FL_NO_EINTR",
+			      timed ? "timedwait" : "wait");
+			CHECK(!returned || !(V->flags & FL_NO_EINTR), "%s returned %d on a signal, "
+			      "but the design declares FL_NO_EINTR", timed ? "timedwait" : "wait",
+			      atomic_load(&a.result));
 			if (returned) {
 				pthread_join(a.t, NULL);
 				CHECK(atomic_load(&a.result) == EINTR, "%s interrupted: %d",
@@ -334,7 +371,7 @@ static void t_eintr(void *arg)
 				CHECK(wait_sleeping(tid, 1, 2000), "new waiter asleep");
 				CHECK(!atomic_load(&a.done), "new waiter passed with no token");
 			}
-			/* (a design that does not report EINTR keeps waiting) */
+			/* (an FL_NO_EINTR design keeps waiting) */
 			V->post(s, 1);
 			CHECK(until_done(&a, 5000), "waiter released by a post");
 			pthread_join(a.t, NULL);
@@ -480,6 +517,838 @@ static void t_handoff(void *arg)
 	rm(x.a);
 }
 
+/* ---- left_no_registration (issue 17: the EINTR/cleanup path) ----------
+ *
+ * A waiter that leaves without a token — EINTR, or a timeout — must take
+ * its registration with it (glibc's __sem_wait_cleanup and the EINTR exit
+ * of __new_sem_wait_slow, musl's cleanup(): the decrement of the waiter
+ * count). A registration left behind loses no token, so the value-based
+ * tests cannot see it; what it changes is post: a post that believes
+ * somebody waits makes a wake syscall, on every post, forever.
+ *
+ * So: waiters leave a semaphore by EINTR (wait and timedwait, one and two
+ * at a time) and by a timeout; then, in a forked child whose thread traps
+ * every syscall (seccomp SECCOMP_RET_TRAP: the handler counts it and makes
+ * it return 0, i.e. "woke nobody"; exit_group and rt_sigreturn pass, and
+ * sched_yield and clock_gettime, the race-window build's own),
+ * four post(1) + trywait pairs run on that semaphore and on a fresh one.
+ * The posts after the first must make no more syscalls than on the fresh
+ * semaphore. The first may make one more: a conservative has-waiters flag
+ * cleared with a broadcast (musl's) is correct and costs one wake. A design
+ * that never reports EINTR (FL_NO_EINTR, or it sleeps through the signal)
+ * is released by a post instead; the property is the same. */
+struct sysrec {
+	_Atomic int counting;      /* the index of the post being counted, or -1 */
+	_Atomic int calls[2][4];   /* [fresh, left][post] */
+	_Atomic int nr[8];         /* the first syscalls seen (numbers) */
+	_Atomic int nseen;
+	_Atomic int side;
+};
+static struct sysrec *sysrec;
+
+static void on_sigsys(int sig, siginfo_t *si, void *ucv)
+{
+	(void)sig;
+	ucontext_t *uc = ucv;
+	int i = atomic_load(&sysrec->counting);
+	if (i >= 0) {
+		atomic_fetch_add(&sysrec->calls[atomic_load(&sysrec->side)][i], 1);
+		int k = atomic_fetch_add(&sysrec->nseen, 1);
+		if (k < 8)
+			atomic_store(&sysrec->nr[k], si->si_syscall);
+	}
+	/* The trapped syscall did not run; it returns 0 ("woke nobody"). */
+#if defined(__x86_64__)
+	uc->uc_mcontext.gregs[REG_RAX] = 0;
+#elif defined(__aarch64__)
+	uc->uc_mcontext.regs[0] = 0;
+#endif
+}
+
+static void count_posts(void *s, int side)
+{
+	atomic_store(&sysrec->side, side);
+	for (int i = 0; i < 4; i++) {
+		atomic_store(&sysrec->counting, i);
+		int r = V->post(s, 1);
+		atomic_store(&sysrec->counting, -1);
+		if (r != 0 || V->trywait(s) != 0)
+			syscall(SYS_exit_group, 3);
+	}
+}
+
+static void noreg_child(void *left)
+{
+	struct rlimit no_core = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &no_core);
+	signal(SIGALRM, SIG_DFL);
+	alarm(10); /* a design that loops on a suppressed syscall: reported */
+	void *fresh = mk(0);
+	/* Warm up whatever the design sets up on a thread's first post. */
+	V->post(fresh, 1);
+	if (V->trywait(fresh) != 0)
+		_exit(3);
+	struct sigaction sa = { .sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO };
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, NULL))
+		_exit(2);
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_rt_sigreturn, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 3, 0),
+		/* the race-window build's (lib/race.c), not the design's */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sched_yield, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clock_gettime, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof f / sizeof f[0], .filter = f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		_exit(77);
+	count_posts(fresh, 0);
+	count_posts(left, 1);
+	/* exit_group itself: a sanitizer's _exit hook (LeakSanitizer's check
+	 * starts a tracer thread) would run into the filter */
+	syscall(SYS_exit_group, 0);
+}
+
+static void t_left_no_registration(void *arg)
+{
+	(void)arg;
+#if !defined(__x86_64__) && !defined(__aarch64__)
+	printf("     (left_no_registration: no syscall-return register known for this "
+	       "architecture)\n");
+	return;
+#endif
+	struct sigaction sa = { .sa_handler = on_usr1 }; /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	void *s = mk(0);
+	int eintrs = 0, timeouts = 0, released = 0;
+	/* One at a time (wait, timedwait), then two together, then a timeout. */
+	for (int round = 0; round < 3; round++) {
+		int n = round < 2 ? 1 : 2;
+		struct w a[2];
+		_Atomic pid_t tid[2];
+		struct timespec dl = fl_deadline_after_ns(30LL * 1000000000);
+		for (int i = 0; i < n; i++) {
+			start_ex(&a[i], s, round == 1 || i == 1 ? &dl : NULL, true);
+			while (!atomic_load(&a[i].tid))
+				sleep_ms(1);
+			atomic_store(&tid[i], atomic_load(&a[i].tid));
+		}
+		CHECK(wait_sleeping(tid, n, 2000), "waiters asleep");
+		for (int i = 0; i < n; i++)
+			pthread_kill(a[i].t, SIGUSR1);
+		for (int i = 0; i < n; i++) {
+			if (!until_done(&a[i], 200)) {
+				CHECK(V->post(s, 1) == 0, "post"); /* it sleeps through signals */
+				CHECK(until_done(&a[i], 5000), "waiter released by a post");
+			}
+			pthread_join(a[i].t, NULL);
+			int r = atomic_load(&a[i].result);
+			CHECK(r == EINTR || r == 0, "interrupted wait: %d", r);
+			if (r == EINTR)
+				eintrs++;
+			else
+				released++;
+		}
+	}
+	/* A waiter that times out. */
+	struct timespec dl = fl_deadline_after_ns(20000000);
+	int r;
+	while ((r = V->timedwait(s, &dl)) == EINTR)
+		;
+	CHECK(r == ETIMEDOUT, "timedwait on an empty semaphore: %d", r);
+	timeouts++;
+	CHECK(V->getvalue(s) == 0, "value 0 once every waiter left: %d", V->getvalue(s));
+
+	sysrec = mmap(NULL, sizeof *sysrec, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		      -1, 0);
+	CHECK(sysrec != MAP_FAILED, "mmap: %s", strerror(errno));
+	atomic_store(&sysrec->counting, -1);
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0)
+		noreg_child(s);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+		printf("     (left_no_registration: seccomp filter refused here)\n");
+	} else {
+		char seen[64] = "";
+		for (int i = 0, k = 0; i < atomic_load(&sysrec->nseen) && i < 8; i++)
+			k += snprintf(seen + k, sizeof seen - (size_t)k, "%s%d", i ? "," : "",
+				      atomic_load(&sysrec->nr[i]));
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the counting child %s %d (syscalls seen: %s)",
+		      WIFSIGNALED(status) ? "died of signal" : "exited",
+		      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), seen);
+		int fresh = 0, left = 0;
+		for (int i = 1; i < 4; i++) {
+			fresh += atomic_load(&sysrec->calls[0][i]);
+			left += atomic_load(&sysrec->calls[1][i]);
+		}
+		CHECK(atomic_load(&sysrec->calls[1][0]) <= atomic_load(&sysrec->calls[0][0]) + 1 &&
+		      left <= fresh,
+		      "after %d waiters left by EINTR and %d by a timeout, posts make syscalls a "
+		      "fresh semaphore's do not (first post %d vs %d, the next three %d vs %d; "
+		      "syscall numbers %s): a waiter left its registration behind",
+		      eintrs, timeouts, atomic_load(&sysrec->calls[1][0]),
+		      atomic_load(&sysrec->calls[0][0]), left, fresh, seen);
+		printf("     (left_no_registration: %d EINTR, %d released by a post, %d timeout; "
+		       "syscalls of 4 posts: fresh %d, after %d)\n", eintrs, released, timeouts,
+		       atomic_load(&sysrec->calls[0][0]) + fresh,
+		       atomic_load(&sysrec->calls[1][0]) + left);
+	}
+	munmap(sysrec, sizeof *sysrec);
+	rm(s);
+}
+
+/* ---- destruction (issue 17; glibc BZ 12674) ---------------------------
+ *
+ * POSIX: "it is safe to destroy an initialized semaphore upon which no
+ * threads are currently blocked". The waiter that takes the last token may
+ * therefore destroy the semaphore and unmap its memory at once, while the
+ * post that supplied that token is still running (it made the token
+ * takeable; it has not returned). variant.h: post reads all it needs before
+ * the RMW that publishes the token.
+ *
+ * Each round: a fresh page (MAP_PRIVATE or MAP_SHARED, anonymous) with a
+ * semaphore of value 0 at its start; a poster thread posts one token while
+ * the main thread waits for it, each after a random delay, so the wait
+ * lands before the post (it sleeps), inside it, or after it (the token is
+ * already there). The moment wait returns, the main thread destroys the
+ * semaphore and replaces the page with a PROT_NONE mapping (mmap MAP_FIXED:
+ * the munmap and a guard in one step, so nothing else can be mapped at that
+ * address while the post may still run): any later access by the post
+ * faults (SIGSEGV), deterministically, and a process-shared wake on the
+ * page gets EFAULT, which the design must take as done (the waiter it was
+ * for has left). The guard goes only after the post has returned.
+ *
+ * It runs in a forked child per case, so a fault is a reported failure,
+ * not a crash of edge; bounded in time (FL_TEST_SCALE divides it). "late"
+ * counts the rounds in which the post had not yet returned when the page
+ * went: how often the dangerous window was open, i.e. what the run proves
+ * (the race-window build widens it). */
+struct dstats {                 /* shared with the parent (MAP_SHARED) */
+	_Atomic long rounds, late, slept;
+	_Atomic int post_error;
+};
+
+struct dctl {
+	_Atomic(void *) sem;
+	_Atomic long round, posted;   /* the round to post in; the last posted */
+	_Atomic long p_delay;         /* ns the poster waits before posting */
+	_Atomic int stop;
+	struct dstats *st;
+};
+
+static void spin_ns(long ns)
+{
+	int64_t end = fl_now_ns() + ns;
+	while (fl_now_ns() < end)
+		fl_cpu_relax();
+}
+
+/* Spins (then yields: on a busy machine the other side may need our CPU)
+ * until *v == want or stop is set. */
+static void spin_until(_Atomic long *v, long want, _Atomic int *stop)
+{
+	for (unsigned i = 0; atomic_load_explicit(v, memory_order_acquire) != want; i++) {
+		if (stop && atomic_load(stop))
+			return;
+		if (i % 64 == 63)
+			sched_yield();
+		else
+			fl_cpu_relax();
+	}
+}
+
+static void *d_poster(void *p)
+{
+	struct dctl *c = p;
+	for (long r = 1;; r++) {
+		spin_until(&c->round, r, &c->stop);
+		if (atomic_load(&c->stop))
+			return NULL;
+		/* acquire on round: the page and the init happened before */
+		void *s = atomic_load_explicit(&c->sem, memory_order_relaxed);
+		spin_ns(atomic_load_explicit(&c->p_delay, memory_order_relaxed));
+		int e = V->post(s, 1);
+		if (e)
+			atomic_store(&c->st->post_error, e);
+		/* release: the main thread removes the guard only after this */
+		atomic_store_explicit(&c->posted, r, memory_order_release);
+	}
+}
+
+/* The child: rounds until `ns` have passed. Exit status 0 (st filled in),
+ * 77 when the design refuses this pshared, 2 on a setup error; a fault
+ * kills it with the signal. */
+static void destruction_child(int pshared, int64_t ns, struct dstats *st)
+{
+	struct rlimit no_core = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &no_core);       /* a fault is expected, a core is not */
+	signal(SIGALRM, SIG_DFL);               /* (edge's watchdog handler dumps dump_sem) */
+	alarm((unsigned)(ns / 1000000000) + 20); /* a lost wakeup: killed, reported as hung */
+	dump_sem = NULL;
+	long pg = sysconf(_SC_PAGESIZE);
+	int flags = (pshared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS;
+	struct dctl c = { .st = st };
+	pthread_t t;
+	if (pthread_create(&t, NULL, d_poster, &c))
+		_exit(2);
+	uint64_t x = (uint64_t)fl_now_ns() | 1;
+	int64_t end = fl_now_ns() + ns;
+	for (long r = 1; fl_now_ns() < end; r++) {
+		char *page = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, flags, -1, 0);
+		if (page == MAP_FAILED)
+			_exit(2);
+		int e = V->init(page, 0, pshared);
+		if (e == ENOTSUP && r == 1)
+			_exit(77);
+		if (e) {
+			fprintf(stderr, "  init(0, %d): %s\n", pshared, strerror(e));
+			_exit(2);
+		}
+		/* Who comes first: the poster (the token is there or arrives
+		 * while the wait runs: a post racing a taker) or the waiter (it
+		 * registers and sleeps: a post that must wake it). */
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		long p_delay = 0, w_delay = 0;
+		switch (x % 8) {
+		case 0: case 1: case 2: case 3:
+			p_delay = (long)((x >> 8) % 4000);
+			break;
+		case 4: case 5: case 6:
+			w_delay = (long)((x >> 8) % 4000);
+			break;
+		default:
+			p_delay = 50000; /* the waiter is asleep by then */
+		}
+		atomic_store_explicit(&c.p_delay, p_delay, memory_order_relaxed);
+		atomic_store_explicit(&c.sem, page, memory_order_relaxed);
+		atomic_store_explicit(&c.round, r, memory_order_release);
+		spin_ns(w_delay);
+		int64_t t0 = fl_now_ns();
+		int w;
+		while ((w = V->wait(page)) == EINTR)
+			;
+		if (w) {
+			fprintf(stderr, "  wait: %s\n", strerror(w));
+			_exit(2);
+		}
+		if (fl_now_ns() - t0 > 20000)
+			atomic_fetch_add_explicit(&st->slept, 1, memory_order_relaxed);
+		/* The last wait returned and nobody is blocked: destroy, unmap. */
+		V->destroy(page);
+		if (mmap(page, (size_t)pg, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0) == MAP_FAILED)
+			_exit(2);
+		if (atomic_load_explicit(&c.posted, memory_order_acquire) != r)
+			atomic_fetch_add_explicit(&st->late, 1, memory_order_relaxed);
+		spin_until(&c.posted, r, NULL);
+		munmap(page, (size_t)pg);
+		atomic_fetch_add_explicit(&st->rounds, 1, memory_order_relaxed);
+		if (atomic_load(&st->post_error))
+			break;
+	}
+	atomic_store(&c.stop, 1);
+	pthread_join(t, NULL);
+	_exit(0);
+}
+
+/* Runs one case in a child; returns NULL when it passed (or was skipped:
+ * *skipped), else what went wrong, in buf. */
+static const char *destruction_case(int pshared, int64_t ns, char *buf, size_t len,
+				    bool *skipped)
+{
+	struct dstats *st = mmap(NULL, sizeof *st, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(st != MAP_FAILED, "mmap: %s", strerror(errno));
+	const char *kind = pshared ? "process-shared" : "private";
+	*skipped = false;
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0)
+		destruction_child(pshared, ns, st);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	long rounds = atomic_load(&st->rounds), late = atomic_load(&st->late);
+	const char *bad = buf;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		snprintf(buf, len, "a wait was not released by its post in round %ld (%s; "
+			 "killed after %lld s)", rounds + 1, kind, (long long)(ns / 1000000000) + 20);
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "post touched the semaphore after the last wait returned "
+			 "(signal %d; %s, round %ld, %ld rounds with the post still running "
+			 "when the page went)", WTERMSIG(status), kind, rounds + 1, late);
+	else if (WEXITSTATUS(status) == 77) {
+		printf("     (destruction: %s: init refuses it, ENOTSUP)\n", kind);
+		*skipped = true;
+		bad = NULL;
+	} else if (WEXITSTATUS(status) != 0)
+		snprintf(buf, len, "the child failed (exit %d; %s, round %ld; a sanitizer's "
+			 "report of a fault exits non-zero too)", WEXITSTATUS(status), kind,
+			 rounds + 1);
+	else if (atomic_load(&st->post_error))
+		snprintf(buf, len, "post returned %s (%s)", strerror(atomic_load(&st->post_error)),
+			 kind);
+	else {
+		printf("     (destruction: %s: %ld rounds, %ld with the post still running when "
+		       "the page went, %ld with the waiter asleep)\n", kind, rounds, late,
+		       atomic_load(&st->slept));
+		bad = NULL;
+	}
+	munmap(st, sizeof *st);
+	return bad;
+}
+
+static void t_destruction(void *arg)
+{
+	int scale = *(int *)arg;
+	char buf[320];
+	bool skipped;
+	for (int pshared = 0; pshared < 2; pshared++) {
+		const char *bad = destruction_case(pshared, 600000000 / scale, buf, sizeof buf,
+						   &skipped);
+		if (bad) {
+			printf("FAIL destruction: %s\n", bad);
+			fflush(stdout);
+			_exit(1);
+		}
+	}
+}
+
+/* FL_DESTROY_UNSAFE: the design documents that it fails this. Run it
+ * anyway (what happens is worth seeing) and report an expected failure,
+ * never a pass and never a failure. */
+static void xfail_destruction(int scale)
+{
+	char buf[320];
+	bool skipped;
+	printf("xfail destruction (FL_DESTROY_UNSAFE: documented)\n");
+	for (int pshared = 0; pshared < 2; pshared++) {
+		const char *bad = destruction_case(pshared, 600000000 / scale, buf, sizeof buf,
+						   &skipped);
+		if (bad)
+			printf("     (destruction: %s)\n", bad);
+	}
+	fflush(stdout);
+}
+
+/* ---- crews: threads that replay one short scene per round --------------
+ *
+ * Each thread of a crew runs its role once per round: it sleeps until the
+ * director starts the round (a futex on the round number: an idle crew
+ * takes no CPU from the scene — two CPUs here), waits its own delay drawn
+ * by the director for this round, acts, and reports the round finished.
+ * The director starts a round only when every thread finished the last, so
+ * a round is one scene with fresh random timings; a thread that never
+ * finishes (a waiter nobody wakes) is the failure, caught by the director's
+ * bound. */
+#define CREW_MAX 4
+struct crew;
+typedef void crew_role(struct crew *c, int me, long round);
+struct crew {
+	_Atomic uint32_t round;          /* the futex word */
+	_Atomic long began[CREW_MAX];    /* the last round each thread began acting in */
+	_Atomic pid_t tid[CREW_MAX];
+	_Atomic long finished[CREW_MAX];
+	_Atomic long delay[CREW_MAX];    /* ns, this round */
+	_Atomic int stop;
+	int n;
+	crew_role *role[CREW_MAX];
+	pthread_t t[CREW_MAX];
+	struct crew_arg { struct crew *c; int me; } arg[CREW_MAX];
+	void *scene;                      /* the test's own state */
+};
+
+static void *crew_thread(void *p)
+{
+	struct crew_arg *a = p;
+	struct crew *c = a->c;
+	atomic_store(&c->tid[a->me], gettid());
+	for (uint32_t r = 1;; r++) {
+		uint32_t cur;
+		/* acquire: the scene the director set up before the round */
+		while ((cur = atomic_load_explicit(&c->round, memory_order_acquire)) != r &&
+		       !atomic_load(&c->stop))
+			fl_futex_wait(&c->round, cur, NULL, false);
+		if (atomic_load(&c->stop))
+			return NULL;
+		spin_ns(atomic_load_explicit(&c->delay[a->me], memory_order_relaxed));
+		atomic_store(&c->began[a->me], r);
+		c->role[a->me](c, a->me, r);
+		/* release: the director reads the scene's results after this */
+		atomic_store_explicit(&c->finished[a->me], r, memory_order_release);
+	}
+}
+
+static void crew_start(struct crew *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		c->arg[i] = (struct crew_arg){ c, i };
+		pthread_create(&c->t[i], NULL, crew_thread, &c->arg[i]);
+	}
+}
+
+static void crew_go(struct crew *c, long r)
+{
+	atomic_store_explicit(&c->round, (uint32_t)r, memory_order_release);
+	fl_futex_wake(&c->round, INT_MAX, false);
+}
+
+/* Waits until *v == r (a crew thread's began or finished); false after
+ * `ns`. */
+static bool crew_until(_Atomic long *v, long r, int64_t ns)
+{
+	int64_t end = fl_now_ns() + ns;
+	for (unsigned i = 0; atomic_load_explicit(v, memory_order_acquire) != r; i++) {
+		if (fl_now_ns() > end)
+			return false;
+		if (i % 64 == 63)
+			sched_yield();
+		else
+			fl_cpu_relax();
+	}
+	return true;
+}
+
+static bool crew_wait(struct crew *c, int me, long r, int64_t ns)
+{
+	return crew_until(&c->finished[me], r, ns);
+}
+
+static void crew_stop(struct crew *c)
+{
+	atomic_store(&c->stop, 1);
+	atomic_fetch_add(&c->round, 1);
+	fl_futex_wake(&c->round, INT_MAX, false);
+	for (int i = 0; i < c->n; i++)
+		pthread_join(c->t[i], NULL);
+}
+
+/* ---- stale_post (musl 159d1f6c: the ABA of a stale waiter count) ------
+ *
+ * One token to start with; two posts; a stealer that trywaits for a while;
+ * two waiters: three tokens, at most three takers, and only the stealer
+ * may come away empty. So once both posts have returned, both waiters must
+ * be released. The crew is poster 1 and the two waiters; the director is
+ * the stealer and then poster 2. Three rounds in four follow the ABA's
+ * script: poster 1 first (its sample of the state goes stale while it is
+ * inside post), the stealer takes the initial token, both waiters go to
+ * sleep, poster 2 posts; poster 1's post then lands on a value that has
+ * gone round to the one it sampled. A design that decides its wake from
+ * such a sample (musl before 159d1f6c) skips the wake, and a waiter sleeps
+ * with a token available. The fourth round's timings are all random. The
+ * race-window build stretches poster 1's stay inside post. */
+struct stale {
+	void *s;
+	_Atomic long w_go;     /* round in which the waiters may start */
+	_Atomic int errors;
+};
+enum { ST_P1, ST_W1, ST_W2, ST_N };
+
+static void stale_role(struct crew *c, int me, long round)
+{
+	struct stale *x = c->scene;
+	int r;
+	if (me == ST_P1) {
+		if (V->post(x->s, 1))
+			atomic_fetch_add(&x->errors, 1);
+		return;
+	}
+	spin_until(&x->w_go, round, NULL);
+	while ((r = V->wait(x->s)) == EINTR)
+		;
+	if (r)
+		atomic_fetch_add(&x->errors, 1);
+}
+
+/* A handler that holds poster 1 (it does not touch the semaphore) until
+ * the director has posted its own token, or 2 ms: a post interrupted in
+ * the middle, resumed right after another post. */
+static _Atomic long hold_round, release_round;
+
+static void on_usr2_hold(int sig)
+{
+	(void)sig;
+	long want = atomic_load(&hold_round);
+	int64_t end = fl_now_ns() + 2000000;
+	while (atomic_load(&release_round) < want && fl_now_ns() < end)
+		fl_cpu_relax();
+}
+
+static void t_stale_post(void *arg)
+{
+	int scale = *(int *)arg;
+	if (V->value_max < 3 || (V->flags & FL_CAPPED)) {
+		printf("     (stale_post: value_max %d, not applicable)\n", V->value_max);
+		return;
+	}
+	struct sigaction sa = { .sa_handler = on_usr2_hold, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR2, &sa, NULL);
+	struct stale x = { .s = mk(1) };
+	struct crew c = { .n = ST_N, .scene = &x };
+	for (int i = 0; i < ST_N; i++)
+		c.role[i] = stale_role;
+	crew_start(&c);
+	uint64_t rng = (uint64_t)fl_now_ns() | 1;
+	int64_t end = fl_now_ns() + 1000000000 / scale;
+	const int64_t bound = 10LL * 1000000000;
+	long r, stolen = 0;
+	for (r = 1; fl_now_ns() < end; r++) {
+		if (r > 1) { /* a fresh semaphore of value 1 */
+			V->destroy(x.s);
+			CHECK(V->init(x.s, 1, 0) == 0, "init");
+		}
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		bool script = r % 4 != 0;
+		for (int i = 0; i < ST_N; i++)
+			atomic_store(&c.delay[i], script ? 0 : (long)((rng >> (8 * i)) % 20000));
+		crew_go(&c, r);
+		if (script) { /* poster 1 is inside post: stall it there, then steal */
+			CHECK(crew_until(&c.began[ST_P1], r, bound), "round %ld: no poster", r);
+			atomic_store(&hold_round, r);
+			pthread_kill(c.t[ST_P1], SIGUSR2);
+		}
+		spin_ns(script ? 100 + (long)(rng >> 32) % 500 : (long)(rng >> 32) % 20000);
+		int took = 0;
+		for (int64_t until = fl_now_ns() + 30000; !took && fl_now_ns() < until;)
+			took = V->trywait(x.s) == 0;
+		atomic_store(&x.w_go, r);
+		if (script) { /* poster 2 posts once both waiters are asleep (or 1 ms) */
+			CHECK(crew_until(&c.began[ST_W1], r, bound) &&
+			      crew_until(&c.began[ST_W2], r, bound), "round %ld: no waiters", r);
+			for (int64_t until = fl_now_ns() + 1000000; fl_now_ns() < until;) {
+				if (task_state(atomic_load(&c.tid[ST_W1])) == 'S' &&
+				    task_state(atomic_load(&c.tid[ST_W2])) == 'S')
+					break;
+				sched_yield(); /* one CPU is poster 1's: let the waiters run */
+			}
+		} else {
+			spin_ns((long)(rng >> 44) % 20000);
+		}
+		CHECK(V->post(x.s, 1) == 0, "post");
+		atomic_store(&release_round, r);
+		CHECK(crew_wait(&c, ST_P1, r, bound), "round %ld: post never returned", r);
+		for (int w = ST_W1; w <= ST_W2; w++)
+			CHECK(crew_wait(&c, w, r, 5000000000LL * scale),
+			      "round %ld: a waiter still asleep %d s after both posts returned, value "
+			      "%d (1 + 2 tokens, %d taken by trywait): a lost wakeup", r, 5 * scale,
+			      V->getvalue(x.s), took);
+		CHECK(atomic_load(&x.errors) == 0, "round %ld: an operation failed", r);
+		CHECK(V->getvalue(x.s) == 1 - took, "round %ld: value %d, stealer took %d", r,
+		      V->getvalue(x.s), took);
+		stolen += took;
+	}
+	crew_stop(&c);
+	printf("     (stale_post: %ld rounds, the stealer took a token in %ld)\n", r - 1, stolen);
+	rm(x.s);
+}
+
+/* ---- steal_and_unmap (musl 882aedf6: Markus Wichmann's report) ---------
+ *
+ * A process-shared semaphore mapped twice (one memfd page, mappings A and
+ * B). A waiter sleeps through A. Poster 1 posts through B and is held by a
+ * signal handler inside post (the handler does not touch the semaphore).
+ * Meanwhile a thread T takes that token through B with trywait, re-posts
+ * it through B, and unmaps B — legitimately: the post whose token it took
+ * has made its token available, which is all a finished post does as far
+ * as the semaphore is concerned (the destruction rule, applied to one
+ * mapping). Then poster 1 resumes; its wake, if it still has one to make,
+ * hits an unmapped address (EFAULT, which it must take as done). The
+ * waiter on A must be released all the same: by T's post, which found a
+ * waiter. musl between 159d1f6c and 882aedf6 let T's post skip the wake
+ * because poster 1 had cleared the waiters bit, and the waiter slept
+ * forever. Rounds until the budget; in a forked child (a design that
+ * touches B after publishing faults: FL_DESTROY_UNSAFE's expected
+ * failure). */
+struct steal {
+	void *a;
+	_Atomic(void *) b;
+	_Atomic long p_go, p_in;
+	_Atomic int errors;
+	_Atomic long rounds, stolen;
+};
+enum { SU_P1, SU_W, SU_N };
+
+static void steal_role(struct crew *c, int me, long round)
+{
+	struct steal *x = c->scene;
+	int r;
+	if (me == SU_P1) {
+		spin_until(&x->p_go, round, NULL);
+		atomic_store(&x->p_in, round);
+		if (V->post(atomic_load(&x->b), 1))
+			atomic_fetch_add(&x->errors, 1);
+		return;
+	}
+	while ((r = V->wait(x->a)) == EINTR)
+		;
+	if (r)
+		atomic_fetch_add(&x->errors, 1);
+}
+
+static void steal_child(struct steal *x, int64_t ns)
+{
+	struct rlimit no_core = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &no_core);
+	signal(SIGALRM, SIG_DFL);
+	alarm((unsigned)(ns / 1000000000) + 30);
+	dump_sem = NULL;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	int fd = memfd_create("edge-steal", 0);
+	if (fd < 0 || ftruncate(fd, (off_t)pg))
+		_exit(2);
+	x->a = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (x->a == MAP_FAILED)
+		_exit(2);
+	int e = V->init(x->a, 0, 1);
+	if (e == ENOTSUP)
+		_exit(77);
+	if (e)
+		_exit(2);
+	struct sigaction sa = { .sa_handler = on_usr2_hold, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR2, &sa, NULL);
+	struct crew c = { .n = SU_N, .scene = x };
+	c.role[SU_P1] = c.role[SU_W] = steal_role;
+	crew_start(&c);
+	const int64_t bound = 10LL * 1000000000;
+	int64_t end = fl_now_ns() + ns;
+	for (long r = 1; fl_now_ns() < end; r++) {
+		char *b = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (b == MAP_FAILED)
+			_exit(2);
+		if (r > 1)
+			V->destroy(x->a);
+		if (V->init(x->a, 0, 1))
+			_exit(2);
+		atomic_store(&x->b, b);
+		crew_go(&c, r);
+		/* the waiter asleep on A (or 1 ms) */
+		if (!crew_until(&c.began[SU_W], r, bound))
+			_exit(4);
+		for (int64_t until = fl_now_ns() + 1000000; fl_now_ns() < until;) {
+			if (task_state(atomic_load(&c.tid[SU_W])) == 'S')
+				break;
+			sched_yield();
+		}
+		/* poster 1 posts through B; T takes its token through B the moment
+		 * it is there and holds poster 1 wherever it is (a signal: still
+		 * inside post, between publishing and waking, is the case that
+		 * matters), then posts it back through B and unmaps B */
+		atomic_store(&hold_round, r);
+		atomic_store(&x->p_go, r);
+		if (!crew_until(&x->p_in, r, bound))
+			_exit(4);
+		bool took = false;
+		for (int64_t i = 0, until = fl_now_ns() + 100000; !took && fl_now_ns() < until; i++) {
+			took = V->trywait(b) == 0;
+			if (i % 16 == 15)
+				sched_yield(); /* poster 1 may share this CPU */
+		}
+		pthread_kill(c.t[SU_P1], SIGUSR2);
+		if (took) {
+			if (V->post(b, 1))
+				atomic_fetch_add(&x->errors, 1);
+			/* munmap and a PROT_NONE guard in one step (see destruction) */
+			if (mmap(b, pg, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) ==
+			    MAP_FAILED)
+				_exit(2);
+			atomic_fetch_add(&x->stolen, 1);
+		}
+		atomic_store(&release_round, r);
+		if (!crew_wait(&c, SU_P1, r, bound))
+			_exit(4);
+		if (!crew_wait(&c, SU_W, r, 5000000000LL)) {
+			fprintf(stderr, "  round %ld: the waiter on mapping A still asleep 5 s after "
+				"%s, value %d: a lost wakeup\n", r, took ? "a token was taken, "
+				"re-posted and the mapping B unmapped" : "the post through B",
+				V->getvalue(x->a));
+			_exit(5);
+		}
+		munmap(b, pg);
+		if (atomic_load(&x->errors) || V->getvalue(x->a) != 0) {
+			fprintf(stderr, "  round %ld: %d failed operations, value %d (want 0)\n", r,
+				atomic_load(&x->errors), V->getvalue(x->a));
+			_exit(6);
+		}
+		atomic_store(&x->rounds, r);
+	}
+	crew_stop(&c);
+	_exit(0);
+}
+
+/* NULL: passed or skipped; else what went wrong, in buf. */
+static const char *steal_case(int64_t ns, char *buf, size_t len)
+{
+	struct steal *x = mmap(NULL, sizeof *x, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(x != MAP_FAILED, "mmap: %s", strerror(errno));
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0)
+		steal_child(x, ns);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	long rounds = atomic_load(&x->rounds), stolen = atomic_load(&x->stolen);
+	const char *bad = buf;
+	if (WIFSIGNALED(status))
+		snprintf(buf, len, "%s (signal %d in round %ld)", WTERMSIG(status) == SIGALRM ?
+			 "a thread never returned" : "post touched mapping B after its token was "
+			 "taken and B unmapped", WTERMSIG(status), rounds + 1);
+	else if (WEXITSTATUS(status) == 77) {
+		printf("     (steal_and_unmap: init refuses pshared, ENOTSUP)\n");
+		bad = NULL;
+	} else if (WEXITSTATUS(status) == 5)
+		snprintf(buf, len, "the waiter on mapping A was never woken (round %ld, %ld "
+			 "rounds with a token stolen through B): a lost wakeup", rounds + 1, stolen);
+	else if (WEXITSTATUS(status) != 0)
+		snprintf(buf, len, "the child failed (exit %d, round %ld)", WEXITSTATUS(status),
+			 rounds + 1);
+	else {
+		printf("     (steal_and_unmap: %ld rounds, a token stolen, re-posted and B unmapped "
+		       "in %ld)\n", rounds, stolen);
+		bad = NULL;
+	}
+	munmap(x, sizeof *x);
+	return bad;
+}
+
+static void t_steal_and_unmap(void *arg)
+{
+	int scale = *(int *)arg;
+	char buf[320];
+	const char *bad = steal_case(500000000 / scale, buf, sizeof buf);
+	if (bad) {
+		printf("FAIL steal_and_unmap: %s\n", bad);
+		fflush(stdout);
+		_exit(1);
+	}
+}
+
+static void xfail_steal_and_unmap(int scale)
+{
+	char buf[320];
+	printf("xfail steal_and_unmap (FL_DESTROY_UNSAFE: documented)\n");
+	const char *bad = steal_case(500000000 / scale, buf, sizeof buf);
+	if (bad)
+		printf("     (steal_and_unmap: %s)\n", bad);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -507,5 +1376,14 @@ int main(int argc, char **argv)
 		scale = 1;
 	run_test("post_n_sleepers", t_post_n_sleepers, NULL, 60);
 	run_test("handoff", t_handoff, &scale, 120);
+	run_test("left_no_registration", t_left_no_registration, NULL, 30);
+	run_test("stale_post", t_stale_post, &scale, 60);
+	if (V->flags & FL_DESTROY_UNSAFE) {
+		xfail_destruction(scale);
+		xfail_steal_and_unmap(scale);
+	} else {
+		run_test("destruction", t_destruction, &scale, 60);
+		run_test("steal_and_unmap", t_steal_and_unmap, &scale, 60);
+	}
 	return tests_done(V->name);
 }

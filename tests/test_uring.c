@@ -2,6 +2,7 @@
  * futex contract; ring wakes reach futex(2) waiters and futex(2) wakes reach
  * ring waiters (same kernel queue); the ring's waitv reports the index;
  * skipped (77) where io_uring futex ops are unavailable. */
+#include <signal.h>
 #include <dirent.h>
 #include <sys/wait.h>
 
@@ -166,6 +167,57 @@ static void t_fork(void *arg)
 	CHECK(run_short_lived(), "and its parked one");
 }
 
+/* A signal handler wakes (as sem_post from a handler does) while its own
+ * thread is inside a wait on its ring: the handler's wake must not submit on
+ * that ring (it would corrupt the interrupted wait) — it goes to the futex2
+ * syscalls (fl_uring_reentrant counts it) and still reaches the waiter, and
+ * the interrupted wait comes back EINTR or 0, never an abort. */
+static _Atomic uint32_t h_word;
+static _Atomic int h_wakes;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	atomic_store(&h_word, 1);
+	atomic_fetch_add(&h_wakes, fl_uring_wake(&h_word, 1, false) >= 0);
+}
+
+static void *kicker(void *a)
+{
+	struct timespec t = { 0, 20000000 };
+	nanosleep(&t, NULL);
+	pthread_kill(*(pthread_t *)a, SIGUSR2);
+	return NULL;
+}
+
+static void t_handler_wake(void *arg)
+{
+	(void)arg;
+	struct sigaction sa = { .sa_handler = on_usr2 }; /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR2, &sa, NULL);
+	for (int round = 0; round < 20; round++) {
+		atomic_store(&h_word, 0);
+		unsigned long r0 = fl_uring_reentrant();
+		pthread_t self = pthread_self(), k;
+		pthread_create(&k, NULL, kicker, &self);
+		struct timespec dl = fl_deadline_after_ns(5000000000LL);
+		int r = 0;
+		while (atomic_load(&h_word) == 0 && (r = fl_uring_wait(&h_word, 0, &dl, false)) != ETIMEDOUT)
+			CHECK(r == 0 || r == EINTR || r == EAGAIN, "round %d: wait returned %d", round, r);
+		pthread_join(k, NULL);
+		CHECK(r != ETIMEDOUT, "round %d: the handler's wake was lost", round);
+		CHECK(fl_uring_reentrant() == r0 + 1, "round %d: the handler's wake went %s",
+		      round, fl_uring_reentrant() == r0 ? "through the busy ring" : "elsewhere twice");
+	}
+	CHECK(atomic_load(&h_wakes) == 20, "every handler ran its wake: %d", atomic_load(&h_wakes));
+	/* outside a ring operation, a wake uses the ring */
+	unsigned long r0 = fl_uring_reentrant();
+	CHECK(fl_uring_wake(&h_word, 1, false) == 0, "a plain wake");
+	CHECK(fl_uring_reentrant() == r0, "a plain wake uses the ring");
+	signal(SIGUSR2, SIG_DFL);
+}
+
 int main(void)
 {
 	const char *why = fl_uring_unavailable();
@@ -179,5 +231,6 @@ int main(void)
 	run_test("waitv", t_waitv, NULL, 20);
 	run_test("ring_handover", t_ring_handover, NULL, 60);
 	run_test("fork", t_fork, NULL, 20);
+	run_test("handler_wake", t_handler_wake, NULL, 30);
 	return tests_done("uring");
 }

@@ -23,7 +23,14 @@
  * state when no worker completes an operation for --stall seconds, or the
  * drain does not finish: a lost wakeup or a lost token, never a hang.
  * Default: two cycles of 0.5 s (CI). --soak SECONDS runs cycles for that
- * long (see README: what the soak proves). */
+ * long (see README: what the soak proves).
+ *
+ * Every run ends with one machine-readable line, the totals over its cycles
+ * (the failing cycle's counts so far included), which scripts/soak appends
+ * to its results file:
+ *   soak-row: variant=V build=release|race seconds=S cycles=N ops=N posts=N
+ *     acquisitions=N timeouts=N einval=N eintr=N signals=N spurious=N
+ *     result=ok|FAIL */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -41,6 +48,11 @@
 #include "wake.h"
 
 #define MAXW 8
+
+/* Which variants library this executable links (tests/meson.build). */
+#ifndef FL_TORTURE_BUILD
+#define FL_TORTURE_BUILD "unlabelled"
+#endif
 
 static const struct fl_variant *V;
 static bool quiet;
@@ -63,6 +75,36 @@ struct cycle {
 
 static struct cycle *C;
 static _Atomic int64_t handled;
+
+/* The run's totals over its cycles, for the soak-row line. */
+static struct {
+	int cycles;
+	int64_t ops, posts, acq, timeouts, einval, eintr, signals, injected;
+} tot;
+
+static void tally(struct cycle *c)
+{
+	tot.cycles++;
+	tot.ops += atomic_load(&c->progress);
+	tot.posts += atomic_load(&c->posts);
+	tot.acq += atomic_load(&c->acq);
+	tot.timeouts += atomic_load(&c->timeouts);
+	tot.einval += atomic_load(&c->einval);
+	tot.eintr += atomic_load(&c->eintr);
+	tot.signals += atomic_load(&c->signals);
+	tot.injected += atomic_load(&c->injected);
+}
+
+static void soak_row(double seconds, bool ok)
+{
+	printf("soak-row: variant=%s build=%s seconds=%.3f cycles=%d ops=%lld posts=%lld "
+	       "acquisitions=%lld timeouts=%lld einval=%lld eintr=%lld signals=%lld "
+	       "spurious=%lld result=%s\n", V->name, FL_TORTURE_BUILD, seconds, tot.cycles,
+	       (long long)tot.ops, (long long)tot.posts, (long long)tot.acq,
+	       (long long)tot.timeouts, (long long)tot.einval, (long long)tot.eintr,
+	       (long long)tot.signals, (long long)tot.injected, ok ? "ok" : "FAIL");
+	fflush(stdout);
+}
 
 static void on_signal(int sig)
 {
@@ -316,8 +358,10 @@ static bool run_cycle(int k, int64_t len_ns, int64_t stall_ns)
 	pthread_create(&in, NULL, injector, NULL);
 
 	bool ok = watch(c, fl_now_ns() + len_ns, stall_ns, "running");
-	if (!ok)
+	if (!ok) {
+		tally(c);
 		return false;
+	}
 	/* Drain: no more faults or feeding, then one post(k) for the k workers
 	 * still running; each leaves after its current operation. */
 	atomic_store(&c->faults, 0);
@@ -348,6 +392,7 @@ static bool run_cycle(int k, int64_t len_ns, int64_t stall_ns)
 			"sleeps with a token posted for it (lost wakeup)\n", V->name,
 			(double)stall_ns / 1e9);
 		dump(c);
+		tally(c);
 		return false;
 	}
 	for (int i = 0; i < c->nworkers; i++)
@@ -383,6 +428,7 @@ static bool run_cycle(int k, int64_t len_ns, int64_t stall_ns)
 		       (long long)atomic_load(&c->eintr), (long long)atomic_load(&c->signals),
 		       (long long)atomic_load(&c->injected), (long long)fin, ok ? "ok" : "FAIL");
 	fflush(stdout);
+	tally(c);
 	V->destroy(c->s);
 	free(c->s);
 	free(c);
@@ -442,7 +488,7 @@ int main(int argc, char **argv)
 		stall *= scale;
 	/* Cycles of 0.5 s (a soak: 2 s each, so faults build up within a cycle). */
 	int64_t cycle_ns = soak ? 2000000000LL : 500000000LL;
-	int64_t end = fl_now_ns() + (int64_t)(total * 1e9);
+	int64_t start = fl_now_ns(), end = start + (int64_t)(total * 1e9);
 	int cycles = 0, failed = 0;
 	printf("# torture %s: %.1f s%s\n", V->name, total, soak ? " (soak)" : "");
 	do {
@@ -451,12 +497,13 @@ int main(int argc, char **argv)
 			       (int64_t)(stall * 1e9))) {
 			failed++;
 			printf("FAIL torture %s (cycle %d)\n", V->name, cycles);
-			fflush(stdout);
+			soak_row((double)(fl_now_ns() - start) / 1e9, false);
 			_exit(1); /* a worker may sleep forever: nothing to join */
 		}
 		cycles++;
 	} while (fl_now_ns() < end);
 	printf("ok   torture %s: %d cycles, signals handled %lld\n", V->name, cycles,
 	       (long long)atomic_load(&handled));
+	soak_row((double)(fl_now_ns() - start) / 1e9, true);
 	return failed ? 1 : 0;
 }

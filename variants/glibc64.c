@@ -27,9 +27,10 @@
  *   `waiters` touches freed memory. Here publishing the token and observing
  *   the waiters are the same CAS, so there is no second access. The only
  *   later use is FUTEX_WAKE on the address, and a private wake only hashes
- *   the address, never dereferences it. (A shared wake must find the page:
- *   a process-shared semaphore must stay mapped while a post is in flight —
- *   glibc's caveat too.) The cost, measured by the harness: a CAS
+ *   the address, never dereferences it; everything else post needs (the
+ *   shared flag) is read before the CAS. A shared wake on a page the waiter
+ *   has already unmapped fails with EFAULT, which lib/futex.c reports as
+ *   nobody woken, as glibc does. The cost, measured by the harness: a CAS
  *   loop instead of split's fetch_add, and a 64-bit word.
  *
  * NO LOST WAKEUP, WITHOUT SEQ_CST
@@ -50,6 +51,7 @@
  *   same atomic step as the decision, so a post can never count a waiter
  *   that has left without a token being available to the others. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../lib/futex.h"
@@ -102,6 +104,10 @@ static void g_destroy(void *p)
 static int g_post(void *p, unsigned n)
 {
 	struct glibc64 *s = p;
+	/* Read before the CAS, as glibc reads isem->private: after it, the
+	 * last waiter may take the token and free s (bug 12674, below). */
+	bool shared = s->shared;
+	_Atomic uint32_t *word = futex_word(s);
 	uint64_t d = atomic_load_explicit(&s->data, memory_order_relaxed);
 	do {
 		if (n > G64_MAX || g_count(d) > G64_MAX - n)
@@ -112,7 +118,7 @@ static int g_post(void *p, unsigned n)
 	uint32_t w = g_waiters(d); /* observed by the same CAS: no second access */
 	if (w > 0) {
 		fl_race_window(); /* token published; a waiter may take it and free s */
-		fl_notify(futex_word(s), (int)(w < n ? w : n), s->shared);
+		fl_notify(word, (int)(w < n ? w : n), shared);
 	}
 	return 0;
 }

@@ -71,6 +71,12 @@
  *   timeout: count was 0 at that instant, so no token is stranded beside
  *   a sleeper.
  *
+ * SIGNALS (FL_SIGNAL_UNSAFE)  a post with waiters takes its root's lock (a
+ *   spin-then-futex mutex, as Go's runtime lock); a signal handler posting
+ *   while its own thread holds that root lock (in a wait's enqueue or a
+ *   post's dequeue, for any address hashing to the root) deadlocks. Go never
+ *   meets it (its signal handlers do not call semrelease); declared here.
+ *
  * ORDERING (besides the pair above)  the root lock orders the table; a
  *   HANDED or WOKEN mark is a release store read with acquire, so a handed
  *   token carries the poster's writes; tokens from count are taken with a
@@ -413,6 +419,7 @@ static int gs_words(void *p, _Atomic uint32_t **out, int max)
 
 FL_VARIANT(gosema, struct gosema,
 	.summary = "seed 001: any word is a semaphore; sleepers in a global 251-root table (treap + FIFO), nwait fast path",
+	.flags = FL_SIGNAL_UNSAFE,
 	.value_max = GS_MAX,
 	.init = gs_init, .destroy = gs_destroy, .post = gs_post, .wait = gs_wait,
 	.trywait = gs_trywait, .timedwait = gs_timedwait, .getvalue = gs_getvalue,

@@ -60,18 +60,34 @@
  *   carries them to a claimant. Claim removal needs no ordering beyond the
  *   RMW's atomicity: it transfers no data.
  *
- * DESTRUCTION  A post touches grants and calls wake only while a claimant
- *   has not left, so the semaphore is live. A claimant woken by that wake may
- *   return and free it while the poster is still inside FUTEX_WAKE: a
- *   private wake only hashes the address and never dereferences it. */
+ * DESTRUCTION (POSIX: destroy is safe once no thread is blocked; glibc BZ
+ *   12674)  A post reads everything it needs from the semaphore (backend,
+ *   shared) BEFORE its fetch_add on count. After that add it touches only
+ *   grants, and only while a claimant it resolved cannot have left: that
+ *   claimant waits for the grant (both exits need it), so the semaphore is
+ *   live. The grant add is the post's last access. The claimant may then
+ *   take the grant, return and destroy + unmap the semaphore while the
+ *   poster is still about to call wake: the wake only names the address. A
+ *   private FUTEX_WAKE hashes it without dereferencing it; a shared one on
+ *   an unmapped page fails with EFAULT, which the backends report as nobody
+ *   woken (glibc: "could have happened due to memory reuse"), and one on
+ *   reused memory is a spurious wakeup for whoever sleeps there, which the
+ *   futex contract allows. The one exception is EOVERFLOW: an add past the
+ *   clamp is undone with a second access; it needs 2^29 tokens posted and a
+ *   taker of the transient surplus destroying at once — documented, not
+ *   fixed (a CAS loop on every post would cost the fast path). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "../lib/clock.h"
 #include "../lib/cpu.h"
 #include "../lib/futex.h"
+#include "../lib/futex2.h"
+#include "../lib/portable.h"
 #include "../lib/race.h"
+#include "../lib/uring.h"
 #include "../lib/wake.h"
 #include "negcount.h"
 #include "variant.h"
@@ -86,15 +102,32 @@
 /* The sleeping backend is explicit per variant (negcount.h): negcount
  * itself sleeps on futex(2); portable, futex2 and uring reuse this file's
  * algorithm on their own backends. */
+static const struct fl_waitaddr *const backends[] = {
+	&fl_wa_futex, &fl_wa_futex2, &fl_wa_uring, &fl_wa_portable,
+};
+#define NBACKENDS (int)(sizeof backends / sizeof backends[0])
+
+const struct fl_waitaddr *fl_negcount_wa(const struct fl_negcount *s)
+{
+	if (s->backend >= NBACKENDS)
+		abort(); /* bytes no init of ours wrote */
+	return backends[s->backend];
+}
+
 int fl_negcount_init_on(void *p, unsigned value, int pshared, const struct fl_waitaddr *wa)
 {
 	struct fl_negcount *s = p;
 	if (value > NEG_MAX)
 		return EINVAL;
+	int b = 0;
+	while (b < NBACKENDS && backends[b] != wa)
+		b++;
+	if (b == NBACKENDS)
+		abort(); /* a backend missing from the table: a build bug */
 	atomic_init(&s->count, (int32_t)value);
 	atomic_init(&s->grants, 0);
 	s->shared = pshared != 0;
-	s->wa = wa;
+	s->backend = (uint8_t)b;
 	return 0;
 }
 
@@ -113,6 +146,9 @@ int fl_negcount_post(void *p, unsigned n)
 	struct fl_negcount *s = p;
 	if (n > NEG_MAX)
 		return EOVERFLOW;
+	/* Read before the add: after the grant below, s may be gone (DESTRUCTION). */
+	const struct fl_waitaddr *wa = fl_negcount_wa(s);
+	bool shared = s->shared;
 	int32_t old = atomic_fetch_add_explicit(&s->count, (int32_t)n, memory_order_release);
 	if (old > NEG_LIMIT - (int32_t)n) {
 		atomic_fetch_sub_explicit(&s->count, (int32_t)n, memory_order_relaxed);
@@ -122,8 +158,10 @@ int fl_negcount_post(void *p, unsigned n)
 		/* -(int64_t)old: no INT32_MIN negation overflow */
 		int k = (int)(-(int64_t)old < n ? -(int64_t)old : n);
 		fl_race_window(); /* claims resolved, grants not yet published */
-		atomic_fetch_add_explicit(&s->grants, (uint32_t)k, memory_order_release);
-		fl_notify_on(s->wa, &s->grants, k, s->shared);
+		_Atomic uint32_t *word = &s->grants;
+		atomic_fetch_add_explicit(word, (uint32_t)k, memory_order_release);
+		fl_race_window(); /* granted: the claimant may destroy s now */
+		fl_notify_on(wa, word, k, shared);
 	}
 	return 0;
 }
@@ -136,6 +174,8 @@ int fl_negcount_post(void *p, unsigned n)
 int fl_negcount_post_capped(void *p, unsigned n, int32_t cap)
 {
 	struct fl_negcount *s = p;
+	const struct fl_waitaddr *wa = fl_negcount_wa(s); /* before the CAS (DESTRUCTION) */
+	bool shared = s->shared;
 	int32_t old = atomic_load_explicit(&s->count, memory_order_relaxed), nv;
 	do {
 		if (old >= cap)
@@ -146,8 +186,10 @@ int fl_negcount_post_capped(void *p, unsigned n, int32_t cap)
 	if (old < 0) {
 		int k = (int)(-(int64_t)old < nv - old ? -(int64_t)old : nv - old);
 		fl_race_window(); /* claims resolved, grants not yet published */
-		atomic_fetch_add_explicit(&s->grants, (uint32_t)k, memory_order_release);
-		fl_notify_on(s->wa, &s->grants, k, s->shared);
+		_Atomic uint32_t *word = &s->grants;
+		atomic_fetch_add_explicit(word, (uint32_t)k, memory_order_release);
+		fl_race_window(); /* granted: the claimant may destroy s now */
+		fl_notify_on(wa, word, k, shared);
 	}
 	return 0;
 }
@@ -194,7 +236,7 @@ static int abandon(struct fl_negcount *s, int why)
 		 * and exit 2 removes it. An untimed sleep here could outlive the
 		 * caller's deadline for as long as no further post comes. */
 		struct timespec slice = fl_deadline_after_ns(100000);
-		s->wa->wait(&s->grants, 0, &slice, s->shared);
+		fl_negcount_wa(s)->wait(&s->grants, 0, &slice, s->shared);
 	}
 }
 
@@ -236,7 +278,7 @@ int fl_negcount_timedwait(void *p, const struct timespec *dl)
 	for (;;) {
 		if (take_grant(s))
 			return 0;
-		int r = s->wa->wait(&s->grants, 0, dl, s->shared);
+		int r = fl_negcount_wa(s)->wait(&s->grants, 0, dl, s->shared);
 		if (r == ETIMEDOUT || r == EINTR || r == EINVAL)
 			return abandon(s, r);
 		/* 0 (woken, or spuriously) or EAGAIN (a grant arrived): re-check. */

@@ -16,9 +16,16 @@
 struct fl_negcount {
 	_Atomic int32_t count;
 	_Atomic uint32_t grants;
-	int shared;
-	const struct fl_waitaddr *wa;
+	uint8_t shared;
+	/* The sleeping backend, as an index into a table in negcount.c — never
+	 * a pointer: a process-shared state must mean the same in every
+	 * process that maps it, and after exec (another address space, another
+	 * load address of the code) a stored pointer is garbage. */
+	uint8_t backend;
 };
+
+/* The backend of s (aborts on an index no init wrote). */
+const struct fl_waitaddr *fl_negcount_wa(const struct fl_negcount *s);
 
 int fl_negcount_init_on(void *s, unsigned value, int pshared, const struct fl_waitaddr *wa);
 void fl_negcount_destroy(void *s);

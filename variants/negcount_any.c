@@ -101,7 +101,7 @@ int fl_negcount_any_disarm(void *p)
 		 * on grants alone would not see count change (it would last
 		 * until some later post — forever, if none comes). */
 		struct timespec slice = fl_deadline_after_ns(SLICE_NS);
-		s->wa->wait(&s->grants, 0, &slice, s->shared);
+		fl_negcount_wa(s)->wait(&s->grants, 0, &slice, s->shared);
 	}
 	return took;
 }
@@ -112,7 +112,7 @@ void fl_negcount_any_pass_on(void *p)
 	fl_race_window(); /* left, wakes not yet passed on */
 	uint32_t g = atomic_load_explicit(&s->grants, memory_order_acquire);
 	if (g > 0)
-		s->wa->wake(&s->grants, g > INT32_MAX ? INT32_MAX : (int)g, s->shared);
+		fl_negcount_wa(s)->wake(&s->grants, g > INT32_MAX ? INT32_MAX : (int)g, s->shared);
 }
 
 const struct fl_any_ops fl_negcount_any = {

@@ -14,6 +14,20 @@
  *   every wake broadcasts to all sleepers of the process — what the fallback
  *   costs is what this variant measures.
  *
+ * PROMISES NOT KEPT (flags, variant.h; the shim refuses this design unless
+ *   FUTEXLAB_ALLOW names them)
+ *   FL_SIGNAL_UNSAFE: a wake takes the backend's mutex, so a signal handler
+ *   posting while its own thread holds that mutex (inside a wait or a post
+ *   that sleeps or wakes) deadlocks. Blocking signals around the locked
+ *   section would cost two sigprocmask syscalls per sleep and per wake and
+ *   still leave pthread_mutex_lock, which POSIX does not make
+ *   async-signal-safe; a fallback for platforms without futex declares it.
+ *   FL_NO_EINTR: the sleep is pthread_cond_timedwait, which POSIX forbids
+ *   from returning EINTR (glibc's restarts its futex wait after a handler),
+ *   so a handler never interrupts a wait here; POSIX lists EINTR for sem_wait
+ *   and sem_timedwait under "may fail". Reporting it would need a sleep a
+ *   signal interrupts (a per-waiter pipe and poll, say) — another design.
+ *
  * pshared: ENOTSUP. The mutex and the waiter list live in this process's
  *   memory, so a waiter in another process could never be woken. */
 #include <errno.h>
@@ -31,4 +45,5 @@ static int pt_init(void *p, unsigned value, int pshared)
 
 FL_VARIANT(portable, struct fl_negcount,
 	.summary = "seed 000 fallback: negcount on one global mutex+condvar (broadcast) for every address",
+	.flags = FL_SIGNAL_UNSAFE | FL_NO_EINTR,
 	.init = pt_init, FL_NEGCOUNT_OPS);

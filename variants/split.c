@@ -33,6 +33,14 @@
  *   timed-out waiter never strands a wake meant for it. It still makes one
  *   last trywait: a token that arrived at the deadline is taken, not left.
  *
+ * NOT DESTRUCTION-SAFE, BY CONSTRUCTION (FL_DESTROY_UNSAFE)  The read of
+ *   `waiters` after the count add is the store-buffer pattern's second half:
+ *   it cannot move before the add without losing wakeups, and it cannot be
+ *   folded into it while the two are separate words. So this design keeps
+ *   glibc's bug 12674 on purpose (it is the layout glibc had), declares it,
+ *   and the shared destruction test records it as an expected failure; the
+ *   shim refuses the design unless FUTEXLAB_ALLOW=destroy.
+ *
  * WHY GLIBC MERGED THE TWO WORDS (bug 12674)
  *   The post above touches the semaphore after it published the token: it
  *   reads `waiters` and calls wake on &count. POSIX allows the last waiter to
@@ -211,6 +219,7 @@ static const struct fl_any_ops split_any = {
 
 FL_VARIANT(split, struct split,
 	.summary = "seed 002: count and waiters in two words, seq_cst pairs, wake only if waiters",
+	.flags = FL_DESTROY_UNSAFE,
 	.value_max = SPLIT_MAX,
 	.init = sp_init, .destroy = sp_destroy, .post = sp_post, .wait = sp_wait,
 	.trywait = sp_trywait, .timedwait = sp_timedwait, .getvalue = sp_getvalue,

@@ -37,6 +37,15 @@
  *   waiter's acquire load of it. Outside the lock only getvalue and
  *   trywait's pre-check read value (relaxed: a snapshot, no data).
  *
+ * SIGNALS (FL_SIGNAL_UNSAFE)  post takes the spinlock. A signal handler that
+ *   posts while its own thread holds it (inside post, trywait or a wait's
+ *   enqueue) spins forever: the holder cannot run until the handler returns.
+ *   Declared, not fixed: blocking signals around the locked section costs
+ *   two sigprocmask syscalls per operation, more than the section itself.
+ *   (Destruction is safe: the post's last access to the semaphore is its
+ *   unlock, before any GRANTED store; a token in `value` can only be taken
+ *   under the lock, after that unlock.)
+ *
  * STATE  24 bytes; the waiters' nodes live in their threads' stacks, so a
  *   process-shared semaphore is impossible: pshared init is ENOTSUP. */
 #include <errno.h>
@@ -241,6 +250,7 @@ static int tb_words(void *p, _Atomic uint32_t **out, int max)
 
 FL_VARIANT(textbook, struct textbook,
 	.summary = "seed 004: spinlock + signed value + FIFO queue, direct handoff to the head, per-waiter futex",
+	.flags = FL_SIGNAL_UNSAFE,
 	.value_max = TB_MAX,
 	.init = tb_init, .destroy = tb_destroy, .post = tb_post, .wait = tb_wait,
 	.trywait = tb_trywait, .timedwait = tb_timedwait, .getvalue = tb_getvalue,

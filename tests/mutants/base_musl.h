@@ -60,6 +60,7 @@ static void mm_destroy(void *p)
 static int mm_post(void *p, unsigned n)
 {
 	struct mmusl *s = p;
+	bool shared = s->shared; /* read before publishing: s may go right after */
 	int32_t c = atomic_load_explicit(&s->val0, memory_order_relaxed);
 	do {
 		int64_t value = (c > 0 ? c : 0) +
@@ -72,7 +73,8 @@ static int mm_post(void *p, unsigned n)
 		int k = (int)(-(int64_t)c < n ? -(int64_t)c : n);
 		fl_race_window();
 		atomic_fetch_add_explicit(&s->val1, (uint32_t)k, memory_order_release);
-		fl_notify(&s->val1, k, s->shared);
+		fl_race_window(); /* published: a claimant may take it and unmap s */
+		fl_notify(&s->val1, k, shared);
 	}
 	return 0;
 }

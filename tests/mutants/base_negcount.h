@@ -78,6 +78,10 @@ static void mn_destroy(void *p)
 static int mn_post(void *p, unsigned n)
 {
 	struct mneg *s = p;
+	/* Everything the post needs after its RMW is read before it: the
+	 * waiter a grant releases may destroy and unmap s at once (variant.h,
+	 * edge's destruction test). */
+	bool shared = s->shared;
 #ifndef CAPPED
 	if (n > NEG_MAX)
 		return EOVERFLOW;
@@ -109,12 +113,13 @@ static int mn_post(void *p, unsigned n)
 #endif
 		fl_race_window();
 #ifdef MUT_WAKE_FIRST
-		fl_notify(&s->grants, wake, s->shared);
+		fl_notify(&s->grants, wake, shared);
 		fl_race_window();
 		atomic_fetch_add_explicit(&s->grants, (uint32_t)k, memory_order_release);
 #else
 		atomic_fetch_add_explicit(&s->grants, (uint32_t)k, memory_order_release);
-		fl_notify(&s->grants, wake, s->shared);
+		fl_race_window(); /* published: the claimant may take it, return, unmap s */
+		fl_notify(&s->grants, wake, shared);
 #endif
 	}
 	return 0;

@@ -22,7 +22,14 @@
  *                   no wake coming: the lost wakeup.
  *   MUT_WAKE_FIRST  post wakes before it publishes the count: the woken
  *                   waiter re-reads count == 0 and sleeps again; the count
- *                   lands after it with nobody announcing it. */
+ *                   lands after it with nobody announcing it.
+ *   MUT_EINTR_REG   a waiter interrupted by a signal returns EINTR without
+ *                   its `waiters -= 1` (the registration a cancellation
+ *                   cleanup handler, glibc's sem_wait_cleanup before 2.21 or
+ *                   musl's cleanup(), undoes). No token is taken or lost,
+ *                   but `waiters` never returns to zero: every later post
+ *                   makes a FUTEX_WAKE that finds nobody. Killed by edge's
+ *                   left_no_registration. */
 #include <errno.h>
 #include <stdint.h>
 
@@ -105,6 +112,10 @@ static int ms_timedwait(void *p, const struct timespec *dl)
 		atomic_fetch_add_explicit(&s->waiters, 1, memory_order_seq_cst);
 		fl_race_window();
 		int r = fl_futex_wait(&s->count, 0, dl, s->shared);
+#ifdef MUT_EINTR_REG
+		if (r == EINTR)
+			return ms_trywait(s) == 0 ? 0 : r; /* still counted in waiters */
+#endif
 		atomic_fetch_sub_explicit(&s->waiters, 1, memory_order_relaxed);
 		if (r == ETIMEDOUT || r == EINTR || r == EINVAL)
 			return ms_trywait(s) == 0 ? 0 : r;
@@ -132,6 +143,8 @@ static int ms_words(void *p, _Atomic uint32_t **out, int max)
 MUT_VARIANT(MUT_NAME, struct msplit,
 	.summary = "mutant of split (tests/mutants)",
 	.value_max = SPLIT_MAX,
+	/* as split: post reads waiters after publishing (glibc BZ 12674) */
+	.flags = FL_DESTROY_UNSAFE,
 	.init = ms_init, .destroy = ms_destroy, .post = ms_post, .wait = ms_wait,
 	.trywait = ms_trywait, .timedwait = ms_timedwait, .getvalue = ms_getvalue,
 	.words = ms_words);

@@ -3,12 +3,15 @@
 # Runs a plain POSIX program (semprog) and Debian's python3 under
 # libfutexlab-preload.so with FUTEXLAB_VARIANT=VARIANT. The shim's debug
 # line at exit must show that semaphores were really initialised on the
-# variant (or handed to glibc, for the posix pass-through).
+# variant (or handed to glibc, for the posix pass-through). A design that
+# breaks a POSIX promise (futexlab list: breaks) must be refused by default,
+# and run the same programs once FUTEXLAB_ALLOW=all opts in.
 set -u
 v=$1 futexlab=$2 so=$3 semprog=$4 py=$5
 line=$("$futexlab" list | awk -v v="$v" '$1 == v')
 status=$(echo "$line" | awk '{print $2}')
 vmax=$(echo "$line" | awk '{print $3}')
+breaks=$(echo "$line" | awk '{print $5}')   # promises the design does not keep
 if [ -z "$line" ]; then echo "shim: $v not in futexlab list"; exit 1; fi
 if [ "$status" != available ]; then echo "SKIP $v: $status"; exit 77; fi
 fail=0
@@ -18,7 +21,17 @@ run() { # label cmd...
   FUTEXLAB_DEBUG=1 FUTEXLAB_VARIANT=$v LD_PRELOAD=$so timeout -s KILL 120 "$@" 2>"$err"
   local rc=$?
   if [ $rc -ne 0 ]; then
-    echo "FAIL $label under the shim ($v): exit $rc"; cat "$err"; fail=1; return
+    echo "FAIL $label under the shim ($v${FUTEXLAB_ALLOW:+, FUTEXLAB_ALLOW=$FUTEXLAB_ALLOW}): exit $rc"; cat "$err"; fail=1; return
+  fi
+  if [ -n "$refusable" ] && [ -z "${FUTEXLAB_ALLOW:-}" ]; then
+    # a design that declares a broken promise is refused unless allowed
+    grep -q "variant $v refused: it breaks" "$err" ||
+      { echo "FAIL $label: $v breaks '$breaks' but the shim did not refuse it"; cat "$err"; fail=1; return; }
+    if grep -Eq "pid [0-9]+: [1-9][0-9]* semaphores initialised on $v" "$err"; then
+      echo "FAIL $label: refused, yet semaphores were initialised on $v"; fail=1; return
+    fi
+    echo "ok   $label under the shim ($v refused: breaks $breaks; glibc's semaphores)"
+    return
   fi
   if [ "$v" = posix ]; then
     grep -q "passing every call through" "$err" || { echo "FAIL $label: no pass-through line"; cat "$err"; fail=1; }
@@ -34,17 +47,31 @@ run() { # label cmd...
   grep -E "handed to glibc|initialised on" "$err" | sort | uniq -c | sed 's/^/    /' | head -5
   echo "ok   $label under the shim ($v)"
 }
-echo "# shim $v (value_max $vmax)"
+refusable=
+case ,$breaks, in *,destroy,*|*,signal,*|*,eintr,*) refusable=1;; esac
+echo "# shim $v (value_max $vmax, breaks $breaks)"
 # (semprog's overflow check starts at SEM_VALUE_MAX: a variant whose
 # value_max is lower hands that semaphore to glibc, the other path of the shim)
 run semprog "$semprog"
 if command -v python3 >/dev/null; then
   run "python3 ($(python3 --version 2>&1))" python3 "$py"
-  if [ "$v" != posix ] && [ -z "${passthrough:-}" ] && [ $fail -eq 0 ] && ! grep -Eq "[1-9][0-9]* named opens" "$err"; then
+  if [ "$v" != posix ] && [ -z "${passthrough:-}" ] && [ -z "$refusable" ] && [ $fail -eq 0 ] && ! grep -Eq "[1-9][0-9]* named opens" "$err"; then
     echo "FAIL python3: multiprocessing opened no named semaphore"; fail=1
   fi
 else
   echo "python3 not installed: real-program check skipped"
+fi
+if [ -n "$refusable" ]; then
+  # opted in, the design itself runs the same programs
+  export FUTEXLAB_ALLOW=all
+  run "semprog, FUTEXLAB_ALLOW=all" "$semprog"
+  if command -v python3 >/dev/null; then
+    run "python3, FUTEXLAB_ALLOW=all" python3 "$py"
+    if [ $fail -eq 0 ] && ! grep -Eq "[1-9][0-9]* named opens" "$err"; then
+      echo "FAIL python3: multiprocessing opened no named semaphore"; fail=1
+    fi
+  fi
+  unset FUTEXLAB_ALLOW
 fi
 rm -f "$err"
 exit $fail

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# tests/test_soak.sh — scripts/soak, its results file and its summary.
+# Usage: test_soak.sh path/to/scripts/soak BUILD_DIR   (~7 s)
+# A 2-variant, 2-chunk soak into a temp file: one complete row per chunk,
+# one release and one race row per variant; the summary's table equals the
+# sums of the rows (computed here with awk); a malformed file is refused
+# (summary and run, exit 2, the file untouched); a failing chunk is a FAIL
+# row with its log kept and exit 1, and its ops are not counted; a soak
+# killed by SIGINT or SIGTERM exits 130/143, leaves only complete rows and
+# no temp file or torture process; bad input exits 2 with one line.
+set -u
+soak=$1 bdir=$2
+pass=0 fail=0
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+header=date,revision,kernel,variant,build,seconds,cycles,ops,posts,acquisitions,timeouts,einval,eintr,signals,spurious,result
+
+# expect_usage "description" args...: exit 2, one stderr line, no stdout
+expect_usage() {
+  local what=$1 out rc lines; shift
+  out=$("$soak" "$@" 2>"$t/err"); rc=$?
+  lines=$(grep -c '' "$t/err")
+  if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ -z "$out" ]; then ok "$what: $(cat "$t/err")"
+  else bad "$what: rc=$rc stderr lines=$lines stdout='$out' stderr='$(cat "$t/err")'"; fi
+}
+expect_usage "no SECONDS" --build "$bdir" --file "$t/u.csv"
+expect_usage "SECONDS not a number" --build "$bdir" --file "$t/u.csv" ten negcount
+expect_usage "SECONDS zero" --build "$bdir" --file "$t/u.csv" 0 negcount
+expect_usage "SECONDS negative" --build "$bdir" --file "$t/u.csv" -5 negcount
+expect_usage "chunk zero" --build "$bdir" --file "$t/u.csv" --chunk 0 5 negcount
+expect_usage "chunk garbage" --build "$bdir" --file "$t/u.csv" --chunk 1x 5 negcount
+expect_usage "chunk without value" --build "$bdir" --file "$t/u.csv" --chunk
+expect_usage "until-ops garbage" --build "$bdir" --file "$t/u.csv" --until-ops many
+expect_usage "until-ops zero" --build "$bdir" --file "$t/u.csv" --until-ops 0
+expect_usage "unknown option" --build "$bdir" --file "$t/u.csv" --bogus 5
+expect_usage "unknown variant" --build "$bdir" --file "$t/u.csv" 5 nosuch
+expect_usage "variant twice" --build "$bdir" --file "$t/u.csv" 5 negcount negcount
+expect_usage "not a build dir" --build "$t" --file "$t/u.csv" 5 negcount
+expect_usage "summary with SECONDS" --summary --file "$t/u.csv" 5
+expect_usage "summary of no file" --summary --file "$t/u.csv"
+[ ! -e "$t/u.csv" ] && ok "bad input wrote no file" || bad "bad input wrote $t/u.csv"
+
+# The soak: 2 variants x 2 chunks of 0.75 s.
+f=$t/s.csv
+"$soak" --build "$bdir" --file "$f" --chunk 0.75 1.5 negcount split >"$t/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '^soak: all passed (4 chunks)$' "$t/out" && ok "soak of 2 x 2 chunks passed" ||
+  { bad "soak rc=$rc"; cat "$t/out"; }
+[ "$(head -1 "$f")" = "$header" ] && [ "$(grep -c "^date," "$f")" -eq 1 ] && ok "header once" ||
+  bad "header: $(head -1 "$f")"
+n=$(awk -F, 'NR > 1 && NF == 16 && $16 == "ok" && $6 > 0.5 && $6 < 3 && $8 > 0 && $7 >= 1 &&
+  $2 ~ /^[0-9a-f]+(-dirty)?$/ && $1 ~ /^20[0-9][0-9]-.*Z$/' "$f" | wc -l)
+[ "$n" -eq 4 ] && [ "$(wc -l <"$f")" -eq 5 ] && ok "4 complete ok rows" || { bad "rows: $n ok of $(($(wc -l <"$f") - 1))"; cat "$f"; }
+for v in negcount split; do
+  b=$(awk -F, -v v="$v" '$4 == v {print $5}' "$f" | sort | tr '\n' ' ')
+  [ "$b" = "race release " ] && ok "$v: one release and one race chunk" || bad "$v builds: '$b'"
+done
+# the rare paths ran: every count the soak reports is above zero in sum
+awk -F, 'NR > 1 {for (i = 11; i <= 15; i++) s[i] += $i}
+  END {for (i = 11; i <= 15; i++) if (!(s[i] > 0)) exit 1}' "$f" &&
+  ok "timeouts, EINVAL, EINTR, signals and spurious wakes all counted" || bad "a zero count: $(cat "$f")"
+
+# expected TABLE_ROWS: per variant, sums over the ok rows (FAIL rows counted apart)
+expected() {
+  awk -F, 'NR > 1 { if (!($4 in seen)) { seen[$4] = 1; o[++n] = $4 }
+      if ($16 == "FAIL") { failed[$4]++; next }
+      r[$4, $5] += $8; tot[$4] += $8; ch[$4]++; for (i = 11; i <= 15; i++) c[$4, i] += $i }
+    END { for (j = 1; j <= n; j++) { v = o[j]
+      printf "%s %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %d %d\n", v, r[v, "release"], r[v, "race"],
+        tot[v], c[v, 11], c[v, 12], c[v, 13], c[v, 14], c[v, 15], ch[v], failed[v] } }' "$1"
+}
+# table: the same columns from the summary's markdown rows
+table() {
+  awk -F'|' '/^\| [^ ]+ \| [0-9]/ { for (i = 2; i <= NF; i++) gsub(/^ +| +$/, "", $i)
+    print $2, $3, $4, $5, $8, $9, $10, $11, $12, $13, $14 }'
+}
+"$soak" --summary --file "$f" >"$t/sum"; rc=$?
+if [ $rc -eq 0 ] && [ "$(table <"$t/sum")" = "$(expected "$f")" ] && [ "$(table <"$t/sum" | wc -l)" -eq 2 ]; then
+  ok "summary adds up the rows exactly"
+else
+  bad "summary rc=$rc"; echo "expected:"; expected "$f"; echo "got:"; cat "$t/sum"
+fi
+grep -q '^| negcount | .* 0.0[0-9]% | ' "$t/sum" && ok "share of 10^9" || bad "share: $(grep negcount "$t/sum")"
+"$soak" --summary --until-ops 1e3 --file "$f" | grep -q '^| variant .* of 10^3 |' &&
+  ok "--until-ops sets the summary's target" || bad "--until-ops target not in the header"
+
+# A malformed file is refused, by the summary and by a run, and untouched.
+corrupt() { # description sed-script
+  local what=$1 c=$t/c.csv sum
+  sed "$2" "$f" >"$c"; sum=$(md5sum <"$c")
+  expect_usage "summary refuses $what" --summary --file "$c"
+  expect_usage "run refuses $what" --build "$bdir" --file "$c" 1 negcount
+  [ "$(md5sum <"$c")" = "$sum" ] && ok "$what: file untouched" || bad "$what: file changed"
+}
+corrupt "a count that is not a number" '3s/,\([0-9]*\),\([0-9]*\),ok$/,\1x,\2,ok/'
+corrupt "a row with a field missing" '4s/,[^,]*,ok$/,ok/'
+corrupt "a bad build" '2s/,release,/,debug,/; 2s/,race,/,debug,/'
+corrupt "a foreign header" '1s/^date,/when,/'
+head -c -1 "$f" >"$t/c.csv"
+expect_usage "summary refuses a last line without newline" --summary --file "$t/c.csv"
+# the refusal names the line
+sed '3s/,ok$/,maybe/' "$f" >"$t/c.csv"
+"$soak" --summary --file "$t/c.csv" 2>&1 | grep -q 'c.csv:3: result is neither' &&
+  ok "the refusal names line 3" || bad "refusal without the line number"
+
+# A failing chunk: torture_race that reports FAIL (a wrapper of the real one).
+fb=$t/fakebuild
+mkdir -p "$fb/tests" "$fb/harness"
+ln -s "$(cd "$bdir" && pwd)/harness/futexlab" "$fb/harness/futexlab"
+ln -s "$(cd "$bdir" && pwd)/tests/torture" "$fb/tests/torture"
+printf '#!/bin/sh\n"%s" "$@" | sed "s/result=ok$/result=FAIL/"\necho "FAIL injected by test_soak.sh"\nexit 1\n' \
+  "$(cd "$bdir" && pwd)/tests/torture_race" >"$fb/tests/torture_race"
+chmod +x "$fb/tests/torture_race"
+ff=$t/fail/f.csv
+"$soak" --build "$fb" --file "$ff" --chunk 0.3 0.6 negcount >"$t/out" 2>&1; rc=$?
+logs=$(ls "$t/fail"/fail-*-negcount-race.log 2>/dev/null | wc -l)
+if [ $rc -eq 1 ] && [ "$logs" -eq 1 ] && grep -q '^soak: FAILED (1 of 2 chunks' "$t/out" &&
+   [ "$(awk -F, 'NR > 1 {print $5, $16}' "$ff" | tr '\n' ' ')" = "release ok race FAIL " ]; then
+  ok "a failing chunk: FAIL row, log kept, exit 1"
+else
+  bad "failing chunk: rc=$rc logs=$logs"; cat "$t/out" "$ff"
+fi
+"$soak" --summary --file "$ff" >"$t/sum"
+log=$(sed -n 's/^- negcount race .*: log \(fail-.*\.log\)$/\1/p' "$t/sum")
+[ "$(table <"$t/sum")" = "$(expected "$ff")" ] && [ "$(table <"$t/sum" | awk '{print $3, $11}')" = "0 1" ] &&
+  [ -n "$log" ] && [ -f "$t/fail/$log" ] && ok "summary: the failed chunk's ops not counted, its log named" ||
+  { bad "summary of a failed chunk"; cat "$t/sum"; ls "$t/fail"; }
+
+# Killed mid-soak: only complete rows, no temp file, no torture left.
+for sig in INT TERM; do
+  k=$t/kill-$sig/k.csv
+  env --default-signal=INT "$soak" --build "$bdir" --file "$k" --chunk 0.4 30 negcount >/dev/null 2>"$t/err" &
+  p=$!
+  for _ in $(seq 100); do [ "$(cat "$k" 2>/dev/null | wc -l)" -ge 2 ] && break; sleep 0.05; done
+  sleep 0.1
+  kids=$(pgrep -P $p)
+  kill -$sig $p; wait $p; rc=$?
+  sleep 0.1
+  left=$(for c in $kids; do kill -0 "$c" 2>/dev/null && echo "$c"; done)
+  want=130; [ $sig = TERM ] && want=143
+  rows=$(($(wc -l <"$k") - 1))
+  if [ $rc -eq $want ] && [ $rows -ge 1 ] && [ -z "$left" ] && [ -z "$(ls -A "$(dirname "$k")" | grep -v '^k.csv$')" ] &&
+     "$soak" --summary --file "$k" >"$t/sum" && [ "$(table <"$t/sum")" = "$(expected "$k")" ] &&
+     grep -q 'interrupted during negcount' "$t/err"; then
+    ok "SIG$sig mid-soak: exit $rc, $rows complete rows, nothing left behind"
+  else
+    bad "SIG$sig: rc=$rc rows=$rows left='$left' dir: $(ls -A "$(dirname "$k")") err: $(cat "$t/err")"
+  fi
+done
+
+echo "soak tests: $pass passed, $fail failed"
+[ $fail -eq 0 ]
