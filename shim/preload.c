@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "env.h"
 #include "variant.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -172,34 +173,6 @@ static int fail(int e)
 	return -1;
 }
 
-/* FUTEXLAB_ALLOW: the promises (variant.h flags) the user accepts a design
- * breaking. */
-static unsigned parse_allow(const char *a)
-{
-	static const struct { const char *name; unsigned flag; } names[] = {
-		{ "destroy", FL_DESTROY_UNSAFE }, { "signal", FL_SIGNAL_UNSAFE },
-		{ "eintr", FL_NO_EINTR },
-		{ "all", FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR },
-	};
-	unsigned allow = 0;
-	while (a && *a) {
-		size_t n = strcspn(a, ",");
-		size_t k = 0;
-		while (k < sizeof names / sizeof names[0] &&
-		       (strlen(names[k].name) != n || strncmp(a, names[k].name, n)))
-			k++;
-		if (k == sizeof names / sizeof names[0] && n > 0) {
-			fprintf(stderr, "futexlab-preload: FUTEXLAB_ALLOW: unknown promise '%.*s' "
-				"(destroy, signal, eintr, all)\n", (int)n, a);
-			_exit(2);
-		}
-		if (n > 0)
-			allow |= names[k].flag;
-		a += n + (a[n] == ',');
-	}
-	return allow;
-}
-
 static const char *broken(unsigned flags, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%s",
@@ -226,12 +199,17 @@ static void shim_setup(void)
 		    strcmp(fl_variants[i]->name, "posix") != 0)
 			usable[n_usable].hash = name_hash(fl_variants[i]->name),
 			usable[n_usable++].v = fl_variants[i];
-	const char *d = getenv("FUTEXLAB_DEBUG");
-	debug = d && *d && strcmp(d, "0") != 0;
-	unsigned allow = parse_allow(getenv("FUTEXLAB_ALLOW"));
-	const char *name = getenv("FUTEXLAB_VARIANT");
-	if (!name || !*name)
-		name = "negcount";
+	/* FUTEXLAB_VARIANT, FUTEXLAB_DEBUG, FUTEXLAB_ALLOW: shim/env.h. */
+	struct fl_shim_env env;
+	char err[200];
+	if (fl_shim_env_parse(getenv("FUTEXLAB_VARIANT"), getenv("FUTEXLAB_DEBUG"),
+			      getenv("FUTEXLAB_ALLOW"), &env, err, sizeof err)) {
+		fprintf(stderr, "futexlab-preload: %s\n", err);
+		_exit(2);
+	}
+	debug = env.debug;
+	unsigned allow = env.allow;
+	const char *name = env.variant;
 	const struct fl_variant *v = fl_variant_find(name);
 	if (!v) {
 		fprintf(stderr, "futexlab-preload: unknown variant '%s' (futexlab list)\n", name);

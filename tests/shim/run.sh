@@ -50,6 +50,16 @@ run() { # label cmd...
 refusable=
 case ,$breaks, in *,destroy,*|*,signal,*|*,eintr,*) refusable=1;; esac
 echo "# shim $v (value_max $vmax, breaks $breaks)"
+# bad environment: one line on stderr, exit 2, before the program runs
+for bad in "FUTEXLAB_ALLOW=destroy,bogus" "FUTEXLAB_VARIANT=$v-nosuch"; do
+  out=$(env FUTEXLAB_VARIANT=$v "$bad" LD_PRELOAD=$so "$semprog" 2>&1 >/dev/null)
+  rc=$?
+  if [ $rc -ne 2 ] || [ "$(printf '%s\n' "$out" | wc -l)" -ne 1 ]; then
+    echo "FAIL $bad: exit $rc (want 2) with one line, got: $out"; fail=1
+  else
+    echo "ok   $bad: exit 2, $out"
+  fi
+done
 # (semprog's overflow check starts at SEM_VALUE_MAX: a variant whose
 # value_max is lower hands that semaphore to glibc, the other path of the shim)
 run semprog "$semprog"
