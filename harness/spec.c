@@ -59,6 +59,14 @@ static const struct {
 	{ "full", 20, 1, 0.05 },
 };
 
+/* A list option into a writable buffer: one longer than the buffer is a
+ * usage error, never cut short (a cut "...,12" would silently run "...,1"). */
+static void copy_list(const char *what, char *buf, size_t size, const char *list)
+{
+	if (snprintf(buf, size, "%s", list) >= (int)size)
+		fl_usage_error("%s: list longer than %zu bytes", what, size - 1);
+}
+
 static void parse_variants(struct fl_spec *s, const char *list)
 {
 	s->nv = 0;
@@ -68,7 +76,7 @@ static void parse_variants(struct fl_spec *s, const char *list)
 		return;
 	}
 	char buf[1024], *items[FL_MAXLIST];
-	snprintf(buf, sizeof buf, "%s", list);
+	copy_list("--variant", buf, sizeof buf, list);
 	int n = fl_split_list("--variant", buf, items, FL_MAXLIST);
 	for (int i = 0; i < n; i++)
 		if (!(s->vs[s->nv++] = fl_variant_find(items[i])))
@@ -120,7 +128,7 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 	    strcmp(s->baseline, fl_floor_futex.name))
 		fl_usage_error("--baseline: unknown variant '%s' (see futexlab list)", s->baseline);
 	char h[1024], *items[FL_MAXLIST];
-	snprintf(h, sizeof h, "%s", s->hlist);
+	copy_list("--hash", h, sizeof h, s->hlist);
 	fl_hash_list(h, items, FL_MAXLIST); /* validated before anything runs */
 }
 
@@ -184,7 +192,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 'k': s->cli.tokens = optarg; axes_given = true; break;
 		case 'W': s->cli.wake = optarg; axes_given = true; break;
 		case 'S': s->cli.spin = optarg; axes_given = true; break;
-		case 'X': snprintf(s->hlist, sizeof s->hlist, "%s", optarg); break;
+		case 'X': copy_list("--hash", s->hlist, sizeof s->hlist, optarg); break;
 		case 'H': s->base.hold_ns = fl_parse_int("--hold", optarg, 0, 1000000000); break;
 		case 'T': s->base.think_ns = fl_parse_int("--think", optarg, 0, 1000000000); break;
 		case 'r': s->reps = (int)fl_parse_int("--reps", optarg, 1, 1000); break;
@@ -233,7 +241,7 @@ struct axes {
 static void parse_ints(const char *what, const char *list, int lo, int hi, int *out, int *n)
 {
 	char buf[1024], *items[FL_MAXLIST];
-	snprintf(buf, sizeof buf, "%s", list);
+	copy_list(what, buf, sizeof buf, list);
 	*n = fl_split_list(what, buf, items, FL_MAXLIST);
 	for (int i = 0; i < *n; i++)
 		out[i] = (int)fl_parse_int(what, items[i], lo, hi);
@@ -247,7 +255,7 @@ static void parse_group(const struct fl_group *g, struct axes *a)
 		for (int i = 0; i < fl_nworkloads && i < FL_MAXLIST; i++)
 			a->w[a->nw++] = fl_workloads[i];
 	} else {
-		snprintf(buf, sizeof buf, "%s", g->workloads);
+		copy_list("--workload", buf, sizeof buf, g->workloads);
 		int n = fl_split_list("--workload", buf, items, FL_MAXLIST);
 		for (int i = 0; i < n; i++)
 			if (!(a->w[a->nw++] = fl_workload_find(items[i])))
@@ -256,7 +264,7 @@ static void parse_group(const struct fl_group *g, struct axes *a)
 	}
 	parse_ints("--threads", g->threads, 1, 1024, a->threads, &a->nt);
 	parse_ints("--tokens", g->tokens, 1, 1000000, a->tokens, &a->nk);
-	snprintf(buf, sizeof buf, "%s", g->wake);
+	copy_list("--wake", buf, sizeof buf, g->wake);
 	a->nwake = fl_split_list("--wake", buf, items, FL_MAXLIST);
 	if (a->nwake > 3)
 		fl_usage_error("--wake: more than the three modes (exact, one, all)");

@@ -35,6 +35,7 @@ expect_usage "unknown flag" run --bogus
 expect_usage "missing value" run --threads
 expect_usage "non-numeric threads" run --threads four
 expect_usage "zero threads" run --threads 0
+expect_usage "a list longer than its buffer (never cut short)" run --threads "$(printf '%016d,' $(seq 62))1"
 expect_usage "too many threads" run --threads 100000
 expect_usage "negative tokens" run --tokens -1
 expect_usage "trailing garbage" run --reps 3x
