@@ -176,5 +176,22 @@ for sc in $scenarios; do
     show; fail=1; result "$sc" "refused/FAIL($(why $rc))"
   fi
 done
+# A process-shared semaphore is the design's that made it, whatever the
+# process that uses it runs: the exec'd worker under the posix pass-through
+# (and under another design) must ping-pong on the parent's design (the
+# shim's tag), never read its bytes as glibc's or as its own layout.
+if [ "$v" != posix ] && [ -z "$allow" ] && ! grep -q "is capped" "$err"; then
+  other=negcount; [ "$v" = negcount ] && other=musl
+  for wv in posix $other; do
+    PROMISES_WORKER_VARIANT=$wv run pshared-exec 1
+    if [ "$rc" -ne 0 ]; then
+      echo "FAIL pshared-exec, parent on $v, exec'd worker on $wv: $(why $rc): $(first_fail)"; show
+      fail=1; result "pshared-exec/worker=$wv" FAIL
+    else
+      echo "ok   pshared-exec, parent on $v, exec'd worker on $wv: $(sed 's/^ok *[^:]*: //' "$out")"
+      result "pshared-exec/worker=$wv" ok
+    fi
+  done
+fi
 echo "promises $v:$summary"
 exit $fail
