@@ -57,8 +57,9 @@
  *
  * DESTRUCTION  A post that resolves claims touches val1 after publishing in
  *   val0, but the token it resolved can only be taken from val1 after that
- *   add, which is the post's last access: `shared` is read before the first
- *   RMW, and the wake only names the address (a private wake hashes it; a
+ *   add, which is the post's last access: `shared` is read just before it
+ *   (the claimants it resolved are still blocked: they leave only with a
+ *   unit, or, having none, wait for it), and the wake only names the address (a private wake hashes it; a
  *   shared one on a page already unmapped fails with EFAULT, reported as
  *   nobody woken). The straddling post(n) above is the exception: its val0
  *   CAS follows the spare units it made takeable — it needs a value near
@@ -123,7 +124,6 @@ static int mu_post(void *p, unsigned n)
 	struct musl *s = p;
 	if (n > MUSL_MAX)
 		return EOVERFLOW;
-	bool shared = s->shared; /* before publishing: s may be freed after (DESTRUCTION) */
 	int32_t v0 = atomic_load_explicit(&s->val0, memory_order_relaxed);
 	for (;;) {
 		int64_t room = (int64_t)VAL0_MAX - v0;
@@ -143,6 +143,9 @@ static int mu_post(void *p, unsigned n)
 	if (v0 < 0) {
 		int k = (int)(-(int64_t)v0 < n ? -(int64_t)v0 : n); /* claims resolved */
 		fl_race_window(); /* claims resolved in val0, units not yet in val1 */
+		/* Read before the units: after them s may be freed (DESTRUCTION);
+		 * until then the claimants it resolved are still blocked. */
+		bool shared = s->shared;
 		_Atomic uint32_t *word = &s->val1;
 		atomic_fetch_add_explicit(word, (uint32_t)k, memory_order_release);
 		fl_race_window(); /* units published: the last claimant may free s now */

@@ -61,11 +61,15 @@
  *   RMW's atomicity: it transfers no data.
  *
  * DESTRUCTION (POSIX: destroy is safe once no thread is blocked; glibc BZ
- *   12674)  A post reads everything it needs from the semaphore (backend,
- *   shared) BEFORE its fetch_add on count. After that add it touches only
- *   grants, and only while a claimant it resolved cannot have left: that
- *   claimant waits for the grant (both exits need it), so the semaphore is
- *   live. The grant add is the post's last access. The claimant may then
+ *   12674)  After its fetch_add on count a post touches the semaphore only
+ *   when it resolved k >= 1 claims, and then only before it publishes their
+ *   grants: until then the semaphore is live, because k claimants cannot
+ *   have left — no unresolved claim is left for exit 2 to remove (count >=
+ *   0 after the add, or the claims left belong to others) and exit 1 needs
+ *   a grant that is not there yet — so at least one thread is still
+ *   blocked, and POSIX forbids destroying it. In that window the post reads
+ *   what it needs (backend, shared); the grant add is its last access. (Read
+ *   there, not before the add: a post nobody waits for pays nothing.) The claimant may then
  *   take the grant, return and destroy + unmap the semaphore while the
  *   poster is still about to call wake: the wake only names the address. A
  *   private FUTEX_WAKE hashes it without dereferencing it; a shared one on
@@ -146,9 +150,6 @@ int fl_negcount_post(void *p, unsigned n)
 	struct fl_negcount *s = p;
 	if (n > NEG_MAX)
 		return EOVERFLOW;
-	/* Read before the add: after the grant below, s may be gone (DESTRUCTION). */
-	const struct fl_waitaddr *wa = fl_negcount_wa(s);
-	bool shared = s->shared;
 	int32_t old = atomic_fetch_add_explicit(&s->count, (int32_t)n, memory_order_release);
 	if (old > NEG_LIMIT - (int32_t)n) {
 		atomic_fetch_sub_explicit(&s->count, (int32_t)n, memory_order_relaxed);
@@ -158,6 +159,10 @@ int fl_negcount_post(void *p, unsigned n)
 		/* -(int64_t)old: no INT32_MIN negation overflow */
 		int k = (int)(-(int64_t)old < n ? -(int64_t)old : n);
 		fl_race_window(); /* claims resolved, grants not yet published */
+		/* Read before the grant: after it, s may be gone (DESTRUCTION).
+		 * Here, not before the add: a post nobody waits for pays nothing. */
+		const struct fl_waitaddr *wa = fl_negcount_wa(s);
+		bool shared = s->shared;
 		_Atomic uint32_t *word = &s->grants;
 		atomic_fetch_add_explicit(word, (uint32_t)k, memory_order_release);
 		fl_race_window(); /* granted: the claimant may destroy s now */
@@ -174,8 +179,6 @@ int fl_negcount_post(void *p, unsigned n)
 int fl_negcount_post_capped(void *p, unsigned n, int32_t cap)
 {
 	struct fl_negcount *s = p;
-	const struct fl_waitaddr *wa = fl_negcount_wa(s); /* before the CAS (DESTRUCTION) */
-	bool shared = s->shared;
 	int32_t old = atomic_load_explicit(&s->count, memory_order_relaxed), nv;
 	do {
 		if (old >= cap)
@@ -186,6 +189,10 @@ int fl_negcount_post_capped(void *p, unsigned n, int32_t cap)
 	if (old < 0) {
 		int k = (int)(-(int64_t)old < nv - old ? -(int64_t)old : nv - old);
 		fl_race_window(); /* claims resolved, grants not yet published */
+		/* Read before the grant: after it, s may be gone (DESTRUCTION).
+		 * Here, not before the add: a post nobody waits for pays nothing. */
+		const struct fl_waitaddr *wa = fl_negcount_wa(s);
+		bool shared = s->shared;
 		_Atomic uint32_t *word = &s->grants;
 		atomic_fetch_add_explicit(word, (uint32_t)k, memory_order_release);
 		fl_race_window(); /* granted: the claimant may destroy s now */
