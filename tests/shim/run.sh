@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/shim/run.sh VARIANT FUTEXLAB PRELOAD_SO SEMPROG PYTHON_SCRIPT
+# tests/shim/run.sh VARIANT FUTEXLAB PRELOAD_SO SEMPROG PYTHON_SCRIPT [OLDSYM]
 # Runs a plain POSIX program (semprog) and Debian's python3 under
 # libfutexlab-preload.so with FUTEXLAB_VARIANT=VARIANT. The shim's debug
 # line at exit must show that semaphores were really initialised on the
@@ -7,7 +7,7 @@
 # breaks a POSIX promise (futexlab list: breaks) must be refused by default,
 # and run the same programs once FUTEXLAB_ALLOW=all opts in.
 set -u
-v=$1 futexlab=$2 so=$3 semprog=$4 py=$5
+v=$1 futexlab=$2 so=$3 semprog=$4 py=$5 oldsym=${6:-}
 line=$("$futexlab" list | awk -v v="$v" '$1 == v')
 status=$(echo "$line" | awk '{print $2}')
 vmax=$(echo "$line" | awk '{print $3}')
@@ -63,6 +63,15 @@ done
 # (semprog's overflow check starts at SEM_VALUE_MAX: a variant whose
 # value_max is lower hands that semaphore to glibc, the other path of the shim)
 run semprog "$semprog"
+# a binary bound to the symbol versions before glibc 2.34 (sem_*@GLIBC_2.2.5)
+if [ -n "$oldsym" ]; then
+  n=$(objdump -T "$oldsym" | grep -c "(GLIBC_2\.2\.5) *sem_")
+  if [ "$n" -lt 7 ]; then
+    echo "FAIL oldsym: references $n sem_*@GLIBC_2.2.5, not 7: the test would prove nothing"; fail=1
+  else
+    run "oldsym (7 calls bound to sem_*@GLIBC_2.2.5)" "$oldsym"
+  fi
+fi
 if command -v python3 >/dev/null; then
   run "python3 ($(python3 --version 2>&1))" python3 "$py"
   if [ "$v" != posix ] && [ -z "${passthrough:-}" ] && [ -z "$refusable" ] && [ $fail -eq 0 ] && ! grep -Eq "[1-9][0-9]* named opens" "$err"; then
