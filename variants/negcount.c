@@ -145,6 +145,22 @@ void fl_negcount_destroy(void *p)
 	(void)p;
 }
 
+/* A post that resolved k >= 1 claims publishes their grants and wakes k.
+ * Everything it needs from s is read before the grant add, its last access
+ * (DESTRUCTION); here, not before the count add, so that a post nobody
+ * waits for pays nothing. The grant add is release: it carries the poster's
+ * writes to the claimant that takes the grant. */
+static void publish_grants(struct fl_negcount *s, int k)
+{
+	fl_race_window(); /* claims resolved, grants not yet published */
+	const struct fl_waitaddr *wa = fl_negcount_wa(s);
+	bool shared = s->shared;
+	_Atomic uint32_t *word = &s->grants;
+	atomic_fetch_add_explicit(word, (uint32_t)k, memory_order_release);
+	fl_race_window(); /* granted: the claimant may destroy s now */
+	fl_notify_on(wa, word, k, shared);
+}
+
 int fl_negcount_post(void *p, unsigned n)
 {
 	struct fl_negcount *s = p;
@@ -158,15 +174,7 @@ int fl_negcount_post(void *p, unsigned n)
 	if (old < 0) {
 		/* -(int64_t)old: no INT32_MIN negation overflow */
 		int k = (int)(-(int64_t)old < n ? -(int64_t)old : n);
-		fl_race_window(); /* claims resolved, grants not yet published */
-		/* Read before the grant: after it, s may be gone (DESTRUCTION).
-		 * Here, not before the add: a post nobody waits for pays nothing. */
-		const struct fl_waitaddr *wa = fl_negcount_wa(s);
-		bool shared = s->shared;
-		_Atomic uint32_t *word = &s->grants;
-		atomic_fetch_add_explicit(word, (uint32_t)k, memory_order_release);
-		fl_race_window(); /* granted: the claimant may destroy s now */
-		fl_notify_on(wa, word, k, shared);
+		publish_grants(s, k);
 	}
 	return 0;
 }
@@ -188,15 +196,7 @@ int fl_negcount_post_capped(void *p, unsigned n, int32_t cap)
 			memory_order_release, memory_order_relaxed));
 	if (old < 0) {
 		int k = (int)(-(int64_t)old < nv - old ? -(int64_t)old : nv - old);
-		fl_race_window(); /* claims resolved, grants not yet published */
-		/* Read before the grant: after it, s may be gone (DESTRUCTION).
-		 * Here, not before the add: a post nobody waits for pays nothing. */
-		const struct fl_waitaddr *wa = fl_negcount_wa(s);
-		bool shared = s->shared;
-		_Atomic uint32_t *word = &s->grants;
-		atomic_fetch_add_explicit(word, (uint32_t)k, memory_order_release);
-		fl_race_window(); /* granted: the claimant may destroy s now */
-		fl_notify_on(wa, word, k, shared);
+		publish_grants(s, k);
 	}
 	return 0;
 }
