@@ -11,6 +11,18 @@
 #ifndef FUTEXLAB_RACE_H
 #define FUTEXLAB_RACE_H
 
+#include <stdbool.h>
+
+/* A test arms the calling thread's race windows: while armed, every window
+ * the thread reaches calls fn(arg) instead of its random delay, so a test
+ * can hold a thread at a window on purpose, or act there (tests/edge.c
+ * stale_post). fl_race_arm(NULL, NULL) disarms. Only the race-window build
+ * has windows; elsewhere arming does nothing. */
+void fl_race_arm(void (*fn)(void *), void *arg);
+/* True once any thread of the process has passed a race window: the
+ * variants linked in are the race-window build. */
+bool fl_race_windows_seen(void);
+
 #ifdef FL_RACE_WINDOWS
 void fl_race_window(void);
 #else

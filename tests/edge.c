@@ -65,6 +65,7 @@
 #include "clock.h"
 #include "cpu.h"
 #include "futex.h"
+#include "race.h"
 #include "sleepers.h"
 #include "variant.h"
 
@@ -1056,13 +1057,55 @@ struct stale {
 };
 enum { ST_P1, ST_W1, ST_W2, ST_N };
 
+/* Poster 1 is held inside post until the director has posted its own
+ * token (a post preempted in the middle, resumed right after another post).
+ * In the race-window build (the mutants) the script is exact: poster 1 is
+ * held at the first race window it reaches in post (lib/race.h; for musl's
+ * post, between its sample and its CAS), and the director releases it from
+ * a window of its own post where its token is already visible (getvalue >=
+ * 1: for musl's, between its CAS and its wake), waiting until poster 1's
+ * post has returned before its own wake goes out — the woken waiter cannot
+ * run first and hide the ABA. Elsewhere (no windows) a signal holds poster
+ * 1 wherever it happens to be and the director releases it after its post.
+ * Every hold is bounded: a correct design must tolerate the preemption,
+ * not depend on its length. */
+static _Atomic long hold_round, held_round, release_round;
+
+static void hold_in_window(void *arg)
+{
+	(void)arg;
+	long want = atomic_load(&hold_round);
+	if (atomic_load(&held_round) == want)
+		return; /* held once per round */
+	atomic_store(&held_round, want);
+	int64_t end = fl_now_ns() + 20000000;
+	while (atomic_load(&release_round) < want && fl_now_ns() < end)
+		fl_cpu_relax();
+}
+
+struct release_at { struct crew *c; void *s; long round; };
+
+static void release_in_window(void *arg)
+{
+	struct release_at *at = arg;
+	if (atomic_load(&release_round) == at->round || V->getvalue(at->s) < 1)
+		return;
+	atomic_store(&release_round, at->round);
+	int64_t end = fl_now_ns() + 2000000;
+	while (atomic_load(&at->c->finished[ST_P1]) != at->round && fl_now_ns() < end)
+		fl_cpu_relax();
+}
+
 static void stale_role(struct crew *c, int me, long round)
 {
 	struct stale *x = c->scene;
 	int r;
 	if (me == ST_P1) {
+		if (atomic_load(&hold_round) == round)
+			fl_race_arm(hold_in_window, NULL);
 		if (V->post(x->s, 1))
 			atomic_fetch_add(&x->errors, 1);
+		fl_race_arm(NULL, NULL); /* a design with no window in post */
 		return;
 	}
 	spin_until(&x->w_go, round, NULL);
@@ -1071,11 +1114,6 @@ static void stale_role(struct crew *c, int me, long round)
 	if (r)
 		atomic_fetch_add(&x->errors, 1);
 }
-
-/* A handler that holds poster 1 (it does not touch the semaphore) until
- * the director has posted its own token, or 2 ms: a post interrupted in
- * the middle, resumed right after another post. */
-static _Atomic long hold_round, release_round;
 
 static void on_usr2_hold(int sig)
 {
@@ -1114,11 +1152,18 @@ static void t_stale_post(void *arg)
 		bool script = r % 4 != 0;
 		for (int i = 0; i < ST_N; i++)
 			atomic_store(&c.delay[i], script ? 0 : (long)((rng >> (8 * i)) % 20000));
+		if (script)
+			atomic_store(&hold_round, r);
 		crew_go(&c, r);
 		if (script) { /* poster 1 is inside post: stall it there, then steal */
 			CHECK(crew_until(&c.began[ST_P1], r, bound), "round %ld: no poster", r);
-			atomic_store(&hold_round, r);
-			pthread_kill(c.t[ST_P1], SIGUSR2);
+			bool held = false;
+			if (fl_race_windows_seen()) /* wait until held, or post returned */
+				for (int64_t until = fl_now_ns() + 2000000; !held &&
+				     atomic_load(&c.finished[ST_P1]) != r && fl_now_ns() < until;)
+					held = atomic_load(&held_round) == r;
+			if (!held)
+				pthread_kill(c.t[ST_P1], SIGUSR2);
 		}
 		spin_ns(script ? 100 + (long)(rng >> 32) % 500 : (long)(rng >> 32) % 20000);
 		int took = 0;
@@ -1137,7 +1182,11 @@ static void t_stale_post(void *arg)
 		} else {
 			spin_ns((long)(rng >> 44) % 20000);
 		}
+		struct release_at at = { &c, x.s, r };
+		if (script)
+			fl_race_arm(release_in_window, &at);
 		CHECK(V->post(x.s, 1) == 0, "post");
+		fl_race_arm(NULL, NULL);
 		atomic_store(&release_round, r);
 		CHECK(crew_wait(&c, ST_P1, r, bound), "round %ld: post never returned", r);
 		for (int w = ST_W1; w <= ST_W2; w++)
