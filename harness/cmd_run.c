@@ -32,6 +32,9 @@ static const char run_usage[] =
 "  --no-probes        do not load the eBPF collector\n"
 "  --bpftrace SCRIPT  run a bpftrace script (probes/*.bt) on this process during\n"
 "                     the whole run; its output goes beside the CSV\n"
+"  --latency          time every blocking op (latency percentiles, starvation)\n"
+"                     in every workload that can; default: where it costs <= 5%\n"
+"  --no-latency       time nothing (fairness counts stay)\n"
 "  --perf             perf counters per rep as CSV columns (empty: unsupported)\n"
 "  --dry-run          list the points and skips; run nothing\n";
 

@@ -98,7 +98,8 @@ static int merge(struct fl_csv *csv, const char *part, const char *header)
 int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv_path,
 		     const char *csv_header)
 {
-	struct fl_csv csv, *cp = NULL;
+	struct fl_csv csv, *cp = NULL, lat, *lp = NULL;
+	char latpath[4200], partlat[4200];
 	if (csv_path) {
 		int e = fl_csv_open(&csv, csv_path, csv_header, argc, argv);
 		if (e) {
@@ -152,6 +153,17 @@ int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv
 		int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 		if (cp && access(part, F_OK) == 0 && merge(cp, part, csv_header))
 			rc = rc ? rc : 1;
+		if (cp) /* the child's latency side file, if it wrote one */
+			fl_lat_path(part, partlat, sizeof partlat);
+		if (cp && access(partlat, F_OK) == 0) {
+			fl_lat_path(csv_path, latpath, sizeof latpath);
+			if (!lp && fl_csv_open(&lat, latpath, fl_lat_csv_header, argc, argv) == 0)
+				lp = &lat;
+			if (!lp || merge(lp, partlat, fl_lat_csv_header)) {
+				unlink(partlat);
+				rc = rc ? rc : 1;
+			}
+		}
 		if (rc == 130)
 			fl_interrupted = 1;
 		else if (rc && !status)
@@ -162,6 +174,8 @@ int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv
 		printf("CSV: %s (%d rows, %d hash modes)\n", csv_path, cp->n, n);
 		fl_csv_close(cp);
 	}
+	if (lp)
+		fl_csv_close(lp);
 	if (fl_interrupted) {
 		printf("interrupted: the CSV holds the modes finished before Ctrl-C\n");
 		return 130;

@@ -136,6 +136,56 @@ static const struct fl_cell **point_rows(const struct fl_cells *c, int i, const 
 	return row;
 }
 
+/* A duration for the fairness/latency block: 3 significant digits, a unit. */
+static const char *dur(char *b, size_t n, double ns)
+{
+	if (isnan(ns))
+		snprintf(b, n, "-");
+	else if (ns < 1e3)
+		snprintf(b, n, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(b, n, "%.3gus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(b, n, "%.3gms", ns / 1e6);
+	else
+		snprintf(b, n, "%.3gs", ns / 1e9);
+	return b;
+}
+
+static const char *num(char *b, size_t n, double x)
+{
+	if (isnan(x))
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%.3f", x);
+	return b;
+}
+
+/* Under a point's ratios: the medians over its rounds of the fairness and
+ * latency columns, where the file has them (workloads/README.md). */
+static void print_extras(FILE *f, const struct fl_cell **row, int nrow)
+{
+	bool any = false;
+	for (int j = 0; j < nrow; j++)
+		for (int k = 0; k < FL_NEXTRA; k++)
+			any |= fl_cell_usable(row[j]) && !isnan(row[j]->extra[k]);
+	if (!any)
+		return;
+	fprintf(f, "  %-14s %6s %6s %7s %8s %8s %8s %8s %8s  (medians over rounds)\n", "",
+		"jain", "cv", "min/max", "starve", "lat p50", "p99", "p99.9", "max");
+	for (int j = 0; j < nrow; j++) {
+		const struct fl_cell *y = row[j];
+		if (!fl_cell_usable(y))
+			continue;
+		char a[16], b[16], c2[16], d[16], e[16], g[16], h[16], i[16];
+		fprintf(f, "  %-14s %6s %6s %7s %8s %8s %8s %8s %8s\n", y->variant,
+			num(a, sizeof a, y->extra[0]), num(b, sizeof b, y->extra[1]),
+			num(c2, sizeof c2, y->extra[2]), dur(d, sizeof d, y->extra[3]),
+			dur(e, sizeof e, y->extra[4]), dur(g, sizeof g, y->extra[5]),
+			dur(h, sizeof h, y->extra[6]), dur(i, sizeof i, y->extra[7]));
+	}
+}
+
 int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		    const char *baseline)
 {
@@ -171,6 +221,7 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 				print_row(f, c, y, ref, baseline, &cs);
 			}
 		}
+		print_extras(f, row, nrow);
 		free(row);
 	}
 	if (cs.points) {
@@ -284,8 +335,11 @@ static void tsv_line(FILE *f, const struct fl_cells *c, const struct fl_cell *x,
 	const struct fl_workload *w = fl_workload_find(x->workload);
 	const char *op = w ? w->op : "op"; /* what one op is, for plot titles */
 	if (!fl_cell_usable(x)) {
-		fprintf(f, "%s\t%s\t%s\t%d\t%s\t0\t\t\t\t\t\t\t\t%s\t\t\t\t\n", x->workload,
+		fprintf(f, "%s\t%s\t%s\t%d\t%s\t0\t\t\t\t\t\t\t\t%s\t\t\t\t", x->workload,
 			x->point, x->variant, x->threads, x->status, op);
+		for (int k = 0; k < FL_NEXTRA; k++)
+			fputc('\t', f);
+		fputc('\n', f);
 		return;
 	}
 	fprintf(f, "%s\t%s\t%s\t%d\tok\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%s",
@@ -295,17 +349,26 @@ static void tsv_line(FILE *f, const struct fl_cells *c, const struct fl_cell *x,
 	enum fl_verdict v;
 	const struct fl_cell *ref = fl_cell_find(c, x->point, baseline);
 	if (ref == x)
-		fprintf(f, "\t1\t1\t1\tbaseline\n");
+		fprintf(f, "\t1\t1\t1\tbaseline");
 	else if (judge(c, x, ref, baseline, &q, &v))
-		fprintf(f, "\t%.4f\t%.4f\t%.4f\t%s\n", q.median, q.lo, q.hi, fl_verdict_name(v));
+		fprintf(f, "\t%.4f\t%.4f\t%.4f\t%s", q.median, q.lo, q.hi, fl_verdict_name(v));
 	else
-		fprintf(f, "\t\t\t\t\n");
+		fprintf(f, "\t\t\t\t");
+	for (int k = 0; k < FL_NEXTRA; k++) /* the fairness and latency medians */
+		if (isnan(x->extra[k]))
+			fputc('\t', f);
+		else
+			fprintf(f, "\t%.6g", x->extra[k]);
+	fputc('\n', f);
 }
 
 void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline)
 {
 	fprintf(f, "workload\tpoint\tvariant\tthreads\tstatus\tn\tmedian_ns\tmad_ns\tci_lo\tci_hi\t"
-		   "min_ns\tmax_ns\tops_s\top\tratio\tratio_lo\tratio_hi\tverdict\n");
+		   "min_ns\tmax_ns\tops_s\top\tratio\tratio_lo\tratio_hi\tverdict");
+	for (int k = 0; k < FL_NEXTRA; k++)
+		fprintf(f, "\t%s", fl_extra_cols[k]);
+	fputc('\n', f);
 	for (int i = 0; i < c->n; i++) {
 		const struct fl_cell **row;
 		int nrow;

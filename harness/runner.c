@@ -41,7 +41,59 @@ static void catch_signals(void)
 
 static const char row_header[] =
 	"variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,"
-	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot";
+	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot,"
+	"fair_jain,fair_cv,fair_min_max,starve_max_ns,"
+	"lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,lat_n";
+
+/* What a timer read costs (the median of back-to-back fl_now_ns pairs,
+ * measured once per run): subtracted from the latency percentiles, since
+ * each timed interval contains one read's worth of the clock itself. */
+static double timer_ns;
+
+static void measure_timer(void)
+{
+	enum { N = 4001 };
+	static int64_t d[N];
+	for (int i = 0; i < N; i++) {
+		int64_t a = fl_now_ns();
+		d[i] = fl_now_ns() - a;
+	}
+	for (int i = 1; i < N; i++) /* insertion sort: small, mostly equal */
+		for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
+			int64_t t = d[j];
+			d[j] = d[j - 1];
+			d[j - 1] = t;
+		}
+	timer_ns = (double)d[N / 2];
+}
+
+/* The fairness and latency cells (empty where they do not apply). */
+static void tstat_cells(char *out, size_t n, const struct fl_workload *w,
+			const struct fl_result *r)
+{
+	size_t l = 0;
+	if (r && w->fairness && r->fair_n > 0 && r->fair_jain >= 0)
+		l += (size_t)snprintf(out + l, n - l, ",%.4f,%.4f,%.4f", r->fair_jain, r->fair_cv,
+				      r->fair_min_max);
+	else
+		l += (size_t)snprintf(out + l, n - l, ",,,");
+	if (l < n && r && r->starve_max_ns >= 0 && w->fairness && r->lat)
+		l += (size_t)snprintf(out + l, n - l, ",%lld", (long long)r->starve_max_ns);
+	else if (l < n)
+		l += (size_t)snprintf(out + l, n - l, ",");
+	if (l < n && r && r->lat && r->lat->n) {
+		double q[3] = { 0.5, 0.99, 0.999 };
+		for (int i = 0; i < 3 && l < n; i++) {
+			double v = fl_hist_quantile(r->lat, q[i]) - timer_ns;
+			l += (size_t)snprintf(out + l, n - l, ",%.0f", v < 0 ? 0 : v);
+		}
+		double mx = (double)r->lat->max - timer_ns;
+		if (l < n)
+			snprintf(out + l, n - l, ",%.0f,%lld", mx < 0 ? 0 : mx, (long long)r->lat->n);
+	} else if (l < n) {
+		snprintf(out + l, n - l, ",,,,,");
+	}
+}
 
 const char *fl_run_csv_header(void)
 {
@@ -85,7 +137,7 @@ struct rep {
 
 static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct rep *x)
 {
-	char row[1400], q[400], perf[200], nums[200] = ",,,"; /* ops .. ops_per_s empty */
+	char row[1600], q[400], perf[200], nums[200] = ",,,", ts[200]; /* ops .. ops_per_s empty */
 	const struct fl_result *r = x->r;
 	csv_quote(q, sizeof q, x->note);
 	if (r && !strcmp(x->status, "ok"))
@@ -98,6 +150,8 @@ static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct rep
 		 (long long)(tok ? pt->p.hold_ns : 0), (long long)(tok ? pt->p.think_ns : 0),
 		 fl_wake_name((enum fl_wake_strategy)pt->wake), x->round, nums, x->status, q,
 		 fl_hash_column(), pt->spin, x->round, x->slot);
+	tstat_cells(ts, sizeof ts, pt->w, r && !strcmp(x->status, "ok") ? r : NULL);
+	strncat(row, ts, sizeof row - strlen(row) - 1);
 	bool counted = r && x->round >= 0; /* warm-up rounds count nothing */
 	fl_perf_cells(counted ? x->perf : NULL, perf, sizeof perf);
 	strncat(row, perf, sizeof row - strlen(row) - 1);
@@ -140,22 +194,26 @@ static void show(const struct progress *g, const struct fl_point *pt, int round,
 
 /* Runs one rep of one entry; false (and the error row) if it failed. */
 static bool run_rep(struct fl_csv *csv, const struct fl_point *pt, const struct fl_entry *e,
-		    int round, int slot, bool measured)
+		    int round, int slot, bool measured, bool latency, struct fl_hist **acc)
 {
 	struct fl_result r = { 0 };
+	struct fl_params p = pt->p;
+	p.latency = latency;
 	struct fl_perf_reading perf;
 	bool pe = fl_perf_enabled;
 	fl_perf_enabled = pe && measured; /* warm-up rounds count nothing */
 	if (measured)
 		fl_probes_rep_begin();
 	fl_perf_begin();
-	pt->w->run(e->v, &pt->p, &r);
+	pt->w->run(e->v, &p, &r);
 	fl_perf_end(&perf);
 	if (measured)
 		fl_probes_rep_end(pt->w->name, r.ops);
 	fl_perf_enabled = pe;
-	if (fl_interrupted)
+	if (fl_interrupted) {
+		free(r.lat);
 		return true; /* an interrupted rep is not a measurement */
+	}
 	struct rep x = { e, round, slot, "ok", r.info, &r, &perf };
 	char why[120];
 	if (r.error[0]) {
@@ -172,6 +230,12 @@ static bool run_rep(struct fl_csv *csv, const struct fl_point *pt, const struct 
 	}
 	if (measured || r.error[0])
 		emit(csv, pt, &x);
+	if (measured && r.lat && !strcmp(x.status, "ok")) { /* the point's distribution */
+		if (!*acc)
+			*acc = fl_xcalloc(1, sizeof **acc);
+		fl_hist_merge(*acc, r.lat);
+	}
+	free(r.lat);
 	return !r.error[0];
 }
 
@@ -180,9 +244,68 @@ struct counts {
 };
 
 /* Warm-up rounds (round -1), then the measured rounds. */
-static void run_point(const struct fl_spec *s, const struct fl_point *pt, struct fl_csv *csv,
-		      uint64_t *rng, struct progress *g, struct counts *n)
+/* Whether reps at this point time their blocking op (--latency). */
+static bool want_latency(const struct fl_spec *s, const struct fl_workload *w)
 {
+	return w->latency && (s->latency < 0 ? w->latency_default : s->latency);
+}
+
+/* The point's latency distributions, one per entry over its measured reps,
+ * into the side file, for the CDF plots: nonzero buckets, 8 of the
+ * histogram's merged into one (1/8 of a power of two wide: ~12 %, plenty
+ * for a plot, and a file 8 times smaller). */
+enum { COARSE = 8 };
+
+static void emit_hists(struct fl_csv *lat, const struct fl_point *pt, struct fl_hist **acc)
+{
+	for (int i = 0; i < pt->ne; i++) {
+		if (!acc[i])
+			continue;
+		for (int g = 0; lat && g < FL_HIST_BUCKETS / COARSE; g++) {
+			uint64_t c = 0;
+			for (int b = g * COARSE; b < (g + 1) * COARSE; b++)
+				c += acc[i]->b[b];
+			if (!c)
+				continue;
+			int last = (g + 1) * COARSE - 1;
+			int64_t lo = fl_hist_lo(g * COARSE);
+			int64_t width = fl_hist_lo(last) + fl_hist_width(last) - lo;
+			char row[300];
+			snprintf(row, sizeof row, "%s,%s,%d,%d,%lld,%lld,%s,%d,%s,%lld,%lld,%llu,%.0f",
+				 pt->e[i].label, pt->w->name, pt->p.threads,
+				 pt->w->uses_tokens ? pt->p.tokens : 0,
+				 (long long)(pt->w->uses_tokens ? pt->p.hold_ns : 0),
+				 (long long)(pt->w->uses_tokens ? pt->p.think_ns : 0),
+				 fl_wake_name((enum fl_wake_strategy)pt->wake), pt->spin,
+				 fl_hash_column(), (long long)lo, (long long)width,
+				 (unsigned long long)c, timer_ns);
+			csv_check(lat, fl_csv_append(lat, row));
+		}
+		free(acc[i]);
+		acc[i] = NULL;
+	}
+	if (lat)
+		csv_check(lat, fl_csv_flush(lat));
+}
+
+const char fl_lat_csv_header[] =
+	"variant,workload,threads,tokens,hold_ns,think_ns,wake,spin,hash,lo_ns,width_ns,count,"
+	"timer_ns";
+
+void fl_lat_path(const char *csv_path, char *out, size_t n)
+{
+	size_t l = strlen(csv_path);
+	if (l > 4 && !strcmp(csv_path + l - 4, ".csv"))
+		snprintf(out, n, "%.*s.lat.csv", (int)(l - 4), csv_path);
+	else
+		snprintf(out, n, "%s.lat.csv", csv_path);
+}
+
+static void run_point(const struct fl_spec *s, const struct fl_point *pt, struct fl_csv *csv,
+		      struct fl_csv *lat, uint64_t *rng, struct progress *g, struct counts *n)
+{
+	struct fl_hist *acc[FL_MAXLIST + 3] = { 0 };
+	bool latency = want_latency(s, pt->w);
 	bool live[FL_MAXLIST + 3];
 	int order[FL_MAXLIST + 3];
 	for (int i = 0; i < pt->ne; i++) {
@@ -202,7 +325,8 @@ static void run_point(const struct fl_spec *s, const struct fl_point *pt, struct
 			int i = order[k];
 			if (!live[i])
 				continue;
-			if (!run_rep(csv, pt, &pt->e[i], round < 0 ? -1 : round, slot++, round >= 0)) {
+			if (!run_rep(csv, pt, &pt->e[i], round < 0 ? -1 : round, slot++, round >= 0,
+				     latency, &acc[i])) {
 				live[i] = false; /* one error row is the verdict */
 				n->error++;
 			}
@@ -212,6 +336,7 @@ static void run_point(const struct fl_spec *s, const struct fl_point *pt, struct
 	}
 	for (int i = 0; i < pt->ne && !fl_interrupted; i++)
 		n->ok += live[i]; /* neither skipped nor failed */
+	emit_hists(lat, pt, acc);
 }
 
 /* ---- the whole run ----------------------------------------------------------- */
@@ -313,7 +438,7 @@ static void print_table(const struct fl_spec *s, struct fl_csv *csv)
 }
 
 static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
-		       struct fl_csv *csv, struct counts *n, int *done)
+		       struct fl_csv *csv, struct fl_csv *lat, struct counts *n, int *done)
 {
 	uint64_t rng = s->seed;
 	struct progress g = { .on = !s->quiet && isatty(2), .t0 = fl_now_ns(),
@@ -324,7 +449,7 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 		double la = fl_loadavg(), steal;
 		fl_cpu_sample(&a);
 		g.point = i + 1;
-		run_point(s, &pts[i], csv, &rng, &g, n);
+		run_point(s, &pts[i], csv, lat, &rng, &g, n);
 		fl_cpu_sample(&b);
 		fl_csv_meta(csv, "point %d (%s T=%d K=%d): load %.2f -> %.2f, other work %.1f%% of a "
 			    "core, steal %.1f%%", i + 1, pts[i].w->name, pts[i].p.threads,
@@ -364,6 +489,29 @@ int fl_bench(struct fl_spec *s)
 		return 1;
 	}
 	machine_meta(s, &csv);
+	measure_timer();
+	fl_csv_meta(&csv, "timer: fl_now_ns (vDSO clock_gettime CLOCK_MONOTONIC) %.0f ns a read "
+		    "(median of back-to-back pairs), subtracted from the lat_* columns", timer_ns);
+	char lw[512] = "";
+	for (int i = 0; i < fl_nworkloads; i++)
+		if (want_latency(s, fl_workloads[i]))
+			snprintf(lw + strlen(lw), sizeof lw - strlen(lw), "%s%s", lw[0] ? "," : "",
+				 fl_workloads[i]->name);
+	fl_csv_meta(&csv, "latency: %s (%s)", lw[0] ? lw : "none",
+		    s->latency < 0 ? "each workload's default" : s->latency ? "--latency" :
+		    "--no-latency");
+	struct fl_csv latcsv, *lat = NULL;
+	char latpath[1100];
+	if (s->csv_path && lw[0]) { /* x.csv -> x.lat.csv: the latency distributions */
+		fl_lat_path(s->csv_path, latpath, sizeof latpath);
+		e = fl_csv_open(&latcsv, latpath, fl_lat_csv_header, s->argc, s->argv);
+		if (e) {
+			fprintf(stderr, "futexlab: cannot write %s: %s\n", latpath, strerror(e));
+			fl_csv_close(&csv);
+			return 1;
+		}
+		lat = &latcsv;
+	}
 	catch_signals();
 	fl_probes_setup(s->probes);
 	if (fl_perf_enabled) {
@@ -381,7 +529,7 @@ int fl_bench(struct fl_spec *s)
 	int64_t t0 = fl_now_ns();
 	struct counts n = { 0 };
 	int done = 0;
-	run_points(s, pts, npts, &csv, &n, &done);
+	run_points(s, pts, npts, &csv, lat, &n, &done);
 	fl_bpftrace_stop();
 	fl_probes_teardown();
 	print_table(s, &csv);
@@ -392,6 +540,8 @@ int fl_bench(struct fl_spec *s)
 		printf("CSV: %s (%d rows%s)\n", s->csv_path, csv.n,
 		       fl_interrupted ? ", every rep finished before the interrupt" : "");
 	fl_csv_close(&csv);
+	if (lat)
+		fl_csv_close(lat);
 	free(pts);
 	if (fl_interrupted)
 		return 130;

@@ -10,6 +10,7 @@
 #define FUTEXLAB_RUNNER_H
 
 #include <signal.h>
+#include <stddef.h>
 
 #include "spec.h"
 
@@ -25,5 +26,10 @@ int fl_bench_main(const char *cmd, const struct fl_spec_defaults *d, int argc, c
 
 /* The CSV header: row columns, perf columns, probe columns. */
 const char *fl_run_csv_header(void);
+
+/* The latency side file (harness/README.md): beside CSV x.csv, x.lat.csv
+ * (else CSV.lat.csv), with this header. */
+extern const char fl_lat_csv_header[];
+void fl_lat_path(const char *csv_path, char *out, size_t n);
 
 #endif

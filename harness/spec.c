@@ -151,6 +151,7 @@ static const struct option opts[] = {
 	{ "quiet", no_argument, 0, 'q' },          { "help", no_argument, 0, 'h' },
 	{ "dry-run", no_argument, 0, 'n' },        { "probes", no_argument, 0, 0x100 },
 	{ "no-probes", no_argument, 0, 0x101 },    { "bpftrace", required_argument, 0, 0x102 },
+	{ "latency", no_argument, 0, 0x103 },      { "no-latency", no_argument, 0, 0x104 },
 	{ 0, 0, 0, 0 },
 };
 
@@ -166,6 +167,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	s->baseline = "posix";
 	s->floors = s->control = true;
 	s->probes = FL_PROBES_DEFAULT;
+	s->latency = -1;
 	s->base = (struct fl_params){ .threads = 1, .tokens = 1 };
 	s->argc = argc;
 	s->argv = argv;
@@ -213,6 +215,8 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 0x100: s->probes = FL_PROBES_ON; break;
 		case 0x101: s->probes = FL_PROBES_OFF; break;
 		case 0x102: s->bt_script = optarg; fl_bpftrace_check(optarg); break;
+		case 0x103: s->latency = 1; break;
+		case 0x104: s->latency = 0; break;
 		case 'h': fputs(d->usage, stdout); return 1;
 		case ':': fl_usage_error("%s: %s needs a value", cmd, argv[optind - 1]);
 		default:

@@ -42,6 +42,7 @@ struct fl_spec {
 	int64_t budget_ns;
 	const char *csv_path, *baseline, *pin, *bt_script;
 	bool floors, control, quiet, dry;
+	int latency;                    /* -1 the workload's default, 0 off, 1 on */
 	enum fl_probes_mode probes;
 	char hlist[1024];               /* --hash list */
 	uint64_t seed;

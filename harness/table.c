@@ -231,6 +231,11 @@ static int col(const struct fl_table *t, const char *name)
 
 /* ---- table -> (point, variant) cells ------------------------------------ */
 
+const char *const fl_extra_cols[FL_NEXTRA] = {
+	"fair_jain", "fair_cv", "fair_min_max", "starve_max_ns",
+	"lat_p50_ns", "lat_p99_ns", "lat_p999_ns", "lat_max_ns",
+};
+
 /* Configuration columns appended right of `rep` by later options. */
 static const char *const extra_config[] = { "hash", "spin" };
 
@@ -276,6 +281,8 @@ static struct fl_cell *cell_for(struct fl_cells *out, int *cap, const char *key,
 	struct fl_cell *c = &out->c[out->n++];
 	memset(c, 0, sizeof *c);
 	c->point = fl_xstrdup(key);
+	for (int k = 0; k < FL_NEXTRA; k++)
+		c->extra[k] = NAN;
 	c->variant = fl_xstrdup(row[ix[0]]);
 	c->workload = fl_xstrdup(row[ix[1]]);
 	c->threads = ix[2] >= 0 ? atoi(row[ix[2]]) : 0;
@@ -305,6 +312,9 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 		return -1;
 	}
 	out->paired = iround >= 0;
+	int iex[FL_NEXTRA];
+	for (int k = 0; k < FL_NEXTRA; k++)
+		iex[k] = col(t, fl_extra_cols[k]);
 	int cap = 0;
 	for (int r = 0; r < t->nrows; r++) {
 		char **row = t->rows[r];
@@ -331,6 +341,13 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 			c->round = fl_xrealloc(c->round, m * sizeof *c->round);
 			c->ns_r = fl_xrealloc(c->ns_r, m * sizeof *c->ns_r);
 			c->ops_r = fl_xrealloc(c->ops_r, m * sizeof *c->ops_r);
+			for (int k = 0; k < FL_NEXTRA; k++)
+				c->ex_r[k] = fl_xrealloc(c->ex_r[k], m * sizeof *c->ex_r[k]);
+		}
+		for (int k = 0; k < FL_NEXTRA; k++) {
+			const char *cell = iex[k] >= 0 ? row[iex[k]] : "";
+			double x = strtod(cell, &end);
+			c->ex_r[k][c->nr] = end == cell || !isfinite(x) ? NAN : x;
 		}
 		c->round[c->nr] = atoi(row[iround >= 0 ? iround : irep]);
 		c->ns_r[c->nr] = v;
@@ -346,6 +363,13 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 		c->ns = fl_summarize(tmp, c->nr);
 		memcpy(tmp, c->ops_r, (size_t)c->nr * sizeof *tmp);
 		c->ops_s = fl_median(tmp, c->nr);
+		for (int k = 0; k < FL_NEXTRA; k++) {
+			int m = 0;
+			for (int r = 0; r < c->nr; r++)
+				if (!isnan(c->ex_r[k][r]))
+					tmp[m++] = c->ex_r[k][r];
+			c->extra[k] = m ? fl_median(tmp, m) : NAN;
+		}
 		free(tmp);
 		if (strcmp(c->status, "error"))
 			set_status(c, "ok", "");
@@ -359,6 +383,8 @@ void fl_cells_free(struct fl_cells *c)
 		struct fl_cell *x = &c->c[i];
 		free(x->point), free(x->workload), free(x->variant), free(x->status), free(x->note);
 		free(x->round), free(x->ns_r), free(x->ops_r);
+		for (int k = 0; k < FL_NEXTRA; k++)
+			free(x->ex_r[k]);
 	}
 	free(c->c);
 	memset(c, 0, sizeof *c);

@@ -30,6 +30,11 @@ struct fl_table {
 	int nrows;
 };
 
+/* The fairness and latency columns (issue 14) a cell summarizes: the
+ * median over its ok reps of each, NAN where no rep has a value. */
+#define FL_NEXTRA 8
+extern const char *const fl_extra_cols[FL_NEXTRA]; /* fair_jain ... lat_max_ns */
+
 /* One (point, variant): the summary of its ok reps. */
 struct fl_cell {
 	char *point;             /* display key, e.g. "pool T=4 K=1 wake=exact" */
@@ -42,6 +47,8 @@ struct fl_cell {
 	int nr;                  /* ok reps, in file order: */
 	int *round;              /*   their round */
 	double *ns_r, *ops_r;    /*   their ns per op and ops/s */
+	double *ex_r[FL_NEXTRA]; /*   their extra columns (NAN: empty) */
+	double extra[FL_NEXTRA]; /* medians of those (NAN: none) */
 };
 
 struct fl_cells {

@@ -103,8 +103,14 @@ if grep -q '^variant,.*,status,note,hash,spin' "$hcsv" &&
 else
   fail=$((fail+1)); echo "FAIL hash csv"; cat "$hcsv"
 fi
-if [ "$(ls -A "$hdir")" = h.csv ]; then pass=$((pass+1)); echo "ok   no per-mode file left"; else
+if [ "$(ls -A "$hdir" | tr '\n' ' ')" = "h.csv h.lat.csv " ]; then
+  pass=$((pass+1)); echo "ok   no per-mode file left (h.csv and its latency file h.lat.csv)"; else
   fail=$((fail+1)); echo "FAIL per-mode files left: $(ls -A "$hdir")"; fi
+# the latency side file holds both modes' distributions (the rows that ran)
+if grep -q ',skipped,' "$hcsv" || { [ "$(col "$hdir/h.lat.csv" hash global)" -gt 0 ] &&
+   [ "$(col "$hdir/h.lat.csv" hash private:16)" -gt 0 ]; }; then
+  pass=$((pass+1)); echo "ok   h.lat.csv: both hash modes"; else
+  fail=$((fail+1)); echo "FAIL h.lat.csv lacks a mode"; head -5 "$hdir/h.lat.csv"; fi
 rm -rf "$hdir"
 
 # ---- sweep and compare (issue 5) ----

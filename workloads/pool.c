@@ -24,6 +24,8 @@ struct pool {
 	_Atomic int max_holders;
 	_Atomic int64_t ops;
 	_Atomic int err;
+	_Atomic int next_id;      /* a worker's slot in ts */
+	struct fl_tstats ts;      /* per-thread ops, acquire latency */
 };
 
 static void *pool_worker(void *arg)
@@ -32,12 +34,16 @@ static void *pool_worker(void *arg)
 	const struct fl_params *p = pl->p;
 	int64_t quota = p->ops ? (p->ops + p->threads - 1) / p->threads : INT64_MAX;
 	int64_t n = 0;
+	struct fl_tstat *ts = &pl->ts.t[atomic_fetch_add(&pl->next_id, 1)];
 	pthread_barrier_wait(&pl->start);
+	fl_tstat_start(ts);
 	while (n < quota && !atomic_load_explicit(&pl->stop, memory_order_relaxed)) {
+		int64_t t = fl_tstat_lat_begin(ts);
 		if (fl_sem_wait(&pl->sem)) {
 			atomic_store(&pl->err, 1);
 			break;
 		}
+		fl_tstat_lat_end(ts, t); /* the acquire: the blocking op */
 		int h = atomic_fetch_add_explicit(&pl->holders, 1, memory_order_relaxed) + 1;
 		int mx = atomic_load_explicit(&pl->max_holders, memory_order_relaxed);
 		while (h > mx && !atomic_compare_exchange_weak(&pl->max_holders, &mx, h))
@@ -49,8 +55,10 @@ static void *pool_worker(void *arg)
 			break;
 		}
 		n++;
+		ts->ops = n;
 		fl_busy_ns(p->think_ns);
 	}
+	fl_tstat_stop(ts);
 	atomic_fetch_add(&pl->ops, n);
 	return NULL;
 }
@@ -64,6 +72,7 @@ static void fl_run_pool(const struct fl_variant *v, const struct fl_params *p,
 		fl_fail(res, "init(%d): %s", p->tokens, strerror(e));
 		return;
 	}
+	fl_tstats_open(&pl.ts, p->threads, p->latency);
 	pthread_barrier_init(&pl.start, NULL, (unsigned)p->threads + 1);
 	/* (cannot release the barrier short-handed: a failed start exits) */
 	pthread_t *t = fl_spawn(p->threads, pool_worker, &pl, 0);
@@ -82,6 +91,7 @@ static void fl_run_pool(const struct fl_variant *v, const struct fl_params *p,
 		pthread_join(t[i], NULL);
 	res->elapsed_ns = fl_now_ns() - t0;
 	res->ops = atomic_load(&pl.ops);
+	fl_tstats_finish(&pl.ts, res);
 	if (atomic_load(&pl.err))
 		fl_fail(res, "a worker saw a wait/post error");
 	if (atomic_load(&pl.max_holders) > p->tokens)
@@ -114,6 +124,9 @@ const struct fl_workload fl_workload_pool = {
 	.summary = "T threads contend for K tokens with hold/think busy work",
 	.op = "acquire+release",
 	.uses_tokens = true,
+	.fairness = true,
+	.latency = true,
+	.latency_default = true,
 };
 
 /* registered in workloads/meson.build (workload_names) */
@@ -124,4 +137,7 @@ const struct fl_workload fl_workload_oversub = {
 	.summary = "pool with threads >> cores: holders are preempted holding a token",
 	.op = "acquire+release",
 	.uses_tokens = true,
+	.fairness = true,
+	.latency = true,
+	.latency_default = true,
 };

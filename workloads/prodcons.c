@@ -7,7 +7,10 @@
  * consumer checks that under the mutex, and at the end every producer's last
  * item has arrived. Also checked: never two threads inside `mutex`, never a
  * producer into a full ring nor a consumer into an empty one, final values
- * B/0/1. One op is one item through the buffer. Needs a producer and a
+ * B/0/1. One op is one item through the buffer. Fairness: items put by each
+ * producer and taken by each consumer, one share per thread. Latency: an
+ * item's, from the start of its producer's put (before the wait on
+ * `empty`) to a consumer's taking it. Needs a producer and a
  * consumer: T >= 2 (its unfit hook). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +24,8 @@
 struct pc {
 	struct fl_sem empty, full, mutex;
 	int cap, nprod;
-	int64_t *ring;            /* ring, head, count, next: only inside mutex */
+	int64_t *ring;            /* ring, born, head, count, next: only inside mutex */
+	int64_t *born;            /* per slot: when its item's put began (latency) */
 	int head, count;
 	int64_t *next;            /* per producer: the next seq a consumer must see */
 	int64_t *made;            /* per producer: items produced (own slot) */
@@ -31,6 +35,7 @@ struct pc {
 	_Atomic int64_t consumed;
 	pthread_barrier_t start;  /* every thread is running before the clock starts */
 	struct fl_errbox err;
+	struct fl_tstats ts;      /* producers 0..nprod-1, then consumers */
 };
 
 struct pc_arg {
@@ -51,8 +56,9 @@ static void pc_leave(struct pc *pc)
 	fl_sem_post(&pc->mutex, 1, &pc->err);
 }
 
-/* Inserts one item (producer side of seed 004's protocol). */
-static void pc_put(struct pc *pc, int64_t item)
+/* Inserts one item (producer side of seed 004's protocol), born at `born`
+ * (latency: from here to a consumer's taking it; 0 when not timing). */
+static void pc_put(struct pc *pc, int64_t item, int64_t born)
 {
 	fl_sem_wait(&pc->empty);
 	pc_enter(pc);
@@ -60,6 +66,7 @@ static void pc_put(struct pc *pc, int64_t item)
 		fl_report(&pc->err, "empty let a producer into a full buffer (capacity %d)", pc->cap);
 	} else {
 		pc->ring[(pc->head + pc->count) % pc->cap] = item;
+		pc->born[(pc->head + pc->count) % pc->cap] = born;
 		pc->count++;
 	}
 	pc_leave(pc);
@@ -70,13 +77,20 @@ static void *pc_producer(void *arg)
 {
 	struct pc_arg *a = arg;
 	struct pc *pc = a->pc;
+	struct fl_tstat *ts = &pc->ts.t[a->id];
 	int64_t seq = 0;
 	pthread_barrier_wait(&pc->start);
+	fl_tstat_start(ts);
 	/* At least one item each, so a rep whose threads a loaded machine ran
 	 * late still measures something instead of "no operation". */
-	do
-		pc_put(pc, ((int64_t)a->id << PC_SEQ_BITS) | seq++);
-	while (seq < pc->quota && !atomic_load_explicit(&pc->stop, memory_order_relaxed));
+	do {
+		int64_t born = fl_tstat_lat_begin(ts);
+		if (seq && born) /* the previous put's end, near enough: one clock read */
+			fl_tstat_done(ts, born);
+		pc_put(pc, ((int64_t)a->id << PC_SEQ_BITS) | seq++, born);
+		ts->ops = seq;
+	} while (seq < pc->quota && !atomic_load_explicit(&pc->stop, memory_order_relaxed));
+	fl_tstat_stop(ts);
 	pc->made[a->id] = seq;
 	return NULL;
 }
@@ -84,8 +98,10 @@ static void *pc_producer(void *arg)
 static void *pc_consumer(void *arg)
 {
 	struct pc *pc = ((struct pc_arg *)arg)->pc;
+	struct fl_tstat *ts = &pc->ts.t[pc->nprod + ((struct pc_arg *)arg)->id];
 	int64_t n = 0;
 	pthread_barrier_wait(&pc->start);
+	fl_tstat_start(ts);
 	for (;;) {
 		fl_sem_wait(&pc->full);
 		pc_enter(pc);
@@ -95,7 +111,7 @@ static void *pc_consumer(void *arg)
 			fl_sem_post(&pc->empty, 1, &pc->err);
 			break;
 		}
-		int64_t item = pc->ring[pc->head];
+		int64_t item = pc->ring[pc->head], born = pc->born[pc->head];
 		pc->head = (pc->head + 1) % pc->cap;
 		pc->count--;
 		if (item != PC_POISON) {
@@ -115,8 +131,10 @@ static void *pc_consumer(void *arg)
 		fl_sem_post(&pc->empty, 1, &pc->err);
 		if (item == PC_POISON)
 			break;
-		n++;
+		fl_tstat_lat_end(ts, born); /* the item's way through the buffer */
+		ts->ops = ++n;
 	}
+	fl_tstat_stop(ts);
 	atomic_fetch_add(&pc->consumed, n);
 	return NULL;
 }
@@ -140,6 +158,8 @@ static void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *
 		return;
 	}
 	pc.ring = calloc((size_t)pc.cap, sizeof *pc.ring);
+	pc.born = calloc((size_t)pc.cap, sizeof *pc.born);
+	fl_tstats_open(&pc.ts, p->threads, p->latency);
 	pc.next = calloc((size_t)pc.nprod, sizeof *pc.next);
 	pc.made = calloc((size_t)pc.nprod, sizeof *pc.made);
 	struct pc_arg *args = calloc((size_t)p->threads, sizeof *args);
@@ -158,11 +178,12 @@ static void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *
 		pthread_join(prod[i], NULL);
 	/* One poison per consumer, behind every real item (the ring is FIFO). */
 	for (int i = 0; i < ncons; i++)
-		pc_put(&pc, PC_POISON);
+		pc_put(&pc, PC_POISON, 0);
 	for (int i = 0; i < ncons; i++)
 		pthread_join(cons[i], NULL);
 	res->elapsed_ns = fl_now_ns() - t0;
 	res->ops = atomic_load(&pc.consumed);
+	fl_tstats_finish(&pc.ts, res);
 	int64_t made = 0;
 	for (int i = 0; i < pc.nprod; i++) {
 		made += pc.made[i];
@@ -182,6 +203,7 @@ static void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *
 	free(cons);
 	free(args);
 	free(pc.ring);
+	free(pc.born);
 	free(pc.next);
 	free(pc.made);
 	fl_sem_close(&pc.empty);
@@ -203,4 +225,7 @@ const struct fl_workload fl_workload_prodcons = {
 	.summary = "bounded buffer: empty/full/mutex semaphores, T/2 producers, K slots",
 	.op = "item through the buffer",
 	.uses_tokens = true,
+	.fairness = true,
+	.latency = true,
+	.latency_default = true,
 };

@@ -5,7 +5,9 @@
  * op is one timedwait call (success or timeout). Checked: tokens are
  * conserved (posts == successes + final value: a token released into a
  * timing-out waiter is taken or left, never lost or doubled) and no timeout
- * returns before its deadline. A capped design is not posted to at its
+ * returns before its deadline. Fairness: tokens taken per thread (who gets
+ * the scarce tokens), not calls; latency: every timedwait call, token or
+ * timeout; starvation: the longest gap between a thread's tokens. A capped design is not posted to at its
  * maximum (it would absorb the post). */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +27,8 @@ struct to {
 	_Atomic int64_t calls, ok, timeouts;
 	pthread_barrier_t start;
 	struct fl_errbox err;
+	_Atomic int next_id;
+	struct fl_tstats ts;    /* ops = tokens taken; latency = every timedwait */
 };
 
 static void *to_waiter(void *arg)
@@ -32,16 +36,25 @@ static void *to_waiter(void *arg)
 	struct to *t = arg;
 	uint64_t rnd = (uint64_t)(uintptr_t)&rnd ^ (uint64_t)fl_now_ns();
 	int64_t ok = 0, tmo = 0;
+	struct fl_tstat *ts = &t->ts.t[atomic_fetch_add(&t->next_id, 1)];
 	pthread_barrier_wait(&t->start);
+	fl_tstat_start(ts);
 	do { /* at least one call each (see prodcons.c's pc_producer) */
 		if (t->p->ops && atomic_fetch_add(&t->calls, 1) >= t->p->ops)
 			break;
 		rnd = rnd * 6364136223846793005u + 1442695040888963407u;
 		int64_t dl_ns = fl_now_ns() + TO_MIN_NS + (int64_t)((rnd >> 33) % TO_SPREAD_NS);
 		struct timespec dl = fl_ns_to_ts(dl_ns);
+		int64_t begin = fl_tstat_lat_begin(ts);
 		int r = t->sem.v->timedwait(t->sem.s, &dl);
+		if (ts->lat) { /* every call's time; starvation counts tokens only */
+			int64_t now = fl_now_ns();
+			fl_hist_add(ts->lat, now - begin);
+			if (r == 0)
+				fl_tstat_done(ts, now);
+		}
 		if (r == 0)
-			ok++;
+			ts->ops = ++ok;
 		else if (r == ETIMEDOUT) {
 			int64_t now = fl_now_ns();
 			if (now < dl_ns)
@@ -53,6 +66,7 @@ static void *to_waiter(void *arg)
 			break;
 		}
 	} while (!atomic_load_explicit(&t->stop, memory_order_relaxed));
+	fl_tstat_stop(ts);
 	atomic_fetch_add(&t->ok, ok);
 	atomic_fetch_add(&t->timeouts, tmo);
 	return NULL;
@@ -67,6 +81,7 @@ static void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *
 		fl_fail(res, "init: %s", strerror(e));
 		return;
 	}
+	fl_tstats_open(&t.ts, p->threads, p->latency);
 	pthread_barrier_init(&t.start, NULL, (unsigned)p->threads + 1);
 	pthread_t *th = fl_spawn(p->threads, to_waiter, &t, 0);
 	pthread_barrier_wait(&t.start);
@@ -98,6 +113,7 @@ static void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *
 	res->elapsed_ns = fl_now_ns() - t0;
 	int64_t ok = atomic_load(&t.ok), tmo = atomic_load(&t.timeouts);
 	res->ops = ok + tmo;
+	fl_tstats_finish(&t.ts, res);
 	int left = v->getvalue(t.sem.s);
 	if (posts != ok + left)
 		fl_report(&t.err, "tokens not conserved: %lld posted, %lld taken, %d left "
@@ -116,4 +132,7 @@ const struct fl_workload fl_workload_timeouts = {
 	.run = fl_run_timeouts,
 	.summary = "T threads timedwait 50-150us while one token is posted per 100us",
 	.op = "timedwait call",
+	.fairness = true,
+	.latency = true,
+	.latency_default = true,
 };

@@ -11,6 +11,7 @@
  * exactly one (no timeouts, no polling at the end).
  * Checks, per semaphore: posted == taken from it (by the index wait-any
  * returned) + final value; any other wait-any result is an error.
+ * Fairness: tokens taken per consumer.
  * Not every variant can run it (its unfit hook): it needs wait-any support
  * (fl_wait_any_unsupported says why not) and T >= 2. */
 #include <errno.h>
@@ -36,6 +37,8 @@ struct wa {
 	_Atomic int64_t posted_all, taken_all;
 	_Atomic int64_t real_total; /* -1 while producing */
 	struct fl_errbox err;
+	_Atomic int next_id;
+	struct fl_tstats ts;        /* consumers: tokens each took (fairness) */
 };
 
 static void *producer(void *arg)
@@ -70,6 +73,7 @@ static void *producer(void *arg)
 static void *consumer(void *arg)
 {
 	struct wa *w = arg;
+	struct fl_tstat *ts = &w->ts.t[atomic_fetch_add(&w->next_id, 1)];
 	pthread_barrier_wait(&w->start);
 	for (;;) {
 		int r = fl_wait_any(w->v, w->s, FL_WA_SEMS, NULL);
@@ -84,7 +88,8 @@ static void *consumer(void *arg)
 		int64_t t = atomic_fetch_add(&w->taken_all, 1);
 		int64_t real = atomic_load(&w->real_total);
 		if (real >= 0 && t >= real)
-			return NULL;
+			return NULL; /* the extra token: not a share */
+		ts->ops++;
 	}
 }
 
@@ -126,6 +131,7 @@ static void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p
 	int threads = p->threads < 2 ? 2 : p->threads;
 	w->producers = threads / 2;
 	int consumers = threads - w->producers;
+	fl_tstats_open(&w->ts, consumers, false);
 	pthread_barrier_init(&w->start, NULL, (unsigned)threads + 1);
 	pthread_t *cons = fl_spawn(consumers, consumer, w, 0);
 	pthread_t *prod = fl_spawn(w->producers, producer, w, 0);
@@ -150,6 +156,7 @@ static void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p
 		pthread_join(cons[i], NULL);
 	res->elapsed_ns = fl_now_ns() - t0;
 	res->ops = real;
+	fl_tstats_finish(&w->ts, res);
 	fl_take_error(res, &w->err);
 	for (int i = 0; i < FL_WA_SEMS && !res->error[0]; i++) {
 		int64_t fin = v->getvalue(w->s[i]);
@@ -179,4 +186,5 @@ const struct fl_workload fl_workload_waitany = {
 	.unfit = fl_unfit_waitany,
 	.summary = "T/2 producers post to random semaphores of 4, the rest wait on all 4 (wait-any)",
 	.op = "token handed over",
+	.fairness = true,
 };

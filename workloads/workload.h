@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "hist.h"
 #include "variant.h"
 
 struct fl_params {
@@ -25,6 +26,7 @@ struct fl_params {
 	int64_t think_ns;     /* busy work between tokens (pool) */
 	int64_t ops;          /* operations per rep; 0: run for duration_ns */
 	int64_t duration_ns;
+	bool latency;         /* time each blocking op (fl_tstat; --latency) */
 };
 
 struct fl_result {
@@ -32,6 +34,16 @@ struct fl_result {
 	int64_t elapsed_ns;   /* wall time of the timed section */
 	char error[200];      /* non-empty: the run broke an invariant */
 	char info[120];       /* optional, ok rows: a detail for the note column */
+	/* Fairness and latency, from fl_tstats_finish (multi-threaded
+	 * workloads; the CSV columns are empty where a field is < 0 or lat is
+	 * NULL). */
+	int fair_n;           /* threads counted; 0: no fairness columns */
+	double fair_jain;     /* Jain's index of per-thread ops: 1 = equal shares */
+	double fair_cv;       /* stddev / mean of per-thread ops */
+	double fair_min_max;  /* min / max per-thread ops */
+	int64_t starve_max_ns;/* longest time a thread went without an op (-1: not timed) */
+	struct fl_hist *lat;  /* the blocking op's latency, all threads (malloc'ed; the
+				 harness frees it); NULL when not recorded */
 };
 
 struct fl_workload {
@@ -41,6 +53,10 @@ struct fl_workload {
 	int fixed_threads;    /* 0: --threads applies */
 	bool uses_tokens;     /* --tokens/--hold/--think apply */
 	bool has_floors;      /* the floor rows are meaningful here */
+	bool fairness;        /* fills the fair_* columns (fl_tstats) */
+	bool latency;         /* times a blocking op (fl_tstat_lat_*) when asked */
+	bool latency_default; /* ... and by default (its overhead measured <= 5 %:
+				 workloads/README.md) */
 	void (*run)(const struct fl_variant *v, const struct fl_params *p,
 		    struct fl_result *r);
 	/* NULL: every point fits. Else NULL when (v, p) can run, or why not
@@ -102,6 +118,79 @@ void fl_sleep_until(int64_t t_ns);
 /* Starts n threads running fn(arg + i * argsize); exits the process when one
  * cannot be created (workers may already wait on each other: no unwinding). */
 pthread_t *fl_spawn(int n, void *(*fn)(void *), void *arg, size_t argsize);
+
+/* ---- per-thread counts and latency (tstat.c) ---------------------------
+ *
+ * One struct per worker thread, each on cache lines of its own, written
+ * only by its thread: counting costs an increment in the thread's own line,
+ * and timing (only when p->latency) two vDSO clock reads per blocking op
+ * (fl_now_ns: CLOCK_MONOTONIC, a TSC read here) and a histogram add. The
+ * same timestamps give starvation: the longest gap between a thread's
+ * completed ops, from its start to its stop. */
+struct fl_tstat {
+	int64_t ops;          /* what the fairness columns compare */
+	int64_t last_ns;      /* start, then the last completed op */
+	int64_t starve_ns;    /* the longest gap so far */
+	struct fl_hist *lat;  /* NULL: not timing */
+} __attribute__((aligned(64)));
+
+struct fl_tstats {
+	int n;
+	struct fl_tstat *t;
+};
+
+/* n threads' slots; timing when lat. Exits the process when out of memory. */
+void fl_tstats_open(struct fl_tstats *s, int n, bool lat);
+/* Fills r's fairness fields from the n slots' ops, starvation and the
+ * merged histogram (when timed), and frees the slots. */
+void fl_tstats_finish(struct fl_tstats *s, struct fl_result *r);
+
+/* The thread's timed section starts (after its start barrier). */
+static inline void fl_tstat_start(struct fl_tstat *t)
+{
+	if (t->lat)
+		t->last_ns = fl_now_ns();
+}
+
+/* Before the blocking op: a timestamp (0 when not timing). */
+static inline int64_t fl_tstat_lat_begin(const struct fl_tstat *t)
+{
+	return t->lat ? fl_now_ns() : 0;
+}
+
+/* An op completed at `now` (timing only): starvation, no latency sample
+ * (a thread whose ops are not the timed blocking op: prodcons' producers). */
+static inline void fl_tstat_done(struct fl_tstat *t, int64_t now)
+{
+	if (now - t->last_ns > t->starve_ns)
+		t->starve_ns = now - t->last_ns;
+	t->last_ns = now;
+}
+
+/* An op completed at `now` whose latency was `ns` (timing only). */
+static inline void fl_tstat_record(struct fl_tstat *t, int64_t now, int64_t ns)
+{
+	fl_hist_add(t->lat, ns);
+	fl_tstat_done(t, now);
+}
+
+/* After the blocking op begun at `begin`: records its latency. */
+static inline void fl_tstat_lat_end(struct fl_tstat *t, int64_t begin)
+{
+	if (t->lat) {
+		int64_t now = fl_now_ns();
+		fl_tstat_record(t, now, now - begin);
+	}
+}
+
+/* The thread stops. The gap after its last op is not counted (a thread
+ * blocked when the rep ends is released by the stop, outside the timed
+ * section), unless it completed none: then the whole of its section is. */
+static inline void fl_tstat_stop(struct fl_tstat *t)
+{
+	if (t->lat && !t->ops)
+		t->starve_ns = fl_now_ns() - t->last_ns;
+}
 
 /* Whether a single-threaded loop that has done n ops is done: n reached
  * --ops, or (duration mode; the clock is read once per FL_CLOCK_EVERY ops)
