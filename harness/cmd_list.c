@@ -19,7 +19,9 @@ int fl_cmd_list(int argc, char **argv)
 			     "  unless FUTEXLAB_ALLOW names them): destroy = unsafe to destroy as\n"
 			     "  soon as the last wait returns (glibc BZ 12674); signal = post is not\n"
 			     "  async-signal-safe; eintr = a handler never interrupts a wait;\n"
-			     "  capped = post absorbs releases past value_max (a lock, not a count)");
+			     "  capped = post absorbs releases past value_max (a lock, not a count)\n"
+			     "  workloads: [fairness] fills the fair_* columns; [latency: on] times\n"
+			     "  its blocking op by default, [latency: --latency] only when asked");
 			return 0;
 		}
 		fl_usage_error("list: unexpected argument '%s'", argv[1]);
@@ -44,9 +46,16 @@ int fl_cmd_list(int argc, char **argv)
 			printf("%-12s   reason: %s\n", "", why);
 	}
 	printf("\n%-12s  %s\n", "workload", "what it measures");
-	for (int i = 0; i < fl_nworkloads; i++)
-		printf("%-12s  %s (op = %s)\n", fl_workloads[i]->name, fl_workloads[i]->summary,
-		       fl_workloads[i]->op);
+	for (int i = 0; i < fl_nworkloads; i++) {
+		const struct fl_workload *w = fl_workloads[i];
+		printf("%-12s  %s (op = %s)", w->name, w->summary, w->op);
+		if (w->fairness || w->latency) /* its extra columns (harness/README.md) */
+			printf(" [%s%s%s]", w->fairness ? "fairness" : "",
+			       w->fairness && w->latency ? ", " : "",
+			       !w->latency ? "" : w->latency_default ? "latency: on" :
+			       "latency: --latency");
+		putchar('\n');
+	}
 	return 0;
 }
 
