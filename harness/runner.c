@@ -41,7 +41,8 @@ static void catch_signals(void)
 
 static const char row_header[] =
 	"variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,"
-	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot";
+	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot"
+	",sems";
 
 const char *fl_run_csv_header(void)
 {
@@ -98,6 +99,7 @@ static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct rep
 		 (long long)(tok ? pt->p.hold_ns : 0), (long long)(tok ? pt->p.think_ns : 0),
 		 fl_wake_name((enum fl_wake_strategy)pt->wake), x->round, nums, x->status, q,
 		 fl_hash_column(), pt->spin, x->round, x->slot);
+	snprintf(row + strlen(row), sizeof row - strlen(row), ",%d", pt->p.sems);
 	bool counted = r && x->round >= 0; /* warm-up rounds count nothing */
 	fl_perf_cells(counted ? x->perf : NULL, perf, sizeof perf);
 	strncat(row, perf, sizeof row - strlen(row) - 1);
@@ -135,6 +137,8 @@ static void show(const struct progress *g, const struct fl_point *pt, int round,
 		pt->p.tokens, fl_wake_name((enum fl_wake_strategy)pt->wake));
 	if (pt->spin)
 		fprintf(stderr, " spin=%d", pt->spin);
+	if (pt->p.sems > 1)
+		fprintf(stderr, " sems=%d", pt->p.sems);
 	fprintf(stderr, round < 0 ? "  warm-up" : "  round %d/%d", round + 1, rounds);
 }
 
@@ -244,8 +248,8 @@ static int dry_run(const struct fl_spec *s, const struct fl_point *pts, int n)
 		for (int j = 0; j < pts[i].ne; j++) {
 			const struct fl_point *p = &pts[i];
 			const char *why = fl_entry_skip(p, &p->e[j]);
-			printf("%-14s %-12s T=%-4d K=%-4d wake=%-5s spin=%-4d %s%s\n", p->e[j].label,
-			       p->w->name, p->p.threads, p->p.tokens,
+			printf("%-14s %-12s T=%-4d K=%-4d sems=%-2d wake=%-5s spin=%-4d %s%s\n",
+			       p->e[j].label, p->w->name, p->p.threads, p->p.tokens, p->p.sems,
 			       fl_wake_name((enum fl_wake_strategy)p->wake), p->spin,
 			       why ? "skipped: " : "", why ? why : "");
 		}
