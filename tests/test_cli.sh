@@ -277,6 +277,8 @@ rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")
 print(sum(1 for r in rows if eval(sys.argv[2])))' "$@"; }
 check "pool --sems 2: 6 ok rows, every one sems=2" \
   test "$(rows "$d/sems.csv" 'r["status"] == "ok" and r["sems"] == "2" and int(r["ops"]) > 0')" -eq 6
+check "every semaphore was used (the note: ops per semaphore MIN..MAX)" \
+  test "$(rows "$d/sems.csv" 'r["note"].startswith("ops per semaphore ") and not r["note"].startswith("ops per semaphore 0.")')" -eq 6
 check "the sems column comes right after slot" grep -q '^variant,.*,round,slot,sems' "$d/sems.csv"
 expect_ok "compare keys the point by sems" compare "$d/sems.csv"
 check "the point says sems=2" grep -q '^pool T=4 K=1 wake=exact hash=[^ ]* spin=0 sems=2$' /tmp/fl_cli_out.$$

@@ -24,6 +24,7 @@
 struct pool_sem { /* one semaphore's holder counters, a cache line of their own */
 	_Alignas(64) _Atomic int holders;
 	_Atomic int max_holders;
+	_Atomic int64_t ops;      /* added once per thread, at its end */
 };
 
 struct pool {
@@ -66,6 +67,7 @@ static void *pool_worker(void *arg)
 		fl_busy_ns(p->think_ns);
 	}
 	atomic_fetch_add(&pl->ops, n);
+	atomic_fetch_add(&ps->ops, n);
 	return NULL;
 }
 
@@ -98,7 +100,11 @@ static void fl_run_pool(const struct fl_variant *v, const struct fl_params *p,
 	res->ops = atomic_load(&pl.ops);
 	if (atomic_load(&pl.err))
 		fl_fail(res, "a worker saw a wait/post error");
+	int64_t lo = INT64_MAX, hi = 0;
 	for (int i = 0; i < p->sems; i++) {
+		int64_t o = atomic_load(&pl.ps[i].ops);
+		lo = o < lo ? o : lo;
+		hi = o > hi ? o : hi;
 		if (atomic_load(&pl.ps[i].max_holders) > p->tokens)
 			fl_fail(res, "%d threads held a token of semaphore %d at once with %d tokens",
 				atomic_load(&pl.ps[i].max_holders), i, p->tokens);
@@ -106,6 +112,9 @@ static void fl_run_pool(const struct fl_variant *v, const struct fl_params *p,
 			fl_fail(res, "semaphore %d: final value %d, expected %d", i,
 				v->getvalue(pl.sem[i].s), p->tokens);
 	}
+	if (p->sems > 1) /* how evenly the work spread: the note of an ok row */
+		snprintf(res->info, sizeof res->info, "ops per semaphore %lld..%lld",
+			 (long long)lo, (long long)hi);
 	pthread_barrier_destroy(&pl.start);
 	free(t);
 	fl_sems_close(pl.sem, p->sems);
