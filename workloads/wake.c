@@ -242,8 +242,8 @@ static void run_wake(const struct fl_variant *v, const struct fl_params *p,
 		timed += atomic_load(&w.last_ns) - t0;
 		rounds++;
 		if (v->getvalue(w.sem.s) != 0) {
-			fl_report(&w.err, "round %lld: value %d after all %d waiters returned, "
-				  "expected 0", (long long)rounds, v->getvalue(w.sem.s), w.T);
+			fl_report(&w.err, "round %lld: value %d after all %d waiters returned "
+				  "(expected 0)", (long long)rounds, v->getvalue(w.sem.s), w.T);
 			break;
 		}
 	} while (!atomic_load(&w.err.set) && (p->ops ? rounds < p->ops : fl_now_ns() < end));
@@ -262,7 +262,7 @@ static void run_wake(const struct fl_variant *v, const struct fl_params *p,
 	res->elapsed_ns = timed;
 	fl_take_error(res, &w.err);
 	if (!stuck && !res->error[0] && v->getvalue(w.sem.s) != 0)
-		fl_fail(res, "final value %d, expected 0", v->getvalue(w.sem.s));
+		fl_fail(res, "final value %d (expected 0)", v->getvalue(w.sem.s));
 	close(w.efd);
 	close(w.gate);
 	free(t);
