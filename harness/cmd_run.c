@@ -9,6 +9,8 @@ static const char run_usage[] =
 "  --workload LIST    workloads, comma separated, or 'all' (default all)\n"
 "  --threads T        threads, 1..1024 (default 4; ignored by fixed-thread workloads)\n"
 "  --tokens K         initial tokens / buffer capacity, 1..1000000 (default 1)\n"
+"  --sems N           pool/oversub: spread the threads over N semaphores of K\n"
+"                     tokens each (thread i on i % N), 1..64 (default 1)\n"
 "  --hold NS          pool: busy work while holding a token, ns (default 0)\n"
 "  --think NS         pool: busy work between tokens, ns (default 0)\n"
 "  --duration S       seconds per rep (default 0.1)\n"

@@ -10,6 +10,8 @@ static const char sweep_usage[] =
 "  --workloads LIST   workloads, or 'all' (default all)\n"
 "  --threads LIST     thread counts (default 1,2,4,8; ignored by fixed-thread workloads)\n"
 "  --tokens LIST      initial tokens / buffer capacity (default 1)\n"
+"  --sems LIST        independent semaphores the pool/oversub threads spread over,\n"
+"                     1..64, e.g. 1,2,4,8 (default 1; other workloads: 1)\n"
 "  --wake LIST        wake modes exact,one,all (default exact)\n"
 "  --spin LIST        spin-then-park bounds, e.g. 0,100 (default 0)\n"
 "  --hash LIST        futex hash modes auto|global|private:N; more than one:\n"

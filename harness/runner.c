@@ -41,7 +41,7 @@ static void catch_signals(void)
 
 static const char row_header[] =
 	"variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,"
-	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot,"
+	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems,"
 	"fair_jain,fair_cv,fair_min_max,starve_max_ns,"
 	"lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,lat_n";
 
@@ -64,7 +64,8 @@ static void measure_timer(void)
 			d[j] = d[j - 1];
 			d[j - 1] = t;
 		}
-	timer_ns = (double)d[N / 2];
+	int64_t median = d[N / 2];
+	timer_ns = (double)median;
 }
 
 /* The fairness and latency cells (empty where they do not apply). */
@@ -150,6 +151,7 @@ static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct rep
 		 (long long)(tok ? pt->p.hold_ns : 0), (long long)(tok ? pt->p.think_ns : 0),
 		 fl_wake_name((enum fl_wake_strategy)pt->wake), x->round, nums, x->status, q,
 		 fl_hash_column(), pt->spin, x->round, x->slot);
+	snprintf(row + strlen(row), sizeof row - strlen(row), ",%d", pt->p.sems);
 	tstat_cells(ts, sizeof ts, pt->w, r && !strcmp(x->status, "ok") ? r : NULL);
 	strncat(row, ts, sizeof row - strlen(row) - 1);
 	bool counted = r && x->round >= 0; /* warm-up rounds count nothing */
@@ -189,6 +191,8 @@ static void show(const struct progress *g, const struct fl_point *pt, int round,
 		pt->p.tokens, fl_wake_name((enum fl_wake_strategy)pt->wake));
 	if (pt->spin)
 		fprintf(stderr, " spin=%d", pt->spin);
+	if (pt->p.sems > 1)
+		fprintf(stderr, " sems=%d", pt->p.sems);
 	fprintf(stderr, round < 0 ? "  warm-up" : "  round %d/%d", round + 1, rounds);
 }
 
@@ -369,8 +373,8 @@ static int dry_run(const struct fl_spec *s, const struct fl_point *pts, int n)
 		for (int j = 0; j < pts[i].ne; j++) {
 			const struct fl_point *p = &pts[i];
 			const char *why = fl_entry_skip(p, &p->e[j]);
-			printf("%-14s %-12s T=%-4d K=%-4d wake=%-5s spin=%-4d %s%s\n", p->e[j].label,
-			       p->w->name, p->p.threads, p->p.tokens,
+			printf("%-14s %-12s T=%-4d K=%-4d sems=%-2d wake=%-5s spin=%-4d %s%s\n",
+			       p->e[j].label, p->w->name, p->p.threads, p->p.tokens, p->p.sems,
 			       fl_wake_name((enum fl_wake_strategy)p->wake), p->spin,
 			       why ? "skipped: " : "", why ? why : "");
 		}

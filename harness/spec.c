@@ -5,7 +5,8 @@
  * list of groups, each a cartesian product, so pool can sweep threads while
  * uncontended does not. Axes that do not apply to a workload collapse for
  * it (uncontended ignores --threads; only workloads that use tokens read
- * --tokens). A combination a variant cannot run becomes a skipped row with
+ * --tokens, only those that spread over semaphores --sems; a --sems above 1
+ * that no workload of the group reads is a usage error, not a silent 1). A combination a variant cannot run becomes a skipped row with
  * the reason; a workload none of whose combinations can run is a bad
  * specification (exit 2). */
 #include "spec.h"
@@ -37,18 +38,18 @@ static const struct {
 	const char *preset;
 	struct fl_group g;
 } preset_groups[] = {
-	{ "quick", { "uncontended,pingpong", "1", "1", "exact", "0" } },
-	{ "quick", { "pool", "2,4,8", "1", "exact", "0" } },
-	{ "quick", { "prodcons", "4", "4", "exact", "0" } },
-	{ "quick", { "barrier", "4", "1", "exact,all", "0" } },
-	{ "quick", { "timeouts", "4", "1", "exact", "0" } },
-	{ "quick", { "oversub", "32", "2", "exact", "0" } },
-	{ "full", { "uncontended,pingpong", "1", "1", "exact", "0" } },
-	{ "full", { "pool", "1,2,4,8,16", "1,4", "exact,one,all", "0" } },
-	{ "full", { "prodcons", "2,4,8", "1,16", "exact", "0" } },
-	{ "full", { "barrier", "2,4,8,16", "1", "exact,one,all", "0" } },
-	{ "full", { "timeouts", "2,8,32", "1", "exact", "0" } },
-	{ "full", { "oversub", "16,64", "1,2", "exact,all", "0" } },
+	{ "quick", { "uncontended,pingpong", "1", "1", "exact", "0", "1" } },
+	{ "quick", { "pool", "2,4,8", "1", "exact", "0", "1" } },
+	{ "quick", { "prodcons", "4", "4", "exact", "0", "1" } },
+	{ "quick", { "barrier", "4", "1", "exact,all", "0", "1" } },
+	{ "quick", { "timeouts", "4", "1", "exact", "0", "1" } },
+	{ "quick", { "oversub", "32", "2", "exact", "0", "1" } },
+	{ "full", { "uncontended,pingpong", "1", "1", "exact", "0", "1" } },
+	{ "full", { "pool", "1,2,4,8,16", "1,4", "exact,one,all", "0", "1" } },
+	{ "full", { "prodcons", "2,4,8", "1,16", "exact", "0", "1" } },
+	{ "full", { "barrier", "2,4,8,16", "1", "exact,one,all", "0", "1" } },
+	{ "full", { "timeouts", "2,8,32", "1", "exact", "0", "1" } },
+	{ "full", { "oversub", "16,64", "1,2", "exact,all", "0", "1" } },
 };
 static const struct {
 	const char *name;
@@ -89,7 +90,7 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 {
 	if (s->preset && axes_given)
 		fl_usage_error("%s: --preset sets the axes; drop --workloads/--threads/--tokens/"
-			       "--wake/--spin", s->cmd);
+			       "--sems/--wake/--spin", s->cmd);
 	if (s->base.ops && duration_ns > 0)
 		fl_usage_error("%s: give --duration or --ops, not both", s->cmd);
 	if (s->base.ops && s->budget_ns)
@@ -151,7 +152,8 @@ static const struct option opts[] = {
 	{ "quiet", no_argument, 0, 'q' },          { "help", no_argument, 0, 'h' },
 	{ "dry-run", no_argument, 0, 'n' },        { "probes", no_argument, 0, 0x100 },
 	{ "no-probes", no_argument, 0, 0x101 },    { "bpftrace", required_argument, 0, 0x102 },
-	{ "latency", no_argument, 0, 0x103 },      { "no-latency", no_argument, 0, 0x104 },
+	{ "sems", required_argument, 0, 0x103 },
+	{ "latency", no_argument, 0, 0x104 },      { "no-latency", no_argument, 0, 0x105 },
 	{ 0, 0, 0, 0 },
 };
 
@@ -160,7 +162,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 {
 	memset(s, 0, sizeof *s);
 	s->cmd = cmd;
-	s->cli = (struct fl_group){ "all", d->threads, "1", "exact", "0" };
+	s->cli = (struct fl_group){ "all", d->threads, "1", "exact", "0", "1" };
 	s->groups = &s->cli;
 	s->ngroups = 1;
 	s->reps = s->warmup = -1;
@@ -194,6 +196,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 'k': s->cli.tokens = optarg; axes_given = true; break;
 		case 'W': s->cli.wake = optarg; axes_given = true; break;
 		case 'S': s->cli.spin = optarg; axes_given = true; break;
+		case 0x103: s->cli.sems = optarg; axes_given = true; break;
 		case 'X': copy_list("--hash", s->hlist, sizeof s->hlist, optarg); break;
 		case 'H': s->base.hold_ns = fl_parse_int("--hold", optarg, 0, 1000000000); break;
 		case 'T': s->base.think_ns = fl_parse_int("--think", optarg, 0, 1000000000); break;
@@ -215,8 +218,8 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 0x100: s->probes = FL_PROBES_ON; break;
 		case 0x101: s->probes = FL_PROBES_OFF; break;
 		case 0x102: s->bt_script = optarg; fl_bpftrace_check(optarg); break;
-		case 0x103: s->latency = 1; break;
-		case 0x104: s->latency = 0; break;
+		case 0x104: s->latency = 1; break;
+		case 0x105: s->latency = 0; break;
 		case 'h': fputs(d->usage, stdout); return 1;
 		case ':': fl_usage_error("%s: %s needs a value", cmd, argv[optind - 1]);
 		default:
@@ -238,6 +241,7 @@ struct axes {
 	int nw;
 	int threads[FL_MAXLIST], nt;
 	int tokens[FL_MAXLIST], nk;
+	int sems[FL_MAXLIST], ns;
 	int wake[3], nwake;
 	int spin[FL_MAXLIST], nspin;
 };
@@ -276,6 +280,16 @@ static void parse_group(const struct fl_group *g, struct axes *a)
 		if ((a->wake[i] = fl_wake_parse(items[i])) < 0)
 			fl_usage_error("--wake: unknown mode '%s' (exact, one, all)", items[i]);
 	parse_ints("--spin", g->spin ? g->spin : "0", 0, FL_SPIN_MAX, a->spin, &a->nspin);
+	parse_ints("--sems", g->sems ? g->sems : "1", 1, FL_SEM_SLOTS, a->sems, &a->ns);
+	/* An axis no workload of the group reads would be dropped silently. */
+	bool uses = false, more = false;
+	for (int i = 0; i < a->nw; i++)
+		uses |= a->w[i]->uses_sems;
+	for (int i = 0; i < a->ns; i++)
+		more |= a->sems[i] != 1;
+	if (more && !uses)
+		fl_usage_error("--sems: no workload of %s spreads over semaphores (pool, oversub do)",
+			       g->workloads);
 }
 
 static void add_entry(struct fl_point *pt, const struct fl_variant *v, const char *label)
@@ -309,7 +323,7 @@ static void fill_entries(const struct fl_spec *s, struct fl_point *pt)
 static bool same_config(const struct fl_point *x, const struct fl_point *y)
 {
 	return x->w == y->w && x->p.threads == y->p.threads && x->p.tokens == y->p.tokens &&
-	       x->wake == y->wake && x->spin == y->spin;
+	       x->p.sems == y->p.sems && x->wake == y->wake && x->spin == y->spin;
 }
 
 /* NULL when some point of workload w in [from, n) has an entry that fits,
@@ -347,17 +361,19 @@ int fl_points_build(const struct fl_spec *s, struct fl_point **out)
 		for (int wi = 0; wi < a.nw; wi++) {
 			const struct fl_workload *w = a.w[wi];
 			int from = n, nt = w->fixed_threads ? 1 : a.nt, nk = w->uses_tokens ? a.nk : 1;
-			combinations += (long)nt * nk * a.nwake * a.nspin;
+			int ns = w->uses_sems ? a.ns : 1;
+			combinations += (long)nt * nk * ns * a.nwake * a.nspin;
 			if (combinations > FL_MAX_COMBINATIONS) {
 				free(pts);
 				fl_usage_error("%s: more than %d combinations of workloads, threads, tokens, "
-					       "wake modes and spin bounds; split the sweep", s->cmd,
+					       "semaphores, wake modes and spin bounds; split the sweep", s->cmd,
 					       FL_MAX_COMBINATIONS);
 			}
-			for (int i = 0; i < nt * nk * a.nwake * a.nspin; i++) {
+			for (int i = 0; i < nt * nk * ns * a.nwake * a.nspin; i++) {
 				struct fl_point pt = { .w = w, .p = s->base };
-				/* threads outermost, spin innermost */
-				int ti = i / a.nspin / a.nwake / nk, ki = i / a.nspin / a.nwake % nk;
+				/* threads outermost, then tokens, sems, wake; spin innermost */
+				int ti = i / a.nspin / a.nwake / ns / nk, ki = i / a.nspin / a.nwake / ns % nk;
+				pt.p.sems = w->uses_sems ? a.sems[i / a.nspin / a.nwake % ns] : 1;
 				pt.p.threads = w->fixed_threads ? w->fixed_threads : a.threads[ti];
 				pt.p.tokens = w->uses_tokens ? a.tokens[ki] : 1;
 				pt.wake = a.wake[i / a.nspin % a.nwake];

@@ -8,7 +8,7 @@
  *   report.c   cells -> the ratio table, the before/after comparison, TSV
  *
  * A *point* is one configuration: a workload with its threads, tokens,
- * hold/think, wake mode and spin bound. Its *entries* are what run at it:
+ * semaphores (--sems), hold/think, wake mode and spin bound. Its *entries* are what run at it:
  * the chosen variants, the floors where they mean something, and the
  * control — the baseline a second time, as BASELINE#2 — whose ratio to the
  * baseline is the run's own A/A: the noise floor every verdict of the
@@ -27,6 +27,7 @@
 /* One cartesian product of axes; comma lists. */
 struct fl_group {
 	const char *workloads, *threads, *tokens, *wake, *spin;
+	const char *sems;               /* NULL: "1" (the presets) */
 };
 
 struct fl_spec {

@@ -237,7 +237,7 @@ const char *const fl_extra_cols[FL_NEXTRA] = {
 };
 
 /* Configuration columns appended right of `rep` by later options. */
-static const char *const extra_config[] = { "hash", "spin" };
+static const char *const extra_config[] = { "hash", "spin", "sems" };
 
 static void point_key(const struct fl_table *t, char **row, int irep, char *out, size_t n)
 {
@@ -264,6 +264,9 @@ static void point_key(const struct fl_table *t, char **row, int irep, char *out,
 		/* "0" means "does not apply" for these (see the CSV schema) */
 		if (!strcmp(v, "0") && (!strcmp(name, "tokens") || !strcmp(name, "hold_ns") ||
 					!strcmp(name, "think_ns")))
+			continue;
+		/* one semaphore: the default, and what files without the column ran */
+		if (!strcmp(name, "sems") && (!strcmp(v, "1") || !v[0]))
 			continue;
 		j += (size_t)snprintf(out + j, n - j, " %s=%s", label, v);
 	}

@@ -8,7 +8,8 @@
  *
  * A *point* is one configuration: every column left of `rep` except
  * `variant` (workload, threads, tokens, hold_ns, think_ns, wake), plus the
- * configuration columns later options append (hash, spin) when present.
+ * configuration columns later options append (hash, spin, sems) when
+ * present; sems=1 (and a file without the column) keys as no sems at all.
  * The rows of one (point, variant) are its reps; their ns_per_op values are
  * summarized by stats.h. Each rep carries its round (column `round`; files
  * written before rounds existed pair by `rep` instead, and say so): the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # probes/summary.sh — the probe columns of futexlab CSVs, one line per
-# (variant, workload, wake strategy, threads/tokens/hold/think): medians over the reps, herd bursts
+# (variant, workload, wake strategy, threads/tokens/hold/think[/sN: --sems N]): medians over the reps, herd bursts
 # and EAGAIN storms also as totals.
 #
 #   probes/summary.sh results/herd-all.csv results/herd-exact.csv
@@ -11,6 +11,7 @@ awk -F, '
   $(ix["status"]) != "ok" || $(ix["futex_syscalls"]) == "" { next }
   {
     k = $1 " " $2 " " $(ix["wake"]) " " $(ix["threads"]) "/" $(ix["tokens"]) "/" $(ix["hold_ns"]) "/" $(ix["think_ns"])
+    if (("sems" in ix) && $(ix["sems"]) > 1) k = k "/s" $(ix["sems"])  # --sems N: .../sN
     keys[k] = 1; c = ++n[k]
     split("ns_per_op futex_per_op wakes_per_post woken wake_calls wake_none wait_eagain herd_bursts eagain_storms wait_p50_ns wait_p99_ns", cols, " ")
     for (j in cols) v[k, cols[j], c] = $(ix[cols[j]])

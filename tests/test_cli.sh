@@ -265,6 +265,45 @@ expect_ok "sweep over spin and hash modes" sweep --variants negcount --workloads
 check "one row per spin x hash x rep" \
   bash -c "[ \$(grep -c '^negcount,uncontended' '$d/hs.csv') -eq 8 ] &&
            [ \$(grep -c ',private:16,50,' '$d/hs.csv') -eq 2 ] || grep -q ',skipped,\"hash' '$d/hs.csv'"
+
+# ---- --sems and the wake workloads (issue 14) ----
+expect_usage "sems zero" run --sems 0
+expect_usage "sems above the arena" run --sems 999
+expect_usage "sems not a number" run --sems x
+expect_usage "sweep: sems empty item" sweep --sems 1,,2
+expect_usage "sems on a workload that has one semaphore" run --workload barrier --sems 2
+expect_usage "sweep: preset with sems" sweep --preset quick --sems 2
+expect_usage "sems above the threads: nothing can run" run --workload pool --threads 2 --sems 4
+expect_ok "pool over 2 semaphores" run --variant negcount,posix --workload pool --threads 4 \
+  --sems 2 --ops 4000 --reps 2 --no-probes --csv "$d/sems.csv" --quiet
+# rows FILE EXPR: how many rows (dicts r of the CSV) satisfy the python EXPR
+rows() { python3 -c '
+import csv, sys
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+print(sum(1 for r in rows if eval(sys.argv[2])))' "$@"; }
+check "pool --sems 2: 6 ok rows, every one sems=2" \
+  test "$(rows "$d/sems.csv" 'r["status"] == "ok" and r["sems"] == "2" and int(r["ops"]) > 0')" -eq 6
+check "every semaphore was used (the note: ops per semaphore MIN..MAX)" \
+  test "$(rows "$d/sems.csv" 'r["note"].startswith("ops per semaphore ") and not r["note"].startswith("ops per semaphore 0.")')" -eq 6
+check "the sems column comes right after slot" grep -q '^variant,.*,round,slot,sems' "$d/sems.csv"
+expect_ok "compare keys the point by sems" compare "$d/sems.csv"
+check "the point says sems=2" grep -q '^pool T=4 K=1 wake=exact hash=[^ ]* spin=0 sems=2$' /tmp/fl_cli_out.$$
+expect_ok "wake workloads" run --variant negcount,posix,lock1 --workload wake,wake-each \
+  --threads 3 --ops 40 --reps 2 --no-control --no-probes --csv "$d/wake.csv" --quiet
+check "wake, wake-each: ok rows with ops > 0 for negcount and posix, sems=1" \
+  test "$(rows "$d/wake.csv" 'r["variant"] in ("negcount", "posix", "floor-futex") and r["status"] == "ok" and int(r["ops"]) == 40 and r["sems"] == "1"')" -eq 12
+check "lock1 (one token at most) and floor-atomic (never sleeps) skip wake with the reason" \
+  bash -c "grep -q '^lock1,wake,3,.*,skipped,\"wake posts 3 tokens' '$d/wake.csv' &&
+           grep -q '^floor-atomic,wake-each,3,.*,skipped,\"floor-atomic' '$d/wake.csv'"
+npts() { "$fl" sweep --variants negcount --threads 2,4 "$@" --no-floors --no-control --dry-run |
+           grep -c '^negcount '; }
+one=$(npts --workloads pool --sems 1) two=$(npts --workloads pool --sems 1,2)
+check "dry-run of a sweep over sems 1,2 lists twice the points ($one -> $two)" \
+  test "$one" -eq 2 -a "$two" -eq 4
+check "wake does not read --sems: its points stay (sems=1 rows)" \
+  test "$(npts --workloads pool,wake --sems 1,2)" -eq 6
+check "dry-run shows sems" grep -q 'sems=2' <<<"$("$fl" sweep --variants negcount --workloads pool \
+  --threads 4 --sems 2 --dry-run)"
 rm -rf "$d" /tmp/fl_cli_out.$$ /tmp/fl_cli_err.$$
 
 echo "cli: $pass passed, $fail failed"

@@ -136,7 +136,7 @@ static void t_starvation(void *arg)
 /* Runs workload w on variant v with ops and 4 threads (1 token), latency on. */
 static struct fl_result run(const char *w, const char *v, int threads, int64_t ops)
 {
-	struct fl_params p = { .threads = threads, .tokens = 1, .ops = ops, .latency = true };
+	struct fl_params p = { .threads = threads, .tokens = 1, .sems = 1, .ops = ops, .latency = true };
 	struct fl_result r = { 0 };
 	fl_workload_find(w)->run(fl_variant_find(v), &p, &r);
 	CHECK(!r.error[0], "%s on %s: %s", w, v, r.error);
@@ -171,7 +171,7 @@ static void t_workloads(void *arg)
 		      (long long)r.ops);
 		free(r.lat);
 	}
-	struct fl_params p = { .threads = 4, .tokens = 1, .ops = 1000, .latency = false };
+	struct fl_params p = { .threads = 4, .tokens = 1, .sems = 1, .ops = 1000, .latency = false };
 	struct fl_result r = { 0 };
 	fl_workload_find("pool")->run(fl_variant_find("negcount"), &p, &r);
 	CHECK(!r.lat && r.starve_max_ns == -1 && r.fair_jain == 1, "latency off: counts only");

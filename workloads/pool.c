@@ -6,6 +6,12 @@
  * (counted around the hold), no wait or post fails, and the final value is
  * K (every token came back).
  *
+ * --sems N: N independent semaphores of K tokens each, thread i (in start
+ * order) on semaphore i % N — lock-bench's number-of-locks axis; each
+ * semaphore and its holder counters on cache lines of their own, so threads
+ * of different semaphores share no written line. The checks are then per
+ * semaphore: at most K holders of each, each final value K.
+ *
  * `oversub` is the same code with more threads than online cores, so token
  * holders get preempted while holding; its unfit hook skips T <= cores. */
 #include <stdio.h>
@@ -15,16 +21,21 @@
 
 #include "workload.h"
 
+struct pool_sem { /* one semaphore's holder counters, a cache line of their own */
+	_Alignas(64) _Atomic int holders;
+	_Atomic int max_holders;
+	_Atomic int64_t ops;      /* added once per thread, at its end */
+};
+
 struct pool {
-	struct fl_sem sem;
+	struct fl_sem sem[FL_SEM_SLOTS];
+	struct pool_sem ps[FL_SEM_SLOTS];
+	_Atomic int next_id;      /* start order: thread i uses semaphore i % sems */
 	const struct fl_params *p;
 	pthread_barrier_t start;
 	_Atomic int stop;
-	_Atomic int holders;
-	_Atomic int max_holders;
 	_Atomic int64_t ops;
 	_Atomic int err;
-	_Atomic int next_id;      /* a worker's slot in ts */
 	struct fl_tstats ts;      /* per-thread ops, acquire latency */
 };
 
@@ -34,23 +45,26 @@ static void *pool_worker(void *arg)
 	const struct fl_params *p = pl->p;
 	int64_t quota = p->ops ? (p->ops + p->threads - 1) / p->threads : INT64_MAX;
 	int64_t n = 0;
-	struct fl_tstat *ts = &pl->ts.t[atomic_fetch_add(&pl->next_id, 1)];
+	int me = atomic_fetch_add(&pl->next_id, 1), id = me % p->sems;
+	struct fl_tstat *ts = &pl->ts.t[me];
+	struct fl_sem *sem = &pl->sem[id];
+	struct pool_sem *ps = &pl->ps[id];
 	pthread_barrier_wait(&pl->start);
 	fl_tstat_start(ts);
 	while (n < quota && !atomic_load_explicit(&pl->stop, memory_order_relaxed)) {
 		int64_t t = fl_tstat_lat_begin(ts);
-		if (fl_sem_wait(&pl->sem)) {
+		if (fl_sem_wait(sem)) {
 			atomic_store(&pl->err, 1);
 			break;
 		}
 		fl_tstat_lat_end(ts, t); /* the acquire: the blocking op */
-		int h = atomic_fetch_add_explicit(&pl->holders, 1, memory_order_relaxed) + 1;
-		int mx = atomic_load_explicit(&pl->max_holders, memory_order_relaxed);
-		while (h > mx && !atomic_compare_exchange_weak(&pl->max_holders, &mx, h))
+		int h = atomic_fetch_add_explicit(&ps->holders, 1, memory_order_relaxed) + 1;
+		int mx = atomic_load_explicit(&ps->max_holders, memory_order_relaxed);
+		while (h > mx && !atomic_compare_exchange_weak(&ps->max_holders, &mx, h))
 			;
 		fl_busy_ns(p->hold_ns);
-		atomic_fetch_sub_explicit(&pl->holders, 1, memory_order_relaxed);
-		if (pl->sem.v->post(pl->sem.s, 1)) {
+		atomic_fetch_sub_explicit(&ps->holders, 1, memory_order_relaxed);
+		if (sem->v->post(sem->s, 1)) {
 			atomic_store(&pl->err, 1);
 			break;
 		}
@@ -60,6 +74,7 @@ static void *pool_worker(void *arg)
 	}
 	fl_tstat_stop(ts);
 	atomic_fetch_add(&pl->ops, n);
+	atomic_fetch_add(&ps->ops, n);
 	return NULL;
 }
 
@@ -67,9 +82,9 @@ static void fl_run_pool(const struct fl_variant *v, const struct fl_params *p,
 		 struct fl_result *res)
 {
 	struct pool pl = { .p = p };
-	int e = fl_sem_open(&pl.sem, v, (unsigned)p->tokens);
+	int e = fl_sems_open(pl.sem, p->sems, v, (unsigned)p->tokens);
 	if (e) {
-		fl_fail(res, "init(%d): %s", p->tokens, strerror(e));
+		fl_fail(res, "init(%d) of %d semaphores: %s", p->tokens, p->sems, strerror(e));
 		return;
 	}
 	fl_tstats_open(&pl.ts, p->threads, p->latency);
@@ -94,14 +109,24 @@ static void fl_run_pool(const struct fl_variant *v, const struct fl_params *p,
 	fl_tstats_finish(&pl.ts, res);
 	if (atomic_load(&pl.err))
 		fl_fail(res, "a worker saw a wait/post error");
-	if (atomic_load(&pl.max_holders) > p->tokens)
-		fl_fail(res, "%d threads held a token at once with %d tokens",
-			atomic_load(&pl.max_holders), p->tokens);
-	if (v->getvalue(pl.sem.s) != p->tokens)
-		fl_fail(res, "final value %d, expected %d", v->getvalue(pl.sem.s), p->tokens);
+	int64_t lo = INT64_MAX, hi = 0;
+	for (int i = 0; i < p->sems; i++) {
+		int64_t o = atomic_load(&pl.ps[i].ops);
+		lo = o < lo ? o : lo;
+		hi = o > hi ? o : hi;
+		if (atomic_load(&pl.ps[i].max_holders) > p->tokens)
+			fl_fail(res, "%d threads held a token of semaphore %d at once with %d tokens",
+				atomic_load(&pl.ps[i].max_holders), i, p->tokens);
+		if (v->getvalue(pl.sem[i].s) != p->tokens)
+			fl_fail(res, "semaphore %d: final value %d, expected %d", i,
+				v->getvalue(pl.sem[i].s), p->tokens);
+	}
+	if (p->sems > 1) /* how evenly the work spread: the note of an ok row */
+		snprintf(res->info, sizeof res->info, "ops per semaphore %lld..%lld",
+			 (long long)lo, (long long)hi);
 	pthread_barrier_destroy(&pl.start);
 	free(t);
-	fl_sem_close(&pl.sem);
+	fl_sems_close(pl.sem, p->sems);
 }
 
 static const char *fl_unfit_oversub(const struct fl_variant *v, const struct fl_params *p)
@@ -124,6 +149,7 @@ const struct fl_workload fl_workload_pool = {
 	.summary = "T threads contend for K tokens with hold/think busy work",
 	.op = "acquire+release",
 	.uses_tokens = true,
+	.uses_sems = true,
 	.fairness = true,
 	.latency = true,
 	.latency_default = true,
@@ -137,6 +163,7 @@ const struct fl_workload fl_workload_oversub = {
 	.summary = "pool with threads >> cores: holders are preempted holding a token",
 	.op = "acquire+release",
 	.uses_tokens = true,
+	.uses_sems = true,
 	.fairness = true,
 	.latency = true,
 	.latency_default = true,

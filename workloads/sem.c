@@ -24,7 +24,7 @@
  * within one run. A slot is a cache line of its own (two semaphores never
  * share one); every design's state fits 64 bytes (FL_VARIANT asserts it
  * fits a sem_t) and needs no more than 64-byte alignment. */
-#define SLOTS 64
+#define SLOTS FL_SEM_SLOTS
 static _Alignas(4096) unsigned char arena[SLOTS][64];
 static bool slot_used[SLOTS];
 static pthread_mutex_t arena_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -67,6 +67,24 @@ void fl_sem_close(struct fl_sem *m)
 		release(m->s);
 		m->s = NULL;
 	}
+}
+
+int fl_sems_open(struct fl_sem *m, int n, const struct fl_variant *v, unsigned value)
+{
+	for (int i = 0; i < n; i++) {
+		int e = fl_sem_open(&m[i], v, value);
+		if (e) {
+			fl_sems_close(m, i);
+			return e;
+		}
+	}
+	return 0;
+}
+
+void fl_sems_close(struct fl_sem *m, int n)
+{
+	for (int i = 0; i < n; i++)
+		fl_sem_close(&m[i]);
 }
 
 /* EINTR is not a token: a benchmark thread just waits again. */

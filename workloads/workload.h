@@ -22,6 +22,8 @@
 struct fl_params {
 	int threads;          /* worker threads (pool); fixed for the others */
 	int tokens;           /* initial tokens (pool) */
+	int sems;             /* independent semaphores the threads spread over
+			       * (pool, oversub: thread i uses i % sems); 1 elsewhere */
 	int64_t hold_ns;      /* busy work while holding a token (pool) */
 	int64_t think_ns;     /* busy work between tokens (pool) */
 	int64_t ops;          /* operations per rep; 0: run for duration_ns */
@@ -52,6 +54,7 @@ struct fl_workload {
 	const char *op;       /* what one "op" is, for the table */
 	int fixed_threads;    /* 0: --threads applies */
 	bool uses_tokens;     /* --tokens/--hold/--think apply */
+	bool uses_sems;       /* --sems applies (else its rows say sems=1) */
 	bool has_floors;      /* the floor rows are meaningful here */
 	bool fairness;        /* fills the fair_* columns (fl_tstats) */
 	bool latency;         /* times a blocking op (fl_tstat_lat_*) when asked */
@@ -71,7 +74,8 @@ const struct fl_workload *fl_workload_find(const char *name);
 
 /* NULL when (w, v, p) can run, else why not (for a skipped row): first the
  * check every token-using workload shares (--tokens at most the variant's
- * value_max), then the workload's own unfit hook. */
+ * value_max), the one of --sems (at most --threads), then the workload's own
+ * unfit hook. */
 const char *fl_workload_unfit(const struct fl_workload *w, const struct fl_variant *v,
 			      const struct fl_params *p);
 
@@ -95,8 +99,14 @@ struct fl_sem {
 	const struct fl_variant *v;
 	void *s;
 };
+/* The arena's capacity: the most semaphores open at once (--sems' bound). */
+#define FL_SEM_SLOTS 64
 int fl_sem_open(struct fl_sem *m, const struct fl_variant *v, unsigned value);
 void fl_sem_close(struct fl_sem *m);
+/* n (1..FL_SEM_SLOTS) semaphores m[0..n-1], each of value `value`: 0, or
+ * the first error with none of them left open. */
+int fl_sems_open(struct fl_sem *m, int n, const struct fl_variant *v, unsigned value);
+void fl_sems_close(struct fl_sem *m, int n);
 int fl_sem_wait(struct fl_sem *m);
 
 /* First error wins. fl_fail writes the result directly (the thread that owns

@@ -5,7 +5,7 @@
  * (`run` or `sweep`, with that command's defaults; anything else is not
  * tried), the rest its options, e.g. "sweep\n--threads\n1,2,4\n". It is
  * parsed by fl_spec_parse and expanded by fl_points_build, which parses the
- * lists: variants, workloads, threads, tokens, wake modes, spin bounds,
+ * lists: variants, workloads, threads, tokens, sems, wake modes, spin bounds,
  * --hash. A usage error is trapped (fuzz.h) instead of exiting. The
  * oracle: no crash, leak or undefined behaviour, and every point built
  * holds values inside the ranges the options promise. Nothing runs. */
@@ -50,6 +50,9 @@ static void check_points(const struct fl_spec *s, const struct fl_point *pts, in
 			    p->p.threads);
 		FUZZ_ASSERT(p->p.tokens >= 1 && p->p.tokens <= 1000000, "tokens %d",
 			    p->p.tokens);
+		FUZZ_ASSERT(p->p.sems >= 1 && p->p.sems <= FL_SEM_SLOTS &&
+			    (p->w->uses_sems || p->p.sems == 1), "%s: sems %d", p->w->name,
+			    p->p.sems);
 		FUZZ_ASSERT(p->wake >= 0 && p->wake <= 2, "wake %d", p->wake);
 		FUZZ_ASSERT(p->spin >= 0 && p->spin <= FL_SPIN_MAX, "spin %d", p->spin);
 		FUZZ_ASSERT(p->ne >= 0 && p->ne <= FL_MAXLIST + 3, "%d entries", p->ne);
