@@ -1174,8 +1174,8 @@ static void t_stale_post(void *arg)
 			CHECK(crew_until(&c.began[ST_W1], r, bound) &&
 			      crew_until(&c.began[ST_W2], r, bound), "round %ld: no waiters", r);
 			for (int64_t until = fl_now_ns() + 1000000; fl_now_ns() < until;) {
-				if (task_state(atomic_load(&c.tid[ST_W1])) == 'S' &&
-				    task_state(atomic_load(&c.tid[ST_W2])) == 'S')
+				if (fl_task_state(atomic_load(&c.tid[ST_W1])) == 'S' &&
+				    fl_task_state(atomic_load(&c.tid[ST_W2])) == 'S')
 					break;
 				sched_yield(); /* one CPU is poster 1's: let the waiters run */
 			}
@@ -1288,7 +1288,7 @@ static void steal_child(struct steal *x, int64_t ns)
 		if (!crew_until(&c.began[SU_W], r, bound))
 			_exit(4);
 		for (int64_t until = fl_now_ns() + 1000000; fl_now_ns() < until;) {
-			if (task_state(atomic_load(&c.tid[SU_W])) == 'S')
+			if (fl_task_state(atomic_load(&c.tid[SU_W])) == 'S')
 				break;
 			sched_yield();
 		}

@@ -15,19 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static inline char task_state(pid_t tid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return '?';
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	char *rp = strrchr(buf, ')');
-	return rp && rp[1] == ' ' ? rp[2] : '?';
-}
+#include "task.h"
 
 /* True once every tid[i] (0 = not started yet) is sleeping; false after
  * timeout_ms. */
@@ -37,7 +25,7 @@ static inline bool wait_sleeping(_Atomic pid_t *tid, int n, int timeout_ms)
 		int asleep = 0;
 		for (int i = 0; i < n; i++) {
 			pid_t t = atomic_load(&tid[i]);
-			if (t && task_state(t) == 'S')
+			if (t && fl_task_state(t) == 'S')
 				asleep++;
 		}
 		if (asleep == n)

@@ -165,7 +165,7 @@ static void t_huge_deadline(void *arg)
 	CHECK(wait_sleeping(tids, 1, 5000), "huge-deadline waiter sleeps");
 	struct timespec ms = { 0, 50000000 };
 	nanosleep(&ms, NULL);
-	CHECK(task_state(atomic_load(&tids[0])) == 'S', "and is still asleep 50 ms later");
+	CHECK(fl_task_state(atomic_load(&tids[0])) == 'S', "and is still asleep 50 ms later");
 	atomic_store(&word, 1);
 	fl_futex_wake(&word, 1, false);
 	pthread_join(t, NULL);

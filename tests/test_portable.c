@@ -296,7 +296,7 @@ static void t_huge_deadline(void *arg)
 	pthread_create(&t, NULL, huge_waiter, NULL);
 	CHECK(wait_sleeping(tids, 1, 5000), "huge-deadline waiter sleeps");
 	settle();
-	CHECK(task_state(atomic_load(&tids[0])) == 'S', "and is still asleep 50 ms later");
+	CHECK(fl_task_state(atomic_load(&tids[0])) == 'S', "and is still asleep 50 ms later");
 	atomic_store(&word, 1);
 	CHECK(fl_portable_wake(&word, 1, false) == 1, "the wake finds it");
 	pthread_join(t, NULL);

@@ -125,7 +125,7 @@ static void c_huge_deadline(void *arg)
 	CHECK(wait_sleeping(wa_tids, 1, 5000), "huge-deadline waiter sleeps");
 	struct timespec ms = { 0, 50000000 };
 	nanosleep(&ms, NULL);
-	CHECK(task_state(atomic_load(&wa_tids[0])) == 'S', "and is still asleep 50 ms later");
+	CHECK(fl_task_state(atomic_load(&wa_tids[0])) == 'S', "and is still asleep 50 ms later");
 	atomic_store(&wa_word, 1);
 	WA->wake(&wa_word, 1, false);
 	pthread_join(t, NULL);

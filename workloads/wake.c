@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "task.h"
 #include "workload.h"
 
 #define ASLEEP_BOUND_NS 2000000000LL
@@ -101,25 +102,11 @@ static void *wk_waiter(void *arg)
 	return NULL;
 }
 
-static char task_state(pid_t tid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return '?';
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	char *rp = strrchr(buf, ')');
-	return rp && rp[1] == ' ' ? rp[2] : '?';
-}
-
 static bool all_asleep(struct wk *w)
 {
 	for (int i = 0; i < w->T; i++) {
 		pid_t t = atomic_load(&w->tid[i]);
-		if (!t || task_state(t) != 'S')
+		if (!t || fl_task_state(t) != 'S')
 			return false;
 	}
 	return true;
