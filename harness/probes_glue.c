@@ -53,7 +53,8 @@ void fl_probes_setup(enum fl_probes_mode mode)
 	char why[300];
 	if (mode == FL_PROBES_OFF)
 		return;
-	fs = futexstat_open(NULL, why, sizeof why);
+	struct futexstat_config cfg = { .wake_to_run = 1 };
+	fs = futexstat_open(&cfg, why, sizeof why);
 	if (!fs)
 		fprintf(stderr, "futexlab: probes off: %s\n", why);
 }

@@ -1,37 +1,61 @@
 // SPDX-License-Identifier: GPL-2.0
 /* probes/futexstat.bpf.c — the in-harness futex collector (BPF side).
  *
- * Syscall tracepoints only (this kernel has no kprobes): sys_enter/exit of
+ * Syscall tracepoints (this kernel has no kprobes): sys_enter/exit of
  * futex, futex_wait, futex_wake, futex_waitv, futex_requeue, plus
- * io_uring:io_uring_submit_req for io_uring futex opcodes. Every handler
- * first filters on the target process (its tgid, seen through the pid
- * namespace the loader lives in), so the cost for other processes is one
- * helper call.
+ * io_uring:io_uring_submit_req for io_uring futex opcodes, and, when asked
+ * (wake_to_run), the BTF tracepoints sched_wakeup and sched_switch.
  *
- * Enter handlers count the call and remember (per thread) what it was and
- * when; exit handlers read the return value and classify it. Counters are
- * one struct in .bss (see futexstat.h), updated with atomic adds because
- * several CPUs run the harness's threads at once; the loader reads them
- * only after detaching, so no reader races a writer.
+ * Cost first: every syscall handler starts with two loads and a compare
+ * (`active`, then the current tgid against the target's, a global learned
+ * on the target's first call through the pid-namespace helper), so other
+ * processes pay one helper call. Counters are per CPU (one
+ * BPF_MAP_TYPE_PERCPU_ARRAY entry, its lookup inlined by the verifier), so
+ * no cache line bounces between CPUs; the adds stay atomic because a
+ * program on a syscall tracepoint can be preempted by another on the same
+ * CPU. Totals that are sums of other counters are left to the loader. The
+ * loader reads the counters only after clearing `active` and joining the
+ * rep's threads, so no reader races a writer.
  *
- * Herd bursts: a wake entering on address A takes a sequence number and
- * becomes "the latest wake on A" (map last_wake) with a herd record keyed by
- * (A, seq). A waiter on A that returns 0 after entering before that wake
- * was (by the latest-wake approximation) woken by it, and remembers (A, seq).
- * If its next wait enters on A within herd_window_ns of the wake, it adds one
- * re-wait to the record. The wake's exit adds FLAG when it returned >=
- * herd_min. Both kinds of update are one atomic fetch-add on one 64-bit
- * score, so exactly one of them sees the score cross "FLAG set and re-waits
- * >= herd_min - 1", and that one counts the burst: no lock, no double count,
- * in whatever order the CPUs get there.
+ * Enter handlers count the call and remember (per thread, task-local
+ * storage) what it was and when; exit handlers read the return value and
+ * classify it.
+ *
+ * Herd bursts: a wake entering on address A becomes "the latest wake on A"
+ * in a direct-mapped table (last_wake: 4096 slots indexed by a hash of A,
+ * tagged with A; plain stores, no map update on the hot path) and is
+ * identified by (A, its enter time, its tid). A waiter on A that returns 0
+ * after entering before that wake was (by the latest-wake approximation)
+ * woken by it, and remembers the wake. If its next wait enters on A within
+ * herd_window_ns of the wake, it adds one re-wait to the wake's herd record.
+ * The wake's exit adds FLAG when it returned >= herd_min. Both kinds of
+ * update are one atomic fetch-add on one 64-bit score, so exactly one of
+ * them sees the score cross "FLAG set and re-waits >= herd_min - 1", and
+ * that one counts the burst: no lock, no double count, in whatever order
+ * the CPUs get there. (Two wakes on colliding addresses share a slot, the
+ * later one wins; a slot read while another CPU writes it can mix two
+ * wakes' fields: either can misattribute a waiter, i.e. miss a burst.)
  *
  * EAGAIN storms: per address, an interval opened by the first EAGAIN after
  * the previous interval ended; the EAGAIN that makes the count exceed
  * storm_min counts the storm (again exactly one fetch-add sees the crossing).
  * Reopening an interval is a plain store: two CPUs reopening at once can
- * lose an EAGAIN from the new interval's count, never invent one. */
+ * lose an EAGAIN from the new interval's count, never invent one.
+ *
+ * Resleeps: per thread, the address of its last wait if that wait returned
+ * 0, cleared by its next futex-family syscall; a wait entering on that
+ * same address counts one.
+ *
+ * Wake-to-run: sched_wakeup looks only at tasks of the target tgid (a load
+ * from the task_struct) and, if the task is inside a wait (its thread state
+ * says so), stamps the wakeup time into that state; sched_switch, for a
+ * next task of the target tgid with a stamp, takes now - stamp into a
+ * log-linear histogram and clears the stamp. The wait's exit clears a stamp
+ * never consumed (woken before it got off the CPU). The two events are
+ * ordered by the run-queue lock of the CPU the task wakes on. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 
 #include "futexstat.h"
 
@@ -62,18 +86,22 @@ const volatile __u64 herd_window_ns = FUTEXSTAT_HERD_WINDOW_NS;
 const volatile __u64 storm_interval_ns = FUTEXSTAT_STORM_INTERVAL_NS;
 const volatile __u32 storm_min = FUTEXSTAT_STORM_MIN;
 
-struct futexstat_counts counts = {};
-__u64 wake_seq = 0;
 /* Set by the loader around each rep: the programs stay attached for the
  * whole run (attaching and detaching tracepoints per rep costs an RCU grace
- * period each, ~0.5 s a rep here) and count only while this is 1. */
+ * period each, ~0.5 s a rep here) and count only while this is 1. Read by
+ * every handler, written once per rep: its cache line stays shared. */
 __u32 active = 0;
+/* targ_tgid as the kernel's global pid namespace numbers it (task->tgid,
+ * bpf_get_current_pid_tgid()), learned on the first call made by the
+ * target; 0 until then. */
+__u32 host_tgid = 0;
 
 enum kind { K_NONE, K_WAIT, K_WAKE, K_WAITV };
 
-struct herd_key {
+struct wake_id {
 	__u64 uaddr;
-	__u64 seq;
+	__u64 ts;  /* the wake's enter time */
+	__u64 tid; /* the waker */
 };
 
 /* Per thread, in task-local storage (cheaper than a hash keyed by tid, and
@@ -81,23 +109,31 @@ struct herd_key {
 struct thread_state {
 	__u64 ts;              /* enter time of the call in flight */
 	__u64 uaddr;           /* its futex word (0 for waitv) */
-	__u64 seq;             /* a wake in flight: its sequence number */
+	__u64 wake_ts;         /* sched_wakeup seen inside this wait, not yet run */
+	__u64 resleep_uaddr;   /* the previous futex call was a wait on this word
+				* that returned 0; 0: none */
 	__u32 kind;            /* K_NONE: no call in flight */
 	__u32 woken;           /* the last wait returned 0 after this wake: */
-	struct herd_key by;    /*   (address, wake seq) */
+	struct wake_id by;
 };
 
 #define HERD_FLAG (1ULL << 32) /* the wake returned >= herd_min */
 
-struct wake_rec {
-	__u64 ts;
-	__u64 seq;
-};
+#define LW_BITS FUTEXSTAT_LW_BITS
+/* Direct-mapped: the latest wake entered on each address (see the top). */
+struct futexstat_wake_rec last_wake[1 << LW_BITS] = {};
 
 struct storm {
 	__u64 start;
 	__u64 n;
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct futexstat_counts);
+} pcpu SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -109,14 +145,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
-	__type(key, __u64); /* futex address */
-	__type(value, struct wake_rec); /* the latest wake that entered on it */
-} last_wake SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, struct herd_key);
+	__type(key, struct wake_id);
 	__type(value, __u64); /* score: HERD_FLAG | re-waits */
 } herd SEC(".maps");
 
@@ -127,18 +156,40 @@ struct {
 	__type(value, struct storm);
 } storms SEC(".maps");
 
-#define ADD(field, v) __sync_fetch_and_add(&counts.field, (v))
+#define ADD(c, field, v) __sync_fetch_and_add(&(c)->field, (v))
 
-/* Whether the current thread belongs to the target process, its tgid as
- * seen in the loader's pid namespace. */
-static __always_inline bool target(void)
+static __always_inline struct futexstat_counts *counts(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&pcpu, &zero);
+}
+
+/* The target's counters when the current thread belongs to the target
+ * process (its tgid as seen in the loader's pid namespace) and counting
+ * is on; NULL otherwise. */
+static __always_inline struct futexstat_counts *target(void)
 {
 	if (!active)
-		return false;
-	struct bpf_pidns_info ns = {};
-	if (bpf_get_ns_current_pid_tgid(targ_ns_dev, targ_ns_ino, &ns, sizeof ns))
-		return false;
-	return ns.tgid == targ_tgid;
+		return NULL;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 h = host_tgid;
+	if (h) {
+		if (tgid != h)
+			return NULL;
+	} else {
+		struct bpf_pidns_info ns = {};
+		if (bpf_get_ns_current_pid_tgid(targ_ns_dev, targ_ns_ino, &ns, sizeof ns) ||
+		    ns.tgid != targ_tgid)
+			return NULL;
+		host_tgid = tgid;
+	}
+	return counts();
+}
+
+static __always_inline struct futexstat_wake_rec *lw_slot(__u64 uaddr)
+{
+	__u32 i = (__u32)((uaddr * 0x9E3779B97F4A7C15ULL) >> (64 - LW_BITS));
+	return &last_wake[i & ((1 << LW_BITS) - 1)];
 }
 
 static __always_inline bool herd_done(__u64 score)
@@ -148,7 +199,7 @@ static __always_inline bool herd_done(__u64 score)
 
 /* One atomic add to a herd score, creating the record on first use; the
  * adder that crosses the line counts the burst. */
-static __always_inline void herd_add(struct herd_key *k, __u64 v)
+static __always_inline void herd_add(struct futexstat_counts *c, struct wake_id *k, __u64 v)
 {
 	__u64 zero = 0, *score = bpf_map_lookup_elem(&herd, k);
 	if (!score) {
@@ -159,42 +210,48 @@ static __always_inline void herd_add(struct herd_key *k, __u64 v)
 	}
 	__u64 old = __sync_fetch_and_add(score, v);
 	if (!herd_done(old) && herd_done(old + v))
-		ADD(herd_bursts, 1);
+		ADD(c, herd_bursts, 1);
 }
 
-static __always_inline struct thread_state *thread(void)
+static __always_inline void begin(struct futexstat_counts *c, __u32 kind, __u64 uaddr)
 {
-	return bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0,
-				    BPF_LOCAL_STORAGE_GET_F_CREATE);
-}
-
-static __always_inline void begin(__u32 kind, __u64 uaddr)
-{
-	struct thread_state *t = thread();
+	struct thread_state *t = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0,
+						      BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t) {
-		ADD(missed, 1);
+		ADD(c, missed, 1);
 		return;
 	}
 	__u64 now = bpf_ktime_get_ns();
 	if (kind == K_WAIT || kind == K_WAITV) {
-		ADD(wait_calls, 1);
+		if (t->resleep_uaddr && kind == K_WAIT && t->resleep_uaddr == uaddr)
+			ADD(c, resleeps, 1);
 		if (t->woken) {
-			struct herd_key k = t->by;
+			struct wake_id k = t->by;
 			t->woken = 0;
-			struct wake_rec *lw = bpf_map_lookup_elem(&last_wake, &k.uaddr);
 			/* Re-waiting on the address it was woken from, soon enough. */
-			if (kind == K_WAIT && k.uaddr == uaddr && lw && now - lw->ts <= herd_window_ns)
-				herd_add(&k, 1);
+			if (kind == K_WAIT && k.uaddr == uaddr && now - k.ts <= herd_window_ns)
+				herd_add(c, &k, 1);
 		}
+		t->wake_ts = 0;
 	} else if (kind == K_WAKE) {
-		ADD(wake_calls, 1);
-		struct wake_rec w = { .ts = now, .seq = __sync_fetch_and_add(&wake_seq, 1) + 1 };
-		t->seq = w.seq;
-		bpf_map_update_elem(&last_wake, &uaddr, &w, BPF_ANY);
+		struct futexstat_wake_rec *lw = lw_slot(uaddr);
+		lw->uaddr = uaddr;
+		lw->ts = now;
+		lw->tid = (__u32)bpf_get_current_pid_tgid();
 	}
+	t->resleep_uaddr = 0;
 	t->ts = now;
 	t->uaddr = uaddr;
 	t->kind = kind;
+}
+
+/* A futex-family call that is neither wait nor wake: it still ends a
+ * resleep chain. */
+static __always_inline void other_call(void)
+{
+	struct thread_state *t = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
+	if (t)
+		t->resleep_uaddr = 0;
 }
 
 static __always_inline __u32 log2_u64(__u64 v)
@@ -209,7 +266,7 @@ static __always_inline __u32 log2_u64(__u64 v)
 	return r;
 }
 
-static __always_inline void eagain(__u64 uaddr, __u64 now)
+static __always_inline void eagain(struct futexstat_counts *c, __u64 uaddr, __u64 now)
 {
 	struct storm *s = bpf_map_lookup_elem(&storms, &uaddr);
 	if (!s) {
@@ -224,118 +281,129 @@ static __always_inline void eagain(__u64 uaddr, __u64 now)
 		s->n = 0;
 	}
 	if (__sync_fetch_and_add(&s->n, 1) == storm_min)
-		ADD(eagain_storms, 1);
+		ADD(c, eagain_storms, 1);
 }
 
-static __always_inline void end(long ret)
+static __always_inline void end(struct futexstat_counts *c, long ret)
 {
 	struct thread_state *t = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
 	if (!t || t->kind == K_NONE)
 		return; /* entered before the collector was attached */
 	__u32 kind = t->kind;
 	t->kind = K_NONE;
-	__u64 now = bpf_ktime_get_ns();
 
 	if (kind == K_WAKE) {
 		if (ret > 0) {
-			ADD(woken, ret);
+			ADD(c, woken, ret);
 			if (ret >= herd_min) {
-				struct herd_key k = { .uaddr = t->uaddr, .seq = t->seq };
-				herd_add(&k, HERD_FLAG);
+				struct wake_id k = { .uaddr = t->uaddr, .ts = t->ts,
+						     .tid = (__u32)bpf_get_current_pid_tgid() };
+				herd_add(c, &k, HERD_FLAG);
 			}
 		} else if (ret == 0) {
-			ADD(wake_none, 1);
+			ADD(c, wake_none, 1);
 		} else {
-			ADD(wake_err, 1);
+			ADD(c, wake_err, 1);
 		}
 		return;
 	}
 
+	t->wake_ts = 0; /* a wakeup never followed by a switch-in: no sample */
+	__u64 now = bpf_ktime_get_ns();
 	__u32 slot = log2_u64(now - t->ts);
 	if (slot >= FUTEXSTAT_HIST_SLOTS)
 		slot = FUTEXSTAT_HIST_SLOTS - 1;
-	__sync_fetch_and_add(&counts.wait_hist[slot], 1);
+	ADD(c, wait_hist[slot], 1);
 
 	if (ret >= 0) { /* futex_waitv returns the index of the woken word */
-		ADD(wait_ok, 1);
+		ADD(c, wait_ok, 1);
 		if (kind == K_WAIT) {
-			struct wake_rec *lw = bpf_map_lookup_elem(&last_wake, &t->uaddr);
+			if (ret == 0)
+				t->resleep_uaddr = t->uaddr;
+			struct futexstat_wake_rec *lw = lw_slot(t->uaddr);
 			/* A wake that entered after this wait did can have woken it;
 			 * the latest such wake is taken to be the one. */
-			if (lw && lw->ts >= t->ts) {
+			__u64 wts = lw->ts;
+			if (lw->uaddr == t->uaddr && wts >= t->ts) {
 				t->by.uaddr = t->uaddr;
-				t->by.seq = lw->seq;
+				t->by.ts = wts;
+				t->by.tid = lw->tid;
 				t->woken = 1;
 			}
 		}
 	} else if (ret == -EAGAIN) {
-		ADD(wait_eagain, 1);
+		ADD(c, wait_eagain, 1);
 		if (kind == K_WAIT)
-			eagain(t->uaddr, now);
+			eagain(c, t->uaddr, now);
 	} else if (ret == -ETIMEDOUT) {
-		ADD(wait_timedout, 1);
+		ADD(c, wait_timedout, 1);
 	} else if (ret == -EINTR || (ret <= -ERESTARTSYS && ret >= -ERESTART_RESTARTBLOCK)) {
-		ADD(wait_eintr, 1);
+		ADD(c, wait_eintr, 1);
 	} else {
-		ADD(wait_err, 1);
+		ADD(c, wait_err, 1);
 	}
 }
 
 SEC("tracepoint/syscalls/sys_enter_futex")
 int futex_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	if (!target())
+	struct futexstat_counts *c = target();
+	if (!c)
 		return 0;
 	__u64 uaddr = ctx->args[0];
 	int op = (int)ctx->args[1] & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
 	__u32 kind = K_NONE;
-	ADD(futex_calls, 1);
 	switch (op) {
-	case FUTEX_WAIT: ADD(op_wait, 1); kind = K_WAIT; break;
-	case FUTEX_WAIT_BITSET: ADD(op_wait_bitset, 1); kind = K_WAIT; break;
-	case FUTEX_WAKE: ADD(op_wake, 1); kind = K_WAKE; break;
-	case FUTEX_WAKE_BITSET: ADD(op_other, 1); kind = K_WAKE; break;
-	default: ADD(op_other, 1); return 0;
+	case FUTEX_WAIT: ADD(c, op_wait, 1); kind = K_WAIT; break;
+	case FUTEX_WAIT_BITSET: ADD(c, op_wait_bitset, 1); kind = K_WAIT; break;
+	case FUTEX_WAKE: ADD(c, op_wake, 1); kind = K_WAKE; break;
+	case FUTEX_WAKE_BITSET: ADD(c, op_other, 1); ADD(c, op_wake_bitset, 1); kind = K_WAKE; break;
+	default: ADD(c, op_other, 1); other_call(); return 0;
 	}
-	begin(kind, uaddr);
+	begin(c, kind, uaddr);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_futex")
 int futex_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	if (target())
-		end(ctx->ret);
+	struct futexstat_counts *c = target();
+	if (c)
+		end(c, ctx->ret);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_futex_wait")
 int futex2_wait_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	if (!target())
+	struct futexstat_counts *c = target();
+	if (!c)
 		return 0;
-	ADD(f2_wait, 1);
-	begin(K_WAIT, ctx->args[0]);
+	ADD(c, f2_wait, 1);
+	begin(c, K_WAIT, ctx->args[0]);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_futex_wake")
 int futex2_wake_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	if (!target())
+	struct futexstat_counts *c = target();
+	if (!c)
 		return 0;
-	ADD(f2_wake, 1);
-	begin(K_WAKE, ctx->args[0]);
+	ADD(c, f2_wake, 1);
+	begin(c, K_WAKE, ctx->args[0]);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_futex_waitv")
 int futex2_waitv_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	if (!target())
+	(void)ctx;
+	struct futexstat_counts *c = target();
+	if (!c)
 		return 0;
-	ADD(f2_waitv, 1);
-	begin(K_WAITV, 0);
+	ADD(c, f2_waitv, 1);
+	begin(c, K_WAITV, 0);
 	return 0;
 }
 
@@ -343,16 +411,20 @@ SEC("tracepoint/syscalls/sys_enter_futex_requeue")
 int futex2_requeue_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	(void)ctx;
-	if (target())
-		ADD(f2_requeue, 1);
+	struct futexstat_counts *c = target();
+	if (c) {
+		ADD(c, f2_requeue, 1);
+		other_call();
+	}
 	return 0;
 }
 
 /* One exit handler for the three futex2 calls whose entry was recorded. */
 static __always_inline int f2_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	if (target())
-		end(ctx->ret);
+	struct futexstat_counts *c = target();
+	if (c)
+		end(c, ctx->ret);
 	return 0;
 }
 
@@ -371,10 +443,66 @@ int futex2_waitv_exit(struct trace_event_raw_sys_exit *ctx) { return f2_exit(ctx
 SEC("tracepoint/io_uring/io_uring_submit_req")
 int uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
 {
-	if (!target())
+	struct futexstat_counts *c = target();
+	if (!c)
 		return 0;
 	__u8 op = ctx->opcode;
 	if (op >= IORING_OP_FUTEX_WAIT && op <= IORING_OP_FUTEX_WAITV)
-		ADD(uring_futex, 1);
+		ADD(c, uring_futex, 1);
+	return 0;
+}
+
+/* ---- wake-to-run (loaded only with wake_to_run) ----------------------- */
+
+/* Whether task p belongs to the target: one load from its task_struct.
+ * Before host_tgid is learned no target thread can be inside a wait the
+ * collector saw enter, so nothing is lost by returning false. */
+static __always_inline bool target_task(struct task_struct *p)
+{
+	__u32 h = host_tgid;
+	return active && h && (__u32)p->tgid == h;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(wtr_wakeup, struct task_struct *p)
+{
+	if (!target_task(p))
+		return 0;
+	struct thread_state *t = bpf_task_storage_get(&threads, p, 0, 0);
+	if (t && (t->kind == K_WAIT || t->kind == K_WAITV))
+		t->wake_ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline __u32 wtr_slot(__u64 v)
+{
+	if (v < 8)
+		return (__u32)v;
+	__u32 e = log2_u64(v);
+	if (e >= FUTEXSTAT_WTR_MAXPOW)
+		return FUTEXSTAT_WTR_SLOTS - 1;
+	return ((e - 2) << FUTEXSTAT_WTR_SUB_BITS) |
+	       (__u32)((v >> (e - FUTEXSTAT_WTR_SUB_BITS)) & 7);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(wtr_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	if (!target_task(next))
+		return 0;
+	struct thread_state *t = bpf_task_storage_get(&threads, next, 0, 0);
+	if (!t || !t->wake_ts)
+		return 0;
+	__u64 d = bpf_ktime_get_ns() - t->wake_ts;
+	t->wake_ts = 0;
+	struct futexstat_counts *c = counts();
+	if (!c)
+		return 0;
+	ADD(c, wake_to_run_n, 1);
+	__u32 slot = wtr_slot(d);
+	if (slot >= FUTEXSTAT_WTR_SLOTS)
+		slot = FUTEXSTAT_WTR_SLOTS - 1;
+	ADD(c, wtr_hist[slot], 1);
 	return 0;
 }

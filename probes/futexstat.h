@@ -2,9 +2,10 @@
  * the BPF side (futexstat.bpf.c, which includes vmlinux.h first) and the
  * loader (futexstat.c).
  *
- * One struct of counters lives in the BPF program's .bss; the loader zeroes
- * it before a run, attaches, detaches after the run and copies it out.
- * Everything counted is restricted to one process (the harness's own tgid).
+ * One struct of counters per CPU (a BPF_MAP_TYPE_PERCPU_ARRAY of one entry:
+ * no cache line is shared between CPUs on the hot path); the loader zeroes
+ * them before a run and sums them after it. Everything counted is
+ * restricted to one process (the harness's own tgid).
  *
  * Words used below:
  *   futex(2) op     the multiplexer's op with FUTEX_PRIVATE_FLAG (128) and
@@ -18,7 +19,17 @@
  *                   within herd_window_ns of the wake (each counted once)
  *   EAGAIN storm    an interval of storm_interval_ns, opened by an EAGAIN on
  *                   an address, holding more than storm_min EAGAIN returns on
- *                   that address */
+ *                   that address
+ *   wake-to-run     (with wake_to_run set) for a thread of the process that
+ *                   sched:sched_wakeup reports woken while it is inside a wait
+ *                   syscall: the time from that event to sched:sched_switch
+ *                   switching the thread in; a wakeup after which the thread
+ *                   leaves the wait without being switched in (it never got
+ *                   off the CPU) gives no sample
+ *   resleep         a wait (futex(2) WAIT/WAIT_BITSET, futex_wait(2)) entered
+ *                   on address A by a thread whose previous futex-family
+ *                   syscall was a wait of those kinds on A that returned 0
+ *                   (woken); counted at entry, whatever the re-wait returns */
 #ifndef FUTEXLAB_FUTEXSTAT_H
 #define FUTEXLAB_FUTEXSTAT_H
 
@@ -27,6 +38,14 @@
 #endif
 
 #define FUTEXSTAT_HIST_SLOTS 64 /* slot i: wait durations in [2^i, 2^(i+1)) ns */
+/* The wake-to-run histogram is log-linear: 8 sub-buckets per power of two.
+ * Slot i < 8 holds [i, i+1) ns; slot i >= 8 with e = i / 8 + 2, s = i % 8
+ * holds [(8 + s) << (e - 3), (9 + s) << (e - 3)) ns — a width of 1/8 of its
+ * power of two, so the upper bound is at most 12.5% above any value in it.
+ * Values of 2^40 ns and more land in the last slot. */
+#define FUTEXSTAT_WTR_SUB_BITS 3
+#define FUTEXSTAT_WTR_MAXPOW 40
+#define FUTEXSTAT_WTR_SLOTS (8 * (FUTEXSTAT_WTR_MAXPOW - 2))
 
 /* Defaults; the loader can override every one at open time. */
 #define FUTEXSTAT_HERD_MIN 3
@@ -34,11 +53,15 @@
 #define FUTEXSTAT_STORM_INTERVAL_NS 10000000ULL  /* 10 ms */
 #define FUTEXSTAT_STORM_MIN 100
 
+/* Per CPU in the BPF map; summed by the loader, which also fills the three
+ * totals the BPF side does not count (futex_calls, wake_calls, wait_calls:
+ * sums of the per-op counters, one increment fewer per call). */
 struct futexstat_counts {
 	/* futex(2) calls, by decoded op; op_wait + op_wait_bitset + op_wake +
-	 * op_other == futex_calls */
+	 * op_other == futex_calls; op_wake_bitset is the part of op_other that
+	 * is WAKE_BITSET */
 	__u64 futex_calls;
-	__u64 op_wait, op_wait_bitset, op_wake, op_other;
+	__u64 op_wait, op_wait_bitset, op_wake, op_other, op_wake_bitset;
 	/* futex2 syscalls */
 	__u64 f2_wait, f2_wake, f2_waitv, f2_requeue;
 	/* io_uring submissions with a futex opcode (FUTEX_WAIT/WAKE/WAITV),
@@ -51,10 +74,25 @@ struct futexstat_counts {
 	 * sees when a signal interrupts a wait */
 	__u64 wait_calls, wait_ok, wait_eagain, wait_timedout, wait_eintr, wait_err;
 	__u64 herd_bursts, eagain_storms;
+	/* see "resleep" above */
+	__u64 resleeps;
+	/* wake-to-run samples (see above) and their histogram */
+	__u64 wake_to_run_n;
 	/* calls whose entry could not be recorded (no per-thread storage: out
 	 * of memory): their results are missing from the counts above */
 	__u64 missed;
 	__u64 wait_hist[FUTEXSTAT_HIST_SLOTS];
+	__u64 wtr_hist[FUTEXSTAT_WTR_SLOTS];
+};
+
+/* A slot of the BPF side's direct-mapped table of the latest wake per
+ * address (its .bss, so the skeleton needs the type). */
+#define FUTEXSTAT_LW_BITS 12
+struct futexstat_wake_rec {
+	__u64 uaddr; /* tag: the address this slot holds; 0: empty */
+	__u64 ts;    /* the wake's enter time */
+	__u64 tid;   /* the waker */
+	__u64 pad;   /* 32 bytes: two slots per cache line */
 };
 
 #ifndef __VMLINUX_H__
@@ -70,6 +108,9 @@ struct futexstat_config {
 	__u64 herd_window_ns;       /* 0: FUTEXSTAT_HERD_WINDOW_NS */
 	__u64 storm_interval_ns;    /* 0: FUTEXSTAT_STORM_INTERVAL_NS */
 	unsigned storm_min;         /* 0: FUTEXSTAT_STORM_MIN */
+	int wake_to_run;            /* attach sched:sched_wakeup and sched_switch
+				     * (tp_btf) and measure wake-to-run; 0: those
+				     * programs are not even loaded */
 };
 
 /* Loads and verifies the programs (not attached yet). On failure returns
@@ -77,8 +118,13 @@ struct futexstat_config {
 struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, size_t n);
 /* Zeroes the counters and attaches. 0 or an errno value (why[] filled). */
 int futexstat_start(struct futexstat *fs, char *why, size_t n);
-/* Detaches and copies the counters out. */
+/* Stops counting (the programs stay attached) and sums the counters out. */
 void futexstat_stop(struct futexstat *fs, struct futexstat_counts *out);
+/* Detaches the programs (the next futexstat_start attaches again); costs
+ * an RCU grace period or so. For overhead measurements. */
+void futexstat_detach(struct futexstat *fs);
+/* Whether wake-to-run is measured (asked for and its programs loaded). */
+int futexstat_sees_wake_to_run(const struct futexstat *fs);
 void futexstat_close(struct futexstat *fs);
 /* Whether io_uring futex submissions can be seen here (tracepoint present,
  * kernel with io_uring futex opcodes). */
@@ -86,6 +132,12 @@ int futexstat_sees_uring(const struct futexstat *fs);
 /* The q-quantile (0 < q <= 1) of the wait-duration histogram, as the upper
  * bound of its log2 slot in ns (so within a factor 2); 0 when no wait. */
 __u64 futexstat_wait_quantile(const struct futexstat_counts *c, double q);
+/* The q-quantile of the wake-to-run histogram: the upper bound of its slot
+ * (at most 12.5% above the samples in it; see FUTEXSTAT_WTR_SLOTS); 0 when
+ * no sample. */
+__u64 futexstat_wtr_quantile(const struct futexstat_counts *c, double q);
+/* Upper bound (exclusive) of wake-to-run slot i, in ns. */
+__u64 futexstat_wtr_slot_hi(int i);
 #endif
 
 #endif
