@@ -474,17 +474,6 @@ int BPF_PROG(wtr_wakeup, struct task_struct *p)
 	return 0;
 }
 
-static __always_inline __u32 wtr_slot(__u64 v)
-{
-	if (v < 8)
-		return (__u32)v;
-	__u32 e = log2_u64(v);
-	if (e >= FUTEXSTAT_WTR_MAXPOW)
-		return FUTEXSTAT_WTR_SLOTS - 1;
-	return ((e - 2) << FUTEXSTAT_WTR_SUB_BITS) |
-	       (__u32)((v >> (e - FUTEXSTAT_WTR_SUB_BITS)) & 7);
-}
-
 SEC("tp_btf/sched_switch")
 int BPF_PROG(wtr_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -500,7 +489,7 @@ int BPF_PROG(wtr_switch, bool preempt, struct task_struct *prev, struct task_str
 	if (!c)
 		return 0;
 	ADD(c, wake_to_run_n, 1);
-	__u32 slot = wtr_slot(d);
+	__u32 slot = futexstat_wtr_slot(d);
 	if (slot >= FUTEXSTAT_WTR_SLOTS)
 		slot = FUTEXSTAT_WTR_SLOTS - 1;
 	ADD(c, wtr_hist[slot], 1);

@@ -42,10 +42,29 @@
  * Slot i < 8 holds [i, i+1) ns; slot i >= 8 with e = i / 8 + 2, s = i % 8
  * holds [(8 + s) << (e - 3), (9 + s) << (e - 3)) ns — a width of 1/8 of its
  * power of two, so the upper bound is at most 12.5% above any value in it.
- * Values of 2^40 ns and more land in the last slot. */
+ * The last slot also holds every value of 2^40 ns (18 min) and more. */
 #define FUTEXSTAT_WTR_SUB_BITS 3
 #define FUTEXSTAT_WTR_MAXPOW 40
 #define FUTEXSTAT_WTR_SLOTS (8 * (FUTEXSTAT_WTR_MAXPOW - 2))
+
+/* The wake-to-run slot of v ns (shared by the BPF side and the loader). */
+static inline __u32 futexstat_wtr_slot(__u64 v)
+{
+	if (v < 8)
+		return (__u32)v;
+	__u32 e = 0;
+	__u64 x = v;
+	if (x >> 32) { x >>= 32; e += 32; }
+	if (x >> 16) { x >>= 16; e += 16; }
+	if (x >> 8) { x >>= 8; e += 8; }
+	if (x >> 4) { x >>= 4; e += 4; }
+	if (x >> 2) { x >>= 2; e += 2; }
+	if (x >> 1) { e += 1; }
+	if (e >= FUTEXSTAT_WTR_MAXPOW)
+		return FUTEXSTAT_WTR_SLOTS - 1;
+	return ((e - 2) << FUTEXSTAT_WTR_SUB_BITS) |
+	       (__u32)((v >> (e - FUTEXSTAT_WTR_SUB_BITS)) & 7);
+}
 
 /* Defaults; the loader can override every one at open time. */
 #define FUTEXSTAT_HERD_MIN 3
