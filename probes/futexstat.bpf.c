@@ -112,6 +112,7 @@ struct thread_state {
 	__u64 wake_ts;         /* sched_wakeup seen inside this wait, not yet run */
 	__u64 resleep_uaddr;   /* the previous futex call was a wait on this word
 				* that returned 0; 0: none */
+	__u64 resleep_wakes;   /* this thread's wakers count then */
 	__u32 kind;            /* K_NONE: no call in flight */
 	__u32 woken;           /* the last wait returned 0 after this wake: */
 	struct wake_id by;
@@ -122,6 +123,9 @@ struct thread_state {
 #define LW_BITS FUTEXSTAT_LW_BITS
 /* Direct-mapped: the latest wake entered on each address (see the top). */
 struct futexstat_wake_rec last_wake[1 << LW_BITS] = {};
+/* Direct-mapped by tid: each thread's wakes (count, the latest's address
+ * and time), written at a wake's entry without a per-thread lookup. */
+struct futexstat_waker_rec wakers[1 << FUTEXSTAT_TW_BITS] = {};
 
 struct storm {
 	__u64 start;
@@ -167,11 +171,13 @@ static __always_inline struct futexstat_counts *counts(void)
 /* The target's counters when the current thread belongs to the target
  * process (its tgid as seen in the loader's pid namespace) and counting
  * is on; NULL otherwise. */
-static __always_inline struct futexstat_counts *target(void)
+static __always_inline struct futexstat_counts *target(__u32 *tid)
 {
 	if (!active)
 		return NULL;
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	*tid = (__u32)id;
 	__u32 h = host_tgid;
 	if (h) {
 		if (tgid != h)
@@ -213,7 +219,37 @@ static __always_inline void herd_add(struct futexstat_counts *c, struct wake_id 
 		ADD(c, herd_bursts, 1);
 }
 
-static __always_inline void begin(struct futexstat_counts *c, __u32 kind, __u64 uaddr)
+/* The current thread's slot in the wakers table, claimed if another
+ * thread held it: a claim adds 2^32 to the count, so the count of a slot
+ * never comes back to a value it had. */
+static __always_inline struct futexstat_waker_rec *waker(__u32 tid)
+{
+	struct futexstat_waker_rec *w = &wakers[tid & ((1 << FUTEXSTAT_TW_BITS) - 1)];
+	if (w->tid != tid) {
+		w->tid = tid;
+		w->nwakes += 1ULL << 32;
+	}
+	return w;
+}
+
+/* A wake's entry touches no per-thread storage (the cheap, frequent call):
+ * the latest-wake table for herds, the wakers table for resleeps and for
+ * its own exit. */
+static __always_inline void wake_begin(__u64 uaddr, __u32 tid)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct futexstat_wake_rec *lw = lw_slot(uaddr);
+	lw->uaddr = uaddr;
+	lw->ts = now;
+	lw->tid = tid;
+	struct futexstat_waker_rec *w = waker(tid);
+	w->nwakes++;
+	w->ts = now;
+	w->uaddr = uaddr;
+}
+
+static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind, __u64 uaddr,
+				       __u32 tid)
 {
 	struct thread_state *t = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0,
 						      BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -222,23 +258,21 @@ static __always_inline void begin(struct futexstat_counts *c, __u32 kind, __u64 
 		return;
 	}
 	__u64 now = bpf_ktime_get_ns();
-	if (kind == K_WAIT || kind == K_WAITV) {
-		if (t->resleep_uaddr && kind == K_WAIT && t->resleep_uaddr == uaddr)
+	if (t->resleep_uaddr && kind == K_WAIT && t->resleep_uaddr == uaddr) {
+		/* no wake by this thread since that wait returned 0 */
+		struct futexstat_waker_rec *w =
+			&wakers[tid & ((1 << FUTEXSTAT_TW_BITS) - 1)];
+		if (w->tid == tid && w->nwakes == t->resleep_wakes)
 			ADD(c, resleeps, 1);
-		if (t->woken) {
-			struct wake_id k = t->by;
-			t->woken = 0;
-			/* Re-waiting on the address it was woken from, soon enough. */
-			if (kind == K_WAIT && k.uaddr == uaddr && now - k.ts <= herd_window_ns)
-				herd_add(c, &k, 1);
-		}
-		t->wake_ts = 0;
-	} else if (kind == K_WAKE) {
-		struct futexstat_wake_rec *lw = lw_slot(uaddr);
-		lw->uaddr = uaddr;
-		lw->ts = now;
-		lw->tid = (__u32)bpf_get_current_pid_tgid();
 	}
+	if (t->woken) {
+		struct wake_id k = t->by;
+		t->woken = 0;
+		/* Re-waiting on the address it was woken from, soon enough. */
+		if (kind == K_WAIT && k.uaddr == uaddr && now - k.ts <= herd_window_ns)
+			herd_add(c, &k, 1);
+	}
+	t->wake_ts = 0;
 	t->resleep_uaddr = 0;
 	t->ts = now;
 	t->uaddr = uaddr;
@@ -284,29 +318,34 @@ static __always_inline void eagain(struct futexstat_counts *c, __u64 uaddr, __u6
 		ADD(c, eagain_storms, 1);
 }
 
-static __always_inline void end(struct futexstat_counts *c, long ret)
+/* A wake's exit: no per-thread storage; a wake that woke >= herd_min is
+ * named for its herd record from the wakers table. */
+static __always_inline void wake_end(struct futexstat_counts *c, long ret, __u32 tid)
+{
+	if (ret > 0) {
+		ADD(c, woken, ret);
+		if (ret >= herd_min) {
+			struct futexstat_waker_rec *w =
+				&wakers[tid & ((1 << FUTEXSTAT_TW_BITS) - 1)];
+			if (w->tid == tid) {
+				struct wake_id k = { .uaddr = w->uaddr, .ts = w->ts, .tid = tid };
+				herd_add(c, &k, HERD_FLAG);
+			}
+		}
+	} else if (ret == 0) {
+		ADD(c, wake_none, 1);
+	} else {
+		ADD(c, wake_err, 1);
+	}
+}
+
+static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32 tid)
 {
 	struct thread_state *t = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
-	if (!t || t->kind == K_NONE)
+	if (!t || (t->kind != K_WAIT && t->kind != K_WAITV))
 		return; /* entered before the collector was attached */
 	__u32 kind = t->kind;
 	t->kind = K_NONE;
-
-	if (kind == K_WAKE) {
-		if (ret > 0) {
-			ADD(c, woken, ret);
-			if (ret >= herd_min) {
-				struct wake_id k = { .uaddr = t->uaddr, .ts = t->ts,
-						     .tid = (__u32)bpf_get_current_pid_tgid() };
-				herd_add(c, &k, HERD_FLAG);
-			}
-		} else if (ret == 0) {
-			ADD(c, wake_none, 1);
-		} else {
-			ADD(c, wake_err, 1);
-		}
-		return;
-	}
 
 	t->wake_ts = 0; /* a wakeup never followed by a switch-in: no sample */
 	__u64 now = bpf_ktime_get_ns();
@@ -318,8 +357,10 @@ static __always_inline void end(struct futexstat_counts *c, long ret)
 	if (ret >= 0) { /* futex_waitv returns the index of the woken word */
 		ADD(c, wait_ok, 1);
 		if (kind == K_WAIT) {
-			if (ret == 0)
+			if (ret == 0) {
 				t->resleep_uaddr = t->uaddr;
+				t->resleep_wakes = waker(tid)->nwakes;
+			}
 			struct futexstat_wake_rec *lw = lw_slot(t->uaddr);
 			/* A wake that entered after this wait did can have woken it;
 			 * the latest such wake is taken to be the one. */
@@ -347,51 +388,84 @@ static __always_inline void end(struct futexstat_counts *c, long ret)
 SEC("tracepoint/syscalls/sys_enter_futex")
 int futex_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	struct futexstat_counts *c = target();
+	__u32 tid;
+	struct futexstat_counts *c = target(&tid);
 	if (!c)
 		return 0;
 	__u64 uaddr = ctx->args[0];
 	int op = (int)ctx->args[1] & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
-	__u32 kind = K_NONE;
+	__u32 kind;
 	switch (op) {
 	case FUTEX_WAIT: ADD(c, op_wait, 1); kind = K_WAIT; break;
 	case FUTEX_WAIT_BITSET: ADD(c, op_wait_bitset, 1); kind = K_WAIT; break;
-	case FUTEX_WAKE: ADD(c, op_wake, 1); kind = K_WAKE; break;
-	case FUTEX_WAKE_BITSET: ADD(c, op_other, 1); ADD(c, op_wake_bitset, 1); kind = K_WAKE; break;
+	case FUTEX_WAKE: ADD(c, op_wake, 1); wake_begin(uaddr, tid); return 0;
+	case FUTEX_WAKE_BITSET:
+		ADD(c, op_other, 1);
+		ADD(c, op_wake_bitset, 1);
+		wake_begin(uaddr, tid);
+		return 0;
 	default: ADD(c, op_other, 1); other_call(); return 0;
 	}
-	begin(c, kind, uaddr);
+	wait_begin(c, kind, uaddr, tid);
 	return 0;
 }
 
+/* Between reps (`active` clear) a target thread's wait can still end: its
+ * state must not stay "inside a wait", or sched_wakeup would stamp it while
+ * it sleeps elsewhere. Costs the target a lookup per exit between reps,
+ * others a compare. */
+static __always_inline void stale_end(void)
+{
+	__u32 h = host_tgid;
+	if (active || !h || (__u32)(bpf_get_current_pid_tgid() >> 32) != h)
+		return;
+	struct thread_state *t = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
+	if (t)
+		t->kind = K_NONE;
+}
+
+/* The futex(2) exit reads the op from the user registers saved at entry
+ * (unchanged by the call: its result goes to the return register), so a
+ * wake's exit needs no per-thread lookup. */
 SEC("tracepoint/syscalls/sys_exit_futex")
 int futex_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	struct futexstat_counts *c = target();
-	if (c)
-		end(c, ctx->ret);
+	__u32 tid;
+	struct futexstat_counts *c = target(&tid);
+	if (!c) {
+		stale_end();
+		return 0;
+	}
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	int op = (int)PT_REGS_PARM2(regs) & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+	if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET)
+		wake_end(c, ctx->ret, tid);
+	else if (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET)
+		wait_end(c, ctx->ret, tid);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_futex_wait")
 int futex2_wait_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	struct futexstat_counts *c = target();
+	__u32 tid;
+	struct futexstat_counts *c = target(&tid);
 	if (!c)
 		return 0;
 	ADD(c, f2_wait, 1);
-	begin(c, K_WAIT, ctx->args[0]);
+	wait_begin(c, K_WAIT, ctx->args[0], tid);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_futex_wake")
 int futex2_wake_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	struct futexstat_counts *c = target();
+	__u32 tid;
+	struct futexstat_counts *c = target(&tid);
 	if (!c)
 		return 0;
 	ADD(c, f2_wake, 1);
-	begin(c, K_WAKE, ctx->args[0]);
+	wake_begin(ctx->args[0], tid);
 	return 0;
 }
 
@@ -399,11 +473,12 @@ SEC("tracepoint/syscalls/sys_enter_futex_waitv")
 int futex2_waitv_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	(void)ctx;
-	struct futexstat_counts *c = target();
+	__u32 tid;
+	struct futexstat_counts *c = target(&tid);
 	if (!c)
 		return 0;
 	ADD(c, f2_waitv, 1);
-	begin(c, K_WAITV, 0);
+	wait_begin(c, K_WAITV, 0, tid);
 	return 0;
 }
 
@@ -411,7 +486,8 @@ SEC("tracepoint/syscalls/sys_enter_futex_requeue")
 int futex2_requeue_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	(void)ctx;
-	struct futexstat_counts *c = target();
+	__u32 tid;
+	struct futexstat_counts *c = target(&tid);
 	if (c) {
 		ADD(c, f2_requeue, 1);
 		other_call();
@@ -419,23 +495,32 @@ int futex2_requeue_enter(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-/* One exit handler for the three futex2 calls whose entry was recorded. */
-static __always_inline int f2_exit(struct trace_event_raw_sys_exit *ctx)
+static __always_inline int f2_wait_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	struct futexstat_counts *c = target();
+	__u32 tid;
+	struct futexstat_counts *c = target(&tid);
 	if (c)
-		end(c, ctx->ret);
+		wait_end(c, ctx->ret, tid);
+	else
+		stale_end();
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_futex_wait")
-int futex2_wait_exit(struct trace_event_raw_sys_exit *ctx) { return f2_exit(ctx); }
-
-SEC("tracepoint/syscalls/sys_exit_futex_wake")
-int futex2_wake_exit(struct trace_event_raw_sys_exit *ctx) { return f2_exit(ctx); }
+int futex2_wait_exit(struct trace_event_raw_sys_exit *ctx) { return f2_wait_exit(ctx); }
 
 SEC("tracepoint/syscalls/sys_exit_futex_waitv")
-int futex2_waitv_exit(struct trace_event_raw_sys_exit *ctx) { return f2_exit(ctx); }
+int futex2_waitv_exit(struct trace_event_raw_sys_exit *ctx) { return f2_wait_exit(ctx); }
+
+SEC("tracepoint/syscalls/sys_exit_futex_wake")
+int futex2_wake_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid;
+	struct futexstat_counts *c = target(&tid);
+	if (c)
+		wake_end(c, ctx->ret, tid);
+	return 0;
+}
 
 /* io_uring futex requests never pass through a futex syscall: the only
  * kernel-side trace of them is the submission, with its opcode. The loader
@@ -443,7 +528,8 @@ int futex2_waitv_exit(struct trace_event_raw_sys_exit *ctx) { return f2_exit(ctx
 SEC("tracepoint/io_uring/io_uring_submit_req")
 int uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
 {
-	struct futexstat_counts *c = target();
+	__u32 tid;
+	struct futexstat_counts *c = target(&tid);
 	if (!c)
 		return 0;
 	__u8 op = ctx->opcode;

@@ -114,6 +114,15 @@ struct futexstat_wake_rec {
 	__u64 pad;   /* 32 bytes: two slots per cache line */
 };
 
+/* A slot of its table of wakes per thread, indexed by tid. */
+#define FUTEXSTAT_TW_BITS 12
+struct futexstat_waker_rec {
+	__u64 tid;    /* tag: the thread this slot holds */
+	__u64 nwakes; /* its wakes; + 2^32 whenever a thread claims the slot */
+	__u64 ts;     /* its latest wake's enter time */
+	__u64 uaddr;  /* and address */
+};
+
 #ifndef __VMLINUX_H__
 /* ---- the loader (futexstat.c), user space only ------------------------ */
 #include <stddef.h>
