@@ -17,24 +17,27 @@
  * loader reads the counters only after clearing `active` and joining the
  * rep's threads, so no reader races a writer.
  *
- * Enter handlers count the call and remember (per thread, task-local
- * storage) what it was and when; exit handlers read the return value and
- * classify it.
+ * A wake (the cheap, frequent call: a post that may find nobody) reads no
+ * clock and no per-thread storage: its entry writes two direct-mapped
+ * tables in .bss (last_wake by address, wakers by tid: 4096 slots each,
+ * tagged, plain stores), its exit finds "I am in a wake" in the wakers slot.
+ * (bpf_ktime_get_ns costs ~55 ns a call on this VM, a task-storage lookup
+ * ~35: together they were most of the collector's cost.) A wait records in
+ * task-local storage what it was and when; its exit classifies the result.
  *
- * Herd bursts: a wake entering on address A becomes "the latest wake on A"
- * in a direct-mapped table (last_wake: 4096 slots indexed by a hash of A,
- * tagged with A; plain stores, no map update on the hot path) and is
- * identified by (A, its enter time, its tid). A waiter on A that returns 0
- * after entering before that wake was (by the latest-wake approximation)
- * woken by it, and remembers the wake. If its next wait enters on A within
- * herd_window_ns of the wake, it adds one re-wait to the wake's herd record.
- * The wake's exit adds FLAG when it returned >= herd_min. Both kinds of
- * update are one atomic fetch-add on one 64-bit score, so exactly one of
- * them sees the score cross "FLAG set and re-waits >= herd_min - 1", and
- * that one counts the burst: no lock, no double count, in whatever order
- * the CPUs get there. (Two wakes on colliding addresses share a slot, the
- * later one wins; a slot read while another CPU writes it can mix two
- * wakes' fields: either can misattribute a waiter, i.e. miss a burst.)
+ * Herd bursts: a wake entering on address A takes the next sequence number
+ * of A's last_wake slot and becomes "the latest wake on A", named
+ * (A, seq, tid). A wait on A notes the slot's seq at entry; if it returns 0
+ * and the seq has moved on, it was (by the latest-wake approximation) woken
+ * by the latest wake, and remembers it and the time it returned. If its
+ * next wait enters on A within herd_window_ns of that return, it adds one
+ * re-wait to the wake's herd record. The wake's exit adds FLAG when it
+ * returned >= herd_min. Both kinds of update are one atomic fetch-add on
+ * one 64-bit score, so exactly one of them sees the score cross "FLAG set
+ * and re-waits >= herd_min - 1", and that one counts the burst: no lock, no
+ * double count, in whatever order the CPUs get there. (Addresses sharing a
+ * slot, or two CPUs writing one slot at once, can misattribute a waiter:
+ * a burst can be missed.)
  *
  * EAGAIN storms: per address, an interval opened by the first EAGAIN after
  * the previous interval ended; the EAGAIN that makes the count exceed
@@ -43,8 +46,9 @@
  * lose an EAGAIN from the new interval's count, never invent one.
  *
  * Resleeps: per thread, the address of its last wait if that wait returned
- * 0, cleared by its next futex-family syscall; a wait entering on that
- * same address counts one.
+ * 0 and its wakers count at that moment; its next wait or other op clears
+ * it, a wake moves the count; a wait entering on that same address with the
+ * count unmoved counts one.
  *
  * Wake-to-run: sched_wakeup looks only at tasks of the target tgid (a load
  * from the task_struct) and, if the task is inside a wait (its thread state
@@ -96,11 +100,11 @@ __u32 active = 0;
  * target; 0 until then. */
 __u32 host_tgid = 0;
 
-enum kind { K_NONE, K_WAIT, K_WAKE, K_WAITV };
+enum kind { K_NONE, K_WAIT, K_OTHER, K_WAITV };
 
 struct wake_id {
 	__u64 uaddr;
-	__u64 ts;  /* the wake's enter time */
+	__u64 seq; /* the wake's number in its last_wake slot */
 	__u64 tid; /* the waker */
 };
 
@@ -113,9 +117,12 @@ struct thread_state {
 	__u64 resleep_uaddr;   /* the previous futex call was a wait on this word
 				* that returned 0; 0: none */
 	__u64 resleep_wakes;   /* this thread's wakers count then */
-	__u32 kind;            /* K_NONE: no call in flight */
-	__u32 woken;           /* the last wait returned 0 after this wake: */
+	__u64 lw_seq;          /* the wait's address's last_wake seq at entry
+				* (~0: the slot held another address) */
+	__u64 woken_at;        /* when the last wait returned 0 after this wake: */
 	struct wake_id by;
+	__u32 kind;            /* K_NONE: no wait (or other op) in flight */
+	__u32 woken;           /* by/woken_at are valid */
 };
 
 #define HERD_FLAG (1ULL << 32) /* the wake returned >= herd_min */
@@ -232,20 +239,22 @@ static __always_inline struct futexstat_waker_rec *waker(__u32 tid)
 	return w;
 }
 
-/* A wake's entry touches no per-thread storage (the cheap, frequent call):
- * the latest-wake table for herds, the wakers table for resleeps and for
- * its own exit. */
+/* A wake's entry: no clock read, no per-thread storage, no helper (the
+ * cheap, frequent call). It becomes the latest wake on its address (a new
+ * seq in the last_wake slot) and marks its thread's wakers slot "in a
+ * wake" for the exit. */
 static __always_inline void wake_begin(__u64 uaddr, __u32 tid)
 {
-	__u64 now = bpf_ktime_get_ns();
 	struct futexstat_wake_rec *lw = lw_slot(uaddr);
+	__u64 seq = lw->seq + 1;
 	lw->uaddr = uaddr;
-	lw->ts = now;
+	lw->seq = seq;
 	lw->tid = tid;
 	struct futexstat_waker_rec *w = waker(tid);
 	w->nwakes++;
-	w->ts = now;
+	w->seq = seq;
 	w->uaddr = uaddr;
+	w->in_wake = 1;
 }
 
 static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind, __u64 uaddr,
@@ -258,6 +267,8 @@ static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind, _
 		return;
 	}
 	__u64 now = bpf_ktime_get_ns();
+	struct futexstat_wake_rec *lw = lw_slot(uaddr);
+	t->lw_seq = lw->uaddr == uaddr ? lw->seq : ~0ULL;
 	if (t->resleep_uaddr && kind == K_WAIT && t->resleep_uaddr == uaddr) {
 		/* no wake by this thread since that wait returned 0 */
 		struct futexstat_waker_rec *w =
@@ -269,7 +280,7 @@ static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind, _
 		struct wake_id k = t->by;
 		t->woken = 0;
 		/* Re-waiting on the address it was woken from, soon enough. */
-		if (kind == K_WAIT && k.uaddr == uaddr && now - k.ts <= herd_window_ns)
+		if (kind == K_WAIT && k.uaddr == uaddr && now - t->woken_at <= herd_window_ns)
 			herd_add(c, &k, 1);
 	}
 	t->wake_ts = 0;
@@ -284,8 +295,10 @@ static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind, _
 static __always_inline void other_call(void)
 {
 	struct thread_state *t = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
-	if (t)
+	if (t) {
 		t->resleep_uaddr = 0;
+		t->kind = K_OTHER;
+	}
 }
 
 static __always_inline __u32 log2_u64(__u64 v)
@@ -328,7 +341,7 @@ static __always_inline void wake_end(struct futexstat_counts *c, long ret, __u32
 			struct futexstat_waker_rec *w =
 				&wakers[tid & ((1 << FUTEXSTAT_TW_BITS) - 1)];
 			if (w->tid == tid) {
-				struct wake_id k = { .uaddr = w->uaddr, .ts = w->ts, .tid = tid };
+				struct wake_id k = { .uaddr = w->uaddr, .seq = w->seq, .tid = tid };
 				herd_add(c, &k, HERD_FLAG);
 			}
 		}
@@ -342,10 +355,12 @@ static __always_inline void wake_end(struct futexstat_counts *c, long ret, __u32
 static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32 tid)
 {
 	struct thread_state *t = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
-	if (!t || (t->kind != K_WAIT && t->kind != K_WAITV))
+	if (!t)
 		return; /* entered before the collector was attached */
 	__u32 kind = t->kind;
 	t->kind = K_NONE;
+	if (kind != K_WAIT && kind != K_WAITV)
+		return; /* another op, or entered before the collector was attached */
 
 	t->wake_ts = 0; /* a wakeup never followed by a switch-in: no sample */
 	__u64 now = bpf_ktime_get_ns();
@@ -362,13 +377,15 @@ static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32
 				t->resleep_wakes = waker(tid)->nwakes;
 			}
 			struct futexstat_wake_rec *lw = lw_slot(t->uaddr);
-			/* A wake that entered after this wait did can have woken it;
-			 * the latest such wake is taken to be the one. */
-			__u64 wts = lw->ts;
-			if (lw->uaddr == t->uaddr && wts >= t->ts) {
+			/* A wake that entered after this wait did (the slot's seq
+			 * moved on) can have woken it; the latest such wake is
+			 * taken to be the one. */
+			__u64 seq = lw->seq;
+			if (lw->uaddr == t->uaddr && seq != t->lw_seq) {
 				t->by.uaddr = t->uaddr;
-				t->by.ts = wts;
+				t->by.seq = seq;
 				t->by.tid = lw->tid;
+				t->woken_at = now;
 				t->woken = 1;
 			}
 		}
@@ -424,9 +441,23 @@ static __always_inline void stale_end(void)
 		t->kind = K_NONE;
 }
 
-/* The futex(2) exit reads the op from the user registers saved at entry
- * (unchanged by the call: its result goes to the return register), so a
- * wake's exit needs no per-thread lookup. */
+/* Whether the current thread's futex call in flight is a wake (its
+ * wakers slot says so; cleared here). */
+static __always_inline bool in_wake(__u32 tid)
+{
+	struct futexstat_waker_rec *w = &wakers[tid & ((1 << FUTEXSTAT_TW_BITS) - 1)];
+	if (w->tid != tid || !w->in_wake)
+		return false;
+	w->in_wake = 0;
+	return true;
+}
+
+/* The futex(2) exit: a wake is known from the wakers slot (no per-thread
+ * lookup); anything else from the thread state. A wake whose slot another
+ * thread of the process claimed while it was in flight (tids equal mod
+ * 4096, both waking at once) finds neither: its result is not classified
+ * (woken/wake_none/wake_err fall short by one; it is still counted as a
+ * call at its entry). */
 SEC("tracepoint/syscalls/sys_exit_futex")
 int futex_exit(struct trace_event_raw_sys_exit *ctx)
 {
@@ -436,11 +467,9 @@ int futex_exit(struct trace_event_raw_sys_exit *ctx)
 		stale_end();
 		return 0;
 	}
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	int op = (int)PT_REGS_PARM2(regs) & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
-	if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET)
+	if (in_wake(tid))
 		wake_end(c, ctx->ret, tid);
-	else if (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET)
+	else
 		wait_end(c, ctx->ret, tid);
 	return 0;
 }
@@ -517,8 +546,10 @@ int futex2_wake_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tid;
 	struct futexstat_counts *c = target(&tid);
-	if (c)
+	if (c) {
+		in_wake(tid);
 		wake_end(c, ctx->ret, tid);
+	}
 	return 0;
 }
 

@@ -16,7 +16,8 @@
  *   wake            futex(2) WAKE or WAKE_BITSET, futex_wake(2)
  *   herd burst      a wake that returned >= herd_min threads of which at least
  *                   herd_min-1 went back to waiting on the same address
- *                   within herd_window_ns of the wake (each counted once)
+ *                   within herd_window_ns of their wait returning (each
+ *                   counted once)
  *   EAGAIN storm    an interval of storm_interval_ns, opened by an EAGAIN on
  *                   an address, holding more than storm_min EAGAIN returns on
  *                   that address
@@ -109,7 +110,7 @@ struct futexstat_counts {
 #define FUTEXSTAT_LW_BITS 12
 struct futexstat_wake_rec {
 	__u64 uaddr; /* tag: the address this slot holds; 0: empty */
-	__u64 ts;    /* the wake's enter time */
+	__u64 seq;   /* +1 at every wake entering on an address of this slot */
 	__u64 tid;   /* the waker */
 	__u64 pad;   /* 32 bytes: two slots per cache line */
 };
@@ -117,10 +118,11 @@ struct futexstat_wake_rec {
 /* A slot of its table of wakes per thread, indexed by tid. */
 #define FUTEXSTAT_TW_BITS 12
 struct futexstat_waker_rec {
-	__u64 tid;    /* tag: the thread this slot holds */
-	__u64 nwakes; /* its wakes; + 2^32 whenever a thread claims the slot */
-	__u64 ts;     /* its latest wake's enter time */
-	__u64 uaddr;  /* and address */
+	__u32 tid;     /* tag: the thread this slot holds */
+	__u32 in_wake; /* a wake of that thread is in flight */
+	__u64 nwakes;  /* its wakes; + 2^32 whenever a thread claims the slot */
+	__u64 seq;     /* its latest wake's seq in last_wake */
+	__u64 uaddr;   /* and address */
 };
 
 #ifndef __VMLINUX_H__
