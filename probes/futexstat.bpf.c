@@ -108,36 +108,16 @@ struct wake_id {
 	__u64 tid; /* the waker */
 };
 
-/* Per thread, in task-local storage (cheaper than a hash keyed by tid, and
- * freed with the thread). */
-struct thread_state {
-	__u64 ts;              /* enter time of the call in flight */
-	__u64 uaddr;           /* its futex word (0 for waitv) */
-	__u64 wake_ts;         /* sched_wakeup seen inside this wait, not yet run */
-	__u64 resleep_uaddr;   /* the previous futex call was a wait on this word
-				* that returned 0; 0: none */
-	__u64 resleep_wakes;   /* this thread's wakers count then */
-	__u64 lw_seq;          /* the wait's address's last_wake seq at entry
-				* (~0: the slot held another address) */
-	__u64 woken_at;        /* when the last wait returned 0 after this wake: */
-	struct wake_id by;
-	__u32 kind;            /* K_NONE: no wait (or other op) in flight */
-	__u32 woken;           /* by/woken_at are valid */
-};
-
 #define HERD_FLAG (1ULL << 32) /* the wake returned >= herd_min */
 
 #define LW_BITS FUTEXSTAT_LW_BITS
 /* Direct-mapped: the latest wake entered on each address (see the top). */
 struct futexstat_wake_rec last_wake[1 << LW_BITS] = {};
-/* Direct-mapped by tid: each thread's wakes (count, the latest's address
- * and time), written at a wake's entry without a per-thread lookup. */
-struct futexstat_waker_rec wakers[1 << FUTEXSTAT_TW_BITS] = {};
+/* Direct-mapped by address like last_wake: the EAGAIN storm interval. */
+struct futexstat_storm storms[1 << LW_BITS] = {};
+/* Direct-mapped by tid: per-thread state (see futexstat.h). */
+struct futexstat_thread thr[1 << FUTEXSTAT_TW_BITS] = {};
 
-struct storm {
-	__u64 start;
-	__u64 n;
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -147,25 +127,12 @@ struct {
 } pcpu SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct thread_state);
-} threads SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct wake_id);
 	__type(value, __u64); /* score: HERD_FLAG | re-waits */
 } herd SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u64); /* futex address */
-	__type(value, struct storm);
-} storms SEC(".maps");
 
 #define ADD(c, field, v) __sync_fetch_and_add(&(c)->field, (v))
 
@@ -199,10 +166,15 @@ static __always_inline struct futexstat_counts *target(__u32 *tid)
 	return counts();
 }
 
-static __always_inline struct futexstat_wake_rec *lw_slot(__u64 uaddr)
+static __always_inline __u32 lw_index(__u64 uaddr)
 {
 	__u32 i = (__u32)((uaddr * 0x9E3779B97F4A7C15ULL) >> (64 - LW_BITS));
-	return &last_wake[i & ((1 << LW_BITS) - 1)];
+	return i & ((1 << LW_BITS) - 1);
+}
+
+static __always_inline struct futexstat_wake_rec *lw_slot(__u64 uaddr)
+{
+	return &last_wake[lw_index(uaddr)];
 }
 
 static __always_inline bool herd_done(__u64 score)
@@ -226,58 +198,64 @@ static __always_inline void herd_add(struct futexstat_counts *c, struct wake_id 
 		ADD(c, herd_bursts, 1);
 }
 
-/* The current thread's slot in the wakers table, claimed if another
- * thread held it: a claim adds 2^32 to the count, so the count of a slot
- * never comes back to a value it had. */
-static __always_inline struct futexstat_waker_rec *waker(__u32 tid)
+static __always_inline struct futexstat_thread *tslot(__u32 tid)
 {
-	struct futexstat_waker_rec *w = &wakers[tid & ((1 << FUTEXSTAT_TW_BITS) - 1)];
-	if (w->tid != tid) {
-		w->tid = tid;
-		w->nwakes += 1ULL << 32;
+	return &thr[tid & ((1 << FUTEXSTAT_TW_BITS) - 1)];
+}
+
+/* The current thread's slot, claimed if another thread held it: a claim
+ * resets the state and adds 2^32 to the wake count (so the count of a slot
+ * never comes back to a value it had); evicting a thread with a call in
+ * flight counts one `missed`. */
+static __always_inline struct futexstat_thread *claim(struct futexstat_counts *c, __u32 tid)
+{
+	struct futexstat_thread *t = tslot(tid);
+	if (t->tid != tid) {
+		if (t->tid && (t->kind != K_NONE || t->in_wake))
+			ADD(c, missed, 1);
+		t->tid = tid;
+		t->nwakes += 1ULL << 32;
+		t->in_wake = 0;
+		t->kind = K_NONE;
+		t->woken = 0;
+		t->resleep_uaddr = 0;
+		t->wake_ts = 0;
 	}
-	return w;
+	return t;
 }
 
 /* A wake's entry: no clock read, no per-thread storage, no helper (the
  * cheap, frequent call). It becomes the latest wake on its address (a new
  * seq in the last_wake slot) and marks its thread's wakers slot "in a
  * wake" for the exit. */
-static __always_inline void wake_begin(__u64 uaddr, __u32 tid)
+static __always_inline void wake_begin(struct futexstat_counts *c, __u64 uaddr, __u32 tid)
 {
 	struct futexstat_wake_rec *lw = lw_slot(uaddr);
 	__u64 seq = lw->seq + 1;
 	lw->uaddr = uaddr;
 	lw->seq = seq;
 	lw->tid = tid;
-	struct futexstat_waker_rec *w = waker(tid);
-	w->nwakes++;
-	w->seq = seq;
-	w->uaddr = uaddr;
-	w->in_wake = 1;
+	struct futexstat_thread *t = claim(c, tid);
+	t->nwakes++;
+	t->wseq = seq;
+	t->wuaddr = uaddr;
+	t->in_wake = 1;
 }
 
 static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind, __u64 uaddr,
 				       __u32 tid)
 {
-	struct thread_state *t = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0,
-						      BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!t) {
-		ADD(c, missed, 1);
-		return;
-	}
+	struct futexstat_thread *t = claim(c, tid);
 	__u64 now = bpf_ktime_get_ns();
 	struct futexstat_wake_rec *lw = lw_slot(uaddr);
 	t->lw_seq = lw->uaddr == uaddr ? lw->seq : ~0ULL;
 	if (t->resleep_uaddr && kind == K_WAIT && t->resleep_uaddr == uaddr) {
 		/* no wake by this thread since that wait returned 0 */
-		struct futexstat_waker_rec *w =
-			&wakers[tid & ((1 << FUTEXSTAT_TW_BITS) - 1)];
-		if (w->tid == tid && w->nwakes == t->resleep_wakes)
+		if (t->nwakes == t->resleep_wakes)
 			ADD(c, resleeps, 1);
 	}
 	if (t->woken) {
-		struct wake_id k = t->by;
+		struct wake_id k = { .uaddr = t->by_uaddr, .seq = t->by_seq, .tid = t->by_tid };
 		t->woken = 0;
 		/* Re-waiting on the address it was woken from, soon enough. */
 		if (kind == K_WAIT && k.uaddr == uaddr && now - t->woken_at <= herd_window_ns)
@@ -292,13 +270,11 @@ static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind, _
 
 /* A futex-family call that is neither wait nor wake: it still ends a
  * resleep chain. */
-static __always_inline void other_call(void)
+static __always_inline void other_call(struct futexstat_counts *c, __u32 tid)
 {
-	struct thread_state *t = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
-	if (t) {
-		t->resleep_uaddr = 0;
-		t->kind = K_OTHER;
-	}
+	struct futexstat_thread *t = claim(c, tid);
+	t->resleep_uaddr = 0;
+	t->kind = K_OTHER;
 }
 
 static __always_inline __u32 log2_u64(__u64 v)
@@ -315,15 +291,12 @@ static __always_inline __u32 log2_u64(__u64 v)
 
 static __always_inline void eagain(struct futexstat_counts *c, __u64 uaddr, __u64 now)
 {
-	struct storm *s = bpf_map_lookup_elem(&storms, &uaddr);
-	if (!s) {
-		struct storm fresh = { .start = now };
-		bpf_map_update_elem(&storms, &uaddr, &fresh, BPF_NOEXIST);
-		s = bpf_map_lookup_elem(&storms, &uaddr);
-		if (!s)
-			return;
-	}
-	if (now - s->start >= storm_interval_ns) {
+	struct futexstat_storm *s = &storms[lw_index(uaddr)];
+	if (s->uaddr != uaddr) { /* another address's interval: taken over */
+		s->uaddr = uaddr;
+		s->start = now;
+		s->n = 0;
+	} else if (now - s->start >= storm_interval_ns) {
 		s->start = now;
 		s->n = 0;
 	}
@@ -338,10 +311,9 @@ static __always_inline void wake_end(struct futexstat_counts *c, long ret, __u32
 	if (ret > 0) {
 		ADD(c, woken, ret);
 		if (ret >= herd_min) {
-			struct futexstat_waker_rec *w =
-				&wakers[tid & ((1 << FUTEXSTAT_TW_BITS) - 1)];
-			if (w->tid == tid) {
-				struct wake_id k = { .uaddr = w->uaddr, .seq = w->seq, .tid = tid };
+			struct futexstat_thread *t = tslot(tid);
+			if (t->tid == tid) {
+				struct wake_id k = { .uaddr = t->wuaddr, .seq = t->wseq, .tid = tid };
 				herd_add(c, &k, HERD_FLAG);
 			}
 		}
@@ -354,9 +326,9 @@ static __always_inline void wake_end(struct futexstat_counts *c, long ret, __u32
 
 static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32 tid)
 {
-	struct thread_state *t = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
-	if (!t)
-		return; /* entered before the collector was attached */
+	struct futexstat_thread *t = tslot(tid);
+	if (t->tid != tid)
+		return; /* entered before counting began, or evicted */
 	__u32 kind = t->kind;
 	t->kind = K_NONE;
 	if (kind != K_WAIT && kind != K_WAITV)
@@ -374,7 +346,7 @@ static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32
 		if (kind == K_WAIT) {
 			if (ret == 0) {
 				t->resleep_uaddr = t->uaddr;
-				t->resleep_wakes = waker(tid)->nwakes;
+				t->resleep_wakes = t->nwakes;
 			}
 			struct futexstat_wake_rec *lw = lw_slot(t->uaddr);
 			/* A wake that entered after this wait did (the slot's seq
@@ -382,9 +354,9 @@ static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32
 			 * taken to be the one. */
 			__u64 seq = lw->seq;
 			if (lw->uaddr == t->uaddr && seq != t->lw_seq) {
-				t->by.uaddr = t->uaddr;
-				t->by.seq = seq;
-				t->by.tid = lw->tid;
+				t->by_uaddr = t->uaddr;
+				t->by_seq = seq;
+				t->by_tid = lw->tid;
 				t->woken_at = now;
 				t->woken = 1;
 			}
@@ -415,13 +387,13 @@ int futex_enter(struct trace_event_raw_sys_enter *ctx)
 	switch (op) {
 	case FUTEX_WAIT: ADD(c, op_wait, 1); kind = K_WAIT; break;
 	case FUTEX_WAIT_BITSET: ADD(c, op_wait_bitset, 1); kind = K_WAIT; break;
-	case FUTEX_WAKE: ADD(c, op_wake, 1); wake_begin(uaddr, tid); return 0;
+	case FUTEX_WAKE: ADD(c, op_wake, 1); wake_begin(c, uaddr, tid); return 0;
 	case FUTEX_WAKE_BITSET:
 		ADD(c, op_other, 1);
 		ADD(c, op_wake_bitset, 1);
-		wake_begin(uaddr, tid);
+		wake_begin(c, uaddr, tid);
 		return 0;
-	default: ADD(c, op_other, 1); other_call(); return 0;
+	default: ADD(c, op_other, 1); other_call(c, tid); return 0;
 	}
 	wait_begin(c, kind, uaddr, tid);
 	return 0;
@@ -434,21 +406,26 @@ int futex_enter(struct trace_event_raw_sys_enter *ctx)
 static __always_inline void stale_end(void)
 {
 	__u32 h = host_tgid;
-	if (active || !h || (__u32)(bpf_get_current_pid_tgid() >> 32) != h)
+	if (active || !h)
 		return;
-	struct thread_state *t = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
-	if (t)
+	__u64 id = bpf_get_current_pid_tgid();
+	if ((__u32)(id >> 32) != h)
+		return;
+	struct futexstat_thread *t = tslot((__u32)id);
+	if (t->tid == (__u32)id) {
 		t->kind = K_NONE;
+		t->in_wake = 0;
+	}
 }
 
 /* Whether the current thread's futex call in flight is a wake (its
  * wakers slot says so; cleared here). */
 static __always_inline bool in_wake(__u32 tid)
 {
-	struct futexstat_waker_rec *w = &wakers[tid & ((1 << FUTEXSTAT_TW_BITS) - 1)];
-	if (w->tid != tid || !w->in_wake)
+	struct futexstat_thread *t = tslot(tid);
+	if (t->tid != tid || !t->in_wake)
 		return false;
-	w->in_wake = 0;
+	t->in_wake = 0;
 	return true;
 }
 
@@ -494,7 +471,7 @@ int futex2_wake_enter(struct trace_event_raw_sys_enter *ctx)
 	if (!c)
 		return 0;
 	ADD(c, f2_wake, 1);
-	wake_begin(ctx->args[0], tid);
+	wake_begin(c, ctx->args[0], tid);
 	return 0;
 }
 
@@ -519,7 +496,7 @@ int futex2_requeue_enter(struct trace_event_raw_sys_enter *ctx)
 	struct futexstat_counts *c = target(&tid);
 	if (c) {
 		ADD(c, f2_requeue, 1);
-		other_call();
+		other_call(c, tid);
 	}
 	return 0;
 }
@@ -585,8 +562,9 @@ int BPF_PROG(wtr_wakeup, struct task_struct *p)
 {
 	if (!target_task(p))
 		return 0;
-	struct thread_state *t = bpf_task_storage_get(&threads, p, 0, 0);
-	if (t && (t->kind == K_WAIT || t->kind == K_WAITV))
+	__u32 tid = (__u32)p->pid;
+	struct futexstat_thread *t = tslot(tid);
+	if (t->tid == tid && (t->kind == K_WAIT || t->kind == K_WAITV))
 		t->wake_ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -597,8 +575,9 @@ int BPF_PROG(wtr_switch, bool preempt, struct task_struct *prev, struct task_str
 {
 	if (!target_task(next))
 		return 0;
-	struct thread_state *t = bpf_task_storage_get(&threads, next, 0, 0);
-	if (!t || !t->wake_ts)
+	__u32 tid = (__u32)next->pid;
+	struct futexstat_thread *t = tslot(tid);
+	if (t->tid != tid || !t->wake_ts)
 		return 0;
 	__u64 d = bpf_ktime_get_ns() - t->wake_ts;
 	t->wake_ts = 0;

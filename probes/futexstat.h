@@ -115,14 +115,36 @@ struct futexstat_wake_rec {
 	__u64 pad;   /* 32 bytes: two slots per cache line */
 };
 
-/* A slot of its table of wakes per thread, indexed by tid. */
+/* A slot of its table of EAGAIN storm intervals, by address like the above. */
+struct futexstat_storm {
+	__u64 uaddr; /* tag */
+	__u64 start; /* the interval's start */
+	__u64 n;     /* EAGAINs in it */
+	__u64 pad;
+};
+
+/* A slot of its table of per-thread state, indexed by tid mod 4096 and
+ * tagged with the tid (a direct-mapped table: cheaper than task storage or a
+ * hash, ~35 ns a lookup here). */
 #define FUTEXSTAT_TW_BITS 12
-struct futexstat_waker_rec {
-	__u32 tid;     /* tag: the thread this slot holds */
-	__u32 in_wake; /* a wake of that thread is in flight */
-	__u64 nwakes;  /* its wakes; + 2^32 whenever a thread claims the slot */
-	__u64 seq;     /* its latest wake's seq in last_wake */
-	__u64 uaddr;   /* and address */
+struct futexstat_thread {
+	__u32 tid;           /* tag: the thread this slot holds; 0: none yet */
+	__u32 in_wake;       /* a wake of that thread is in flight */
+	__u64 nwakes;        /* its wakes; + 2^32 whenever a thread claims the slot */
+	__u64 wseq, wuaddr;  /* its latest wake: seq in last_wake, address */
+	__u64 ts;            /* enter time of the wait in flight */
+	__u64 uaddr;         /* its futex word (0 for waitv) */
+	__u64 wake_ts;       /* sched_wakeup seen inside this wait, not yet run */
+	__u64 resleep_uaddr; /* the previous futex call was a wait on this word
+			      * that returned 0; 0: none */
+	__u64 resleep_wakes; /* nwakes then */
+	__u64 lw_seq;        /* the wait's address's last_wake seq at entry
+			      * (~0: the slot held another address) */
+	__u64 woken_at;      /* when the last wait returned 0 after this wake: */
+	__u64 by_uaddr, by_seq, by_tid;
+	__u32 kind;          /* no wait (or other op) in flight, a wait, ... */
+	__u32 woken;         /* by_* and woken_at are valid */
+	__u64 pad;           /* 128 bytes: two cache lines */
 };
 
 #ifndef __VMLINUX_H__

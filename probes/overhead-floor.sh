@@ -64,6 +64,9 @@ awk -v rounds="$rounds" '
   function stat(name, x, c,   a, i, lo, hi) {
     lo = hi = x[1]; for (i = 1; i <= c; i++) { a[i] = x[i]; if (x[i] < lo) lo = x[i]; if (x[i] > hi) hi = x[i] }
     return sprintf("%s %.1f [%.1f..%.1f]", name, med(a, c), lo, hi) }
+  function stat2(name, x, c,   a, i, lo, hi) {
+    lo = hi = x[1]; for (i = 1; i <= c; i++) { a[i] = x[i]; if (x[i] < lo) lo = x[i]; if (x[i] > hi) hi = x[i] }
+    return sprintf("%s %.2f [%.2f..%.2f]", name, med(a, c), lo, hi) }
   END {
     printf "%-12s %-12s %4s %6s  %-28s %-28s %-24s %s\n", "variant", "workload", "rnds", "sys/op",
       "floor ns/syscall [range]", "collector ns/syscall", "ratio [range]", "A/A ns/syscall [range]"
@@ -79,7 +82,7 @@ awk -v rounds="$rounds" '
       if (!c) continue
       split(k, p, " ")
       line[k] = sprintf("%-12s %-12s %4d %6.3f  %-28s %-28s %-24s %s", p[1], p[2], c, spo / c,
-        stat("", F, c), stat("", C, c), stat("", R, c), stat("", A, c))
+        stat("", F, c), stat("", C, c), stat2("", R, c), stat("", A, c))
       for (i = 1; i <= c; i++) rr[i] = R[i]
       ratio[k] = med(rr, c); nr[k] = c
     }
