@@ -85,7 +85,8 @@ void fl_probes_rep_end(const char *workload, int64_t ops)
 	struct futexstat_counts c;
 	futexstat_stop(fs, &c);
 	if (c.missed)
-		fprintf(stderr, "futexlab: probes: %llu futex calls not tracked (map full)\n",
+		fprintf(stderr, "futexlab: probes: %llu futex calls not tracked (a thread's "
+			"state slot taken over by another: tids equal mod 4096)\n",
 			(unsigned long long)c.missed);
 	unsigned long long total = c.futex_calls + c.f2_wait + c.f2_wake + c.f2_waitv +
 				   c.f2_requeue;

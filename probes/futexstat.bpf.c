@@ -17,13 +17,18 @@
  * loader reads the counters only after clearing `active` and joining the
  * rep's threads, so no reader races a writer.
  *
- * A wake (the cheap, frequent call: a post that may find nobody) reads no
- * clock and no per-thread storage: its entry writes two direct-mapped
- * tables in .bss (last_wake by address, wakers by tid: 4096 slots each,
- * tagged, plain stores), its exit finds "I am in a wake" in the wakers slot.
- * (bpf_ktime_get_ns costs ~55 ns a call on this VM, a task-storage lookup
- * ~35: together they were most of the collector's cost.) A wait records in
- * task-local storage what it was and when; its exit classifies the result.
+ * No map helper on the hot paths: per-thread state lives in a
+ * direct-mapped table in .bss indexed by tid mod 4096 and tagged with the
+ * tid (thr), the latest wake per address and the EAGAIN storm intervals in
+ * two more indexed by a hash of the address (last_wake, storms); plain
+ * loads and stores. A thread whose tid shares a slot with another thread
+ * of the process takes the slot over (a "claim"); the evicted thread's call
+ * in flight, if any, counts in `missed`. A wake (the cheap, frequent call:
+ * a post that may find nobody) reads no clock: its exit finds "in a wake"
+ * in its slot. (On this VM bpf_ktime_get_ns costs ~55 ns a call and a
+ * task-storage lookup ~35: together they were most of the collector's
+ * cost.) A wait records what and when at entry; its exit classifies the
+ * result.
  *
  * Herd bursts: a wake entering on address A takes the next sequence number
  * of A's last_wake slot and becomes "the latest wake on A", named
@@ -46,13 +51,13 @@
  * lose an EAGAIN from the new interval's count, never invent one.
  *
  * Resleeps: per thread, the address of its last wait if that wait returned
- * 0 and its wakers count at that moment; its next wait or other op clears
+ * 0 and its wake count at that moment; its next wait or other op clears
  * it, a wake moves the count; a wait entering on that same address with the
  * count unmoved counts one.
  *
  * Wake-to-run: sched_wakeup looks only at tasks of the target tgid (a load
- * from the task_struct) and, if the task is inside a wait (its thread state
- * says so), stamps the wakeup time into that state; sched_switch, for a
+ * from the task_struct) and, if the task is inside a wait (its slot in thr
+ * says so), stamps the wakeup time into the slot; sched_switch, for a
  * next task of the target tgid with a stamp, takes now - stamp into a
  * log-linear histogram and clears the stamp. The wait's exit clears a stamp
  * never consumed (woken before it got off the CPU). The two events are
@@ -224,9 +229,9 @@ static __always_inline struct futexstat_thread *claim(struct futexstat_counts *c
 	return t;
 }
 
-/* A wake's entry: no clock read, no per-thread storage, no helper (the
+/* A wake's entry: no clock read, no helper call (the
  * cheap, frequent call). It becomes the latest wake on its address (a new
- * seq in the last_wake slot) and marks its thread's wakers slot "in a
+ * seq in the last_wake slot) and marks its thread's slot "in a
  * wake" for the exit. */
 static __always_inline void wake_begin(struct futexstat_counts *c, __u64 uaddr, __u32 tid)
 {
@@ -304,8 +309,8 @@ static __always_inline void eagain(struct futexstat_counts *c, __u64 uaddr, __u6
 		ADD(c, eagain_storms, 1);
 }
 
-/* A wake's exit: no per-thread storage; a wake that woke >= herd_min is
- * named for its herd record from the wakers table. */
+/* A wake's exit; a wake that woke >= herd_min is named for its herd
+ * record from its thread's slot. */
 static __always_inline void wake_end(struct futexstat_counts *c, long ret, __u32 tid)
 {
 	if (ret > 0) {
@@ -419,7 +424,7 @@ static __always_inline void stale_end(void)
 }
 
 /* Whether the current thread's futex call in flight is a wake (its
- * wakers slot says so; cleared here). */
+ * slot says so; cleared here). */
 static __always_inline bool in_wake(__u32 tid)
 {
 	struct futexstat_thread *t = tslot(tid);
@@ -429,12 +434,9 @@ static __always_inline bool in_wake(__u32 tid)
 	return true;
 }
 
-/* The futex(2) exit: a wake is known from the wakers slot (no per-thread
- * lookup); anything else from the thread state. A wake whose slot another
- * thread of the process claimed while it was in flight (tids equal mod
- * 4096, both waking at once) finds neither: its result is not classified
- * (woken/wake_none/wake_err fall short by one; it is still counted as a
- * call at its entry). */
+/* The futex(2) exit: a wake or anything else, as the thread's slot says.
+ * A call whose slot another thread claimed while it was in flight is not
+ * classified (counted at its entry and in `missed`). */
 SEC("tracepoint/syscalls/sys_exit_futex")
 int futex_exit(struct trace_event_raw_sys_exit *ctx)
 {

@@ -98,8 +98,9 @@ struct futexstat_counts {
 	__u64 resleeps;
 	/* wake-to-run samples (see above) and their histogram */
 	__u64 wake_to_run_n;
-	/* calls whose entry could not be recorded (no per-thread storage: out
-	 * of memory): their results are missing from the counts above */
+	/* calls in flight whose thread's state slot another thread of the
+	 * process took over (tids equal mod 4096): their results are missing
+	 * from the counts above */
 	__u64 missed;
 	__u64 wait_hist[FUTEXSTAT_HIST_SLOTS];
 	__u64 wtr_hist[FUTEXSTAT_WTR_SLOTS];
