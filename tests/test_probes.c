@@ -90,6 +90,7 @@ static void pause_us(long us)
 	nanosleep(&ts, NULL);
 }
 
+#ifdef FL_HAVE_PROBES
 /* ---- wake-to-run and resleeps (collector only) ---------------------------
  * Every thread is asleep (blocked_on) before each wake aimed at it, so every
  * wake makes exactly one wakeup -> switch-in. */
@@ -184,6 +185,8 @@ static void wtr_calls(void)
 		while (atomic_load(&wtr_iter[i]) != -1)
 			pause_us(100);
 }
+
+#endif
 
 static void *sleeper(void *arg)
 {
