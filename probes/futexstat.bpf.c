@@ -51,9 +51,9 @@
  * lose an EAGAIN from the new interval's count, never invent one.
  *
  * Resleeps: per thread, the address of its last wait if that wait returned
- * 0 and its wake count at that moment; its next wait or other op clears
- * it, a wake moves the count; a wait entering on that same address with the
- * count unmoved counts one.
+ * 0, its wake count and the time at that moment; its next wait or other op
+ * clears it, a wake moves the count; a wait entering on that same address
+ * with the count unmoved within resleep_window_ns counts one.
  *
  * Wake-to-run: sched_wakeup looks only at tasks of the target tgid (a load
  * from the task_struct) and, if the task is inside a wait (its slot in thr
@@ -94,6 +94,7 @@ const volatile __u32 herd_min = FUTEXSTAT_HERD_MIN;
 const volatile __u64 herd_window_ns = FUTEXSTAT_HERD_WINDOW_NS;
 const volatile __u64 storm_interval_ns = FUTEXSTAT_STORM_INTERVAL_NS;
 const volatile __u32 storm_min = FUTEXSTAT_STORM_MIN;
+const volatile __u64 resleep_window_ns = FUTEXSTAT_RESLEEP_WINDOW_NS;
 
 /* Set by the loader around each rep: the programs stay attached for the
  * whole run (attaching and detaching tracepoints per rep costs an RCU grace
@@ -255,8 +256,8 @@ static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind, _
 	struct futexstat_wake_rec *lw = lw_slot(uaddr);
 	t->lw_seq = lw->uaddr == uaddr ? lw->seq : ~0ULL;
 	if (t->resleep_uaddr && kind == K_WAIT && t->resleep_uaddr == uaddr) {
-		/* no wake by this thread since that wait returned 0 */
-		if (t->nwakes == t->resleep_wakes)
+		/* no wake by this thread since that wait returned 0, soon */
+		if (t->nwakes == t->resleep_wakes && now - t->resleep_at <= resleep_window_ns)
 			ADD(c, resleeps, 1);
 	}
 	if (t->woken) {
@@ -352,6 +353,7 @@ static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32
 			if (ret == 0) {
 				t->resleep_uaddr = t->uaddr;
 				t->resleep_wakes = t->nwakes;
+				t->resleep_at = now;
 			}
 			struct futexstat_wake_rec *lw = lw_slot(t->uaddr);
 			/* A wake that entered after this wait did (the slot's seq

@@ -124,6 +124,8 @@ struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, 
 		s->rodata->storm_interval_ns = cfg->storm_interval_ns;
 	if (cfg && cfg->storm_min)
 		s->rodata->storm_min = cfg->storm_min;
+	if (cfg && cfg->resleep_window_ns)
+		s->rodata->resleep_window_ns = cfg->resleep_window_ns;
 
 	/* Older kernels lack the futex2 syscalls (futex_waitv: 5.16, the rest:
 	 * 6.7) or io_uring's futex opcodes: leave those programs out there. */

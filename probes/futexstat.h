@@ -30,7 +30,8 @@
  *   resleep         a wait (futex(2) WAIT/WAIT_BITSET, futex_wait(2)) entered
  *                   on address A by a thread whose previous futex-family
  *                   syscall was a wait of those kinds on A that returned 0
- *                   (woken); counted at entry, whatever the re-wait returns */
+ *                   (woken) at most resleep_window_ns before; counted at
+ *                   entry, whatever the re-wait returns */
 #ifndef FUTEXLAB_FUTEXSTAT_H
 #define FUTEXLAB_FUTEXSTAT_H
 
@@ -72,6 +73,7 @@ static inline __u32 futexstat_wtr_slot(__u64 v)
 #define FUTEXSTAT_HERD_WINDOW_NS 5000000ULL      /* 5 ms */
 #define FUTEXSTAT_STORM_INTERVAL_NS 10000000ULL  /* 10 ms */
 #define FUTEXSTAT_STORM_MIN 100
+#define FUTEXSTAT_RESLEEP_WINDOW_NS 50000ULL    /* 50 us */
 
 /* Per CPU in the BPF map; summed by the loader, which also fills the three
  * totals the BPF side does not count (futex_calls, wake_calls, wait_calls:
@@ -145,8 +147,8 @@ struct futexstat_thread {
 	__u64 by_uaddr, by_seq, by_tid;
 	__u32 kind;          /* no wait (or other op) in flight, a wait, ... */
 	__u32 woken;         /* by_* and woken_at are valid */
-	__u64 pad;           /* 128 bytes: two cache lines */
-};
+	__u64 resleep_at;    /* when that wait returned */
+};                           /* 128 bytes: two cache lines */
 
 #ifndef __VMLINUX_H__
 /* ---- the loader (futexstat.c), user space only ------------------------ */
@@ -161,6 +163,7 @@ struct futexstat_config {
 	__u64 herd_window_ns;       /* 0: FUTEXSTAT_HERD_WINDOW_NS */
 	__u64 storm_interval_ns;    /* 0: FUTEXSTAT_STORM_INTERVAL_NS */
 	unsigned storm_min;         /* 0: FUTEXSTAT_STORM_MIN */
+	__u64 resleep_window_ns;    /* 0: FUTEXSTAT_RESLEEP_WINDOW_NS */
 	int wake_to_run;            /* attach sched:sched_wakeup and sched_switch
 				     * (tp_btf) and measure wake-to-run; 0: those
 				     * programs are not even loaded */

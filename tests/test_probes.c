@@ -20,8 +20,10 @@
  * resleeps exactly: K_WTR threads blocked in FUTEX_WAIT, one wake for all
  * (K_WTR wake-to-run samples); a thread woken R_SLEEP + 1 times while its
  * word still holds the value it waits for, re-waiting each time (R_SLEEP
- * resleeps); two controls that must not count — woken, then a FUTEX_WAKE of
- * its own, then a wait on the same word; woken, then a wait on another word.
+ * resleeps); three controls that must not count — woken, then a FUTEX_WAKE
+ * of its own, then a wait on the same word; woken, then a wait on another
+ * word; woken, then a pause of 3 resleep windows, then a wait on the same
+ * word.
  * Every count the probe reports must equal the number derived from these.
  * Threads are created before and joined after the observed window, and
  * nothing else in the window makes futex calls (no stdio, no locks, no
@@ -95,11 +97,12 @@ static void pause_us(long us)
  * Every thread is asleep (blocked_on) before each wake aimed at it, so every
  * wake makes exactly one wakeup -> switch-in. */
 enum { K_WTR = 4, R_SLEEP = 5 };
-static _Alignas(64) _Atomic uint32_t w_g, w_h, w_i, w_j, w_k;
-static _Atomic int wtr_tid[K_WTR + 3], wtr_iter[K_WTR + 3];
-static long wtr_r[K_WTR + 3][R_SLEEP + 1];
+static _Alignas(64) _Atomic uint32_t w_g, w_h, w_i, w_j, w_k, w_l;
+#define RESLEEP_WINDOW_NS 100000000ULL /* 100 ms: the scripted re-waits are immediate */
+static _Atomic int wtr_tid[K_WTR + 4], wtr_iter[K_WTR + 4];
+static long wtr_r[K_WTR + 4][R_SLEEP + 1];
 static int wtr_go[2], wtr_bye[2];
-static pthread_t wtr_threads[K_WTR + 3];
+static pthread_t wtr_threads[K_WTR + 4];
 
 static long futex(_Atomic uint32_t *a, int op, uint32_t val, const struct timespec *ts,
 		  _Atomic uint32_t *a2, uint32_t val3);
@@ -111,7 +114,8 @@ static long fwait(_Atomic uint32_t *a)
 
 /* Thread i < K_WTR: one wait on w_g. K_WTR: R_SLEEP + 1 waits on w_h (the
  * re-sleeper). K_WTR + 1: wait on w_i, its own FUTEX_WAKE on w_i, wait on w_i
- * again. K_WTR + 2: wait on w_j, then on w_k. */
+ * again. K_WTR + 2: wait on w_j, then on w_k. K_WTR + 3: wait on w_l, sleep
+ * 3 resleep windows (nanosleep: no futex), wait on w_l again. */
 static void *wtr_thread(void *arg)
 {
 	int i = (int)(intptr_t)arg;
@@ -133,11 +137,17 @@ static void *wtr_thread(void *arg)
 		wtr_r[i][1] = futex(&w_i, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
 		atomic_store(&wtr_iter[i], 2);
 		wtr_r[i][2] = fwait(&w_i);
-	} else {
+	} else if (i == K_WTR + 2) {
 		atomic_store(&wtr_iter[i], 1);
 		wtr_r[i][0] = fwait(&w_j);
 		atomic_store(&wtr_iter[i], 2);
 		wtr_r[i][1] = fwait(&w_k);
+	} else {
+		atomic_store(&wtr_iter[i], 1);
+		wtr_r[i][0] = fwait(&w_l);
+		pause_us(3 * RESLEEP_WINDOW_NS / 1000);
+		atomic_store(&wtr_iter[i], 2);
+		wtr_r[i][1] = fwait(&w_l);
 	}
 	atomic_store(&wtr_iter[i], -1);
 	if (read(wtr_bye[0], &b, 1) != 1)
@@ -158,11 +168,11 @@ static void wtr_await(int i, int k, void *addr)
 		pause_us(100);
 }
 
-static long wtr_wake_g, wtr_wake_r[R_SLEEP + 1], wtr_wake_i[2], wtr_wake_jk[2];
+static long wtr_wake_g, wtr_wake_r[R_SLEEP + 1], wtr_wake_i[2], wtr_wake_jk[2], wtr_wake_l[2];
 
 static void wtr_calls(void)
 {
-	char bytes[K_WTR + 3] = { 0 };
+	char bytes[K_WTR + 4] = { 0 };
 	if (write(wtr_go[1], bytes, sizeof bytes) != (ssize_t)sizeof bytes)
 		abort();
 	for (int i = 0; i < K_WTR; i++)
@@ -181,7 +191,11 @@ static void wtr_calls(void)
 	wtr_wake_jk[0] = futex(&w_j, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
 	wtr_await(K_WTR + 2, 2, &w_k);
 	wtr_wake_jk[1] = futex(&w_k, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
-	for (int i = 0; i < K_WTR + 3; i++)
+	for (int k = 0; k < 2; k++) {
+		wtr_await(K_WTR + 3, k + 1, &w_l);
+		wtr_wake_l[k] = futex(&w_l, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	}
+	for (int i = 0; i < K_WTR + 4; i++)
 		while (atomic_load(&wtr_iter[i]) != -1)
 			pause_us(100);
 }
@@ -457,16 +471,16 @@ static void t_collector_wtr(void *arg)
 	CHECK(futexstat_sees_wake_to_run(fs), "wake-to-run asked for but not loaded");
 	if (pipe(wtr_go) || pipe(wtr_bye))
 		abort();
-	for (int i = 0; i < K_WTR + 3; i++)
+	for (int i = 0; i < K_WTR + 4; i++)
 		if (pthread_create(&wtr_threads[i], NULL, wtr_thread, (void *)(intptr_t)i))
 			abort();
 	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
 	wtr_calls();
 	futexstat_stop(fs, &c);
-	char bytes[K_WTR + 3] = { 0 };
+	char bytes[K_WTR + 4] = { 0 };
 	if (write(wtr_bye[1], bytes, sizeof bytes) != (ssize_t)sizeof bytes)
 		abort();
-	for (int i = 0; i < K_WTR + 3; i++)
+	for (int i = 0; i < K_WTR + 4; i++)
 		pthread_join(wtr_threads[i], NULL);
 	/* the program did what it says */
 	EQ(wtr_wake_g, K_WTR);
@@ -485,11 +499,15 @@ static void t_collector_wtr(void *arg)
 	EQ(wtr_wake_jk[1], 1);
 	EQ(wtr_r[K_WTR + 2][0], 0);
 	EQ(wtr_r[K_WTR + 2][1], 0);
-	/* waits: K_WTR + (R_SLEEP + 1) + 2 + 2, each asleep when woken */
-	long waits = K_WTR + (R_SLEEP + 1) + 2 + 2;
+	EQ(wtr_wake_l[0], 1);
+	EQ(wtr_wake_l[1], 1);
+	EQ(wtr_r[K_WTR + 3][0], 0);
+	EQ(wtr_r[K_WTR + 3][1], 0);
+	/* waits: K_WTR + (R_SLEEP + 1) + 2 + 2 + 2, each asleep when woken */
+	long waits = K_WTR + (R_SLEEP + 1) + 2 + 2 + 2;
 	EQ(c.wait_calls, waits);
 	EQ(c.wait_ok, waits);
-	EQ(c.wake_calls, 1 + (R_SLEEP + 1) + 2 + 1 + 2);
+	EQ(c.wake_calls, 1 + (R_SLEEP + 1) + 2 + 1 + 2 + 2);
 	EQ(c.woken, waits);
 	EQ(c.wake_none, 1);
 	EQ(c.resleeps, R_SLEEP);
@@ -633,6 +651,7 @@ static int collector(void)
 	struct futexstat_config cfg = {
 		.herd_min = HERD_MIN, .herd_window_ns = 1000000000ULL,
 		.storm_interval_ns = 1000000000ULL, .storm_min = STORM_MIN, .wake_to_run = 1,
+		.resleep_window_ns = RESLEEP_WINDOW_NS,
 	};
 	fs = futexstat_open(&cfg, why, sizeof why);
 	if (!fs)
