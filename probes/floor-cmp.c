@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct futexstat_counts c;
-	double ratio[100];
+	double ratio[100] = { 0 };
 	printf("%-5s %5s %9s %9s %9s %9s %9s %7s\n", "call", "round", "detached", "floor",
 	       "collector", "+floor", "+coll", "ratio");
 	for (int r = 0; r < rounds; r++) {
