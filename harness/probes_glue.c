@@ -3,11 +3,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,9 +25,9 @@ const char fl_probes_csv_header[] =
 	",futex_syscalls,fx_wait,fx_wait_bitset,fx_wake,fx_other,f2_wait,f2_wake,f2_waitv,"
 	"uring_futex,wake_calls,woken,wake_none,wait_calls,wait_ok,wait_eagain,"
 	"wait_timedout,wait_eintr,wait_p50_ns,wait_p99_ns,herd_bursts,eagain_storms,"
-	"futex_per_op,wakes_per_post";
+	"futex_per_op,wakes_per_post,resleeps,wake_to_run_n,wake_to_run_p50_ns,wake_to_run_p99_ns";
 
-#define NCOLS 23
+#define NCOLS 27
 
 static char last_cols[512]; /* the last rep's columns, or "" */
 
@@ -53,7 +56,8 @@ void fl_probes_setup(enum fl_probes_mode mode)
 	char why[300];
 	if (mode == FL_PROBES_OFF)
 		return;
-	fs = futexstat_open(NULL, why, sizeof why);
+	struct futexstat_config cfg = { .wake_to_run = 1 };
+	fs = futexstat_open(&cfg, why, sizeof why);
 	if (!fs)
 		fprintf(stderr, "futexlab: probes off: %s\n", why);
 }
@@ -81,7 +85,8 @@ void fl_probes_rep_end(const char *workload, int64_t ops)
 	struct futexstat_counts c;
 	futexstat_stop(fs, &c);
 	if (c.missed)
-		fprintf(stderr, "futexlab: probes: %llu futex calls not tracked (map full)\n",
+		fprintf(stderr, "futexlab: probes: %llu futex calls not tracked (a thread's "
+			"state slot taken over by another: tids equal mod 4096)\n",
 			(unsigned long long)c.missed);
 	unsigned long long total = c.futex_calls + c.f2_wait + c.f2_wake + c.f2_waitv +
 				   c.f2_requeue;
@@ -93,9 +98,18 @@ void fl_probes_rep_end(const char *workload, int64_t ops)
 	double posts = posts_per_op(workload) * (double)ops;
 	if (posts > 0)
 		snprintf(per_post, sizeof per_post, "%.3f", (double)c.wake_calls / posts);
+	/* wake-to-run: empty when not measured; the quantiles also when no
+	 * sample (there is no quantile of nothing) */
+	char wtr[80] = ",,";
+	if (futexstat_sees_wake_to_run(fs) && c.wake_to_run_n)
+		snprintf(wtr, sizeof wtr, "%llu,%llu,%llu", (unsigned long long)c.wake_to_run_n,
+			 (unsigned long long)futexstat_wtr_quantile(&c, 0.50),
+			 (unsigned long long)futexstat_wtr_quantile(&c, 0.99));
+	else if (futexstat_sees_wake_to_run(fs))
+		snprintf(wtr, sizeof wtr, "0,,");
 	snprintf(last_cols, sizeof last_cols,
 		 ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu,%llu,%llu,%llu,"
-		 "%llu,%llu,%llu,%llu,%llu,%llu,%s,%s",
+		 "%llu,%llu,%llu,%llu,%llu,%llu,%s,%s,%llu,%s",
 		 total, (unsigned long long)c.op_wait, (unsigned long long)c.op_wait_bitset,
 		 (unsigned long long)c.op_wake, (unsigned long long)c.op_other,
 		 (unsigned long long)c.f2_wait, (unsigned long long)c.f2_wake,
@@ -107,13 +121,102 @@ void fl_probes_rep_end(const char *workload, int64_t ops)
 		 (unsigned long long)futexstat_wait_quantile(&c, 0.50),
 		 (unsigned long long)futexstat_wait_quantile(&c, 0.99),
 		 (unsigned long long)c.herd_bursts, (unsigned long long)c.eagain_storms,
-		 per_op, per_post);
+		 per_op, per_post, (unsigned long long)c.resleeps, wtr);
 }
 
 void fl_probes_teardown(void)
 {
 	futexstat_close(fs);
 	fs = NULL;
+}
+
+/* ---- the collector's own cost ------------------------------------------ */
+
+#define OVH_BLOCKS 9
+#define OVH_CALLS 5000
+
+static double ovh_total = NAN, ovh_tp = NAN, ovh_body = NAN;
+static bool ovh_done;
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* ns per FUTEX_WAKE on a private word nobody waits on: the cheapest futex
+ * syscall, the one the probes add the most to in relative terms. */
+static double wake_block(void)
+{
+	static _Alignas(64) uint32_t word;
+	int64_t t0 = now_ns();
+	for (int i = 0; i < OVH_CALLS; i++)
+		syscall(SYS_futex, &word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	return (double)(now_ns() - t0) / OVH_CALLS;
+}
+
+static double min_of(const double *v, int n)
+{
+	double m = v[0];
+	for (int i = 1; i < n; i++)
+		m = v[i] < m ? v[i] : m;
+	return m;
+}
+
+/* Three modes, OVH_BLOCKS blocks of OVH_CALLS FUTEX_WAKEs each: detached
+ * (no program on any tracepoint: what --no-probes pays), then, after one
+ * attach, idle (attached, `active` clear: each program returns at its first
+ * test) and counting, those two alternating block by block. A detach costs
+ * an RCU grace period (~0.6 s here), so the detached blocks come first, not
+ * interleaved. Each mode's figure is its fastest block (other work on the
+ * machine only ever adds time). ~0.1-0.2 s in all. */
+static void measure_overhead(void)
+{
+	char why[300];
+	struct futexstat_counts c;
+	double det[OVH_BLOCKS], idle[OVH_BLOCKS], on[OVH_BLOCKS];
+	ovh_done = true;
+	if (!fs)
+		return;
+	futexstat_detach(fs); /* only if a rep attached it already */
+	wake_block();         /* warm the loop and the page */
+	for (int b = 0; b < OVH_BLOCKS; b++)
+		det[b] = wake_block();
+	if (futexstat_start(fs, why, sizeof why))
+		return;
+	futexstat_stop(fs, &c);
+	for (int b = 0; b < OVH_BLOCKS; b++) {
+		for (int k = 0; k < 2; k++) {
+			if ((k == 0) == (b % 2 == 0)) {
+				idle[b] = wake_block();
+			} else {
+				if (futexstat_start(fs, why, sizeof why))
+					return;
+				on[b] = wake_block();
+				futexstat_stop(fs, &c);
+			}
+		}
+	}
+	double d = min_of(det, OVH_BLOCKS), i = min_of(idle, OVH_BLOCKS),
+	       a = min_of(on, OVH_BLOCKS);
+	ovh_total = a - d;
+	ovh_tp = i - d;
+	ovh_body = a - i;
+}
+
+double fl_probes_overhead_ns(void)
+{
+	if (!ovh_done)
+		measure_overhead();
+	return ovh_total;
+}
+
+void fl_probes_overhead_parts(double *tracepoint_ns, double *body_ns)
+{
+	fl_probes_overhead_ns();
+	*tracepoint_ns = ovh_tp;
+	*body_ns = ovh_body;
 }
 #else
 void fl_probes_setup(enum fl_probes_mode mode)
@@ -125,6 +228,11 @@ void fl_probes_setup(enum fl_probes_mode mode)
 void fl_probes_rep_begin(void) { last_cols[0] = '\0'; }
 void fl_probes_rep_end(const char *workload, int64_t ops) { (void)workload, (void)ops; }
 void fl_probes_teardown(void) {}
+double fl_probes_overhead_ns(void) { return NAN; }
+void fl_probes_overhead_parts(double *tracepoint_ns, double *body_ns)
+{
+	*tracepoint_ns = *body_ns = NAN;
+}
 #endif
 
 void fl_probes_append(char *row, size_t n, bool have_rep)

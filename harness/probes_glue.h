@@ -31,6 +31,20 @@ void fl_probes_rep_end(const char *workload, int64_t ops);
 void fl_probes_append(char *row, size_t n, bool have_rep);
 void fl_probes_teardown(void);
 
+/* What the collector adds to one futex syscall of this process, in ns:
+ * measured once, on the first call (call it after fl_probes_setup and
+ * before the first rep: later it must detach first, ~0.6 s), in ~0.2 s:
+ * FUTEX_WAKEs on a private word nobody waits on, blocks with the collector
+ * detached (no probes at all) against blocks attached and counting, each
+ * mode's fastest of 9 blocks of 5000 calls. NAN when the probes are off.
+ * For the run's metadata:   # probes_overhead_ns_per_syscall: N */
+double fl_probes_overhead_ns(void);
+/* The same total in two parts: attached but idle minus detached (the
+ * tracepoints and an empty program run, what any BPF program there costs)
+ * and counting minus idle (the collector's own work; these two modes
+ * interleaved block by block). NAN when the probes are off. */
+void fl_probes_overhead_parts(double *tracepoint_ns, double *body_ns);
+
 /* `--bpftrace SCRIPT`: exits 2 (one line) when the script does not exist. */
 void fl_bpftrace_check(const char *script);
 /* Starts bpftrace on SCRIPT filtered to this process, output into a file

@@ -7,7 +7,8 @@
  *
  * Load and attach once (verification and tracepoint attach/detach are the
  * slow parts: a detach waits for an RCU grace period), then per run: zero
- * the counters, set `active`, run, clear `active`, copy the counters out.
+ * the counters (one per CPU), set `active`, run, clear `active`, sum the
+ * counters out.
  * Between runs the programs return at their first test, and the runs'
  * threads have all been joined before the copy, so no update is in flight. */
 #include "futexstat.h"
@@ -29,7 +30,11 @@
 struct futexstat {
 	struct futexstat_bpf *skel;
 	int sees_uring;
+	int sees_wtr;
 	int attached;
+	int ncpus;          /* possible CPUs: the per-CPU map's value count */
+	size_t stride;      /* one CPU's value in the map's buffer */
+	void *buf;          /* ncpus * stride bytes */
 };
 
 /* libbpf's own messages go to stderr only when asked for: the harness
@@ -119,6 +124,8 @@ struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, 
 		s->rodata->storm_interval_ns = cfg->storm_interval_ns;
 	if (cfg && cfg->storm_min)
 		s->rodata->storm_min = cfg->storm_min;
+	if (cfg && cfg->resleep_window_ns)
+		s->rodata->resleep_window_ns = cfg->resleep_window_ns;
 
 	/* Older kernels lack the futex2 syscalls (futex_waitv: 5.16, the rest:
 	 * 6.7) or io_uring's futex opcodes: leave those programs out there. */
@@ -142,6 +149,22 @@ struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, 
 			 kernel_has_uring_futex();
 	if (!fs->sees_uring)
 		bpf_program__set_autoload(s->progs.uring_submit, false);
+	/* sched_switch runs on every context switch of the machine: attached
+	 * only when asked for. */
+	fs->sees_wtr = cfg && cfg->wake_to_run;
+	if (!fs->sees_wtr) {
+		bpf_program__set_autoload(s->progs.wtr_wakeup, false);
+		bpf_program__set_autoload(s->progs.wtr_switch, false);
+	}
+	fs->ncpus = libbpf_num_possible_cpus();
+	fs->stride = (sizeof(struct futexstat_counts) + 7) & ~(size_t)7;
+	fs->buf = fs->ncpus > 0 ? calloc((size_t)fs->ncpus, fs->stride) : NULL;
+	if (!fs->buf) {
+		snprintf(why, n, "cannot size the per-CPU counters (%d possible CPUs)", fs->ncpus);
+		futexstat_bpf__destroy(s);
+		free(fs);
+		return NULL;
+	}
 
 	int e = futexstat_bpf__load(s);
 	if (e) {
@@ -150,12 +173,14 @@ struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, 
 			 e == EPERM ? " (not permitted: root with CAP_BPF needed)"
 				    : " (set FUTEXLAB_PROBES_DEBUG=1 for libbpf's log)");
 		futexstat_bpf__destroy(s);
+		free(fs->buf);
 		free(fs);
 		return NULL;
 	}
 	if (!s->bss) {
 		snprintf(why, n, "the kernel cannot map BPF global data (needs Linux 5.5+)");
 		futexstat_bpf__destroy(s);
+		free(fs->buf);
 		free(fs);
 		return NULL;
 	}
@@ -173,7 +198,14 @@ int futexstat_start(struct futexstat *fs, char *why, size_t n)
 		}
 		fs->attached = 1;
 	}
-	memset(&fs->skel->bss->counts, 0, sizeof fs->skel->bss->counts);
+	__u32 zero = 0;
+	memset(fs->buf, 0, (size_t)fs->ncpus * fs->stride);
+	int e = bpf_map__update_elem(fs->skel->maps.pcpu, &zero, sizeof zero, fs->buf,
+				     (size_t)fs->ncpus * fs->stride, BPF_ANY);
+	if (e) {
+		snprintf(why, n, "cannot zero the per-CPU counters: %s", strerror(-e));
+		return -e;
+	}
 	__atomic_store_n(&fs->skel->bss->active, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
@@ -181,7 +213,37 @@ int futexstat_start(struct futexstat *fs, char *why, size_t n)
 void futexstat_stop(struct futexstat *fs, struct futexstat_counts *out)
 {
 	__atomic_store_n(&fs->skel->bss->active, 0, __ATOMIC_SEQ_CST);
-	memcpy(out, &fs->skel->bss->counts, sizeof *out);
+	memset(out, 0, sizeof *out);
+	__u32 zero = 0;
+	if (bpf_map__lookup_elem(fs->skel->maps.pcpu, &zero, sizeof zero, fs->buf,
+				 (size_t)fs->ncpus * fs->stride, 0)) {
+		out->missed = UINT64_MAX; /* cannot happen: the map has its one entry */
+		return;
+	}
+	/* every field is a __u64: sum them CPU by CPU */
+	__u64 *sum = (__u64 *)out;
+	for (int cpu = 0; cpu < fs->ncpus; cpu++) {
+		const __u64 *v = (const __u64 *)((const char *)fs->buf + (size_t)cpu * fs->stride);
+		for (size_t i = 0; i < sizeof *out / sizeof(__u64); i++)
+			sum[i] += v[i];
+	}
+	out->futex_calls = out->op_wait + out->op_wait_bitset + out->op_wake + out->op_other;
+	out->wake_calls = out->op_wake + out->op_wake_bitset + out->f2_wake;
+	out->wait_calls = out->op_wait + out->op_wait_bitset + out->f2_wait + out->f2_waitv;
+}
+
+void futexstat_detach(struct futexstat *fs)
+{
+	if (!fs->attached)
+		return;
+	__atomic_store_n(&fs->skel->bss->active, 0, __ATOMIC_SEQ_CST);
+	futexstat_bpf__detach(fs->skel);
+	fs->attached = 0;
+}
+
+int futexstat_sees_wake_to_run(const struct futexstat *fs)
+{
+	return fs->sees_wtr;
 }
 
 void futexstat_close(struct futexstat *fs)
@@ -189,6 +251,7 @@ void futexstat_close(struct futexstat *fs)
 	if (!fs)
 		return;
 	futexstat_bpf__destroy(fs->skel);
+	free(fs->buf);
 	free(fs);
 }
 
@@ -211,6 +274,31 @@ __u64 futexstat_wait_quantile(const struct futexstat_counts *c, double q)
 		seen += c->wait_hist[i];
 		if ((double)seen >= want && c->wait_hist[i])
 			return i >= 63 ? UINT64_MAX : (1ULL << (i + 1));
+	}
+	return UINT64_MAX;
+}
+
+__u64 futexstat_wtr_slot_hi(int i)
+{
+	if (i < 8)
+		return (__u64)i + 1;
+	int e = i / 8 + 2, sub = i % 8;
+	return (__u64)(9 + sub) << (e - FUTEXSTAT_WTR_SUB_BITS);
+}
+
+__u64 futexstat_wtr_quantile(const struct futexstat_counts *c, double q)
+{
+	__u64 total = 0;
+	for (int i = 0; i < FUTEXSTAT_WTR_SLOTS; i++)
+		total += c->wtr_hist[i];
+	if (!total)
+		return 0;
+	double want = q * (double)total;
+	__u64 seen = 0;
+	for (int i = 0; i < FUTEXSTAT_WTR_SLOTS; i++) {
+		seen += c->wtr_hist[i];
+		if ((double)seen >= want && c->wtr_hist[i])
+			return i == FUTEXSTAT_WTR_SLOTS - 1 ? UINT64_MAX : futexstat_wtr_slot_hi(i);
 	}
 	return UINT64_MAX;
 }

@@ -2,9 +2,10 @@
  * the BPF side (futexstat.bpf.c, which includes vmlinux.h first) and the
  * loader (futexstat.c).
  *
- * One struct of counters lives in the BPF program's .bss; the loader zeroes
- * it before a run, attaches, detaches after the run and copies it out.
- * Everything counted is restricted to one process (the harness's own tgid).
+ * One struct of counters per CPU (a BPF_MAP_TYPE_PERCPU_ARRAY of one entry:
+ * no cache line is shared between CPUs on the hot path); the loader zeroes
+ * them before a run and sums them after it. Everything counted is
+ * restricted to one process (the harness's own tgid).
  *
  * Words used below:
  *   futex(2) op     the multiplexer's op with FUTEX_PRIVATE_FLAG (128) and
@@ -15,10 +16,22 @@
  *   wake            futex(2) WAKE or WAKE_BITSET, futex_wake(2)
  *   herd burst      a wake that returned >= herd_min threads of which at least
  *                   herd_min-1 went back to waiting on the same address
- *                   within herd_window_ns of the wake (each counted once)
+ *                   within herd_window_ns of their wait returning (each
+ *                   counted once)
  *   EAGAIN storm    an interval of storm_interval_ns, opened by an EAGAIN on
  *                   an address, holding more than storm_min EAGAIN returns on
- *                   that address */
+ *                   that address
+ *   wake-to-run     (with wake_to_run set) for a thread of the process that
+ *                   sched:sched_wakeup reports woken while it is inside a wait
+ *                   syscall: the time from that event to sched:sched_switch
+ *                   switching the thread in; a wakeup after which the thread
+ *                   leaves the wait without being switched in (it never got
+ *                   off the CPU) gives no sample
+ *   resleep         a wait (futex(2) WAIT/WAIT_BITSET, futex_wait(2)) entered
+ *                   on address A by a thread whose previous futex-family
+ *                   syscall was a wait of those kinds on A that returned 0
+ *                   (woken) at most resleep_window_ns before; counted at
+ *                   entry, whatever the re-wait returns */
 #ifndef FUTEXLAB_FUTEXSTAT_H
 #define FUTEXLAB_FUTEXSTAT_H
 
@@ -27,18 +40,50 @@
 #endif
 
 #define FUTEXSTAT_HIST_SLOTS 64 /* slot i: wait durations in [2^i, 2^(i+1)) ns */
+/* The wake-to-run histogram is log-linear: 8 sub-buckets per power of two.
+ * Slot i < 8 holds [i, i+1) ns; slot i >= 8 with e = i / 8 + 2, s = i % 8
+ * holds [(8 + s) << (e - 3), (9 + s) << (e - 3)) ns — a width of 1/8 of its
+ * power of two, so the upper bound is at most 12.5% above any value in it.
+ * The last slot also holds every value of 2^40 ns (18 min) and more. */
+#define FUTEXSTAT_WTR_SUB_BITS 3
+#define FUTEXSTAT_WTR_MAXPOW 40
+#define FUTEXSTAT_WTR_SLOTS (8 * (FUTEXSTAT_WTR_MAXPOW - 2))
+
+/* The wake-to-run slot of v ns (shared by the BPF side and the loader). */
+static inline __u32 futexstat_wtr_slot(__u64 v)
+{
+	if (v < 8)
+		return (__u32)v;
+	__u32 e = 0;
+	__u64 x = v;
+	if (x >> 32) { x >>= 32; e += 32; }
+	if (x >> 16) { x >>= 16; e += 16; }
+	if (x >> 8) { x >>= 8; e += 8; }
+	if (x >> 4) { x >>= 4; e += 4; }
+	if (x >> 2) { x >>= 2; e += 2; }
+	if (x >> 1) { e += 1; }
+	if (e >= FUTEXSTAT_WTR_MAXPOW)
+		return FUTEXSTAT_WTR_SLOTS - 1;
+	return ((e - 2) << FUTEXSTAT_WTR_SUB_BITS) |
+	       (__u32)((v >> (e - FUTEXSTAT_WTR_SUB_BITS)) & 7);
+}
 
 /* Defaults; the loader can override every one at open time. */
 #define FUTEXSTAT_HERD_MIN 3
 #define FUTEXSTAT_HERD_WINDOW_NS 5000000ULL      /* 5 ms */
 #define FUTEXSTAT_STORM_INTERVAL_NS 10000000ULL  /* 10 ms */
 #define FUTEXSTAT_STORM_MIN 100
+#define FUTEXSTAT_RESLEEP_WINDOW_NS 50000ULL    /* 50 us */
 
+/* Per CPU in the BPF map; summed by the loader, which also fills the three
+ * totals the BPF side does not count (futex_calls, wake_calls, wait_calls:
+ * sums of the per-op counters, one increment fewer per call). */
 struct futexstat_counts {
 	/* futex(2) calls, by decoded op; op_wait + op_wait_bitset + op_wake +
-	 * op_other == futex_calls */
+	 * op_other == futex_calls; op_wake_bitset is the part of op_other that
+	 * is WAKE_BITSET */
 	__u64 futex_calls;
-	__u64 op_wait, op_wait_bitset, op_wake, op_other;
+	__u64 op_wait, op_wait_bitset, op_wake, op_other, op_wake_bitset;
 	/* futex2 syscalls */
 	__u64 f2_wait, f2_wake, f2_waitv, f2_requeue;
 	/* io_uring submissions with a futex opcode (FUTEX_WAIT/WAKE/WAITV),
@@ -51,11 +96,59 @@ struct futexstat_counts {
 	 * sees when a signal interrupts a wait */
 	__u64 wait_calls, wait_ok, wait_eagain, wait_timedout, wait_eintr, wait_err;
 	__u64 herd_bursts, eagain_storms;
-	/* calls whose entry could not be recorded (no per-thread storage: out
-	 * of memory): their results are missing from the counts above */
+	/* see "resleep" above */
+	__u64 resleeps;
+	/* wake-to-run samples (see above) and their histogram */
+	__u64 wake_to_run_n;
+	/* calls in flight whose thread's state slot another thread of the
+	 * process took over (tids equal mod 4096): their results are missing
+	 * from the counts above */
 	__u64 missed;
 	__u64 wait_hist[FUTEXSTAT_HIST_SLOTS];
+	__u64 wtr_hist[FUTEXSTAT_WTR_SLOTS];
 };
+
+/* A slot of the BPF side's direct-mapped table of the latest wake per
+ * address (its .bss, so the skeleton needs the type). */
+#define FUTEXSTAT_LW_BITS 12
+struct futexstat_wake_rec {
+	__u64 uaddr; /* tag: the address this slot holds; 0: empty */
+	__u64 seq;   /* +1 at every wake entering on an address of this slot */
+	__u64 tid;   /* the waker */
+	__u64 pad;   /* 32 bytes: two slots per cache line */
+};
+
+/* A slot of its table of EAGAIN storm intervals, by address like the above. */
+struct futexstat_storm {
+	__u64 uaddr; /* tag */
+	__u64 start; /* the interval's start */
+	__u64 n;     /* EAGAINs in it */
+	__u64 pad;
+};
+
+/* A slot of its table of per-thread state, indexed by tid mod 4096 and
+ * tagged with the tid (a direct-mapped table: cheaper than task storage or a
+ * hash, ~35 ns a lookup here). */
+#define FUTEXSTAT_TW_BITS 12
+struct futexstat_thread {
+	__u32 tid;           /* tag: the thread this slot holds; 0: none yet */
+	__u32 in_wake;       /* a wake of that thread is in flight */
+	__u64 nwakes;        /* its wakes; + 2^32 whenever a thread claims the slot */
+	__u64 wseq, wuaddr;  /* its latest wake: seq in last_wake, address */
+	__u64 ts;            /* enter time of the wait in flight */
+	__u64 uaddr;         /* its futex word (0 for waitv) */
+	__u64 wake_ts;       /* sched_wakeup seen inside this wait, not yet run */
+	__u64 resleep_uaddr; /* the previous futex call was a wait on this word
+			      * that returned 0; 0: none */
+	__u64 resleep_wakes; /* nwakes then */
+	__u64 lw_seq;        /* the wait's address's last_wake seq at entry
+			      * (~0: the slot held another address) */
+	__u64 woken_at;      /* when the last wait returned 0 after this wake: */
+	__u64 by_uaddr, by_seq, by_tid;
+	__u32 kind;          /* no wait (or other op) in flight, a wait, ... */
+	__u32 woken;         /* by_* and woken_at are valid */
+	__u64 resleep_at;    /* when that wait returned */
+};                           /* 128 bytes: two cache lines */
 
 #ifndef __VMLINUX_H__
 /* ---- the loader (futexstat.c), user space only ------------------------ */
@@ -70,6 +163,10 @@ struct futexstat_config {
 	__u64 herd_window_ns;       /* 0: FUTEXSTAT_HERD_WINDOW_NS */
 	__u64 storm_interval_ns;    /* 0: FUTEXSTAT_STORM_INTERVAL_NS */
 	unsigned storm_min;         /* 0: FUTEXSTAT_STORM_MIN */
+	__u64 resleep_window_ns;    /* 0: FUTEXSTAT_RESLEEP_WINDOW_NS */
+	int wake_to_run;            /* attach sched:sched_wakeup and sched_switch
+				     * (tp_btf) and measure wake-to-run; 0: those
+				     * programs are not even loaded */
 };
 
 /* Loads and verifies the programs (not attached yet). On failure returns
@@ -77,8 +174,13 @@ struct futexstat_config {
 struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, size_t n);
 /* Zeroes the counters and attaches. 0 or an errno value (why[] filled). */
 int futexstat_start(struct futexstat *fs, char *why, size_t n);
-/* Detaches and copies the counters out. */
+/* Stops counting (the programs stay attached) and sums the counters out. */
 void futexstat_stop(struct futexstat *fs, struct futexstat_counts *out);
+/* Detaches the programs (the next futexstat_start attaches again); costs
+ * an RCU grace period or so. For overhead measurements. */
+void futexstat_detach(struct futexstat *fs);
+/* Whether wake-to-run is measured (asked for and its programs loaded). */
+int futexstat_sees_wake_to_run(const struct futexstat *fs);
 void futexstat_close(struct futexstat *fs);
 /* Whether io_uring futex submissions can be seen here (tracepoint present,
  * kernel with io_uring futex opcodes). */
@@ -86,6 +188,12 @@ int futexstat_sees_uring(const struct futexstat *fs);
 /* The q-quantile (0 < q <= 1) of the wait-duration histogram, as the upper
  * bound of its log2 slot in ns (so within a factor 2); 0 when no wait. */
 __u64 futexstat_wait_quantile(const struct futexstat_counts *c, double q);
+/* The q-quantile of the wake-to-run histogram: the upper bound of its slot
+ * (at most 12.5% above the samples in it; see FUTEXSTAT_WTR_SLOTS); 0 when
+ * no sample. */
+__u64 futexstat_wtr_quantile(const struct futexstat_counts *c, double q);
+/* Upper bound (exclusive) of wake-to-run slot i, in ns. */
+__u64 futexstat_wtr_slot_hi(int i);
 #endif
 
 #endif

@@ -14,6 +14,16 @@
  *            (returns W_SLEEP), each then waiting again on the same word with
  *            a mismatched value: one thundering-herd burst;
  *   one thread asleep in FUTEX_WAIT_BITSET interrupted by a signal (EINTR).
+ * (The herd's re-waits are also W_SLEEP resleeps: each sleeper's next futex
+ * call after its wait returned 0 is a wait on the same word.)
+ * A second program (wtr_calls, collector only) scripts wake-to-run and
+ * resleeps exactly: K_WTR threads blocked in FUTEX_WAIT, one wake for all
+ * (K_WTR wake-to-run samples); a thread woken R_SLEEP + 1 times while its
+ * word still holds the value it waits for, re-waiting each time (R_SLEEP
+ * resleeps); three controls that must not count — woken, then a FUTEX_WAKE
+ * of its own, then a wait on the same word; woken, then a wait on another
+ * word; woken, then a pause of 3 resleep windows, then a wait on the same
+ * word.
  * Every count the probe reports must equal the number derived from these.
  * Threads are created before and joined after the observed window, and
  * nothing else in the window makes futex calls (no stdio, no locks, no
@@ -81,6 +91,116 @@ static void pause_us(long us)
 	struct timespec ts = { 0, us * 1000 };
 	nanosleep(&ts, NULL);
 }
+
+#ifdef FL_HAVE_PROBES
+/* ---- wake-to-run and resleeps (collector only) ---------------------------
+ * Every thread is asleep (blocked_on) before each wake aimed at it, so every
+ * wake makes exactly one wakeup -> switch-in. */
+enum { K_WTR = 4, R_SLEEP = 5 };
+static _Alignas(64) _Atomic uint32_t w_g, w_h, w_i, w_j, w_k, w_l;
+#define RESLEEP_WINDOW_NS 100000000ULL /* 100 ms: the scripted re-waits are immediate */
+static _Atomic int wtr_tid[K_WTR + 4], wtr_iter[K_WTR + 4];
+static long wtr_r[K_WTR + 4][R_SLEEP + 1];
+static int wtr_go[2], wtr_bye[2];
+static pthread_t wtr_threads[K_WTR + 4];
+
+static long futex(_Atomic uint32_t *a, int op, uint32_t val, const struct timespec *ts,
+		  _Atomic uint32_t *a2, uint32_t val3);
+
+static long fwait(_Atomic uint32_t *a)
+{
+	return futex(a, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, NULL, NULL, 0);
+}
+
+/* Thread i < K_WTR: one wait on w_g. K_WTR: R_SLEEP + 1 waits on w_h (the
+ * re-sleeper). K_WTR + 1: wait on w_i, its own FUTEX_WAKE on w_i, wait on w_i
+ * again. K_WTR + 2: wait on w_j, then on w_k. K_WTR + 3: wait on w_l, sleep
+ * 3 resleep windows (nanosleep: no futex), wait on w_l again. */
+static void *wtr_thread(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	char b;
+	if (read(wtr_go[0], &b, 1) != 1)
+		abort();
+	atomic_store(&wtr_tid[i], (int)syscall(SYS_gettid));
+	if (i < K_WTR) {
+		atomic_store(&wtr_iter[i], 1);
+		wtr_r[i][0] = fwait(&w_g);
+	} else if (i == K_WTR) {
+		for (int k = 0; k <= R_SLEEP; k++) {
+			atomic_store(&wtr_iter[i], k + 1);
+			wtr_r[i][k] = fwait(&w_h);
+		}
+	} else if (i == K_WTR + 1) {
+		atomic_store(&wtr_iter[i], 1);
+		wtr_r[i][0] = fwait(&w_i);
+		wtr_r[i][1] = futex(&w_i, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+		atomic_store(&wtr_iter[i], 2);
+		wtr_r[i][2] = fwait(&w_i);
+	} else if (i == K_WTR + 2) {
+		atomic_store(&wtr_iter[i], 1);
+		wtr_r[i][0] = fwait(&w_j);
+		atomic_store(&wtr_iter[i], 2);
+		wtr_r[i][1] = fwait(&w_k);
+	} else {
+		atomic_store(&wtr_iter[i], 1);
+		wtr_r[i][0] = fwait(&w_l);
+		pause_us(3 * RESLEEP_WINDOW_NS / 1000);
+		atomic_store(&wtr_iter[i], 2);
+		wtr_r[i][1] = fwait(&w_l);
+	}
+	atomic_store(&wtr_iter[i], -1);
+	if (read(wtr_bye[0], &b, 1) != 1)
+		abort();
+	return NULL;
+}
+
+static int blocked_on(int tid, void *addr);
+static void pause_us(long us);
+
+/* Waits until thread i has started its k-th wait (1-based) and sleeps in it
+ * on addr. */
+static void wtr_await(int i, int k, void *addr)
+{
+	while (atomic_load(&wtr_iter[i]) != k)
+		pause_us(100);
+	while (!blocked_on(atomic_load(&wtr_tid[i]), addr))
+		pause_us(100);
+}
+
+static long wtr_wake_g, wtr_wake_r[R_SLEEP + 1], wtr_wake_i[2], wtr_wake_jk[2], wtr_wake_l[2];
+
+static void wtr_calls(void)
+{
+	char bytes[K_WTR + 4] = { 0 };
+	if (write(wtr_go[1], bytes, sizeof bytes) != (ssize_t)sizeof bytes)
+		abort();
+	for (int i = 0; i < K_WTR; i++)
+		wtr_await(i, 1, &w_g);
+	wtr_wake_g = futex(&w_g, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, NULL, NULL, 0);
+	/* the word w_h stays 0: every wake finds the waiter's condition unchanged */
+	for (int k = 0; k <= R_SLEEP; k++) {
+		wtr_await(K_WTR, k + 1, &w_h);
+		wtr_wake_r[k] = futex(&w_h, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	}
+	for (int k = 0; k < 2; k++) {
+		wtr_await(K_WTR + 1, k + 1, &w_i);
+		wtr_wake_i[k] = futex(&w_i, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	}
+	wtr_await(K_WTR + 2, 1, &w_j);
+	wtr_wake_jk[0] = futex(&w_j, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	wtr_await(K_WTR + 2, 2, &w_k);
+	wtr_wake_jk[1] = futex(&w_k, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	for (int k = 0; k < 2; k++) {
+		wtr_await(K_WTR + 3, k + 1, &w_l);
+		wtr_wake_l[k] = futex(&w_l, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	}
+	for (int i = 0; i < K_WTR + 4; i++)
+		while (atomic_load(&wtr_iter[i]) != -1)
+			pause_us(100);
+}
+
+#endif
 
 static void *sleeper(void *arg)
 {
@@ -239,7 +359,7 @@ static struct expect {
 	long futex_calls, op_wait, op_wait_bitset, op_wake, op_other, f2_wait, f2_wake;
 	long wake_calls, woken, wake_none;
 	long wait_calls, wait_ok, wait_eagain, wait_timedout, wait_eintr;
-	long herd_bursts, eagain_storms, big_wakes, rewaits;
+	long herd_bursts, eagain_storms, big_wakes, rewaits, resleeps;
 } X;
 
 static void expect_init(void)
@@ -268,6 +388,7 @@ static void expect_init(void)
 	X.eagain_storms = 1;
 	X.big_wakes = 1;
 	X.rewaits = W_SLEEP;
+	X.resleeps = W_SLEEP;
 }
 
 #define EQ(got, want) CHECK((long)(got) == (long)(want), "%s = %ld, want %ld", #got, \
@@ -316,7 +437,17 @@ static void t_collector_known(void *arg)
 	EQ(c.wait_err, 0);
 	EQ(c.herd_bursts, X.herd_bursts);
 	EQ(c.eagain_storms, X.eagain_storms);
+	EQ(c.resleeps, X.resleeps);
 	EQ(c.missed, 0);
+	/* wake-to-run: the W_SLEEP sleepers and the EINTR waiter were asleep when
+	 * woken (one sample each); the timed waits add one each, except in the
+	 * rare case where a timer fires before its thread got off the CPU */
+	unsigned long long wtr = 0;
+	for (int i = 0; i < FUTEXSTAT_WTR_SLOTS; i++)
+		wtr += c.wtr_hist[i];
+	EQ(wtr, c.wake_to_run_n);
+	CHECK(c.wake_to_run_n >= W_SLEEP + 1, "wake_to_run_n = %llu, want >= %d",
+	      (unsigned long long)c.wake_to_run_n, W_SLEEP + 1);
 	/* every wait is in the histogram; the timed-out ones lasted >= 1 ms,
 	 * so at least K_TIMEOUT sit at or above slot 19 ([2^19, 2^20) ns) */
 	unsigned long long hist = 0, slow = 0;
@@ -329,6 +460,98 @@ static void t_collector_known(void *arg)
 	CHECK(slow >= K_TIMEOUT, "%llu waits of >= 0.5 ms, want >= %d", slow, K_TIMEOUT);
 	CHECK(futexstat_wait_quantile(&c, 1.0) >= 1000000, "max wait bucket %llu ns",
 	      (unsigned long long)futexstat_wait_quantile(&c, 1.0));
+}
+
+/* The scripted wake-to-run and resleep program (wtr_calls): exact counts. */
+static void t_collector_wtr(void *arg)
+{
+	(void)arg;
+	char why[300];
+	struct futexstat_counts c;
+	CHECK(futexstat_sees_wake_to_run(fs), "wake-to-run asked for but not loaded");
+	if (pipe(wtr_go) || pipe(wtr_bye))
+		abort();
+	for (int i = 0; i < K_WTR + 4; i++)
+		if (pthread_create(&wtr_threads[i], NULL, wtr_thread, (void *)(intptr_t)i))
+			abort();
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	wtr_calls();
+	futexstat_stop(fs, &c);
+	char bytes[K_WTR + 4] = { 0 };
+	if (write(wtr_bye[1], bytes, sizeof bytes) != (ssize_t)sizeof bytes)
+		abort();
+	for (int i = 0; i < K_WTR + 4; i++)
+		pthread_join(wtr_threads[i], NULL);
+	/* the program did what it says */
+	EQ(wtr_wake_g, K_WTR);
+	for (int i = 0; i < K_WTR; i++)
+		EQ(wtr_r[i][0], 0);
+	for (int k = 0; k <= R_SLEEP; k++) {
+		EQ(wtr_wake_r[k], 1);
+		EQ(wtr_r[K_WTR][k], 0);
+	}
+	EQ(wtr_wake_i[0], 1);
+	EQ(wtr_wake_i[1], 1);
+	EQ(wtr_r[K_WTR + 1][0], 0);
+	EQ(wtr_r[K_WTR + 1][1], 0); /* its own wake found nobody */
+	EQ(wtr_r[K_WTR + 1][2], 0);
+	EQ(wtr_wake_jk[0], 1);
+	EQ(wtr_wake_jk[1], 1);
+	EQ(wtr_r[K_WTR + 2][0], 0);
+	EQ(wtr_r[K_WTR + 2][1], 0);
+	EQ(wtr_wake_l[0], 1);
+	EQ(wtr_wake_l[1], 1);
+	EQ(wtr_r[K_WTR + 3][0], 0);
+	EQ(wtr_r[K_WTR + 3][1], 0);
+	/* waits: K_WTR + (R_SLEEP + 1) + 2 + 2 + 2, each asleep when woken */
+	long waits = K_WTR + (R_SLEEP + 1) + 2 + 2 + 2;
+	EQ(c.wait_calls, waits);
+	EQ(c.wait_ok, waits);
+	EQ(c.wake_calls, 1 + (R_SLEEP + 1) + 2 + 1 + 2 + 2);
+	EQ(c.woken, waits);
+	EQ(c.wake_none, 1);
+	EQ(c.resleeps, R_SLEEP);
+	EQ(c.wake_to_run_n, waits);
+	unsigned long long wtr = 0;
+	for (int i = 0; i < FUTEXSTAT_WTR_SLOTS; i++)
+		wtr += c.wtr_hist[i];
+	EQ(wtr, waits);
+	__u64 p50 = futexstat_wtr_quantile(&c, 0.5), p99 = futexstat_wtr_quantile(&c, 0.99);
+	CHECK(p50 > 0 && p50 <= p99 && p99 < 10000000000ULL,
+	      "wake-to-run p50 %llu ns, p99 %llu ns", (unsigned long long)p50,
+	      (unsigned long long)p99);
+	EQ(c.missed, 0);
+}
+
+/* The log-linear wake-to-run slots: contiguous, each at most 1/8 of its
+ * power of two wide, and the slot function agrees with the bounds. */
+static void t_wtr_slots(void *arg)
+{
+	(void)arg;
+	__u64 lo = 0;
+	for (int i = 0; i < FUTEXSTAT_WTR_SLOTS - 1; i++) {
+		__u64 hi = futexstat_wtr_slot_hi(i);
+		CHECK(hi > lo, "slot %d: [%llu, %llu)", i, (unsigned long long)lo,
+		      (unsigned long long)hi);
+		CHECK(futexstat_wtr_slot(lo) == (__u32)i && futexstat_wtr_slot(hi - 1) == (__u32)i,
+		      "slot %d: [%llu, %llu) maps to %u..%u", i, (unsigned long long)lo,
+		      (unsigned long long)hi, futexstat_wtr_slot(lo), futexstat_wtr_slot(hi - 1));
+		CHECK(lo < 8 || (hi - lo) * 8 <= lo, "slot %d: [%llu, %llu) wider than 12.5%%", i,
+		      (unsigned long long)lo, (unsigned long long)hi);
+		lo = hi;
+	}
+	/* the last slot: from 15/16 of 2^MAXPOW up, overflow included */
+	EQ(lo, 15ULL << (FUTEXSTAT_WTR_MAXPOW - 4));
+	EQ(futexstat_wtr_slot(lo), FUTEXSTAT_WTR_SLOTS - 1);
+	EQ(futexstat_wtr_slot(1ULL << FUTEXSTAT_WTR_MAXPOW), FUTEXSTAT_WTR_SLOTS - 1);
+	EQ(futexstat_wtr_slot(UINT64_MAX), FUTEXSTAT_WTR_SLOTS - 1);
+	/* quantiles read the upper bound: 100 samples of 1000 ns, one of 1e6 */
+	struct futexstat_counts c;
+	memset(&c, 0, sizeof c);
+	c.wtr_hist[futexstat_wtr_slot(1000)] = 100;
+	c.wtr_hist[futexstat_wtr_slot(1000000)] = 1;
+	EQ(futexstat_wtr_quantile(&c, 0.5), 1024);
+	EQ(futexstat_wtr_quantile(&c, 1.0), 1048576);
 }
 
 /* Nothing counted for other processes: a child makes futex calls while the
@@ -427,13 +650,16 @@ static int collector(void)
 	char why[300];
 	struct futexstat_config cfg = {
 		.herd_min = HERD_MIN, .herd_window_ns = 1000000000ULL,
-		.storm_interval_ns = 1000000000ULL, .storm_min = STORM_MIN,
+		.storm_interval_ns = 1000000000ULL, .storm_min = STORM_MIN, .wake_to_run = 1,
+		.resleep_window_ns = RESLEEP_WINDOW_NS,
 	};
 	fs = futexstat_open(&cfg, why, sizeof why);
 	if (!fs)
 		return skip(why);
 	expect_init();
 	run_test("collector counts the known calls exactly", t_collector_known, NULL, 60);
+	run_test("wake-to-run slots are contiguous and 12.5% wide", t_wtr_slots, NULL, 10);
+	run_test("collector: wake-to-run samples and resleeps exactly", t_collector_wtr, NULL, 60);
 	run_test("collector ignores other processes", t_collector_filters, NULL, 30);
 	run_test("negcount uncontended: 0 futex syscalls", t_negcount_uncontended, NULL, 30);
 #ifdef FL_HAVE_LIBURING

@@ -46,12 +46,32 @@ wp=$(col "$tmp/a.csv" floor-futex,uncontended wakes_per_post)
   && ok "floor-futex: $ops ops = $wk wake calls = $wn useless, wakes_per_post=$wp" \
   || bad "floor-futex: ops=$ops wake_calls=$wk wake_none=$wn fx_wake=$fx wakes_per_post=$wp"
 
+# 2b. the wake-to-run and resleep columns: floor-futex never waits, so no
+#     sample (empty quantiles) and no resleep
+wn=$(col "$tmp/a.csv" floor-futex,uncontended wake_to_run_n)
+wp=$(col "$tmp/a.csv" floor-futex,uncontended wake_to_run_p50_ns)
+rs=$(col "$tmp/a.csv" floor-futex,uncontended resleeps)
+[ "$wn" = 0 ] && [ -z "$wp" ] && [ "$rs" = 0 ] \
+  && ok "floor-futex: wake_to_run_n=0, empty p50, resleeps=0" \
+  || bad "floor-futex: wake_to_run_n='$wn' wake_to_run_p50_ns='$wp' resleeps='$rs'"
+#     pingpong sleeps on every half trip: samples, at most one per wait, p50 <= p99
+"$fl" run --variant negcount --workload pingpong --reps 1 --warmup 0 --ops 2000 --no-floors --quiet \
+  --csv "$tmp/p.csv" >/dev/null 2>"$tmp/p.err"
+wn=$(col "$tmp/p.csv" negcount,pingpong wake_to_run_n)
+wc=$(col "$tmp/p.csv" negcount,pingpong wait_calls)
+p50=$(col "$tmp/p.csv" negcount,pingpong wake_to_run_p50_ns)
+p99=$(col "$tmp/p.csv" negcount,pingpong wake_to_run_p99_ns)
+[ -n "$wn" ] && [ "$wn" -gt 0 ] && [ "$wn" -le "$wc" ] && [ "$p50" -gt 0 ] && [ "$p50" -le "$p99" ] \
+  && ok "pingpong: $wn wake-to-run samples for $wc waits, p50 $p50 ns, p99 $p99 ns" \
+  || bad "pingpong: wake_to_run_n='$wn' wait_calls='$wc' p50='$p50' p99='$p99' ($(cat "$tmp/p.err"))"
+
 # 3. --no-probes: no line, empty probe columns
 "$fl" run --variant negcount --workload uncontended --reps 1 --warmup 0 --ops 1000 --no-floors --quiet \
   --no-probes --csv "$tmp/b.csv" >/dev/null 2>"$tmp/b.err"
 v=$(col "$tmp/b.csv" negcount,uncontended futex_syscalls)
-[ ! -s "$tmp/b.err" ] && [ -z "$v" ] && ok "--no-probes: silent, empty columns" \
-  || bad "--no-probes: stderr='$(cat "$tmp/b.err")' futex_syscalls='$v'"
+w=$(col "$tmp/b.csv" negcount,uncontended wake_to_run_n)$(col "$tmp/b.csv" negcount,uncontended resleeps)
+[ ! -s "$tmp/b.err" ] && [ -z "$v" ] && [ -z "$w" ] && ok "--no-probes: silent, empty columns" \
+  || bad "--no-probes: stderr='$(cat "$tmp/b.err")' futex_syscalls='$v' wake_to_run_n+resleeps='$w'"
 
 # 4. unprivileged: one line saying why, the run goes on, empty columns
 if command -v setpriv >/dev/null; then
