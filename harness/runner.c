@@ -2,6 +2,7 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -518,6 +519,12 @@ int fl_bench(struct fl_spec *s)
 	}
 	catch_signals();
 	fl_probes_setup(s->probes);
+	/* before bpftrace attaches (its cost would land in the baseline) and
+	 * before any rep: ~0.1 s, the wake path (probes/README.md) */
+	double ovh = fl_probes_overhead_ns();
+	if (!isnan(ovh))
+		fl_csv_meta(&csv, "probes_overhead_ns_per_syscall: %.0f (the collector on a "
+			    "FUTEX_WAKE nobody waits on, attached vs detached)", ovh);
 	if (fl_perf_enabled) {
 		char what[256];
 		fl_perf_probe(what, sizeof what);
