@@ -79,7 +79,7 @@ expect_usage "spin not a number" run --spin lots
 hdir=$(mktemp -d)
 hcsv=$hdir/h.csv
 expect_ok "run over --hash global,private:16" run --variant negcount,portable \
-  --workload uncontended,pingpong --ops 500 --reps 2 --no-floors --spin 7 \
+  --workload uncontended,pingpong --ops 500 --reps 2 --no-floors --spin 7 --latency \
   --hash global,private:16 --csv "$hcsv" --quiet
 # 2 modes x 2 variants x 2 workloads x 2 reps; columns found by name
 # col FILE NAME VALUE: rows whose column NAME equals VALUE (quotes stripped)
@@ -106,6 +106,23 @@ fi
 if [ "$(ls -A "$hdir" | tr '\n' ' ')" = "h.csv h.lat.csv " ]; then
   pass=$((pass+1)); echo "ok   no per-mode file left (h.csv and its latency file h.lat.csv)"; else
   fail=$((fail+1)); echo "FAIL per-mode files left: $(ls -A "$hdir")"; fi
+# --latency / --no-latency / each workload's default: which rows carry lat_*
+ldir=$(mktemp -d)
+lat_rows() { python3 -c 'import csv,sys
+rows=[r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")) if r["status"]=="ok"]
+print(sum(1 for r in rows if r["workload"]==sys.argv[2] and r["lat_p50_ns"]!="" and int(r["lat_n"])>0), len([r for r in rows if r["workload"]==sys.argv[2]]))' "$@"; }
+"$fl" run --variant negcount --workload pool,timeouts --threads 2 --reps 2 --duration 0.02 \
+  --no-probes --no-control --quiet --csv "$ldir/d.csv" >/dev/null
+"$fl" run --variant negcount --workload pool,timeouts --threads 2 --reps 2 --duration 0.02 \
+  --no-probes --no-control --quiet --latency --csv "$ldir/on.csv" >/dev/null
+"$fl" run --variant negcount --workload pool,timeouts --threads 2 --reps 2 --duration 0.02 \
+  --no-probes --no-control --quiet --no-latency --csv "$ldir/off.csv" >/dev/null
+got="$(lat_rows "$ldir/d.csv" pool) $(lat_rows "$ldir/d.csv" timeouts) $(lat_rows "$ldir/on.csv" pool) $(lat_rows "$ldir/off.csv" timeouts)"
+if [ "$got" = "0 2 2 2 2 2 0 2" ] && [ -s "$ldir/on.lat.csv" ] && [ ! -e "$ldir/off.lat.csv" ] &&
+   grep -q '^# latency: timeouts (each' "$ldir/d.csv" && grep -q '^# timer: ' "$ldir/d.csv"; then
+  pass=$((pass+1)); echo "ok   latency: default timeouts only, --latency everywhere, --no-latency nowhere"
+else fail=$((fail+1)); echo "FAIL latency rows (timed/ok: pool default, timeouts default, pool --latency, timeouts --no-latency): $got"; fi
+rm -rf "$ldir"
 # the latency side file holds both modes' distributions (the rows that ran)
 if grep -q ',skipped,' "$hcsv" || { [ "$(col "$hdir/h.lat.csv" hash global)" -gt 0 ] &&
    [ "$(col "$hdir/h.lat.csv" hash private:16)" -gt 0 ]; }; then
