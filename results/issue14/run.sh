@@ -23,12 +23,12 @@ fl=$top/build/harness/futexlab
 d=$top/results/issue14
 run() { local name=$1; shift; echo "== $name: futexlab run $*" >&2
   "$fl" run "$@" --no-probes --quiet --csv "$d/$name.csv" >"$d/$name.txt"; }
-run fairness --workload pool --threads 8 --tokens 1 --hold 1000 --think 1000 --spin 0,1000 \
+run fairness --workload pool --threads 8 --tokens 1 --hold 1000 --think 1000 --spin 0,1000 --latency \
   --variant negcount,split,musl,glibc64,posix,textbook,gosema --reps 20 --duration 0.1
 run baton --workload pingpong --variant all --baseline floor-futex --reps 20 --duration 0.05
 run muslspin --workload prodcons --threads 2 --tokens 64 --spin 0,100 --variant musl,negcount,posix \
   --reps 20 --duration 0.05
-run fairpool --workload pool --threads 4 --tokens 1 --reps 20 --duration 0.1 --variant all
-run fairpool-hold --workload pool --threads 4 --tokens 1 --hold 2000 --think 2000 --reps 20 \
+run fairpool --workload pool --threads 4 --tokens 1 --reps 20 --duration 0.1 --variant all --latency
+run fairpool-hold --workload pool --threads 4 --tokens 1 --hold 2000 --think 2000 --reps 20 --latency \
   --duration 0.1 --variant all
 echo "results/issue14: $(ls "$d"/*.txt | wc -l) tables" >&2
