@@ -497,11 +497,15 @@ int fl_bench(struct fl_spec *s)
 	measure_timer();
 	fl_csv_meta(&csv, "timer: fl_now_ns (vDSO clock_gettime CLOCK_MONOTONIC) %.0f ns a read "
 		    "(median of back-to-back pairs), subtracted from the lat_* columns", timer_ns);
-	char lw[512] = "";
-	for (int i = 0; i < fl_nworkloads; i++)
-		if (want_latency(s, fl_workloads[i]))
+	char lw[512] = ""; /* the run's workloads that time their blocking op */
+	for (int i = 0; i < fl_nworkloads; i++) {
+		bool in_run = false;
+		for (int k = 0; k < npts && !in_run; k++)
+			in_run = pts[k].w == fl_workloads[i];
+		if (in_run && want_latency(s, fl_workloads[i]))
 			snprintf(lw + strlen(lw), sizeof lw - strlen(lw), "%s%s", lw[0] ? "," : "",
 				 fl_workloads[i]->name);
+	}
 	fl_csv_meta(&csv, "latency: %s (%s)", lw[0] ? lw : "none",
 		    s->latency < 0 ? "each workload's default" : s->latency ? "--latency" :
 		    "--no-latency");

@@ -119,7 +119,7 @@ print(sum(1 for r in rows if r["workload"]==sys.argv[2] and r["lat_p50_ns"]!="" 
   --no-probes --no-control --quiet --no-latency --csv "$ldir/off.csv" >/dev/null
 got="$(lat_rows "$ldir/d.csv" pool) $(lat_rows "$ldir/d.csv" timeouts) $(lat_rows "$ldir/on.csv" pool) $(lat_rows "$ldir/off.csv" timeouts)"
 if [ "$got" = "0 2 2 2 2 2 0 2" ] && [ -s "$ldir/on.lat.csv" ] && [ ! -e "$ldir/off.lat.csv" ] &&
-   grep -q '^# latency: timeouts (each' "$ldir/d.csv" && grep -q '^# timer: ' "$ldir/d.csv"; then
+   grep -q "^# latency: timeouts (each" "$ldir/d.csv" && grep -q '^# timer: ' "$ldir/d.csv"; then
   pass=$((pass+1)); echo "ok   latency: default timeouts only, --latency everywhere, --no-latency nowhere"
 else fail=$((fail+1)); echo "FAIL latency rows (timed/ok: pool default, timeouts default, pool --latency, timeouts --no-latency): $got"; fi
 rm -rf "$ldir"
