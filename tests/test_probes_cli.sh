@@ -3,7 +3,8 @@
 # with exact figures, --no-probes, an unprivileged run (one line, run goes
 # on, empty columns), --bpftrace beside the run agreeing with the collector.
 # Usage: test_probes_cli.sh path/to/futexlab path/to/probes-dir
-# Exit 77 (skipped) when the collector cannot load here.
+# Exit 77 (skipped) when the collector cannot load here, or the build has none
+# (--probes makes either say "probes off").
 set -u
 fl=$1 probes=$2
 pass=0 fail=0
@@ -23,7 +24,7 @@ col() {
 }
 
 if [ "$(id -u)" != 0 ]; then echo "SKIP: the probes need root"; exit 77; fi
-out=$("$fl" run --variant negcount --workload uncontended --reps 1 --warmup 0 --ops 20000 \
+out=$("$fl" run --variant negcount --workload uncontended --reps 1 --warmup 0 --ops 20000 --probes \
       --csv "$tmp/a.csv" 2>"$tmp/a.err")
 if grep -q "probes off" "$tmp/a.err"; then
   echo "SKIP: $(cat "$tmp/a.err")"; exit 77

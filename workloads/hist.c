@@ -20,7 +20,6 @@ void fl_hist_merge(struct fl_hist *a, const struct fl_hist *b)
 	if (b->max > a->max)
 		a->max = b->max;
 	a->n += b->n;
-	a->sum = a->sum > INT64_MAX - b->sum ? INT64_MAX : a->sum + b->sum;
 }
 
 int64_t fl_hist_lo(int i)

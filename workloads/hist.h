@@ -20,8 +20,7 @@
 			  (1 << FL_HIST_SUB_BITS))
 
 struct fl_hist {
-	int64_t n, max, sum;   /* sum: for the mean; saturates, never wraps */
-	int64_t min;
+	int64_t n, min, max;
 	uint64_t b[FL_HIST_BUCKETS];
 };
 
@@ -47,7 +46,6 @@ static inline void fl_hist_add(struct fl_hist *h, int64_t v)
 	if (!h->n || v < h->min)
 		h->min = v;
 	h->n++;
-	h->sum = h->sum > INT64_MAX - v ? INT64_MAX : h->sum + v;
 }
 
 void fl_hist_reset(struct fl_hist *h);
