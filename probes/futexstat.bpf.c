@@ -61,8 +61,65 @@
  * next task of the target tgid with a stamp, takes now - stamp into a
  * log-linear histogram and clears the stamp. The wait's exit clears a stamp
  * never consumed (woken before it got off the CPU). The two events are
- * ordered by the run-queue lock of the CPU the task wakes on. */
+ * ordered by the run-queue lock of the CPU the task wakes on.
+ *
+ * Two sets of programs. Every handler above exists twice, built from one
+ * __always_inline body with a compile-time `ext` argument: the plain set
+ * (ext false: `futex_enter`, ...) and the extended set (ext true: the same
+ * names with `_x`). The loader loads one set: the plain one when neither
+ * follow_children nor per_word is asked for, which is what the harness's
+ * runs use. With ext a literal false every branch of the new modes folds
+ * away in clang, so the plain programs are instruction for instruction the
+ * collector of before these modes (checked by diffing `llvm-objdump -d`
+ * of the object before and after; the new counters sit after the
+ * histograms so no offset moves). Inside the extended set the two modes
+ * are `const volatile` flags, so the verifier prunes the mode not asked
+ * for (its branch is known from the frozen .rodata); what remains of a
+ * flag test there is its load. A runtime flag in one set of programs would
+ * have cost every normal run's futex call those loads and compares.
+ *
+ * Follow mode (follow_children): the counted processes are the keys of
+ * `tree`, a hash by host tgid. tp_btf/sched_process_fork (run by the
+ * parent, before the child first runs) adds the child when it is a new
+ * process (not a thread: tgids differ) whose parent is in the tree or is
+ * the caller (the target tgid, identified like target() does). tp_btf/
+ * sched_process_exit removes the process when its group is dead, so a
+ * reused pid never counts: do_exit decrements signal->live before the
+ * tracepoint, and the thread that takes it to 0 is the group's last, so
+ * live == 0 there is the kernel's own group_dead (read from the task,
+ * not the tracepoint's group_dead argument, which kernels before 6.16 or so
+ * lack; two threads dying at once may both see 0 and both delete: the
+ * second is a no-op, and the pid cannot be reused before the group is
+ * reaped). It fires before the parent is notified, so once waitpid has
+ * returned for every process of the tree the tree is empty. target() then
+ * asks the tree (one hash lookup per futex call while counting, paid by
+ * every process of the machine: the price of following processes that
+ * are not known in advance), and the caller only when count_self is set
+ * (after the tree, so that the harness, measuring its own calls with
+ * count_self on, pays the lookup a process of the tree pays). The
+ * per-thread table stays the one table, tagged by tid (tids are unique on
+ * the machine); the loader zeroes it at each start, and the exit program
+ * clears the slot of every exiting thread that holds one, so a slot tagged
+ * with a tid always belongs to a thread being counted: a tid reused by
+ * another thread, within a rep or across reps, never inherits a state.
+ * That is also what wake-to-run tests in this mode (the slot's tag, no
+ * tgid compare), and why stale_end is not needed in it. The last_wake and
+ * storms slots are tagged with the tgid too: the processes of a tree are
+ * often fork copies whose private words share addresses, and a wake in one
+ * must not be taken for the waker of a wait in another (nor EAGAINs in two
+ * of them for one storm); for a word shared between processes (MAP_SHARED)
+ * this hides a cross-process burst or storm, never invents one.
+ *
+ * Per-word mode (per_word): `words`, a hash by (host tgid, address), one
+ * record per word, updated with atomic adds at a wait's exit (futex(2)
+ * WAIT/WAIT_BITSET, futex_wait(2): the wait's duration is at hand there),
+ * at a wake's entry (one wake more) and at a wake's exit when it woke
+ * someone (the threads woken; a wake that woke nobody, the common cheap
+ * case, pays one lookup, not two). futex_waitv(2) has no single word and
+ * is left out. A record is created on first use; when the map is full
+ * the update is lost and counted (words_lost). */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -95,6 +152,9 @@ const volatile __u64 herd_window_ns = FUTEXSTAT_HERD_WINDOW_NS;
 const volatile __u64 storm_interval_ns = FUTEXSTAT_STORM_INTERVAL_NS;
 const volatile __u32 storm_min = FUTEXSTAT_STORM_MIN;
 const volatile __u64 resleep_window_ns = FUTEXSTAT_RESLEEP_WINDOW_NS;
+/* The modes of the extended programs (see the top); read only by them. */
+const volatile __u32 follow_children = 0;
+const volatile __u32 per_word = 0;
 
 /* Set by the loader around each rep: the programs stay attached for the
  * whole run (attaching and detaching tracepoints per rep costs an RCU grace
@@ -105,6 +165,10 @@ __u32 active = 0;
  * bpf_get_current_pid_tgid()), learned on the first call made by the
  * target; 0 until then. */
 __u32 host_tgid = 0;
+/* Follow mode: whether the caller's own process counts too
+ * (futexstat_count_self); a variable, not a constant: the harness turns it
+ * on and off between reps. */
+__u32 count_self = 0;
 
 enum kind { K_NONE, K_WAIT, K_OTHER, K_WAITV };
 
@@ -139,8 +203,42 @@ struct {
 	__type(value, __u64); /* score: HERD_FLAG | re-waits */
 } herd SEC(".maps");
 
+/* Follow mode's processes, by host tgid (the value is unused). A plain
+ * preallocated hash: no allocation in the fork program, and kernels
+ * before 6.1 allow tracing programs no other kind of hash; an LRU would
+ * evict a live process of the tree to make room, where a full map refuses
+ * a new one and says so (procs_lost). The loader shrinks it to 1 entry when
+ * follow_children is off, and empties it at each start. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FUTEXSTAT_TREE_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} tree SEC(".maps");
+
+/* Per-word records (see the top); preallocated for the same reasons, shrunk
+ * to 1 entry when per_word is off, emptied at each start. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FUTEXSTAT_WORDS_MAX);
+	__type(key, struct futexstat_word_key);
+	__type(value, struct futexstat_word_val);
+} words SEC(".maps");
+
 
 #define ADD(c, field, v) __sync_fetch_and_add(&(c)->field, (v))
+
+/* The new modes, as the extended programs see them; a literal false in the
+ * plain ones (see "Two sets of programs" at the top). */
+static __always_inline bool follow(const bool ext)
+{
+	return ext && follow_children;
+}
+
+static __always_inline bool by_word(const bool ext)
+{
+	return ext && per_word;
+}
 
 static __always_inline struct futexstat_counts *counts(void)
 {
@@ -149,15 +247,23 @@ static __always_inline struct futexstat_counts *counts(void)
 }
 
 /* The target's counters when the current thread belongs to the target
- * process (its tgid as seen in the loader's pid namespace) and counting
- * is on; NULL otherwise. */
-static __always_inline struct futexstat_counts *target(__u32 *tid)
+ * process (its tgid as seen in the loader's pid namespace) — or, in follow
+ * mode, to a process of the tree (or to the target with count_self) — and
+ * counting is on; NULL otherwise. *tgid gets the current host tgid. */
+static __always_inline struct futexstat_counts *target(__u32 *tid, __u32 *tgidp, const bool ext)
 {
 	if (!active)
 		return NULL;
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32;
 	*tid = (__u32)id;
+	*tgidp = tgid;
+	if (follow(ext)) {
+		if (bpf_map_lookup_elem(&tree, &tgid))
+			return counts();
+		if (!count_self)
+			return NULL;
+	}
 	__u32 h = host_tgid;
 	if (h) {
 		if (tgid != h)
@@ -178,9 +284,24 @@ static __always_inline __u32 lw_index(__u64 uaddr)
 	return i & ((1 << LW_BITS) - 1);
 }
 
-static __always_inline struct futexstat_wake_rec *lw_slot(__u64 uaddr)
+/* The slot index of a word in last_wake and storms: by address, and in
+ * follow mode by process too (the tgid moves the address to another page
+ * number before hashing). */
+static __always_inline __u32 word_index(__u64 uaddr, __u32 tgid, const bool ext)
 {
-	return &last_wake[lw_index(uaddr)];
+	return lw_index(follow(ext) ? uaddr ^ ((__u64)tgid << 12) : uaddr);
+}
+
+/* Whether a last_wake or storms slot (its uaddr and tgid tag) holds the word. */
+static __always_inline bool word_tag(__u64 tag_uaddr, __u64 tag_tgid, __u64 uaddr, __u32 tgid,
+				     const bool ext)
+{
+	return tag_uaddr == uaddr && (!follow(ext) || tag_tgid == tgid);
+}
+
+static __always_inline struct futexstat_wake_rec *lw_slot(__u64 uaddr, __u32 tgid, const bool ext)
+{
+	return &last_wake[word_index(uaddr, tgid, ext)];
 }
 
 static __always_inline bool herd_done(__u64 score)
@@ -209,6 +330,56 @@ static __always_inline struct futexstat_thread *tslot(__u32 tid)
 	return &thr[tid & ((1 << FUTEXSTAT_TW_BITS) - 1)];
 }
 
+/* The deepest pid namespace nesting (MAX_PID_NS_LEVEL, include/linux/pid_namespace.h). */
+#define MAX_PID_NS_LEVEL 32
+
+/* The current process's pid in the loader's pid namespace, for a word's
+ * record (once per record, so cost does not matter here). The helper
+ * answers for a process whose own pid namespace is the loader's — every
+ * process, unless it sits in a nested one (unshare -p, CLONE_NEWPID); for
+ * those, its tgid's struct pid holds one number per level, the loader's
+ * namespace among them: found by its inode. 0 if none (not below the
+ * loader's namespace: cannot be a process counted). */
+static __always_inline __u32 ns_tgid(void)
+{
+	struct bpf_pidns_info ns = {};
+	if (!bpf_get_ns_current_pid_tgid(targ_ns_dev, targ_ns_ino, &ns, sizeof ns))
+		return ns.tgid;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct pid *pid = BPF_CORE_READ(task, group_leader, thread_pid);
+	__u32 level = BPF_CORE_READ(pid, level);
+	__u64 numbers = (__u64)pid + bpf_core_field_offset(struct pid, numbers);
+	for (__u32 i = 0; i <= MAX_PID_NS_LEVEL; i++) {
+		if (i > level)
+			break;
+		struct upid u = {};
+		if (bpf_probe_read_kernel(&u, sizeof u,
+					  (void *)(numbers + i * bpf_core_type_size(struct upid))))
+			break;
+		if (BPF_CORE_READ(u.ns, ns.inum) == targ_ns_ino)
+			return (__u32)u.nr;
+	}
+	return 0;
+}
+
+/* The per-word record of (tgid, uaddr), created on first use; NULL (and one
+ * words_lost) when the map is full. Two CPUs creating it at once: one
+ * insert wins, the other fails with EEXIST and finds the winner's. */
+static __always_inline struct futexstat_word_val *word(struct futexstat_counts *c, __u32 tgid,
+						       __u64 uaddr)
+{
+	struct futexstat_word_key k = { .tgid = tgid, .uaddr = uaddr };
+	struct futexstat_word_val *v = bpf_map_lookup_elem(&words, &k);
+	if (v)
+		return v;
+	struct futexstat_word_val z = { .tgid = ns_tgid() };
+	bpf_map_update_elem(&words, &k, &z, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(&words, &k);
+	if (!v)
+		ADD(c, words_lost, 1);
+	return v;
+}
+
 /* The current thread's slot, claimed if another thread held it: a claim
  * resets the state and adds 2^32 to the wake count (so the count of a slot
  * never comes back to a value it had); evicting a thread with a call in
@@ -234,11 +405,14 @@ static __always_inline struct futexstat_thread *claim(struct futexstat_counts *c
  * cheap, frequent call). It becomes the latest wake on its address (a new
  * seq in the last_wake slot) and marks its thread's slot "in a
  * wake" for the exit. */
-static __always_inline void wake_begin(struct futexstat_counts *c, __u64 uaddr, __u32 tid)
+static __always_inline void wake_begin(struct futexstat_counts *c, __u64 uaddr, __u32 tid,
+				       __u32 tgid, const bool ext)
 {
-	struct futexstat_wake_rec *lw = lw_slot(uaddr);
+	struct futexstat_wake_rec *lw = lw_slot(uaddr, tgid, ext);
 	__u64 seq = lw->seq + 1;
 	lw->uaddr = uaddr;
+	if (follow(ext))
+		lw->tgid = tgid;
 	lw->seq = seq;
 	lw->tid = tid;
 	struct futexstat_thread *t = claim(c, tid);
@@ -246,15 +420,20 @@ static __always_inline void wake_begin(struct futexstat_counts *c, __u64 uaddr, 
 	t->wseq = seq;
 	t->wuaddr = uaddr;
 	t->in_wake = 1;
+	if (by_word(ext)) {
+		struct futexstat_word_val *w = word(c, tgid, uaddr);
+		if (w)
+			__sync_fetch_and_add(&w->wakes, 1);
+	}
 }
 
 static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind, __u64 uaddr,
-				       __u32 tid)
+				       __u32 tid, __u32 tgid, const bool ext)
 {
 	struct futexstat_thread *t = claim(c, tid);
 	__u64 now = bpf_ktime_get_ns();
-	struct futexstat_wake_rec *lw = lw_slot(uaddr);
-	t->lw_seq = lw->uaddr == uaddr ? lw->seq : ~0ULL;
+	struct futexstat_wake_rec *lw = lw_slot(uaddr, tgid, ext);
+	t->lw_seq = word_tag(lw->uaddr, lw->tgid, uaddr, tgid, ext) ? lw->seq : ~0ULL;
 	if (t->resleep_uaddr && kind == K_WAIT && t->resleep_uaddr == uaddr) {
 		/* no wake by this thread since that wait returned 0, soon */
 		if (t->nwakes == t->resleep_wakes && now - t->resleep_at <= resleep_window_ns)
@@ -295,11 +474,17 @@ static __always_inline __u32 log2_u64(__u64 v)
 	return r;
 }
 
-static __always_inline void eagain(struct futexstat_counts *c, __u64 uaddr, __u64 now)
+static __always_inline void eagain(struct futexstat_counts *c, __u64 uaddr, __u64 now,
+				   __u32 tgid, const bool ext)
 {
-	struct futexstat_storm *s = &storms[lw_index(uaddr)];
-	if (s->uaddr != uaddr) { /* another address's interval: taken over */
+	struct futexstat_storm *s = &storms[word_index(uaddr, tgid, ext)];
+	/* (written as a != test, not !word_tag(): the plain programs' code
+	 * stays what it was, block order included) */
+	if (s->uaddr != uaddr || (follow(ext) && s->tgid != tgid)) {
+		/* another word's interval: taken over */
 		s->uaddr = uaddr;
+		if (follow(ext))
+			s->tgid = tgid;
 		s->start = now;
 		s->n = 0;
 	} else if (now - s->start >= storm_interval_ns) {
@@ -312,7 +497,8 @@ static __always_inline void eagain(struct futexstat_counts *c, __u64 uaddr, __u6
 
 /* A wake's exit; a wake that woke >= herd_min is named for its herd
  * record from its thread's slot. */
-static __always_inline void wake_end(struct futexstat_counts *c, long ret, __u32 tid)
+static __always_inline void wake_end(struct futexstat_counts *c, long ret, __u32 tid, __u32 tgid,
+				     const bool ext)
 {
 	if (ret > 0) {
 		ADD(c, woken, ret);
@@ -323,6 +509,16 @@ static __always_inline void wake_end(struct futexstat_counts *c, long ret, __u32
 				herd_add(c, &k, HERD_FLAG);
 			}
 		}
+		if (by_word(ext)) {
+			/* the wake's word, from the slot (unless another thread
+			 * claimed it meanwhile: counted in `missed`) */
+			struct futexstat_thread *t = tslot(tid);
+			if (t->tid == tid) {
+				struct futexstat_word_val *w = word(c, tgid, t->wuaddr);
+				if (w)
+					__sync_fetch_and_add(&w->woken, ret);
+			}
+		}
 	} else if (ret == 0) {
 		ADD(c, wake_none, 1);
 	} else {
@@ -330,7 +526,8 @@ static __always_inline void wake_end(struct futexstat_counts *c, long ret, __u32
 	}
 }
 
-static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32 tid)
+static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32 tid, __u32 tgid,
+				     const bool ext)
 {
 	struct futexstat_thread *t = tslot(tid);
 	if (t->tid != tid)
@@ -346,6 +543,14 @@ static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32
 	if (slot >= FUTEXSTAT_HIST_SLOTS)
 		slot = FUTEXSTAT_HIST_SLOTS - 1;
 	ADD(c, wait_hist[slot], 1);
+	struct futexstat_word_val *w = NULL;
+	if (by_word(ext) && kind == K_WAIT) {
+		w = word(c, tgid, t->uaddr);
+		if (w) {
+			__sync_fetch_and_add(&w->waits, 1);
+			__sync_fetch_and_add(&w->wait_ns, now - t->ts);
+		}
+	}
 
 	if (ret >= 0) { /* futex_waitv returns the index of the woken word */
 		ADD(c, wait_ok, 1);
@@ -355,12 +560,12 @@ static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32
 				t->resleep_wakes = t->nwakes;
 				t->resleep_at = now;
 			}
-			struct futexstat_wake_rec *lw = lw_slot(t->uaddr);
+			struct futexstat_wake_rec *lw = lw_slot(t->uaddr, tgid, ext);
 			/* A wake that entered after this wait did (the slot's seq
 			 * moved on) can have woken it; the latest such wake is
 			 * taken to be the one. */
 			__u64 seq = lw->seq;
-			if (lw->uaddr == t->uaddr && seq != t->lw_seq) {
+			if (word_tag(lw->uaddr, lw->tgid, t->uaddr, tgid, ext) && seq != t->lw_seq) {
 				t->by_uaddr = t->uaddr;
 				t->by_seq = seq;
 				t->by_tid = lw->tid;
@@ -371,9 +576,13 @@ static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32
 	} else if (ret == -EAGAIN) {
 		ADD(c, wait_eagain, 1);
 		if (kind == K_WAIT)
-			eagain(c, t->uaddr, now);
+			eagain(c, t->uaddr, now, tgid, ext);
+		if (w)
+			__sync_fetch_and_add(&w->eagain, 1);
 	} else if (ret == -ETIMEDOUT) {
 		ADD(c, wait_timedout, 1);
+		if (w)
+			__sync_fetch_and_add(&w->timedout, 1);
 	} else if (ret == -EINTR || (ret <= -ERESTARTSYS && ret >= -ERESTART_RESTARTBLOCK)) {
 		ADD(c, wait_eintr, 1);
 	} else {
@@ -381,11 +590,10 @@ static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32
 	}
 }
 
-SEC("tracepoint/syscalls/sys_enter_futex")
-int futex_enter(struct trace_event_raw_sys_enter *ctx)
+static __always_inline int do_futex_enter(struct trace_event_raw_sys_enter *ctx, const bool ext)
 {
-	__u32 tid;
-	struct futexstat_counts *c = target(&tid);
+	__u32 tid, tgid;
+	struct futexstat_counts *c = target(&tid, &tgid, ext);
 	if (!c)
 		return 0;
 	__u64 uaddr = ctx->args[0];
@@ -394,24 +602,33 @@ int futex_enter(struct trace_event_raw_sys_enter *ctx)
 	switch (op) {
 	case FUTEX_WAIT: ADD(c, op_wait, 1); kind = K_WAIT; break;
 	case FUTEX_WAIT_BITSET: ADD(c, op_wait_bitset, 1); kind = K_WAIT; break;
-	case FUTEX_WAKE: ADD(c, op_wake, 1); wake_begin(c, uaddr, tid); return 0;
+	case FUTEX_WAKE: ADD(c, op_wake, 1); wake_begin(c, uaddr, tid, tgid, ext); return 0;
 	case FUTEX_WAKE_BITSET:
 		ADD(c, op_other, 1);
 		ADD(c, op_wake_bitset, 1);
-		wake_begin(c, uaddr, tid);
+		wake_begin(c, uaddr, tid, tgid, ext);
 		return 0;
 	default: ADD(c, op_other, 1); other_call(c, tid); return 0;
 	}
-	wait_begin(c, kind, uaddr, tid);
+	wait_begin(c, kind, uaddr, tid, tgid, ext);
 	return 0;
 }
+
+SEC("tracepoint/syscalls/sys_enter_futex")
+int futex_enter(struct trace_event_raw_sys_enter *ctx) { return do_futex_enter(ctx, false); }
+
+SEC("tracepoint/syscalls/sys_enter_futex")
+int futex_enter_x(struct trace_event_raw_sys_enter *ctx) { return do_futex_enter(ctx, true); }
 
 /* Between reps (`active` clear) a target thread's wait can still end: its
  * state must not stay "inside a wait", or sched_wakeup would stamp it while
  * it sleeps elsewhere. Costs the target a lookup per exit between reps,
- * others a compare. */
-static __always_inline void stale_end(void)
+ * others a compare. (Not in follow mode, where the loader zeroes the table
+ * at each start and wake-to-run trusts the slot tag: see the top.) */
+static __always_inline void stale_end(const bool ext)
 {
+	if (follow(ext))
+		return;
 	__u32 h = host_tgid;
 	if (active || !h)
 		return;
@@ -439,43 +656,69 @@ static __always_inline bool in_wake(__u32 tid)
 /* The futex(2) exit: a wake or anything else, as the thread's slot says.
  * A call whose slot another thread claimed while it was in flight is not
  * classified (counted at its entry and in `missed`). */
-SEC("tracepoint/syscalls/sys_exit_futex")
-int futex_exit(struct trace_event_raw_sys_exit *ctx)
+static __always_inline int do_futex_exit(struct trace_event_raw_sys_exit *ctx, const bool ext)
 {
-	__u32 tid;
-	struct futexstat_counts *c = target(&tid);
+	__u32 tid, tgid;
+	struct futexstat_counts *c = target(&tid, &tgid, ext);
 	if (!c) {
-		stale_end();
+		stale_end(ext);
 		return 0;
 	}
 	if (in_wake(tid))
-		wake_end(c, ctx->ret, tid);
+		wake_end(c, ctx->ret, tid, tgid, ext);
 	else
-		wait_end(c, ctx->ret, tid);
+		wait_end(c, ctx->ret, tid, tgid, ext);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_futex")
+int futex_exit(struct trace_event_raw_sys_exit *ctx) { return do_futex_exit(ctx, false); }
+
+SEC("tracepoint/syscalls/sys_exit_futex")
+int futex_exit_x(struct trace_event_raw_sys_exit *ctx) { return do_futex_exit(ctx, true); }
+
+static __always_inline int do_f2_wait_enter(struct trace_event_raw_sys_enter *ctx, const bool ext)
+{
+	__u32 tid, tgid;
+	struct futexstat_counts *c = target(&tid, &tgid, ext);
+	if (!c)
+		return 0;
+	ADD(c, f2_wait, 1);
+	wait_begin(c, K_WAIT, ctx->args[0], tid, tgid, ext);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_futex_wait")
-int futex2_wait_enter(struct trace_event_raw_sys_enter *ctx)
+int futex2_wait_enter(struct trace_event_raw_sys_enter *ctx) { return do_f2_wait_enter(ctx, false); }
+
+SEC("tracepoint/syscalls/sys_enter_futex_wait")
+int futex2_wait_enter_x(struct trace_event_raw_sys_enter *ctx) { return do_f2_wait_enter(ctx, true); }
+
+static __always_inline int do_f2_wake_enter(struct trace_event_raw_sys_enter *ctx, const bool ext)
 {
-	__u32 tid;
-	struct futexstat_counts *c = target(&tid);
+	__u32 tid, tgid;
+	struct futexstat_counts *c = target(&tid, &tgid, ext);
 	if (!c)
 		return 0;
-	ADD(c, f2_wait, 1);
-	wait_begin(c, K_WAIT, ctx->args[0], tid);
+	ADD(c, f2_wake, 1);
+	wake_begin(c, ctx->args[0], tid, tgid, ext);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_futex_wake")
-int futex2_wake_enter(struct trace_event_raw_sys_enter *ctx)
+int futex2_wake_enter(struct trace_event_raw_sys_enter *ctx) { return do_f2_wake_enter(ctx, false); }
+
+SEC("tracepoint/syscalls/sys_enter_futex_wake")
+int futex2_wake_enter_x(struct trace_event_raw_sys_enter *ctx) { return do_f2_wake_enter(ctx, true); }
+
+static __always_inline int do_f2_waitv_enter(const bool ext)
 {
-	__u32 tid;
-	struct futexstat_counts *c = target(&tid);
+	__u32 tid, tgid;
+	struct futexstat_counts *c = target(&tid, &tgid, ext);
 	if (!c)
 		return 0;
-	ADD(c, f2_wake, 1);
-	wake_begin(c, ctx->args[0], tid);
+	ADD(c, f2_waitv, 1);
+	wait_begin(c, K_WAITV, 0, tid, tgid, ext);
 	return 0;
 }
 
@@ -483,21 +726,20 @@ SEC("tracepoint/syscalls/sys_enter_futex_waitv")
 int futex2_waitv_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	(void)ctx;
-	__u32 tid;
-	struct futexstat_counts *c = target(&tid);
-	if (!c)
-		return 0;
-	ADD(c, f2_waitv, 1);
-	wait_begin(c, K_WAITV, 0, tid);
-	return 0;
+	return do_f2_waitv_enter(false);
 }
 
-SEC("tracepoint/syscalls/sys_enter_futex_requeue")
-int futex2_requeue_enter(struct trace_event_raw_sys_enter *ctx)
+SEC("tracepoint/syscalls/sys_enter_futex_waitv")
+int futex2_waitv_enter_x(struct trace_event_raw_sys_enter *ctx)
 {
 	(void)ctx;
-	__u32 tid;
-	struct futexstat_counts *c = target(&tid);
+	return do_f2_waitv_enter(true);
+}
+
+static __always_inline int do_f2_requeue_enter(const bool ext)
+{
+	__u32 tid, tgid;
+	struct futexstat_counts *c = target(&tid, &tgid, ext);
 	if (c) {
 		ADD(c, f2_requeue, 1);
 		other_call(c, tid);
@@ -505,43 +747,68 @@ int futex2_requeue_enter(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-static __always_inline int f2_wait_exit(struct trace_event_raw_sys_exit *ctx)
+SEC("tracepoint/syscalls/sys_enter_futex_requeue")
+int futex2_requeue_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	__u32 tid;
-	struct futexstat_counts *c = target(&tid);
+	(void)ctx;
+	return do_f2_requeue_enter(false);
+}
+
+SEC("tracepoint/syscalls/sys_enter_futex_requeue")
+int futex2_requeue_enter_x(struct trace_event_raw_sys_enter *ctx)
+{
+	(void)ctx;
+	return do_f2_requeue_enter(true);
+}
+
+static __always_inline int f2_wait_exit(struct trace_event_raw_sys_exit *ctx, const bool ext)
+{
+	__u32 tid, tgid;
+	struct futexstat_counts *c = target(&tid, &tgid, ext);
 	if (c)
-		wait_end(c, ctx->ret, tid);
+		wait_end(c, ctx->ret, tid, tgid, ext);
 	else
-		stale_end();
+		stale_end(ext);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_futex_wait")
-int futex2_wait_exit(struct trace_event_raw_sys_exit *ctx) { return f2_wait_exit(ctx); }
+int futex2_wait_exit(struct trace_event_raw_sys_exit *ctx) { return f2_wait_exit(ctx, false); }
+
+SEC("tracepoint/syscalls/sys_exit_futex_wait")
+int futex2_wait_exit_x(struct trace_event_raw_sys_exit *ctx) { return f2_wait_exit(ctx, true); }
 
 SEC("tracepoint/syscalls/sys_exit_futex_waitv")
-int futex2_waitv_exit(struct trace_event_raw_sys_exit *ctx) { return f2_wait_exit(ctx); }
+int futex2_waitv_exit(struct trace_event_raw_sys_exit *ctx) { return f2_wait_exit(ctx, false); }
 
-SEC("tracepoint/syscalls/sys_exit_futex_wake")
-int futex2_wake_exit(struct trace_event_raw_sys_exit *ctx)
+SEC("tracepoint/syscalls/sys_exit_futex_waitv")
+int futex2_waitv_exit_x(struct trace_event_raw_sys_exit *ctx) { return f2_wait_exit(ctx, true); }
+
+static __always_inline int do_f2_wake_exit(struct trace_event_raw_sys_exit *ctx, const bool ext)
 {
-	__u32 tid;
-	struct futexstat_counts *c = target(&tid);
+	__u32 tid, tgid;
+	struct futexstat_counts *c = target(&tid, &tgid, ext);
 	if (c) {
 		in_wake(tid);
-		wake_end(c, ctx->ret, tid);
+		wake_end(c, ctx->ret, tid, tgid, ext);
 	}
 	return 0;
 }
 
+SEC("tracepoint/syscalls/sys_exit_futex_wake")
+int futex2_wake_exit(struct trace_event_raw_sys_exit *ctx) { return do_f2_wake_exit(ctx, false); }
+
+SEC("tracepoint/syscalls/sys_exit_futex_wake")
+int futex2_wake_exit_x(struct trace_event_raw_sys_exit *ctx) { return do_f2_wake_exit(ctx, true); }
+
 /* io_uring futex requests never pass through a futex syscall: the only
  * kernel-side trace of them is the submission, with its opcode. The loader
  * does not load this program where the tracepoint does not exist. */
-SEC("tracepoint/io_uring/io_uring_submit_req")
-int uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
+static __always_inline int do_uring_submit(struct trace_event_raw_io_uring_submit_req *ctx,
+					   const bool ext)
 {
-	__u32 tid;
-	struct futexstat_counts *c = target(&tid);
+	__u32 tid, tgid;
+	struct futexstat_counts *c = target(&tid, &tgid, ext);
 	if (!c)
 		return 0;
 	__u8 op = ctx->opcode;
@@ -550,21 +817,36 @@ int uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
 	return 0;
 }
 
+SEC("tracepoint/io_uring/io_uring_submit_req")
+int uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
+{
+	return do_uring_submit(ctx, false);
+}
+
+SEC("tracepoint/io_uring/io_uring_submit_req")
+int uring_submit_x(struct trace_event_raw_io_uring_submit_req *ctx)
+{
+	return do_uring_submit(ctx, true);
+}
+
 /* ---- wake-to-run (loaded only with wake_to_run) ----------------------- */
 
 /* Whether task p belongs to the target: one load from its task_struct.
  * Before host_tgid is learned no target thread can be inside a wait the
- * collector saw enter, so nothing is lost by returning false. */
-static __always_inline bool target_task(struct task_struct *p)
+ * collector saw enter, so nothing is lost by returning false. In follow
+ * mode only `active`: the caller then tests the slot's tag, which only a
+ * thread being counted holds (see the top). */
+static __always_inline bool target_task(struct task_struct *p, const bool ext)
 {
+	if (follow(ext))
+		return active;
 	__u32 h = host_tgid;
 	return active && h && (__u32)p->tgid == h;
 }
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(wtr_wakeup, struct task_struct *p)
+static __always_inline int do_wtr_wakeup(struct task_struct *p, const bool ext)
 {
-	if (!target_task(p))
+	if (!target_task(p, ext))
 		return 0;
 	__u32 tid = (__u32)p->pid;
 	struct futexstat_thread *t = tslot(tid);
@@ -573,11 +855,15 @@ int BPF_PROG(wtr_wakeup, struct task_struct *p)
 	return 0;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(wtr_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(wtr_wakeup, struct task_struct *p) { return do_wtr_wakeup(p, false); }
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(wtr_wakeup_x, struct task_struct *p) { return do_wtr_wakeup(p, true); }
+
+static __always_inline int do_wtr_switch(struct task_struct *next, const bool ext)
 {
-	if (!target_task(next))
+	if (!target_task(next, ext))
 		return 0;
 	__u32 tid = (__u32)next->pid;
 	struct futexstat_thread *t = tslot(tid);
@@ -593,5 +879,83 @@ int BPF_PROG(wtr_switch, bool preempt, struct task_struct *prev, struct task_str
 	if (slot >= FUTEXSTAT_WTR_SLOTS)
 		slot = FUTEXSTAT_WTR_SLOTS - 1;
 	ADD(c, wtr_hist[slot], 1);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(wtr_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return do_wtr_switch(next, false);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(wtr_switch_x, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return do_wtr_switch(next, true);
+}
+
+/* ---- follow mode: the tree (loaded only with follow_children) ---------- */
+
+/* Whether host tgid `tgid`, the current process (the forking parent), is
+ * the target: as target() decides, learning host_tgid on the way. */
+static __always_inline bool is_caller(__u32 tgid)
+{
+	__u32 h = host_tgid;
+	if (h)
+		return tgid == h;
+	struct bpf_pidns_info ns = {};
+	if (bpf_get_ns_current_pid_tgid(targ_ns_dev, targ_ns_ino, &ns, sizeof ns) ||
+	    ns.tgid != targ_tgid)
+		return false;
+	host_tgid = tgid;
+	return true;
+}
+
+/* Runs in the parent (current), after the child is fully set up and before
+ * it first runs: no call of the child's can come before its entry. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(tree_fork, struct task_struct *parent, struct task_struct *child)
+{
+	if (!active)
+		return 0;
+	__u32 ptgid = (__u32)parent->tgid, ctgid = (__u32)child->tgid;
+	if (ptgid == ctgid)
+		return 0; /* a thread: its process is already in, or not */
+	if (!bpf_map_lookup_elem(&tree, &ptgid) && !is_caller(ptgid))
+		return 0;
+	struct futexstat_counts *c = counts();
+	if (!c)
+		return 0;
+	__u32 one = 1;
+	/* BPF_ANY: an entry for this tgid can only be stale (a process of an
+	 * earlier rep whose exit fell between reps, when nothing deletes) */
+	if (bpf_map_update_elem(&tree, &ctgid, &one, BPF_ANY))
+		ADD(c, procs_lost, 1);
+	else
+		ADD(c, procs, 1);
+	return 0;
+}
+
+/* Every exiting thread: frees its slot if it holds one (see the top); the
+ * group's last one takes its process out of the tree. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(tree_exit, struct task_struct *p)
+{
+	if (!active)
+		return 0;
+	__u32 tid = (__u32)p->pid;
+	struct futexstat_thread *t = tslot(tid);
+	if (t->tid == tid) {
+		t->tid = 0;
+		t->kind = K_NONE;
+		t->in_wake = 0;
+		t->wake_ts = 0;
+	}
+	if (p->signal->live.counter == 0) {
+		__u32 tgid = (__u32)p->tgid;
+		bpf_map_delete_elem(&tree, &tgid);
+	}
 	return 0;
 }

@@ -10,7 +10,13 @@
  * the counters (one per CPU), set `active`, run, clear `active`, sum the
  * counters out.
  * Between runs the programs return at their first test, and the runs'
- * threads have all been joined before the copy, so no update is in flight. */
+ * threads have all been joined before the copy, so no update is in flight.
+ *
+ * The object holds two sets of programs (futexstat.bpf.c, "Two sets of
+ * programs"): the plain set is loaded when neither follow_children nor
+ * per_word is asked for, the extended one (names ending in _x, plus the
+ * tree's fork and exit programs in follow mode) otherwise; the other set is
+ * never loaded (not verified, not attached). */
 #include "futexstat.h"
 
 #include <errno.h>
@@ -21,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -31,11 +38,57 @@ struct futexstat {
 	struct futexstat_bpf *skel;
 	int sees_uring;
 	int sees_wtr;
+	int follow;         /* follow_children */
+	int per_word;
 	int attached;
 	int ncpus;          /* possible CPUs: the per-CPU map's value count */
 	size_t stride;      /* one CPU's value in the map's buffer */
 	void *buf;          /* ncpus * stride bytes */
+	void *keys;         /* room for every key of the larger of tree and words */
+	struct futexstat_word *w; /* per_word: the last rep's words, once read */
+	int nw;             /* how many; -1: not read since the last start */
 };
+
+/* The keys of a hash map, collected into fs->keys; their number, or a
+ * negative errno value. Walking with get_next_key from the previous key is
+ * linear in the map's size. */
+static int map_keys(struct futexstat *fs, const struct bpf_map *m)
+{
+	size_t ks = bpf_map__key_size(m);
+	__u32 max = bpf_map__max_entries(m);
+	char *k = fs->keys;
+	const void *prev = NULL;
+	__u32 cnt = 0;
+	int e;
+	while (cnt < max && (e = bpf_map__get_next_key(m, prev, k + (size_t)cnt * ks, ks)) == 0) {
+		prev = k + (size_t)cnt * ks;
+		cnt++;
+	}
+	if (cnt < max && e != -ENOENT)
+		return e;
+	return (int)cnt;
+}
+
+/* Empties a hash map (from start: `active` is clear, nothing writes it).
+ * Keys first, deletions after: deleting the key a get_next_key walk stands
+ * on restarts the walk at the first bucket, quadratic in the map's size.
+ * One batch deletion (Linux 5.6+), else one syscall per key. */
+static int clear_map(struct futexstat *fs, const struct bpf_map *m)
+{
+	int cnt = map_keys(fs, m);
+	if (cnt <= 0)
+		return cnt;
+	__u32 done = (__u32)cnt;
+	if (bpf_map_delete_batch(bpf_map__fd(m), fs->keys, &done, NULL) == 0)
+		return 0;
+	size_t ks = bpf_map__key_size(m);
+	for (int i = 0; i < cnt; i++) {
+		int e = bpf_map__delete_elem(m, (char *)fs->keys + (size_t)i * ks, ks, 0);
+		if (e && e != -ENOENT)
+			return e;
+	}
+	return 0;
+}
 
 /* libbpf's own messages go to stderr only when asked for: the harness
  * prints one line of its own when the probes cannot load. */
@@ -127,34 +180,50 @@ struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, 
 	if (cfg && cfg->resleep_window_ns)
 		s->rodata->resleep_window_ns = cfg->resleep_window_ns;
 
-	/* Older kernels lack the futex2 syscalls (futex_waitv: 5.16, the rest:
-	 * 6.7) or io_uring's futex opcodes: leave those programs out there. */
-	static const struct {
-		const char *tp;
-		size_t off;
-	} optional[] = {
-		{ "sys_enter_futex_wait", offsetof(struct futexstat_bpf, progs.futex2_wait_enter) },
-		{ "sys_exit_futex_wait", offsetof(struct futexstat_bpf, progs.futex2_wait_exit) },
-		{ "sys_enter_futex_wake", offsetof(struct futexstat_bpf, progs.futex2_wake_enter) },
-		{ "sys_exit_futex_wake", offsetof(struct futexstat_bpf, progs.futex2_wake_exit) },
-		{ "sys_enter_futex_waitv", offsetof(struct futexstat_bpf, progs.futex2_waitv_enter) },
-		{ "sys_exit_futex_waitv", offsetof(struct futexstat_bpf, progs.futex2_waitv_exit) },
-		{ "sys_enter_futex_requeue", offsetof(struct futexstat_bpf, progs.futex2_requeue_enter) },
-	};
-	for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++)
-		if (!tracepoint_exists("syscalls", optional[i].tp))
-			bpf_program__set_autoload(
-				*(struct bpf_program **)((char *)s + optional[i].off), false);
+	fs->follow = cfg && cfg->follow_children;
+	fs->per_word = cfg && cfg->per_word;
+	s->rodata->follow_children = (__u32)fs->follow;
+	s->rodata->per_word = (__u32)fs->per_word;
+	/* A mode that is off gets a one-entry map: its programs never touch
+	 * it, and a preallocated hash of thousands of entries would pin its
+	 * memory for nothing. */
+	if (!fs->follow)
+		bpf_map__set_max_entries(s->maps.tree, 1);
+	if (!fs->per_word)
+		bpf_map__set_max_entries(s->maps.words, 1);
+
 	fs->sees_uring = tracepoint_exists("io_uring", "io_uring_submit_req") &&
 			 kernel_has_uring_futex();
-	if (!fs->sees_uring)
-		bpf_program__set_autoload(s->progs.uring_submit, false);
 	/* sched_switch runs on every context switch of the machine: attached
 	 * only when asked for. */
 	fs->sees_wtr = cfg && cfg->wake_to_run;
-	if (!fs->sees_wtr) {
-		bpf_program__set_autoload(s->progs.wtr_wakeup, false);
-		bpf_program__set_autoload(s->progs.wtr_switch, false);
+	int ext = fs->follow || fs->per_word;
+	struct bpf_program *prog;
+	bpf_object__for_each_program(prog, s->obj) {
+		const char *name = bpf_program__name(prog);
+		const char *sec = bpf_program__section_name(prog);
+		size_t nl = strlen(name);
+		int load;
+		if (!strcmp(name, "tree_fork") || !strcmp(name, "tree_exit"))
+			load = fs->follow;
+		else /* one set of the two (see the top) */
+			load = (nl > 2 && !strcmp(name + nl - 2, "_x")) == ext;
+		/* Older kernels lack the futex2 syscalls (futex_waitv: 5.16,
+		 * the rest: 6.7) or io_uring's futex opcodes: leave those
+		 * programs out there. Every "tracepoint/CATEGORY/NAME" is
+		 * checked (futex(2)'s are always there). */
+		char cat[64];
+		const char *tp;
+		if (load && !strncmp(sec, "tracepoint/", 11) && (tp = strchr(sec + 11, '/')) &&
+		    (size_t)(tp - (sec + 11)) < sizeof cat) {
+			snprintf(cat, sizeof cat, "%.*s", (int)(tp - (sec + 11)), sec + 11);
+			load = tracepoint_exists(cat, tp + 1);
+		}
+		if (!strncmp(name, "uring_submit", 12))
+			load = load && fs->sees_uring;
+		if (!strncmp(name, "wtr_", 4))
+			load = load && fs->sees_wtr;
+		bpf_program__set_autoload(prog, load);
 	}
 	fs->ncpus = libbpf_num_possible_cpus();
 	fs->stride = (sizeof(struct futexstat_counts) + 7) & ~(size_t)7;
@@ -162,6 +231,17 @@ struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, 
 	if (!fs->buf) {
 		snprintf(why, n, "cannot size the per-CPU counters (%d possible CPUs)", fs->ncpus);
 		futexstat_bpf__destroy(s);
+		free(fs);
+		return NULL;
+	}
+	fs->nw = -1;
+	size_t tk = (size_t)bpf_map__max_entries(s->maps.tree) * bpf_map__key_size(s->maps.tree);
+	size_t wk = (size_t)bpf_map__max_entries(s->maps.words) * bpf_map__key_size(s->maps.words);
+	fs->keys = malloc(tk > wk ? tk : wk);
+	if (!fs->keys) {
+		snprintf(why, n, "out of memory");
+		futexstat_bpf__destroy(s);
+		free(fs->buf);
 		free(fs);
 		return NULL;
 	}
@@ -173,6 +253,7 @@ struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, 
 			 e == EPERM ? " (not permitted: root with CAP_BPF needed)"
 				    : " (set FUTEXLAB_PROBES_DEBUG=1 for libbpf's log)");
 		futexstat_bpf__destroy(s);
+		free(fs->keys);
 		free(fs->buf);
 		free(fs);
 		return NULL;
@@ -180,6 +261,7 @@ struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, 
 	if (!s->bss) {
 		snprintf(why, n, "the kernel cannot map BPF global data (needs Linux 5.5+)");
 		futexstat_bpf__destroy(s);
+		free(fs->keys);
 		free(fs->buf);
 		free(fs);
 		return NULL;
@@ -205,6 +287,27 @@ int futexstat_start(struct futexstat *fs, char *why, size_t n)
 	if (e) {
 		snprintf(why, n, "cannot zero the per-CPU counters: %s", strerror(-e));
 		return -e;
+	}
+	/* A new rep: the tree starts empty (only what the caller forks from now
+	 * on joins it), and no thread state of an earlier rep survives, so a
+	 * tid reused since (by a thread of this rep or of any process) starts
+	 * clean; futexstat.bpf.c relies on it (wake-to-run trusts the slot's
+	 * tag in this mode). */
+	if (fs->follow) {
+		e = clear_map(fs, fs->skel->maps.tree);
+		if (e) {
+			snprintf(why, n, "cannot empty the process tree map: %s", strerror(-e));
+			return -e;
+		}
+		memset((void *)fs->skel->bss->thr, 0, sizeof fs->skel->bss->thr);
+	}
+	if (fs->per_word) {
+		e = clear_map(fs, fs->skel->maps.words);
+		if (e) {
+			snprintf(why, n, "cannot empty the per-word map: %s", strerror(-e));
+			return -e;
+		}
+		fs->nw = -1;
 	}
 	__atomic_store_n(&fs->skel->bss->active, 1, __ATOMIC_SEQ_CST);
 	return 0;
@@ -251,6 +354,8 @@ void futexstat_close(struct futexstat *fs)
 	if (!fs)
 		return;
 	futexstat_bpf__destroy(fs->skel);
+	free(fs->keys);
+	free(fs->w);
 	free(fs->buf);
 	free(fs);
 }
@@ -301,4 +406,91 @@ __u64 futexstat_wtr_quantile(const struct futexstat_counts *c, double q)
 			return i == FUTEXSTAT_WTR_SLOTS - 1 ? UINT64_MAX : futexstat_wtr_slot_hi(i);
 	}
 	return UINT64_MAX;
+}
+
+void futexstat_count_self(struct futexstat *fs, int on)
+{
+	__atomic_store_n(&fs->skel->bss->count_self, on ? 1U : 0U, __ATOMIC_SEQ_CST);
+}
+
+int futexstat_tree_size(struct futexstat *fs)
+{
+	return fs->follow ? map_keys(fs, fs->skel->maps.tree) : 0;
+}
+
+/* Reads the words map into fs->w (once per rep). */
+static int read_words(struct futexstat *fs)
+{
+	const struct bpf_map *m = fs->skel->maps.words;
+	int cnt = map_keys(fs, m);
+	if (cnt < 0)
+		return cnt;
+	if (!fs->w) {
+		fs->w = calloc(bpf_map__max_entries(m), sizeof *fs->w);
+		if (!fs->w)
+			return -ENOMEM;
+	}
+	const struct futexstat_word_key *k = fs->keys;
+	int nw = 0;
+	for (int i = 0; i < cnt; i++) {
+		struct futexstat_word_val v;
+		int e = bpf_map__lookup_elem(m, &k[i], sizeof k[i], &v, sizeof v, 0);
+		if (e == -ENOENT)
+			continue;
+		if (e)
+			return e;
+		fs->w[nw++] = (struct futexstat_word){
+			.tgid = v.tgid, .uaddr = k[i].uaddr, .waits = v.waits, .wait_ns = v.wait_ns,
+			.wakes = v.wakes, .woken = v.woken, .eagain = v.eagain, .timedout = v.timedout,
+		};
+	}
+	fs->nw = nw;
+	return 0;
+}
+
+/* Ties after the key: by ascending address, then pid, so the order is total
+ * and the same from one call to the next. */
+static int word_ties(const struct futexstat_word *a, const struct futexstat_word *b)
+{
+	if (a->uaddr != b->uaddr)
+		return a->uaddr < b->uaddr ? -1 : 1;
+	return (a->tgid > b->tgid) - (a->tgid < b->tgid);
+}
+
+static int by_waits(const void *x, const void *y)
+{
+	const struct futexstat_word *a = x, *b = y;
+	if (a->waits != b->waits)
+		return a->waits > b->waits ? -1 : 1;
+	return word_ties(a, b);
+}
+
+static int by_wait_ns(const void *x, const void *y)
+{
+	const struct futexstat_word *a = x, *b = y;
+	if (a->wait_ns != b->wait_ns)
+		return a->wait_ns > b->wait_ns ? -1 : 1;
+	return word_ties(a, b);
+}
+
+int futexstat_words(struct futexstat *fs, int by, struct futexstat_word *out, int n, int *nwords)
+{
+	if (nwords)
+		*nwords = 0;
+	if ((by != 0 && by != 1) || n < 0)
+		return -EINVAL;
+	if (!fs->per_word)
+		return 0;
+	if (fs->nw < 0) {
+		int e = read_words(fs);
+		if (e)
+			return e;
+	}
+	qsort(fs->w, (size_t)fs->nw, sizeof *fs->w, by ? by_wait_ns : by_waits);
+	int k = n < fs->nw ? n : fs->nw;
+	if (k > 0)
+		memcpy(out, fs->w, (size_t)k * sizeof *out);
+	if (nwords)
+		*nwords = fs->nw;
+	return k;
 }

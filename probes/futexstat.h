@@ -5,7 +5,8 @@
  * One struct of counters per CPU (a BPF_MAP_TYPE_PERCPU_ARRAY of one entry:
  * no cache line is shared between CPUs on the hot path); the loader zeroes
  * them before a run and sums them after it. Everything counted is
- * restricted to one process (the harness's own tgid).
+ * restricted to one process (the harness's own tgid) or, in follow mode, to
+ * the process tree it starts (see "the tree").
  *
  * Words used below:
  *   futex(2) op     the multiplexer's op with FUTEX_PRIVATE_FLAG (128) and
@@ -31,7 +32,16 @@
  *                   on address A by a thread whose previous futex-family
  *                   syscall was a wait of those kinds on A that returned 0
  *                   (woken) at most resleep_window_ns before; counted at
- *                   entry, whatever the re-wait returns */
+ *                   entry, whatever the re-wait returns
+ *   the tree        (with follow_children set) the processes counted instead
+ *                   of the caller's own: every process the caller forks while
+ *                   counting is on (the roots), every process those fork, and
+ *                   so on, each with all its threads; a process joins at
+ *                   sched:sched_process_fork and leaves when its last thread
+ *                   passes sched:sched_process_exit (its group is dead)
+ *   word            (with per_word set) a futex word as one process names it:
+ *                   (process, address); futex_waitv(2) names several words
+ *                   and is left out of the per-word counts */
 #ifndef FUTEXLAB_FUTEXSTAT_H
 #define FUTEXLAB_FUTEXSTAT_H
 
@@ -106,6 +116,21 @@ struct futexstat_counts {
 	__u64 missed;
 	__u64 wait_hist[FUTEXSTAT_HIST_SLOTS];
 	__u64 wtr_hist[FUTEXSTAT_WTR_SLOTS];
+	/* Appended after the histograms, not before them: every field the BPF
+	 * programs of a normal run (follow_children and per_word off) touch
+	 * keeps its offset, so those programs stay instruction for instruction
+	 * what they were (the harness reads fields by name). */
+	/* (follow_children) processes that joined the tree during the rep, the
+	 * roots included; and those that could not, the tree map being full
+	 * (FUTEXSTAT_TREE_MAX processes alive in it at once): their calls and
+	 * their descendants' are not counted */
+	__u64 procs, procs_lost;
+	/* (per_word) per-word updates lost: a wait's exit, a wake's entry or a
+	 * wake's exit that woke threads, whose word had no record and could not
+	 * get one, the map being full (FUTEXSTAT_WORDS_MAX records). One per
+	 * update, not per word: a word never recorded cannot be told apart
+	 * from another. The totals above still count those calls. */
+	__u64 words_lost;
 };
 
 /* A slot of the BPF side's direct-mapped table of the latest wake per
@@ -115,7 +140,9 @@ struct futexstat_wake_rec {
 	__u64 uaddr; /* tag: the address this slot holds; 0: empty */
 	__u64 seq;   /* +1 at every wake entering on an address of this slot */
 	__u64 tid;   /* the waker */
-	__u64 pad;   /* 32 bytes: two slots per cache line */
+	__u64 tgid;  /* (follow_children) the rest of the tag: the process whose
+		      * address it is (host tgid); 0 otherwise. Was padding (32
+		      * bytes: two slots per cache line) */
 };
 
 /* A slot of its table of EAGAIN storm intervals, by address like the above. */
@@ -123,7 +150,32 @@ struct futexstat_storm {
 	__u64 uaddr; /* tag */
 	__u64 start; /* the interval's start */
 	__u64 n;     /* EAGAINs in it */
-	__u64 pad;
+	__u64 tgid;  /* as in futexstat_wake_rec */
+};
+
+/* Follow mode's map of the tree (futexstat.bpf.c: `tree`), keyed by host
+ * tgid: the most processes of the tree alive at once. */
+#define FUTEXSTAT_TREE_MAX 8192
+/* Per-word mode's map (`words`): the most distinct (process, word) records in
+ * one rep. */
+#define FUTEXSTAT_WORDS_MAX 16384
+
+/* Its key: the process as the kernel's global pid namespace numbers it
+ * (unique on the machine while the process lives), and the address. */
+struct futexstat_word_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 uaddr;
+};
+
+/* Its value; the counts are atomic adds (one record can be updated by
+ * several CPUs at once). */
+struct futexstat_word_val {
+	__u32 tgid; /* the process's pid in the loader's pid namespace (0: none
+		     * there; cannot happen for the processes counted, which
+		     * live in that namespace or below it) */
+	__u32 pad;
+	__u64 waits, wait_ns, wakes, woken, eagain, timedout; /* see futexstat_word */
 };
 
 /* A slot of its table of per-thread state, indexed by tid mod 4096 and
@@ -167,6 +219,30 @@ struct futexstat_config {
 	int wake_to_run;            /* attach sched:sched_wakeup and sched_switch
 				     * (tp_btf) and measure wake-to-run; 0: those
 				     * programs are not even loaded */
+	int follow_children;        /* count not the caller's process (or tgid's)
+				     * but every process it forks while counting
+				     * is on, their descendants (every thread of
+				     * each), followed through sched_process_fork
+				     * and sched_process_exit (group dead) */
+	int per_word;               /* also keep per-word counts (futexstat_words) */
+	/* With both of these 0 the programs loaded are exactly those of a
+	 * collector without them (see futexstat.bpf.c, "Two sets of
+	 * programs"). */
+};
+
+/* One futex word's counts over a rep (futexstat_words). */
+struct futexstat_word {
+	__u32 tgid;    /* the process: its pid in the loader's pid namespace
+			* (also for a process of the tree inside a nested pid
+			* namespace, where it has another pid of its own) */
+	__u64 uaddr;   /* the word's address in that process */
+	__u64 waits;   /* waits entered on this word (futex(2) WAIT/WAIT_BITSET,
+			* futex_wait(2)) that ended while counting */
+	__u64 wait_ns; /* their total time in the kernel */
+	__u64 wakes;   /* wakes entered on it (futex(2) WAKE/WAKE_BITSET,
+			* futex_wake(2)) */
+	__u64 woken;   /* threads they woke */
+	__u64 eagain, timedout; /* waits that returned EAGAIN, ETIMEDOUT */
 };
 
 /* Loads and verifies the programs (not attached yet). On failure returns
@@ -194,6 +270,25 @@ __u64 futexstat_wait_quantile(const struct futexstat_counts *c, double q);
 __u64 futexstat_wtr_quantile(const struct futexstat_counts *c, double q);
 /* Upper bound (exclusive) of wake-to-run slot i, in ns. */
 __u64 futexstat_wtr_slot_hi(int i);
+/* After futexstat_stop (and before the next futexstat_start): the words of
+ * the last rep, up to n of them into out[], sorted descending by waits
+ * (by == 0) or by wait_ns (by == 1), ties by ascending uaddr, then tgid;
+ * returns how many were written; *nwords (if not NULL) gets how many
+ * distinct words were seen. 0 when per_word is off; a negative errno value
+ * when `by` is neither 0 nor 1 or n < 0 (-EINVAL), or the map cannot be
+ * read. */
+int futexstat_words(struct futexstat *fs, int by, struct futexstat_word *out, int n,
+		    int *nwords);
+/* In follow_children mode, whether the caller's own process counts too (off
+ * by default): the harness measures the collector's overhead on its own
+ * FUTEX_WAKEs with this on, then turns it off. No effect otherwise. Takes
+ * effect at once, also in the middle of a rep. */
+void futexstat_count_self(struct futexstat *fs, int on);
+/* How many processes the tree holds now (follow_children; 0 otherwise): a
+ * debugging and test accessor — once every process of the tree has exited,
+ * 0 (each leaves when its group dies). A negative errno value when the map
+ * cannot be read. */
+int futexstat_tree_size(struct futexstat *fs);
 #endif
 
 #endif
