@@ -41,6 +41,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <stddef.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -668,6 +671,835 @@ static int collector(void)
 	futexstat_close(fs);
 	return tests_done("probes collector");
 }
+
+/* ---- follow mode and per-word counts (test_probes tree TREE_PROG) --------
+ *
+ * TREE_PROG is tests/tree_prog.c: a root that forks a child that forks a
+ * grandchild and starts a thread, with an exact futex profile, printed by
+ * `tree_prog --expect` (read here, not copied). With follow_children the
+ * collector must count exactly that profile — and nothing of this process
+ * (it is the caller) nor of a helper it forked before the rep started (not a
+ * descendant forked while counting), nor of what the helper forks — rep
+ * after rep, the tree empty again once everything exited. Then: the caller
+ * counted exactly too with count_self; per-word records keyed by process
+ * (two fork copies using one address are two words, and their EAGAINs do
+ * not make one storm); a process in a nested pid namespace reported with its
+ * pid in ours; wake-to-run in a tree process; the words map full (an exact
+ * words_lost); and in a child process, per_word without follow_children:
+ * the known program above counted exactly as by the plain programs, plus
+ * its words. */
+
+enum {
+	SELF_WAKES = 17,          /* the caller's own FUTEX_WAKEs in each rep */
+	HELPER_WAKES = 19,        /* the helper's (forked before start) */
+	HELPER_KID_WAKES = 23,    /* its child's (forked by it during the rep) */
+	STORM_A = 60, STORM_B = 60, /* two fork copies' EAGAINs on one address */
+	STORM_C = STORM_MIN + 1,  /* a third's on another: exactly one storm */
+	NS_WAKES = 5,             /* the nested-namespace process's FUTEX_WAKEs */
+	FULL_EXTRA = 10,          /* words beyond FUTEXSTAT_WORDS_MAX */
+};
+_Static_assert(STORM_A + STORM_B > (int)STORM_MIN && STORM_A <= (int)STORM_MIN &&
+	       STORM_B <= (int)STORM_MIN,
+	       "two processes' EAGAINs: a storm only if taken for one word's");
+
+static const char *tree_prog;
+static _Alignas(64) _Atomic uint32_t w_self, w_helper, w_storm, w_storm2, w_ns, w_wtr;
+
+/* tree_prog --expect, parsed: key=value pairs. */
+static struct kv {
+	char key[40];
+	long val;
+} tx[64];
+static int ntx;
+
+static long tx_get(const char *key)
+{
+	for (int i = 0; i < ntx; i++)
+		if (!strcmp(tx[i].key, key))
+			return tx[i].val;
+	return LONG_MIN;
+}
+
+static int read_expect(void)
+{
+	char cmd[600], line[2048];
+	snprintf(cmd, sizeof cmd, "'%s' --expect", tree_prog);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	char *l = fgets(line, sizeof line, p);
+	int st = pclose(p);
+	if (!l || st != 0)
+		return -1;
+	for (char *tok = strtok(line, " \n"); tok && ntx < (int)(sizeof tx / sizeof tx[0]);
+	     tok = strtok(NULL, " \n")) {
+		char *eq = strchr(tok, '=');
+		if (!eq || eq - tok >= (long)sizeof tx[0].key)
+			return -1;
+		snprintf(tx[ntx].key, sizeof tx[ntx].key, "%.*s", (int)(eq - tok), tok);
+		tx[ntx].val = strtol(eq + 1, NULL, 10);
+		ntx++;
+	}
+	return ntx ? 0 : -1;
+}
+
+/* The counters tree_prog --expect may name (every key it prints must be
+ * known here or below: the two cannot drift apart silently). */
+#define CF(x) { #x, offsetof(struct futexstat_counts, x) }
+static const struct {
+	const char *name;
+	size_t off;
+} count_fields[] = {
+	CF(futex_calls), CF(op_wait), CF(op_wait_bitset), CF(op_wake), CF(op_other),
+	CF(f2_wait), CF(f2_wake), CF(f2_waitv), CF(f2_requeue), CF(wake_calls), CF(woken),
+	CF(wake_none), CF(wake_err), CF(wait_calls), CF(wait_ok), CF(wait_eagain),
+	CF(wait_timedout), CF(wait_eintr), CF(wait_err), CF(procs),
+};
+static const char *const word_keys[] = { "words", "timed_word_waits", "timed_word_timedout",
+					  "timed_word_min_ns" };
+
+static __u64 count_of(const struct futexstat_counts *c, const char *name)
+{
+	for (size_t i = 0; i < sizeof count_fields / sizeof count_fields[0]; i++)
+		if (!strcmp(count_fields[i].name, name))
+			return *(const __u64 *)((const char *)c + count_fields[i].off);
+	return UINT64_MAX;
+}
+
+static void wakes_on(_Atomic uint32_t *w, int n)
+{
+	for (int i = 0; i < n; i++)
+		futex(w, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+}
+
+static int wait_child(pid_t p)
+{
+	int st;
+	pid_t r;
+	do
+		r = waitpid(p, &st, 0);
+	while (r < 0 && errno == EINTR);
+	return r == p && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Every word of the last rep (sorted by `by`), checked sorted: the key
+ * non-increasing, ties by ascending address then pid. */
+static struct futexstat_word wl[FUTEXSTAT_WORDS_MAX];
+
+static int words_sorted(int by)
+{
+	int nw = -1;
+	int got = futexstat_words(fs, by, wl, FUTEXSTAT_WORDS_MAX, &nw);
+	CHECK(got == nw, "futexstat_words(by %d) wrote %d of %d", by, got, nw);
+	for (int i = 1; i < got; i++) {
+		__u64 a = by ? wl[i - 1].wait_ns : wl[i - 1].waits, b = by ? wl[i].wait_ns : wl[i].waits;
+		CHECK(a > b || (a == b && (wl[i - 1].uaddr < wl[i].uaddr ||
+					   (wl[i - 1].uaddr == wl[i].uaddr && wl[i - 1].tgid < wl[i].tgid))),
+		      "words by %d: entry %d out of order", by, i);
+	}
+	return got;
+}
+
+/* Counting must run in this process alone: no stdio, no thread between
+ * start and stop. fork + exec of tree_prog; its exit status (0: it made
+ * exactly its profile). */
+static int run_tree_prog(pid_t *pid)
+{
+	fflush(NULL);
+	pid_t p = fork();
+	if (p == 0) {
+		execl(tree_prog, tree_prog, (char *)NULL);
+		_exit(127);
+	}
+	*pid = p;
+	return p < 0 ? -1 : wait_child(p);
+}
+
+/* One rep: a helper forked before start (not counted, nor its child), the
+ * caller's own wakes (counted only with count_self), tree_prog (counted
+ * exactly). */
+static void tree_rep(int self)
+{
+	char why[300];
+	struct futexstat_counts c;
+	int go[2], done[2];
+	if (pipe(go) || pipe(done))
+		abort();
+	fflush(NULL);
+	pid_t helper = fork();
+	if (helper == 0) {
+		char b;
+		if (read(go[0], &b, 1) != 1)
+			_exit(1);
+		wakes_on(&w_helper, HELPER_WAKES);
+		pid_t kid = fork();
+		if (kid == 0) {
+			wakes_on(&w_helper, HELPER_KID_WAKES);
+			_exit(0);
+		}
+		int r = wait_child(kid);
+		if (write(done[1], &b, 1) != 1)
+			_exit(1);
+		_exit(r);
+	}
+	futexstat_count_self(fs, self);
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	EQ(futexstat_tree_size(fs), 0); /* a new rep: the tree starts empty */
+	wakes_on(&w_self, SELF_WAKES);
+	char b = 0;
+	if (write(go[1], &b, 1) != 1 || read(done[0], &b, 1) != 1)
+		abort();
+	int hst = wait_child(helper);
+	pid_t root;
+	int st = run_tree_prog(&root);
+	int left = futexstat_tree_size(fs); /* every process of the tree exited */
+	futexstat_stop(fs, &c);
+	futexstat_count_self(fs, 0);
+	close(go[0]), close(go[1]), close(done[0]), close(done[1]);
+	EQ(hst, 0);
+	EQ(st, 0);
+	EQ(left, 0);
+
+	/* the counters: tree_prog's profile, plus our own wakes with count_self */
+	for (int i = 0; i < ntx; i++) {
+		__u64 got = count_of(&c, tx[i].key);
+		int known = got != UINT64_MAX;
+		for (size_t k = 0; k < sizeof word_keys / sizeof word_keys[0]; k++)
+			known |= !strcmp(tx[i].key, word_keys[k]);
+		CHECK(known, "tree_prog --expect names %s, which this test does not know", tx[i].key);
+		if (got == UINT64_MAX)
+			continue;
+		long want = tx[i].val;
+		if (self && (!strcmp(tx[i].key, "futex_calls") || !strcmp(tx[i].key, "op_wake") ||
+			     !strcmp(tx[i].key, "wake_calls") || !strcmp(tx[i].key, "wake_none")))
+			want += SELF_WAKES;
+		CHECK((long)got == want, "%s = %llu, want %ld (tree_prog --expect%s)", tx[i].key,
+		      (unsigned long long)got, want, self ? " + our own wakes" : "");
+	}
+	EQ(c.procs_lost, 0);
+	EQ(c.words_lost, 0);
+	EQ(c.missed, 0);
+	EQ(c.herd_bursts, 0);
+	EQ(c.eagain_storms, 0);
+	EQ(c.resleeps, 0);
+	CHECK(c.wake_to_run_n <= c.wait_calls, "wake_to_run_n %llu > %llu waits",
+	      (unsigned long long)c.wake_to_run_n, (unsigned long long)c.wait_calls);
+
+	/* the words: tree_prog's, plus ours with count_self; the timed word
+	 * first both by waits and by wait time (the only one with waits) */
+	int nw = words_sorted(0);
+	EQ(nw, tx_get("words") + (self ? 1 : 0));
+	if (nw < 1)
+		return;
+	struct futexstat_word timed = wl[0];
+	EQ(timed.waits, tx_get("timed_word_waits"));
+	EQ(timed.timedout, tx_get("timed_word_timedout"));
+	EQ(timed.eagain, 0);
+	EQ(timed.wakes, 0);
+	CHECK(timed.wait_ns >= (__u64)tx_get("timed_word_min_ns"),
+	      "timed word: %llu ns in its waits, want >= %ld (a timeout never ends early)",
+	      (unsigned long long)timed.wait_ns, tx_get("timed_word_min_ns"));
+	CHECK(timed.tgid != 0 && timed.tgid != (__u32)root && timed.tgid != (__u32)getpid(),
+	      "the timed word belongs to tree_prog's child, not to pid %u", timed.tgid);
+	long wake_sum = 0;
+	int root_seen = 0, self_seen = 0;
+	for (int i = 1; i < nw; i++) {
+		EQ(wl[i].waits, 0);
+		EQ(wl[i].wait_ns, 0);
+		EQ(wl[i].woken, 0);
+		wake_sum += (long)wl[i].wakes;
+		if (wl[i].tgid == (__u32)getpid()) {
+			self_seen++;
+			EQ(wl[i].uaddr, (uintptr_t)&w_self);
+			EQ(wl[i].wakes, SELF_WAKES);
+		}
+		if (wl[i].tgid == (__u32)root)
+			root_seen++;
+	}
+	EQ(wake_sum, tx_get("op_wake") + (self ? SELF_WAKES : 0));
+	EQ(self_seen, self ? 1 : 0);
+	EQ(root_seen, 1); /* tree_prog's root: one word, under its pid */
+	int n1 = words_sorted(1);
+	EQ(n1, nw);
+	CHECK(n1 >= 1 && wl[0].uaddr == timed.uaddr && wl[0].tgid == timed.tgid,
+	      "by wait time, the timed word is not first");
+	/* n smaller than the count: the first n, and the count */
+	struct futexstat_word one[1];
+	int total = -1;
+	EQ(futexstat_words(fs, 0, one, 1, &total), 1);
+	EQ(total, nw);
+	EQ(futexstat_words(fs, 2, one, 1, &total), -EINVAL);
+}
+
+static void t_tree_rep(void *arg)
+{
+	(void)arg;
+	tree_rep(0);
+}
+
+static void t_tree_self(void *arg)
+{
+	(void)arg;
+	tree_rep(1);
+}
+
+/* Three processes forked during the rep: A and B make STORM_A and STORM_B
+ * mismatched waits (EAGAIN) on the same address (their own copy of
+ * w_storm), C makes STORM_C on w_storm2. Per process, not per address:
+ * two words at one address, one storm (C's), not two. */
+static void t_tree_words(void *arg)
+{
+	(void)arg;
+	char why[300];
+	struct futexstat_counts c;
+	int n[3] = { STORM_A, STORM_B, STORM_C };
+	_Atomic uint32_t *w[3] = { &w_storm, &w_storm, &w_storm2 };
+	pid_t pid[3];
+	int st[3];
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	for (int k = 0; k < 3; k++) {
+		fflush(NULL);
+		pid[k] = fork();
+		if (pid[k] == 0) {
+			int bad = 0;
+			for (int i = 0; i < n[k]; i++)
+				bad |= futex(w[k], FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 1, NULL, NULL,
+					     FUTEX_BITSET_MATCH_ANY) != -EAGAIN;
+			_exit(bad);
+		}
+		st[k] = wait_child(pid[k]);
+	}
+	int left = futexstat_tree_size(fs);
+	futexstat_stop(fs, &c);
+	for (int k = 0; k < 3; k++)
+		EQ(st[k], 0);
+	EQ(left, 0);
+	EQ(c.procs, 3);
+	EQ(c.wait_calls, STORM_A + STORM_B + STORM_C);
+	EQ(c.wait_eagain, STORM_A + STORM_B + STORM_C);
+	EQ(c.eagain_storms, 1);
+	int nw = words_sorted(0);
+	EQ(nw, 3);
+	int seen[3] = { 0 };
+	for (int i = 0; i < nw; i++)
+		for (int k = 0; k < 3; k++)
+			if (wl[i].tgid == (__u32)pid[k]) {
+				seen[k]++;
+				EQ(wl[i].uaddr, (uintptr_t)w[k]);
+				EQ(wl[i].waits, n[k]);
+				EQ(wl[i].eagain, n[k]);
+				EQ(wl[i].timedout, 0);
+			}
+	for (int k = 0; k < 3; k++)
+		CHECK(seen[k] == 1, "process %d (pid %d) has %d words, want 1", k, (int)pid[k], seen[k]);
+}
+
+/* A process of the tree in a nested pid namespace (pid 1 there): followed,
+ * and its word reported under its pid in ours. */
+static void t_tree_pidns(void *arg)
+{
+	(void)arg;
+	char why[300];
+	struct futexstat_counts c;
+	int rep[2];
+	if (pipe(rep))
+		abort();
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	fflush(NULL);
+	pid_t a = fork();
+	if (a == 0) {
+		long r = unshare(CLONE_NEWPID) ? -errno : 0;
+		if (r == 0) {
+			pid_t b = fork();
+			if (b == 0) {
+				wakes_on(&w_ns, NS_WAKES);
+				_exit(getpid() == 1 ? 0 : 1);
+			}
+			r = wait_child(b) == 0 ? b : -1000;
+		}
+		_exit(write(rep[1], &r, sizeof r) == sizeof r ? 0 : 1);
+	}
+	int ast = wait_child(a);
+	int left = futexstat_tree_size(fs);
+	futexstat_stop(fs, &c);
+	long b = 0;
+	EQ(ast, 0);
+	EQ(read(rep[0], &b, sizeof b), (long)sizeof b);
+	close(rep[0]), close(rep[1]);
+	if (b == -EPERM || b == -EINVAL || b == -ENOSYS) {
+		printf("  skipped: cannot make a pid namespace here: %s\n", strerror((int)-b));
+		return;
+	}
+	CHECK(b > 0, "the nested process failed (%ld)", b);
+	EQ(left, 0);
+	EQ(c.procs, 2);
+	EQ(c.op_wake, NS_WAKES);
+	int nw = words_sorted(0);
+	EQ(nw, 1);
+	if (nw >= 1) {
+		EQ(wl[0].tgid, b);
+		EQ(wl[0].uaddr, (uintptr_t)&w_ns);
+		EQ(wl[0].wakes, NS_WAKES);
+	}
+}
+
+/* Wake-to-run in a process of the tree: a thread asleep in FUTEX_WAIT (seen
+ * in its /proc syscall file) woken by one FUTEX_WAKE: exactly one sample.
+ * The thread is never joined (glibc's join may wait on a futex): it reports
+ * through a pipe and dies with the process. */
+static int wtr_pipe[2];
+static _Atomic int tree_sleeper_tid;
+
+static void *tree_sleeper(void *arg)
+{
+	(void)arg;
+	atomic_store(&tree_sleeper_tid, (int)syscall(SYS_gettid));
+	long r = futex(&w_wtr, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, NULL, NULL, 0);
+	if (write(wtr_pipe[1], &r, sizeof r) != sizeof r)
+		_exit(3);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void t_tree_wtr(void *arg)
+{
+	(void)arg;
+	char why[300];
+	struct futexstat_counts c;
+	if (!futexstat_sees_wake_to_run(fs)) {
+		CHECK(0, "wake-to-run asked for but not loaded");
+		return;
+	}
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	fflush(NULL);
+	pid_t p = fork();
+	if (p == 0) {
+		pthread_t t;
+		if (pipe(wtr_pipe) || pthread_create(&t, NULL, tree_sleeper, NULL))
+			_exit(2);
+		int tid;
+		while (!(tid = atomic_load(&tree_sleeper_tid)))
+			pause_us(100);
+		while (!blocked_on(tid, &w_wtr))
+			pause_us(100);
+		long woke = futex(&w_wtr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+		long r = -1;
+		if (read(wtr_pipe[0], &r, sizeof r) != sizeof r)
+			_exit(4);
+		_exit(woke == 1 && r == 0 ? 0 : 5);
+	}
+	int st = wait_child(p);
+	futexstat_stop(fs, &c);
+	EQ(st, 0);
+	EQ(c.procs, 1);
+	EQ(c.wait_calls, 1);
+	EQ(c.wait_ok, 1);
+	EQ(c.woken, 1);
+	EQ(c.wake_to_run_n, 1);
+	int nw = words_sorted(0);
+	EQ(nw, 1);
+	if (nw >= 1) {
+		EQ(wl[0].tgid, p);
+		EQ(wl[0].waits, 1);
+		EQ(wl[0].wakes, 1);
+		EQ(wl[0].woken, 1);
+	}
+}
+
+/* FUTEXSTAT_WORDS_MAX + FULL_EXTRA distinct words (FUTEX_WAKEs on as many
+ * addresses, by one process of the tree): the map holds exactly
+ * FUTEXSTAT_WORDS_MAX, each further word's update is one words_lost. */
+static void t_tree_full(void *arg)
+{
+	(void)arg;
+	char why[300];
+	struct futexstat_counts c;
+	enum { N = FUTEXSTAT_WORDS_MAX + FULL_EXTRA };
+	_Atomic uint32_t *arr = calloc(N, sizeof *arr);
+	if (!arr)
+		abort();
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	fflush(NULL);
+	pid_t p = fork();
+	if (p == 0) {
+		for (int i = 0; i < N; i++)
+			futex(&arr[i], FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+		_exit(0);
+	}
+	int st = wait_child(p);
+	futexstat_stop(fs, &c);
+	free(arr);
+	EQ(st, 0);
+	EQ(c.op_wake, N);
+	EQ(c.wake_none, N);
+	EQ(c.words_lost, FULL_EXTRA);
+	int nw = -1;
+	struct futexstat_word top[3];
+	EQ(futexstat_words(fs, 0, top, 3, &nw), 3);
+	EQ(nw, FUTEXSTAT_WORDS_MAX);
+	EQ(top[0].wakes, 1);
+}
+
+static void t_known_words(void *arg);
+
+/* A process that joined the tree in one rep and is still alive in the next
+ * is not followed there: the tree restarts empty at each start. */
+static void t_tree_carry(void *arg)
+{
+	(void)arg;
+	char why[300];
+	struct futexstat_counts a, b;
+	int go[2];
+	if (pipe(go))
+		abort();
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	fflush(NULL);
+	pid_t p = fork();
+	if (p == 0) {
+		char x;
+		if (read(go[0], &x, 1) != 1)
+			_exit(1);
+		wakes_on(&w_helper, 3);
+		_exit(0);
+	}
+	int in_a = futexstat_tree_size(fs);
+	futexstat_stop(fs, &a);
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	int in_b = futexstat_tree_size(fs);
+	char x = 0;
+	if (write(go[1], &x, 1) != 1)
+		abort();
+	int st = wait_child(p);
+	futexstat_stop(fs, &b);
+	close(go[0]), close(go[1]);
+	EQ(st, 0);
+	EQ(in_a, 1);
+	EQ(a.procs, 1);
+	EQ(in_b, 0);
+	EQ(b.procs, 0);
+	EQ(b.futex_calls, 0);
+}
+
+/* A wait of ours (count_self) entered in one rep and ended in the next:
+ * counted at its entry in the first, and not classified in the second —
+ * the thread table is zeroed at start, no state crosses reps — so the
+ * second rep sees the wake that ended it, the thread woken, and no wait
+ * result, no wake-to-run sample, no wait in its word. */
+static int straddle_go[2], straddle_done[2];
+static _Atomic int straddle_tid;
+static _Alignas(64) _Atomic uint32_t w_straddle;
+
+static void *straddler(void *arg)
+{
+	(void)arg;
+	char x;
+	if (read(straddle_go[0], &x, 1) != 1)
+		abort();
+	atomic_store(&straddle_tid, (int)syscall(SYS_gettid));
+	long r = futex(&w_straddle, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, NULL, NULL, 0);
+	x = r == 0;
+	if (write(straddle_done[1], &x, 1) != 1)
+		abort();
+	return NULL;
+}
+
+static void t_tree_straddle(void *arg)
+{
+	(void)arg;
+	char why[300];
+	struct futexstat_counts a, b;
+	pthread_t t;
+	if (pipe(straddle_go) || pipe(straddle_done) ||
+	    pthread_create(&t, NULL, straddler, NULL))
+		abort();
+	futexstat_count_self(fs, 1);
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	char x = 0;
+	if (write(straddle_go[1], &x, 1) != 1)
+		abort();
+	while (!atomic_load(&straddle_tid))
+		pause_us(100);
+	while (!blocked_on(atomic_load(&straddle_tid), &w_straddle))
+		pause_us(100);
+	futexstat_stop(fs, &a);
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	long woke = futex(&w_straddle, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	if (read(straddle_done[0], &x, 1) != 1)
+		abort();
+	futexstat_stop(fs, &b);
+	futexstat_count_self(fs, 0);
+	pthread_join(t, NULL);
+	close(straddle_go[0]), close(straddle_go[1]);
+	close(straddle_done[0]), close(straddle_done[1]);
+	EQ(woke, 1);
+	EQ(x, 1);
+	EQ(a.wait_calls, 1);
+	EQ(a.wait_ok, 0);
+	EQ(b.wait_calls, 0);
+	EQ(b.wake_calls, 1);
+	EQ(b.woken, 1);
+	EQ(b.wait_ok, 0);
+	EQ(b.wake_to_run_n, 0);
+	int nw = words_sorted(0);
+	EQ(nw, 1);
+	if (nw >= 1) {
+		EQ(wl[0].uaddr, (uintptr_t)&w_straddle);
+		EQ(wl[0].waits, 0);
+		EQ(wl[0].wakes, 1);
+		EQ(wl[0].woken, 1);
+	}
+}
+
+/* Pid reuse, made to happen: /proc/sys/kernel/ns_last_pid (root) sets the
+ * pid the next fork gets. P (of the tree) sleeps in FUTEX_WAIT on a shared
+ * word and is woken by us (not counted): its wait returns 0, which leaves a
+ * resleep chain in its thread slot; P exits. Then pid P is given to
+ * (a) a process outside the tree (a child of a helper forked before start),
+ * which makes REUSE_WAKES FUTEX_WAKEs: not counted, since P's exit took its
+ * pid out of the tree; (b) a process of the tree (forked by us), which
+ * waits on the same word (EAGAIN) at once: one wait, and no resleep, since
+ * P's exit freed its thread slot. A pid that cannot be had (another process
+ * took it first, 200 times) skips the test. */
+enum { REUSE_WAKES = 5 };
+static _Atomic uint32_t *shared_word;
+static _Alignas(64) _Atomic uint32_t w_reuse;
+
+static void reuse_wakes(void)
+{
+	wakes_on(&w_reuse, REUSE_WAKES);
+}
+
+static void reuse_wait(void)
+{
+	_exit(futex(shared_word, FUTEX_WAIT, 1, NULL, NULL, 0) == -EAGAIN ? 0 : 1);
+}
+
+/* Forks a child that runs fn if it got pid `want` (and exits at once
+ * otherwise); that pid, or a negative errno value. */
+static pid_t fork_as(pid_t want, void (*fn)(void))
+{
+	for (int i = 0; i < 200; i++) {
+		int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+		if (fd < 0)
+			return -errno;
+		char b[32];
+		int l = snprintf(b, sizeof b, "%d", (int)want - 1);
+		ssize_t w = write(fd, b, (size_t)l);
+		int e = errno;
+		close(fd);
+		if (w != l)
+			return -e;
+		fflush(NULL);
+		pid_t p = fork();
+		if (p == 0) {
+			if (getpid() == want)
+				fn();
+			_exit(0);
+		}
+		if (p == want)
+			return p;
+		wait_child(p);
+	}
+	return -EAGAIN;
+}
+
+/* Whether process `pid` (single-threaded) sleeps in futex(2) on addr. */
+static int proc_blocked_on(pid_t pid, void *addr)
+{
+	char path[64], buf[128], want[64];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)pid, (int)pid);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	int w = snprintf(want, sizeof want, "%d 0x%lx ", SYS_futex, (unsigned long)addr);
+	return strncmp(buf, want, (size_t)w) == 0;
+}
+
+static void t_tree_reuse(void *arg)
+{
+	(void)arg;
+	char why[300];
+	struct futexstat_counts c;
+	shared_word = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared_word == MAP_FAILED)
+		abort();
+	int cmd[2], res[2];
+	if (pipe(cmd) || pipe(res))
+		abort();
+	fflush(NULL);
+	pid_t helper = fork();
+	if (helper == 0) {
+		pid_t want;
+		if (read(cmd[0], &want, sizeof want) != sizeof want)
+			_exit(1);
+		pid_t got = fork_as(want, reuse_wakes);
+		if (got > 0)
+			wait_child(got);
+		_exit(write(res[1], &got, sizeof got) == sizeof got ? 0 : 1);
+	}
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	fflush(NULL);
+	pid_t p = fork();
+	if (p == 0)
+		_exit(futex(shared_word, FUTEX_WAIT, 0, NULL, NULL, 0) == 0 ? 0 : 1);
+	while (!proc_blocked_on(p, (void *)shared_word))
+		pause_us(100);
+	long woke = futex(shared_word, FUTEX_WAKE, 1, NULL, NULL, 0);
+	int pst = wait_child(p);
+	pid_t got_a = -1, got_b;
+	if (write(cmd[1], &p, sizeof p) != sizeof p || read(res[0], &got_a, sizeof got_a) != sizeof got_a)
+		abort();
+	int hst = wait_child(helper);
+	got_b = got_a == p ? fork_as(p, reuse_wait) : got_a;
+	int qst = got_b == p ? wait_child(got_b) : -1;
+	int left = futexstat_tree_size(fs);
+	futexstat_stop(fs, &c);
+	munmap((void *)shared_word, 4096);
+	close(cmd[0]), close(cmd[1]), close(res[0]), close(res[1]);
+	EQ(woke, 1);
+	EQ(pst, 0);
+	EQ(hst, 0);
+	if (got_a != p || got_b != p) {
+		pid_t e = got_a != p ? got_a : got_b;
+		printf("  skipped: pid %d could not be given again (%s)\n", (int)p,
+		       e < 0 ? strerror((int)-e) : "taken by another process");
+		return;
+	}
+	EQ(qst, 0);
+	EQ(left, 0);
+	EQ(c.op_wake, 0);          /* (a): the outsider with P's pid */
+	EQ(c.wait_calls, 2);       /* P's wait and (b)'s */
+	EQ(c.wait_ok, 1);
+	EQ(c.wait_eagain, 1);
+	EQ(c.resleeps, 0);         /* (b) did not inherit P's slot */
+}
+
+/* per_word without follow_children, in a child process (the known program
+ * keeps its state in globals, and targets the process that opens the
+ * collector): the extended programs must count the known calls exactly as
+ * the plain ones do (t_collector_known), and keep their words. */
+static void per_word_alone(void)
+{
+	char why[300];
+	struct futexstat_config cfg = {
+		.herd_min = HERD_MIN, .herd_window_ns = 1000000000ULL,
+		.storm_interval_ns = 1000000000ULL, .storm_min = STORM_MIN, .wake_to_run = 1,
+		.resleep_window_ns = RESLEEP_WINDOW_NS, .per_word = 1,
+	};
+	fs = futexstat_open(&cfg, why, sizeof why);
+	if (!fs) {
+		printf("FAIL: per_word alone: %s\n", why);
+		_exit(1);
+	}
+	run_test("per_word alone: the known calls counted exactly", t_collector_known, NULL, 60);
+	run_test("per_word alone: the known calls' words", t_known_words, NULL, 30);
+	futexstat_close(fs);
+	fflush(NULL);
+	_exit(tests_failed ? 1 : 0);
+}
+
+/* The words of t_collector_known's rep. */
+static void t_known_words(void *arg)
+{
+	(void)arg;
+	int nw = words_sorted(0);
+	EQ(futexstat_tree_size(fs), 0);
+	/* by waits: w_b, w_d, w_c, w_e (futex2 only), w_f, w_a */
+	struct { _Atomic uint32_t *w; long waits, eagain, timedout, wakes, woken; } want[] = {
+		{ &w_b, M_AGAIN, M_AGAIN, 0, 0, 0 },
+		{ &w_d, 2 * W_SLEEP, W_SLEEP, 0, 1, W_SLEEP },
+		{ &w_c, K_TIMEOUT, 0, K_TIMEOUT, 0, 0 },
+		{ &w_e, F2_AGAIN, F2_AGAIN, 0, 0, 0 },
+		{ &w_f, 1, 0, 0, 0, 0 },
+		{ &w_a, 0, 0, 0, N_WAKE0 + (have_f2 ? F2_WAKE0 : 0), 0 },
+	};
+	int i = 0;
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+		if (want[k].w == &w_e && !have_f2)
+			continue;
+		if (i >= nw) {
+			CHECK(0, "word %zu missing: %d words", k, nw);
+			break;
+		}
+		EQ(wl[i].uaddr, (uintptr_t)want[k].w);
+		EQ(wl[i].tgid, getpid());
+		EQ(wl[i].waits, want[k].waits);
+		EQ(wl[i].eagain, want[k].eagain);
+		EQ(wl[i].timedout, want[k].timedout);
+		EQ(wl[i].wakes, want[k].wakes);
+		EQ(wl[i].woken, want[k].woken);
+		if (want[k].w == &w_c)
+			CHECK(wl[i].wait_ns >= (__u64)K_TIMEOUT * 1000000,
+			      "w_c: %llu ns in %d waits of a 1 ms timeout",
+			      (unsigned long long)wl[i].wait_ns, K_TIMEOUT);
+		i++;
+	}
+	EQ(nw, i);
+	words_sorted(1);
+}
+
+static void t_per_word_alone(void *arg)
+{
+	(void)arg;
+	fflush(NULL);
+	pid_t p = fork();
+	if (p == 0)
+		per_word_alone();
+	EQ(wait_child(p), 0);
+}
+
+static int tree(const char *prog)
+{
+	char why[300];
+	tree_prog = prog;
+	if (read_expect()) {
+		printf("FAIL: cannot run '%s --expect'\n", prog);
+		return 1;
+	}
+	struct futexstat_config cfg = {
+		.herd_min = HERD_MIN, .herd_window_ns = 1000000000ULL,
+		.storm_interval_ns = 1000000000ULL, .storm_min = STORM_MIN, .wake_to_run = 1,
+		.follow_children = 1, .per_word = 1,
+		/* wide: t_tree_reuse's resleep would be one if P's slot were inherited */
+		.resleep_window_ns = 1000000000ULL,
+	};
+	fs = futexstat_open(&cfg, why, sizeof why);
+	if (!fs)
+		return skip(why);
+	futexstat_close(fs);
+	fs = NULL;
+	expect_init();
+	run_test("per_word alone: counts and words in a child", t_per_word_alone, NULL, 120);
+	fs = futexstat_open(&cfg, why, sizeof why);
+	if (!fs) {
+		printf("FAIL: the collector loaded once, then: %s\n", why);
+		return 1;
+	}
+	run_test("follow: tree_prog exactly, not the caller nor its earlier helper", t_tree_rep,
+		 NULL, 60);
+	run_test("follow: a second rep counts the same (the tree restarts empty)", t_tree_rep,
+		 NULL, 60);
+	run_test("follow + count_self: the caller's own calls exactly too", t_tree_self, NULL, 60);
+	run_test("follow: per-process words, no storm across fork copies", t_tree_words, NULL, 60);
+	run_test("follow: a nested pid namespace, reported with our pid", t_tree_pidns, NULL, 60);
+	run_test("follow: wake-to-run in a process of the tree", t_tree_wtr, NULL, 60);
+	run_test("follow: the words map full, words_lost exact", t_tree_full, NULL, 120);
+	run_test("follow: a process of the last rep is not followed into this one", t_tree_carry,
+		 NULL, 60);
+	run_test("follow: a wait across two reps is not classified in the second",
+		 t_tree_straddle, NULL, 60);
+	run_test("follow: a reused pid is not followed, nor inherits a thread slot", t_tree_reuse,
+		 NULL, 60);
+	run_test("follow: after all that, tree_prog exactly again", t_tree_rep, NULL, 60);
+	futexstat_close(fs);
+	return tests_done("probes tree");
+}
 #endif
 
 /* ---- bpftrace scripts -------------------------------------------------- */
@@ -849,8 +1681,15 @@ int main(int argc, char **argv)
 		return skip("built without the eBPF collector (-Dprobes=disabled)");
 #endif
 	}
+	if (argc == 3 && !strcmp(argv[1], "tree")) {
+#ifdef FL_HAVE_PROBES
+		return tree(argv[2]);
+#else
+		return skip("built without the eBPF collector (-Dprobes=disabled)");
+#endif
+	}
 	if (argc == 3 && !strcmp(argv[1], "bpftrace"))
 		return bpftrace(argv[2]);
-	fprintf(stderr, "usage: test_probes collector | bpftrace SCRIPT.bt\n");
+	fprintf(stderr, "usage: test_probes collector | tree TREE_PROG | bpftrace SCRIPT.bt\n");
 	return 2;
 }
