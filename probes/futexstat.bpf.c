@@ -278,18 +278,12 @@ static __always_inline struct futexstat_counts *target(__u32 *tid, __u32 *tgidp,
 	return counts();
 }
 
-static __always_inline __u32 lw_index(__u64 uaddr)
-{
-	__u32 i = (__u32)((uaddr * 0x9E3779B97F4A7C15ULL) >> (64 - LW_BITS));
-	return i & ((1 << LW_BITS) - 1);
-}
-
 /* The slot index of a word in last_wake and storms: by address, and in
  * follow mode by process too (the tgid moves the address to another page
- * number before hashing). */
+ * number before hashing; futexstat.h). */
 static __always_inline __u32 word_index(__u64 uaddr, __u32 tgid, const bool ext)
 {
-	return lw_index(follow(ext) ? uaddr ^ ((__u64)tgid << 12) : uaddr);
+	return futexstat_lw_index(follow(ext) ? futexstat_lw_key(uaddr, tgid) : uaddr);
 }
 
 /* Whether a last_wake or storms slot (its uaddr and tgid tag) holds the word. */

@@ -136,6 +136,21 @@ struct futexstat_counts {
 /* A slot of the BPF side's direct-mapped table of the latest wake per
  * address (its .bss, so the skeleton needs the type). */
 #define FUTEXSTAT_LW_BITS 12
+
+/* The slot of a word in that table and in the storms table: a multiplicative
+ * hash of its key, the address — in follow mode the address with the
+ * process's host tgid mixed in (futexstat_lw_key). Here so that the tests
+ * can aim two processes' words at one slot. */
+static inline __u32 futexstat_lw_index(__u64 key)
+{
+	__u32 i = (__u32)((key * 0x9E3779B97F4A7C15ULL) >> (64 - FUTEXSTAT_LW_BITS));
+	return i & ((1 << FUTEXSTAT_LW_BITS) - 1);
+}
+
+static inline __u64 futexstat_lw_key(__u64 uaddr, __u32 tgid)
+{
+	return uaddr ^ ((__u64)tgid << 12);
+}
 struct futexstat_wake_rec {
 	__u64 uaddr; /* tag: the address this slot holds; 0: empty */
 	__u64 seq;   /* +1 at every wake entering on an address of this slot */
