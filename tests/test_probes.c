@@ -703,6 +703,7 @@ _Static_assert(STORM_A + STORM_B > (int)STORM_MIN && STORM_A <= (int)STORM_MIN &
 	       "two processes' EAGAINs: a storm only if taken for one word's");
 
 static const char *tree_prog;
+static pid_t fork_as(pid_t want, void (*fn)(void));
 static _Alignas(64) _Atomic uint32_t w_self, w_helper, w_storm, w_storm2, w_ns, w_wtr;
 
 /* tree_prog --expect, parsed: key=value pairs. */
@@ -943,10 +944,30 @@ static void t_tree_self(void *arg)
 	tree_rep(1);
 }
 
+/* futex_waitv(2) on one word, value mismatched: -EAGAIN where it exists. */
+struct fl_waitv {
+	__u64 val, uaddr;
+	__u32 flags, reserved;
+};
+
+static long waitv_once(_Atomic uint32_t *w, uint32_t val)
+{
+	struct fl_waitv v = { .val = val, .uaddr = (uintptr_t)w,
+			      .flags = FUTEX2_SIZE_U32 | FUTEX2_PRIVATE };
+	return syscall(449 /* SYS_futex_waitv */, &v, 1, 0, NULL, CLOCK_MONOTONIC) < 0 ? -errno : 0;
+}
+
+static int have_waitv(void)
+{
+	_Atomic uint32_t probe = 0;
+	return waitv_once(&probe, 1) == -EAGAIN;
+}
+
 /* Three processes forked during the rep: A and B make STORM_A and STORM_B
  * mismatched waits (EAGAIN) on the same address (their own copy of
- * w_storm), C makes STORM_C on w_storm2. Per process, not per address:
- * two words at one address, one storm (C's), not two. */
+ * w_storm), C makes STORM_C on w_storm2, and one mismatched futex_waitv(2)
+ * there (a wait, but of no single word: no per-word count). Per process,
+ * not per address: two words at one address, one storm (C's), not two. */
 static void t_tree_words(void *arg)
 {
 	(void)arg;
@@ -956,6 +977,7 @@ static void t_tree_words(void *arg)
 	_Atomic uint32_t *w[3] = { &w_storm, &w_storm, &w_storm2 };
 	pid_t pid[3];
 	int st[3];
+	int wv = have_waitv();
 	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
 	for (int k = 0; k < 3; k++) {
 		fflush(NULL);
@@ -965,6 +987,8 @@ static void t_tree_words(void *arg)
 			for (int i = 0; i < n[k]; i++)
 				bad |= futex(w[k], FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 1, NULL, NULL,
 					     FUTEX_BITSET_MATCH_ANY) != -EAGAIN;
+			if (k == 2 && wv)
+				bad |= waitv_once(w[k], 1) != -EAGAIN;
 			_exit(bad);
 		}
 		st[k] = wait_child(pid[k]);
@@ -975,8 +999,9 @@ static void t_tree_words(void *arg)
 		EQ(st[k], 0);
 	EQ(left, 0);
 	EQ(c.procs, 3);
-	EQ(c.wait_calls, STORM_A + STORM_B + STORM_C);
-	EQ(c.wait_eagain, STORM_A + STORM_B + STORM_C);
+	EQ(c.f2_waitv, wv);
+	EQ(c.wait_calls, STORM_A + STORM_B + STORM_C + wv);
+	EQ(c.wait_eagain, STORM_A + STORM_B + STORM_C + wv);
 	EQ(c.eagain_storms, 1);
 	int nw = words_sorted(0);
 	EQ(nw, 3);
@@ -992,6 +1017,159 @@ static void t_tree_words(void *arg)
 			}
 	for (int k = 0; k < 3; k++)
 		CHECK(seen[k] == 1, "process %d (pid %d) has %d words, want 1", k, (int)pid[k], seen[k]);
+}
+
+/* Two processes of the tree whose copies of one address fall in one slot of
+ * the storms table (the hash mixes the host tgid in: B's pid is picked, with
+ * ns_last_pid, to collide with A's): the slot's tgid tag keeps them apart,
+ * so STORM_A + STORM_B EAGAINs, more than STORM_MIN, are no storm. Needs
+ * our pids to be the host's (the hash's): skipped in a nested pid
+ * namespace, and when no colliding pid can be had. */
+static void storm_b(void)
+{
+	int bad = 0;
+	for (int i = 0; i < STORM_B; i++)
+		bad |= futex(&w_storm, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 1, NULL, NULL,
+			     FUTEX_BITSET_MATCH_ANY) != -EAGAIN;
+	_exit(bad);
+}
+
+/* Whether this process sees the host's pid numbers (NSpid has one field). */
+static int host_pids(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *l = strstr(buf, "NSpid:");
+	if (!l)
+		return 1; /* a kernel before NSpid (4.1) */
+	int fields = 0;
+	for (char *p = l + 6; *p && *p != '\n'; p++)
+		if (p[0] != ' ' && p[0] != '\t' && (p[-1] == ' ' || p[-1] == '\t' || p[-1] == ':'))
+			fields++;
+	return fields == 1;
+}
+
+static void t_tree_collide(void *arg)
+{
+	(void)arg;
+	char why[300];
+	struct futexstat_counts c;
+	if (!host_pids()) {
+		printf("  skipped: in a nested pid namespace (the slot hash uses host pids)\n");
+		return;
+	}
+	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
+	fflush(NULL);
+	pid_t a = fork();
+	if (a == 0) {
+		int bad = 0;
+		for (int i = 0; i < STORM_A; i++)
+			bad |= futex(&w_storm, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 1, NULL, NULL,
+				     FUTEX_BITSET_MATCH_ANY) != -EAGAIN;
+		_exit(bad);
+	}
+	int ast = wait_child(a);
+	__u64 ua = (uintptr_t)&w_storm;
+	__u32 slot = futexstat_lw_index(futexstat_lw_key(ua, (__u32)a));
+	pid_t b = -ESRCH;
+	int bst = -1;
+	for (pid_t cand = 301; cand < 4194304 && b < 0; cand++) {
+		if (cand == a || futexstat_lw_index(futexstat_lw_key(ua, (__u32)cand)) != slot)
+			continue;
+		if (kill(cand, 0) == 0 || errno != ESRCH)
+			continue; /* in use */
+		b = fork_as(cand, storm_b);
+		if (b == -ENOENT || b == -EACCES || b == -EPERM || b == -EROFS)
+			break; /* no ns_last_pid here */
+		if (b == -EINVAL)
+			break; /* past pid_max */
+	}
+	if (b > 0)
+		bst = wait_child(b);
+	int left = futexstat_tree_size(fs);
+	futexstat_stop(fs, &c);
+	EQ(ast, 0);
+	if (b < 0) {
+		printf("  skipped: no pid colliding with %d could be had (%s)\n", (int)a,
+		       strerror((int)-b));
+		return;
+	}
+	EQ(bst, 0);
+	EQ(left, 0);
+	EQ(c.wait_eagain, STORM_A + STORM_B);
+	EQ(c.eagain_storms, 0);
+}
+
+/* The collector loaded from inside a pid namespace of its own (the caller
+ * is pid 1 there, its child pid 2): the tree is found (the caller known
+ * through that namespace) and words carry the pids of that namespace. */
+static void loader_in_pidns(void)
+{
+	char why[300];
+	struct futexstat_counts c;
+	struct futexstat_config cfg = { .follow_children = 1, .per_word = 1 };
+	fs = futexstat_open(&cfg, why, sizeof why);
+	if (!fs) {
+		printf("  cannot load in the namespace: %s\n", why);
+		_exit(1);
+	}
+	int bad = futexstat_start(fs, why, sizeof why) != 0;
+	fflush(NULL);
+	pid_t z = fork();
+	if (z == 0) {
+		wakes_on(&w_ns, NS_WAKES);
+		_exit(0);
+	}
+	bad |= wait_child(z) != 0;
+	futexstat_stop(fs, &c);
+	int nw = words_sorted(0);
+	bad |= getpid() != 1 || z != 2 || c.procs != 1 || c.op_wake != NS_WAKES || nw != 1 ||
+	       wl[0].tgid != (__u32)z || wl[0].wakes != NS_WAKES ||
+	       wl[0].uaddr != (uintptr_t)&w_ns || futexstat_tree_size(fs) != 0;
+	if (bad)
+		printf("  in the namespace: pid %d, child %d, procs %llu, op_wake %llu, %d words, "
+		       "first: pid %u, %llu wakes\n", (int)getpid(), (int)z,
+		       (unsigned long long)c.procs, (unsigned long long)c.op_wake, nw,
+		       nw > 0 ? wl[0].tgid : 0, nw > 0 ? (unsigned long long)wl[0].wakes : 0ULL);
+	futexstat_close(fs);
+	fflush(NULL);
+	_exit(bad || checks_failed ? 1 : 0);
+}
+
+static void t_loader_in_pidns(void *arg)
+{
+	(void)arg;
+	int rep[2];
+	if (pipe(rep))
+		abort();
+	fflush(NULL);
+	pid_t x = fork();
+	if (x == 0) {
+		long r = unshare(CLONE_NEWPID) ? -errno : 0;
+		if (r == 0) {
+			fflush(NULL);
+			pid_t y = fork();
+			if (y == 0)
+				loader_in_pidns();
+			r = wait_child(y);
+		}
+		_exit(write(rep[1], &r, sizeof r) == sizeof r ? 0 : 1);
+	}
+	long r = -1;
+	EQ(wait_child(x), 0);
+	EQ(read(rep[0], &r, sizeof r), (long)sizeof r);
+	close(rep[0]), close(rep[1]);
+	if (r == -EPERM || r == -EINVAL || r == -ENOSYS) {
+		printf("  skipped: cannot make a pid namespace here: %s\n", strerror((int)-r));
+		return;
+	}
+	EQ(r, 0);
 }
 
 /* A process of the tree in a nested pid namespace (pid 1 there): followed,
@@ -1488,6 +1666,9 @@ static int tree(const char *prog)
 	run_test("follow + count_self: the caller's own calls exactly too", t_tree_self, NULL, 60);
 	run_test("follow: per-process words, no storm across fork copies", t_tree_words, NULL, 60);
 	run_test("follow: a nested pid namespace, reported with our pid", t_tree_pidns, NULL, 60);
+	run_test("follow: loaded inside a pid namespace, its pids", t_loader_in_pidns, NULL, 60);
+	run_test("follow: one address, two processes, one storms slot: no storm",
+		 t_tree_collide, NULL, 60);
 	run_test("follow: wake-to-run in a process of the tree", t_tree_wtr, NULL, 60);
 	run_test("follow: the words map full, words_lost exact", t_tree_full, NULL, 120);
 	run_test("follow: a process of the last rep is not followed into this one", t_tree_carry,
