@@ -575,6 +575,12 @@ static void t_collector_filters(void *arg)
 	futexstat_stop(fs, &c);
 	EQ(c.futex_calls, 0);
 	EQ(c.wake_calls, 0);
+	/* the modes are off: no tree, no words */
+	EQ(c.procs, 0);
+	EQ(futexstat_tree_size(fs), 0);
+	int nw = -1;
+	EQ(futexstat_words(fs, 0, NULL, 0, &nw), 0);
+	EQ(nw, 0);
 }
 
 /* The proof in README: negcount's uncontended post+wait never enters the
