@@ -200,10 +200,14 @@ static void shim_setup(void)
 			usable[n_usable].hash = name_hash(fl_variants[i]->name),
 			usable[n_usable++].v = fl_variants[i];
 	/* FUTEXLAB_VARIANT, FUTEXLAB_DEBUG, FUTEXLAB_ALLOW: shim/env.h. */
-	struct fl_shim_env env;
+	static struct fl_shim_env env; /* 4 KiB: not on a caller's stack */
 	char err[200];
-	if (fl_shim_env_parse(getenv("FUTEXLAB_VARIANT"), getenv("FUTEXLAB_DEBUG"),
-			      getenv("FUTEXLAB_ALLOW"), &env, err, sizeof err)) {
+	const struct fl_shim_vars vars = {
+		.variant = getenv("FUTEXLAB_VARIANT"),
+		.debug = getenv("FUTEXLAB_DEBUG"),
+		.allow = getenv("FUTEXLAB_ALLOW"),
+	};
+	if (fl_shim_env_parse(&vars, &env, err, sizeof err)) {
 		fprintf(stderr, "futexlab-preload: %s\n", err);
 		_exit(2);
 	}
