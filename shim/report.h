@@ -18,7 +18,11 @@
  * them with fl_shim_report_parse: both are here, pure (no globals, no
  * allocation, no locale: neither strtoul nor printf), so one file defines
  * the format for its writer and its readers. The harness may include this
- * header and link report.c; nothing else of the shim.
+ * header and link report.c; nothing else of the shim. The harness has a
+ * report.h of its own: include this one as "shim/report.h" with the project
+ * root on the include path, never with shim/ on the path of a file that
+ * also includes harness/report.h (the first found would shadow the other;
+ * tests/fuzz/meson.build keeps shim/ to the shim's targets).
  * Unit-tested by tests/test_shim_report.c, fuzzed by
  * tests/fuzz/fuzz_shim_report.c. */
 #ifndef FUTEXLAB_SHIM_REPORT_H
