@@ -275,7 +275,7 @@ static const char *broken(unsigned flags, char *buf, size_t len)
 static void set_reason(const char *why)
 {
 	size_t n = 0;
-	for (; why[n] && n < FL_SHIM_REASON_MAX; n++)
+	for (; n < FL_SHIM_REASON_MAX && why[n]; n++)
 		reason[n] = why[n] >= ' ' && why[n] <= '~' ? why[n] : '?';
 	if (n == 0)
 		reason[n++] = '-';
