@@ -71,15 +71,17 @@ static const struct {
 	{ "all", FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR },
 };
 
-int fl_shim_env_parse(const char *variant, const char *debug, const char *allow,
-		      struct fl_shim_env *out, char *err, size_t errlen)
+int fl_shim_env_parse(const struct fl_shim_vars *in, struct fl_shim_env *out, char *err,
+		      size_t errlen)
 {
 	struct msg m = { err, errlen, 0 };
 	if (err && errlen)
 		err[0] = '\0';
 	else
 		m.cap = 0;
-	struct fl_shim_env e = { .variant = "negcount" };
+	struct fl_shim_env e = { .variant = "negcount" }; /* *out only on success */
+	const char *variant = in->variant, *allow = in->allow, *stats = in->stats,
+		   *log = in->log;
 
 	if (variant && *variant) {
 		/* bounded: never reads past byte 64 of a long value */
@@ -95,7 +97,7 @@ int fl_shim_env_parse(const char *variant, const char *debug, const char *allow,
 		e.variant[n] = '\0';
 	}
 
-	e.debug = debug && *debug && strcmp(debug, "0") != 0;
+	e.debug = in->debug && *in->debug && strcmp(in->debug, "0") != 0;
 
 	for (const char *p = allow; p && *p;) {
 		size_t n = strcspn(p, ",");
@@ -111,6 +113,23 @@ int fl_shim_env_parse(const char *variant, const char *debug, const char *allow,
 		p += n;
 		if (*p == ',')
 			p++;
+	}
+
+	if (stats && *stats && strcmp(stats, "0") != 0) {
+		if (strcmp(stats, "1") != 0)
+			return fail(&m, "FUTEXLAB_STATS", stats, strnlen(stats, 64),
+				    "is not 0 or 1");
+		e.stats = true;
+	}
+
+	if (log && *log) {
+		size_t n = strnlen(log, FL_SHIM_LOG_MAX + 1);
+		if (n > FL_SHIM_LOG_MAX)
+			return fail(&m, "FUTEXLAB_LOG", log, n, "is longer than 4095 bytes");
+		if (log[0] != '/')
+			return fail(&m, "FUTEXLAB_LOG", log, n, "is not an absolute path");
+		memcpy(e.log, log, n);
+		e.log[n] = '\0';
 	}
 
 	*out = e;

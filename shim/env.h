@@ -10,6 +10,21 @@
  *                     (FL_NO_EINTR), all (the three). Empty items are
  *                     ignored; anything else (case, spaces included) is an
  *                     error.
+ *   FUTEXLAB_STATS    unset, empty or "0": off; "1": count the calls
+ *                     (shim/README.md, "Counting"); anything else is an
+ *                     error. Stricter than FUTEXLAB_DEBUG on purpose: the
+ *                     harness reads the counts, and a misspelt switch ("on",
+ *                     "true ") that silently meant one thing or the other
+ *                     would give it lines with or without the counting keys
+ *                     it did not ask for.
+ *   FUTEXLAB_LOG      unset or empty: no log; else the PATH every process
+ *                     appends its report line to (shim/report.h). It must be
+ *                     absolute: the file is opened when a line is written,
+ *                     at exit, after the program may have changed directory,
+ *                     and an exec'd child resolves the same value again in
+ *                     its own directory — a relative path would scatter one
+ *                     run's lines over several files. At most
+ *                     FL_SHIM_LOG_MAX bytes (PATH_MAX - 1).
  *
  * Pure: the caller passes getenv's values (NULL for unset); no getenv, no
  * allocation, no stdio, no global state, so it can run first thing in the
@@ -22,17 +37,33 @@
 #include <stddef.h>
 
 #define FL_SHIM_VARIANT_MAX 63
+#define FL_SHIM_LOG_MAX 4095
+
+/* The raw values, as getenv returns them (NULL: unset). */
+struct fl_shim_vars {
+	const char *variant; /* FUTEXLAB_VARIANT */
+	const char *debug;   /* FUTEXLAB_DEBUG */
+	const char *allow;   /* FUTEXLAB_ALLOW */
+	const char *stats;   /* FUTEXLAB_STATS */
+	const char *log;     /* FUTEXLAB_LOG */
+};
 
 struct fl_shim_env {
 	char variant[FL_SHIM_VARIANT_MAX + 1]; /* NUL-terminated */
 	bool debug;
 	unsigned allow; /* FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR */
+	bool stats;
+	/* A copy, not a pointer into the environment: a program may rewrite
+	 * its environment strings (setproctitle-style) before it exits. */
+	char log[FL_SHIM_LOG_MAX + 1]; /* "" : no log */
 };
 
 /* 0 with *out filled; or -1 with *out untouched and, when errlen > 0, a
  * one-line NUL-terminated message in err (no newline; the offending value
- * quoted, non-printable bytes as \xNN, cut to fit errlen). */
-int fl_shim_env_parse(const char *variant, const char *debug, const char *allow,
-		      struct fl_shim_env *out, char *err, size_t errlen);
+ * quoted, non-printable bytes as \xNN, cut to fit errlen). The variables
+ * are checked in the order of struct fl_shim_vars; the first bad one is
+ * the one reported. */
+int fl_shim_env_parse(const struct fl_shim_vars *in, struct fl_shim_env *out, char *err,
+		      size_t errlen);
 
 #endif

@@ -1,9 +1,10 @@
 /* tests/test_shim_env.c — shim/env.c, the shim's environment parser, on
  * inputs whose answers are known: defaults, names at and past the 63-byte
  * bound, every character class, FUTEXLAB_DEBUG's on/off values, every
- * FUTEXLAB_ALLOW item alone and combined with empty items, and every kind of
- * rejected input: -1, *out untouched, one line naming the variable and
- * quoting the value, cut safely to any errlen. (tests/fuzz/fuzz_shim_env.c
+ * FUTEXLAB_ALLOW item alone and combined with empty items, FUTEXLAB_STATS's
+ * three accepted values, FUTEXLAB_LOG's absolute paths up to the 4095-byte
+ * bound, and every kind of rejected input: -1, *out untouched, one line
+ * naming the variable and quoting the value, cut safely to any errlen. (tests/fuzz/fuzz_shim_env.c
  * checks the same properties on arbitrary bytes.) */
 #include <stdbool.h>
 #include <string.h>
@@ -17,12 +18,19 @@
 static struct fl_shim_env env;
 static char err[200];
 
-/* Parses with a sentinel in *out and err; 0 or -1. */
-static int parse(const char *v, const char *d, const char *a)
+/* Parses all five with a sentinel in *out and err; 0 or -1. */
+static int parse5(const char *v, const char *d, const char *a, const char *st, const char *log)
 {
 	memset(&env, 0xA5, sizeof env);
 	memset(err, 'Z', sizeof err);
-	return fl_shim_env_parse(v, d, a, &env, err, sizeof err);
+	struct fl_shim_vars in = { .variant = v, .debug = d, .allow = a, .stats = st, .log = log };
+	return fl_shim_env_parse(&in, &env, err, sizeof err);
+}
+
+/* The first three, FUTEXLAB_STATS and FUTEXLAB_LOG unset. */
+static int parse(const char *v, const char *d, const char *a)
+{
+	return parse5(v, d, a, NULL, NULL);
 }
 
 static bool untouched(void)
@@ -46,19 +54,26 @@ static void accept(const char *v, const char *d, const char *a, const char *want
 	CHECK(env.debug == want_d, "debug %d for '%s'", env.debug, d ? d : "NULL");
 	CHECK(env.allow == want_a, "allow %#x for '%s', want %#x", env.allow, a ? a : "NULL",
 	      want_a);
+	CHECK(!env.stats && env.log[0] == '\0', "stats %d, log '%.40s' with both unset",
+	      env.stats, env.log);
 }
 
-/* Refused: -1, *out untouched, one line in err that holds `want`. */
-static void refuse(const char *v, const char *d, const char *a, const char *want)
+/* The result of parse5 is refused: -1, *out untouched, one line in err
+ * that holds `want`. */
+static void refused(int r, const char *want)
 {
-	int r = parse(v, d, a);
-	CHECK(r == -1, "(%s, %s, %s) accepted", v ? v : "NULL", d ? d : "NULL", a ? a : "NULL");
+	CHECK(r == -1, "accepted, want a refusal with '%s'", want);
 	if (r != -1)
 		return;
 	CHECK(untouched(), "*out written on error");
 	CHECK(memchr(err, '\0', sizeof err) != NULL, "err not terminated");
 	CHECK(!strchr(err, '\n') && !strchr(err, '\r'), "err is not one line: %s", err);
 	CHECK(strstr(err, want) != NULL, "err '%s' lacks '%s'", err, want);
+}
+
+static void refuse(const char *v, const char *d, const char *a, const char *want)
+{
+	refused(parse(v, d, a), want);
 }
 
 static void t_defaults(void *arg)
@@ -143,19 +158,81 @@ static void t_allow(void *arg)
 	refuse(NULL, NULL, "eintr,\t", "'\\x09'");
 }
 
+static void t_stats(void *arg)
+{
+	(void)arg;
+	static const struct {
+		const char *in;
+		bool on;
+	} ok[] = { { NULL, false }, { "", false }, { "0", false }, { "1", true } };
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		int r = parse5("musl", "1", "eintr", ok[i].in, NULL);
+		CHECK(r == 0, "FUTEXLAB_STATS='%s' refused: %s", ok[i].in ? ok[i].in : "NULL", err);
+		CHECK(r || (env.stats == ok[i].on && !strcmp(env.variant, "musl") && env.debug &&
+			    env.allow == FL_NO_EINTR && env.log[0] == '\0'),
+		      "FUTEXLAB_STATS='%s': stats %d, the others changed", ok[i].in ? ok[i].in : "NULL",
+		      env.stats);
+	}
+	/* FUTEXLAB_DEBUG's "anything but 0 is on" is not FUTEXLAB_STATS's rule */
+	static const char *const bad[] = { "2", "yes", "on", "true", "00", "01", "1 ", " 1", "-1",
+					   "1\n", "10" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		refused(parse5(NULL, NULL, NULL, bad[i], NULL), "FUTEXLAB_STATS: '");
+	refused(parse5(NULL, NULL, NULL, "yes", NULL), "FUTEXLAB_STATS: 'yes' is not 0 or 1");
+	refused(parse5(NULL, NULL, NULL, "1\n", NULL), "'1\\x0a'");
+	/* checked after the variable before it: a bad ALLOW is the one named */
+	refused(parse5(NULL, NULL, "x", "yes", NULL), "FUTEXLAB_ALLOW");
+}
+
+static void t_log(void *arg)
+{
+	(void)arg;
+	CHECK(parse5(NULL, NULL, NULL, NULL, "") == 0 && env.log[0] == '\0', "empty: no log");
+	CHECK(parse5(NULL, NULL, NULL, "1", "/tmp/x.log") == 0 && !strcmp(env.log, "/tmp/x.log") &&
+		      env.stats && !strcmp(env.variant, "negcount"),
+	      "'/tmp/x.log': %s", err);
+	CHECK(parse5(NULL, NULL, NULL, NULL, "/") == 0 && !strcmp(env.log, "/"), "'/'");
+	/* any byte a path may hold, spaces and newlines included: the path is
+	 * never written into a line */
+	CHECK(parse5(NULL, NULL, NULL, NULL, "/a b/\n\xc3\xa9,=") == 0 &&
+		      !strcmp(env.log, "/a b/\n\xc3\xa9,="),
+	      "odd bytes: %s", err);
+	refused(parse5(NULL, NULL, NULL, NULL, "x.log"), "FUTEXLAB_LOG: 'x.log' is not an absolute path");
+	refused(parse5(NULL, NULL, NULL, NULL, "./x.log"), "not an absolute path");
+	refused(parse5(NULL, NULL, NULL, NULL, " /x.log"), "' /x.log' is not an absolute path");
+	refused(parse5(NULL, NULL, NULL, NULL, "~/x.log"), "not an absolute path");
+	/* the bound: 4095 bytes are a path, 4096 are not */
+	static char path[FL_SHIM_LOG_MAX + 10];
+	memset(path, 'p', sizeof path);
+	path[0] = '/';
+	path[FL_SHIM_LOG_MAX] = '\0';
+	CHECK(parse5(NULL, NULL, NULL, NULL, path) == 0 && strlen(env.log) == FL_SHIM_LOG_MAX &&
+		      !strcmp(env.log, path),
+	      "a path of %d bytes: %s", FL_SHIM_LOG_MAX, err);
+	path[FL_SHIM_LOG_MAX] = 'p';
+	path[FL_SHIM_LOG_MAX + 1] = '\0';
+	refused(parse5(NULL, NULL, NULL, NULL, path), "FUTEXLAB_LOG: '/ppp");
+	refused(parse5(NULL, NULL, NULL, NULL, path), "is longer than 4095 bytes");
+	/* checked last: a bad STATS is the one named */
+	refused(parse5(NULL, NULL, NULL, "2", "rel"), "FUTEXLAB_STATS");
+	refused(parse5("UP", NULL, NULL, NULL, "rel"), "FUTEXLAB_VARIANT");
+}
+
 /* Any errlen: never a byte past it, always terminated, a prefix of the
  * whole message; errlen 0 or a NULL err writes nothing. */
 static void t_errlen(void *arg)
 {
 	(void)arg;
 	char full[200], small[64];
-	struct fl_shim_env e;
-	CHECK(fl_shim_env_parse("BAD", NULL, NULL, &e, full, sizeof full) == -1, "accepted");
+	static struct fl_shim_env e;
+	const struct fl_shim_vars bad = { .variant = "BAD" }, bad_allow = { .allow = "x" },
+				  good = { .variant = "ok", .allow = "all" };
+	CHECK(fl_shim_env_parse(&bad, &e, full, sizeof full) == -1, "accepted");
 	size_t len = strlen(full);
 	CHECK(len > 20, "short message: %s", full);
 	for (size_t n = 1; n < sizeof small; n++) {
 		memset(small, 'Z', sizeof small);
-		CHECK(fl_shim_env_parse("BAD", NULL, NULL, &e, small, n) == -1, "accepted");
+		CHECK(fl_shim_env_parse(&bad, &e, small, n) == -1, "accepted");
 		size_t want = len < n - 1 ? len : n - 1;
 		CHECK(strlen(small) == want && !strncmp(small, full, want),
 		      "errlen %zu: '%s'", n, small);
@@ -163,11 +240,10 @@ static void t_errlen(void *arg)
 			CHECK(small[i] == 'Z', "errlen %zu: byte %zu written", n, i);
 	}
 	small[0] = 'Z';
-	CHECK(fl_shim_env_parse("BAD", NULL, NULL, &e, small, 0) == -1 && small[0] == 'Z',
-	      "errlen 0 wrote");
-	CHECK(fl_shim_env_parse(NULL, NULL, "x", &e, NULL, 0) == -1, "NULL err");
-	CHECK(fl_shim_env_parse(NULL, NULL, "x", &e, NULL, 16) == -1, "NULL err, errlen 16");
-	CHECK(fl_shim_env_parse("ok", NULL, "all", &e, NULL, 0) == 0 && e.allow == ALL3,
+	CHECK(fl_shim_env_parse(&bad, &e, small, 0) == -1 && small[0] == 'Z', "errlen 0 wrote");
+	CHECK(fl_shim_env_parse(&bad_allow, &e, NULL, 0) == -1, "NULL err");
+	CHECK(fl_shim_env_parse(&bad_allow, &e, NULL, 16) == -1, "NULL err, errlen 16");
+	CHECK(fl_shim_env_parse(&good, &e, NULL, 0) == 0 && e.allow == ALL3,
 	      "success needs no err");
 }
 
@@ -177,6 +253,8 @@ int main(void)
 	run_test("variant", t_variant, NULL, 10);
 	run_test("debug", t_debug, NULL, 10);
 	run_test("allow", t_allow, NULL, 10);
+	run_test("stats", t_stats, NULL, 10);
+	run_test("log", t_log, NULL, 10);
 	run_test("errlen", t_errlen, NULL, 10);
 	return tests_done("shim_env");
 }

@@ -2,13 +2,14 @@
  * against a plain reference, on arbitrary bytes.
  *
  * Input: byte 0 says which variables are unset (bit 0 FUTEXLAB_VARIANT,
- * bit 1 FUTEXLAB_DEBUG, bit 2 FUTEXLAB_ALLOW), byte 1 is errlen (0-255), the
- * rest the three values separated by NUL bytes (a missing one is empty).
- * Each value and the message buffer are heap blocks of exactly their size,
- * so ASan sees any byte read or written past them. The oracle: the
- * verdict, variant, debug and allow equal the reference's (written from
- * shim/env.h's words, sharing no code), *out is untouched on error, and the
- * message is one terminated line within errlen. */
+ * bit 1 FUTEXLAB_DEBUG, bit 2 FUTEXLAB_ALLOW, bit 3 FUTEXLAB_STATS, bit 4
+ * FUTEXLAB_LOG), byte 1 is errlen (0-255), the rest the five values
+ * separated by NUL bytes (a missing one is empty). Each value and the
+ * message buffer are heap blocks of exactly their size, so ASan sees any
+ * byte read or written past them. The oracle: the verdict, variant, debug,
+ * allow, stats and log equal the reference's (written from shim/env.h's
+ * words, sharing no code), *out is untouched on error, and the message is
+ * one terminated line within errlen that names the first bad variable. */
 #include <stdbool.h>
 #include <string.h>
 
@@ -18,21 +19,9 @@
 
 #define ALL3 (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR)
 
-/* The reference: 0 and the result, or -1. */
-static int reference(const char *v, const char *d, const char *a, struct fl_shim_env *out)
+/* FUTEXLAB_ALLOW: 0 with out->allow set, or -1. */
+static int check_allow(const char *a, struct fl_shim_env *out)
 {
-	memset(out, 0, sizeof *out);
-	if (!v || !*v)
-		v = "negcount";
-	if (strlen(v) > 63)
-		return -1;
-	for (const char *p = v; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789_-", *p))
-			return -1;
-	strcpy(out->variant, v);
-	out->debug = d != NULL && strcmp(d, "") != 0 && strcmp(d, "0") != 0;
-	if (!a)
-		return 0;
 	char *copy = strdup(a);
 	FUZZ_ASSERT(copy, "out of memory");
 	int r = 0;
@@ -53,6 +42,36 @@ static int reference(const char *v, const char *d, const char *a, struct fl_shim
 	}
 	free(copy);
 	return r;
+}
+
+/* The reference: NULL and the result, or the name of the first bad variable. */
+static const char *reference(const struct fl_shim_vars *in, struct fl_shim_env *out)
+{
+	const char *v = in->variant, *d = in->debug, *a = in->allow, *st = in->stats,
+		   *log = in->log;
+	memset(out, 0, sizeof *out);
+	if (!v || !*v)
+		v = "negcount";
+	if (strlen(v) > 63)
+		return "FUTEXLAB_VARIANT";
+	for (const char *p = v; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789_-", *p))
+			return "FUTEXLAB_VARIANT";
+	strcpy(out->variant, v);
+	out->debug = d != NULL && strcmp(d, "") != 0 && strcmp(d, "0") != 0;
+	if (a && check_allow(a, out))
+		return "FUTEXLAB_ALLOW";
+	if (st && strcmp(st, "") && strcmp(st, "0")) {
+		if (strcmp(st, "1"))
+			return "FUTEXLAB_STATS";
+		out->stats = true;
+	}
+	if (log && *log) {
+		if (strlen(log) > 4095 || log[0] != '/')
+			return "FUTEXLAB_LOG";
+		strcpy(out->log, log);
+	}
+	return NULL;
 }
 
 /* The next value: data up to a NUL, in a block of exactly its size. */
@@ -76,27 +95,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned unset = data[0];
 	size_t errlen = data[1];
 	const uint8_t *p = data + 2, *end = data + size;
-	char *val[3];
-	for (int i = 0; i < 3; i++)
+	char *val[5];
+	for (int i = 0; i < 5; i++)
 		val[i] = take(&p, end);
-	const char *v = unset & 1 ? NULL : val[0], *d = unset & 2 ? NULL : val[1],
-		   *a = unset & 4 ? NULL : val[2];
+	const struct fl_shim_vars in = {
+		.variant = unset & 1 ? NULL : val[0],
+		.debug = unset & 2 ? NULL : val[1],
+		.allow = unset & 4 ? NULL : val[2],
+		.stats = unset & 8 ? NULL : val[3],
+		.log = unset & 16 ? NULL : val[4],
+	};
 	char *err = errlen ? malloc(errlen) : NULL;
 	FUZZ_ASSERT(!errlen || err, "out of memory");
 	if (err)
 		memset(err, 'Z', errlen);
 
-	struct fl_shim_env got, want;
+	/* static: 4 KiB each (the log path), and one input at a time */
+	static struct fl_shim_env got, want;
 	memset(&got, 0xA5, sizeof got);
-	int r = fl_shim_env_parse(v, d, a, &got, err, errlen);
-	int w = reference(v, d, a, &want);
-	FUZZ_ASSERT(r == w, "returned %d, the reference %d", r, w);
+	int r = fl_shim_env_parse(&in, &got, err, errlen);
+	const char *bad = reference(&in, &want);
+	FUZZ_ASSERT(r == (bad ? -1 : 0), "returned %d, the reference %s", r, bad ? bad : "accepts");
 	if (r == 0) {
 		FUZZ_ASSERT(memchr(got.variant, '\0', sizeof got.variant) &&
 				    !strcmp(got.variant, want.variant),
 			    "variant '%.64s', want '%s'", got.variant, want.variant);
 		FUZZ_ASSERT(got.debug == want.debug, "debug %d", got.debug);
 		FUZZ_ASSERT(got.allow == want.allow, "allow %#x, want %#x", got.allow, want.allow);
+		FUZZ_ASSERT(got.stats == want.stats, "stats %d", got.stats);
+		FUZZ_ASSERT(memchr(got.log, '\0', sizeof got.log) && !strcmp(got.log, want.log),
+			    "log '%.64s', want '%.64s'", got.log, want.log);
 	} else {
 		const unsigned char *g = (const unsigned char *)&got;
 		for (size_t i = 0; i < sizeof got; i++)
@@ -106,12 +134,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_ASSERT(len < errlen, "message not terminated within errlen %zu", errlen);
 			FUZZ_ASSERT(!memchr(err, '\n', len) && !memchr(err, '\r', len),
 				    "message not one line: %s", err);
-			FUZZ_ASSERT(!strncmp(err, "FUTEXLAB_", len < 9 ? len : 9),
-				    "message does not name the variable: %s", err);
+			size_t nl = strlen(bad);
+			FUZZ_ASSERT(!strncmp(err, bad, len < nl ? len : nl),
+				    "message does not name %s: %s", bad, err);
 		}
 	}
 	free(err);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 5; i++)
 		free(val[i]);
 	return 0;
 }

@@ -6,7 +6,7 @@
 #        are fuzzed as below; skipped (77) after the replay if FUZZ_BUILD is
 #        not configured (FUTEXLAB_SANITIZERS=0, or setup not run).
 #   MODE fuzz (build-fuzz itself): EXE are the libFuzzer targets.
-# Fuzzing: each target FUZZ_SECONDS (default 3: 12 s for the four) from its
+# Fuzzing: each target FUZZ_SECONDS (default 3: 15 s for the five) from its
 # seeds, in a scratch corpus under FUZZ_BUILD/fuzz-test/ (emptied each run);
 # any crash, leak, UBSan report, timeout (5 s an input) or out-of-memory
 # fails the test with the input's path and libFuzzer's report.
