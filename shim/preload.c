@@ -45,9 +45,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdalign.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -231,14 +233,17 @@ static struct { uint32_t hash; const struct fl_variant *v; } usable[64];
 static int n_usable;
 
 /* A design usable from this shim: registered, available, fits before the tag. */
-static const char *unfit(const struct fl_variant *v)
+static const char *misfit(const struct fl_variant *v)
 {
-	const char *why = v->unavailable ? v->unavailable() : NULL;
-	if (why)
-		return why;
 	if (v->size > FL_TAG_OFF || v->align > alignof(sem_t))
 		return "its state does not fit a sem_t before the shim's tag";
 	return NULL;
+}
+
+static const char *unfit(const struct fl_variant *v)
+{
+	const char *why = v->unavailable ? v->unavailable() : NULL;
+	return why ? why : misfit(v);
 }
 
 /* The design that owns s, or NULL for glibc. */
@@ -375,8 +380,14 @@ static void shim_setup(void)
 	real_getvalue = sym("sem_getvalue");
 	real_open = sym("sem_open");
 	real_close = sym("sem_close");
+	/* Designs a tag may name: those that fit. Not asked whether they are
+	 * available: a tag is only ever written by a process in which its
+	 * design was (sem_init on it succeeded), on this same kernel; and
+	 * asking costs futex2/io_uring probe syscalls at every program's load,
+	 * which `futexlab exec` would count as the program's (tree_prog's
+	 * exact profile). This process's own design is asked, below. */
 	for (int i = 0; i < fl_nvariants && n_usable < (int)(sizeof usable / sizeof usable[0]); i++)
-		if (!unfit(fl_variants[i]) && !(fl_variants[i]->flags & FL_CAPPED) &&
+		if (!misfit(fl_variants[i]) && !(fl_variants[i]->flags & FL_CAPPED) &&
 		    strcmp(fl_variants[i]->name, "posix") != 0)
 			usable[n_usable].hash = name_hash(fl_variants[i]->name),
 			usable[n_usable++].v = fl_variants[i];
@@ -397,7 +408,7 @@ static void shim_setup(void)
 	memcpy(log_path, env.log, sizeof log_path);
 	memcpy(vname, env.variant, sizeof vname);
 	/* counts restart in a forked child (its line is its own); registered
-	 * once, here, under pthread_once. It fails only out of memory: the
+	 * once, here (start(): set-up runs once). It fails only out of memory: the
 	 * children's lines then count their parent's calls too, which is no
 	 * reason to stop the program. */
 	if (pthread_atfork(NULL, NULL, forked) != 0)
@@ -455,12 +466,31 @@ static void shim_setup(void)
 }
 
 /* Set up once, at load or at the first call, whichever comes first: another
- * library's constructor may call sem_init before this one's has run. */
-static pthread_once_t started = PTHREAD_ONCE_INIT;
+ * library's constructor may call sem_init before this one's has run.
+ * Not pthread_once: glibc's issues a FUTEX_WAKE of every waiter after the
+ * init routine, waiters or not, so every program under the shim would make
+ * a futex call it did not write (`futexlab exec` counts the program's
+ * calls exactly: tests/test_exec.sh, tree_prog). 0: not started, 1: a
+ * thread is setting up, 2: done. The release store after shim_setup pairs
+ * with the acquire loads: whoever sees 2 sees everything it wrote. A
+ * second thread arriving during set-up (only possible when a program starts
+ * threads in a constructor that runs before ours) yields until it is done;
+ * set-up does not block, so that wait is short. */
+static _Atomic int started;
 
 static inline void start(void)
 {
-	pthread_once(&started, shim_setup);
+	if (atomic_load_explicit(&started, memory_order_acquire) == 2)
+		return;
+	int expect = 0;
+	if (atomic_compare_exchange_strong_explicit(&started, &expect, 1, memory_order_acquire,
+						    memory_order_acquire)) {
+		shim_setup();
+		atomic_store_explicit(&started, 2, memory_order_release);
+		return;
+	}
+	while (atomic_load_explicit(&started, memory_order_acquire) != 2)
+		sched_yield();
 }
 
 __attribute__((constructor)) static void shim_start(void)

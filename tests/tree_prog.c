@@ -48,9 +48,10 @@
  * the thread's tid word at its exit (CLONE_CHILD_CLEARTID) is not a syscall.
  * What a preloaded library (LD_PRELOAD) does before main is beyond this
  * program: its constructors' calls come on top, in the root only (the others
- * are forks); futexlab's shim makes 5 there (3 FUTEX_WAKEs, a futex_wake(2)
- * and a futex_wait(2): strace, glibc 2.36), so run it without one when the
- * totals must hold.
+ * are forks). futexlab's shim makes none with a design whose availability
+ * check makes none (negcount, musl, ...: its set-up is not pthread_once,
+ * whose unconditional wake was one; tests/test_exec.sh counts tree_prog
+ * exactly under it); futex2 and uring probe the kernel once (1 and 2 calls).
  *
  * Timing is not part of the profile: the 2 ms timeouts only bound each timed
  * wait from below (a relative FUTEX_WAIT timeout never returns early). */
