@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,8 @@ static const char row_header[] =
 	"variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,"
 	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems,"
 	"fair_jain,fair_cv,fair_min_max,starve_max_ns,"
-	"lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,lat_n";
+	"lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,lat_n,"
+	"cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol,shim_sems";
 
 /* What a timer read costs (the median of back-to-back fl_now_ns pairs,
  * measured once per run): subtracted from the latency percentiles, since
@@ -155,6 +157,17 @@ static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct rep
 	snprintf(row + strlen(row), sizeof row - strlen(row), ",%d", pt->p.sems);
 	tstat_cells(ts, sizeof ts, pt->w, r && !strcmp(x->status, "ok") ? r : NULL);
 	strncat(row, ts, sizeof row - strlen(row) - 1);
+	if (r && !strcmp(x->status, "ok") && r->cpu_set)
+		snprintf(ts, sizeof ts, ",%lld,%lld,%lld,%lld", (long long)r->cpu_user_ns,
+			 (long long)r->cpu_sys_ns, (long long)r->csw_vol, (long long)r->csw_invol);
+	else
+		snprintf(ts, sizeof ts, ",,,,");
+	strncat(row, ts, sizeof row - strlen(row) - 1);
+	if (r && r->shim_sems >= 0)
+		snprintf(ts, sizeof ts, ",%lld", (long long)r->shim_sems);
+	else
+		snprintf(ts, sizeof ts, ",");
+	strncat(row, ts, sizeof row - strlen(row) - 1);
 	bool counted = r && x->round >= 0; /* warm-up rounds count nothing */
 	fl_perf_cells(counted ? x->perf : NULL, perf, sizeof perf);
 	strncat(row, perf, sizeof row - strlen(row) - 1);
@@ -197,20 +210,41 @@ static void show(const struct progress *g, const struct fl_point *pt, int round,
 	fprintf(stderr, round < 0 ? "  warm-up" : "  round %d/%d", round + 1, rounds);
 }
 
-/* Runs one rep of one entry; false (and the error row) if it failed. */
-static bool run_rep(struct fl_csv *csv, const struct fl_point *pt, const struct fl_entry *e,
-		    int round, int slot, bool measured, bool latency, struct fl_hist **acc)
+static int64_t tv_ns(struct timeval tv)
 {
-	struct fl_result r = { 0 };
+	return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+}
+
+/* The process's CPU and context switches from a to b: the whole rep, its
+ * set-up and joins included (threads that ended count: RUSAGE_SELF keeps
+ * them). */
+static void rusage_diff(const struct rusage *a, const struct rusage *b, struct fl_result *r)
+{
+	r->cpu_set = true;
+	r->cpu_user_ns = tv_ns(b->ru_utime) - tv_ns(a->ru_utime);
+	r->cpu_sys_ns = tv_ns(b->ru_stime) - tv_ns(a->ru_stime);
+	r->csw_vol = b->ru_nvcsw - a->ru_nvcsw;
+	r->csw_invol = b->ru_nivcsw - a->ru_nivcsw;
+}
+
+/* Runs one rep of one entry; false (and the error row) if it failed. */
+static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl_point *pt,
+		    int ei, int round, int slot, bool measured, bool latency, struct fl_hist **acc)
+{
+	const struct fl_entry *e = &pt->e[ei];
+	struct fl_result r = { .shim_sems = -1 };
 	struct fl_params p = pt->p;
 	p.latency = latency;
 	struct fl_perf_reading perf;
+	struct rusage ru0, ru1;
 	bool pe = fl_perf_enabled;
 	fl_perf_enabled = pe && measured; /* warm-up rounds count nothing */
 	if (measured)
 		fl_probes_rep_begin();
 	fl_perf_begin();
+	getrusage(RUSAGE_SELF, &ru0);
 	pt->w->run(e->v, &p, &r);
+	getrusage(RUSAGE_SELF, &ru1);
 	fl_perf_end(&perf);
 	if (measured)
 		fl_probes_rep_end(pt->w->name, r.ops);
@@ -219,6 +253,10 @@ static bool run_rep(struct fl_csv *csv, const struct fl_point *pt, const struct 
 		free(r.lat);
 		return true; /* an interrupted rep is not a measurement */
 	}
+	if (!r.cpu_set)
+		rusage_diff(&ru0, &ru1, &r);
+	if (measured && s->hooks && s->hooks->rep_done)
+		s->hooks->rep_done(pt, ei, round, &r);
 	struct rep x = { e, round, slot, "ok", r.info, &r, &perf };
 	char why[120];
 	if (r.error[0]) {
@@ -330,7 +368,7 @@ static void run_point(const struct fl_spec *s, const struct fl_point *pt, struct
 			int i = order[k];
 			if (!live[i])
 				continue;
-			if (!run_rep(csv, pt, &pt->e[i], round < 0 ? -1 : round, slot++, round >= 0,
+			if (!run_rep(s, csv, pt, i, round < 0 ? -1 : round, slot++, round >= 0,
 				     latency, &acc[i])) {
 				live[i] = false; /* one error row is the verdict */
 				n->error++;
@@ -435,6 +473,8 @@ static void print_table(const struct fl_spec *s, struct fl_csv *csv)
 				sizeof err) == 0 &&
 	    fl_cells_build(&t, &cells, err, sizeof err) == 0) {
 		fl_print_ratios(stdout, &t, &cells, s->baseline);
+		if (s->hooks && s->hooks->report)
+			s->hooks->report(&t);
 		fl_cells_free(&cells);
 		fl_table_free(&t);
 	} else {
@@ -494,6 +534,8 @@ int fl_bench(struct fl_spec *s)
 		return 1;
 	}
 	machine_meta(s, &csv);
+	if (s->hooks && s->hooks->meta)
+		s->hooks->meta(&csv);
 	measure_timer();
 	fl_csv_meta(&csv, "timer: fl_now_ns (vDSO clock_gettime CLOCK_MONOTONIC) %.0f ns a read "
 		    "(median of back-to-back pairs), subtracted from the lat_* columns", timer_ns);

@@ -84,6 +84,18 @@ static void parse_variants(struct fl_spec *s, const char *list)
 			fl_usage_error("--variant: unknown variant '%s' (see futexlab list)", items[i]);
 }
 
+void fl_spec_variants(struct fl_spec *s, const char *list)
+{
+	parse_variants(s, list);
+	if (!fl_variant_find(s->baseline))
+		fl_usage_error("--baseline: unknown variant '%s' (see futexlab list)", s->baseline);
+	for (int i = 0; i < s->nv; i++)
+		if (!strcmp(s->vs[i]->name, s->baseline))
+			return;
+	if (s->nv < FL_MAXLIST) /* the baseline runs whether named or not */
+		s->vs[s->nv++] = fl_variant_find(s->baseline);
+}
+
 /* Presets and the default seed: what is left after the options. */
 static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axes_given,
 		   int64_t duration_ns, bool seed_given)
@@ -355,6 +367,14 @@ int fl_points_build(const struct fl_spec *s, struct fl_point **out)
 	int n = 0, cap = 0;
 	long combinations = 0;
 	struct fl_point *pts = NULL;
+	if (s->hooks && s->hooks->workload) { /* exec: one point of its own workload */
+		pts = fl_xcalloc(1, sizeof *pts);
+		pts->w = s->hooks->workload;
+		pts->p = s->base;
+		fill_entries(s, pts);
+		*out = pts;
+		return 1;
+	}
 	for (int g = 0; g < s->ngroups; g++) {
 		struct axes a;
 		parse_group(&s->groups[g], &a);

@@ -30,6 +30,26 @@ struct fl_group {
 	const char *sems;               /* NULL: "1" (the presets) */
 };
 
+struct fl_csv;
+struct fl_table;
+struct fl_point;
+
+/* What a command other than run and sweep (exec: cmd_exec.c) hands the
+ * runner: its own workload, run at one point (s->base), and hooks. Every
+ * hook may be NULL. */
+struct fl_bench_hooks {
+	const struct fl_workload *workload;
+	/* extra metadata lines, after the machine's */
+	void (*meta)(struct fl_csv *csv);
+	/* after each measured rep whose run returned (probes stopped: their
+	 * per-rep data, e.g. fl_probes_words, is that rep's); entry indexes
+	 * pt->e */
+	void (*rep_done)(const struct fl_point *pt, int entry, int round,
+			 const struct fl_result *r);
+	/* after the ratio table, on the run's rows */
+	void (*report)(const struct fl_table *t);
+};
+
 struct fl_spec {
 	const char *cmd;                /* "run" or "sweep", for messages */
 	const char *preset;             /* name, or NULL */
@@ -47,6 +67,7 @@ struct fl_spec {
 	enum fl_probes_mode probes;
 	char hlist[1024];               /* --hash list */
 	uint64_t seed;
+	const struct fl_bench_hooks *hooks; /* NULL for run and sweep */
 	int argc;                       /* the command's own argv, for the CSV */
 	char **argv;
 };
@@ -63,6 +84,10 @@ struct fl_spec_defaults {
  * stderr, exit 2. Returns 1 when --help was printed, else 0. */
 int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defaults *d,
 		  int argc, char **argv);
+
+/* exec: --variant LIST into s->vs, the baseline added when not listed
+ * (usage error, exit 2, for an unknown name). */
+void fl_spec_variants(struct fl_spec *s, const char *list);
 
 struct fl_entry {
 	const struct fl_variant *v;

@@ -46,6 +46,15 @@ struct fl_result {
 	int64_t starve_max_ns;/* longest time a thread went without an op (-1: not timed) */
 	struct fl_hist *lat;  /* the blocking op's latency, all threads (malloc'ed; the
 				 harness frees it); NULL when not recorded */
+	/* CPU time and context switches of the rep. A workload that runs
+	 * another program (the harness's `exec`: wait4's rusage of the child
+	 * and its descendants) fills them and sets cpu_set; otherwise the
+	 * harness takes getrusage(RUSAGE_SELF) around the whole rep. */
+	bool cpu_set;
+	int64_t cpu_user_ns, cpu_sys_ns, csw_vol, csw_invol;
+	/* Semaphores the LD_PRELOAD shim initialised on the design during the
+	 * rep (`exec` only; -1: not known, an empty CSV cell). */
+	int64_t shim_sems;
 };
 
 struct fl_workload {
