@@ -25,9 +25,10 @@ const char fl_probes_csv_header[] =
 	",futex_syscalls,fx_wait,fx_wait_bitset,fx_wake,fx_other,f2_wait,f2_wake,f2_waitv,"
 	"uring_futex,wake_calls,woken,wake_none,wait_calls,wait_ok,wait_eagain,"
 	"wait_timedout,wait_eintr,wait_p50_ns,wait_p99_ns,herd_bursts,eagain_storms,"
-	"futex_per_op,wakes_per_post,resleeps,wake_to_run_n,wake_to_run_p50_ns,wake_to_run_p99_ns";
+	"futex_per_op,wakes_per_post,resleeps,wake_to_run_n,wake_to_run_p50_ns,wake_to_run_p99_ns,"
+	"procs";
 
-#define NCOLS 27
+#define NCOLS 28
 
 static char last_cols[512]; /* the last rep's columns, or "" */
 
@@ -49,14 +50,21 @@ static double posts_per_op(const char *workload)
 }
 
 static struct futexstat *fs;
-static bool attached;
+static bool attached, follow;
+static unsigned long long last_words_lost;
+
+void fl_probes_follow_children(void)
+{
+	follow = true;
+}
 
 void fl_probes_setup(enum fl_probes_mode mode)
 {
 	char why[300];
 	if (mode == FL_PROBES_OFF)
 		return;
-	struct futexstat_config cfg = { .wake_to_run = 1 };
+	struct futexstat_config cfg = { .wake_to_run = 1, .follow_children = follow,
+					.per_word = follow };
 	fs = futexstat_open(&cfg, why, sizeof why);
 	if (!fs)
 		fprintf(stderr, "futexlab: probes off: %s\n", why);
@@ -107,9 +115,13 @@ void fl_probes_rep_end(const char *workload, int64_t ops)
 			 (unsigned long long)futexstat_wtr_quantile(&c, 0.99));
 	else if (futexstat_sees_wake_to_run(fs))
 		snprintf(wtr, sizeof wtr, "0,,");
+	char procs[24] = ""; /* processes followed: exec only */
+	if (follow)
+		snprintf(procs, sizeof procs, "%llu", (unsigned long long)c.procs);
+	last_words_lost = c.words_lost;
 	snprintf(last_cols, sizeof last_cols,
 		 ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu,%llu,%llu,%llu,"
-		 "%llu,%llu,%llu,%llu,%llu,%llu,%s,%s,%llu,%s",
+		 "%llu,%llu,%llu,%llu,%llu,%llu,%s,%s,%llu,%s,%s",
 		 total, (unsigned long long)c.op_wait, (unsigned long long)c.op_wait_bitset,
 		 (unsigned long long)c.op_wake, (unsigned long long)c.op_other,
 		 (unsigned long long)c.f2_wait, (unsigned long long)c.f2_wake,
@@ -121,7 +133,22 @@ void fl_probes_rep_end(const char *workload, int64_t ops)
 		 (unsigned long long)futexstat_wait_quantile(&c, 0.50),
 		 (unsigned long long)futexstat_wait_quantile(&c, 0.99),
 		 (unsigned long long)c.herd_bursts, (unsigned long long)c.eagain_storms,
-		 per_op, per_post, (unsigned long long)c.resleeps, wtr);
+		 per_op, per_post, (unsigned long long)c.resleeps, wtr, procs);
+}
+
+int fl_probes_words(int by, struct fl_word *out, int n, int *nwords, unsigned long long *lost)
+{
+	*nwords = 0;
+	*lost = 0;
+	if (!fs || !follow)
+		return 0;
+	struct futexstat_word w[64];
+	int k = futexstat_words(fs, by, w, n < 64 ? n : 64, nwords);
+	for (int i = 0; i < k; i++)
+		out[i] = (struct fl_word){ w[i].tgid, w[i].uaddr, w[i].waits, w[i].wait_ns,
+					   w[i].wakes, w[i].woken, w[i].eagain, w[i].timedout };
+	*lost = last_words_lost;
+	return k < 0 ? 0 : k;
 }
 
 void fl_probes_teardown(void)
@@ -171,14 +198,26 @@ static double min_of(const double *v, int n)
  * an RCU grace period (~0.6 s here), so the detached blocks come first, not
  * interleaved. Each mode's figure is its fastest block (other work on the
  * machine only ever adds time). ~0.1-0.2 s in all. */
+static void measure_overhead_blocks(void);
+
 static void measure_overhead(void)
 {
-	char why[300];
-	struct futexstat_counts c;
-	double det[OVH_BLOCKS], idle[OVH_BLOCKS], on[OVH_BLOCKS];
 	ovh_done = true;
 	if (!fs)
 		return;
+	/* following children (exec), the collector counts this process only
+	 * while measuring its cost here: the programs of follow mode, with this
+	 * process counted as a member of the tree is */
+	futexstat_count_self(fs, follow);
+	measure_overhead_blocks();
+	futexstat_count_self(fs, 0);
+}
+
+static void measure_overhead_blocks(void)
+{
+	char why[300];
+	struct futexstat_counts c;
+	double det[OVH_BLOCKS] = { 0 }, idle[OVH_BLOCKS] = { 0 }, on[OVH_BLOCKS] = { 0 };
 	futexstat_detach(fs); /* only if a rep attached it already */
 	wake_block();         /* warm the loop and the page */
 	for (int b = 0; b < OVH_BLOCKS; b++)
@@ -226,6 +265,14 @@ void fl_probes_setup(enum fl_probes_mode mode)
 			"(configured with -Dprobes=disabled, or clang/bpftool/libbpf/BTF missing)\n");
 }
 void fl_probes_rep_begin(void) { last_cols[0] = '\0'; }
+void fl_probes_follow_children(void) {}
+int fl_probes_words(int by, struct fl_word *out, int n, int *nwords, unsigned long long *lost)
+{
+	(void)by, (void)out, (void)n;
+	*nwords = 0;
+	*lost = 0;
+	return 0;
+}
 void fl_probes_rep_end(const char *workload, int64_t ops) { (void)workload, (void)ops; }
 void fl_probes_teardown(void) {}
 double fl_probes_overhead_ns(void) { return NAN; }

@@ -31,6 +31,25 @@ void fl_probes_rep_end(const char *workload, int64_t ops);
 void fl_probes_append(char *row, size_t n, bool have_rep);
 void fl_probes_teardown(void);
 
+/* `futexlab exec`: before fl_probes_setup, count not this process but the
+ * processes it forks during each rep, their descendants and all their
+ * threads (the collector follows sched_process_fork/exit), and keep
+ * per-futex-word counts (fl_probes_words). */
+void fl_probes_follow_children(void);
+
+/* One futex word of the last rep (follow mode). */
+struct fl_word {
+	unsigned tgid;                      /* its process */
+	unsigned long long uaddr;
+	unsigned long long waits, wait_ns;  /* waits that ended, their time in the kernel */
+	unsigned long long wakes, woken;    /* wakes entered on it, threads they woke */
+	unsigned long long eagain, timedout;
+};
+/* The last rep's words, up to n, by waits (by 0) or total wait time (by 1);
+ * returns how many; *nwords: distinct words seen; *lost: words the map
+ * could not hold. 0 when the probes are off or not following. */
+int fl_probes_words(int by, struct fl_word *out, int n, int *nwords, unsigned long long *lost);
+
 /* What the collector adds to one futex syscall of this process, in ns:
  * measured once, on the first call (call it after fl_probes_setup and
  * before the first rep: later it must detach first, ~0.6 s), in ~0.2 s:
