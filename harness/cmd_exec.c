@@ -1,0 +1,273 @@
+/* harness/cmd_exec.c — `futexlab exec`: an unmodified program on every
+ * design, in the interleaved rounds of the one point runner (runner.h), with
+ * the kernel's view of its whole process tree; or, with --survey, one
+ * stats-only pass through glibc to see whether it uses semaphores at all.
+ *
+ * The program is the workload (exec.h: one op per rep, wall time), so the
+ * rounds, the control (posix#2), the paired verdicts, the CSV, Ctrl-C and the
+ * error rows are run's own. What exec adds: the shim's environment, the
+ * collector in follow-the-tree mode, and the per-program report
+ * (exec_report.h) after the ratio table. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "csv.h"
+#include "shim/env.h"
+#include "exec.h"
+#include "exec_report.h"
+#include "perf.h"
+#include "runner.h"
+#include "xalloc.h"
+
+static const char usage[] =
+"usage: futexlab exec [options] -- CMD [ARGS...]\n"
+"  Runs CMD once per design per round, under the LD_PRELOAD shim (posix: glibc,\n"
+"  unshimmed), interleaved in a fresh random order every round; prints the\n"
+"  paired ratio table against posix and a per-program report.\n"
+"  --variant LIST     designs, comma separated, or 'all' (default all: those the\n"
+"                     shim refuses are skipped rows, with the reason)\n"
+"  --reps R           measured rounds, 1..1000 (default 5; 6 or more for a verdict)\n"
+"  --warmup N         unmeasured rounds first (default 1: caches, page cache)\n"
+"  --baseline NAME    the design ratios are taken against (default posix)\n"
+"  --no-control       do not run the baseline twice (BASELINE#2, the A/A row)\n"
+"  --seed N           the order of the rounds (default: from the clock; in the CSV)\n"
+"  --csv FILE         one row per run (atomically; Ctrl-C keeps finished rows)\n"
+"  --env K=V          set K=V in CMD's environment (repeatable)\n"
+"  --allow LIST       run designs that break POSIX promises anyway: destroy,\n"
+"                     signal, eintr, all (FUTEXLAB_ALLOW; default none)\n"
+"  --timeout S        kill a run after S seconds: an error row (default 600)\n"
+"  --output           let CMD's stdout and stderr through (default: discarded;\n"
+"                     stderr's first line is kept for an error row)\n"
+"  --probes           count the futex calls of CMD's process tree (eBPF; default\n"
+"                     when root and BPF works)\n"
+"  --no-probes        do not load the eBPF collector\n"
+"  --perf             perf counters of CMD's tree as CSV columns\n"
+"  --quiet            no progress, no load warning\n"
+"  --survey           instead: run CMD once on glibc's semaphores with the shim\n"
+"                     counting (sem_init, waits, posts, blocked waits) per process\n"
+"  Bad input (no --, unknown design, CMD not executable): one line, exit 2. A run\n"
+"  that exits non-zero, is killed or times out: an error row, exit 1.\n";
+
+/* ---- what each rep leaves for the report ------------------------------------ */
+
+static struct fl_exec_rep *reps;
+static int nreps, capreps;
+static bool probes_on;
+
+static void rep_done(const struct fl_point *pt, int entry, int round, const struct fl_result *r)
+{
+	if (r->error[0] || r->ops != 1)
+		return;
+	if (nreps == capreps)
+		reps = fl_xrealloc(reps, (size_t)(capreps = capreps ? 2 * capreps : 64) * sizeof *reps);
+	struct fl_exec_rep *x = &reps[nreps++];
+	memset(x, 0, sizeof *x);
+	snprintf(x->label, sizeof x->label, "%s", pt->e[entry].label);
+	x->round = round;
+	x->wall_ns = (double)r->elapsed_ns;
+	for (int by = 0; by < 2; by++)
+		x->ntop[by] = fl_probes_words(by, x->top[by], FL_EXEC_TOP, &x->nwords, &x->lost);
+	probes_on |= x->nwords > 0;
+	/* the process names the shim reported, for the words' pids */
+	const struct fl_exec_shim *s = fl_exec_last_shim();
+	for (int i = 0; i < s->n && i < (int)(sizeof s->r / sizeof s->r[0]) &&
+			x->nprocs < (int)(sizeof x->procs / sizeof x->procs[0]); i++) {
+		x->procs[x->nprocs].pid = (unsigned)s->r[i].pid;
+		snprintf(x->procs[x->nprocs].comm, sizeof x->procs[0].comm, "%s", s->r[i].comm);
+		x->nprocs++;
+	}
+}
+
+static const struct fl_spec *spec;
+
+static void report(const struct fl_table *t)
+{
+	const struct fl_point *pt = NULL;
+	const char *labels[FL_MAXLIST + 3];
+	int n = 0;
+	struct fl_point *pts;
+	int npts = fl_points_build(spec, &pts);
+	pt = npts ? &pts[0] : NULL;
+	for (int i = 0; pt && i < pt->ne; i++)
+		labels[n++] = pt->e[i].label;
+	fl_exec_report(stdout, t, labels, n, reps, nreps, probes_on);
+	free(pts);
+}
+
+static void meta(struct fl_csv *csv)
+{
+	char cmd[2048] = "";
+	for (char **a = fl_exec_cfg.argv; *a; a++)
+		snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), "%s%s", a == fl_exec_cfg.argv ?
+			 "" : " ", *a);
+	fl_csv_meta(csv, "exec: %s", cmd);
+	for (int i = 0; i < fl_exec_cfg.nenv; i++)
+		fl_csv_meta(csv, "exec env: %s", fl_exec_cfg.env[i]);
+	fl_csv_meta(csv, "exec shim: %s (posix runs unshimmed)%s%s", fl_exec_cfg.shim,
+		    fl_exec_cfg.allow[0] ? ", FUTEXLAB_ALLOW=" : "", fl_exec_cfg.allow);
+	fl_csv_meta(csv, "exec timeout: %.0f s", fl_exec_cfg.timeout_s);
+}
+
+/* ---- --survey ----------------------------------------------------------------- */
+
+static int survey(void)
+{
+	struct fl_result r = { .shim_sems = -1 };
+	struct fl_exec_shim sh;
+	const struct fl_variant *posix = fl_variant_find("posix");
+	fl_exec_once(posix, true, &r, &sh);
+	if (r.error[0]) {
+		fprintf(stderr, "futexlab: exec --survey: %s\n", r.error);
+		return 1;
+	}
+	printf("survey: %s ran in %.3f s on glibc's semaphores, the shim counting\n",
+	       fl_exec_cfg.argv[0], (double)r.elapsed_ns / 1e9);
+	printf("  %-8s %-16s %6s %6s %9s %9s %9s %9s %9s %9s %8s\n", "pid", "comm", "inits",
+	       "named", "wait", "trywait", "timedwait", "clockwait", "post", "blocked", "timeouts");
+	unsigned long long waits = 0, blocked = 0, inits = 0, named = 0, posts = 0;
+	for (int i = 0; i < sh.n && i < (int)(sizeof sh.r / sizeof sh.r[0]); i++) {
+		const struct fl_shim_report *x = &sh.r[i];
+		char b[24] = "-";
+		if (x->blocked_known)
+			snprintf(b, sizeof b, "%llu", (unsigned long long)x->blocked);
+		printf("  %-8d %-16s %6llu %6llu %9llu %9llu %9llu %9llu %9llu %9s %8llu\n", x->pid,
+		       x->comm, (unsigned long long)x->inits, (unsigned long long)x->named,
+		       (unsigned long long)x->wait, (unsigned long long)x->trywait,
+		       (unsigned long long)x->timedwait, (unsigned long long)x->clockwait,
+		       (unsigned long long)x->post, b, (unsigned long long)x->timeouts);
+		waits += x->wait + x->timedwait + x->clockwait;
+		blocked += x->blocked;
+		inits += x->inits;
+		named += x->named;
+		posts += x->post;
+	}
+	if (sh.n > (int)(sizeof sh.r / sizeof sh.r[0]))
+		printf("  (%d more processes)\n", sh.n - (int)(sizeof sh.r / sizeof sh.r[0]));
+	if (!sh.n) {
+		printf("no process reported: %s did not load the shim (a static binary, a setuid "
+		       "one, or every process left by _exit or a signal)\n", fl_exec_cfg.argv[0]);
+		return 0;
+	}
+	printf("total: %llu semaphores initialised (+%llu named opens), %llu waits of which %llu "
+	       "blocked, %llu posts, in %d process%s\n", inits, named, waits, blocked, posts,
+	       sh.n, sh.n == 1 ? "" : "es");
+	if (!inits && !named)
+		printf("verdict: no POSIX semaphore: every design will run this program alike\n");
+	else if (!blocked)
+		printf("verdict: semaphores used, but no wait blocked: designs differ only in their "
+		       "fast paths here\n");
+	else
+		printf("verdict: %llu blocking waits: the designs' sleep/wake paths are exercised "
+		       "(futexlab exec --variant ... -- CMD compares them)\n", blocked);
+	return 0;
+}
+
+/* ---- options -------------------------------------------------------------------- */
+
+static const struct option opts[] = {
+	{ "variant", required_argument, 0, 'v' }, { "variants", required_argument, 0, 'v' },
+	{ "reps", required_argument, 0, 'r' },    { "rounds", required_argument, 0, 'r' },
+	{ "warmup", required_argument, 0, 'u' },  { "baseline", required_argument, 0, 'B' },
+	{ "no-control", no_argument, 0, 'C' },    { "seed", required_argument, 0, 's' },
+	{ "csv", required_argument, 0, 'c' },     { "env", required_argument, 0, 'E' },
+	{ "allow", required_argument, 0, 'A' },   { "timeout", required_argument, 0, 'T' },
+	{ "output", no_argument, 0, 'O' },        { "probes", no_argument, 0, 'p' },
+	{ "no-probes", no_argument, 0, 'P' },     { "perf", no_argument, 0, 'e' },
+	{ "quiet", no_argument, 0, 'q' },         { "survey", no_argument, 0, 'S' },
+	{ "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
+};
+
+int fl_cmd_exec(int argc, char **argv)
+{
+	static struct fl_spec s;
+	static const struct fl_bench_hooks hooks = {
+		.workload = &fl_exec_workload, .meta = meta, .rep_done = rep_done, .report = report,
+	};
+	const char *vlist = "all";
+	bool do_survey = false, seed_given = false;
+	memset(&s, 0, sizeof s);
+	s.cmd = "exec";
+	s.reps = 5;
+	s.warmup = 1;
+	s.baseline = "posix";
+	s.control = true;
+	s.probes = FL_PROBES_DEFAULT;
+	s.latency = 0;
+	s.base = (struct fl_params){ .threads = 1, .tokens = 1, .sems = 1 };
+	s.hooks = &hooks;
+	snprintf(s.hlist, sizeof s.hlist, "auto");
+	opterr = 0;
+	optind = 1;
+	int c;
+	/* '+': stop at the first non-option, so CMD's own options stay its own */
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (c) {
+		case 'v': vlist = optarg; break;
+		case 'r': s.reps = (int)fl_parse_int("--reps", optarg, 1, 1000); break;
+		case 'u': s.warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
+		case 'B': s.baseline = optarg; break;
+		case 'C': s.control = false; break;
+		case 's': s.seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
+			  seed_given = true; break;
+		case 'c': s.csv_path = optarg; break;
+		case 'E':
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				fl_usage_error("exec: --env wants K=V, not '%s'", optarg);
+			if (fl_exec_cfg.nenv == FL_EXEC_MAXENV)
+				fl_usage_error("exec: more than %d --env", FL_EXEC_MAXENV);
+			fl_exec_cfg.env[fl_exec_cfg.nenv++] = optarg;
+			break;
+		case 'A': {
+			struct fl_shim_env env;
+			char err[200];
+			if (fl_shim_env_parse(&(struct fl_shim_vars){ .allow = optarg }, &env, err,
+					      sizeof err))
+				fl_usage_error("exec: --allow: %s", err);
+			fl_exec_cfg.allow_flags = env.allow;
+			snprintf(fl_exec_cfg.allow, sizeof fl_exec_cfg.allow, "%s", optarg);
+			break;
+		}
+		case 'T': fl_exec_cfg.timeout_s = (double)fl_parse_seconds("--timeout", optarg, 86400) / 1e9;
+			  break;
+		case 'O': fl_exec_cfg.output = true; break;
+		case 'p': s.probes = FL_PROBES_ON; break;
+		case 'P': s.probes = FL_PROBES_OFF; break;
+		case 'e': fl_perf_enabled = true; break;
+		case 'q': s.quiet = true; break;
+		case 'S': do_survey = true; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case ':': fl_usage_error("exec: %s needs a value", argv[optind - 1]);
+		default:
+			fl_usage_error("exec: unknown option '%s' (see futexlab exec --help)",
+				       argv[optind - 1]);
+		}
+	}
+	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0) {
+		if (optind < argc)
+			fl_usage_error("exec: the command goes after --: futexlab exec [options] -- %s",
+				       argv[optind]);
+		fl_usage_error("exec: no command: futexlab exec [options] -- CMD [ARGS...]");
+	}
+	fl_exec_cfg.argv = argv + optind;
+	fl_exec_check_command(fl_exec_cfg.argv[0]);
+	fl_exec_find_shim();
+	if (do_survey)
+		return survey();
+	fl_spec_variants(&s, vlist);
+	if (!seed_given)
+		s.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	s.argc = argc;
+	s.argv = argv;
+	spec = &s;
+	if (s.probes != FL_PROBES_OFF)
+		fl_probes_follow_children();
+	int rc = fl_bench(&s);
+	free(reps);
+	return rc;
+}

@@ -1,0 +1,68 @@
+/* harness/exec.h — running another program as a rep (`futexlab exec`).
+ *
+ * The program runs under the LD_PRELOAD shim (shim/README.md) with one
+ * design, or unshimmed for `posix` (glibc's sem_t as the program runs
+ * today), in a process group of its own, stdin from /dev/null, stdout
+ * discarded and stderr kept in a temporary file (the first line of it is
+ * the reason of an error row) unless `output` is set. Its wall time
+ * (fork to reaped), wait4's rusage (the command and every descendant it
+ * waited for) and the shim's per-process report lines (FUTEXLAB_LOG) make
+ * the rep's result. A non-zero exit, a signal, a timeout, or a shim that did
+ * not put the program's semaphores on the design is an error, never a
+ * figure. */
+#ifndef FUTEXLAB_EXEC_H
+#define FUTEXLAB_EXEC_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "shim/report.h" /* the shim's report line (its published format) */
+#include "workload.h"
+
+#define FL_EXEC_MAXENV 32
+
+struct fl_exec {
+	char **argv;                 /* the command, NULL-terminated */
+	char shim[PATH_MAX];         /* libfutexlab-preload.so */
+	char *env[FL_EXEC_MAXENV];   /* --env K=V, in order */
+	int nenv;
+	char allow[64];              /* FUTEXLAB_ALLOW for the shim ("" none) */
+	unsigned allow_flags;        /* the same as FL_DESTROY_UNSAFE | ... */
+	double timeout_s;            /* per run; then the group is killed */
+	bool output;                 /* the program's stdout and stderr pass through */
+};
+
+extern struct fl_exec fl_exec_cfg;
+
+/* The workload `exec` (not registered: `futexlab exec` hands it to the
+ * runner): one op per rep, elapsed = the program's wall time. */
+extern const struct fl_workload fl_exec_workload;
+
+/* The shim's report lines of one run. */
+struct fl_exec_shim {
+	int n;                        /* lines (processes that reported) */
+	struct fl_shim_report r[64];  /* the first 64 of them */
+	unsigned long long ours, handed, named, inits;
+	int not_on;                   /* lines whose state is not `on` */
+	char why[160];                /* the first such line's state and reason */
+};
+
+/* One run of the command: `v` NULL runs it unshimmed; else under the shim
+ * with FUTEXLAB_VARIANT = v->name (and FUTEXLAB_STATS=1 when stats). Fills
+ * r (ops 1, elapsed, cpu, or error) and, when sh is not NULL, the shim's
+ * report lines. */
+void fl_exec_once(const struct fl_variant *v, bool stats, struct fl_result *r,
+		  struct fl_exec_shim *sh);
+
+/* The shim's report lines of the last run of the workload. */
+const struct fl_exec_shim *fl_exec_last_shim(void);
+
+/* Finds the shim beside this futexlab (FUTEXLAB_SHIM overrides) into
+ * fl_exec_cfg.shim; exits 2 with one line when there is none. */
+void fl_exec_find_shim(void);
+
+/* Whether argv0 can be executed (a path, or found in PATH as execvp
+ * would); exits 2 with one line when not. */
+void fl_exec_check_command(const char *argv0);
+
+#endif

@@ -1,0 +1,203 @@
+/* harness/exec_report.c — the per-program report of `futexlab exec`
+ * (exec_report.h): what each design made the program do, from the run's
+ * rows (medians over the ok rounds), and the futex words it contended on,
+ * from the collector's per-word counts of one rep per design (the rep
+ * whose wall time is that design's median: a typical run, not the worst). */
+#include "exec_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "xalloc.h"
+
+static int col(const struct fl_table *t, const char *name)
+{
+	for (int j = 0; j < t->ncol; j++)
+		if (!strcmp(t->cols[j], name))
+			return j;
+	return -1;
+}
+
+/* The median over variant's ok rows of the sum of the named columns (a
+ * comma list; an empty cell in any of them leaves that row out); NAN when
+ * no row has them. */
+static double med(const struct fl_table *t, const char *variant, const char *cols)
+{
+	int ic[8], nc = 0, iv = col(t, "variant"), is = col(t, "status");
+	char buf[200];
+	snprintf(buf, sizeof buf, "%s", cols);
+	for (char *save, *c = strtok_r(buf, ",", &save); c && nc < 8; c = strtok_r(NULL, ",", &save))
+		if ((ic[nc] = col(t, c)) < 0)
+			return NAN;
+		else
+			nc++;
+	double *x = fl_xcalloc((size_t)t->nrows + 1, sizeof *x);
+	int n = 0;
+	for (int i = 0; i < t->nrows; i++) {
+		char **r = t->rows[i];
+		if (strcmp(r[iv], variant) || strcmp(r[is], "ok"))
+			continue;
+		double s = 0;
+		bool all = true;
+		for (int k = 0; k < nc; k++)
+			if (r[ic[k]][0])
+				s += strtod(r[ic[k]], NULL);
+			else
+				all = false;
+		if (all)
+			x[n++] = s;
+	}
+	double m = n ? fl_median(x, n) : NAN;
+	free(x);
+	return m;
+}
+
+static const char *cell(char *b, size_t n, double x, double scale, const char *fmt)
+{
+	if (isnan(x))
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, fmt, x / scale);
+	return b;
+}
+
+static const char *ns_text(char *b, size_t n, double ns)
+{
+	if (isnan(ns))
+		snprintf(b, n, "-");
+	else if (ns < 1e3)
+		snprintf(b, n, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(b, n, "%.1fus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(b, n, "%.1fms", ns / 1e6);
+	else
+		snprintf(b, n, "%.2fs", ns / 1e9);
+	return b;
+}
+
+static void word_row(FILE *f, const struct fl_exec_rep *x, const struct fl_word *w,
+		     const char *mark)
+{
+	char id[64], t[16];
+	snprintf(id, sizeof id, "%u:%#llx %s", w->tgid, (unsigned long long)w->uaddr,
+		 fl_exec_comm(x, w->tgid));
+	fprintf(f, "    %-30s %9llu %10s %9llu %9llu %8llu %8llu%s\n", id,
+		(unsigned long long)w->waits, ns_text(t, sizeof t, (double)w->wait_ns),
+		(unsigned long long)w->wakes, (unsigned long long)w->woken,
+		(unsigned long long)w->eagain, (unsigned long long)w->timedout, mark);
+}
+
+/* The top words by total wait time, then those of the top by wait count
+ * not already listed (marked): one list, both rankings. */
+static void words(FILE *f, const char *label, const struct fl_exec_rep *x)
+{
+	fprintf(f, "  %s, round %d: top futex words of %d, by total wait time (+: also, or "
+		   "only, in the top %d by waits)\n", label, x->round + 1, x->nwords, FL_EXEC_TOP);
+	fprintf(f, "    %-30s %9s %10s %9s %9s %8s %8s\n", "pid:word comm", "waits", "wait time",
+		"wakes", "woken", "EAGAIN", "timeouts");
+	for (int i = 0; i < x->ntop[1]; i++) {
+		bool also = false;
+		for (int k = 0; k < x->ntop[0] && !also; k++)
+			also = x->top[0][k].uaddr == x->top[1][i].uaddr &&
+			       x->top[0][k].tgid == x->top[1][i].tgid;
+		word_row(f, x, &x->top[1][i], also ? " +" : "");
+	}
+	for (int k = 0; k < x->ntop[0]; k++) {
+		bool shown = false;
+		for (int i = 0; i < x->ntop[1] && !shown; i++)
+			shown = x->top[0][k].uaddr == x->top[1][i].uaddr &&
+				x->top[0][k].tgid == x->top[1][i].tgid;
+		if (!shown)
+			word_row(f, x, &x->top[0][k], " +");
+	}
+}
+
+const char *fl_exec_comm(const struct fl_exec_rep *x, unsigned tgid)
+{
+	for (int i = 0; i < x->nprocs; i++)
+		if (x->procs[i].pid == tgid)
+			return x->procs[i].comm;
+	return "";
+}
+
+void fl_exec_report(FILE *f, const struct fl_table *t, const char *const *labels, int nlabels,
+		    const struct fl_exec_rep *reps, int nreps, bool probes)
+{
+	fprintf(f, "\nper program: medians over the ok rounds of each design (wall: fork to "
+		   "reaped; CPU and context switches: wait4's, the whole tree)\n");
+	fprintf(f, "  %-12s %9s %9s %9s %8s %8s %7s %6s\n", "variant", "wall", "user",
+		"sys", "vol csw", "inv csw", "sems", "procs");
+	for (int i = 0; i < nlabels; i++) {
+		const char *v = labels[i];
+		if (isnan(med(t, v, "ns_per_op")))
+			continue;
+		char a[16], b[16], c[16], d[16], e[16], g[16], h[16];
+		fprintf(f, "  %-12s %9s %9s %9s %8s %8s %7s %6s\n", v,
+			ns_text(a, sizeof a, med(t, v, "ns_per_op")),
+			ns_text(b, sizeof b, med(t, v, "cpu_user_ns")),
+			ns_text(c, sizeof c, med(t, v, "cpu_sys_ns")),
+			cell(d, sizeof d, med(t, v, "csw_vol"), 1, "%.0f"),
+			cell(e, sizeof e, med(t, v, "csw_invol"), 1, "%.0f"),
+			cell(g, sizeof g, med(t, v, "shim_sems"), 1, "%.0f"),
+			cell(h, sizeof h, med(t, v, "procs"), 1, "%.0f"));
+	}
+	if (!probes || col(t, "procs") < 0 || isnan(med(t, labels[0], "futex_syscalls"))) {
+		fprintf(f, "\n(no kernel view: the collector was off; --probes as root)\n");
+		return;
+	}
+	fprintf(f, "\nkernel view (the collector, the program's process tree only): medians "
+		   "over the rounds\n");
+	fprintf(f, "  %-12s %9s %8s %8s %8s %8s %8s %8s %6s %6s %9s %9s\n", "variant", "futex",
+		"wait", "wait_bs", "wake", "other", "futex2", "woke 0", "herds", "storms",
+		"wait p50", "wait p99");
+	for (int i = 0; i < nlabels; i++) {
+		const char *v = labels[i];
+		if (isnan(med(t, v, "futex_syscalls")))
+			continue;
+		char a[16], b[16], c[16], d[16], e[16], g[16], h[16], k[16], l[16], m[16], n[16];
+		fprintf(f, "  %-12s %9s %8s %8s %8s %8s %8s %8s %6s %6s %9s %9s\n", v,
+			cell(a, sizeof a, med(t, v, "futex_syscalls"), 1, "%.0f"),
+			cell(b, sizeof b, med(t, v, "fx_wait"), 1, "%.0f"),
+			cell(c, sizeof c, med(t, v, "fx_wait_bitset"), 1, "%.0f"),
+			cell(d, sizeof d, med(t, v, "fx_wake"), 1, "%.0f"),
+			cell(e, sizeof e, med(t, v, "fx_other"), 1, "%.0f"),
+			cell(g, sizeof g, med(t, v, "f2_wait,f2_wake,f2_waitv"), 1, "%.0f"),
+			cell(h, sizeof h, med(t, v, "wake_none"), 1, "%.0f"),
+			cell(k, sizeof k, med(t, v, "herd_bursts"), 1, "%.0f"),
+			cell(l, sizeof l, med(t, v, "eagain_storms"), 1, "%.0f"),
+			ns_text(m, sizeof m, med(t, v, "wait_p50_ns")),
+			ns_text(n, sizeof n, med(t, v, "wait_p99_ns")));
+	}
+	fprintf(f, "  (futex: every futex-family syscall; wait/wait_bs/wake/other: futex(2) by "
+		   "op, wait_bs = WAIT_BITSET, glibc's; woke 0: wakes that woke nobody; wait "
+		   "p50/p99: time in the kernel, within 2x)\n");
+	/* per design, the rep of median wall time */
+	for (int i = 0; i < nlabels; i++) {
+		double *w = fl_xcalloc((size_t)nreps + 1, sizeof *w);
+		int n = 0;
+		for (int k = 0; k < nreps; k++)
+			if (!strcmp(reps[k].label, labels[i]))
+				w[n++] = reps[k].wall_ns;
+		if (!n) {
+			free(w);
+			continue;
+		}
+		double m = fl_median(w, n);
+		free(w);
+		const struct fl_exec_rep *best = NULL;
+		for (int k = 0; k < nreps; k++)
+			if (!strcmp(reps[k].label, labels[i]) &&
+			    (!best || fabs(reps[k].wall_ns - m) < fabs(best->wall_ns - m)))
+				best = &reps[k];
+		if (!best || !best->nwords)
+			continue;
+		fprintf(f, "\n");
+		words(f, labels[i], best);
+		if (best->lost)
+			fprintf(f, "    (%llu words not recorded: the per-word map was full)\n",
+				(unsigned long long)best->lost);
+	}
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# tests/test_exec.sh — `futexlab exec`: bad input (one line, exit 2), a
+# failing program (error rows, exit 1: exit status, signal, timeout), the
+# rows of a good run (rusage, the shim's semaphore count, skipped designs),
+# Ctrl-C keeping the finished rows, --survey's exact counts, and, with the
+# collector (root), the probe columns counting the program's process tree
+# exactly: tree_prog's root, child and grandchild, not the harness.
+# Usage: test_exec.sh FUTEXLAB SEMPROG TREE_PROG
+set -u
+fl=$1 semprog=$2 tree=$3
+py=/usr/bin/python3   # Debian's, for reading the CSV (scripts/setup installs it)
+pass=0 fail=0
+tmp=$(mktemp -d /tmp/futexlab-exec.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+ok()  { pass=$((pass+1)); echo "ok   $1"; }
+bad() { fail=$((fail+1)); echo "FAIL $1"; }
+
+# rows FILE VARIANT COLUMN: that column of every row of VARIANT, one per line
+rows() {
+  "$py" -c 'import csv, sys
+lines = [l for l in open(sys.argv[1]) if not l.startswith("#")]
+for r in csv.DictReader(lines):
+    if r["variant"] == sys.argv[2]:
+        print(r[sys.argv[3]])' "$@"
+}
+
+# 1. bad input: one line on stderr, exit 2, nothing run
+usage() { # label args...
+  local label=$1; shift
+  "$fl" exec "$@" >"$tmp/u.out" 2>"$tmp/u.err"
+  local rc=$? n
+  n=$(wc -l <"$tmp/u.err")
+  if [ $rc -eq 2 ] && [ "$n" -eq 1 ] && [ ! -s "$tmp/u.out" ]; then ok "$label: exit 2, $(cat "$tmp/u.err")"
+  else bad "$label: exit $rc, $n lines: $(cat "$tmp/u.err" "$tmp/u.out")"; fi
+}
+usage "no --" --variant negcount "$semprog"
+usage "no command" --variant negcount --
+usage "unknown variant" --variant negcount,nosuch -- true
+usage "not executable" --variant negcount -- /etc/passwd
+usage "not found" --variant negcount -- no-such-command-xyz
+usage "bad --env" --env NOEQUALS -- true
+usage "bad --allow" --allow destroy,bogus -- true
+usage "bad --reps" --reps 0 -- true
+
+# 2. a program that fails: error rows with the reason, exit 1
+fails() { # label want-in-note cmd...
+  local label=$1 want=$2; shift 2
+  "$fl" exec --variant negcount --reps 1 --warmup 0 --no-probes --quiet --csv "$tmp/f.csv" \
+    "$@" >"$tmp/f.out" 2>&1
+  local rc=$? st notes
+  st=$(rows "$tmp/f.csv" negcount status | sort -u | tr '\n' ' ')
+  notes=$(rows "$tmp/f.csv" negcount note)
+  if [ $rc -eq 1 ] && [ "$st" = "error " ] && grep -q -- "$want" <<<"$notes"; then
+    ok "$label: exit 1, error row: $notes"
+  else bad "$label: exit $rc, status '$st', note '$notes'"; cat "$tmp/f.out"; fi
+}
+fails "exit 3" "exit status 3: boom" -- sh -c 'echo boom >&2; exit 3'
+fails "SIGKILL" "killed by signal 9 (SIGKILL)" -- sh -c 'kill -KILL $$'
+fails "timeout" "timed out after" --timeout 0.3 -- sleep 30
+
+# 3. a good run: ok rows, CPU and context switches, the shim's count on the
+#    design, none for posix (unshimmed), the designs the shim refuses skipped
+if "$fl" exec --variant negcount,posix,lock1,split --reps 2 --warmup 0 --no-probes --quiet \
+     --csv "$tmp/g.csv" -- "$semprog" >"$tmp/g.out" 2>"$tmp/g.err"; then
+  ok "semprog on negcount, posix: exit 0"
+else bad "semprog: exit $?: $(cat "$tmp/g.err")"; fi
+st=$(rows "$tmp/g.csv" negcount status | sort -u)
+sems=$(rows "$tmp/g.csv" negcount shim_sems | sort -u | head -1)
+user=$(rows "$tmp/g.csv" negcount cpu_user_ns | head -1)
+vcsw=$(rows "$tmp/g.csv" negcount csw_vol | head -1)
+psems=$(rows "$tmp/g.csv" posix shim_sems | sort -u)
+[ "$st" = ok ] && [ "${sems:-0}" -gt 0 ] 2>/dev/null && [ -n "$user" ] && [ -n "$vcsw" ] && [ -z "$psems" ] &&
+  ok "rows: negcount ok, $sems semaphores on the design, user ${user} ns, $vcsw voluntary switches; posix no shim count" ||
+  bad "rows: status '$st' shim_sems '$sems' cpu_user_ns '$user' csw_vol '$vcsw' posix shim_sems '$psems'"
+[ "$(rows "$tmp/g.csv" posix#2 status | sort -u)" = ok ] && ok "control row posix#2" || bad "no control row"
+l1=$(rows "$tmp/g.csv" lock1 status)/$(rows "$tmp/g.csv" lock1 note)
+sp=$(rows "$tmp/g.csv" split status)/$(rows "$tmp/g.csv" split note)
+[[ $l1 == skipped/*capped* ]] && [[ $sp == skipped/*destroy* ]] && ok "skipped: lock1 ($l1), split ($sp)" ||
+  bad "skips: lock1 '$l1' split '$sp'"
+grep -q "^# exec: $semprog" "$tmp/g.csv" && ok "the command in the metadata" || bad "no '# exec:' line"
+grep -q "per program" "$tmp/g.out" && grep -q "posix#2" "$tmp/g.out" && ok "table and per-program report" ||
+  { bad "no report"; cat "$tmp/g.out"; }
+# --allow runs a design that breaks a promise
+"$fl" exec --variant split --allow destroy --reps 1 --warmup 0 --no-probes --quiet --no-control \
+  --csv "$tmp/a.csv" -- "$semprog" >/dev/null 2>&1
+[ "$(rows "$tmp/a.csv" split status)" = ok ] && ok "--allow destroy runs split" ||
+  bad "--allow destroy: split '$(rows "$tmp/a.csv" split status)' $(rows "$tmp/a.csv" split note)"
+
+# 4. Ctrl-C: exit 130, the rows finished before it kept
+"$fl" exec --variant negcount --reps 200 --warmup 0 --no-probes --quiet --csv "$tmp/i.csv" \
+  -- sleep 0.1 >"$tmp/i.out" 2>&1 &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+rc=$?
+n=$(rows "$tmp/i.csv" negcount status | grep -c '^ok$')
+other=$(rows "$tmp/i.csv" negcount status | grep -vc '^ok$')
+[ $rc -eq 130 ] && [ "$n" -ge 2 ] && [ "$other" -eq 0 ] && ok "Ctrl-C: exit 130, $n finished rows kept, no half rep" ||
+  bad "Ctrl-C: exit $rc, $n ok rows, $other others"
+
+# 5. --survey: per-process counts of glibc's semaphores: semprog twice under
+#    a shell is twice semprog once (one line per process that exits normally;
+#    tree_prog leaves by _exit everywhere: no process reports)
+"$fl" exec --survey -- "$semprog" >"$tmp/s.out" 2>&1
+one=$(sed -n 's/^total: \([0-9]*\) semaphores.*/\1/p' "$tmp/s.out")
+"$fl" exec --survey -- sh -c "\"$semprog\" && \"$semprog\"" >"$tmp/s2.out" 2>&1
+two=$(sed -n 's/^total: \([0-9]*\) semaphores.*/\1/p' "$tmp/s2.out")
+procs=$(sed -n 's/.* in \([0-9]*\) process.*/\1/p' "$tmp/s2.out")
+[ "${one:-0}" -gt 0 ] && [ "${two:-x}" = $((2 * one)) ] && [ "${procs:-0}" -ge 2 ] &&
+  grep -q "blocking waits" "$tmp/s.out" &&
+  ok "--survey: semprog $one semaphores with blocking waits; twice under sh: $two in $procs processes" ||
+  { bad "--survey: one '$one' two '$two' procs '$procs'"; cat "$tmp/s.out" "$tmp/s2.out"; }
+"$fl" exec --survey -- "$tree" >"$tmp/s3.out" 2>&1 && grep -q "no process reported" "$tmp/s3.out" &&
+  ok "--survey tree_prog: no process reported (all _exit)" || { bad "--survey tree_prog"; cat "$tmp/s3.out"; }
+
+# 6. the kernel's view: exactly tree_prog's futex calls, its 3 processes
+if [ "$(id -u)" != 0 ]; then
+  echo "SKIP probes part: not root"
+else
+  "$fl" exec --variant negcount,posix --reps 2 --warmup 0 --probes --quiet --csv "$tmp/p.csv" \
+    -- "$tree" >"$tmp/p.out" 2>"$tmp/p.err"
+  if grep -q "probes off" "$tmp/p.err"; then
+    echo "SKIP probes part: $(cat "$tmp/p.err")"
+  else
+    expect=$("$tree" --expect)
+    for v in negcount posix posix#2; do
+      for kv in $expect; do
+        k=${kv%%=*} want=${kv#*=}
+        case $k in futex_calls) c=futex_syscalls;; op_wake) c=fx_wake;; op_wait) c=fx_wait;;
+                    wait_timedout) c=wait_timedout;; procs) c=procs;; wake_none) c=wake_none;; *) continue;; esac
+        got=$(rows "$tmp/p.csv" "$v" "$c" | sort -u | tr '\n' ' ')
+        [ "$got" = "$want " ] && ok "$v: $c=$want in every round" || bad "$v: $c='$got', want $want"
+      done
+    done
+    # the child's timed word heads every design's list: 3 waits, 3 timeouts
+    heads=$(awk '/top futex words of 5,/ { getline; getline; print $2 "/" $7 }' "$tmp/p.out" |
+            sort | uniq -c | awk '{print $1 "x" $2}')
+    [ "$heads" = "3x3/3" ] && ok "top words: the timed word first for all 3 entries (waits/timeouts 3/3)" ||
+      { bad "top words: '$heads'"; cat "$tmp/p.out"; }
+  fi
+fi
+
+echo "exec: $pass passed, $fail failed"
+[ $fail -eq 0 ]
