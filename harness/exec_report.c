@@ -150,21 +150,23 @@ void fl_exec_report(FILE *f, const struct fl_table *t, const char *const *labels
 	}
 	fprintf(f, "\nkernel view (the collector, the program's process tree only): medians "
 		   "over the rounds\n");
-	fprintf(f, "  %-12s %9s %8s %8s %8s %8s %8s %8s %6s %6s %9s %9s\n", "variant", "futex",
-		"wait", "wait_bs", "wake", "other", "futex2", "woke 0", "herds", "storms",
-		"wait p50", "wait p99");
+	fprintf(f, "  %-12s %9s %8s %8s %8s %8s %8s %8s %8s %6s %6s %9s %9s\n", "variant",
+		"futex", "wait", "wait_bs", "wake", "other", "futex2", "uring", "woke 0", "herds",
+		"storms", "wait p50", "wait p99");
 	for (int i = 0; i < nlabels; i++) {
 		const char *v = labels[i];
 		if (isnan(med(t, v, "futex_syscalls")))
 			continue;
-		char a[16], b[16], c[16], d[16], e[16], g[16], h[16], k[16], l[16], m[16], n[16];
-		fprintf(f, "  %-12s %9s %8s %8s %8s %8s %8s %8s %6s %6s %9s %9s\n", v,
+		char a[16], b[16], c[16], d[16], e[16], g[16], u[16], h[16], k[16], l[16], m[16],
+			n[16];
+		fprintf(f, "  %-12s %9s %8s %8s %8s %8s %8s %8s %8s %6s %6s %9s %9s\n", v,
 			cell(a, sizeof a, med(t, v, "futex_syscalls"), 1, "%.0f"),
 			cell(b, sizeof b, med(t, v, "fx_wait"), 1, "%.0f"),
 			cell(c, sizeof c, med(t, v, "fx_wait_bitset"), 1, "%.0f"),
 			cell(d, sizeof d, med(t, v, "fx_wake"), 1, "%.0f"),
 			cell(e, sizeof e, med(t, v, "fx_other"), 1, "%.0f"),
 			cell(g, sizeof g, med(t, v, "f2_wait,f2_wake,f2_waitv"), 1, "%.0f"),
+			cell(u, sizeof u, med(t, v, "uring_futex"), 1, "%.0f"),
 			cell(h, sizeof h, med(t, v, "wake_none"), 1, "%.0f"),
 			cell(k, sizeof k, med(t, v, "herd_bursts"), 1, "%.0f"),
 			cell(l, sizeof l, med(t, v, "eagain_storms"), 1, "%.0f"),
@@ -172,8 +174,10 @@ void fl_exec_report(FILE *f, const struct fl_table *t, const char *const *labels
 			ns_text(n, sizeof n, med(t, v, "wait_p99_ns")));
 	}
 	fprintf(f, "  (futex: every futex-family syscall; wait/wait_bs/wake/other: futex(2) by "
-		   "op, wait_bs = WAIT_BITSET, glibc's; woke 0: wakes that woke nobody; wait "
-		   "p50/p99: time in the kernel, within 2x)\n");
+		   "op, wait_bs = WAIT_BITSET, glibc's;\n   futex2: futex_wait/wake/waitv(2); "
+		   "uring: io_uring futex submissions, no syscall of their own; woke 0: wakes\n"
+		   "   that woke nobody; wait p50/p99: time in the kernel of futex(2)/futex2 waits, "
+		   "within 2x)\n");
 	/* per design, the rep of median wall time */
 	for (int i = 0; i < nlabels; i++) {
 		double *w = fl_xcalloc((size_t)nreps + 1, sizeof *w);
