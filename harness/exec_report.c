@@ -9,27 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
 #include "stats.h"
 #include "xalloc.h"
-
-static int col(const struct fl_table *t, const char *name)
-{
-	for (int j = 0; j < t->ncol; j++)
-		if (!strcmp(t->cols[j], name))
-			return j;
-	return -1;
-}
 
 /* The median over variant's ok rows of the sum of the named columns (a
  * comma list; an empty cell in any of them leaves that row out); NAN when
  * no row has them. */
 static double med(const struct fl_table *t, const char *variant, const char *cols)
 {
-	int ic[8], nc = 0, iv = col(t, "variant"), is = col(t, "status");
+	int ic[8], nc = 0, iv = fl_table_col(t, "variant"), is = fl_table_col(t, "status");
 	char buf[200];
 	snprintf(buf, sizeof buf, "%s", cols);
 	for (char *save, *c = strtok_r(buf, ",", &save); c && nc < 8; c = strtok_r(NULL, ",", &save))
-		if ((ic[nc] = col(t, c)) < 0)
+		if ((ic[nc] = fl_table_col(t, c)) < 0)
 			return NAN;
 		else
 			nc++;
@@ -63,21 +56,6 @@ static const char *cell(char *b, size_t n, double x, double scale, const char *f
 	return b;
 }
 
-static const char *ns_text(char *b, size_t n, double ns)
-{
-	if (isnan(ns))
-		snprintf(b, n, "-");
-	else if (ns < 1e3)
-		snprintf(b, n, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(b, n, "%.1fus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(b, n, "%.1fms", ns / 1e6);
-	else
-		snprintf(b, n, "%.2fs", ns / 1e9);
-	return b;
-}
-
 static void word_row(FILE *f, const struct fl_exec_rep *x, const struct fl_word *w,
 		     const char *mark)
 {
@@ -85,7 +63,7 @@ static void word_row(FILE *f, const struct fl_exec_rep *x, const struct fl_word 
 	snprintf(id, sizeof id, "%u:%#llx %s", w->tgid, (unsigned long long)w->uaddr,
 		 fl_exec_comm(x, w->tgid));
 	fprintf(f, "    %-30s %9llu %10s %9llu %9llu %8llu %8llu%s\n", id,
-		(unsigned long long)w->waits, ns_text(t, sizeof t, (double)w->wait_ns),
+		(unsigned long long)w->waits, fl_dur_text(t, sizeof t, (double)w->wait_ns),
 		(unsigned long long)w->wakes, (unsigned long long)w->woken,
 		(unsigned long long)w->eagain, (unsigned long long)w->timedout, mark);
 }
@@ -136,15 +114,15 @@ void fl_exec_report(FILE *f, const struct fl_table *t, const char *const *labels
 			continue;
 		char a[16], b[16], c[16], d[16], e[16], g[16], h[16];
 		fprintf(f, "  %-12s %9s %9s %9s %8s %8s %7s %6s\n", v,
-			ns_text(a, sizeof a, med(t, v, "ns_per_op")),
-			ns_text(b, sizeof b, med(t, v, "cpu_user_ns")),
-			ns_text(c, sizeof c, med(t, v, "cpu_sys_ns")),
+			fl_dur_text(a, sizeof a, med(t, v, "ns_per_op")),
+			fl_dur_text(b, sizeof b, med(t, v, "cpu_user_ns")),
+			fl_dur_text(c, sizeof c, med(t, v, "cpu_sys_ns")),
 			cell(d, sizeof d, med(t, v, "csw_vol"), 1, "%.0f"),
 			cell(e, sizeof e, med(t, v, "csw_invol"), 1, "%.0f"),
 			cell(g, sizeof g, med(t, v, "shim_sems"), 1, "%.0f"),
 			cell(h, sizeof h, med(t, v, "procs"), 1, "%.0f"));
 	}
-	if (!probes || col(t, "procs") < 0 || isnan(med(t, labels[0], "futex_syscalls"))) {
+	if (!probes || fl_table_col(t, "procs") < 0 || isnan(med(t, labels[0], "futex_syscalls"))) {
 		fprintf(f, "\n(no kernel view: the collector was off; --probes as root)\n");
 		return;
 	}
@@ -170,8 +148,8 @@ void fl_exec_report(FILE *f, const struct fl_table *t, const char *const *labels
 			cell(h, sizeof h, med(t, v, "wake_none"), 1, "%.0f"),
 			cell(k, sizeof k, med(t, v, "herd_bursts"), 1, "%.0f"),
 			cell(l, sizeof l, med(t, v, "eagain_storms"), 1, "%.0f"),
-			ns_text(m, sizeof m, med(t, v, "wait_p50_ns")),
-			ns_text(n, sizeof n, med(t, v, "wait_p99_ns")));
+			fl_dur_text(m, sizeof m, med(t, v, "wait_p50_ns")),
+			fl_dur_text(n, sizeof n, med(t, v, "wait_p99_ns")));
 	}
 	fprintf(f, "  (futex: every futex-family syscall; wait/wait_bs/wake/other: futex(2) by "
 		   "op, wait_bs = WAIT_BITSET, glibc's;\n   futex2: futex_wait/wake/waitv(2); "

@@ -136,8 +136,7 @@ static const struct fl_cell **point_rows(const struct fl_cells *c, int i, const 
 	return row;
 }
 
-/* A duration for the fairness/latency block: 3 significant digits, a unit. */
-static const char *dur(char *b, size_t n, double ns)
+const char *fl_dur_text(char *b, size_t n, double ns)
 {
 	if (isnan(ns))
 		snprintf(b, n, "-");
@@ -180,9 +179,9 @@ static void print_extras(FILE *f, const struct fl_cell **row, int nrow)
 		char a[16], b[16], c2[16], d[16], e[16], g[16], h[16], i[16];
 		fprintf(f, "  %-14s %6s %6s %7s %8s %8s %8s %8s %8s\n", y->variant,
 			num(a, sizeof a, y->extra[0]), num(b, sizeof b, y->extra[1]),
-			num(c2, sizeof c2, y->extra[2]), dur(d, sizeof d, y->extra[3]),
-			dur(e, sizeof e, y->extra[4]), dur(g, sizeof g, y->extra[5]),
-			dur(h, sizeof h, y->extra[6]), dur(i, sizeof i, y->extra[7]));
+			num(c2, sizeof c2, y->extra[2]), fl_dur_text(d, sizeof d, y->extra[3]),
+			fl_dur_text(e, sizeof e, y->extra[4]), fl_dur_text(g, sizeof g, y->extra[5]),
+			fl_dur_text(h, sizeof h, y->extra[6]), fl_dur_text(i, sizeof i, y->extra[7]));
 	}
 }
 

@@ -29,4 +29,8 @@ int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *c
  * with the paired ratio to `baseline`. */
 void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline);
 
+/* A duration in ns as text: 3 significant digits and a unit (ns, us, ms,
+ * s); "-" for NAN. */
+const char *fl_dur_text(char *b, size_t n, double ns);
+
 #endif

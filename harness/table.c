@@ -221,7 +221,7 @@ const char *fl_table_meta(const struct fl_table *t, const char *key)
 	return "?";
 }
 
-static int col(const struct fl_table *t, const char *name)
+int fl_table_col(const struct fl_table *t, const char *name)
 {
 	for (int j = 0; j < t->ncol; j++)
 		if (!strcmp(t->cols[j], name))
@@ -243,7 +243,7 @@ static void point_key(const struct fl_table *t, char **row, int irep, char *out,
 {
 	size_t j = 0;
 	out[0] = '\0';
-	int iw = col(t, "workload");
+	int iw = fl_table_col(t, "workload");
 	j += (size_t)snprintf(out, n, "%s", row[iw]);
 	for (int c = 0; c < t->ncol && j < n; c++) {
 		const char *name = t->cols[c];
@@ -305,11 +305,11 @@ static void set_status(struct fl_cell *c, const char *status, const char *note)
 int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, int errlen)
 {
 	memset(out, 0, sizeof *out);
-	int irep = col(t, "rep"), iround = col(t, "round"), ins = col(t, "ns_per_op"),
-	    iops = col(t, "ops_per_s"), inote = col(t, "note");
+	int irep = fl_table_col(t, "rep"), iround = fl_table_col(t, "round"), ins = fl_table_col(t, "ns_per_op"),
+	    iops = fl_table_col(t, "ops_per_s"), inote = fl_table_col(t, "note");
 	/* variant, workload, threads, status, note: what cell_for copies */
-	const int ix[5] = { col(t, "variant"), col(t, "workload"), col(t, "threads"),
-			    col(t, "status"), inote };
+	const int ix[5] = { fl_table_col(t, "variant"), fl_table_col(t, "workload"), fl_table_col(t, "threads"),
+			    fl_table_col(t, "status"), inote };
 	if (ix[0] < 0 || ix[1] < 0 || irep < 0 || ins < 0 || ix[3] < 0) {
 		snprintf(err, (size_t)errlen, "missing columns");
 		return -1;
@@ -317,7 +317,7 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 	out->paired = iround >= 0;
 	int iex[FL_NEXTRA];
 	for (int k = 0; k < FL_NEXTRA; k++)
-		iex[k] = col(t, fl_extra_cols[k]);
+		iex[k] = fl_table_col(t, fl_extra_cols[k]);
 	int cap = 0;
 	for (int r = 0; r < t->nrows; r++) {
 		char **row = t->rows[r];

@@ -69,6 +69,8 @@ int fl_table_from_lines(struct fl_table *t, const char *meta, const char *header
 			char *const *rows, int n, char *err, int errlen);
 void fl_table_free(struct fl_table *t);
 const char *fl_table_meta(const struct fl_table *t, const char *key);
+/* The index of the column named name, or -1. */
+int fl_table_col(const struct fl_table *t, const char *name);
 
 /* Groups a table's rows into (point, variant) cells in first-seen order. */
 int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, int errlen);

@@ -128,6 +128,19 @@ static void log_write(const char *path, const char *buf, size_t n)
 	errno = e;
 }
 
+/* "futexlab-preload: " + the message + "\n" into buf (cut to fit); its
+ * length. */
+static size_t message(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	static const char prefix[] = "futexlab-preload: ";
+	memcpy(buf, prefix, sizeof prefix);
+	vsnprintf(buf + sizeof prefix - 1, len - sizeof prefix, fmt, ap); /* room for "\n" */
+	size_t n = strlen(buf);
+	buf[n++] = '\n';
+	buf[n] = '\0';
+	return n;
+}
+
 /* A message: "futexlab-preload: ...", only under FUTEXLAB_DEBUG=1, on
  * stderr and, with FUTEXLAB_LOG, in the log too (one write, like a report
  * line; cut at 511 bytes). Never called on a hot path. */
@@ -137,15 +150,10 @@ static void say(const char *fmt, ...)
 		return;
 	int e = errno;
 	char buf[512];
-	static const char prefix[] = "futexlab-preload: ";
-	memcpy(buf, prefix, sizeof prefix);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf + sizeof prefix - 1, sizeof buf - sizeof prefix, fmt, ap);
+	size_t n = message(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	size_t n = strlen(buf);
-	buf[n++] = '\n';
-	buf[n] = '\0';
 	fputs(buf, stderr);
 	if (log_path[0])
 		log_write(log_path, buf, n);
@@ -158,15 +166,10 @@ static void say(const char *fmt, ...)
 __attribute__((noreturn, format(printf, 1, 2))) static void usage(const char *fmt, ...)
 {
 	char buf[512];
-	static const char prefix[] = "futexlab-preload: ";
-	memcpy(buf, prefix, sizeof prefix);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf + sizeof prefix - 1, sizeof buf - sizeof prefix, fmt, ap);
+	size_t n = message(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	size_t n = strlen(buf);
-	buf[n++] = '\n';
-	buf[n] = '\0';
 	fputs(buf, stderr);
 	static struct fl_shim_env only_log;
 	const struct fl_shim_vars v = { .log = getenv("FUTEXLAB_LOG") };
