@@ -32,7 +32,7 @@ static const char usage[] =
 "  paired ratio table against posix and a per-program report.\n"
 "  --variant LIST     designs, comma separated, or 'all' (default all: those the\n"
 "                     shim refuses are skipped rows, with the reason)\n"
-"  --reps R           measured rounds, 1..1000 (default 5; 6 or more for a verdict)\n"
+"  --reps R           measured rounds, 1..1000 (default 10; below 6, every verdict is ?)\n"
 "  --warmup N         unmeasured rounds first (default 1: caches, page cache)\n"
 "  --baseline NAME    the design ratios are taken against (default posix)\n"
 "  --no-control       do not run the baseline twice (BASELINE#2, the A/A row)\n"
@@ -193,7 +193,7 @@ int fl_cmd_exec(int argc, char **argv)
 	bool do_survey = false, seed_given = false;
 	memset(&s, 0, sizeof s);
 	s.cmd = "exec";
-	s.reps = 5;
+	s.reps = 10;
 	s.warmup = 1;
 	s.baseline = "posix";
 	s.control = true;
