@@ -130,7 +130,6 @@ static int survey(void)
 	       fl_exec_cfg.argv[0], (double)r.elapsed_ns / 1e9);
 	printf("  %-8s %-16s %6s %6s %9s %9s %9s %9s %9s %9s %8s\n", "pid", "comm", "inits",
 	       "named", "wait", "trywait", "timedwait", "clockwait", "post", "blocked", "timeouts");
-	unsigned long long waits = 0, blocked = 0, inits = 0, named = 0, posts = 0;
 	for (int i = 0; i < sh.n && i < (int)(sizeof sh.r / sizeof sh.r[0]); i++) {
 		const struct fl_shim_report *x = &sh.r[i];
 		char b[24] = "-";
@@ -141,11 +140,6 @@ static int survey(void)
 		       (unsigned long long)x->wait, (unsigned long long)x->trywait,
 		       (unsigned long long)x->timedwait, (unsigned long long)x->clockwait,
 		       (unsigned long long)x->post, b, (unsigned long long)x->timeouts);
-		waits += x->wait + x->timedwait + x->clockwait;
-		blocked += x->blocked;
-		inits += x->inits;
-		named += x->named;
-		posts += x->post;
 	}
 	if (sh.n > (int)(sizeof sh.r / sizeof sh.r[0]))
 		printf("  (%d more processes)\n", sh.n - (int)(sizeof sh.r / sizeof sh.r[0]));
@@ -155,16 +149,16 @@ static int survey(void)
 		return 0;
 	}
 	printf("total: %llu semaphores initialised (+%llu named opens), %llu waits of which %llu "
-	       "blocked, %llu posts, in %d process%s\n", inits, named, waits, blocked, posts,
-	       sh.n, sh.n == 1 ? "" : "es");
-	if (!inits && !named)
+	       "blocked, %llu posts, in %d process%s\n", sh.inits, sh.named, sh.waits, sh.blocked,
+	       sh.posts, sh.n, sh.n == 1 ? "" : "es");
+	if (!sh.inits && !sh.named)
 		printf("verdict: no POSIX semaphore: every design will run this program alike\n");
-	else if (!blocked)
+	else if (!sh.blocked)
 		printf("verdict: semaphores used, but no wait blocked: designs differ only in their "
 		       "fast paths here\n");
 	else
 		printf("verdict: %llu blocking waits: the designs' sleep/wake paths are exercised "
-		       "(futexlab exec --variant ... -- CMD compares them)\n", blocked);
+		       "(futexlab exec --variant ... -- CMD compares them)\n", sh.blocked);
 	return 0;
 }
 

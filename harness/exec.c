@@ -210,6 +210,9 @@ static void read_log(const char *path, struct fl_exec_shim *sh)
 		sh->handed += r.handed;
 		sh->named += r.named;
 		sh->inits += r.inits;
+		sh->waits += r.wait + r.timedwait + r.clockwait;
+		sh->blocked += r.blocked;
+		sh->posts += r.post;
 		if (r.state != FL_SHIM_ON && r.state != FL_SHIM_PASS && !sh->not_on++)
 			snprintf(sh->why, sizeof sh->why, "%s (%.140s)", fl_shim_state_name(r.state),
 				 r.reason);

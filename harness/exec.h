@@ -42,7 +42,8 @@ extern const struct fl_workload fl_exec_workload;
 struct fl_exec_shim {
 	int n;                        /* lines (processes that reported) */
 	struct fl_shim_report r[64];  /* the first 64 of them */
-	unsigned long long ours, handed, named, inits;
+	unsigned long long ours, handed, named, inits; /* summed over every line */
+	unsigned long long waits, blocked, posts;      /* (FUTEXLAB_STATS) waits of the three kinds */
 	int not_on;                   /* lines whose state is not `on` */
 	char why[160];                /* the first such line's state and reason */
 };
