@@ -93,6 +93,11 @@ static void child(const struct fl_variant *v, bool stats, const char *logp, int 
 	}
 	if (!fl_exec_cfg.output)
 		dup2(errfd, 2);
+	/* Nothing of the harness's reaches the program: its CSV's temporary
+	 * file, bpftrace's pipes, the collector's descriptors. Close-on-exec,
+	 * not closed: the report pipe must live until the exec. (Kernels before
+	 * 5.11 lack the flag: then only what was opened CLOEXEC is spared.) */
+	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	if (v) {
 		const char *old = getenv("LD_PRELOAD");
 		char pre[PATH_MAX + 1024];
