@@ -133,6 +133,13 @@ else
         [ "$got" = "$want " ] && ok "$v: $c=$want in every round" || bad "$v: $c='$got', want $want"
       done
     done
+    # none of the harness's descriptors in the program: the collector's, and one
+    # the harness itself inherited without close-on-exec (fd 9 here)
+    "$fl" exec --variant negcount --reps 1 --warmup 0 --no-control --probes --quiet -- \
+      sh -c "ls -l /proc/\$\$/fd > $tmp/fds" >/dev/null 2>&1 9>"$tmp/nine"
+    leak=$(grep -c -E "anon_inode|bpf|pipe:| 9 -> " "$tmp/fds")
+    [ "$leak" = 0 ] && [ -s "$tmp/fds" ] && ok "the program inherits no descriptor of the harness" ||
+      { bad "descriptors leaked to the program: $leak"; cat "$tmp/fds"; }
     # the child's timed word heads every design's list: 3 waits, 3 timeouts
     heads=$(awk '/top futex words of 5,/ { getline; getline; print $2 "/" $7 }' "$tmp/p.out" |
             sort | uniq -c | awk '{print $1 "x" $2}')
