@@ -32,28 +32,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fastest.h"
 #include "futexstat.h"
 
 static uint32_t word;
 
-static int64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 static double fastest(void)
 {
-	double best = 1e12;
-	for (int b = 0; b < 200; b++) {
-		int64_t t0 = now_ns();
-		for (int i = 0; i < 1000; i++)
-			syscall(SYS_futex, &word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
-		double d = (double)(now_ns() - t0) / 1000;
-		best = d < best ? d : best;
-	}
-	return best;
+	return fastest_ns(&word, FUTEX_WAKE);
 }
 
 /* The measuring process: one figure per byte received, until EOF. */

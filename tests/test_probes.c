@@ -240,14 +240,18 @@ static void *eintr_waiter(void *arg)
 	return NULL;
 }
 
-/* Whether thread `tid` is blocked in futex(2) on `addr`: its
- * /proc/self/task/TID/syscall reads "202 0xADDR ..." only while it sleeps
- * in the call (a sleeping futex waiter is already queued). open/read only:
- * no stdio, no futex. */
-static int blocked_on(int tid, void *addr)
+/* Whether thread `tid` of process `pid` (0: this one, as /proc/self: right
+ * also in a pid namespace whose /proc is not mounted) is blocked in futex(2)
+ * on `addr`: its /proc/PID/task/TID/syscall reads "202 0xADDR ..." only while it
+ * sleeps in the call (a sleeping futex waiter is already queued). open/read
+ * only: no stdio, no futex. */
+static int task_blocked_on(pid_t pid, int tid, void *addr)
 {
 	char path[64], buf[128], want[64];
-	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", tid);
+	if (pid)
+		snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)pid, tid);
+	else
+		snprintf(path, sizeof path, "/proc/self/task/%d/syscall", tid);
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return 0;
@@ -258,6 +262,12 @@ static int blocked_on(int tid, void *addr)
 	buf[n] = '\0';
 	int w = snprintf(want, sizeof want, "%d 0x%lx ", SYS_futex, (unsigned long)addr);
 	return strncmp(buf, want, (size_t)w) == 0;
+}
+
+/* A thread of this process. */
+static int blocked_on(int tid, void *addr)
+{
+	return task_blocked_on(0, tid, addr);
 }
 
 static pthread_t threads[W_SLEEP + 1];
@@ -1492,18 +1502,7 @@ static pid_t fork_as(pid_t want, void (*fn)(void))
 /* Whether process `pid` (single-threaded) sleeps in futex(2) on addr. */
 static int proc_blocked_on(pid_t pid, void *addr)
 {
-	char path[64], buf[128], want[64];
-	snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)pid, (int)pid);
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	int w = snprintf(want, sizeof want, "%d 0x%lx ", SYS_futex, (unsigned long)addr);
-	return strncmp(buf, want, (size_t)w) == 0;
+	return task_blocked_on(pid, (int)pid, addr);
 }
 
 static void t_tree_reuse(void *arg)
