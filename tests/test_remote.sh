@@ -46,9 +46,10 @@ if [ -n "$jain" ] && [ -n "$p50" ] && [ -n "$cpu" ] && [ "${ops:-0}" -gt 0 ]; th
 else bad "missing fields: jain='$jain' p50='$p50' cpu='$cpu' ops='$ops'"; fi
 
 # 3. probes (root, BPF): musl-libc's rows count the helper — musl sleeps with
-#    FUTEX_WAIT, never glibc's FUTEX_WAIT_BITSET — and procs says 1
+#    FUTEX_WAIT, never glibc's FUTEX_WAIT_BITSET — and procs says 1. On one
+#    CPU (--pin 0) a waiter's spin cannot see its partner's post: it sleeps.
 csv=$tmp/p.csv
-"$fl" run --variant musl-libc,posix --workload pingpong --ops 3000 --reps 3 --warmup 0 \
+"$fl" run --variant musl-libc,posix --workload pingpong --ops 3000 --reps 3 --warmup 0 --pin 0 \
   --no-control --quiet --probes --csv "$csv" >"$tmp/p.out" 2>&1
 pbs=$(col "$csv" posix pingpong fx_wait_bitset | head -1)
 if [ -z "$pbs" ]; then
