@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "remote.h"
 #include "variant.h"
 #include "workload.h"
 
@@ -31,6 +32,8 @@ int fl_cmd_list(int argc, char **argv)
 	for (int i = 0; i < fl_nvariants; i++) {
 		const struct fl_variant *v = fl_variants[i];
 		const char *why = v->unavailable ? v->unavailable() : NULL;
+		if (!why && v->remote)
+			why = fl_remote_unavailable(v); /* its helper beside futexlab */
 		char breaks[64] = "";
 		static const struct { unsigned flag; const char *name; } promise[] = {
 			{ FL_DESTROY_UNSAFE, "destroy" }, { FL_SIGNAL_UNSAFE, "signal" },

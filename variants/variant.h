@@ -89,6 +89,13 @@ struct fl_variant {
 	int (*words)(void *s, _Atomic uint32_t **out, int max);
 	/* Optional (NULL: none): wait-any-of-N support, variants/waitany.h. */
 	const struct fl_any_ops *any;
+	/* Non-NULL: the design cannot run in this process (its library cannot
+	 * be loaded into a glibc program: musl-libc) and every op above is NULL
+	 * here. It runs only in a helper executable of this name, found beside
+	 * the harness's own (harness/remote.h); the harness sends it the rep
+	 * and takes its result back as the row. The in-process suites, the
+	 * shim and `exec` leave such a design out, with this reason. */
+	const char *remote;
 };
 
 /* Defines `const struct fl_variant fl_variant_<name>` for a state type T and
