@@ -46,7 +46,7 @@ static const char row_header[] =
 	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems,"
 	"fair_jain,fair_cv,fair_min_max,starve_max_ns,"
 	"lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,lat_n,"
-	"cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol,shim_sems";
+	"cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol,shim_sems,stranded,stranded_max_ns";
 
 /* What a timer read costs (the median of back-to-back fl_now_ns pairs,
  * measured once per run): subtracted from the latency percentiles, since
@@ -168,6 +168,12 @@ static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct rep
 	else
 		snprintf(ts, sizeof ts, ",");
 	strncat(row, ts, sizeof row - strlen(row) - 1);
+	if (r && r->stranded >= 0) /* the detector's verdict: ok and error rows */
+		snprintf(ts, sizeof ts, ",%lld,%lld", (long long)r->stranded,
+			 (long long)r->stranded_max_ns);
+	else
+		snprintf(ts, sizeof ts, ",,");
+	strncat(row, ts, sizeof row - strlen(row) - 1);
 	bool counted = r && x->round >= 0; /* warm-up rounds count nothing */
 	fl_perf_cells(counted ? x->perf : NULL, perf, sizeof perf);
 	strncat(row, perf, sizeof row - strlen(row) - 1);
@@ -232,13 +238,15 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 		    int ei, int round, int slot, bool measured, bool latency, struct fl_hist **acc)
 {
 	const struct fl_entry *e = &pt->e[ei];
-	struct fl_result r = { .shim_sems = -1 };
+	struct fl_result r = { .shim_sems = -1, .stranded = -1 };
 	struct fl_params p = pt->p;
 	p.latency = latency;
 	struct fl_perf_reading perf;
 	struct rusage ru0, ru1;
 	bool pe = fl_perf_enabled;
 	fl_perf_enabled = pe && measured; /* warm-up rounds count nothing */
+	fl_probes_stranded_clear();
+	fl_watch_begin(&p); /* its watchdog starts outside the probes' window */
 	if (measured)
 		fl_probes_rep_begin();
 	fl_perf_begin();
@@ -248,6 +256,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	fl_perf_end(&perf);
 	if (measured)
 		fl_probes_rep_end(pt->w->name, r.ops);
+	fl_watch_end(&r); /* a stranded waiter: r.error = "lost wakeup: ..." */
 	fl_perf_enabled = pe;
 	if (fl_interrupted) {
 		free(r.lat);
@@ -258,10 +267,16 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	if (measured && s->hooks && s->hooks->rep_done)
 		s->hooks->rep_done(pt, ei, round, &r);
 	struct rep x = { e, round, slot, "ok", r.info, &r, &perf };
-	char why[120];
+	char why[120], lost[420];
 	if (r.error[0]) {
 		x.status = "error";
 		x.note = r.error;
+		if (r.stranded > 0) { /* the evidence, with the kernel's side */
+			char k[200];
+			fl_probes_stranded_note(r.stranded_tid, measured, k, sizeof k);
+			snprintf(lost, sizeof lost, "%s; %s", r.error, k);
+			x.note = lost;
+		}
 	} else if (r.ops == 0 || r.elapsed_ns <= 0) {
 		/* Not a broken invariant (a stuck design hangs the workload, it
 		 * does not return): the threads were not scheduled within the
