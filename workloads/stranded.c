@@ -116,8 +116,8 @@
 #define RESCUE_POSTS 10       /* at most, per stranding */
 
 _Atomic unsigned fl_watch_gen = 0;
-_Thread_local struct fl_watch_thread *fl_watch_me;
-_Thread_local unsigned fl_watch_me_gen;
+_Thread_local struct fl_watch_thread *fl_watch_me FL_WATCH_TLS;
+_Thread_local unsigned fl_watch_me_gen FL_WATCH_TLS;
 void (*volatile fl_watch_on_stranded)(int tid);
 
 /* What the watchdog remembers of a thread between samples. */
@@ -255,11 +255,14 @@ static bool read_op(int i, uint64_t *op, uint64_t *mask)
 {
 	struct fl_watch_thread *t = W.t[i];
 	uint64_t a = atomic_load_explicit(&t->op, memory_order_acquire);
+	*op = a;
+	if (!(a & FL_OP_SET)) {
+		*mask = (uint64_t)1 << FL_OP_SLOT(a);
+		return true;
+	}
 	*mask = atomic_load_explicit(&t->mask, memory_order_relaxed);
 	atomic_thread_fence(memory_order_acquire);
-	uint64_t b = atomic_load_explicit(&t->op, memory_order_relaxed);
-	*op = a;
-	return a == b;
+	return atomic_load_explicit(&t->op, memory_order_relaxed) == a;
 }
 
 /* The values of the open slots (see THE RULE: posts first, then takes). */
