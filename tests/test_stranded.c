@@ -17,7 +17,9 @@
  *                          worked: the rep finished) — and a rep that
  *                          reported nothing had no error; the same design
  *                          unarmed reports 0 (no false positive on it);
- *                          the detector off (stranded_ns 0) says -1.
+ *                          the detector off (stranded_ns 0) says -1; with
+ *                          the rescue's signal ignored the watchdog's own
+ *                          posts end the stranding (>= 2 thresholds).
  *   test_stranded kernel   (root, probes) the runner's kernel-side note
  *                          for the stranded thread: "kernel: tid T slept
  *                          in FUTEX_WAIT on 0x.. for X ms", X >= 40.
@@ -120,6 +122,28 @@ static void off(void *arg)
 	      (long long)r.stranded, r.error);
 }
 
+/* A wait the rescue's signal cannot end (FL_NO_EINTR designs sleep where it
+ * does not reach; here the signal is ignored, so it interrupts nothing):
+ * the watchdog signals again a threshold later, and from the third attempt
+ * posts a token itself, whose wake reaches the sleeper. The rep finishes;
+ * the stranding lasted ~3 thresholds. Last: it leaves the signal ignored. */
+static void rescue_by_post(void *arg)
+{
+	(void)arg;
+	signal(FL_WATCH_SIGNAL, SIG_IGN);
+	struct fl_result r;
+	int reps = 0;
+	do
+		rep("pingpong", 2, 1, THRESHOLD_NS, false, &r);
+	while (r.stranded == 0 && ++reps < MAX_REPS);
+	CHECK(r.stranded >= 1 && !strncmp(r.error, "lost wakeup: ", 13), "stranded %lld, '%s'",
+	      (long long)r.stranded, r.error);
+	CHECK(r.stranded_max_ns >= 2 * THRESHOLD_NS && r.stranded_max_ns < 1000000000LL,
+	      "stranded_max_ns %lld (want >= 2 thresholds: the signal did nothing)",
+	      (long long)r.stranded_max_ns);
+	printf("     rescued by a post after %.1f ms\n", (double)r.stranded_max_ns / 1e6);
+}
+
 static void kernel(void *arg)
 {
 	(void)arg;
@@ -159,6 +183,7 @@ int main(int argc, char **argv)
 			run_test(name, control_one, (void *)&ws[i], 60);
 		}
 		run_test("detector off", off, NULL, 30);
+		run_test("rescue by post (signal ignored)", rescue_by_post, NULL, 60);
 		return tests_done("stranded detect");
 	}
 	if (!strcmp(mode, "kernel")) {
