@@ -31,14 +31,24 @@ static void grow(struct fl_msg *m, size_t need)
 
 void fl_msg_add(struct fl_msg *m, const char *fmt, ...)
 {
+	/* Into a stack buffer first (every message line fits; a longer one is
+	 * formatted again at its length). Not vsnprintf(NULL, 0, ...): GCC 12's
+	 * -Wformat-truncation, with ASan at -O1, calls that a null format. */
+	char buf[256];
 	va_list ap;
 	va_start(ap, fmt);
-	int k = vsnprintf(NULL, 0, fmt, ap);
+	int k = vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	if (k < 0)
+		return;
 	grow(m, (size_t)k);
-	va_start(ap, fmt);
-	vsnprintf(m->s + m->len, (size_t)k + 1, fmt, ap);
-	va_end(ap);
+	if ((size_t)k < sizeof buf) {
+		memcpy(m->s + m->len, buf, (size_t)k + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(m->s + m->len, (size_t)k + 1, fmt, ap);
+		va_end(ap);
+	}
 	m->len += (size_t)k;
 }
 
