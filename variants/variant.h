@@ -89,6 +89,13 @@ struct fl_variant {
 	int (*words)(void *s, _Atomic uint32_t **out, int max);
 	/* Optional (NULL: none): wait-any-of-N support, variants/waitany.h. */
 	const struct fl_any_ops *any;
+	/* Optional (NULL: none declared): where the design's code is in a
+	 * process, for `futexlab hunt`'s in-library-text preemption
+	 * (workloads/preempt.h; the grammar in workloads/elfsym.h): items
+	 * separated by ';', "dso:libc.so.6" (a shared object's executable
+	 * segments), "sym:P1,P2" (the executable's functions named P*),
+	 * "src:FILE.c" (the executable's static functions of FILE.c). */
+	const char *text;
 };
 
 /* Defines `const struct fl_variant fl_variant_<name>` for a state type T and
