@@ -1,0 +1,283 @@
+/* workloads/hunt.c — the stress patterns of `futexlab hunt` (hunt.h says
+ * what each is and the invariant it checks). */
+#include "hunt.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "cpu.h"
+#include "preempt.h"
+
+struct shape {
+	int waiters, stealers;
+	int k;          /* tokens per wave (herd alternates 1 and k) */
+	bool preempt;
+};
+
+struct hunt {
+	struct fl_sem sem;
+	struct shape sh;
+	pthread_barrier_t start;
+	/* stop: set by the coordinator between waves (after it saw the wave's
+	 * tokens taken, or a stall); a waiter reads it after each wait, before
+	 * counting its token as taken, so a wave token is never counted as a
+	 * release token (the coordinator reads taken == target, with acquire,
+	 * only after every wave-token taker's load of stop). */
+	_Alignas(64) _Atomic int stop;
+	_Alignas(64) _Atomic int64_t taken;    /* wave tokens the waiters took */
+	_Alignas(64) _Atomic int64_t released; /* release tokens the waiters took */
+	_Atomic int64_t steals;
+	_Atomic int broken;    /* a wait/trywait/post failed: the run ends */
+	struct fl_errbox err;
+};
+
+static void *waiter(void *arg)
+{
+	struct hunt *h = arg;
+	if (h->sh.preempt)
+		fl_preempt_thread_begin();
+	pthread_barrier_wait(&h->start);
+	for (;;) {
+		int e = fl_sem_wait(&h->sem);
+		if (e) {
+			fl_report(&h->err, "wait: %s", strerror(e));
+			atomic_store(&h->broken, 1);
+			break;
+		}
+		if (atomic_load_explicit(&h->stop, memory_order_acquire)) {
+			atomic_fetch_add(&h->released, 1);
+			break;
+		}
+		atomic_fetch_add_explicit(&h->taken, 1, memory_order_release);
+	}
+	if (h->sh.preempt)
+		fl_preempt_thread_end();
+	return NULL;
+}
+
+static void *stealer(void *arg)
+{
+	struct hunt *h = arg;
+	int64_t n = 0;
+	if (h->sh.preempt)
+		fl_preempt_thread_begin();
+	pthread_barrier_wait(&h->start);
+	for (unsigned miss = 0; !atomic_load_explicit(&h->stop, memory_order_relaxed);) {
+		int e = h->sem.v->trywait(h->sem.s);
+		if (e == 0) {
+			n++;
+			/* straight back: the steal races the coordinator's posts
+			 * and the waiters' waits */
+			struct fl_errbox *eb = &h->err;
+			fl_sem_post(&h->sem, 1, eb);
+			if (atomic_load(&eb->set)) {
+				atomic_store(&h->broken, 1);
+				break;
+			}
+		} else if (e != EAGAIN) {
+			fl_report(&h->err, "trywait: %s", strerror(e));
+			atomic_store(&h->broken, 1);
+			break;
+		} else if (++miss % 16 == 0) {
+			sched_yield(); /* let the woken waiters run (2 vCPUs) */
+		} else {
+			fl_cpu_relax();
+		}
+	}
+	atomic_fetch_add(&h->steals, n);
+	if (h->sh.preempt)
+		fl_preempt_thread_end();
+	return NULL;
+}
+
+static void run_shape(const struct shape *shape, const struct fl_variant *v,
+		      const struct fl_params *p, struct fl_result *res)
+{
+	static struct hunt h; /* one rep at a time per process (the runner's) */
+	memset(&h, 0, sizeof h);
+	h.sh = *shape;
+	char why[200] = "";
+	if (h.sh.preempt) {
+		int64_t spin, interval;
+		const char *text;
+		if (fl_preempt_config(&spin, &interval, &text, why, sizeof why)) {
+			fl_fail(res, "%s", why);
+			return;
+		}
+		if (!text)
+			text = v->text;
+		if (!text) {
+			fl_fail(res, "preempt: the design declares no library text (.text)");
+			return;
+		}
+		if (fl_preempt_begin(text, spin, interval, why, sizeof why)) {
+			fl_fail(res, "preempt: %s", why);
+			return;
+		}
+	}
+	int e = fl_sem_open(&h.sem, v, 0);
+	if (e) {
+		fl_fail(res, "init(0): %s", strerror(e));
+		return;
+	}
+	int nt = h.sh.waiters + h.sh.stealers;
+	pthread_barrier_init(&h.start, NULL, (unsigned)nt + 1);
+	pthread_t *w = fl_spawn(h.sh.waiters, waiter, &h, 0);
+	pthread_t *s = h.sh.stealers ? fl_spawn(h.sh.stealers, stealer, &h, 0) : NULL;
+	if (h.sh.preempt)
+		fl_preempt_thread_begin();
+	int64_t t0 = fl_now_ns(), end = t0 + p->duration_ns;
+	pthread_barrier_wait(&h.start);
+	int64_t target = 0, posted = 0, waves = 0;
+	bool stalled = false;
+	while (!atomic_load(&h.broken)) {
+		/* one wave: k tokens, as k post(1) (every fourth wave of a
+		 * shape with stealers, one post(k): the n-post path) */
+		int k = h.sh.stealers ? h.sh.k : (waves % 2 ? h.sh.k : 1);
+		target += k;
+		if (h.sh.stealers && waves % 4 == 3) {
+			fl_sem_post(&h.sem, (unsigned)k, &h.err);
+		} else {
+			for (int i = 0; i < k; i++)
+				fl_sem_post(&h.sem, 1, &h.err);
+		}
+		posted += k;
+		waves++;
+		if (atomic_load(&h.err.set))
+			break;
+		int64_t stall_at = fl_now_ns() + FL_HUNT_STALL_NS;
+		for (unsigned spins = 1;
+		     atomic_load_explicit(&h.taken, memory_order_acquire) < target &&
+		     !atomic_load(&h.broken); spins++) {
+			if (spins % 64 == 0 && fl_now_ns() >= stall_at) {
+				fl_report(&h.err, "lost wakeup: wave %lld stalled: %lld of %d tokens "
+					  "taken after %.1f s, %d waiters", (long long)waves,
+					  (long long)(k - (target - atomic_load(&h.taken))), k,
+					  FL_HUNT_STALL_NS / 1e9, h.sh.waiters);
+				stalled = true;
+				break;
+			}
+			sched_yield();
+		}
+		if (stalled)
+			break;
+		if (p->ops ? atomic_load(&h.taken) >= p->ops : fl_now_ns() >= end)
+			break;
+	}
+	res->elapsed_ns = fl_now_ns() - t0;
+	atomic_store_explicit(&h.stop, 1, memory_order_release);
+	for (int i = 0; i < h.sh.stealers; i++)
+		pthread_join(s[i], NULL);
+	/* every waiter is in (or on its way into) a wait: one token each */
+	for (int i = 0; i < h.sh.waiters; i++)
+		fl_sem_post(&h.sem, 1, &h.err);
+	posted += h.sh.waiters;
+	for (int i = 0; i < h.sh.waiters; i++)
+		pthread_join(w[i], NULL);
+	if (h.sh.preempt)
+		fl_preempt_thread_end();
+	int64_t left = 0;
+	while ((e = v->trywait(h.sem.s)) == 0)
+		left++;
+	if (e != EAGAIN)
+		fl_report(&h.err, "trywait (drain): %s", strerror(e));
+	int64_t taken = atomic_load(&h.taken), rel = atomic_load(&h.released);
+	int64_t steals = atomic_load(&h.steals);
+	res->ops = taken + steals;
+	fl_take_error(res, &h.err);
+	if (posted != taken + rel + left)
+		fl_fail(res, "tokens not conserved: %lld posted, %lld taken + %lld at release + "
+			"%lld left", (long long)posted, (long long)taken, (long long)rel,
+			(long long)left);
+	int n = snprintf(res->info, sizeof res->info, "waves %lld steals %lld", (long long)waves,
+			 (long long)steals);
+	if (h.sh.preempt) {
+		struct fl_preempt_stats ps;
+		int failed = fl_preempt_end(&ps);
+		if (failed)
+			fl_fail(res, "preempt: %d threads could not arm their timer", failed);
+		snprintf(res->info + n, sizeof res->info - (size_t)n,
+			 " preempt %lld/%lld in text (%d ranges %lld KiB)", (long long)ps.hits,
+			 (long long)ps.signals, ps.nranges, (long long)(ps.text_bytes >> 10));
+	}
+	pthread_barrier_destroy(&h.start);
+	free(w);
+	free(s);
+	fl_sem_close(&h.sem);
+}
+
+static int cores(void)
+{
+	long c = sysconf(_SC_NPROCESSORS_ONLN);
+	return c < 1 ? 1 : c > 64 ? 64 : (int)c;
+}
+
+static void run_herd(const struct fl_variant *v, const struct fl_params *p, struct fl_result *r)
+{
+	int w = 4 * cores();
+	struct shape sh = { w < 16 ? 16 : w, 0, 2, false };
+	run_shape(&sh, v, p, r);
+}
+
+static void run_steal(const struct fl_variant *v, const struct fl_params *p, struct fl_result *r)
+{
+	struct shape sh = { 4, 2, 2, false };
+	run_shape(&sh, v, p, r);
+}
+
+static void run_crowd(const struct fl_variant *v, const struct fl_params *p, struct fl_result *r)
+{
+	struct shape sh = { 8 * cores(), 2 * cores(), 2, false };
+	run_shape(&sh, v, p, r);
+}
+
+static void run_preempt(const struct fl_variant *v, const struct fl_params *p,
+			struct fl_result *r)
+{
+	struct shape sh = { 4, 2, 2, true };
+	run_shape(&sh, v, p, r);
+}
+
+static const char *unfit_preempt(const struct fl_variant *v, const struct fl_params *p)
+{
+	(void)p;
+	return v->text || getenv("FUTEXLAB_PREEMPT_TEXT") ? NULL
+		: "the design declares no library text (.text) to preempt in";
+}
+
+static const struct fl_workload herd = {
+	.name = "herd", .run = run_herd, .fixed_threads = 1 /* a fixed shape (hunt.h) */,
+	.summary = "hunt: max(16, 4 x cores) waiters, waves of 1 or 2 tokens",
+	.op = "token taken",
+};
+static const struct fl_workload steal = {
+	.name = "steal", .run = run_steal, .fixed_threads = 1 /* a fixed shape (hunt.h) */,
+	.summary = "hunt: 4 waiters, 2 stealers trywait+re-post, waves of 2 tokens",
+	.op = "token taken or stolen",
+};
+static const struct fl_workload crowd = {
+	.name = "crowd", .run = run_crowd, .fixed_threads = 1 /* a fixed shape (hunt.h) */,
+	.summary = "hunt: steal with 8 x cores waiters, 2 x cores stealers (oversubscribed)",
+	.op = "token taken or stolen",
+};
+static const struct fl_workload preempt = {
+	.name = "preempt", .run = run_preempt, .unfit = unfit_preempt, .fixed_threads = 1 /* a fixed shape (hunt.h) */,
+	.summary = "hunt: steal with a timer that stalls threads inside the library's text",
+	.op = "token taken or stolen",
+};
+
+const struct fl_workload *const fl_hunt_patterns[] = { &herd, &steal, &crowd, &preempt };
+const int fl_hunt_npatterns = sizeof fl_hunt_patterns / sizeof fl_hunt_patterns[0];
+
+const struct fl_workload *fl_hunt_pattern_find(const char *name)
+{
+	for (int i = 0; i < fl_hunt_npatterns; i++)
+		if (!strcmp(fl_hunt_patterns[i]->name, name))
+			return fl_hunt_patterns[i];
+	return NULL;
+}
