@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "csv.h"
+#include "elfsym.h"
 #include "hunt.h"
 #include "preempt.h"
 #include "runner.h"
@@ -266,8 +267,9 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 		fl_usage_error("hunt: unexpected argument '%s' (futexlab hunt --help)", argv[optind]);
 	if (rep_ns > seconds_ns)
 		rep_ns = seconds_ns;
-	if (text && !*text)
-		fl_usage_error("--text: empty text spec");
+	char why[200];
+	if (text && fl_text_spec_check(text, why, sizeof why))
+		fl_usage_error("--text: %s", why);
 
 	/* designs and patterns */
 	const struct fl_variant *vs[FL_MAXLIST];

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,32 @@ static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
 	f->bias = (uintptr_t)info->dlpi_addr;
 	f->found = 1;
 	return 1;
+}
+
+int fl_text_spec_check(const char *spec, char *why, size_t whyn)
+{
+	char buf[512];
+	if (!spec || !*spec || strlen(spec) >= sizeof buf) {
+		snprintf(why, whyn, "a text spec is 1..%zu characters", sizeof buf - 1);
+		return -1;
+	}
+	snprintf(buf, sizeof buf, "%s", spec);
+	for (char *save = NULL, *it = strtok_r(buf, ";", &save); it;
+	     it = strtok_r(NULL, ";", &save)) {
+		char *colon = strchr(it, ':');
+		size_t kl = colon ? (size_t)(colon - it) : 0;
+		const char *arg = colon ? colon + 1 : "";
+		bool plain = kl == 3 && (!strncmp(it, "dso", 3) || !strncmp(it, "sym", 3) ||
+					 !strncmp(it, "src", 3));
+		bool in_obj = kl == 4 && (!strncmp(it, "dsym", 4) || !strncmp(it, "span", 4));
+		const char *c2 = in_obj ? strchr(arg, ':') : NULL;
+		if (!(plain && *arg && !strchr(arg, ':')) && !(c2 && c2 > arg && c2[1])) {
+			snprintf(why, whyn, "text spec item '%s' is not dso:OBJ, sym:P, src:F.c, "
+				 "dsym:OBJ:P or span:OBJ:P", it);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int fl_text_ranges(const char *spec, struct fl_range *out, int max, char *why, size_t whyn)
