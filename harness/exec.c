@@ -343,6 +343,11 @@ static const char *exec_unfit(const struct fl_variant *v, const struct fl_params
 {
 	(void)p;
 	static char buf[200];
+	if (v->remote) { /* no ops in this process, none in the shim's */
+		snprintf(buf, sizeof buf, "runs only in its helper (%s): the shim, loaded into the "
+			 "program's glibc, cannot put its semaphores on it", v->remote);
+		return buf;
+	}
 	if (v->flags & FL_CAPPED) {
 		snprintf(buf, sizeof buf, "capped (its post absorbs releases past %d): not a POSIX "
 			 "semaphore, the shim keeps glibc's", v->value_max);

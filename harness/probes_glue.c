@@ -58,6 +58,29 @@ void fl_probes_follow_children(void)
 	follow = true;
 }
 
+/* fl_probes_count_process: the process counted instead of this one (0:
+ * this one), and whether the collector could switch to it */
+static pid_t other;
+static bool other_failed;
+
+void fl_probes_count_process(pid_t pid)
+{
+	other = pid;
+	other_failed = false;
+	if (!fs)
+		return;
+	int e = futexstat_count_tgid(fs, pid);
+	if (e && pid) {
+		static bool said;
+		other_failed = true;
+		if (!said)
+			fprintf(stderr, "futexlab: probes: cannot count the helper's process (%s): "
+				"its rows' probe columns stay empty\n",
+				e == -EXDEV ? "futexlab runs in a nested pid namespace" : strerror(-e));
+		said = true;
+	}
+}
+
 void fl_probes_setup(enum fl_probes_mode mode)
 {
 	char why[300];
@@ -115,9 +138,13 @@ void fl_probes_rep_end(const char *workload, int64_t ops)
 			 (unsigned long long)futexstat_wtr_quantile(&c, 0.99));
 	else if (futexstat_sees_wake_to_run(fs))
 		snprintf(wtr, sizeof wtr, "0,,");
-	char procs[24] = ""; /* processes followed: exec only */
+	if (other_failed) /* not the helper's counts: none */
+		return;
+	char procs[24] = ""; /* processes followed (exec), or the helper (remote) */
 	if (follow)
 		snprintf(procs, sizeof procs, "%llu", (unsigned long long)c.procs);
+	else if (other)
+		snprintf(procs, sizeof procs, "1");
 	last_words_lost = c.words_lost;
 	snprintf(last_cols, sizeof last_cols,
 		 ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu,%llu,%llu,%llu,"
@@ -266,6 +293,7 @@ void fl_probes_setup(enum fl_probes_mode mode)
 }
 void fl_probes_rep_begin(void) { last_cols[0] = '\0'; }
 void fl_probes_follow_children(void) {}
+void fl_probes_count_process(pid_t pid) { (void)pid; }
 int fl_probes_words(int by, struct fl_word *out, int n, int *nwords, unsigned long long *lost)
 {
 	(void)by, (void)out, (void)n;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum fl_probes_mode {
 	FL_PROBES_DEFAULT, /* on when root and BPF works; a line if it does not */
@@ -36,6 +37,13 @@ void fl_probes_teardown(void);
  * threads (the collector follows sched_process_fork/exit), and keep
  * per-futex-word counts (fl_probes_words). */
 void fl_probes_follow_children(void);
+
+/* A remote design's rep (harness/remote.h): count process `pid` (the
+ * helper) instead of this one from the next fl_probes_rep_begin, until
+ * called with 0; its rows' `procs` says 1. Call between reps. When the
+ * collector cannot (follow mode, a nested pid namespace) one line says
+ * why and that rep's probe columns are empty, never this process's counts. */
+void fl_probes_count_process(pid_t pid);
 
 /* One futex word of the last rep (follow mode). */
 struct fl_word {

@@ -17,6 +17,7 @@
 #include "hashmode.h"
 #include "machine.h"
 #include "perf.h"
+#include "remote.h"
 #include "report.h"
 #include "stats.h"
 #include "table.h"
@@ -236,18 +237,34 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	struct fl_params p = pt->p;
 	p.latency = latency;
 	struct fl_perf_reading perf;
-	struct rusage ru0, ru1;
+	struct rusage ru0 = { 0 }, ru1 = { 0 };
 	bool pe = fl_perf_enabled;
 	fl_perf_enabled = pe && measured; /* warm-up rounds count nothing */
-	if (measured)
+	/* A remote design (musl-libc) runs its rep in its helper process
+	 * (remote.h), started here before the probes attach; the collector
+	 * counts that process instead of this one for the rep, and --perf,
+	 * open on this process, has nothing of it to count (empty cells). */
+	pid_t helper = e->v->remote ? fl_remote_ready(e->v, csv, &r) : 0;
+	if (measured) {
+		if (helper > 0)
+			fl_probes_count_process(helper);
 		fl_probes_rep_begin();
-	fl_perf_begin();
-	getrusage(RUSAGE_SELF, &ru0);
-	pt->w->run(e->v, &p, &r);
-	getrusage(RUSAGE_SELF, &ru1);
-	fl_perf_end(&perf);
-	if (measured)
+	}
+	if (e->v->remote) {
+		if (helper > 0)
+			fl_remote_run(e->v, pt->w, &p, pt->wake, pt->spin, &r);
+	} else {
+		fl_perf_begin();
+		getrusage(RUSAGE_SELF, &ru0);
+		pt->w->run(e->v, &p, &r);
+		getrusage(RUSAGE_SELF, &ru1);
+		fl_perf_end(&perf);
+	}
+	if (measured) {
 		fl_probes_rep_end(pt->w->name, r.ops);
+		if (helper > 0)
+			fl_probes_count_process(0);
+	}
 	fl_perf_enabled = pe;
 	if (fl_interrupted) {
 		free(r.lat);
@@ -257,7 +274,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 		rusage_diff(&ru0, &ru1, &r);
 	if (measured && s->hooks && s->hooks->rep_done)
 		s->hooks->rep_done(pt, ei, round, &r);
-	struct rep x = { e, round, slot, "ok", r.info, &r, &perf };
+	struct rep x = { e, round, slot, "ok", r.info, &r, e->v->remote ? NULL : &perf };
 	char why[120];
 	if (r.error[0]) {
 		x.status = "error";
@@ -527,6 +544,7 @@ int fl_bench(struct fl_spec *s)
 		return rc;
 	}
 	fl_hash_setup(hitems[0]); /* before any worker thread exists */
+	fl_remote_set_hash(hitems[0]); /* the helper's too (remote.h) */
 	struct fl_csv csv;
 	int e = fl_csv_open(&csv, s->csv_path, fl_run_csv_header(), s->argc, s->argv);
 	if (e) {
@@ -587,6 +605,7 @@ int fl_bench(struct fl_spec *s)
 	struct counts n = { 0 };
 	int done = 0;
 	run_points(s, pts, npts, &csv, lat, &n, &done);
+	fl_remote_shutdown();
 	fl_bpftrace_stop();
 	fl_probes_teardown();
 	print_table(s, &csv);

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "hashmode.h"
 #include "perf.h"
+#include "remote.h"
 #include "wake.h"
 #include "xalloc.h"
 
@@ -424,5 +425,7 @@ const char *fl_entry_skip(const struct fl_point *pt, const struct fl_entry *e)
 	const char *why = fl_hash_skip_reason();
 	if (!why && e->v->unavailable)
 		why = e->v->unavailable();
+	if (!why && e->v->remote)
+		why = fl_remote_unavailable(e->v); /* its helper beside futexlab */
 	return why ? why : fl_workload_unfit(pt->w, e->v, &pt->p);
 }

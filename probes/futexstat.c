@@ -25,7 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/futex.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -47,6 +50,8 @@ struct futexstat {
 	void *keys;         /* room for every key of the larger of tree and words */
 	struct futexstat_word *w; /* per_word: the last rep's words, once read */
 	int nw;             /* how many; -1: not read since the last start */
+	__u32 own_host;     /* futexstat_count_tgid: the target's host tgid, to go
+			     * back to (0: not switched) */
 };
 
 /* The keys of a hash map, collected into fs->keys; their number, or a
@@ -411,6 +416,40 @@ __u64 futexstat_wtr_quantile(const struct futexstat_counts *c, double q)
 void futexstat_count_self(struct futexstat *fs, int on)
 {
 	__atomic_store_n(&fs->skel->bss->count_self, on ? 1U : 0U, __ATOMIC_SEQ_CST);
+}
+
+int futexstat_count_tgid(struct futexstat *fs, pid_t pid)
+{
+	if (fs->follow)
+		return -EINVAL;
+	if (!pid) {
+		if (fs->own_host)
+			__atomic_store_n(&fs->skel->bss->host_tgid, fs->own_host, __ATOMIC_SEQ_CST);
+		fs->own_host = 0;
+		return 0;
+	}
+	if (!fs->own_host) {
+		/* the target's host tgid, learned by the programs at its first
+		 * counted futex call: make one (a wake of nobody) if none was made
+		 * yet; the counts it leaves are zeroed by the next start */
+		if (!__atomic_load_n(&fs->skel->bss->host_tgid, __ATOMIC_SEQ_CST)) {
+			char why[200];
+			int e = futexstat_start(fs, why, sizeof why);
+			if (e)
+				return -e;
+			_Atomic __u32 word = 0;
+			syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+			__atomic_store_n(&fs->skel->bss->active, 0, __ATOMIC_SEQ_CST);
+		}
+		__u32 own = __atomic_load_n(&fs->skel->bss->host_tgid, __ATOMIC_SEQ_CST);
+		/* the programs compare host tgids: a pid of the loader's namespace
+		 * is one only when the loader's numbering is the kernel's own */
+		if (own != (__u32)getpid())
+			return -EXDEV;
+		fs->own_host = own;
+	}
+	__atomic_store_n(&fs->skel->bss->host_tgid, (__u32)pid, __ATOMIC_SEQ_CST);
+	return 0;
 }
 
 int futexstat_tree_size(struct futexstat *fs)

@@ -299,6 +299,16 @@ int futexstat_words(struct futexstat *fs, int by, struct futexstat_word *out, in
  * FUTEX_WAKEs with this on, then turns it off. No effect otherwise. Takes
  * effect at once, also in the middle of a rep. */
 void futexstat_count_self(struct futexstat *fs, int on);
+/* Plain mode (not follow_children): from now on count process `pid` (of
+ * the loader's pid namespace) instead of the target, until called with pid
+ * 0 (back to the target). Programs and maps stay as they are: the target's
+ * host tgid, the one variable every plain program compares against, is
+ * swapped (the harness counts a remote design's helper for its reps this
+ * way: harness/remote.h). Call between reps. 0; -EINVAL in follow mode;
+ * -EXDEV when the loader's pid namespace is not the kernel's global one (a
+ * pid here is then not the host tgid the programs see); another negative
+ * errno value if the target's tgid could not be learned. */
+int futexstat_count_tgid(struct futexstat *fs, pid_t pid);
 /* How many processes the tree holds now (follow_children; 0 otherwise): a
  * debugging and test accessor — once every process of the tree has exited,
  * 0 (each leaves when its group dies). A negative errno value when the map

@@ -89,12 +89,22 @@ struct fl_variant {
 	int (*words)(void *s, _Atomic uint32_t **out, int max);
 	/* Optional (NULL: none): wait-any-of-N support, variants/waitany.h. */
 	const struct fl_any_ops *any;
+	/* Non-NULL: the design cannot run in this process (its library cannot
+	 * be loaded into a glibc program: musl-libc) and every op above is NULL
+	 * here. It runs only in a helper executable of this name, found beside
+	 * the harness's own (harness/remote.h); the harness sends it the rep
+	 * and takes its result back as the row. The in-process suites, the
+	 * shim and `exec` leave such a design out, with this reason. */
+	const char *remote;
 	/* Optional (NULL: none declared): where the design's code is in a
 	 * process, for `futexlab hunt`'s in-library-text preemption
 	 * (workloads/preempt.h; the grammar in workloads/elfsym.h): items
-	 * separated by ';', "dso:libc.so.6" (a shared object's executable
+	 * separated by ';', e.g. "dso:libc.so.6" (a shared object's executable
 	 * segments), "sym:P1,P2" (the executable's functions named P*),
-	 * "src:FILE.c" (the executable's static functions of FILE.c). */
+	 * "src:FILE.c" (the executable's static functions of FILE.c),
+	 * "span:libc.so.6:sem_" (from the first to the end of the last
+	 * function named sem_* of libc.so.6). A remote design's text is read
+	 * in its helper. */
 	const char *text;
 };
 

@@ -1,0 +1,170 @@
+/* harness/remote_main.c — the helper of a remote design (`futexlab-musl`):
+ * the workload core (workloads/, the lib/ files they use) and the remote
+ * variants (variants/musl_libc.c with -DFL_MUSL), built a second time,
+ * statically, with musl-gcc. The harness (harness/remote.c) starts it and
+ * talks to it over its stdin and stdout (harness/remote_proto.h):
+ *
+ *   futexlab-musl --serve [--hash MODE]   says hello, then runs one rep per
+ *                                         `run` until `quit` or end of input
+ *   futexlab-musl --hello                 prints the hello and exits (tests)
+ *
+ * A rep here is what runner.c's run_rep does in process: the workload's run
+ * (its own timed section: start-up, the request and the reply are outside
+ * it) with getrusage(RUSAGE_SELF) around it for the cpu_* and csw_* columns.
+ * --hash applies the harness's futex hash mode (PR_FUTEX_HASH is per process)
+ * before any thread exists; the hello reports it read back, or why not.
+ * The helper belongs to the harness: it dies with it (PR_SET_PDEATHSIG, and
+ * end of input), ignores SIGINT and SIGTERM (Ctrl-C reaches the whole
+ * process group: the harness decides, and kills it), and writes nothing but
+ * replies on its reply stream (stdout is moved to stderr first: a stray
+ * print cannot corrupt a reply). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "prctl.h"
+#include "remote_proto.h"
+#include "wake.h"
+#include "workload.h"
+
+#ifndef FL_MUSL_VERSION
+#define FL_MUSL_VERSION "unknown"
+#endif
+
+static void hello(FILE *out, const char *hash_item)
+{
+	char hash[64] = "", why[200] = "";
+	if (hash_item) {
+		struct fl_hash_mode m;
+		const char *bad = fl_hash_parse(hash_item, &m);
+		if (bad)
+			snprintf(why, sizeof why, "bad --hash '%s': %s", hash_item, bad);
+		else if (fl_hash_apply(&m, why, sizeof why) != 0 && !why[0])
+			snprintf(why, sizeof why, "hash %s refused", hash_item);
+		if (!why[0])
+			fl_hash_read_back(&m, hash, sizeof hash);
+	}
+	/* Which libc runs this process, from the process itself: glibc answers
+	 * _CS_GNU_LIBC_VERSION, musl has no such name (EINVAL); no program
+	 * interpreter (AT_BASE 0) means static. */
+	char gnu[64];
+	size_t k = confstr(_CS_GNU_LIBC_VERSION, gnu, sizeof gnu);
+	struct fl_msg m = { 0 };
+	fl_msg_add(&m, "hello\n");
+	fl_msg_str(&m, "libc", k ? gnu : "musl");
+	fl_msg_str(&m, "libc_version", k ? "" : FL_MUSL_VERSION);
+	fl_msg_add(&m, "static=%d\npid=%d\n", getauxval(AT_BASE) == 0, (int)getpid());
+	fl_msg_str(&m, "hash", hash);
+	fl_msg_str(&m, "hash_error", why);
+	fl_msg_add(&m, "end\n");
+	fwrite(m.s, 1, m.len, out);
+	fflush(out);
+	fl_msg_free(&m);
+}
+
+static int64_t tv_ns(struct timeval tv)
+{
+	return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+}
+
+static void run(char *text, FILE *out)
+{
+	struct fl_remote_req q;
+	struct fl_result r = { .shim_sems = -1 };
+	char err[200];
+	const struct fl_workload *w = NULL;
+	const struct fl_variant *v = NULL;
+	if (fl_proto_get_req(text, &q, err, sizeof err)) {
+		fl_fail(&r, "helper: bad request: %s", err);
+	} else if (!(w = fl_workload_find(q.workload))) {
+		fl_fail(&r, "helper: no workload '%s' in this build", q.workload);
+	} else if (!(v = fl_variant_find(q.variant))) {
+		fl_fail(&r, "helper: no variant '%s' in this build", q.variant);
+	} else {
+		const char *why = fl_workload_unfit(w, v, &q.p);
+		if (why) {
+			fl_fail(&r, "helper: %s", why);
+		} else {
+			fl_wake_set_strategy((enum fl_wake_strategy)q.wake);
+			fl_spin_set(q.spin);
+			struct rusage a, b;
+			getrusage(RUSAGE_SELF, &a);
+			w->run(v, &q.p, &r);
+			getrusage(RUSAGE_SELF, &b);
+			if (!r.cpu_set) {
+				r.cpu_set = true;
+				r.cpu_user_ns = tv_ns(b.ru_utime) - tv_ns(a.ru_utime);
+				r.cpu_sys_ns = tv_ns(b.ru_stime) - tv_ns(a.ru_stime);
+				r.csw_vol = b.ru_nvcsw - a.ru_nvcsw;
+				r.csw_invol = b.ru_nivcsw - a.ru_nivcsw;
+			}
+		}
+	}
+	struct fl_msg m = { 0 };
+	fl_proto_put_result(&m, &r);
+	fwrite(m.s, 1, m.len, out);
+	fflush(out);
+	fl_msg_free(&m);
+	free(r.lat);
+}
+
+int main(int argc, char **argv)
+{
+	const char *hash = NULL;
+	int serve = 0, only_hello = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--serve"))
+			serve = 1;
+		else if (!strcmp(argv[i], "--hello"))
+			only_hello = 1;
+		else if (!strcmp(argv[i], "--hash") && i + 1 < argc)
+			hash = argv[++i];
+		else
+			serve = only_hello = 0, i = argc;
+	}
+	if (serve == only_hello) {
+		fprintf(stderr, "usage: futexlab-musl --serve [--hash MODE] | --hello\n"
+			"(the helper of futexlab's remote designs: the harness runs it)\n");
+		return 2;
+	}
+	if (only_hello) {
+		hello(stdout, hash);
+		return 0;
+	}
+	/* dies with the harness; if the harness died before this line, stdin is
+	 * already at end of input and the loop below ends at once */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	int fd = dup(1);
+	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!out || dup2(2, 1) < 0) {
+		fprintf(stderr, "futexlab-musl: cannot set up its reply stream: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	hello(out, hash);
+	/* one message at a time: lines up to `end` */
+	struct fl_msg m = { 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t k;
+	while ((k = getline(&line, &cap, stdin)) > 0) {
+		if (!m.len && !strcmp(line, "quit\n"))
+			break;
+		fl_msg_add(&m, "%s", line);
+		if (strcmp(line, "end\n"))
+			continue;
+		run(m.s, out);
+		m.len = 0;
+	}
+	free(line);
+	fl_msg_free(&m);
+	return 0;
+}

@@ -1,0 +1,171 @@
+/* variants/musl_libc.c — `musl-libc`: the real musl sem_t (Debian 12's
+ * musl-tools, musl 1.2.3), not a re-implementation (that is `musl`, seed 003).
+ *
+ * This file is compiled twice:
+ *   - by musl-gcc (-DFL_MUSL, statically linked into the helper
+ *     `futexlab-musl` and the musl conformance test): the ops below call
+ *     musl's own sem_init/sem_post/sem_wait/sem_trywait/sem_timedwait/
+ *     sem_getvalue/sem_destroy. musl's libc cannot be loaded into the glibc
+ *     harness (two libcs, two thread libraries, one process), so this is
+ *     the only place they run.
+ *   - by the project's compiler (glibc): a descriptor with no ops and
+ *     `.remote` naming the helper; the harness runs every rep of this design
+ *     in that helper (harness/remote.h), the in-process suites, the shim and
+ *     `exec` leave it out.
+ *
+ * INVARIANT  whatever musl 1.2.3 keeps (src/thread/sem_*.c, read for this
+ *   file): __val[0] is the value and the futex word, -1 when it is 0 and a
+ *   waiter may sleep; __val[1] counts the waiters registered; __val[2] is
+ *   the futex private flag (0 for pshared, FUTEX_PRIVATE otherwise). post is a
+ *   CAS loop on __val[0] (val+1, or +2 from -1) that reads __val[1] outside
+ *   the CAS and wakes one when val < 0 or waiters were seen: the ABA window
+ *   musl commit 159d1f6c (1.2.4) closed; this is the code before it. wait
+ *   tries, spins 100 times while the value is empty and nobody waits, then
+ *   registers in __val[1], sets __val[0] from 0 to -1 and sleeps with
+ *   FUTEX_WAIT on __val[0] (not WAIT_BITSET: the probes' `wait` column, not
+ *   glibc's `wait_bs`). musl ignores futexlab's --spin and --wake (as glibc's
+ *   sem_t does for `posix`): its spin bound and its wake-one are its own.
+ *
+ * What this file adds, and its caveats:
+ *   - post(n) is n sem_post calls (no multi-token post), with the value
+ *     checked against SEM_VALUE_MAX first, as variants/posix.c does.
+ *   - timedwait: musl 1.2.3 has no sem_clockwait; sem_timedwait takes a
+ *     CLOCK_REALTIME deadline. The absolute CLOCK_MONOTONIC deadline is
+ *     turned into a CLOCK_REALTIME one by adding the remaining monotonic time
+ *     to the realtime clock read right after the monotonic one. Caveat: a
+ *     step of the realtime clock (settimeofday, NTP's step, not its slew)
+ *     while a waiter sleeps moves its deadline by the same amount; the two
+ *     reads are not atomic either, so the deadline can land up to the gap
+ *     between them (tens of ns) early or late. An out-of-range tv_nsec is
+ *     checked here before the conversion would hide it: a token available
+ *     is still taken, else EINVAL (the interface's rule; musl checks only
+ *     after its trywait too).
+ *   - EINTR as musl has it: musl's futex wait returns EINTR only once the
+ *     process has installed a signal handler without SA_RESTART
+ *     (__eintr_valid_flag); with SA_RESTART handlers, or none, a signal never
+ *     ends a wait. Both are within the interface's "EINTR when a handler
+ *     interrupted the sleep" (POSIX: may fail); the suites retry EINTR.
+ *   - pshared works in musl (the private flag lives in __val[2]); getvalue
+ *     never reports waiters (musl 1.2.3 clamps a negative __val[0] at 0).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+
+#include "variant.h"
+
+#ifdef FL_MUSL
+#include <semaphore.h>
+#include <stdint.h>
+#include <time.h>
+
+#ifdef __GLIBC__
+#error "FL_MUSL: this translation unit must be compiled by musl-gcc"
+#endif
+
+static int ml_init(void *p, unsigned value, int pshared)
+{
+	if (value > SEM_VALUE_MAX)
+		return EINVAL;
+	return sem_init(p, pshared, value) == 0 ? 0 : errno;
+}
+
+static void ml_destroy(void *p)
+{
+	sem_destroy(p);
+}
+
+static int ml_post(void *p, unsigned n)
+{
+	if (n > 1) {
+		int v;
+		sem_getvalue(p, &v);
+		if (n > (unsigned)SEM_VALUE_MAX || v > SEM_VALUE_MAX - (int)n)
+			return EOVERFLOW;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (sem_post(p) != 0)
+			return errno;
+	return 0;
+}
+
+static int ml_wait(void *p)
+{
+	return sem_wait(p) == 0 ? 0 : errno;
+}
+
+static int ml_trywait(void *p)
+{
+	return sem_trywait(p) == 0 ? 0 : errno;
+}
+
+static int ml_timedwait(void *p, const struct timespec *dl)
+{
+	if (!dl)
+		return ml_wait(p);
+	if (dl->tv_nsec < 0 || dl->tv_nsec >= 1000000000)
+		return sem_trywait(p) == 0 ? 0 : EINVAL;
+	struct timespec mono, real;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	/* real + (dl - mono), normalised; a passed deadline stays in the past
+	 * (musl then takes a token if one is there, else ETIMEDOUT) */
+	long long ns = ((long long)dl->tv_sec - mono.tv_sec) * 1000000000LL +
+		       (dl->tv_nsec - mono.tv_nsec) + real.tv_nsec;
+	struct timespec at = { real.tv_sec + ns / 1000000000LL, ns % 1000000000LL };
+	if (at.tv_nsec < 0) {
+		at.tv_nsec += 1000000000L;
+		at.tv_sec--;
+	}
+	return sem_timedwait(p, &at) == 0 ? 0 : errno;
+}
+
+static int ml_getvalue(void *p)
+{
+	int v;
+	sem_getvalue(p, &v);
+	return v < 0 ? 0 : v;
+}
+
+static int ml_words(void *p, _Atomic uint32_t **out, int max)
+{
+	/* musl's waiters sleep on __val[0] */
+	if (max < 1)
+		return 0;
+	out[0] = (_Atomic uint32_t *)(void *)((sem_t *)p)->__val;
+	return 1;
+}
+
+_Static_assert(sizeof(sem_t) <= FL_STATE_MAX, "musl-libc: state larger than sem_t");
+
+const struct fl_variant fl_variant_musl_libc = {
+	.name = "musl-libc", .size = sizeof(sem_t), .align = _Alignof(sem_t),
+	.summary = "musl 1.2.3's sem_t (Debian musl-tools), run in a static musl helper",
+	.value_max = SEM_VALUE_MAX,
+	.init = ml_init, .destroy = ml_destroy, .post = ml_post, .wait = ml_wait,
+	.trywait = ml_trywait, .timedwait = ml_timedwait, .getvalue = ml_getvalue,
+	.words = ml_words,
+};
+
+#else /* the glibc build: a remote descriptor */
+
+static const char *ml_unavailable(void)
+{
+#ifdef FL_HAVE_MUSL
+	return NULL;
+#else
+	return "built without musl-gcc (apt install musl-tools)";
+#endif
+}
+
+/* musl's sem_t on x86-64: int __val[4 * sizeof(long) / sizeof(int)], the
+ * size of glibc's; the descriptor says so for `futexlab list`. */
+const struct fl_variant fl_variant_musl_libc = {
+	.name = "musl-libc", .size = 4 * sizeof(long), .align = _Alignof(int),
+	.summary = "musl 1.2.3's sem_t (Debian musl-tools), run in a static musl helper",
+	.value_max = INT_MAX, /* musl's SEM_VALUE_MAX */
+	.unavailable = ml_unavailable,
+	.remote = "futexlab-musl",
+};
+
+#endif
