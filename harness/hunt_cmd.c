@@ -22,6 +22,8 @@
 #include "csv.h"
 #include "elfsym.h"
 #include "hunt.h"
+#include "remote.h"
+#include "wake.h"
 #include "preempt.h"
 #include "runner.h"
 #include "xalloc.h"
@@ -118,10 +120,21 @@ static void run_rep(struct cell *c, const struct fl_params *base, struct fl_csv 
 {
 	struct fl_result r = { .shim_sems = -1 };
 	struct fl_params p = *base;
-	c->w->run(c->v, &p, &r);
+	if (c->v->remote) { /* musl-libc: in its helper, as the runner does */
+		if (fl_remote_ready(c->v, csv, &r) > 0)
+			fl_remote_run(c->v, c->w, &p, FL_WAKE_EXACT, 0, &r);
+	} else {
+		c->w->run(c->v, &p, &r);
+	}
 	free(r.lat);
 	if (fl_interrupted)
 		return; /* an interrupted rep is not a result */
+	if (!strncmp(r.error, "preempt: ", 9) && r.ops == 0) {
+		/* the preemption could not be set up (a text spec matching
+		 * nothing in that process): the cell cannot run, no finding */
+		c->skip = fl_xstrdup(r.error);
+		return;
+	}
 	int64_t hits, signals;
 	parse_preempt(r.info, &hits, &signals);
 	c->reps++;
@@ -332,6 +345,8 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 			c->v = vs[i];
 			c->w = ws[k];
 			c->skip = vs[i]->unavailable ? vs[i]->unavailable() : NULL;
+			if (!c->skip && vs[i]->remote)
+				c->skip = fl_remote_unavailable(vs[i]);
 			if (!c->skip && ws[k]->unfit)
 				c->skip = ws[k]->unfit(vs[i], &base);
 		}
@@ -375,6 +390,7 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 		if (!any)
 			break;
 	}
+	fl_remote_shutdown();
 	if (!quiet && isatty(2))
 		fprintf(stderr, "\r\033[K");
 	print_table(cells, nc, np);
