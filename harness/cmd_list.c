@@ -1,7 +1,8 @@
 /* harness/cmd_list.c — `futexlab list`: every variant with its
  * availability (a design the kernel or the build lacks is listed as skipped
- * with the reason, never dropped), the POSIX promises it does not keep
- * (`breaks`, from its flags: variants/variant.h), and every workload. */
+ * with the reason, never dropped), the POSIX promises it does not keep and
+ * the capabilities it lacks (`breaks`, from its flags: variants/variant.h),
+ * and every workload. */
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,9 @@ int fl_cmd_list(int argc, char **argv)
 			     "  soon as the last wait returns (glibc BZ 12674); signal = post is not\n"
 			     "  async-signal-safe; eintr = a handler never interrupts a wait;\n"
 			     "  capped = post absorbs releases past value_max (a lock, not a count)\n"
+			     "  lacks (a design on an API narrower than sem_t's, e.g. C++20's):\n"
+			     "  getvalue = no value to read; pshared = init refuses process-shared;\n"
+			     "  overflow = post never reports EOVERFLOW (past value_max is undefined)\n"
 			     "  workloads: [fairness] fills the fair_* columns; [latency: on] times\n"
 			     "  its blocking op by default, [latency: --latency] only when asked");
 			return 0;
@@ -31,10 +35,12 @@ int fl_cmd_list(int argc, char **argv)
 	for (int i = 0; i < fl_nvariants; i++) {
 		const struct fl_variant *v = fl_variants[i];
 		const char *why = v->unavailable ? v->unavailable() : NULL;
-		char breaks[64] = "";
+		char breaks[96] = "";
 		static const struct { unsigned flag; const char *name; } promise[] = {
 			{ FL_DESTROY_UNSAFE, "destroy" }, { FL_SIGNAL_UNSAFE, "signal" },
 			{ FL_NO_EINTR, "eintr" }, { FL_CAPPED, "capped" },
+			{ FL_NO_GETVALUE, "getvalue" }, { FL_NO_PSHARED, "pshared" },
+			{ FL_NO_OVERFLOW, "overflow" },
 		};
 		for (size_t k = 0; k < sizeof promise / sizeof promise[0]; k++)
 			if (v->flags & promise[k].flag)

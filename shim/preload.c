@@ -26,6 +26,9 @@
  *   a POSIX promise (FL_DESTROY_UNSAFE, FL_SIGNAL_UNSAFE, FL_NO_EINTR) that
  *   FUTEXLAB_ALLOW (a comma list of destroy, signal, eintr, all) does not
  *   accept: refused, with a line on stderr under FUTEXLAB_DEBUG=1 only.
+ *   A design that lacks getvalue or EOVERFLOW (FL_NO_GETVALUE, FL_NO_OVERFLOW)
+ *   is skipped, and so are the C++ standard-library designs, registered
+ *   but not linked into the shim (below, cxx_design).
  *
  * POSIX error semantics: -1 with errno: EINVAL (bad tv_nsec when the
  * semaphore is empty, an unsupported clock, value > SEM_VALUE_MAX),
@@ -292,6 +295,31 @@ static void set_reason(const char *why)
 	reason[n] = '\0';
 }
 
+/* The C++ standard-library designs (variants/cxx_*.cc) are registered but
+ * not linked into the shim: preloading them would load libstdc++, libc++,
+ * libc++abi and libunwind into every program, and they could not serve
+ * sem_getvalue (no value to read) nor sem_post's EOVERFLOW (FL_NO_GETVALUE,
+ * FL_NO_OVERFLOW). meson passes their names (variants/meson.build). */
+#ifndef FL_SHIM_CXX_NAMES
+#define FL_SHIM_CXX_NAMES ""
+#endif
+#define CXX_REFUSAL "not offered by the shim: a C++ standard-library design (no sem_getvalue, " \
+	"no EOVERFLOW, and a C++ runtime in every program)"
+#define LACKS_REFUSAL "not offered by the shim: the design lacks getvalue or EOVERFLOW, " \
+	"which sem_getvalue and sem_post need"
+
+static bool cxx_design(const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = FL_SHIM_CXX_NAMES; *p;) {
+		size_t k = strcspn(p, " ");
+		if (k == n && !strncmp(p, name, n))
+			return true;
+		p += k + (p[k] == ' ');
+	}
+	return false;
+}
+
 /* "destroy,signal": the FUTEXLAB_ALLOW names of the promises in flags. */
 static const char *promise_list(unsigned flags, char *buf, size_t len)
 {
@@ -421,6 +449,13 @@ static void shim_setup(void)
 	unsigned allow = env.allow;
 	const char *name = env.variant;
 	const struct fl_variant *v = fl_variant_find(name);
+	if (!v && cxx_design(name)) {
+		/* Registered, but not linked into the shim (shim/meson.build). */
+		state = FL_SHIM_SKIPPED;
+		set_reason(CXX_REFUSAL);
+		say("variant %s skipped: %s; semaphores stay glibc's", name, CXX_REFUSAL);
+		return;
+	}
 	if (!v)
 		usage("unknown variant '%s' (futexlab list)", name);
 	if (strcmp(v->name, "posix") == 0) {
@@ -449,6 +484,14 @@ static void shim_setup(void)
 		set_reason(buf);
 		say("variant %s is capped (post absorbs releases past %d): not a POSIX "
 		    "semaphore; semaphores stay glibc's", name, v->value_max);
+		return;
+	}
+	if (v->flags & (FL_NO_GETVALUE | FL_NO_OVERFLOW)) {
+		/* sem_getvalue and sem_post's EOVERFLOW would have nothing to run
+		 * on: not a POSIX semaphore, whatever FUTEXLAB_ALLOW says. */
+		state = FL_SHIM_SKIPPED;
+		set_reason(LACKS_REFUSAL);
+		say("variant %s skipped: %s; semaphores stay glibc's", name, LACKS_REFUSAL);
 		return;
 	}
 	unsigned breaks = v->flags & (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR);

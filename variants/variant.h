@@ -44,11 +44,21 @@
 #ifndef FUTEXLAB_VARIANT_H
 #define FUTEXLAB_VARIANT_H
 
+#ifdef __cplusplus /* variants/cxx_*.cc: the descriptor seen from C++ */
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <ctime>
+typedef std::atomic<uint32_t> fl_atomic_u32; /* same bytes as _Atomic uint32_t */
+extern "C" {
+#else
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+typedef _Atomic uint32_t fl_atomic_u32;
+#endif
 
 /* The largest state any variant may have: glibc's sem_t on x86-64, so that
  * every design can also stand in for sem_t. Checked at build time. */
@@ -69,6 +79,20 @@
 		       * operation on the semaphore deadlocks) */
 #define FL_NO_EINTR 0x8 /* wait/timedwait sleep where a signal handler cannot
 		       * interrupt them: never EINTR (POSIX: "may fail") */
+/* What a design built on an API narrower than sem_t's cannot offer (issue 16:
+ * C++20's std::counting_semaphore). Printed by `futexlab list` beside the
+ * promises above; a shared test that needs the missing piece says so and
+ * skips that check (or observes through what the design does offer), never
+ * passes it silently. */
+#define FL_NO_GETVALUE 0x10 /* no way to read the value: getvalue is NULL (tests
+		       * count tokens by draining with trywait and posting them
+		       * back, only where no other thread acts) */
+#define FL_NO_PSHARED 0x20 /* init(pshared) is always ENOTSUP: the design's waits
+		       * or wakes are process-private whatever its bytes say */
+#define FL_NO_OVERFLOW 0x40 /* post cannot see the value, so it never returns
+		       * EOVERFLOW for a value past value_max (only for n >
+		       * value_max): posting past value_max is the caller's
+		       * error, undefined in the design's own API */
 
 struct fl_any_ops; /* variants/waitany.h */
 
@@ -86,7 +110,7 @@ struct fl_variant {
 	int (*trywait)(void *s);
 	int (*timedwait)(void *s, const struct timespec *abs_deadline);
 	int (*getvalue)(void *s);
-	int (*words)(void *s, _Atomic uint32_t **out, int max);
+	int (*words)(void *s, fl_atomic_u32 **out, int max);
 	/* Optional (NULL: none): wait-any-of-N support, variants/waitany.h. */
 	const struct fl_any_ops *any;
 	/* Non-NULL: the design cannot run in this process (its library cannot
@@ -108,6 +132,7 @@ struct fl_variant {
 	const char *text;
 };
 
+#ifndef __cplusplus
 /* Defines `const struct fl_variant fl_variant_<name>` for a state type T and
  * checks, at build time, that T fits the sem_t-sized budget. */
 #define FL_VARIANT(vname, T, ...)                                              \
@@ -116,10 +141,30 @@ struct fl_variant {
 	const struct fl_variant fl_variant_##vname = {                          \
 		.name = #vname, .size = sizeof(T), .align = alignof(T),         \
 		__VA_ARGS__ }
+#else
+/* The same from C++, for a name that is not an identifier ("cxx-gnu"): the
+ * symbol is fl_variant_<cname>, cname being the name with '-' as '_' (what
+ * variants/meson.build's registry declares), with C linkage. C++20's
+ * designated initializers must follow the declaration order: the summary
+ * comes here, the rest (from .value_max on) in the order of the struct;
+ * fields left out are zero, as in C. */
+#define FL_VARIANT_NAMED(cname, vname, T, vsummary, ...)                       \
+	static_assert(sizeof(T) <= FL_STATE_MAX, vname ": state larger than sem_t"); \
+	extern "C" const struct fl_variant fl_variant_##cname;                  \
+	_Pragma("GCC diagnostic push")                                          \
+	_Pragma("GCC diagnostic ignored \"-Wmissing-field-initializers\"")      \
+	const struct fl_variant fl_variant_##cname = {                          \
+		.name = vname, .summary = vsummary, .size = sizeof(T),          \
+		.align = alignof(T), __VA_ARGS__ };                             \
+	_Pragma("GCC diagnostic pop")
+#endif
 
 /* The registry (generated from variants/meson.build). */
 extern const struct fl_variant *const fl_variants[];
 extern const int fl_nvariants;
 const struct fl_variant *fl_variant_find(const char *name);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

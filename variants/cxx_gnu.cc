@@ -1,0 +1,150 @@
+/* variants/cxx_gnu.cc — libstdc++ 12's std::counting_semaphore (g++, Debian
+ * 12), the semaphore a C++20 programmer on this machine gets by default.
+ * This file only translates the interface of variant.h onto the standard
+ * API; the design below is libstdc++'s, as read from its headers
+ * (/usr/include/c++/12/bits/semaphore_base.h, atomic_wait.h,
+ * atomic_timed_wait.h) and seen with strace.
+ *
+ * INVARIANT  one `int` (__atomic_semaphore::_M_counter, 4 bytes, the whole
+ *   object) holds the tokens; it never counts waiters and never goes
+ *   negative. A token is taken by a CAS counter -> counter - 1 from a
+ *   non-zero value (_S_do_try_acquire); release is one fetch_add.
+ *
+ * WAITS  acquire() (__atomic_wait_address_bare) loads the counter into
+ *   `val`, then spins on the CAS 16 times (12 with `pause`, 4 with
+ *   sched_yield), then FUTEX_WAIT(counter, val) — a *shared* futex op:
+ *   __futex_wait_flags::__private_flag is 128 only where configure defined
+ *   _GLIBCXX_HAVE_LINUX_FUTEX_PRIVATE, and Debian's libstdc++ 12 does not
+ *   (strace: `futex(ADDR, FUTEX_WAIT, 0, NULL)`). It loops until the CAS
+ *   succeeds; EINTR and EAGAIN just loop (never reported). try_acquire() is
+ *   the same 16-round spin without the sleep. try_acquire_until(steady_clock
+ *   deadline) spins, then FUTEX_WAIT_BITSET with the absolute deadline on
+ *   CLOCK_MONOTONIC (steady_clock::now() is clock_gettime(CLOCK_MONOTONIC):
+ *   objdump of libstdc++.so.6), re-spinning after each wake until the
+ *   deadline; a deadline already passed still gets the 16 spins.
+ *
+ * WAKES  release(n) is fetch_add(n, release); only when the old value was 0
+ *   does it FUTEX_WAKE INT_MAX (every waiter, whatever n: the one-waiter
+ *   wake is commented out in the header, "FIXME - Figure out why this does
+ *   not wake a waiting thread"). A release onto a positive count makes no
+ *   system call. Ping-pong therefore costs a wake-all per hand-off.
+ *
+ * THE KERNEL SEES  FUTEX_WAIT / FUTEX_WAIT_BITSET / FUTEX_WAKE(INT_MAX), all
+ *   shared (not _PRIVATE), on the counter itself: words() returns it, so the
+ *   torture test's injector reaches every sleeper.
+ *
+ * THE PUBLISHED LOST WAKEUP (GCC PR 104928, "std::counting_semaphore ... can
+ *   sleep forever"; Debian 12's libstdc++ still has it): the value a waiter
+ *   sleeps on is the one _S_do_spin loaded *before* its 16 spins
+ *   (atomic_wait.h, __atomic_wait_address_bare: `__val` from _S_do_spin,
+ *   then __platform_wait(__addr, __val)). If the counter was 1 when loaded,
+ *   another thread took the token during the spins (1 -> 0) and a release
+ *   brought it back (0 -> 1, a wake-all of nobody: the waiter is not asleep
+ *   yet), the waiter's FUTEX_WAIT(counter, 1) finds 1 and sleeps — with a
+ *   token available, and no later release wakes it while the count stays
+ *   positive (semaphore_base.h, _M_release: `if (0 < fetch_add) return`).
+ *   The sleep is untimed: it ends only when some other path drives the
+ *   counter through 0 again. The shared suites can hit it (a stranded
+ *   waiter fails the drain of tests/torture.c); futexlab hunt (issue 16)
+ *   hunts it on purpose.
+ *
+ * PROMISES  destroy after the last wait: kept — release's last access to
+ *   the semaphore is the fetch_add that publishes the token; the FUTEX_WAKE
+ *   after it only names the address (a shared wake on a page already
+ *   unmapped is EFAULT, which libstdc++ ignores). post from a signal
+ *   handler: kept — an atomic RMW and a system call, no lock. EINTR: never
+ *   (FL_NO_EINTR): every sleep loops on EINTR. Not offered: getvalue (the
+ *   standard has none; FL_NO_GETVALUE), process-shared (C++20 promises
+ *   nothing across processes — that libstdc++ 12's futex calls happen to be
+ *   shared is an accident of its configure, not an API; FL_NO_PSHARED), an
+ *   EOVERFLOW (release past max() breaks the standard's precondition, and
+ *   here wraps the int negative; FL_NO_OVERFLOW: only post(n > value_max)
+ *   is refused).
+ *
+ * value_max = max() = INT_MAX. timedwait: the absolute CLOCK_MONOTONIC
+ *   deadline becomes a steady_clock time_point of the same nanoseconds
+ *   (saturated at +-2^62 ns); a malformed tv_nsec is EINVAL unless a token
+ *   is there (the standard has no such case: checked here). */
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <new>
+#include <semaphore>
+
+#include "cxx_common.h"
+#include "variant.h"
+
+namespace {
+
+using sem_type = std::counting_semaphore<>;
+constexpr int value_max = fl_cxx_value_max(sem_type::max());
+static_assert(sizeof(sem_type) == sizeof(int) && alignof(sem_type) == alignof(int),
+	      "libstdc++'s semaphore is one int: words() returns it");
+
+sem_type *S(void *p)
+{
+	return std::launder(static_cast<sem_type *>(p));
+}
+
+int cg_init(void *p, unsigned value, int pshared)
+{
+	if (pshared)
+		return ENOTSUP;
+	if (value > static_cast<unsigned>(value_max))
+		return EINVAL;
+	new (p) sem_type(static_cast<std::ptrdiff_t>(value));
+	return 0;
+}
+
+void cg_destroy(void *p)
+{
+	S(p)->~sem_type();
+}
+
+int cg_post(void *p, unsigned n)
+{
+	if (n > static_cast<unsigned>(value_max))
+		return EOVERFLOW;
+	S(p)->release(static_cast<std::ptrdiff_t>(n));
+	return 0;
+}
+
+int cg_wait(void *p)
+{
+	S(p)->acquire();
+	return 0;
+}
+
+int cg_trywait(void *p)
+{
+	return S(p)->try_acquire() ? 0 : EAGAIN;
+}
+
+int cg_timedwait(void *p, const struct timespec *dl)
+{
+	if (!dl)
+		return cg_wait(p);
+	if (!fl_cxx_valid(dl))
+		return S(p)->try_acquire() ? 0 : EINVAL;
+	return S(p)->try_acquire_until(fl_cxx_steady<std::chrono::steady_clock>(dl)) ? 0
+										 : ETIMEDOUT;
+}
+
+int cg_words(void *p, fl_atomic_u32 **out, int max)
+{
+	if (max < 1)
+		return 0;
+	out[0] = static_cast<fl_atomic_u32 *>(p); /* the counter is the object */
+	return 1;
+}
+
+} // namespace
+
+FL_VARIANT_NAMED(cxx_gnu, "cxx-gnu", sem_type,
+	"libstdc++ 12 std::counting_semaphore: spin 16, shared FUTEX_WAIT on the count, "
+	"wake-all on 0->n",
+	.value_max = value_max,
+	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW,
+	.unavailable = nullptr, .init = cg_init, .destroy = cg_destroy, .post = cg_post,
+	.wait = cg_wait, .trywait = cg_trywait, .timedwait = cg_timedwait, .getvalue = nullptr,
+	.words = cg_words);

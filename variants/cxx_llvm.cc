@@ -1,0 +1,181 @@
+/* variants/cxx_llvm.cc — libc++ 14's std::counting_semaphore (LLVM 14,
+ * Debian 12's libc++-14-dev), compiled against libc++'s headers
+ * (-nostdinc++ -isystem /usr/lib/llvm-14/include/c++/v1) and linked with
+ * libc++.so.1 — in the same process as cxx_gnu.cc's libstdc++
+ * (variants/README.md: why one process is safe). This file only translates
+ * the interface of variant.h onto the standard API; the design below is
+ * libc++'s, as read from <semaphore>, <atomic>, __thread/poll_with_backoff.h,
+ * __thread/timed_backoff_policy.h and src/atomic.cpp of release/14.x.
+ *
+ * INVARIANT  one `ptrdiff_t` (__atomic_semaphore_base::__a, 8 bytes) holds
+ *   the tokens; never negative, never counts waiters. A token is taken by a
+ *   CAS from a non-zero value; release is one fetch_add.
+ *
+ * WAITS  acquire() polls the CAS 64 times (__libcpp_thread_poll_with_backoff),
+ *   then backs off by elapsed time: sched_yield after 4 us; after 64 us it
+ *   sleeps in libc++.so (__libcpp_atomic_wait): an 8-byte atomic is not a
+ *   futex word, so it waits on a *proxy*: entry hash(&counter) % 256 of a
+ *   static contention table in libc++.so holds a waiter count and a 32-bit
+ *   `__platform_state`; the waiter reads the proxy (the "monitor"), retries
+ *   the CAS, counts itself in, and FUTEX_WAIT_PRIVATE(proxy, monitor) with a
+ *   *relative 2 s timeout*, then loops. Semaphores whose addresses hash alike
+ *   share a proxy. try_acquire_for / try_acquire_until never sleep in the
+ *   kernel's futex queue: they poll with the timed backoff policy (yield,
+ *   then nanosleep(elapsed / 2), capped at 8 ms after 128 ms), so a timed
+ *   wait returns up to half its elapsed time (at most 8 ms) late, and a
+ *   post does not shorten the nap in progress.
+ *
+ * WAKES  release(n) is fetch_add(n, release); only when the old value was 0
+ *   does it notify (__cxx_atomic_notify_one/all, the same for a laundered
+ *   atomic): proxy += 1, then FUTEX_WAKE_PRIVATE(proxy, INT_MAX) only when
+ *   the entry's waiter count is non-zero. A release onto a positive count,
+ *   or with nobody counted in, makes no system call.
+ *
+ * THE KERNEL SEES  FUTEX_WAIT_PRIVATE with a 2 s timeout and FUTEX_WAKE_PRIVATE
+ *   (INT_MAX) on an address inside libc++.so's .bss, never on the semaphore;
+ *   nanosleep for timed waits. words() returns 0: waiters never sleep on the
+ *   semaphore's bytes, and the proxy is libc++'s private table (a wake there
+ *   would reach unrelated atomics' waiters).
+ *
+ * THE PUBLISHED LOST WAKEUPS (llvm-project issue 46357, 2020: release
+ *   notifies only on 0 -> n; issue 77659 / D114119: the monitor is read
+ *   after the counter was tested, so a waiter can sleep on a proxy value
+ *   taken after the release it needed — fixed by PR 79265, LLVM 19). In 14
+ *   they live in <semaphore> (__atomic_semaphore_base::release: `if (0 <
+ *   fetch_add) ;`) and <atomic> (__libcpp_atomic_wait_backoff_impl:
+ *   monitor, test, wait). A stranded waiter here is bounded: the 2 s
+ *   FUTEX_WAIT timeout re-polls it. The hunt (issue 16) measures that.
+ *
+ * PROMISES  destroy after the last wait: kept — release's last access to
+ *   the semaphore is the fetch_add; the notify only hashes its address
+ *   (the proxy and waiter count are libc++'s). post from a signal handler:
+ *   kept — atomic RMWs on the counter and the table, one system call, no
+ *   lock. EINTR: never (FL_NO_EINTR): the futex wait loops, nanosleep
+ *   restarts. Not offered: getvalue (FL_NO_GETVALUE), process-shared
+ *   (the proxy table is process-local, FL_NO_PSHARED), EOVERFLOW
+ *   (FL_NO_OVERFLOW: max() is PTRDIFF_MAX, the interface's value_max
+ *   INT_MAX, and post cannot see the count: only post(n > value_max) is
+ *   refused).
+ *
+ * value_max = min(max(), INT_MAX) = INT_MAX. timedwait: the absolute
+ *   CLOCK_MONOTONIC deadline as a steady_clock time point (libc++'s
+ *   steady_clock is CLOCK_MONOTONIC), which try_acquire_until turns into a
+ *   relative poll; a malformed tv_nsec is EINVAL unless a token is there.
+ *
+ * Built without libc++ (no libc++-14-dev), the variant is listed as skipped
+ * with the reason and its operations are never called. */
+#include <cerrno>
+#include <climits>
+
+#include "variant.h"
+
+#ifdef FL_HAVE_LIBCXX
+#include <chrono>
+#include <climits>
+#include <new>
+#include <semaphore>
+
+#include "cxx_common.h"
+
+#ifndef _LIBCPP_VERSION
+#error "cxx_llvm.cc must be compiled against libc++'s headers (variants/meson.build)"
+#endif
+
+namespace {
+
+using sem_type = std::counting_semaphore<>;
+constexpr int value_max = fl_cxx_value_max(sem_type::max());
+
+sem_type *S(void *p)
+{
+	return std::launder(static_cast<sem_type *>(p));
+}
+
+int cl_init(void *p, unsigned value, int pshared)
+{
+	if (pshared)
+		return ENOTSUP;
+	if (value > static_cast<unsigned>(value_max))
+		return EINVAL;
+	new (p) sem_type(static_cast<std::ptrdiff_t>(value));
+	return 0;
+}
+
+void cl_destroy(void *p)
+{
+	S(p)->~sem_type();
+}
+
+int cl_post(void *p, unsigned n)
+{
+	if (n > static_cast<unsigned>(value_max))
+		return EOVERFLOW;
+	S(p)->release(static_cast<std::ptrdiff_t>(n));
+	return 0;
+}
+
+int cl_wait(void *p)
+{
+	S(p)->acquire();
+	return 0;
+}
+
+int cl_trywait(void *p)
+{
+	return S(p)->try_acquire() ? 0 : EAGAIN;
+}
+
+int cl_timedwait(void *p, const struct timespec *dl)
+{
+	if (!dl)
+		return cl_wait(p);
+	if (!fl_cxx_valid(dl))
+		return S(p)->try_acquire() ? 0 : EINVAL;
+	return S(p)->try_acquire_until(fl_cxx_steady<std::chrono::steady_clock>(dl)) ? 0
+										 : ETIMEDOUT;
+}
+
+int cl_words(void *, fl_atomic_u32 **, int)
+{
+	return 0; /* waiters sleep on libc++.so's proxy words, never on the semaphore */
+}
+
+} // namespace
+
+FL_VARIANT_NAMED(cxx_llvm, "cxx-llvm", sem_type,
+	"libc++ 14 std::counting_semaphore: poll 64, yield, private FUTEX_WAIT (2 s) on a "
+	"proxy word; timed waits nap",
+	.value_max = value_max,
+	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW,
+	.unavailable = nullptr, .init = cl_init, .destroy = cl_destroy, .post = cl_post,
+	.wait = cl_wait, .trywait = cl_trywait, .timedwait = cl_timedwait, .getvalue = nullptr,
+	.words = cl_words);
+
+#else /* built without libc++ */
+
+namespace {
+
+const char *cl_unavailable()
+{
+	return "built without libc++ (apt install libc++-14-dev)";
+}
+
+/* Never called: every user asks unavailable() first (variant.h). */
+int cl_refuse_init(void *, unsigned, int) { return ENOSYS; }
+void cl_refuse_destroy(void *) {}
+int cl_refuse_post(void *, unsigned) { return ENOSYS; }
+int cl_refuse_wait(void *) { return ENOSYS; }
+int cl_refuse_timedwait(void *, const struct timespec *) { return ENOSYS; }
+int cl_refuse_words(void *, fl_atomic_u32 **, int) { return 0; }
+
+} // namespace
+
+FL_VARIANT_NAMED(cxx_llvm, "cxx-llvm", long long,
+	"libc++ 14 std::counting_semaphore (not built: no libc++)",
+	.value_max = INT_MAX,
+	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW,
+	.unavailable = cl_unavailable, .init = cl_refuse_init, .destroy = cl_refuse_destroy,
+	.post = cl_refuse_post, .wait = cl_refuse_wait, .trywait = cl_refuse_wait,
+	.timedwait = cl_refuse_timedwait, .getvalue = nullptr, .words = cl_refuse_words);
+
+#endif
