@@ -20,6 +20,7 @@
 #include "futexstat.h"
 #endif
 #include "tracefs.h"
+#include "workload.h"
 
 const char fl_probes_csv_header[] =
 	",futex_syscalls,fx_wait,fx_wait_bitset,fx_wake,fx_other,f2_wait,f2_wake,f2_waitv,"
@@ -52,6 +53,74 @@ static double posts_per_op(const char *workload)
 static struct futexstat *fs;
 static bool attached, follow;
 static unsigned long long last_words_lost;
+
+/* The stranded threads' kernel view, snapshot by the watchdog thread at
+ * detection (fl_watch_on_stranded), read by the runner after the rep (the
+ * watchdog is joined in between: no lock needed). */
+#define KSNAPS 8
+static struct ksnap {
+	int tid;
+	int have;                   /* 1: in a futex wait (w); 0: not seen in one */
+	struct futexstat_wait_now w;
+	__u64 at_ns;                /* the snapshot's CLOCK_MONOTONIC time */
+} ksnap[KSNAPS];
+static int nksnap;
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static void on_stranded(int tid)
+{
+	if (nksnap >= KSNAPS)
+		return; /* the note shows the first */
+	struct ksnap *k = &ksnap[nksnap];
+	k->tid = tid;
+	k->at_ns = mono_ns();
+	/* attached: the main thread flips it around the rep while this runs on
+	 * the watchdog (a stranding is confirmed a threshold into the rep, well
+	 * inside the window; the flag only says whether counting was on). */
+	k->have = fs && __atomic_load_n(&attached, __ATOMIC_ACQUIRE) &&
+		  futexstat_thread_wait(fs, tid, &k->w);
+	nksnap++;
+}
+
+void fl_probes_stranded_clear(void)
+{
+	nksnap = 0;
+}
+
+void fl_probes_stranded_note(int tid, bool measured, char *out, size_t n)
+{
+	for (int i = 0; i < nksnap; i++) {
+		const struct ksnap *k = &ksnap[i];
+		if (k->tid != tid || !k->have)
+			continue;
+		char woken[80] = "";
+		if (k->w.woken_ns)
+			snprintf(woken, sizeof woken, " (woken %.1f ms before, not yet run)",
+				 (double)(k->at_ns - k->w.woken_ns) / 1e6);
+		if (k->w.kind == FUTEXSTAT_KIND_WAIT)
+			snprintf(out, n, "kernel: tid %d slept in FUTEX_WAIT on 0x%llx for %.1f ms%s",
+				 tid, (unsigned long long)k->w.uaddr,
+				 (double)(k->at_ns - k->w.since_ns) / 1e6, woken);
+		else
+			snprintf(out, n, "kernel: tid %d slept in futex_waitv for %.1f ms%s", tid,
+				 (double)(k->at_ns - k->w.since_ns) / 1e6, woken);
+		return;
+	}
+	if (!fs)
+		snprintf(out, n, "kernel side not recorded (probes off)");
+	else if (!measured)
+		snprintf(out, n, "kernel side not recorded (a warm-up rep: the probes count "
+			 "measured reps only)");
+	else
+		snprintf(out, n, "kernel side: tid %d was in no futex wait the probes saw begin "
+			 "(or its slot was taken: tids equal mod 4096)", tid);
+}
 
 void fl_probes_follow_children(void)
 {
@@ -91,6 +160,8 @@ void fl_probes_setup(enum fl_probes_mode mode)
 	fs = futexstat_open(&cfg, why, sizeof why);
 	if (!fs)
 		fprintf(stderr, "futexlab: probes off: %s\n", why);
+	else
+		fl_watch_on_stranded = on_stranded;
 }
 
 void fl_probes_rep_begin(void)
@@ -101,6 +172,7 @@ void fl_probes_rep_begin(void)
 		return;
 	if (futexstat_start(fs, why, sizeof why)) {
 		fprintf(stderr, "futexlab: probes off: %s\n", why);
+		fl_watch_on_stranded = NULL;
 		futexstat_close(fs);
 		fs = NULL;
 		return;
@@ -180,6 +252,7 @@ int fl_probes_words(int by, struct fl_word *out, int n, int *nwords, unsigned lo
 
 void fl_probes_teardown(void)
 {
+	fl_watch_on_stranded = NULL;
 	futexstat_close(fs);
 	fs = NULL;
 }
@@ -292,6 +365,12 @@ void fl_probes_setup(enum fl_probes_mode mode)
 			"(configured with -Dprobes=disabled, or clang/bpftool/libbpf/BTF missing)\n");
 }
 void fl_probes_rep_begin(void) { last_cols[0] = '\0'; }
+void fl_probes_stranded_clear(void) {}
+void fl_probes_stranded_note(int tid, bool measured, char *out, size_t n)
+{
+	(void)tid, (void)measured;
+	snprintf(out, n, "kernel side not recorded (a build without the probes)");
+}
 void fl_probes_follow_children(void) {}
 void fl_probes_count_process(pid_t pid) { (void)pid; }
 int fl_probes_words(int by, struct fl_word *out, int n, int *nwords, unsigned long long *lost)

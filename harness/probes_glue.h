@@ -32,6 +32,17 @@ void fl_probes_rep_end(const char *workload, int64_t ops);
 void fl_probes_append(char *row, size_t n, bool have_rep);
 void fl_probes_teardown(void);
 
+/* The stranded-waiter detector's kernel side (workloads/stranded.c). While
+ * the collector counts, fl_probes_setup sets fl_watch_on_stranded to a
+ * snapshot of the stranded thread's futex wait in flight (the collector's
+ * per-thread slot: its futex word and when it entered the wait) taken at
+ * detection, before the rescue. After the rep, fl_probes_stranded_note
+ * writes "kernel: tid T slept in FUTEX_WAIT on 0x... for X ms", or says
+ * why the kernel side was not recorded (no probes, a warm-up rep, the
+ * thread not in a futex wait then). clear: before each rep. */
+void fl_probes_stranded_clear(void);
+void fl_probes_stranded_note(int tid, bool measured, char *out, size_t n);
+
 /* `futexlab exec`: before fl_probes_setup, count not this process but the
  * processes it forks during each rep, their descendants and all their
  * threads (the collector follows sched_process_fork/exit), and keep

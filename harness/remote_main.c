@@ -96,9 +96,11 @@ static void run(char *text, FILE *out)
 			fl_wake_set_strategy((enum fl_wake_strategy)q.wake);
 			fl_spin_set(q.spin);
 			struct rusage a, b;
+			fl_watch_begin(&q.p); /* the detector, here where the threads are */
 			getrusage(RUSAGE_SELF, &a);
 			w->run(v, &q.p, &r);
 			getrusage(RUSAGE_SELF, &b);
+			fl_watch_end(&r);
 			if (!r.cpu_set) {
 				r.cpu_set = true;
 				r.cpu_user_ns = tv_ns(b.ru_utime) - tv_ns(a.ru_utime);

@@ -84,6 +84,7 @@ static const struct field params_fields[] = {
 	FIELD(fl_params, ops, F_I64),
 	FIELD(fl_params, duration_ns, F_I64),
 	FIELD(fl_params, latency, F_BOOL),
+	FIELD(fl_params, stranded_ns, F_I64),
 };
 
 static const struct field result_fields[] = {
@@ -102,6 +103,10 @@ static const struct field result_fields[] = {
 	FIELD(fl_result, csw_vol, F_I64),
 	FIELD(fl_result, csw_invol, F_I64),
 	FIELD(fl_result, shim_sems, F_I64),
+	FIELD(fl_result, stranded, F_I64),
+	FIELD(fl_result, stranded_max_ns, F_I64),
+	FIELD(fl_result, stranded_note, F_STR),
+	FIELD(fl_result, stranded_tid, F_INT),
 };
 
 #define NF(a) (sizeof a / sizeof a[0])
@@ -316,6 +321,6 @@ bad:
 
 int fl_proto_get_result(char *text, struct fl_result *r, char *err, size_t n)
 {
-	*r = (struct fl_result){ .shim_sems = -1, .starve_max_ns = -1 };
+	*r = (struct fl_result){ .shim_sems = -1, .starve_max_ns = -1, .stranded = -1 };
 	return fl_proto_parse(text, "result", result_line, r, err, n);
 }

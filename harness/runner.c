@@ -47,7 +47,7 @@ static const char row_header[] =
 	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems,"
 	"fair_jain,fair_cv,fair_min_max,starve_max_ns,"
 	"lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,lat_n,"
-	"cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol,shim_sems";
+	"cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol,shim_sems,stranded,stranded_max_ns";
 
 /* What a timer read costs (the median of back-to-back fl_now_ns pairs,
  * measured once per run): subtracted from the latency percentiles, since
@@ -169,6 +169,12 @@ static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct rep
 	else
 		snprintf(ts, sizeof ts, ",");
 	strncat(row, ts, sizeof row - strlen(row) - 1);
+	if (r && r->stranded >= 0) /* the detector's verdict: ok and error rows */
+		snprintf(ts, sizeof ts, ",%lld,%lld", (long long)r->stranded,
+			 (long long)r->stranded_max_ns);
+	else
+		snprintf(ts, sizeof ts, ",,");
+	strncat(row, ts, sizeof row - strlen(row) - 1);
 	bool counted = r && x->round >= 0; /* warm-up rounds count nothing */
 	fl_perf_cells(counted ? x->perf : NULL, perf, sizeof perf);
 	strncat(row, perf, sizeof row - strlen(row) - 1);
@@ -233,7 +239,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 		    int ei, int round, int slot, bool measured, bool latency, struct fl_hist **acc)
 {
 	const struct fl_entry *e = &pt->e[ei];
-	struct fl_result r = { .shim_sems = -1 };
+	struct fl_result r = { .shim_sems = -1, .stranded = -1 };
 	struct fl_params p = pt->p;
 	p.latency = latency;
 	struct fl_perf_reading perf;
@@ -243,8 +249,13 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	/* A remote design (musl-libc) runs its rep in its helper process
 	 * (remote.h), started here before the probes attach; the collector
 	 * counts that process instead of this one for the rep, and --perf,
-	 * open on this process, has nothing of it to count (empty cells). */
+	 * open on this process, has nothing of it to count (empty cells).
+	 * Its stranded-waiter detector runs in the helper too (the threads are
+	 * there): its fields come back with the result. */
 	pid_t helper = e->v->remote ? fl_remote_ready(e->v, csv, &r) : 0;
+	fl_probes_stranded_clear();
+	if (!e->v->remote)
+		fl_watch_begin(&p); /* its watchdog starts outside the probes' window */
 	if (measured) {
 		if (helper > 0)
 			fl_probes_count_process(helper);
@@ -265,6 +276,8 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 		if (helper > 0)
 			fl_probes_count_process(0);
 	}
+	if (!e->v->remote)
+		fl_watch_end(&r); /* a stranded waiter: r.error = "lost wakeup: ..." */
 	fl_perf_enabled = pe;
 	if (fl_interrupted) {
 		free(r.lat);
@@ -275,10 +288,16 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	if (measured && s->hooks && s->hooks->rep_done)
 		s->hooks->rep_done(pt, ei, round, &r);
 	struct rep x = { e, round, slot, "ok", r.info, &r, e->v->remote ? NULL : &perf };
-	char why[120];
+	char why[120], lost[420];
 	if (r.error[0]) {
 		x.status = "error";
 		x.note = r.error;
+		if (r.stranded > 0) { /* the evidence, with the kernel's side */
+			char k[200];
+			fl_probes_stranded_note(r.stranded_tid, measured, k, sizeof k);
+			snprintf(lost, sizeof lost, "%s; %s", r.error, k);
+			x.note = lost;
+		}
 	} else if (r.ops == 0 || r.elapsed_ns <= 0) {
 		/* Not a broken invariant (a stuck design hangs the workload, it
 		 * does not return): the threads were not scheduled within the

@@ -167,6 +167,7 @@ static const struct option opts[] = {
 	{ "no-probes", no_argument, 0, 0x101 },    { "bpftrace", required_argument, 0, 0x102 },
 	{ "sems", required_argument, 0, 0x103 },
 	{ "latency", no_argument, 0, 0x104 },      { "no-latency", no_argument, 0, 0x105 },
+	{ "stranded-ms", required_argument, 0, 0x106 },
 	{ 0, 0, 0, 0 },
 };
 
@@ -183,7 +184,8 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	s->floors = s->control = true;
 	s->probes = FL_PROBES_DEFAULT;
 	s->latency = -1;
-	s->base = (struct fl_params){ .threads = 1, .tokens = 1 };
+	s->base = (struct fl_params){ .threads = 1, .tokens = 1,
+				      .stranded_ns = FL_STRANDED_NS_DEFAULT };
 	s->argc = argc;
 	s->argv = argv;
 	snprintf(s->hlist, sizeof s->hlist, "auto");
@@ -233,6 +235,10 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 0x102: s->bt_script = optarg; fl_bpftrace_check(optarg); break;
 		case 0x104: s->latency = 1; break;
 		case 0x105: s->latency = 0; break;
+		case 0x106: /* the stranded-waiter threshold; 0: off */
+			s->base.stranded_ns =
+				fl_parse_int("--stranded-ms", optarg, 0, 3600000) * 1000000;
+			break;
 		case 'h': fputs(d->usage, stdout); return 1;
 		case ':': fl_usage_error("%s: %s needs a value", cmd, argv[optind - 1]);
 		default:

@@ -171,6 +171,8 @@ __u32 host_tgid = 0;
 __u32 count_self = 0;
 
 enum kind { K_NONE, K_WAIT, K_OTHER, K_WAITV };
+_Static_assert(K_WAIT == FUTEXSTAT_KIND_WAIT && K_WAITV == FUTEXSTAT_KIND_WAITV,
+	       "futexstat.h's kind values (futexstat_thread_wait)");
 
 struct wake_id {
 	__u64 uaddr;

@@ -533,3 +533,22 @@ int futexstat_words(struct futexstat *fs, int by, struct futexstat_word *out, in
 		*nwords = fs->nw;
 	return k;
 }
+
+int futexstat_thread_wait(struct futexstat *fs, int tid, struct futexstat_wait_now *out)
+{
+	const volatile struct futexstat_thread *t =
+		&fs->skel->bss->thr[(unsigned)tid & ((1u << FUTEXSTAT_TW_BITS) - 1)];
+	for (int tries = 0; tries < 3; tries++) {
+		__u32 tag = t->tid, kind = t->kind;
+		__u64 ts = t->ts, uaddr = t->uaddr, woken = t->wake_ts;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (t->tid != tag || t->kind != kind || t->ts != ts || t->uaddr != uaddr)
+			continue; /* written meanwhile: read again */
+		if (tag != (__u32)tid || (kind != FUTEXSTAT_KIND_WAIT && kind != FUTEXSTAT_KIND_WAITV))
+			return 0;
+		*out = (struct futexstat_wait_now){ .kind = (int)kind, .uaddr = uaddr,
+						    .since_ns = ts, .woken_ns = woken };
+		return 1;
+	}
+	return 0;
+}

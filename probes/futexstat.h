@@ -197,6 +197,10 @@ struct futexstat_word_val {
  * tagged with the tid (a direct-mapped table: cheaper than task storage or a
  * hash, ~35 ns a lookup here). */
 #define FUTEXSTAT_TW_BITS 12
+/* futexstat_thread.kind's values (futexstat.bpf.c's enum kind, asserted
+ * there). */
+#define FUTEXSTAT_KIND_WAIT 1
+#define FUTEXSTAT_KIND_WAITV 3
 struct futexstat_thread {
 	__u32 tid;           /* tag: the thread this slot holds; 0: none yet */
 	__u32 in_wake;       /* a wake of that thread is in flight */
@@ -314,6 +318,27 @@ int futexstat_count_tgid(struct futexstat *fs, pid_t pid);
  * 0 (each leaves when its group dies). A negative errno value when the map
  * cannot be read. */
 int futexstat_tree_size(struct futexstat *fs);
+
+/* A thread's futex wait in flight, read from the BPF side's per-thread
+ * table (its .bss, mapped: no syscall, no program added — the programs
+ * loaded stay exactly those of a collector without this, probes/
+ * plain-same.sh). For the stranded-waiter detector (workloads/stranded.c),
+ * called while the thread sleeps. */
+struct futexstat_wait_now {
+	int kind;           /* FUTEXSTAT_KIND_WAIT (futex(2) WAIT/WAIT_BITSET,
+			     * futex_wait(2)) or FUTEXSTAT_KIND_WAITV */
+	__u64 uaddr;        /* its word (0 for waitv: several) */
+	__u64 since_ns;     /* CLOCK_MONOTONIC when it entered the wait */
+	__u64 woken_ns;     /* (wake-to-run measured) when sched_wakeup woke it
+			     * inside this wait and it has not run since; 0: not */
+};
+/* 1 and *out when thread tid (a tid of the counted process as the kernel's
+ * global pid namespace numbers it) is inside a futex wait that the
+ * collector saw begin while counting; 0 when not (no wait in flight, not
+ * counting then, or its slot held by another thread: tids equal mod
+ * 4096). The slot is read twice and must agree (the BPF side writes it
+ * without a lock). */
+int futexstat_thread_wait(struct futexstat *fs, int tid, struct futexstat_wait_now *out);
 #endif
 
 #endif

@@ -88,9 +88,9 @@ static void fl_run_barrier(const struct fl_variant *v, const struct fl_params *p
 		pthread_join(t[i], NULL);
 	res->elapsed_ns = fl_now_ns() - t0;
 	res->ops = atomic_load(&b.phases);
-	if (v->getvalue(b.t1.s) != 0 || v->getvalue(b.t2.s) != 0)
-		fl_report(&b.err, "final values %d/%d, expected 0/0", v->getvalue(b.t1.s),
-		       v->getvalue(b.t2.s));
+	if (fl_sem_value_or(&b.t1, 0) != 0 || fl_sem_value_or(&b.t2, 0) != 0)
+		fl_report(&b.err, "final values %d/%d, expected 0/0", fl_sem_value_or(&b.t1, 0),
+		       fl_sem_value_or(&b.t2, 0));
 	fl_take_error(res, &b.err);
 	pthread_barrier_destroy(&b.start);
 	free(t);

@@ -56,7 +56,7 @@ static void *pp_partner(void *arg)
 		pp_arrived(ts, &pp->ping_at);
 		ts->ops++;
 		pp_stamp(ts, &pp->pong_at);
-		if (pp->pong.v->post(pp->pong.s, 1)) {
+		if (fl_sem_post_r(&pp->pong, 1)) {
 			pp->err = 1;
 			return NULL;
 		}
@@ -85,7 +85,7 @@ static void fl_run_pingpong(const struct fl_variant *v, const struct fl_params *
 	ts->last_ns = t0;
 	while (!fl_rep_over(p, n, end)) {
 		pp_stamp(ts, &pp.ping_at);
-		if (v->post(pp.ping.s, 1) || fl_sem_wait(&pp.pong)) {
+		if (fl_sem_post_r(&pp.ping, 1) || fl_sem_wait(&pp.pong)) {
 			fl_fail(res, "post or wait failed");
 			break;
 		}
@@ -95,14 +95,14 @@ static void fl_run_pingpong(const struct fl_variant *v, const struct fl_params *
 	res->elapsed_ns = fl_now_ns() - t0;
 	res->ops = n;
 	atomic_store_explicit(&pp.stop, 1, memory_order_release);
-	v->post(pp.ping.s, 1);
+	fl_sem_post_r(&pp.ping, 1);
 	pthread_join(t, NULL);
 	fl_tstats_finish(&pp.ts, res); /* both halves' latency; no fairness (equal by design) */
 	if (pp.err)
 		fl_fail(res, "partner thread saw an error");
-	if (v->getvalue(pp.ping.s) != 0 || v->getvalue(pp.pong.s) != 0)
+	if (fl_sem_value_or(&pp.ping, 0) != 0 || fl_sem_value_or(&pp.pong, 0) != 0)
 		fl_fail(res, "final values %d/%d, expected 0/0",
-			v->getvalue(pp.ping.s), v->getvalue(pp.pong.s));
+			fl_sem_value_or(&pp.ping, 0), fl_sem_value_or(&pp.pong, 0));
 out:
 	if (pp.ts.t)
 		fl_tstats_finish(&pp.ts, res);

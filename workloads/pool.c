@@ -64,7 +64,7 @@ static void *pool_worker(void *arg)
 			;
 		fl_busy_ns(p->hold_ns);
 		atomic_fetch_sub_explicit(&ps->holders, 1, memory_order_relaxed);
-		if (sem->v->post(sem->s, 1)) {
+		if (fl_sem_post_r(sem, 1)) {
 			atomic_store(&pl->err, 1);
 			break;
 		}
@@ -117,9 +117,9 @@ static void fl_run_pool(const struct fl_variant *v, const struct fl_params *p,
 		if (atomic_load(&pl.ps[i].max_holders) > p->tokens)
 			fl_fail(res, "%d threads held a token of semaphore %d at once with %d tokens",
 				atomic_load(&pl.ps[i].max_holders), i, p->tokens);
-		if (v->getvalue(pl.sem[i].s) != p->tokens)
+		if (fl_sem_value_or(&pl.sem[i], p->tokens) != p->tokens)
 			fl_fail(res, "semaphore %d: final value %d, expected %d", i,
-				v->getvalue(pl.sem[i].s), p->tokens);
+				fl_sem_value_or(&pl.sem[i], p->tokens), p->tokens);
 	}
 	if (p->sems > 1) /* how evenly the work spread: the note of an ok row */
 		snprintf(res->info, sizeof res->info, "ops per semaphore %lld..%lld",

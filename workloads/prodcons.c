@@ -193,7 +193,8 @@ static void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *
 	}
 	if (made != res->ops)
 		fl_report(&pc.err, "%lld items made, %lld consumed", (long long)made, (long long)res->ops);
-	int ve = v->getvalue(pc.empty.s), vf = v->getvalue(pc.full.s), vm = v->getvalue(pc.mutex.s);
+	int ve = fl_sem_value_or(&pc.empty, pc.cap), vf = fl_sem_value_or(&pc.full, 0),
+	    vm = fl_sem_value_or(&pc.mutex, 1);
 	if (ve != pc.cap || vf != 0 || vm != 1)
 		fl_report(&pc.err, "final values empty/full/mutex %d/%d/%d, expected %d/0/1", ve, vf, vm,
 		       pc.cap);

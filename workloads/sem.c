@@ -1,6 +1,8 @@
-/* workloads/sem.c — what the workload files share: a semaphore instance on
- * the heap (fl_sem_*), the first-error-wins reporting (fl_fail, the error
- * box), and thread start / rep-end helpers. See workload.h. */
+/* workloads/sem.c — what the workload files share: a semaphore instance at
+ * a fixed address and the wrappers every op of a workload goes through
+ * (fl_sem_*: they keep the stranded-waiter detector's counts, watch.h), the
+ * first-error-wins reporting (fl_fail, the error box), and thread start /
+ * rep-end helpers. See workload.h. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -9,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "waitany.h"   /* variants/ */
+#include "watch.h"
 #include "workload.h"
 
 /* ---- a semaphore instance at a fixed address ----------------------------- */
@@ -42,11 +46,13 @@ int fl_sem_open(struct fl_sem *m, const struct fl_variant *v, unsigned value)
 		return EINVAL;
 	m->v = v;
 	m->s = NULL;
+	m->id = -1;
 	pthread_mutex_lock(&arena_lock);
 	for (int i = 0; i < SLOTS && !m->s; i++)
 		if (!slot_used[i]) {
 			slot_used[i] = true;
 			m->s = arena[i];
+			m->id = i;
 		}
 	pthread_mutex_unlock(&arena_lock);
 	if (!m->s)
@@ -56,6 +62,8 @@ int fl_sem_open(struct fl_sem *m, const struct fl_variant *v, unsigned value)
 	if (r) {
 		release(m->s);
 		m->s = NULL;
+	} else {
+		fl_watch_opened(m->id, v, m->s, value);
 	}
 	return r;
 }
@@ -63,6 +71,7 @@ int fl_sem_open(struct fl_sem *m, const struct fl_variant *v, unsigned value)
 void fl_sem_close(struct fl_sem *m)
 {
 	if (m->s) {
+		fl_watch_closed(m->id);
 		m->v->destroy(m->s);
 		release(m->s);
 		m->s = NULL;
@@ -87,20 +96,104 @@ void fl_sems_close(struct fl_sem *m, int n)
 		fl_sem_close(&m[i]);
 }
 
-/* EINTR is not a token: a benchmark thread just waits again. */
+/* ---- the wrappers: every op of a workload --------------------------------
+ *
+ * Each brackets the variant's call with the detector's marks (watch.h):
+ * enter (what the op is on), the call, the count of what it did (a token
+ * taken, tokens posted — a post counts once it has returned), leave. With
+ * the detector off fl_watch_self is NULL and the call is all there is. */
+
+static inline uint64_t bit(const struct fl_sem *m)
+{
+	return (uint64_t)1 << m->id;
+}
+
+/* EINTR is not a token: a benchmark thread just waits again (each retry is
+ * a new op for the detector: the rescue's signal ends a stranded wait). */
 int fl_sem_wait(struct fl_sem *m)
 {
+	struct fl_watch_thread *t = fl_watch_self();
 	int r;
-	while ((r = m->v->wait(m->s)) == EINTR)
-		;
+	if (!t) {
+		while ((r = m->v->wait(m->s)) == EINTR)
+			;
+		return r;
+	}
+	do {
+		uint64_t op = fl_watch_enter(t, bit(m), FL_OP_WAIT);
+		r = m->v->wait(m->s);
+		if (!r)
+			fl_watch_add(&t->taken[m->id], 1);
+		fl_watch_leave(t, op);
+	} while (r == EINTR);
+	return r;
+}
+
+int fl_sem_trywait(struct fl_sem *m)
+{
+	struct fl_watch_thread *t = fl_watch_self();
+	if (!t)
+		return m->v->trywait(m->s);
+	uint64_t op = fl_watch_enter(t, bit(m), FL_OP_TRY);
+	int r = m->v->trywait(m->s);
+	if (!r)
+		fl_watch_add(&t->taken[m->id], 1);
+	fl_watch_leave(t, op);
+	return r;
+}
+
+int fl_sem_timedwait(struct fl_sem *m, const struct timespec *abs_deadline)
+{
+	struct fl_watch_thread *t = fl_watch_self();
+	if (!t)
+		return m->v->timedwait(m->s, abs_deadline);
+	uint64_t op = fl_watch_enter(t, bit(m), FL_OP_TIMED);
+	int r = m->v->timedwait(m->s, abs_deadline);
+	if (!r)
+		fl_watch_add(&t->taken[m->id], 1);
+	fl_watch_leave(t, op);
+	return r;
+}
+
+int fl_sem_post_r(struct fl_sem *m, unsigned n)
+{
+	struct fl_watch_thread *t = fl_watch_self();
+	if (!t)
+		return m->v->post(m->s, n);
+	uint64_t op = fl_watch_enter(t, bit(m), FL_OP_POST);
+	int r = m->v->post(m->s, n);
+	if (!r)
+		fl_watch_add(&t->posted[m->id], n);
+	fl_watch_leave(t, op);
 	return r;
 }
 
 void fl_sem_post(struct fl_sem *m, unsigned n, struct fl_errbox *e)
 {
-	int r = m->v->post(m->s, n);
+	int r = fl_sem_post_r(m, n);
 	if (r)
 		fl_report(e, "post(%u): %s", n, strerror(r));
+}
+
+int fl_sem_wait_any(struct fl_sem *m, int n, const struct timespec *abs_deadline)
+{
+	void *s[FL_WAITANY_MAX];
+	uint64_t mask = 0;
+	if (n < 1 || n > FL_WAITANY_MAX)
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		s[i] = m[i].s;
+		mask |= bit(&m[i]);
+	}
+	struct fl_watch_thread *t = fl_watch_self();
+	if (!t)
+		return fl_wait_any(m[0].v, s, n, abs_deadline);
+	uint64_t op = fl_watch_enter(t, mask, FL_OP_ANY);
+	int r = fl_wait_any(m[0].v, s, n, abs_deadline);
+	if (r >= 0 && r < n)
+		fl_watch_add(&t->taken[m[r].id], 1);
+	fl_watch_leave(t, op);
+	return r;
 }
 
 /* ---- first error wins ------------------------------------------------------ */

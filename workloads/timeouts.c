@@ -46,7 +46,7 @@ static void *to_waiter(void *arg)
 		int64_t dl_ns = fl_now_ns() + TO_MIN_NS + (int64_t)((rnd >> 33) % TO_SPREAD_NS);
 		struct timespec dl = fl_ns_to_ts(dl_ns);
 		int64_t begin = fl_tstat_lat_begin(ts);
-		int r = t->sem.v->timedwait(t->sem.s, &dl);
+		int r = fl_sem_timedwait(&t->sem, &dl);
 		if (ts->lat) { /* every call's time; starvation counts tokens only */
 			int64_t now = fl_now_ns();
 			fl_hist_add(ts->lat, now - begin);
@@ -99,7 +99,7 @@ static void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *
 		 * broke conservation at random (whenever no waiter had taken the
 		 * last token yet). This thread is the only poster, so a value read
 		 * below the maximum cannot rise before the post; it can only fall. */
-		if (!(v->flags & FL_CAPPED) || v->getvalue(t.sem.s) < v->value_max) {
+		if (!(v->flags & FL_CAPPED) || fl_sem_value_or(&t.sem, 0) < v->value_max) {
 			fl_sem_post(&t.sem, 1, &t.err);
 			posts++;
 		}
@@ -114,7 +114,7 @@ static void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *
 	int64_t ok = atomic_load(&t.ok), tmo = atomic_load(&t.timeouts);
 	res->ops = ok + tmo;
 	fl_tstats_finish(&t.ts, res);
-	int left = v->getvalue(t.sem.s);
+	int left = fl_sem_value_or(&t.sem, (int)(posts - atomic_load(&t.ok)));
 	if (posts != ok + left)
 		fl_report(&t.err, "tokens not conserved: %lld posted, %lld taken, %d left "
 		       "(%lld timeouts)", (long long)posts, (long long)ok, left, (long long)tmo);

@@ -24,12 +24,12 @@
 #include "workload.h"
 
 /* The designs (and floor-futex): every post and wait through the table. */
-static int64_t variant_loop(const struct fl_variant *v, struct fl_sem *m,
+static int64_t variant_loop(struct fl_sem *m,
 			    const struct fl_params *p, int64_t end_ns, struct fl_result *res)
 {
 	int64_t n = 0;
 	while (!fl_rep_over(p, n, end_ns)) {
-		int a = v->post(m->s, 1), b = fl_sem_wait(m);
+		int a = fl_sem_post_r(m, 1), b = fl_sem_wait(m);
 		if (a || b) {
 			fl_fail(res, "post=%s wait=%s", strerror(a), strerror(b));
 			break;
@@ -71,10 +71,10 @@ static void fl_run_uncontended(const struct fl_variant *v, const struct fl_param
 	}
 	int64_t t0 = fl_now_ns(), end = t0 + p->duration_ns;
 	res->ops = v == &fl_floor_atomic ? floor_atomic_loop(m.s, p, end)
-					 : variant_loop(v, &m, p, end, res);
+					 : variant_loop(&m, p, end, res);
 	res->elapsed_ns = fl_now_ns() - t0;
-	if (v->getvalue(m.s) != 0)
-		fl_fail(res, "final value %d, expected 0", v->getvalue(m.s));
+	if (fl_sem_value_or(&m, 0) != 0)
+		fl_fail(res, "final value %d, expected 0", fl_sem_value_or(&m, 0));
 	fl_sem_close(&m);
 }
 

@@ -29,7 +29,6 @@ struct wa {
 	const struct fl_variant *v;
 	const struct fl_params *p;
 	struct fl_sem sem[FL_WA_SEMS];
-	void *s[FL_WA_SEMS];      /* sem[i].s, as fl_wait_any takes them */
 	int producers;
 	pthread_barrier_t start;
 	_Atomic int stop;
@@ -60,7 +59,7 @@ static void *producer(void *arg)
 		int i = (int)(x % FL_WA_SEMS);
 		atomic_fetch_add_explicit(&w->posted[i], 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&w->posted_all, 1, memory_order_relaxed);
-		int e = w->v->post(w->s[i], 1);
+		int e = fl_sem_post_r(&w->sem[i], 1);
 		if (e) {
 			atomic_fetch_sub_explicit(&w->posted[i], 1, memory_order_relaxed);
 			fl_report(&w->err, "post: %s", strerror(e));
@@ -76,7 +75,7 @@ static void *consumer(void *arg)
 	struct fl_tstat *ts = &w->ts.t[atomic_fetch_add(&w->next_id, 1)];
 	pthread_barrier_wait(&w->start);
 	for (;;) {
-		int r = fl_wait_any(w->v, w->s, FL_WA_SEMS, NULL);
+		int r = fl_sem_wait_any(w->sem, FL_WA_SEMS, NULL);
 		if (r == -EINTR)
 			continue;
 		if (r < 0 || r >= FL_WA_SEMS) {
@@ -99,7 +98,6 @@ static int open_set(struct wa *w)
 		int e = fl_sem_open(&w->sem[i], w->v, 0);
 		if (e)
 			return e;
-		w->s[i] = w->sem[i].s;
 	}
 	return 0;
 }
@@ -149,7 +147,7 @@ static void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p
 	atomic_store(&w->real_total, real);
 	for (int c = 0; c < consumers; c++) {
 		atomic_fetch_add(&w->posted[c % FL_WA_SEMS], 1);
-		if (v->post(w->s[c % FL_WA_SEMS], 1))
+		if (fl_sem_post_r(&w->sem[c % FL_WA_SEMS], 1))
 			fl_report(&w->err, "post: %s", strerror(EOVERFLOW));
 	}
 	for (int i = 0; i < consumers; i++)
@@ -159,7 +157,8 @@ static void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p
 	fl_tstats_finish(&w->ts, res);
 	fl_take_error(res, &w->err);
 	for (int i = 0; i < FL_WA_SEMS && !res->error[0]; i++) {
-		int64_t fin = v->getvalue(w->s[i]);
+		int64_t fin = fl_sem_value_or(&w->sem[i], (int)(atomic_load(&w->posted[i]) -
+								atomic_load(&w->taken[i])));
 		if (atomic_load(&w->posted[i]) != atomic_load(&w->taken[i]) + fin)
 			fl_fail(res, "semaphore %d: posted %lld != taken %lld + final %lld", i,
 				(long long)atomic_load(&w->posted[i]),

@@ -228,9 +228,9 @@ static void run_wake(const struct fl_variant *v, const struct fl_params *p,
 		}
 		timed += atomic_load(&w.last_ns) - t0;
 		rounds++;
-		if (v->getvalue(w.sem.s) != 0) {
+		if (fl_sem_value_or(&w.sem, 0) != 0) {
 			fl_report(&w.err, "round %lld: value %d after all %d waiters returned "
-				  "(expected 0)", (long long)rounds, v->getvalue(w.sem.s), w.T);
+				  "(expected 0)", (long long)rounds, fl_sem_value_or(&w.sem, 0), w.T);
 			break;
 		}
 	} while (!atomic_load(&w.err.set) && (p->ops ? rounds < p->ops : fl_now_ns() < end));
@@ -248,8 +248,8 @@ static void run_wake(const struct fl_variant *v, const struct fl_params *p,
 	res->ops = rounds;
 	res->elapsed_ns = timed;
 	fl_take_error(res, &w.err);
-	if (!stuck && !res->error[0] && v->getvalue(w.sem.s) != 0)
-		fl_fail(res, "final value %d (expected 0)", v->getvalue(w.sem.s));
+	if (!stuck && !res->error[0] && fl_sem_value_or(&w.sem, 0) != 0)
+		fl_fail(res, "final value %d (expected 0)", fl_sem_value_or(&w.sem, 0));
 	close(w.efd);
 	close(w.gate);
 	free(t);
