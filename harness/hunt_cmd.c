@@ -118,13 +118,15 @@ static const struct fl_variant *find_variant(const char *name,
 /* One rep of cell c: runs it and folds it into the cell; the CSV row. */
 static void run_rep(struct cell *c, const struct fl_params *base, struct fl_csv *csv)
 {
-	struct fl_result r = { .shim_sems = -1 };
+	struct fl_result r = { .shim_sems = -1, .stranded = -1 };
 	struct fl_params p = *base;
 	if (c->v->remote) { /* musl-libc: in its helper, as the runner does */
 		if (fl_remote_ready(c->v, csv, &r) > 0)
 			fl_remote_run(c->v, c->w, &p, FL_WAKE_EXACT, 0, &r);
 	} else {
+		fl_watch_begin(&p);
 		c->w->run(c->v, &p, &r);
+		fl_watch_end(&r); /* a stranded waiter: r.error = "lost wakeup: ..." */
 	}
 	free(r.lat);
 	if (fl_interrupted)
@@ -142,7 +144,9 @@ static void run_rep(struct cell *c, const struct fl_params *base, struct fl_csv 
 	c->elapsed_ns += r.elapsed_ns;
 	c->hits += hits;
 	c->signals += signals;
-	int64_t stranded = 0, smax = 0;
+	/* The detector's count; a wave the pattern itself saw stall (the
+	 * detector off, or a stranding it could not confirm) counts one. */
+	int64_t stranded = r.stranded > 0 ? r.stranded : 0, smax = r.stranded_max_ns;
 	const char *status = "ok", *note = r.info;
 	bool lost = r.error[0] && strstr(r.error, "lost wakeup");
 	if (lost) {
@@ -159,7 +163,15 @@ static void run_rep(struct cell *c, const struct fl_params *base, struct fl_csv 
 		c->stranded_max_ns = smax;
 	if (r.error[0] && !c->found_rep) {
 		c->found_rep = c->reps;
+		/* ops until the finding: the earlier reps', plus this rep's
+		 * acquisitions when the detector confirmed it ("... - N taken)"
+		 * in its note: every wait and trywait that took a token, i.e.
+		 * this pattern's ops), else this rep's whole count */
+		const char *t = strstr(r.error, " posted - ");
+		long long taken;
 		c->found_ops = c->ops;
+		if (t && sscanf(t, " posted - %lld taken", &taken) == 1 && taken <= r.ops)
+			c->found_ops = c->ops - r.ops + taken;
 		snprintf(c->found, sizeof c->found, "%s", r.error);
 	}
 	char q[512], row[1024];
@@ -335,8 +347,8 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 	else
 		unsetenv("FUTEXLAB_PREEMPT_TEXT");
 
-	struct fl_params base = { .threads = 1, .tokens = 1, .sems = 1, .duration_ns = rep_ns };
-	(void)stranded_ms;
+	struct fl_params base = { .threads = 1, .tokens = 1, .sems = 1, .duration_ns = rep_ns,
+				  .stranded_ns = stranded_ms * 1000000 };
 	int nc = nv * np;
 	struct cell *cells = fl_xcalloc((size_t)nc, sizeof *cells);
 	for (int i = 0; i < nv; i++)

@@ -29,6 +29,8 @@ struct hunt {
 	 * release token (the coordinator reads taken == target, with acquire,
 	 * only after every wave-token taker's load of stop). */
 	_Alignas(64) _Atomic int stop;
+	_Alignas(64) _Atomic int64_t wave;     /* the wave being posted (1, 2, ...) */
+	_Alignas(64) _Atomic int64_t entered;  /* waits the waiters began */
 	_Alignas(64) _Atomic int64_t taken;    /* wave tokens the waiters took */
 	_Alignas(64) _Atomic int64_t released; /* release tokens the waiters took */
 	_Atomic int64_t steals;
@@ -43,6 +45,7 @@ static void *waiter(void *arg)
 		fl_preempt_thread_begin();
 	pthread_barrier_wait(&h->start);
 	for (;;) {
+		atomic_fetch_add_explicit(&h->entered, 1, memory_order_release);
 		int e = fl_sem_wait(&h->sem);
 		if (e) {
 			fl_report(&h->err, "wait: %s", strerror(e));
@@ -53,7 +56,15 @@ static void *waiter(void *arg)
 			atomic_fetch_add(&h->released, 1);
 			break;
 		}
+		/* At most one token a wave: a waiter that took one waits for
+		 * the next wave before it waits again, so a wave's k tokens
+		 * must each wake a different sleeper (a waiter coming straight
+		 * back would take a token whose wake was lost, and hide it). */
+		int64_t w = atomic_load_explicit(&h->wave, memory_order_relaxed);
 		atomic_fetch_add_explicit(&h->taken, 1, memory_order_release);
+		while (atomic_load_explicit(&h->wave, memory_order_relaxed) == w &&
+		       !atomic_load_explicit(&h->stop, memory_order_relaxed))
+			sched_yield();
 	}
 	if (h->sh.preempt)
 		fl_preempt_thread_end();
@@ -68,7 +79,7 @@ static void *stealer(void *arg)
 		fl_preempt_thread_begin();
 	pthread_barrier_wait(&h->start);
 	for (unsigned miss = 0; !atomic_load_explicit(&h->stop, memory_order_relaxed);) {
-		int e = h->sem.v->trywait(h->sem.s);
+		int e = fl_sem_trywait(&h->sem);
 		if (e == 0) {
 			n++;
 			/* straight back: the steal races the coordinator's posts
@@ -136,11 +147,22 @@ static void run_shape(const struct shape *shape, const struct fl_variant *v,
 	int64_t target = 0, posted = 0, waves = 0;
 	bool stalled = false;
 	while (!atomic_load(&h.broken)) {
-		/* one wave: k tokens, as k post(1) (every fourth wave of a
-		 * shape with stealers, one post(k): the n-post path) */
+		/* one wave: k tokens, as k post(1), or every fourth wave as one
+		 * post(k) (the n-post path: a post that owes several wakes;
+		 * herd's waves are 1, 2, 1, 2 tokens: its post(2) is wave 4n+1) */
 		int k = h.sh.stealers ? h.sh.k : (waves % 2 ? h.sh.k : 1);
+		if (k > v->value_max) /* lock1: a capped design drops what */
+			k = v->value_max;  /* exceeds its cap (FL_CAPPED) */
 		target += k;
-		if (h.sh.stealers && waves % 4 == 3) {
+		/* The wave begins: last wave's takers may wait again; the
+		 * tokens go out once every waiter is in its wait (most asleep:
+		 * the wakes they need are the ones under test). */
+		atomic_store_explicit(&h.wave, waves + 1, memory_order_relaxed);
+		while (atomic_load_explicit(&h.entered, memory_order_acquire) -
+		       atomic_load_explicit(&h.taken, memory_order_relaxed) < h.sh.waiters &&
+		       !atomic_load(&h.broken))
+			sched_yield();
+		if (k > 1 && waves % 4 == (h.sh.stealers ? 3 : 1)) {
 			fl_sem_post(&h.sem, (unsigned)k, &h.err);
 		} else {
 			for (int i = 0; i < k; i++)
@@ -173,16 +195,39 @@ static void run_shape(const struct shape *shape, const struct fl_variant *v,
 	atomic_store_explicit(&h.stop, 1, memory_order_release);
 	for (int i = 0; i < h.sh.stealers; i++)
 		pthread_join(s[i], NULL);
-	/* every waiter is in (or on its way into) a wait: one token each */
-	for (int i = 0; i < h.sh.waiters; i++)
+	/* Every waiter is in (or on its way into) a wait: one token each, one
+	 * at a time (the value never exceeds 1: a capped design keeps them all),
+	 * each taken before the next — a release that never is taken is a
+	 * stranded waiter too (the detector watches this drain as well). */
+	for (int i = 0; i < h.sh.waiters && !stalled && !atomic_load(&h.broken); i++) {
 		fl_sem_post(&h.sem, 1, &h.err);
-	posted += h.sh.waiters;
+		posted++;
+		int64_t stall_at = fl_now_ns() + FL_HUNT_STALL_NS;
+		for (unsigned spins = 1; atomic_load(&h.released) <= i && !atomic_load(&h.broken);
+		     spins++) {
+			if (spins % 64 == 0 && fl_now_ns() >= stall_at) {
+				fl_report(&h.err, "lost wakeup: release %d of %d not taken after "
+					  "%.1f s", i + 1, h.sh.waiters, FL_HUNT_STALL_NS / 1e9);
+				stalled = true;
+				break;
+			}
+			sched_yield();
+		}
+	}
+	/* a stall or a broken op: free whoever still waits (the counts stay
+	 * exact: the drain below takes what is left) */
+	if (atomic_load(&h.released) < h.sh.waiters) {
+		int64_t more = h.sh.waiters - atomic_load(&h.released);
+		for (int64_t i = 0; i < more; i++)
+			fl_sem_post(&h.sem, 1, &h.err);
+		posted += more;
+	}
 	for (int i = 0; i < h.sh.waiters; i++)
 		pthread_join(w[i], NULL);
 	if (h.sh.preempt)
 		fl_preempt_thread_end();
 	int64_t left = 0;
-	while ((e = v->trywait(h.sem.s)) == 0)
+	while ((e = fl_sem_trywait(&h.sem)) == 0)
 		left++;
 	if (e != EAGAIN)
 		fl_report(&h.err, "trywait (drain): %s", strerror(e));

@@ -18,7 +18,8 @@
  * FL_HUNT_STALL_NS as a second line of evidence.
  *
  *   herd     W = max(16, 4 x cores) waiters, no stealer, k = 1 or 2 per wave
- *            (alternating): many waiters on few tokens, wake-one chains
+ *            (alternating; every other 2 as one post(2)): many waiters on
+ *            few tokens, wake-one chains, a post owing two wakes
  *   steal    W = 4, S = 2, k = 2 (one post(1) each; every fourth wave one
  *            post(2)): two posters racing a trywait, the ABA shape
  *   crowd    W = 8 x cores, S = 2 x cores, k = 2: oversubscription, the
@@ -26,8 +27,10 @@
  *   preempt  steal's shape, every thread (the coordinator too) with the
  *            in-library-text timer of preempt.h
  *
- * After the last wave the stealers stop, the coordinator posts W release
- * tokens (one post(1) each) and every waiter leaves with one; the invariant
+ * k is at most the design's value_max (lock1, capped at 1, drops what
+ * exceeds its cap). After the last wave the stealers stop, the coordinator
+ * posts W release tokens, one at a time, each taken before the next, and
+ * every waiter leaves with one; the invariant
  * checked: tokens are conserved (posted = taken by waiters + left, drained
  * with trywait at the end, which also works for designs without getvalue),
  * and no wait, trywait or post fails. Threads, tokens and sems of fl_params
