@@ -37,7 +37,7 @@ static const char usage[] =
 "  --variant LIST     designs, comma separated, or 'all' (default all)\n"
 "  --pattern LIST     herd, steal, crowd, preempt, or 'all' (default all):\n"
 "                       herd     max(16, 4 x cores) waiters, waves of 1-2 tokens\n"
-"                       steal    4 waiters, 2 stealers trywait and re-post\n"
+"                       steal    2 waiters, 2 stealers trywait and re-post\n"
 "                       crowd    steal with 8 x cores waiters, 2 x cores stealers\n"
 "                       preempt  steal, a timer stalling threads in the library's text\n"
 "  --seconds S        per design and pattern (default 2)\n"

@@ -10,20 +10,29 @@
  * them and do not give them back, and waits until the W have taken exactly
  * k more; S stealer threads meanwhile trywait and, on success, post the
  * token straight back (the post-stealing of musl's ABA bug, fixed by musl
- * 159d1f6c, and of the glibc BZ 12674 family of races). A wave that never
- * completes is a token posted that no waiter got: between waves, and at the
- * end of the rep, nothing else runs, so a waiter left asleep with a token
- * available stays so — which the stranded-waiter detector reports within
- * its threshold — and the coordinator reports the wave as stalled after
- * FL_HUNT_STALL_NS as a second line of evidence.
+ * 159d1f6c, and of the glibc BZ 12674 family of races). A lost wake must
+ * *stay* lost for the detector to see it, so within a wave a waiter takes
+ * at most one token and a stealer steals at most one (each then waits for
+ * the next wave: one coming straight back would take or re-post the token
+ * whose wake was lost, and rescue the sleeper); and a "settled" wave is
+ * posted only once every waiter is inside its wait (mostly asleep). A wave
+ * that never completes is a token posted that no waiter got: the
+ * stranded-waiter detector reports it within its threshold, and the
+ * coordinator reports the wave as stalled after FL_HUNT_STALL_NS as a
+ * second line of evidence.
  *
  *   herd     W = max(16, 4 x cores) waiters, no stealer, k = 1 or 2 per wave
- *            (alternating; every other 2 as one post(2)): many waiters on
- *            few tokens, wake-one chains, a post owing two wakes
- *   steal    W = 4, S = 2, k = 2 (one post(1) each; every fourth wave one
- *            post(2)): two posters racing a trywait, the ABA shape
- *   crowd    W = 8 x cores, S = 2 x cores, k = 2: oversubscription, the
- *            scheduler preempts threads anywhere, inside the library too
+ *            (alternating; every other 2 as one post(2)), every wave
+ *            settled: many waiters on few tokens, wake-one chains, a post
+ *            owing two wakes to sleepers
+ *   steal    W = 2, S = 2, k = 2 (one post(1) each; every fourth wave one
+ *            post(2)), unsettled: the waiters come back while the tokens
+ *            and the steals land — moments with no waiter registered, then
+ *            two, a poster racing a trywait and another post: musl 1.2.3's
+ *            ABA interleaving
+ *   crowd    W = 8 x cores, S = 2 x cores, k = 2, every other wave settled:
+ *            oversubscription, the scheduler preempts threads anywhere,
+ *            inside the library too
  *   preempt  steal's shape, every thread (the coordinator too) with the
  *            in-library-text timer of preempt.h
  *
