@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "cpu.h"
+#include "futex.h"
 #include "preempt.h"
 
 struct shape {
@@ -31,7 +32,9 @@ struct hunt {
 	 * release token (the coordinator reads taken == target, with acquire,
 	 * only after every wave-token taker's load of stop). */
 	_Alignas(64) _Atomic int stop;
-	_Alignas(64) _Atomic int64_t wave;     /* the wave being posted (1, 2, ...) */
+	_Alignas(64) _Atomic uint32_t wave;    /* the wave being posted (1, 2, ...;
+						* a futex word: those done with
+						* this wave sleep on it) */
 	_Alignas(64) _Atomic int64_t entered;  /* waits the waiters began */
 	_Alignas(64) _Atomic int64_t taken;    /* wave tokens the waiters took */
 	_Alignas(64) _Atomic int64_t released; /* release tokens the waiters took */
@@ -39,6 +42,24 @@ struct hunt {
 	_Atomic int broken;    /* a wait/trywait/post failed: the run ends */
 	struct fl_errbox err;
 };
+
+/* Until the coordinator starts the wave after w (or stops): asleep on the
+ * wave word, not spinning, so that a thread done with its wave takes no CPU
+ * time (the preemption's timers count CPU time: a yield loop here drew
+ * nearly every signal away from the library). */
+static void await_next_wave(struct hunt *h, uint32_t w)
+{
+	while (atomic_load_explicit(&h->wave, memory_order_acquire) == w &&
+	       !atomic_load_explicit(&h->stop, memory_order_acquire))
+		fl_futex_wait(&h->wave, w, NULL, false);
+}
+
+/* The coordinator starts wave w (or, at the stop, wakes everyone). */
+static void next_wave(struct hunt *h, uint32_t w)
+{
+	atomic_store_explicit(&h->wave, w, memory_order_release);
+	fl_futex_wake(&h->wave, INT32_MAX, false);
+}
 
 static void *waiter(void *arg)
 {
@@ -62,11 +83,9 @@ static void *waiter(void *arg)
 		 * the next wave before it waits again, so a wave's k tokens
 		 * must each wake a different sleeper (a waiter coming straight
 		 * back would take a token whose wake was lost, and hide it). */
-		int64_t w = atomic_load_explicit(&h->wave, memory_order_relaxed);
+		uint32_t w = atomic_load_explicit(&h->wave, memory_order_relaxed);
 		atomic_fetch_add_explicit(&h->taken, 1, memory_order_release);
-		while (atomic_load_explicit(&h->wave, memory_order_relaxed) == w &&
-		       !atomic_load_explicit(&h->stop, memory_order_relaxed))
-			sched_yield();
+		await_next_wave(h, w);
 	}
 	if (h->sh.preempt)
 		fl_preempt_thread_end();
@@ -77,6 +96,7 @@ static void *stealer(void *arg)
 {
 	struct hunt *h = arg;
 	int64_t n = 0;
+	uint64_t rng = (uintptr_t)&n | 1; /* xorshift: the hold before the re-post */
 	if (h->sh.preempt)
 		fl_preempt_thread_begin();
 	pthread_barrier_wait(&h->start);
@@ -86,7 +106,11 @@ static void *stealer(void *arg)
 			n++;
 			/* straight back: the steal races the coordinator's posts
 			 * and the waiters' waits */
-			int64_t w = atomic_load_explicit(&h->wave, memory_order_relaxed);
+			uint32_t w = atomic_load_explicit(&h->wave, memory_order_relaxed);
+			/* held 0..20 us, as a trywait that uses what it got: the
+			 * re-post lands after the waiters have gone to sleep */
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			fl_busy_ns((int64_t)(rng % 20000));
 			struct fl_errbox *eb = &h->err;
 			fl_sem_post(&h->sem, 1, eb);
 			if (atomic_load(&eb->set)) {
@@ -96,9 +120,7 @@ static void *stealer(void *arg)
 			/* one steal a wave: a stealer that went on stealing would
 			 * re-post, and that post's wake would rescue a waiter whose
 			 * wake was lost — hiding the bug */
-			while (atomic_load_explicit(&h->wave, memory_order_relaxed) == w &&
-			       !atomic_load_explicit(&h->stop, memory_order_relaxed))
-				sched_yield();
+			await_next_wave(h, w);
 		} else if (e != EAGAIN) {
 			fl_report(&h->err, "trywait: %s", strerror(e));
 			atomic_store(&h->broken, 1);
@@ -166,7 +188,7 @@ static void run_shape(const struct shape *shape, const struct fl_variant *v,
 		/* The wave begins: last wave's takers may wait again; the
 		 * tokens go out once every waiter is in its wait (most asleep:
 		 * the wakes they need are the ones under test). */
-		atomic_store_explicit(&h.wave, waves + 1, memory_order_relaxed);
+		next_wave(&h, (uint32_t)waves + 1);
 		bool settle = h.sh.settle == 1 || (h.sh.settle == 2 && waves % 2);
 		while (settle &&
 		       atomic_load_explicit(&h.entered, memory_order_acquire) -
@@ -204,6 +226,7 @@ static void run_shape(const struct shape *shape, const struct fl_variant *v,
 	}
 	res->elapsed_ns = fl_now_ns() - t0;
 	atomic_store_explicit(&h.stop, 1, memory_order_release);
+	next_wave(&h, (uint32_t)waves + 1); /* whoever sleeps on the wave word */
 	for (int i = 0; i < h.sh.stealers; i++)
 		pthread_join(s[i], NULL);
 	/* Every waiter is in (or on its way into) a wait: one token each, one
@@ -282,7 +305,7 @@ static void run_herd(const struct fl_variant *v, const struct fl_params *p, stru
 
 static void run_steal(const struct fl_variant *v, const struct fl_params *p, struct fl_result *r)
 {
-	struct shape sh = { 2, 2, 2, 0, false };
+	struct shape sh = { 2, 1, 2, 0, false };
 	run_shape(&sh, v, p, r);
 }
 
@@ -295,7 +318,7 @@ static void run_crowd(const struct fl_variant *v, const struct fl_params *p, str
 static void run_preempt(const struct fl_variant *v, const struct fl_params *p,
 			struct fl_result *r)
 {
-	struct shape sh = { 2, 2, 2, 0, true };
+	struct shape sh = { 2, 1, 2, 0, true };
 	run_shape(&sh, v, p, r);
 }
 
@@ -313,7 +336,7 @@ static const struct fl_workload herd = {
 };
 static const struct fl_workload steal = {
 	.name = "steal", .run = run_steal, .fixed_threads = 1 /* a fixed shape (hunt.h) */,
-	.summary = "hunt: 2 waiters, 2 stealers trywait+re-post, waves of 2 tokens",
+	.summary = "hunt: 2 waiters, 1 stealer trywait+re-post, waves of 2 tokens",
 	.op = "token taken or stolen",
 };
 static const struct fl_workload crowd = {
