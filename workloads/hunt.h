@@ -9,12 +9,14 @@
  * the calling thread (the coordinator) posts k tokens to W waiters that take
  * them and do not give them back, and waits until the W have taken exactly
  * k more; S stealer threads meanwhile trywait and, on success, post the
- * token straight back (the post-stealing of musl's ABA bug, fixed by musl
- * 159d1f6c, and of the glibc BZ 12674 family of races). A lost wake must
- * *stay* lost for the detector to see it, so within a wave a waiter takes
- * at most one token and a stealer steals at most one (each then waits for
- * the next wave: one coming straight back would take or re-post the token
- * whose wake was lost, and rescue the sleeper); and a "settled" wave is
+ * token back after a random hold of 0-20 us (the post-stealing of musl's
+ * ABA bug, fixed by musl 159d1f6c, and of the glibc BZ 12674 family of
+ * races). A lost wake must *stay* lost for the detector to see it, so
+ * within a wave a waiter takes at most one token and a stealer steals at
+ * most one (each then sleeps on the wave word until the next wave: one
+ * coming straight back would take or re-post the token whose wake was
+ * lost, and rescue the sleeper; sleeping, not yielding, leaves the CPU time
+ * the preemption's timers count to the library); and a "settled" wave is
  * posted only once every waiter is inside its wait (mostly asleep). A wave
  * that never completes is a token posted that no waiter got: the
  * stranded-waiter detector reports it within its threshold, and the
@@ -25,11 +27,12 @@
  *            (alternating; every other 2 as one post(2)), every wave
  *            settled: many waiters on few tokens, wake-one chains, a post
  *            owing two wakes to sleepers
- *   steal    W = 2, S = 2, k = 2 (one post(1) each; every fourth wave one
+ *   steal    W = 2, S = 1, k = 2 (one post(1) each; every fourth wave one
  *            post(2)), unsettled: the waiters come back while the tokens
- *            and the steals land — moments with no waiter registered, then
- *            two, a poster racing a trywait and another post: musl 1.2.3's
- *            ABA interleaving
+ *            and the steal land — moments with no waiter registered, then
+ *            two; the stealer holds its token 0-20 us, so its re-post
+ *            lands after they sleep: a poster racing a trywait and another
+ *            post, musl 1.2.3's ABA interleaving
  *   crowd    W = 8 x cores, S = 2 x cores, k = 2, every other wave settled:
  *            oversubscription, the scheduler preempts threads anywhere,
  *            inside the library too
