@@ -9,7 +9,8 @@
  * the calling thread (the coordinator) posts k tokens to W waiters that take
  * them and do not give them back, and waits until the W have taken exactly
  * k more; S stealer threads meanwhile trywait and, on success, post the
- * token back after a random hold of 0-20 us (the post-stealing of musl's
+ * token back after a random hold of 0-20 us (preempt: 0 to the
+ * stall, if longer) (the post-stealing of musl's
  * ABA bug, fixed by musl 159d1f6c, and of the glibc BZ 12674 family of
  * races). A lost wake must *stay* lost for the detector to see it, so
  * within a wave a waiter takes at most one token and a stealer steals at
@@ -36,8 +37,8 @@
  *   crowd    W = 8 x cores, S = 2 x cores, k = 2, every other wave settled:
  *            oversubscription, the scheduler preempts threads anywhere,
  *            inside the library too
- *   preempt  steal's shape, every thread (the coordinator too) with the
- *            in-library-text timer of preempt.h
+ *   preempt  steal's shape with S = 2, every thread (the coordinator too)
+ *            with the in-library-text timer of preempt.h
  *
  * k is at most the design's value_max (lock1, capped at 1, drops what
  * exceeds its cap). After the last wave the stealers stop, the coordinator
