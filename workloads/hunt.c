@@ -309,7 +309,7 @@ static void run_shape(const struct shape *shape, const struct fl_variant *v,
 	res->elapsed_ns = fl_now_ns() - t0;
 	atomic_store_explicit(&h.stop, 1, memory_order_release);
 	next_wave(&h, (uint32_t)waves + 1); /* whoever sleeps on the wave word */
-	for (int i = 0; i < h.sh.stealers; i++)
+	for (int i = 0; s && i < h.sh.stealers; i++)
 		pthread_join(s[i], NULL);
 	/* Every waiter is in (or on its way into) a wait: one token each, one
 	 * at a time (the value never exceeds 1: a capped design keeps them all),
