@@ -31,6 +31,8 @@ static const char sweep_usage[] =
 "  --latency          time every blocking op (latency percentiles, starvation)\n"
 "                     in every workload that can; default: where it costs <= 5%\n"
 "  --no-latency       time nothing (fairness counts stay)\n"
+"  --stranded-ms N    a waiter asleep while its semaphore has had a token for N ms\n"
+"                     is a lost wakeup: an error row (default 50; 0: off)\n"
 "  --perf             perf counters per rep as CSV columns\n"
 "  --probes / --no-probes  eBPF futex counts per rep as CSV columns (default:\n"
 "                     on when root and BPF works; see futexlab run --help)\n"

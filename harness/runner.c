@@ -588,6 +588,11 @@ int fl_bench(struct fl_spec *s)
 	fl_csv_meta(&csv, "latency: %s (%s)", lw[0] ? lw : "none",
 		    s->latency < 0 ? "each workload's default" : s->latency ? "--latency" :
 		    "--no-latency");
+	if (s->base.stranded_ns > 0)
+		fl_csv_meta(&csv, "stranded: %lld ms (the stranded-waiter detector's threshold, "
+			    "--stranded-ms)", (long long)(s->base.stranded_ns / 1000000));
+	else
+		fl_csv_meta(&csv, "stranded: off");
 	struct fl_csv latcsv, *lat = NULL;
 	char latpath[1100];
 	if (s->csv_path && lw[0]) { /* x.csv -> x.lat.csv: the latency distributions */

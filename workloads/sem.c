@@ -98,74 +98,13 @@ void fl_sems_close(struct fl_sem *m, int n)
 
 /* ---- the wrappers: every op of a workload --------------------------------
  *
- * Each brackets the variant's call with the detector's marks (watch.h):
- * enter (what the op is on), the call, the count of what it did (a token
- * taken, tokens posted — a post counts once it has returned), leave. With
- * the detector off fl_watch_self is NULL and the call is all there is. */
+ * wait, trywait, timedwait and post_r are inline (watch.h: a call each cost
+ * as much as the marks themselves); these two are not on anybody's fast
+ * path. */
 
 static inline uint64_t bit(const struct fl_sem *m)
 {
 	return (uint64_t)1 << m->id;
-}
-
-/* EINTR is not a token: a benchmark thread just waits again (each retry is
- * a new op for the detector: the rescue's signal ends a stranded wait). */
-int fl_sem_wait(struct fl_sem *m)
-{
-	struct fl_watch_thread *t = fl_watch_self();
-	int r;
-	if (!t) {
-		while ((r = m->v->wait(m->s)) == EINTR)
-			;
-		return r;
-	}
-	do {
-		uint64_t op = fl_watch_enter(t, bit(m), FL_OP_WAIT);
-		r = m->v->wait(m->s);
-		if (!r)
-			fl_watch_add(&t->taken[m->id], 1);
-		fl_watch_leave(t, op);
-	} while (r == EINTR);
-	return r;
-}
-
-int fl_sem_trywait(struct fl_sem *m)
-{
-	struct fl_watch_thread *t = fl_watch_self();
-	if (!t)
-		return m->v->trywait(m->s);
-	uint64_t op = fl_watch_enter(t, bit(m), FL_OP_TRY);
-	int r = m->v->trywait(m->s);
-	if (!r)
-		fl_watch_add(&t->taken[m->id], 1);
-	fl_watch_leave(t, op);
-	return r;
-}
-
-int fl_sem_timedwait(struct fl_sem *m, const struct timespec *abs_deadline)
-{
-	struct fl_watch_thread *t = fl_watch_self();
-	if (!t)
-		return m->v->timedwait(m->s, abs_deadline);
-	uint64_t op = fl_watch_enter(t, bit(m), FL_OP_TIMED);
-	int r = m->v->timedwait(m->s, abs_deadline);
-	if (!r)
-		fl_watch_add(&t->taken[m->id], 1);
-	fl_watch_leave(t, op);
-	return r;
-}
-
-int fl_sem_post_r(struct fl_sem *m, unsigned n)
-{
-	struct fl_watch_thread *t = fl_watch_self();
-	if (!t)
-		return m->v->post(m->s, n);
-	uint64_t op = fl_watch_enter(t, bit(m), FL_OP_POST);
-	int r = m->v->post(m->s, n);
-	if (!r)
-		fl_watch_add(&t->posted[m->id], n);
-	fl_watch_leave(t, op);
-	return r;
 }
 
 void fl_sem_post(struct fl_sem *m, unsigned n, struct fl_errbox *e)
@@ -188,7 +127,7 @@ int fl_sem_wait_any(struct fl_sem *m, int n, const struct timespec *abs_deadline
 	struct fl_watch_thread *t = fl_watch_self();
 	if (!t)
 		return fl_wait_any(m[0].v, s, n, abs_deadline);
-	uint64_t op = fl_watch_enter(t, mask, FL_OP_ANY);
+	uint64_t op = fl_watch_enter_set(t, mask, FL_OP_ANY);
 	int r = fl_wait_any(m[0].v, s, n, abs_deadline);
 	if (r >= 0 && r < n)
 		fl_watch_add(&t->taken[m[r].id], 1);

@@ -40,9 +40,10 @@
  *       whose set holds s: same op sequence number) at every sample for
  *       at least the threshold, and
  *   (b) s's value was > 0 at every sample over that same stretch, and
- *   (c) at confirmation, no thread with an op in flight on s (any kind:
- *       waiters, trywaits, posts) is runnable ('R' in
- *       /proc/self/task/TID/stat), and T itself sleeps ('S' or 'D'), and
+ *   (c) at confirmation, no thread of the process but the watchdog is
+ *       runnable ('R' in /proc/self/task/TID/stat) — in particular none
+ *       with an op in flight on s (waiters, trywaits, posts) — and T
+ *       itself sleeps ('S' or 'D'), and
  *   (d) after those reads, the ops in flight on s are the same ones as at
  *       the sample (no thread came or went) and s's value is still > 0.
  * What is NOT a lost wakeup, and why each is excluded:
@@ -58,7 +59,11 @@
  *     barger took the token, so either the value fell (b) or the barger's
  *     op is in flight and runnable (c);
  *   - a design's internal lock: a thread asleep on it waits for one that
- *     holds it inside an op on s, which is running or runnable (c);
+ *     holds it inside an op, on s or on another semaphore sharing the lock
+ *     (portable's one global mutex, gosema's root table), which is running
+ *     or runnable (c) — hence "no thread of the process", not only those on
+ *     s; likewise a wake handed to a kernel worker of the process (an
+ *     io_uring FUTEX_WAKE executed off the submitting thread);
  *   - a timedwait that timed out: it leaves its op (a), and took nothing;
  *   - long preemption on a noisy 2-vCPU VM (a woken waiter not run for
  *     50 ms): runnable (c) however long it lasts; the rule never reads a
@@ -74,9 +79,14 @@
  * bug); FL_CAPPED designs posting at their cap (the post returns 0 but
  * adds nothing: the workloads never do, timeouts checks first); a rep
  * whose threads outgrow FL_WATCH_THREADS records (the detector steps back:
- * stranded = -1, "not watched"). The value is the workload's bookkeeping,
- * so a design that loses a *token* (not a wake) shows as a waiter that is
- * not stranded — the workloads' own invariant checks catch that.
+ * stranded = -1, "not watched"). Detection waits for a quiet moment: while
+ * other threads keep running (a busy pool cycling its tokens past the
+ * stranded one) nothing is confirmed, and the stranding is caught when
+ * they stop — at the latest at the rep's end, which cannot come without
+ * the stranded thread; stranded_max_ns is then longer. The value is the
+ * workload's bookkeeping, so a design that loses a *token* (its count
+ * below the bookkeeping) strands its waiters the same way and is reported
+ * the same way; the workloads' final-value checks tell the two apart.
  *
  * THE RESCUE  A stranded waiter would hang the rep. Once recorded (and the
  * harness's hook has had the kernel's view of it, fl_watch_on_stranded),
@@ -97,6 +107,7 @@
  * Ordering on the writer side: the mask is stored before the op word
  * (release), the count before the op word's leave (release); the watchdog's
  * op-word loads are acquire. On x86-64 all of these are plain moves. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -116,8 +127,8 @@
 #define RESCUE_POSTS 10       /* at most, per stranding */
 
 _Atomic unsigned fl_watch_gen = 0;
-_Thread_local struct fl_watch_thread *fl_watch_me;
-_Thread_local unsigned fl_watch_me_gen;
+_Thread_local struct fl_watch_thread *fl_watch_me FL_WATCH_TLS;
+_Thread_local unsigned fl_watch_me_gen FL_WATCH_TLS;
 void (*volatile fl_watch_on_stranded)(int tid);
 
 /* What the watchdog remembers of a thread between samples. */
@@ -144,6 +155,7 @@ static struct {
 	_Atomic uint64_t used;         /* slots open */
 	/* the watchdog */
 	pthread_t dog;
+	int dog_tid;
 	_Atomic int stop;
 	int pipe[2];
 	struct seen seen[FL_WATCH_THREADS];
@@ -255,11 +267,14 @@ static bool read_op(int i, uint64_t *op, uint64_t *mask)
 {
 	struct fl_watch_thread *t = W.t[i];
 	uint64_t a = atomic_load_explicit(&t->op, memory_order_acquire);
+	*op = a;
+	if (!(a & FL_OP_SET)) {
+		*mask = (uint64_t)1 << FL_OP_SLOT(a);
+		return true;
+	}
 	*mask = atomic_load_explicit(&t->mask, memory_order_relaxed);
 	atomic_thread_fence(memory_order_acquire);
-	uint64_t b = atomic_load_explicit(&t->op, memory_order_relaxed);
-	*op = a;
-	return a == b;
+	return atomic_load_explicit(&t->op, memory_order_relaxed) == a;
 }
 
 /* The values of the open slots (see THE RULE: posts first, then takes). */
@@ -293,6 +308,27 @@ static const char *kind_name(uint64_t op)
 	}
 }
 
+/* No thread of the process but the watchdog is runnable (c): not only the
+ * threads in an op on s — a design's lock or table may be shared between
+ * semaphores (portable's one mutex, gosema's root table), an io_uring wake
+ * may run on a kernel worker of the process, and whether a thread is in an
+ * op was sampled, not read now. */
+static bool none_runnable(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return false;
+	bool ok = true;
+	struct dirent *e;
+	while (ok && (e = readdir(d))) {
+		int tid = atoi(e->d_name);
+		if (tid > 0 && tid != W.dog_tid && task_state(tid) == 'R')
+			ok = false;
+	}
+	closedir(d);
+	return ok;
+}
+
 /* (c) and (d) for thread i on slot s; the ops/masks are this sample's. */
 static bool confirm(int n, int i, int s, const uint64_t *op, const uint64_t *mask, int *others)
 {
@@ -308,6 +344,8 @@ static bool confirm(int n, int i, int s, const uint64_t *op, const uint64_t *mas
 			return false;
 		m++;
 	}
+	if (!none_runnable())
+		return false;
 	/* (d): the same ops in flight on s, and still a token. */
 	for (int j = 0; j < n; j++) {
 		uint64_t o, k;
@@ -342,7 +380,7 @@ static void record(int n, int i, int s, uint64_t op, int64_t now, int others)
 		snprintf(W.note, sizeof W.note,
 			 "semaphore #%d: thread %d asleep in %s %.0f ms, value >= %lld throughout "
 			 "(now %lld = %lld initial + %lld posted - %lld taken), %d other op(s) "
-			 "on it, none runnable",
+			 "on it, no thread runnable",
 			 s, W.tid, kind_name(op), (double)(now - start) / 1e6,
 			 (long long)W.pos_min[s], (long long)val[s],
 			 (long long)(atomic_load(&W.base[s])), (long long)p[s], (long long)k[s],
@@ -440,6 +478,7 @@ static void sample(int64_t now)
 static void *watchdog(void *arg)
 {
 	(void)arg;
+	W.dog_tid = (int)syscall(SYS_gettid);
 	int ms = (int)((W.period + 999999) / 1000000);
 	while (!atomic_load(&W.stop)) {
 		struct pollfd pf = { .fd = W.pipe[0], .events = POLLIN };

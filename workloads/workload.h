@@ -135,11 +135,12 @@ void fl_sems_close(struct fl_sem *m, int n);
  * per-thread counts (stranded.c; no shared write added). Return the
  * variant's result. fl_sem_wait retries EINTR (not a token); the others
  * return it. */
-int fl_sem_wait(struct fl_sem *m);
-int fl_sem_trywait(struct fl_sem *m);
-int fl_sem_timedwait(struct fl_sem *m, const struct timespec *abs_deadline);
-/* post(n) without the error box: 0 or the variant's error. */
-int fl_sem_post_r(struct fl_sem *m, unsigned n);
+static inline int fl_sem_wait(struct fl_sem *m);
+static inline int fl_sem_trywait(struct fl_sem *m);
+static inline int fl_sem_timedwait(struct fl_sem *m, const struct timespec *abs_deadline);
+/* post(n) without the error box: 0 or the variant's error. (These four are
+ * inline: watch.h, included at the end of this file.) */
+static inline int fl_sem_post_r(struct fl_sem *m, unsigned n);
 /* fl_wait_any (variants/waitany.h) over m[0..n-1] (one variant): the index
  * of the semaphore it took a token from, or a negative errno value
  * (-EINTR is returned, not retried). */
@@ -272,5 +273,7 @@ static inline bool fl_rep_over(const struct fl_params *p, int64_t n, int64_t end
 {
 	return p->ops ? n >= p->ops : (n % FL_CLOCK_EVERY == 0 && fl_now_ns() >= end_ns);
 }
+
+#include "watch.h" /* the inline fl_sem_* wrappers */
 
 #endif

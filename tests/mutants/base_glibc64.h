@@ -33,7 +33,17 @@
  *                   FUTEX_WAKE syscall that finds nobody: the one-CAS
  *                   uncontended post this layout exists for is gone. Killed
  *                   by edge's left_no_registration (syscalls of posts after
- *                   the waiters left, counted by a seccomp filter). */
+ *                   the waiters left, counted by a seccomp filter).
+ *   MUT_DROP_WAKE   the textbook lost wakeup, once: while
+ *                   fl_mut_drop_wakes > 0, a post that owes a wake (waiters
+ *                   registered) publishes its token, takes one off the
+ *                   counter and returns without the FUTEX_WAKE. It starts
+ *                   at 1 (the process's first such post drops its wake; the
+ *                   suites kill it), and a test re-arms it per rep: the
+ *                   stranded-waiter detector's proof (tests/test_stranded.c,
+ *                   workloads/stranded.c). The sleeper keeps sleeping with a
+ *                   token there until another post wakes it (or a signal:
+ *                   EINTR, give_up takes the token). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,6 +54,10 @@
 #include "wake.h"
 
 #define G64_MAX   INT32_MAX
+
+#ifdef MUT_DROP_WAKE
+_Atomic int fl_mut_drop_wakes = 1;
+#endif
 #define G64_ONE_W ((uint64_t)1 << 32)
 
 struct mg64 {
@@ -109,6 +123,15 @@ static int mg_post(void *p, unsigned n)
 	bool shared = s->shared;
 #else
 	uint32_t w = mg_waiters(d); /* observed by the same CAS: no second access */
+#endif
+#ifdef MUT_DROP_WAKE
+	if (w > 0) { /* owes a wake: drop it while armed (one per unit) */
+		int a = atomic_load(&fl_mut_drop_wakes);
+		while (a > 0 && !atomic_compare_exchange_weak(&fl_mut_drop_wakes, &a, a - 1))
+			;
+		if (a > 0)
+			return 0;
+	}
 #endif
 	if (w > 0) {
 #ifndef MUT_BZ12674
