@@ -11,6 +11,23 @@
 #include "variant.h"
 #include "workload.h"
 
+/* "eintr,getvalue", or "-": the promises broken and capabilities lacking. */
+static const char *breaks_of(unsigned flags, char *buf, size_t len)
+{
+	static const struct { unsigned flag; const char *name; } promise[] = {
+		{ FL_DESTROY_UNSAFE, "destroy" }, { FL_SIGNAL_UNSAFE, "signal" },
+		{ FL_NO_EINTR, "eintr" }, { FL_CAPPED, "capped" },
+		{ FL_NO_GETVALUE, "getvalue" }, { FL_NO_PSHARED, "pshared" },
+		{ FL_NO_OVERFLOW, "overflow" },
+	};
+	snprintf(buf, len, "-");
+	size_t n = 0;
+	for (size_t k = 0; k < sizeof promise / sizeof promise[0]; k++)
+		if (flags & promise[k].flag && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", promise[k].name);
+	return buf;
+}
+
 int fl_cmd_list(int argc, char **argv)
 {
 	if (argc > 1) {
@@ -30,24 +47,18 @@ int fl_cmd_list(int argc, char **argv)
 		}
 		fl_usage_error("list: unexpected argument '%s'", argv[1]);
 	}
-	printf("%-12s %-10s %11s %5s %-13s %s\n", "variant", "status", "value_max", "bytes",
+	char buf[96];
+	int width = 13; /* the breaks column as wide as its longest entry */
+	for (int i = 0; i < fl_nvariants; i++)
+		if ((int)strlen(breaks_of(fl_variants[i]->flags, buf, sizeof buf)) > width)
+			width = (int)strlen(buf);
+	printf("%-12s %-10s %11s %5s %-*s %s\n", "variant", "status", "value_max", "bytes", width,
 	       "breaks", "design");
 	for (int i = 0; i < fl_nvariants; i++) {
 		const struct fl_variant *v = fl_variants[i];
 		const char *why = v->unavailable ? v->unavailable() : NULL;
-		char breaks[96] = "";
-		static const struct { unsigned flag; const char *name; } promise[] = {
-			{ FL_DESTROY_UNSAFE, "destroy" }, { FL_SIGNAL_UNSAFE, "signal" },
-			{ FL_NO_EINTR, "eintr" }, { FL_CAPPED, "capped" },
-			{ FL_NO_GETVALUE, "getvalue" }, { FL_NO_PSHARED, "pshared" },
-			{ FL_NO_OVERFLOW, "overflow" },
-		};
-		for (size_t k = 0; k < sizeof promise / sizeof promise[0]; k++)
-			if (v->flags & promise[k].flag)
-				snprintf(breaks + strlen(breaks), sizeof breaks - strlen(breaks), "%s%s",
-					 *breaks ? "," : "", promise[k].name);
-		printf("%-12s %-10s %11d %5zu %-13s %s\n", v->name, why ? "skipped" : "available",
-		       v->value_max, v->size, *breaks ? breaks : "-", v->summary);
+		printf("%-12s %-10s %11d %5zu %-*s %s\n", v->name, why ? "skipped" : "available",
+		       v->value_max, v->size, width, breaks_of(v->flags, buf, sizeof buf), v->summary);
 		if (why)
 			printf("%-12s   reason: %s\n", "", why);
 	}

@@ -353,6 +353,9 @@ static const char *exec_unfit(const struct fl_variant *v, const struct fl_params
 			 "semaphore, the shim keeps glibc's", v->value_max);
 		return buf;
 	}
+	if (v->flags & (FL_NO_GETVALUE | FL_NO_OVERFLOW)) /* e.g. the C++ designs */
+		return "not offered by the shim: no getvalue or no EOVERFLOW, which sem_getvalue "
+		       "and sem_post need (shim/README.md)";
 	unsigned breaks = v->flags & (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR);
 	if (breaks & ~fl_exec_cfg.allow_flags) {
 		breaks &= ~fl_exec_cfg.allow_flags;

@@ -452,8 +452,10 @@ static void shim_setup(void)
 	if (!v && cxx_design(name)) {
 		/* Registered, but not linked into the shim (shim/meson.build). */
 		state = FL_SHIM_SKIPPED;
-		set_reason(CXX_REFUSAL);
-		say("variant %s skipped: %s; semaphores stay glibc's", name, CXX_REFUSAL);
+		char buf[FL_SHIM_REASON_MAX + 1];
+		snprintf(buf, sizeof buf, "%s", CXX_REFUSAL);
+		set_reason(buf);
+		say("variant %s skipped: %s; semaphores stay glibc's", name, buf);
 		return;
 	}
 	if (!v)
@@ -490,8 +492,10 @@ static void shim_setup(void)
 		/* sem_getvalue and sem_post's EOVERFLOW would have nothing to run
 		 * on: not a POSIX semaphore, whatever FUTEXLAB_ALLOW says. */
 		state = FL_SHIM_SKIPPED;
-		set_reason(LACKS_REFUSAL);
-		say("variant %s skipped: %s; semaphores stay glibc's", name, LACKS_REFUSAL);
+		char buf[FL_SHIM_REASON_MAX + 1];
+		snprintf(buf, sizeof buf, "%s", LACKS_REFUSAL);
+		set_reason(buf);
+		say("variant %s skipped: %s; semaphores stay glibc's", name, buf);
 		return;
 	}
 	unsigned breaks = v->flags & (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR);

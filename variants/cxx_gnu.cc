@@ -17,11 +17,20 @@
  *   _GLIBCXX_HAVE_LINUX_FUTEX_PRIVATE, and Debian's libstdc++ 12 does not
  *   (strace: `futex(ADDR, FUTEX_WAIT, 0, NULL)`). It loops until the CAS
  *   succeeds; EINTR and EAGAIN just loop (never reported). try_acquire() is
- *   the same 16-round spin without the sleep. try_acquire_until(steady_clock
- *   deadline) spins, then FUTEX_WAIT_BITSET with the absolute deadline on
- *   CLOCK_MONOTONIC (steady_clock::now() is clock_gettime(CLOCK_MONOTONIC):
- *   objdump of libstdc++.so.6), re-spinning after each wake until the
- *   deadline; a deadline already passed still gets the 16 spins.
+ *   the same 16-round spin without the sleep (so trywait on an empty
+ *   semaphore costs 4 sched_yield). try_acquire_until(steady_clock deadline)
+ *   spins with a timed backoff policy (atomic_timed_wait.h,
+ *   __timed_backoff_spin_policy) before it would ever reach the futex:
+ *   after 4 us it yields, after 64 us it *naps* nanosleep(elapsed / 2)
+ *   (64 ms naps past 128 ms) until the deadline, testing the CAS between
+ *   naps — strace of a 20 ms timed wait: 4 sched_yield, then naps of 80 us,
+ *   230 us, ..., 8.9 ms and no futex call. Only a spin that gives up within
+ *   4 us reaches FUTEX_WAIT_BITSET with the absolute CLOCK_MONOTONIC
+ *   deadline. So a timed waiter is not in the futex queue (a post does not
+ *   wake it: it sees the token after its nap) and returns up to half its
+ *   elapsed time late (64 ms at most). steady_clock::now() is
+ *   clock_gettime(CLOCK_MONOTONIC) (objdump of libstdc++.so.6). A deadline
+ *   already passed still gets the 16 spins.
  *
  * WAKES  release(n) is fetch_add(n, release); only when the old value was 0
  *   does it FUTEX_WAKE INT_MAX (every waiter, whatever n: the one-waiter
@@ -29,9 +38,11 @@
  *   not wake a waiting thread"). A release onto a positive count makes no
  *   system call. Ping-pong therefore costs a wake-all per hand-off.
  *
- * THE KERNEL SEES  FUTEX_WAIT / FUTEX_WAIT_BITSET / FUTEX_WAKE(INT_MAX), all
- *   shared (not _PRIVATE), on the counter itself: words() returns it, so the
- *   torture test's injector reaches every sleeper.
+ * THE KERNEL SEES  FUTEX_WAIT / FUTEX_WAKE(INT_MAX), shared (not _PRIVATE),
+ *   on the counter itself (strace of ping-pong: `futex(ADDR, FUTEX_WAKE,
+ *   2147483647)` per hand-off), sched_yield, and nanosleep for timed waits:
+ *   words() returns the counter, so the torture test's injector reaches
+ *   every untimed sleeper.
  *
  * THE PUBLISHED LOST WAKEUP (GCC PR 104928, "std::counting_semaphore ... can
  *   sleep forever"; Debian 12's libstdc++ still has it): the value a waiter

@@ -77,14 +77,13 @@
 
 #include "cxx_common.h"
 
-#ifndef _LIBCPP_VERSION
-#error "cxx_llvm.cc must be compiled against libc++'s headers (variants/meson.build)"
-#endif
-
 namespace {
 
 using sem_type = std::counting_semaphore<>;
 constexpr int value_max = fl_cxx_value_max(sem_type::max());
+/* libc++'s default max() is PTRDIFF_MAX, libstdc++'s INT_MAX: this file
+ * must be compiled against libc++'s headers (variants/meson.build). */
+static_assert(sem_type::max() > INT_MAX, "cxx_llvm.cc compiled against another <semaphore>");
 
 sem_type *S(void *p)
 {
