@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "remote.h"
 #include "variant.h"
 #include "workload.h"
 
@@ -57,6 +58,8 @@ int fl_cmd_list(int argc, char **argv)
 	for (int i = 0; i < fl_nvariants; i++) {
 		const struct fl_variant *v = fl_variants[i];
 		const char *why = v->unavailable ? v->unavailable() : NULL;
+		if (!why && v->remote)
+			why = fl_remote_unavailable(v); /* its helper beside futexlab */
 		printf("%-12s %-10s %11d %5zu %-*s %s\n", v->name, why ? "skipped" : "available",
 		       v->value_max, v->size, width, breaks_of(v->flags, buf, sizeof buf), v->summary);
 		if (why)

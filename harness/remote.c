@@ -151,18 +151,36 @@ static int read_msg(struct helper *h, struct fl_msg *m, int64_t end_ns, char *wh
 	}
 }
 
+/* A helper that died leaves a pipe without reader: EPIPE here, not a
+ * SIGPIPE that would kill the harness (SIGPIPE blocked around the write, a
+ * pending one consumed before unblocking; the harness's own disposition
+ * for its stdout is left as it was). */
 static int write_all(int fd, const char *s, size_t len)
 {
+	sigset_t pipe_set, old;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old);
+	int rc = 0;
 	while (len) {
 		ssize_t k = write(fd, s, len);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0)
-			return -1;
+		if (k <= 0) {
+			int e = errno;
+			struct timespec zero = { 0, 0 };
+			if (e == EPIPE)
+				while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+					;
+			errno = e;
+			rc = -1;
+			break;
+		}
 		s += k;
 		len -= (size_t)k;
 	}
-	return 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 static int64_t timeout_ns(const struct fl_params *p)

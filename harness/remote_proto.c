@@ -109,7 +109,7 @@ static const struct field result_fields[] = {
 	FIELD(fl_result, stranded_tid, F_INT),
 };
 
-#define NF(a) (sizeof a / sizeof a[0])
+#define NF(a) (sizeof(a) / sizeof((a)[0]))
 
 static void put_fields(struct fl_msg *m, const struct field *f, size_t nf, const void *base)
 {

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# tests/test_remote.sh — musl-libc, a remote design (harness/remote.h), end to
+# end through futexlab: its rows come from musl's sem_t in the helper, a
+# helper that crashes or hangs is an error row (never a hung run), Ctrl-C
+# keeps the rows and takes the helper with it, the probes count the helper's
+# futex calls for its rows only, and exec/the shim refuse it.
+#   test_remote.sh path/to/futexlab path/to/libfutexlab-preload.so
+set -u
+fl=$1 shim=$2
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass+1)); echo "ok   $*"; }
+bad() { fail=$((fail+1)); echo "FAIL $*"; }
+# col FILE VARIANT WORKLOAD COLUMN: that column of the rows (one a line)
+col() {
+  awk -F, -v v="$2" -v w="$3" -v c="$4" '
+    /^#/ { next }
+    !h { for (i = 1; i <= NF; i++) k[$i] = i; h = 1; next }
+    { line = $0; gsub(/"[^"]*"/, "\"\"", line); split(line, f, ",") }
+    f[1] == v && f[2] == w { print f[k[c]] }' "$1"
+}
+
+# 1. listed available (this build has musl-gcc, or the test is not built)
+if "$fl" list | grep -Eq '^musl-libc +available'; then ok "list: musl-libc available"
+else bad "list: $("$fl" list | grep musl-libc)"; fi
+
+# 2. the rows came from musl: metadata from the helper itself, every column
+#    a workload fills filled (fairness, latency, cpu)
+csv=$tmp/a.csv
+"$fl" run --variant musl-libc,posix --workload pool,pingpong,uncontended --threads 4 \
+  --tokens 1 --reps 3 --warmup 1 --duration 0.03 --latency --no-control --quiet \
+  --no-probes --csv "$csv" >"$tmp/a.out" 2>&1
+rc=$?
+meta=$(grep '^# remote musl-libc:' "$csv")
+if [ $rc -eq 0 ] && [[ $meta == *"libc musl 1."*"(static)"* ]]; then ok "helper says: ${meta#\# }"
+else bad "rc=$rc meta='$meta'"; tail -5 "$tmp/a.out"; fi
+n_ok=$(for w in pool pingpong uncontended; do col "$csv" musl-libc $w status; done | grep -c '^ok$')
+[ "$n_ok" -eq 9 ] && ok "9 musl-libc rows ok" || bad "musl-libc ok rows: $n_ok of 9"
+jain=$(col "$csv" musl-libc pool fair_jain | head -1)
+p50=$(col "$csv" musl-libc pingpong lat_p50_ns | head -1)
+cpu=$(col "$csv" musl-libc pool cpu_user_ns | head -1)
+ops=$(col "$csv" musl-libc uncontended ops | head -1)
+if [ -n "$jain" ] && [ -n "$p50" ] && [ -n "$cpu" ] && [ "${ops:-0}" -gt 0 ]; then
+  ok "fields back from the helper: jain $jain, pingpong p50 $p50 ns, cpu_user $cpu ns, ops $ops"
+else bad "missing fields: jain='$jain' p50='$p50' cpu='$cpu' ops='$ops'"; fi
+
+# 3. probes (root, BPF): musl-libc's rows count the helper — musl sleeps with
+#    FUTEX_WAIT, never glibc's FUTEX_WAIT_BITSET — and procs says 1. On one
+#    CPU (--pin 0) a waiter's spin cannot see its partner's post: it sleeps.
+csv=$tmp/p.csv
+"$fl" run --variant musl-libc,posix --workload pingpong --ops 3000 --reps 3 --warmup 0 --pin 0 \
+  --no-control --quiet --probes --csv "$csv" >"$tmp/p.out" 2>&1
+pbs=$(col "$csv" posix pingpong fx_wait_bitset | head -1)
+if [ -z "$pbs" ]; then
+  echo "skip probes: $(grep -m1 'probes' "$tmp/p.out")"
+else
+  mw=$(col "$csv" musl-libc pingpong fx_wait | sort -n | tail -1)
+  mbs=$(col "$csv" musl-libc pingpong fx_wait_bitset | sort -n | tail -1)
+  mprocs=$(col "$csv" musl-libc pingpong procs | sort -u)
+  pprocs=$(col "$csv" posix pingpong procs | sort -u)
+  pw=$(col "$csv" posix pingpong fx_wait | sort -n | tail -1)
+  if [ "${mw:-0}" -gt 0 ] && [ "$mbs" = 0 ] && [ "$mprocs" = 1 ] && [ -z "$pprocs" ] &&
+     [ "$pbs" -gt 0 ] && [ "$pw" = 0 ]; then
+    ok "probes: musl-libc fx_wait $mw, fx_wait_bitset 0, procs 1; posix fx_wait_bitset $pbs, fx_wait 0"
+  else
+    bad "probes: musl-libc wait=$mw bitset=$mbs procs='$mprocs'; posix bitset=$pbs wait=$pw procs='$pprocs'"
+  fi
+fi
+
+# 4. a helper that dies during a rep (the real one, SIGSEGV from outside):
+#    an error row with the reason; the other rows go on; exit status 1
+csv=$tmp/c.csv
+"$fl" run --variant musl-libc,posix --workload pool --threads 2 --reps 40 --duration 0.1 \
+  --no-control --quiet --no-probes --csv "$csv" >"$tmp/c.out" 2>&1 &
+run=$!
+pid=
+for _ in $(seq 200); do
+  pid=$(sed -n 's/^# remote musl-libc: .* pid \([0-9]*\),.*/\1/p' "$csv" 2>/dev/null | head -1)
+  [ -n "$pid" ] && break
+  sleep 0.05
+done
+sleep 0.5
+[ -n "$pid" ] && kill -SEGV "$pid"
+wait $run
+rc=$?
+note=$(col "$csv" musl-libc pool note; grep '^musl-libc,pool,.*,error,' "$csv" | head -1)
+pok=$(col "$csv" posix pool status | grep -c '^ok$')
+if [ $rc -eq 1 ] && [[ $note == *"killed by signal 11"* ]] && [ "$pok" -ge 30 ]; then
+  ok "helper killed mid-run: error row ($(grep -o 'killed by signal 11[^"]*' "$csv" | head -1)), $pok posix rows"
+else bad "crash: rc=$rc pid=$pid posix ok=$pok note: $note"; fi
+
+# 5. a helper that hangs (a stand-in that says hello and never answers):
+#    an error row after FUTEXLAB_REMOTE_TIMEOUT, the run ends
+cat >"$tmp/hang.sh" <<'EOF'
+#!/bin/sh
+printf 'hello\nlibc=fake\nlibc_version=\nstatic=0\npid=%s\nhash=\nhash_error=\nend\n' $$
+exec sleep 600
+EOF
+chmod +x "$tmp/hang.sh"
+csv=$tmp/h.csv
+t0=$(date +%s)
+FUTEXLAB_REMOTE_HELPER=$tmp/hang.sh FUTEXLAB_REMOTE_TIMEOUT=1 timeout 60 "$fl" run \
+  --variant musl-libc,posix --workload uncontended --reps 3 --duration 0.02 --no-control \
+  --quiet --no-probes --csv "$csv" >"$tmp/h.out" 2>&1
+rc=$?
+t=$(( $(date +%s) - t0 ))
+if [ $rc -eq 1 ] && grep -q 'musl-libc,uncontended,.*,error,"musl-libc helper (futexlab-musl): no result within 1 s: hung, so killed' "$csv" &&
+   ! pgrep -f "$tmp/hang.sh" >/dev/null; then
+  ok "hung helper: error row in ${t}s, killed"
+else bad "hang: rc=$rc after ${t}s: $(grep musl-libc, "$csv")"; fi
+
+# 6. Ctrl-C (SIGINT to the whole process group, as a terminal sends it): exit
+#    130, the finished rows kept, the helper gone with the run
+csv=$tmp/i.csv
+setsid "$fl" run --variant musl-libc,posix --workload pool --threads 2 --reps 200 \
+  --duration 0.05 --no-control --quiet --no-probes --csv "$csv" >"$tmp/i.out" 2>&1 &
+run=$!
+for _ in $(seq 200); do
+  [ "$(col "$csv" musl-libc pool status 2>/dev/null | grep -c ok)" -ge 3 ] && break
+  sleep 0.05
+done
+pid=$(sed -n 's/^# remote musl-libc: .* pid \([0-9]*\),.*/\1/p' "$csv" | head -1)
+kill -INT -- -"$run"
+wait $run
+rc=$?
+kept=$(col "$csv" musl-libc pool status | grep -c '^ok$')
+if [ $rc -eq 130 ] && [ "$kept" -ge 3 ] && [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+  ok "Ctrl-C: exit 130, $kept musl-libc rows kept, helper $pid gone"
+else bad "Ctrl-C: rc=$rc kept=$kept helper='$pid' alive=$(kill -0 "$pid" 2>/dev/null && echo yes)"; fi
+
+# 7. --hash: the helper applies the run's mode to itself
+csv=$tmp/x.csv
+"$fl" run --variant musl-libc --workload uncontended --reps 1 --warmup 0 --duration 0.01 \
+  --no-control --quiet --no-probes --hash private:16 --csv "$csv" >/dev/null 2>&1
+st=$(col "$csv" musl-libc uncontended status)
+if [ "$st" = skipped ]; then echo "skip hash: $(col "$csv" musl-libc uncontended note)"
+elif grep -q '^# remote musl-libc: .*hash private:16$' "$csv" && [ "$st" = ok ]; then
+  ok "--hash private:16 applied in the helper"
+else bad "hash: status $st, $(grep '^# remote' "$csv")"; fi
+
+# 8. no helper: a skipped row with the reason
+csv=$tmp/m.csv
+FUTEXLAB_REMOTE_HELPER=$tmp/none "$fl" run --variant musl-libc --workload uncontended \
+  --reps 1 --duration 0.01 --quiet --no-probes --csv "$csv" >/dev/null 2>&1
+if grep -q "^musl-libc,uncontended,.*,skipped,\"its helper $tmp/none cannot be run" "$csv"; then
+  ok "missing helper: skipped row"
+else bad "missing helper: $(grep '^musl-libc' "$csv")"; fi
+
+# 9. exec and the shim refuse it, one line each
+csv=$tmp/e.csv
+"$fl" exec --variant musl-libc --reps 1 --quiet --csv "$csv" -- /bin/true >/dev/null 2>&1
+if grep -q '^musl-libc,exec,.*,skipped,"runs only in its helper' "$csv"; then ok "exec: skipped row"
+else bad "exec: $(grep '^musl-libc' "$csv")"; fi
+msg=$(FUTEXLAB_DEBUG=1 FUTEXLAB_VARIANT=musl-libc LD_PRELOAD=$shim /bin/true 2>&1)
+if [[ $msg == *"variant musl-libc skipped: it runs only in its own helper"* ]]; then
+  ok "shim: refused (${msg#*: })"
+else bad "shim: '$msg'"; fi
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
