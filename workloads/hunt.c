@@ -26,6 +26,7 @@ struct shape {
 };
 
 #define HOLD_NS 20000 /* a stealer's longest hold before its re-post */
+#define STEAL_TRIES 1024 /* failed trywaits before a stealer sleeps to the next wave */
 
 struct hunt {
 	struct fl_sem sem;
@@ -176,6 +177,7 @@ static void *stealer(void *arg)
 		fl_preempt_thread_begin();
 	pthread_barrier_wait(&h->start);
 	for (unsigned miss = 0; !atomic_load_explicit(&h->stop, memory_order_relaxed);) {
+		uint32_t wave = atomic_load_explicit(&h->wave, memory_order_relaxed);
 		int e = fl_sem_trywait(&h->sem);
 		if (e == 0) {
 			n++;
@@ -202,7 +204,14 @@ static void *stealer(void *arg)
 			atomic_store(&h->broken, 1);
 			poke(h);
 			break;
-		} else if (++miss % 64 == 0) {
+		} else if (++miss % STEAL_TRIES == 0) {
+			/* nothing to steal: asleep until the next wave. A stealer
+			 * spinning on through a stalled wave would be the one
+			 * runnable thread, and the detector confirms a stranding
+			 * only when none is (the wave's stall bound would catch
+			 * it, 2 s later) */
+			await_next_wave(h, wave);
+		} else if (miss % 64 == 0) {
 			sched_yield(); /* let the woken waiters run (2 vCPUs) */
 		}   /* else straight into trywait again: the spin is in the library */
 	}
