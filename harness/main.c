@@ -14,13 +14,15 @@ static const char usage[] =
 "            modes (or --preset quick|full), through the same runner as run\n"
 "  exec      an unmodified program on every design (LD_PRELOAD shim), interleaved\n"
 "            rounds, paired verdicts, the kernel's view of its process tree\n"
+"  hunt      the lost-wakeup hunter: stress patterns, in-library preemption and\n"
+"            the stranded-waiter detector on each design, a verdict per design\n"
 "  compare   ratio table of one CSV against a baseline, or before/after of two\n"
 "  version   print the revision\n";
 
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		fl_usage_error("no command given (list, run, sweep, exec, compare, version; see futexlab --help)");
+		fl_usage_error("no command given (list, run, sweep, exec, hunt, compare, version; see futexlab --help)");
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		fputs(usage, stdout);
@@ -38,7 +40,9 @@ int main(int argc, char **argv)
 		return fl_cmd_sweep(argc - 1, argv + 1);
 	if (!strcmp(cmd, "exec"))
 		return fl_cmd_exec(argc - 1, argv + 1);
+	if (!strcmp(cmd, "hunt"))
+		return fl_cmd_hunt(argc - 1, argv + 1);
 	if (!strcmp(cmd, "compare"))
 		return fl_cmd_compare(argc - 1, argv + 1);
-	fl_usage_error("unknown command '%s' (list, run, sweep, exec, compare, version)", cmd);
+	fl_usage_error("unknown command '%s' (list, run, sweep, exec, hunt, compare, version)", cmd);
 }

@@ -31,6 +31,7 @@
 #include "prctl.h"
 #include "remote_proto.h"
 #include "wake.h"
+#include "hunt.h"
 #include "workload.h"
 
 #ifndef FL_MUSL_VERSION
@@ -82,7 +83,8 @@ static void run(char *text, FILE *out)
 	const struct fl_variant *v = NULL;
 	if (fl_proto_get_req(text, &q, err, sizeof err)) {
 		fl_fail(&r, "helper: bad request: %s", err);
-	} else if (!(w = fl_workload_find(q.workload))) {
+	} else if (!(w = fl_workload_find(q.workload)) &&
+		   !(w = fl_hunt_pattern_find(q.workload))) { /* hunt's (workloads/hunt.h) */
 		fl_fail(&r, "helper: no workload '%s' in this build", q.workload);
 	} else if (!(v = fl_variant_find(q.variant))) {
 		fl_fail(&r, "helper: no variant '%s' in this build", q.variant);

@@ -95,7 +95,7 @@ static void refused(const char *text, const char *why_has)
 
 static void t_refusals(void)
 {
-	refused("result\nops=1\nstolen=3\nend\n", "unknown field 'stolen'");
+	refused("result\nops=1\nno_such_field=3\nend\n", "unknown field 'no_such_field'");
 	refused("result\nops=1x\nend\n", "bad number");
 	refused("result\nops=\nend\n", "bad number");
 	refused("result\nfair_jain=abc\nend\n", "bad number");

@@ -158,4 +158,10 @@ FL_VARIANT_NAMED(cxx_gnu, "cxx-gnu", sem_type,
 	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW,
 	.unavailable = nullptr, .init = cg_init, .destroy = cg_destroy, .post = cg_post,
 	.wait = cg_wait, .trywait = cg_trywait, .timedwait = cg_timedwait, .getvalue = nullptr,
-	.words = cg_words);
+	.words = cg_words,
+	/* hunt's in-library-text preemption (variant.h): the header-only
+	 * library as compiled here — this file's functions (the semaphore
+	 * inlined into them), the atomic-wait templates left out of line, and
+	 * libc's syscall() its futex calls go through */
+	.text = "src:cxx_gnu.cc;sym:_ZSt26__atomic_wait_address,_ZSt32__atomic_wait_address,"
+		"_ZNSt8__detail;dsym:libc.so.6:syscall");

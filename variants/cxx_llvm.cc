@@ -148,7 +148,15 @@ FL_VARIANT_NAMED(cxx_llvm, "cxx-llvm", sem_type,
 	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW,
 	.unavailable = nullptr, .init = cl_init, .destroy = cl_destroy, .post = cl_post,
 	.wait = cl_wait, .trywait = cl_trywait, .timedwait = cl_timedwait, .getvalue = nullptr,
-	.words = cl_words);
+	.words = cl_words,
+	/* hunt's in-library-text preemption (variant.h): the header code as
+	 * inlined into this file's functions, libc++.so.1's atomic-wait
+	 * functions (src/atomic.cpp: from the first exported entry point to the
+	 * end of the last, its static helpers between them) and libc's
+	 * syscall() its futex calls go through */
+	.text = "src:cxx_llvm.cc;span:libc++.so.1:_ZNSt3__120__libcpp_atomic_wait,"
+		"_ZNSt3__123__cxx_atomic_notify,_ZNSt3__123__libcpp_atomic_monitor;"
+		"dsym:libc.so.6:syscall");
 
 #else /* built without libc++ */
 

@@ -269,6 +269,7 @@ static int mu_words(void *p, _Atomic uint32_t **out, int max)
 }
 
 FL_VARIANT(musl, struct musl,
+	.text = "src:musl.c;sym:fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "seed 003: val0 goes negative for waiters, val1 counts pending wakes, post-stealing",
 	.value_max = MUSL_MAX,
 	.init = mu_init, .destroy = mu_destroy, .post = mu_post, .wait = mu_wait,

@@ -54,6 +54,12 @@
 
 #include "variant.h"
 
+/* hunt's in-library-text preemption (variant.h .text): musl's semaphore
+ * code inside the static helper — sem_*, the futex sleep (__timedwait*,
+ * __wait), the cancellable syscall path it sleeps through; sem_post's wake
+ * (__wake) is inline in sem_post. Resolved in the helper's own symbols. */
+#define ML_TEXT "sym:sem_,__timedwait,__wait,__syscall_cp,__syscall_ret"
+
 #ifdef FL_MUSL
 #include <semaphore.h>
 #include <stdint.h>
@@ -141,6 +147,7 @@ _Static_assert(sizeof(sem_t) <= FL_STATE_MAX, "musl-libc: state larger than sem_
 const struct fl_variant fl_variant_musl_libc = {
 	.name = "musl-libc", .size = sizeof(sem_t), .align = _Alignof(sem_t),
 	.summary = "musl 1.2.3's sem_t (Debian musl-tools), run in a static musl helper",
+	.text = ML_TEXT,
 	.value_max = SEM_VALUE_MAX,
 	.init = ml_init, .destroy = ml_destroy, .post = ml_post, .wait = ml_wait,
 	.trywait = ml_trywait, .timedwait = ml_timedwait, .getvalue = ml_getvalue,
@@ -166,6 +173,7 @@ const struct fl_variant fl_variant_musl_libc = {
 	.value_max = INT_MAX, /* musl's SEM_VALUE_MAX */
 	.unavailable = ml_unavailable,
 	.remote = "futexlab-musl",
+	.text = ML_TEXT, /* (read in the helper) */
 };
 
 #endif

@@ -312,5 +312,6 @@ int fl_negcount_words(void *p, _Atomic uint32_t **out, int max)
 }
 
 FL_VARIANT(negcount, struct fl_negcount,
+	.text = "src:negcount.c;sym:fl_negcount_,fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "seed 000: one signed word, post = one fetch_add, exact-count wake, two-exit timeout",
 	.init = nc_init, FL_NEGCOUNT_OPS, .any = &fl_negcount_any);

@@ -89,6 +89,7 @@ static int px_words(void *p, _Atomic uint32_t **out, int max)
 }
 
 FL_VARIANT(posix, sem_t,
+	.text = "span:libc.so.6:sem_", /* hunt: glibc's sem_*.c code (variant.h) */
 	.summary = "glibc's sem_t (nptl): the peer every comparison includes",
 	.value_max = SEM_VALUE_MAX,
 	.init = px_init, .destroy = px_destroy, .post = px_post, .wait = px_wait,

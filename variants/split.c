@@ -218,6 +218,7 @@ static const struct fl_any_ops split_any = {
 };
 
 FL_VARIANT(split, struct split,
+	.text = "src:split.c;sym:fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "seed 002: count and waiters in two words, seq_cst pairs, wake only if waiters",
 	.flags = FL_DESTROY_UNSAFE,
 	.value_max = SPLIT_MAX,

@@ -120,6 +120,16 @@ struct fl_variant {
 	 * and takes its result back as the row. The in-process suites, the
 	 * shim and `exec` leave such a design out, with this reason. */
 	const char *remote;
+	/* Optional (NULL: none declared): where the design's code is in a
+	 * process, for `futexlab hunt`'s in-library-text preemption
+	 * (workloads/preempt.h; the grammar in workloads/elfsym.h): items
+	 * separated by ';', e.g. "dso:libc.so.6" (a shared object's executable
+	 * segments), "sym:P1,P2" (the executable's functions named P*),
+	 * "src:FILE.c" (the executable's static functions of FILE.c),
+	 * "span:libc.so.6:sem_" (from the first to the end of the last
+	 * function named sem_* of libc.so.6). A remote design's text is read
+	 * in its helper. */
+	const char *text;
 };
 
 #ifndef __cplusplus

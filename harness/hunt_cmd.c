@@ -1,0 +1,417 @@
+/* harness/hunt_cmd.c — `futexlab hunt` (hunt_cmd.h).
+ *
+ * Rounds: each round runs one rep of every (design, pattern) cell whose
+ * time (--seconds) is not used up yet, in a fixed order, so an interrupted
+ * hunt has covered every cell about equally. A rep is the pattern's run
+ * (workloads/hunt.h: waves of tokens, then a quiet drain) bracketed by the
+ * stranded-waiter detector, in process or in a remote design's helper.
+ * Every rep is one CSV row (harness/csv.c: the file always holds every
+ * finished row); the table and the verdicts are printed at the end, from
+ * the cells' totals. */
+#include "hunt_cmd.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "clock.h"
+#include "csv.h"
+#include "elfsym.h"
+#include "hunt.h"
+#include "remote.h"
+#include "wake.h"
+#include "preempt.h"
+#include "runner.h"
+#include "xalloc.h"
+
+static const char usage[] =
+"usage: futexlab hunt [options]   the lost-wakeup hunter\n"
+"  Runs the stress patterns that expose lost wakeups on each design, with the\n"
+"  stranded-waiter detector watching every rep, and reports per design and\n"
+"  pattern the ops run, preemption signals that landed in the library's text,\n"
+"  stranded waiters found and the first one's evidence; then a verdict per design.\n"
+"  --variant LIST     designs, comma separated, or 'all' (default all)\n"
+"  --pattern LIST     herd, steal, crowd, preempt, or 'all' (default all):\n"
+"                       herd     max(16, 4 x cores) waiters, waves of 1-2 tokens\n"
+"                       steal    2 waiters, 2 stealers trywait and re-post\n"
+"                       crowd    steal with 8 x cores waiters, 2 x cores stealers\n"
+"                       preempt  steal, a timer stalling threads in the library's text\n"
+"  --seconds S        per design and pattern (default 2)\n"
+"  --rep S            seconds per rep, each ending in a quiet drain (default 0.5)\n"
+"  --stranded-ms MS   a waiter asleep this long with tokens available is\n"
+"                     stranded, 1..10000 (default 50)\n"
+"  --spin-us US       preempt: the stall at an interrupted library instruction,\n"
+"                     0..10000 (default 20)\n"
+"  --interval-us US   preempt: a signal per US of each thread's CPU time,\n"
+"                     10..1000000 (default 500)\n"
+"  --text SPEC        preempt: this text spec for every design instead of its own\n"
+"                     (dso:NAME, sym:PREFIX, src:FILE.c; ';' between items)\n"
+"  --csv FILE         one row per rep (atomically; Ctrl-C keeps finished rows)\n"
+"  --quiet            no progress line\n"
+"  Exit status 0 when the hunt ran (a lost wakeup found is a result), 2 for bad\n"
+"  input, 130 when interrupted (the table of what finished is printed).\n";
+
+static const char csv_header[] =
+	"variant,pattern,rep,ops,elapsed_ns,signals,text_hits,stranded,stranded_max_ns,"
+	"status,note";
+
+struct cell {
+	const struct fl_variant *v;
+	const struct fl_workload *w;
+	const char *skip;      /* non-NULL: why this cell does not run */
+	int reps;
+	int64_t ops, elapsed_ns, signals, hits;
+	int64_t stranded;      /* stranded waiters found, over all reps */
+	int64_t stranded_max_ns;
+	int errors;            /* reps with another broken invariant */
+	int found_rep;         /* 0: nothing found yet */
+	int64_t found_ops;     /* ops run in this cell up to the end of that rep */
+	char found[240];       /* the first finding's note */
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	fl_interrupted = 1;
+}
+
+/* The preemption counts a pattern wrote into r->info (workloads/hunt.h). */
+static void parse_preempt(const char *info, int64_t *hits, int64_t *signals)
+{
+	const char *p = strstr(info, "preempt ");
+	long long h, s;
+	*hits = *signals = 0;
+	if (p && sscanf(p, "preempt %lld/%lld", &h, &s) == 2) {
+		*hits = h;
+		*signals = s;
+	}
+}
+
+static void csv_field(char *out, size_t n, const char *s)
+{
+	size_t k = 0;
+	if (n < 3)
+		return;
+	out[k++] = '"';
+	for (; *s && k + 3 < n; s++) {
+		if (*s == '"')
+			out[k++] = '"';
+		out[k++] = *s == '\n' ? ' ' : *s;
+	}
+	out[k++] = '"';
+	out[k] = '\0';
+}
+
+static const struct fl_variant *find_variant(const char *name,
+					     const struct fl_variant *const *extra, int nextra)
+{
+	for (int i = 0; i < nextra; i++)
+		if (!strcmp(extra[i]->name, name))
+			return extra[i];
+	return fl_variant_find(name);
+}
+
+/* One rep of cell c: runs it and folds it into the cell; the CSV row. */
+static void run_rep(struct cell *c, const struct fl_params *base, struct fl_csv *csv)
+{
+	struct fl_result r = { .shim_sems = -1, .stranded = -1 };
+	struct fl_params p = *base;
+	if (c->v->remote) { /* musl-libc: in its helper, as the runner does */
+		if (fl_remote_ready(c->v, csv, &r) > 0)
+			fl_remote_run(c->v, c->w, &p, FL_WAKE_EXACT, 0, &r);
+	} else {
+		fl_watch_begin(&p);
+		c->w->run(c->v, &p, &r);
+		fl_watch_end(&r); /* a stranded waiter: r.error = "lost wakeup: ..." */
+	}
+	free(r.lat);
+	if (fl_interrupted)
+		return; /* an interrupted rep is not a result */
+	if (!strncmp(r.error, "preempt: ", 9) && r.ops == 0) {
+		/* the preemption could not be set up (a text spec matching
+		 * nothing in that process): the cell cannot run, no finding */
+		c->skip = fl_xstrdup(r.error);
+		return;
+	}
+	int64_t hits, signals;
+	parse_preempt(r.info, &hits, &signals);
+	c->reps++;
+	c->ops += r.ops;
+	c->elapsed_ns += r.elapsed_ns;
+	c->hits += hits;
+	c->signals += signals;
+	/* The detector's count; a wave the pattern itself saw stall (the
+	 * detector off, or a stranding it could not confirm) counts one. */
+	int64_t stranded = r.stranded > 0 ? r.stranded : 0, smax = r.stranded_max_ns;
+	const char *status = "ok", *note = r.info;
+	bool lost = r.error[0] && strstr(r.error, "lost wakeup");
+	if (lost) {
+		status = "stranded";
+		note = r.error;
+		stranded = stranded ? stranded : 1;
+	} else if (r.error[0]) {
+		status = "error";
+		note = r.error;
+		c->errors++;
+	}
+	c->stranded += stranded;
+	if (smax > c->stranded_max_ns)
+		c->stranded_max_ns = smax;
+	if (r.error[0] && !c->found_rep) {
+		c->found_rep = c->reps;
+		/* ops until the finding: the earlier reps', plus this rep's
+		 * acquisitions when the detector confirmed it ("... - N taken)"
+		 * in its note: every wait and trywait that took a token, i.e.
+		 * this pattern's ops), else this rep's whole count */
+		const char *t = strstr(r.error, " posted - ");
+		long long taken;
+		c->found_ops = c->ops;
+		if (t && sscanf(t, " posted - %lld taken", &taken) == 1 && taken <= r.ops)
+			c->found_ops = c->ops - r.ops + taken;
+		snprintf(c->found, sizeof c->found, "%s", r.error);
+	}
+	char q[512], row[1024];
+	csv_field(q, sizeof q, note);
+	snprintf(row, sizeof row, "%s,%s,%d,%lld,%lld,%lld,%lld,%lld,%lld,%s,%s", c->v->name,
+		 c->w->name, c->reps, (long long)r.ops, (long long)r.elapsed_ns,
+		 (long long)signals, (long long)hits, (long long)stranded, (long long)smax, status,
+		 q);
+	int e = fl_csv_add(csv, row);
+	if (e)
+		fprintf(stderr, "futexlab: cannot write %s: %s\n", csv->path, strerror(e));
+}
+
+static void human_ops(char *out, size_t n, int64_t ops)
+{
+	if (ops >= 10000000)
+		snprintf(out, n, "%.1fM", ops / 1e6);
+	else if (ops >= 10000)
+		snprintf(out, n, "%.1fk", ops / 1e3);
+	else
+		snprintf(out, n, "%lld", (long long)ops);
+}
+
+static void print_table(struct cell *cells, int nc, int np)
+{
+	printf("\n%-12s %-8s %5s %9s %7s %17s %8s  %s\n", "variant", "pattern", "reps", "ops",
+	       "seconds", "in-text/signals", "stranded", "first evidence");
+	for (int i = 0; i < nc; i++) {
+		struct cell *c = &cells[i];
+		char ops[32], sig[40] = "-";
+		if (c->skip) {
+			printf("%-12s %-8s %5s %9s %7s %17s %8s  skipped: %s\n", c->v->name,
+			       c->w->name, "-", "-", "-", "-", "-", c->skip);
+			continue;
+		}
+		human_ops(ops, sizeof ops, c->ops);
+		if (c->signals || !strcmp(c->w->name, "preempt"))
+			snprintf(sig, sizeof sig, "%lld/%lld", (long long)c->hits,
+				 (long long)c->signals);
+		char ev[400] = "";
+		if (c->found_rep)
+			snprintf(ev, sizeof ev, "rep %d, after %lld ops: %s", c->found_rep,
+				 (long long)c->found_ops, c->found);
+		else if (!strcmp(c->w->name, "preempt") && c->reps && !c->hits)
+			snprintf(ev, sizeof ev, "(no signal landed in library text: proves nothing)");
+		printf("%-12s %-8s %5d %9s %7.1f %17s %8lld  %s\n", c->v->name, c->w->name, c->reps,
+		       ops, c->elapsed_ns / 1e9, sig, (long long)c->stranded, ev);
+	}
+	printf("\n");
+	for (int i = 0; i < nc; i += np) {
+		int64_t ops = 0, stranded = 0, hits = 0;
+		int errors = 0, ran = 0, first = -1;
+		for (int k = i; k < i + np; k++) {
+			ops += cells[k].ops;
+			stranded += cells[k].stranded;
+			hits += cells[k].hits;
+			errors += cells[k].errors;
+			ran += cells[k].reps > 0;
+			if (first < 0 && cells[k].found_rep)
+				first = k;
+		}
+		const char *name = cells[i].v->name;
+		if (!ran) {
+			printf("%s: not run\n", name);
+		} else if (stranded) {
+			printf("%s: LOST WAKEUP — %lld stranded waiter%s in %lld ops; first in %s "
+			       "after %lld ops\n", name, (long long)stranded, stranded == 1 ? "" : "s",
+			       (long long)ops, cells[first].w->name, (long long)cells[first].found_ops);
+		} else if (errors) {
+			printf("%s: BROKEN — %d rep%s broke another invariant (first in %s: %s)\n",
+			       name, errors, errors == 1 ? "" : "s", cells[first].w->name,
+			       cells[first].found);
+		} else {
+			printf("%s: clean — no stranded waiter in %lld ops over %d pattern%s "
+			       "(%lld preemptions in library text)\n", name, (long long)ops, ran,
+			       ran == 1 ? "" : "s", (long long)hits);
+		}
+	}
+}
+
+int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, int nextra)
+{
+	static const struct option opts[] = {
+		{ "variant", required_argument, 0, 'v' },   { "pattern", required_argument, 0, 'p' },
+		{ "seconds", required_argument, 0, 's' },   { "rep", required_argument, 0, 'r' },
+		{ "stranded-ms", required_argument, 0, 'm' },
+		{ "spin-us", required_argument, 0, 'u' },   { "interval-us", required_argument, 0, 'i' },
+		{ "text", required_argument, 0, 't' },      { "csv", required_argument, 0, 'c' },
+		{ "quiet", no_argument, 0, 'q' },           { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	const char *vlist = "all", *plist = "all", *text = NULL, *csv_path = NULL;
+	int64_t seconds_ns = 2000000000, rep_ns = 500000000, stranded_ms = 50;
+	int64_t spin_us = FL_PREEMPT_SPIN_NS / 1000, interval_us = FL_PREEMPT_INTERVAL_NS / 1000;
+	bool quiet = false;
+	optind = 1;
+	opterr = 0;
+	int o;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'v': vlist = optarg; break;
+		case 'p': plist = optarg; break;
+		case 's': seconds_ns = fl_parse_seconds("--seconds", optarg, 86400); break;
+		case 'r': rep_ns = fl_parse_seconds("--rep", optarg, 60); break;
+		case 'm': stranded_ms = fl_parse_int("--stranded-ms", optarg, 1, 10000); break;
+		case 'u': spin_us = fl_parse_int("--spin-us", optarg, 0, 10000); break;
+		case 'i': interval_us = fl_parse_int("--interval-us", optarg, 10, 1000000); break;
+		case 't': text = optarg; break;
+		case 'c': csv_path = optarg; break;
+		case 'q': quiet = true; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default:
+			fl_usage_error("hunt: unknown or incomplete option '%s' (futexlab hunt --help)",
+				       argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		fl_usage_error("hunt: unexpected argument '%s' (futexlab hunt --help)", argv[optind]);
+	if (rep_ns > seconds_ns)
+		rep_ns = seconds_ns;
+	char why[200];
+	if (text && fl_text_spec_check(text, why, sizeof why))
+		fl_usage_error("--text: %s", why);
+
+	/* designs and patterns */
+	const struct fl_variant *vs[FL_MAXLIST];
+	const struct fl_workload *ws[8];
+	int nv = 0, np = 0;
+	char buf[1024], *items[FL_MAXLIST];
+	if (!strcmp(vlist, "all")) {
+		for (int i = 0; i < nextra && nv < FL_MAXLIST; i++)
+			vs[nv++] = extra[i];
+		for (int i = 0; i < fl_nvariants && nv < FL_MAXLIST; i++)
+			vs[nv++] = fl_variants[i];
+	} else {
+		snprintf(buf, sizeof buf, "%s", vlist);
+		int n = fl_split_list("--variant", buf, items, FL_MAXLIST);
+		for (int i = 0; i < n; i++) {
+			const struct fl_variant *v = find_variant(items[i], extra, nextra);
+			if (!v)
+				fl_usage_error("--variant: unknown design '%s' (futexlab list)", items[i]);
+			for (int k = 0; k < nv; k++)
+				if (vs[k] == v)
+					fl_usage_error("--variant: '%s' given twice", items[i]);
+			vs[nv++] = v;
+		}
+	}
+	if (!strcmp(plist, "all")) {
+		for (int i = 0; i < fl_hunt_npatterns; i++)
+			ws[np++] = fl_hunt_patterns[i];
+	} else {
+		snprintf(buf, sizeof buf, "%s", plist);
+		int n = fl_split_list("--pattern", buf, items, 8);
+		for (int i = 0; i < n; i++) {
+			const struct fl_workload *w = fl_hunt_pattern_find(items[i]);
+			if (!w)
+				fl_usage_error("--pattern: unknown pattern '%s' (herd, steal, crowd, "
+					       "preempt)", items[i]);
+			for (int k = 0; k < np; k++)
+				if (ws[k] == w)
+					fl_usage_error("--pattern: '%s' given twice", items[i]);
+			ws[np++] = w;
+		}
+	}
+	/* The preemption's configuration reaches the patterns through the
+	 * environment (workloads/preempt.h), a remote design's helper too. */
+	char env[64];
+	snprintf(env, sizeof env, "%lld,%lld", (long long)spin_us * 1000,
+		 (long long)interval_us * 1000);
+	setenv("FUTEXLAB_PREEMPT", env, 1);
+	if (text)
+		setenv("FUTEXLAB_PREEMPT_TEXT", text, 1);
+	else
+		unsetenv("FUTEXLAB_PREEMPT_TEXT");
+
+	struct fl_params base = { .threads = 1, .tokens = 1, .sems = 1, .duration_ns = rep_ns,
+				  .stranded_ns = stranded_ms * 1000000 };
+	int nc = nv * np;
+	struct cell *cells = fl_xcalloc((size_t)nc, sizeof *cells);
+	for (int i = 0; i < nv; i++)
+		for (int k = 0; k < np; k++) {
+			struct cell *c = &cells[i * np + k];
+			c->v = vs[i];
+			c->w = ws[k];
+			c->skip = vs[i]->unavailable ? vs[i]->unavailable() : NULL;
+			if (!c->skip && vs[i]->remote)
+				c->skip = fl_remote_unavailable(vs[i]);
+			if (!c->skip && ws[k]->unfit)
+				c->skip = ws[k]->unfit(vs[i], &base);
+		}
+
+	struct fl_csv csv;
+	int e = fl_csv_open(&csv, csv_path, csv_header, argc, argv);
+	if (e) {
+		fprintf(stderr, "futexlab: cannot write %s: %s\n", csv_path, strerror(e));
+		free(cells);
+		return 1;
+	}
+	fl_csv_meta(&csv, "hunt: %lld s per design and pattern, reps of %.3f s, stranded after "
+		    "%lld ms; preempt: stall %lld us per hit, a signal per %lld us of thread CPU "
+		    "time%s%s", (long long)(seconds_ns / 1000000000), rep_ns / 1e9,
+		    (long long)stranded_ms, (long long)spin_us, (long long)interval_us,
+		    text ? ", text " : "", text ? text : "");
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	printf("futexlab hunt — %d designs x %d patterns, %.1f s each in reps of %.2f s\n", nv,
+	       np, seconds_ns / 1e9, rep_ns / 1e9);
+	fflush(stdout);
+	int64_t t0 = fl_now_ns();
+	for (int round = 1; !fl_interrupted; round++) {
+		bool any = false;
+		for (int i = 0; i < nc && !fl_interrupted; i++) {
+			struct cell *c = &cells[i];
+			if (c->skip || c->elapsed_ns >= seconds_ns)
+				continue;
+			any = true;
+			if (!quiet && isatty(2))
+				fprintf(stderr, "\r\033[Kround %d: %s %s (%.0f s)", round, c->v->name,
+					c->w->name, (fl_now_ns() - t0) / 1e9);
+			int64_t before = c->elapsed_ns;
+			run_rep(c, &base, &csv);
+			if (c->elapsed_ns == before && !fl_interrupted)
+				c->elapsed_ns = seconds_ns; /* no time passed: never ends otherwise */
+		}
+		if (!any)
+			break;
+	}
+	fl_remote_shutdown();
+	if (!quiet && isatty(2))
+		fprintf(stderr, "\r\033[K");
+	print_table(cells, nc, np);
+	printf("\nhunt %s in %.1f s\n", fl_interrupted ? "INTERRUPTED" : "done",
+	       (fl_now_ns() - t0) / 1e9);
+	if (csv_path)
+		printf("CSV: %s (%d rows%s)\n", csv_path, csv.n,
+		       fl_interrupted ? ", every rep finished before the interrupt" : "");
+	fl_csv_close(&csv);
+	free(cells);
+	return fl_interrupted ? 130 : 0;
+}
