@@ -19,7 +19,7 @@ static const char *breaks_of(unsigned flags, char *buf, size_t len)
 		{ FL_DESTROY_UNSAFE, "destroy" }, { FL_SIGNAL_UNSAFE, "signal" },
 		{ FL_NO_EINTR, "eintr" }, { FL_CAPPED, "capped" },
 		{ FL_NO_GETVALUE, "getvalue" }, { FL_NO_PSHARED, "pshared" },
-		{ FL_NO_OVERFLOW, "overflow" },
+		{ FL_NO_OVERFLOW, "overflow" }, { FL_LOST_WAKEUP, "lostwake" },
 	};
 	snprintf(buf, len, "-");
 	size_t n = 0;
@@ -42,6 +42,8 @@ int fl_cmd_list(int argc, char **argv)
 			     "  lacks (a design on an API narrower than sem_t's, e.g. C++20's):\n"
 			     "  getvalue = no value to read; pshared = init refuses process-shared;\n"
 			     "  overflow = post never reports EOVERFLOW (past value_max is undefined)\n"
+			     "  lostwake = the shipped library has a published lost-wakeup bug\n"
+			     "  (a waiter may sleep with tokens available: futexlab hunt)\n"
 			     "  workloads: [fairness] fills the fair_* columns; [latency: on] times\n"
 			     "  its blocking op by default, [latency: --latency] only when asked");
 			return 0;

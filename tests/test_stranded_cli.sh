@@ -56,8 +56,16 @@ read -r n w z nz err < <(summary "$tmp/off.csv")
 [ "$n" -ge 1 ] && [ "$w" -eq 0 ] && ok "--stranded-ms 0: $n rows, stranded cells empty" \
   || bad "--stranded-ms 0: $n rows, $w watched"
 
-# 3. every variant, every workload, the default threshold
-"$fl" run --variant all --workload all --threads 4 --reps 2 --warmup 0 --duration 0.15 \
+# Every design but those whose shipped library has a published lost-wakeup
+# bug (`futexlab list`: breaks lostwake — cxx-gnu, cxx-llvm, musl-libc): a
+# stranded waiter there is a finding, not a false alarm (at oversub T=64 K=2
+# under load libstdc++ 12 strands one now and then: GCC PR 104928).
+sound=$("$fl" list | awk 'NR > 1 && $2 == "available" && $5 !~ /lostwake/ { printf "%s%s", s, $1; s = "," } /^workload/ { exit }')
+case ",$sound," in *,posix,*) ;; *) bad "no sound design listed: '$sound'";; esac
+case ",$sound," in *,cxx-gnu,*|*,musl-libc,*) bad "a lostwake design in the list: '$sound'";; esac
+
+# 3. every sound variant, every workload, the default threshold
+"$fl" run --variant "$sound" --workload all --threads 4 --reps 2 --warmup 0 --duration 0.15 \
   --no-control --quiet --csv "$tmp/all.csv" >"$tmp/all.out" 2>"$tmp/all.err"
 read -r n w z nz err < <(summary "$tmp/all.csv" 2>"$tmp/all.rows")
 if [ "$w" -ge 100 ] && [ "$nz" -eq 0 ] && [ "$err" -eq 0 ]; then
@@ -69,7 +77,7 @@ fi
 
 # 4. oversub, 64 threads on 2 tokens, under load (two CPU hogs)
 for _ in 1 2; do ( while :; do :; done ) & hogs+=($!); done
-"$fl" run --variant all --workload oversub --threads 64 --tokens 2 --reps 3 --warmup 0 \
+"$fl" run --variant "$sound" --workload oversub --threads 64 --tokens 2 --reps 3 --warmup 0 \
   --duration 0.3 --no-control --quiet --csv "$tmp/over.csv" >"$tmp/over.out" 2>"$tmp/over.err"
 for h in "${hogs[@]}"; do kill "$h" 2>/dev/null; done
 hogs=()

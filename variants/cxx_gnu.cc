@@ -155,7 +155,7 @@ FL_VARIANT_NAMED(cxx_gnu, "cxx-gnu", sem_type,
 	"libstdc++ 12 std::counting_semaphore: spin 16, shared FUTEX_WAIT on the count, "
 	"wake-all on 0->n",
 	.value_max = value_max,
-	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW,
+	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW | FL_LOST_WAKEUP,
 	.unavailable = nullptr, .init = cg_init, .destroy = cg_destroy, .post = cg_post,
 	.wait = cg_wait, .trywait = cg_trywait, .timedwait = cg_timedwait, .getvalue = nullptr,
 	.words = cg_words,

@@ -145,7 +145,7 @@ FL_VARIANT_NAMED(cxx_llvm, "cxx-llvm", sem_type,
 	"libc++ 14 std::counting_semaphore: poll 64, yield, private FUTEX_WAIT (2 s) on a "
 	"proxy word; timed waits nap",
 	.value_max = value_max,
-	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW,
+	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW | FL_LOST_WAKEUP,
 	.unavailable = nullptr, .init = cl_init, .destroy = cl_destroy, .post = cl_post,
 	.wait = cl_wait, .trywait = cl_trywait, .timedwait = cl_timedwait, .getvalue = nullptr,
 	.words = cl_words,
@@ -180,7 +180,7 @@ int cl_refuse_words(void *, fl_atomic_u32 **, int) { return 0; }
 FL_VARIANT_NAMED(cxx_llvm, "cxx-llvm", long long,
 	"libc++ 14 std::counting_semaphore (not built: no libc++)",
 	.value_max = INT_MAX,
-	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW,
+	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW | FL_LOST_WAKEUP,
 	.unavailable = cl_unavailable, .init = cl_refuse_init, .destroy = cl_refuse_destroy,
 	.post = cl_refuse_post, .wait = cl_refuse_wait, .trywait = cl_refuse_wait,
 	.timedwait = cl_refuse_timedwait, .getvalue = nullptr, .words = cl_refuse_words);

@@ -149,6 +149,7 @@ const struct fl_variant fl_variant_musl_libc = {
 	.summary = "musl 1.2.3's sem_t (Debian musl-tools), run in a static musl helper",
 	.text = ML_TEXT,
 	.value_max = SEM_VALUE_MAX,
+	.flags = FL_LOST_WAKEUP, /* 1.2.3: post's ABA (musl 159d1f6c, in 1.2.4) */
 	.init = ml_init, .destroy = ml_destroy, .post = ml_post, .wait = ml_wait,
 	.trywait = ml_trywait, .timedwait = ml_timedwait, .getvalue = ml_getvalue,
 	.words = ml_words,
@@ -171,6 +172,7 @@ const struct fl_variant fl_variant_musl_libc = {
 	.name = "musl-libc", .size = 4 * sizeof(long), .align = _Alignof(int),
 	.summary = "musl 1.2.3's sem_t (Debian musl-tools), run in a static musl helper",
 	.value_max = INT_MAX, /* musl's SEM_VALUE_MAX */
+	.flags = FL_LOST_WAKEUP, /* 1.2.3: post's ABA (musl 159d1f6c, in 1.2.4) */
 	.unavailable = ml_unavailable,
 	.remote = "futexlab-musl",
 	.text = ML_TEXT, /* (read in the helper) */

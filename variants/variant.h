@@ -93,6 +93,14 @@ typedef _Atomic uint32_t fl_atomic_u32;
 		       * EOVERFLOW for a value past value_max (only for n >
 		       * value_max): posting past value_max is the caller's
 		       * error, undefined in the design's own API */
+/* A shipped library with a published lost-wakeup bug that the installed
+ * version still has (issue 16: libstdc++ 12, GCC PR 104928; libc++ 14,
+ * llvm-project 46357/77659, each sleep bounded by 2 s; musl 1.2.3, the ABA
+ * fixed by musl 159d1f6c): a waiter may sleep while tokens are available.
+ * The stranded-waiter detector may rightly report it (an `error (lost
+ * wakeup)` row is a finding, `futexlab hunt` looks for it); the test that
+ * the detector raises no false alarm leaves such a design out. */
+#define FL_LOST_WAKEUP 0x80
 
 struct fl_any_ops; /* variants/waitany.h */
 
