@@ -62,6 +62,7 @@
 
 #ifdef FL_MUSL
 #include <semaphore.h>
+#include "sem_api.h" /* the sem_t API as posix.c maps it: here musl's */
 #include <stdint.h>
 #include <time.h>
 
@@ -69,48 +70,12 @@
 #error "FL_MUSL: this translation unit must be compiled by musl-gcc"
 #endif
 
-static int ml_init(void *p, unsigned value, int pshared)
-{
-	if (value > SEM_VALUE_MAX)
-		return EINVAL;
-	return sem_init(p, pshared, value) == 0 ? 0 : errno;
-}
-
-static void ml_destroy(void *p)
-{
-	sem_destroy(p);
-}
-
-static int ml_post(void *p, unsigned n)
-{
-	if (n > 1) {
-		int v;
-		sem_getvalue(p, &v);
-		if (n > (unsigned)SEM_VALUE_MAX || v > SEM_VALUE_MAX - (int)n)
-			return EOVERFLOW;
-	}
-	for (unsigned i = 0; i < n; i++)
-		if (sem_post(p) != 0)
-			return errno;
-	return 0;
-}
-
-static int ml_wait(void *p)
-{
-	return sem_wait(p) == 0 ? 0 : errno;
-}
-
-static int ml_trywait(void *p)
-{
-	return sem_trywait(p) == 0 ? 0 : errno;
-}
-
 static int ml_timedwait(void *p, const struct timespec *dl)
 {
 	if (!dl)
-		return ml_wait(p);
+		return fl_sem_api_wait(p);
 	if (dl->tv_nsec < 0 || dl->tv_nsec >= 1000000000)
-		return sem_trywait(p) == 0 ? 0 : EINVAL;
+		return fl_sem_api_bad_deadline(p);
 	struct timespec mono, real;
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &real);
@@ -124,13 +89,6 @@ static int ml_timedwait(void *p, const struct timespec *dl)
 		at.tv_sec--;
 	}
 	return sem_timedwait(p, &at) == 0 ? 0 : errno;
-}
-
-static int ml_getvalue(void *p)
-{
-	int v;
-	sem_getvalue(p, &v);
-	return v < 0 ? 0 : v;
 }
 
 static int ml_words(void *p, _Atomic uint32_t **out, int max)
@@ -150,8 +108,9 @@ const struct fl_variant fl_variant_musl_libc = {
 	.text = ML_TEXT,
 	.value_max = SEM_VALUE_MAX,
 	.flags = FL_LOST_WAKEUP, /* 1.2.3: post's ABA (musl 159d1f6c, in 1.2.4) */
-	.init = ml_init, .destroy = ml_destroy, .post = ml_post, .wait = ml_wait,
-	.trywait = ml_trywait, .timedwait = ml_timedwait, .getvalue = ml_getvalue,
+	.init = fl_sem_api_init, .destroy = fl_sem_api_destroy, .post = fl_sem_api_post,
+	.wait = fl_sem_api_wait, .trywait = fl_sem_api_trywait, .timedwait = ml_timedwait,
+	.getvalue = fl_sem_api_getvalue,
 	.words = ml_words,
 };
 

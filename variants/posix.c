@@ -6,71 +6,23 @@
  *   the private flag. This file only translates: -1/errno becomes the errno
  *   value, deadlines are absolute CLOCK_MONOTONIC through sem_clockwait
  *   (glibc 2.30+), and post(n) is n sem_post calls, since sem_t has no
- *   multi-token post.
- *
- * post(n) overflow: the value is checked against SEM_VALUE_MAX before the n
- *   posts, so EOVERFLOW leaves the value unchanged unless other threads post
- *   concurrently at the very top of the range (glibc offers no atomic n-post).
+ *   multi-token post (sem_api.h, shared with musl_libc.c).
  */
 #include <errno.h>
 #include <limits.h>
 #include <semaphore.h>
 #include <stdint.h>
 
+#include "sem_api.h"
 #include "variant.h"
-
-static int px_init(void *p, unsigned value, int pshared)
-{
-	if (value > SEM_VALUE_MAX)
-		return EINVAL;
-	return sem_init(p, pshared, value) == 0 ? 0 : errno;
-}
-
-static void px_destroy(void *p)
-{
-	sem_destroy(p);
-}
-
-static int px_post(void *p, unsigned n)
-{
-	if (n > 1) {
-		int v;
-		sem_getvalue(p, &v);
-		if (n > (unsigned)SEM_VALUE_MAX || v > SEM_VALUE_MAX - (int)n)
-			return EOVERFLOW;
-	}
-	for (unsigned i = 0; i < n; i++)
-		if (sem_post(p) != 0)
-			return errno;
-	return 0;
-}
-
-static int px_wait(void *p)
-{
-	return sem_wait(p) == 0 ? 0 : errno;
-}
-
-static int px_trywait(void *p)
-{
-	return sem_trywait(p) == 0 ? 0 : errno;
-}
 
 static int px_timedwait(void *p, const struct timespec *dl)
 {
 	if (!dl)
-		return px_wait(p);
-	/* glibc checks tv_nsec before it tries for a token; the interface takes
-	 * an available token first (POSIX allows both). Off the valid path. */
+		return fl_sem_api_wait(p);
 	if (dl->tv_nsec < 0 || dl->tv_nsec >= 1000000000)
-		return sem_trywait(p) == 0 ? 0 : EINVAL;
+		return fl_sem_api_bad_deadline(p);
 	return sem_clockwait(p, CLOCK_MONOTONIC, dl) == 0 ? 0 : errno;
-}
-
-static int px_getvalue(void *p)
-{
-	int v;
-	sem_getvalue(p, &v);
-	return v < 0 ? 0 : v;
 }
 
 static int px_words(void *p, _Atomic uint32_t **out, int max)
@@ -92,6 +44,7 @@ FL_VARIANT(posix, sem_t,
 	.text = "span:libc.so.6:sem_", /* hunt: glibc's sem_*.c code (variant.h) */
 	.summary = "glibc's sem_t (nptl): the peer every comparison includes",
 	.value_max = SEM_VALUE_MAX,
-	.init = px_init, .destroy = px_destroy, .post = px_post, .wait = px_wait,
-	.trywait = px_trywait, .timedwait = px_timedwait, .getvalue = px_getvalue,
+	.init = fl_sem_api_init, .destroy = fl_sem_api_destroy, .post = fl_sem_api_post,
+	.wait = fl_sem_api_wait, .trywait = fl_sem_api_trywait, .timedwait = px_timedwait,
+	.getvalue = fl_sem_api_getvalue,
 	.words = px_words);
