@@ -111,6 +111,8 @@ states=""
 while read -r v status vmax _bytes breaks _rest; do
   if [ "$v" = posix ]; then state=pass reason=- ours=0
   elif [ "$status" != available ]; then state=skipped reason="?" ours=0
+  elif [ "$v" = musl-libc ]; then # a remote design (variants/meson.build: remote_variants)
+    state=skipped ours=0 reason="it runs only in its own helper process (another libc), not in a program"
   elif [[ ",$breaks," =~ ,(getvalue|overflow), ]]; then
     state=skipped ours=0 # not offered by the shim (shim/preload.c: cxx_design, lacks)
     reason="not offered by the shim: a C++ standard-library design (no sem_getvalue, no EOVERFLOW, and a C++ runtime in every program)"
