@@ -295,6 +295,18 @@ static void set_reason(const char *why)
 	reason[n] = '\0';
 }
 
+/* The design is not run: semaphores stay glibc's, and the report says why
+ * (through a buffer of the reason's size: cppcheck reads a literal longer
+ * than it as an overrun in set_reason's loop). */
+static void skip_design(const char *name, const char *why)
+{
+	char buf[FL_SHIM_REASON_MAX + 1];
+	snprintf(buf, sizeof buf, "%s", why);
+	state = FL_SHIM_SKIPPED;
+	set_reason(buf);
+	say("variant %s skipped: %s; semaphores stay glibc's", name, buf);
+}
+
 /* The C++ standard-library designs (variants/cxx_*.cc) are registered but
  * not linked into the shim: preloading them would load libstdc++, libc++,
  * libc++abi and libunwind into every program, and they could not serve
@@ -451,11 +463,7 @@ static void shim_setup(void)
 	const struct fl_variant *v = fl_variant_find(name);
 	if (!v && cxx_design(name)) {
 		/* Registered, but not linked into the shim (shim/meson.build). */
-		state = FL_SHIM_SKIPPED;
-		char buf[FL_SHIM_REASON_MAX + 1];
-		snprintf(buf, sizeof buf, "%s", CXX_REFUSAL);
-		set_reason(buf);
-		say("variant %s skipped: %s; semaphores stay glibc's", name, buf);
+		skip_design(name, CXX_REFUSAL);
 		return;
 	}
 	if (!v)
@@ -470,9 +478,7 @@ static void shim_setup(void)
 	 * fail because of the shim). */
 	const char *why = unfit(v);
 	if (why) {
-		state = FL_SHIM_SKIPPED;
-		set_reason(why);
-		say("variant %s skipped: %s; semaphores stay glibc's", name, why);
+		skip_design(name, why);
 		return;
 	}
 	if (v->flags & FL_CAPPED) {
@@ -491,11 +497,7 @@ static void shim_setup(void)
 	if (v->flags & (FL_NO_GETVALUE | FL_NO_OVERFLOW)) {
 		/* sem_getvalue and sem_post's EOVERFLOW would have nothing to run
 		 * on: not a POSIX semaphore, whatever FUTEXLAB_ALLOW says. */
-		state = FL_SHIM_SKIPPED;
-		char buf[FL_SHIM_REASON_MAX + 1];
-		snprintf(buf, sizeof buf, "%s", LACKS_REFUSAL);
-		set_reason(buf);
-		say("variant %s skipped: %s; semaphores stay glibc's", name, buf);
+		skip_design(name, LACKS_REFUSAL);
 		return;
 	}
 	unsigned breaks = v->flags & (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR);
