@@ -37,8 +37,10 @@ static void t_deadlines(void *arg)
 	CHECK(fl_futex_wait(&word, 0, &neg, false) == ETIMEDOUT, "negative deadline is past, not EINVAL");
 	struct timespec bad = { 0, 1000000000 };
 	CHECK(fl_futex_wait(&word, 0, &bad, false) == EINVAL, "tv_nsec out of range");
-	struct timespec dl = fl_deadline_after_ns(20000000);
+	/* t0 before the absolute deadline is computed, never after it: the
+	 * wait may rightly return sooner than the full interval after a later t0. */
 	int64_t t0 = fl_now_ns();
+	struct timespec dl = fl_deadline_after_ns(20000000);
 	CHECK(fl_futex_wait(&word, 0, &dl, false) == ETIMEDOUT, "20 ms deadline");
 	CHECK(fl_now_ns() - t0 >= 20000000, "never early: %lld ns", (long long)(fl_now_ns() - t0));
 }
@@ -51,8 +53,8 @@ static void t_not_remembered(void *arg)
 	atomic_store(&word, 0);
 	CHECK(fl_futex_wake(&word, 1, false) == 0, "wake with nobody waiting wakes 0");
 	CHECK(fl_futex_wake(&word, INT_MAX, false) == 0, "wake-all with nobody waiting wakes 0");
-	struct timespec dl = fl_deadline_after_ns(50000000);
 	int64_t t0 = fl_now_ns();
+	struct timespec dl = fl_deadline_after_ns(50000000);
 	CHECK(fl_futex_wait(&word, 0, &dl, false) == ETIMEDOUT, "the later wait still blocks");
 	CHECK(fl_now_ns() - t0 >= 50000000, "and for the whole deadline");
 }
