@@ -1,7 +1,8 @@
 /* tests/test_remote_proto.c — the messages between the harness and a remote
  * design's helper (harness/remote_proto.h): a request and a result survive
  * the round trip field for field (doubles exactly, strings with newlines and
- * backslashes, the latency histogram bucket for bucket), and what is not a
+ * backslashes, the stranded-waiter fields, the latency histogram bucket for
+ * bucket), and what is not a
  * message of this revision is refused with a reason, never half-read: an
  * unknown key, a bad number, a bucket out of range, a line without '=', a
  * missing `end`, the wrong kind. */
@@ -29,7 +30,8 @@ static void t_request(void)
 	struct fl_remote_req q = { .wake = 2, .spin = 100,
 				   .p = { .threads = 7, .tokens = 3, .sems = 5, .hold_ns = 200,
 					  .think_ns = -1, .ops = 1LL << 40,
-					  .duration_ns = 30000000, .latency = true } };
+					  .duration_ns = 30000000, .latency = true,
+					  .stranded_ns = 50000000 } };
 	snprintf(q.variant, sizeof q.variant, "musl-libc");
 	snprintf(q.workload, sizeof q.workload, "pool");
 	struct fl_msg m = { 0 };
@@ -41,7 +43,8 @@ static void t_request(void)
 	       back.wake == q.wake && back.spin == q.spin, "names, wake, spin");
 	EXPECT(back.p.threads == 7 && back.p.tokens == 3 && back.p.sems == 5 &&
 	       back.p.hold_ns == 200 && back.p.think_ns == -1 && back.p.ops == 1LL << 40 &&
-	       back.p.duration_ns == 30000000 && back.p.latency, "fl_params differ");
+	       back.p.duration_ns == 30000000 && back.p.latency &&
+	       back.p.stranded_ns == 50000000, "fl_params differ");
 	fl_msg_free(&m);
 }
 
@@ -51,7 +54,10 @@ static void t_result(void)
 			       .fair_n = 4, .fair_jain = 1.0 / 3.0, .fair_cv = M_PI,
 			       .fair_min_max = 1e-300, .starve_max_ns = -1, .cpu_set = true,
 			       .cpu_user_ns = 1, .cpu_sys_ns = 2, .csw_vol = 3, .csw_invol = 4,
-			       .shim_sems = -1 };
+			       .shim_sems = -1, .stranded = 2, .stranded_max_ns = 55000123,
+			       .stranded_tid = 4242 };
+	snprintf(r.stranded_note, sizeof r.stranded_note,
+		 "tid 4242 slept in FUTEX_WAIT on 0x7f00 for 55 ms");
 	snprintf(r.error, sizeof r.error, "line one\nline two \\n not a newline = still text");
 	snprintf(r.info, sizeof r.info, "\\");
 	r.lat = calloc(1, sizeof *r.lat);
@@ -71,6 +77,10 @@ static void t_result(void)
 	EXPECT(back.starve_max_ns == -1 && back.cpu_set && back.cpu_user_ns == 1 &&
 	       back.cpu_sys_ns == 2 && back.csw_vol == 3 && back.csw_invol == 4 &&
 	       back.shim_sems == -1, "cpu/csw/shim");
+	EXPECT(back.stranded == 2 && back.stranded_max_ns == 55000123 &&
+	       back.stranded_tid == 4242 && !strcmp(back.stranded_note, r.stranded_note),
+	       "stranded fields: %lld %lld %d '%s'", (long long)back.stranded,
+	       (long long)back.stranded_max_ns, back.stranded_tid, back.stranded_note);
 	EXPECT(back.lat && !memcmp(back.lat, r.lat, sizeof *r.lat), "histogram differs");
 	free(back.lat);
 	/* no histogram sent: none received */
