@@ -2,10 +2,9 @@
  * design's helper (harness/remote_proto.h): a request and a result survive
  * the round trip field for field (doubles exactly, strings with newlines and
  * backslashes, the stranded-waiter fields, the latency histogram bucket for
- * bucket), and what is not a
- * message of this revision is refused with a reason, never half-read: an
- * unknown key, a bad number, a bucket out of range, a line without '=', a
- * missing `end`, the wrong kind. */
+ * bucket), and what is not a message of this revision is refused with a
+ * reason, never half-read: an unknown key, a bad number, a bucket out of
+ * range, a line without '=', a missing `end`, the wrong kind. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
