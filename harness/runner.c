@@ -322,7 +322,6 @@ struct counts {
 	int ok, skipped, error;
 };
 
-/* Warm-up rounds (round -1), then the measured rounds. */
 /* Whether reps at this point time their blocking op (--latency). */
 static bool want_latency(const struct fl_spec *s, const struct fl_workload *w)
 {
@@ -380,42 +379,63 @@ void fl_lat_path(const char *csv_path, char *out, size_t n)
 		snprintf(out, n, "%s.lat.csv", csv_path);
 }
 
-static void run_point(const struct fl_spec *s, const struct fl_point *pt, struct fl_csv *csv,
-		      struct fl_csv *lat, uint64_t *rng, struct progress *g, struct counts *n)
-{
-	struct fl_hist *acc[FL_MAXLIST + 3] = { 0 };
-	bool latency = want_latency(s, pt->w);
-	bool live[FL_MAXLIST + 3];
+/* What a point carries across the run's rounds (run_points interleaves them). */
+struct point_run {
+	struct fl_hist *acc[FL_MAXLIST + 3]; /* latency over the measured reps */
+	bool live[FL_MAXLIST + 3];           /* neither skipped nor failed */
+	bool latency;
 	int order[FL_MAXLIST + 3];
+	struct fl_cpu_sample cpu;            /* summed over the point's rounds */
+	double load_first, load_last;
+};
+
+/* Before the first round: the skipped rows, once. */
+static void point_begin(const struct fl_spec *s, const struct fl_point *pt, struct fl_csv *csv,
+			struct point_run *pr, struct counts *n)
+{
+	pr->latency = want_latency(s, pt->w);
 	for (int i = 0; i < pt->ne; i++) {
 		const char *why = fl_entry_skip(pt, &pt->e[i]);
-		live[i] = !why;
+		pr->live[i] = !why;
 		if (why)
 			emit(csv, pt, &(struct rep){ &pt->e[i], 0, 0, "skipped", why, NULL, NULL });
-		n->skipped += !live[i];
+		n->skipped += !pr->live[i];
 	}
+}
+
+/* One round of one point: every live entry once, in a fresh random order. */
+static void point_round(const struct fl_spec *s, const struct fl_point *pt, int round,
+			struct fl_csv *csv, struct point_run *pr, uint64_t *rng,
+			struct progress *g, struct counts *n)
+{
+	struct fl_cpu_sample a, b;
+	double la = fl_loadavg();
+	if (round == -s->warmup)
+		pr->load_first = la;
+	fl_cpu_sample(&a);
 	fl_wake_set_strategy((enum fl_wake_strategy)pt->wake);
 	fl_spin_set(pt->spin);
 	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9;
-	for (int round = -s->warmup; round < s->reps && !fl_interrupted; round++) {
-		show(g, pt, round < 0 ? -1 : round, s->reps);
-		fl_round_order(rng, pt->ne, order);
-		for (int k = 0, slot = 0; k < pt->ne && !fl_interrupted; k++) {
-			int i = order[k];
-			if (!live[i])
-				continue;
-			if (!run_rep(s, csv, pt, i, round < 0 ? -1 : round, slot++, round >= 0,
-				     latency, &acc[i])) {
-				live[i] = false; /* one error row is the verdict */
-				n->error++;
-			}
-			g->done += per_rep;
+	show(g, pt, round < 0 ? -1 : round, s->reps);
+	fl_round_order(rng, pt->ne, pr->order);
+	for (int k = 0, slot = 0; k < pt->ne && !fl_interrupted; k++) {
+		int i = pr->order[k];
+		if (!pr->live[i])
+			continue;
+		if (!run_rep(s, csv, pt, i, round < 0 ? -1 : round, slot++, round >= 0,
+			     pr->latency, &pr->acc[i])) {
+			pr->live[i] = false; /* one error row is the verdict */
+			n->error++;
 		}
-		csv_check(csv, fl_csv_flush(csv)); /* a round's rows at once */
+		g->done += per_rep;
 	}
-	for (int i = 0; i < pt->ne && !fl_interrupted; i++)
-		n->ok += live[i]; /* neither skipped nor failed */
-	emit_hists(lat, pt, acc);
+	csv_check(csv, fl_csv_flush(csv)); /* a round's rows at once */
+	fl_cpu_sample(&b);
+	pr->cpu.busy_ns += b.busy_ns - a.busy_ns;
+	pr->cpu.steal_ns += b.steal_ns - a.steal_ns;
+	pr->cpu.self_ns += b.self_ns - a.self_ns;
+	pr->cpu.wall_ns += b.wall_ns - a.wall_ns;
+	pr->load_last = fl_loadavg();
 }
 
 /* ---- the whole run ----------------------------------------------------------- */
@@ -478,8 +498,9 @@ static void machine_meta(const struct fl_spec *s, struct fl_csv *csv)
 	char hyp[160], gov[160];
 	fl_machine_virt(hyp, sizeof hyp, gov, sizeof gov);
 	fl_csv_meta(csv, "seed: %llu", (unsigned long long)s->seed);
-	fl_csv_meta(csv, "rounds: %d measured + %d warm-up per point, random order per round",
-		    s->reps, s->warmup);
+	fl_csv_meta(csv, "rounds: %d measured + %d warm-up per point, interleaved across the "
+		    "points (each round: every point once, the points and within each point the "
+		    "variants in a fresh random order)", s->reps, s->warmup);
 	fl_csv_meta(csv, "hypervisor: %s", hyp);
 	fl_csv_meta(csv, "governor: %s", gov);
 	fl_csv_meta(csv, "pin: %s", s->pin ? s->pin : "none");
@@ -518,29 +539,52 @@ static void print_table(const struct fl_spec *s, struct fl_csv *csv)
 	}
 }
 
+/* The rounds are interleaved across the points: each round runs every point
+ * once, the points in a fresh random order, so a point's rounds are spread
+ * over the whole run instead of one stretch of it. The machine's state
+ * drifts in steps that last seconds (results/README.md, "Verdicts across
+ * runs": the uncontended fast path of every design but the inlined floor
+ * moves 17 -> 28 ns and back); a point run in one stretch sees one state,
+ * its ratios that state's, and two runs disagree. Spread over the run, each
+ * point samples the run's states and its interval shows their spread. */
 static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 		       struct fl_csv *csv, struct fl_csv *lat, struct counts *n, int *done)
 {
 	uint64_t rng = s->seed;
 	struct progress g = { .on = !s->quiet && isatty(2), .t0 = fl_now_ns(),
 			      .total = expected_cost(s, pts, npts), .npoints = npts };
-	struct fl_cpu_sample c0, a, b;
+	struct fl_cpu_sample c0, c1;
 	fl_cpu_sample(&c0);
-	for (int i = 0; i < npts && !fl_interrupted; i++) {
-		double la = fl_loadavg(), steal;
-		fl_cpu_sample(&a);
-		g.point = i + 1;
-		run_point(s, &pts[i], csv, lat, &rng, &g, n);
-		fl_cpu_sample(&b);
+	struct point_run *pr = fl_xcalloc((size_t)npts, sizeof *pr);
+	int *porder = fl_xcalloc((size_t)npts, sizeof *porder);
+	for (int i = 0; i < npts; i++)
+		point_begin(s, &pts[i], csv, &pr[i], n);
+	int round = -s->warmup;
+	for (; round < s->reps && !fl_interrupted; round++) {
+		fl_round_order(&rng, npts, porder);
+		for (int k = 0; k < npts && !fl_interrupted; k++) {
+			int i = porder[k];
+			g.point = k + 1;
+			point_round(s, &pts[i], round, csv, &pr[i], &rng, &g, n);
+		}
+	}
+	*done = fl_interrupted ? 0 : npts; /* a point is done when its last round is */
+	for (int i = 0; i < npts; i++) {
+		double steal, others = fl_cpu_others(&(struct fl_cpu_sample){ 0 }, &pr[i].cpu, &steal);
 		fl_csv_meta(csv, "point %d (%s T=%d K=%d): load %.2f -> %.2f, other work %.1f%% of a "
 			    "core, steal %.1f%%", i + 1, pts[i].w->name, pts[i].p.threads,
-			    pts[i].p.tokens, la, fl_loadavg(), 100 * fl_cpu_others(&a, &b, &steal),
+			    pts[i].p.tokens, pr[i].load_first, pr[i].load_last, 100 * others,
 			    100 * steal);
-		*done += !fl_interrupted;
+		for (int e = 0; e < pts[i].ne && !fl_interrupted; e++)
+			n->ok += pr[i].live[e]; /* neither skipped nor failed */
+		emit_hists(lat, &pts[i], pr[i].acc);
 	}
+	free(porder);
+	free(pr);
 	if (g.on)
 		fprintf(stderr, "\r\033[K");
-	double steal, others = fl_cpu_others(&c0, &b, &steal);
+	fl_cpu_sample(&c1);
+	double steal, others = fl_cpu_others(&c0, &c1, &steal);
 	fl_csv_meta(csv, "other work: %.1f%% of a core over the run, steal %.1f%%", 100 * others,
 		    100 * steal);
 	if (others > 0.10 && !s->quiet)

@@ -234,6 +234,22 @@ check "the seed is in the CSV" grep -q '^# seed: 7$' "$d/s1.csv"
 check "the machine state is in the CSV" \
   bash -c "grep -q '^# hypervisor: ' '$d/s1.csv' && grep -q '^# point 1 (uncontended.*load .*other work' '$d/s1.csv'"
 check "a control row by default" grep -q '^posix#2,uncontended' "$d/s1.csv"
+# The rounds are interleaved across the points (runner.c, run_points): a
+# point's rounds spread over the whole run, and every round runs every point
+# (in a random order of points). Run point by point, the CSV would hold each
+# point's rounds in one block: 3 blocks; interleaved, 5 x 3 blocks but where
+# a round ends with the point the next one starts with: at least 11.
+expect_ok "three points, five rounds" run --variant negcount,posix --workload uncontended,pool \
+  --threads 2,4 --ops 200 --reps 5 --seed 11 --no-floors --csv "$d/il.csv" --quiet
+blocks() { python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
+        if r["status"] == "ok" and r["round"] != "-1"]
+keys = [(r["workload"], r["threads"]) for r in rows]
+print(sum(1 for i, k in enumerate(keys) if i == 0 or k != keys[i - 1]))' "$1"; }
+check "rounds interleaved across the points ($(blocks "$d/il.csv") point-blocks, >= 11)" \
+  test "$(blocks "$d/il.csv")" -ge 11
+check "each point has its 5 measured rounds" bash -c "[ \$(grep -c '^negcount,pool,4,' '$d/il.csv') -eq 5 ]"
 expect_ok "no control" run --variant negcount,posix --workload uncontended --ops 200 --reps 2 \
   --no-control --no-floors --csv "$d/s3.csv" --quiet
 check "--no-control drops it" absent 'posix#2' "$(cat "$d/s3.csv")"
