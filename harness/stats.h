@@ -61,7 +61,11 @@ bool fl_ci_apart(const struct fl_summary *a, const struct fl_summary *b);
  * together. What it cannot cancel is drift *within* a round, which favours
  * whoever runs first when the machine is speeding up — the random order
  * turns that bias into symmetric noise (tests/test_stats.c shows the A/A
- * verdict failing under a ramp when the order is fixed).
+ * verdict failing under a ramp when the order is fixed). Nor can it cancel
+ * a machine state that changes designs unequally (the fast path's steps:
+ * results/README.md): the runner spreads a point's rounds over the whole
+ * run, every round visiting every point (runner.c, run_points), so the
+ * rounds sample the run's states and the interval shows their spread.
  *
  * The interval is the same order-statistics interval as fl_summarize's,
  * taken over the per-round ratios: the sign-test inversion, exact for any
