@@ -540,12 +540,13 @@ static void print_table(const struct fl_spec *s, struct fl_csv *csv)
 }
 
 /* The rounds are interleaved across the points: each round runs every point
- * once, the points in a fresh random order, so a point's rounds are spread
- * over the whole run instead of one stretch of it. The machine's state
- * drifts in steps that last seconds (results/README.md, "Verdicts across
- * runs": the uncontended fast path of every design but the inlined floor
- * moves 17 -> 28 ns and back); a point run in one stretch sees one state,
- * its ratios that state's, and two runs disagree. Spread over the run, each
+ * once, the points in a fresh random order (the warm-up and first rounds in
+ * their listed order), so a point's rounds are spread over the whole run
+ * instead of one stretch of it. The machine's state drifts in steps that
+ * last seconds (results/README.md, "Why every round visits every point":
+ * the uncontended fast path of every design but the inlined floor moves
+ * 17 -> 28 ns and back); a point run in one stretch sees one state, its
+ * ratios that state's, and two runs disagree. Spread over the run, each
  * point samples the run's states and its interval shows their spread. */
 static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 		       struct fl_csv *csv, struct fl_csv *lat, struct counts *n, int *done)
@@ -559,9 +560,17 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 	int *porder = fl_xcalloc((size_t)npts, sizeof *porder);
 	for (int i = 0; i < npts; i++)
 		point_begin(s, &pts[i], csv, &pr[i], n);
-	int round = -s->warmup;
-	for (; round < s->reps && !fl_interrupted; round++) {
-		fl_round_order(&rng, npts, porder);
+	for (int round = -s->warmup; round < s->reps && !fl_interrupted; round++) {
+		/* The warm-up rounds and the first measured one (the CSV's first
+		 * rows: warm-up reps are not written) take the points in their
+		 * listed order, so the CSV and every table list them so. The
+		 * order of points cannot bias a ratio (both sides of a ratio are
+		 * in one point's round); only the order within a point could. */
+		if (round <= 0)
+			for (int k = 0; k < npts; k++)
+				porder[k] = k;
+		else
+			fl_round_order(&rng, npts, porder);
 		for (int k = 0; k < npts && !fl_interrupted; k++) {
 			int i = porder[k];
 			g.point = k + 1;

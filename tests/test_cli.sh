@@ -250,6 +250,16 @@ print(sum(1 for i, k in enumerate(keys) if i == 0 or k != keys[i - 1]))' "$1"; }
 check "rounds interleaved across the points ($(blocks "$d/il.csv") point-blocks, >= 11)" \
   test "$(blocks "$d/il.csv")" -ge 11
 check "each point has its 5 measured rounds" bash -c "[ \$(grep -c '^negcount,pool,4,' '$d/il.csv') -eq 5 ]"
+firsts() { python3 -c '
+import csv, sys
+seen = []
+for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")):
+    k = r["workload"] + "/" + r["threads"]
+    if k not in seen:
+        seen.append(k)
+print(" ".join(seen))' "$1"; }
+check "the first round takes the points in their listed order (the tables' order): $(firsts "$d/il.csv")" \
+  test "$(firsts "$d/il.csv")" = "uncontended/1 pool/2 pool/4"
 expect_ok "no control" run --variant negcount,posix --workload uncontended --ops 200 --reps 2 \
   --no-control --no-floors --csv "$d/s3.csv" --quiet
 check "--no-control drops it" absent 'posix#2' "$(cat "$d/s3.csv")"
