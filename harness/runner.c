@@ -499,8 +499,8 @@ static void machine_meta(const struct fl_spec *s, struct fl_csv *csv)
 	fl_machine_virt(hyp, sizeof hyp, gov, sizeof gov);
 	fl_csv_meta(csv, "seed: %llu", (unsigned long long)s->seed);
 	fl_csv_meta(csv, "rounds: %d measured + %d warm-up per point, interleaved across the "
-		    "points (each round: every point once, the points and within each point the "
-		    "variants in a fresh random order)", s->reps, s->warmup);
+		    "points (each round: every point once; the points from round 1 on, and within "
+		    "each point the variants, in a fresh random order)", s->reps, s->warmup);
 	fl_csv_meta(csv, "hypervisor: %s", hyp);
 	fl_csv_meta(csv, "governor: %s", gov);
 	fl_csv_meta(csv, "pin: %s", s->pin ? s->pin : "none");
