@@ -384,7 +384,6 @@ struct point_run {
 	struct fl_hist *acc[FL_MAXLIST + 3]; /* latency over the measured reps */
 	bool live[FL_MAXLIST + 3];           /* neither skipped nor failed */
 	bool latency;
-	int order[FL_MAXLIST + 3];
 	struct fl_cpu_sample cpu;            /* summed over the point's rounds */
 	double load_first, load_last;
 };
@@ -416,10 +415,11 @@ static void point_round(const struct fl_spec *s, const struct fl_point *pt, int 
 	fl_wake_set_strategy((enum fl_wake_strategy)pt->wake);
 	fl_spin_set(pt->spin);
 	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9;
+	int order[FL_MAXLIST + 3];
 	show(g, pt, round < 0 ? -1 : round, s->reps);
-	fl_round_order(rng, pt->ne, pr->order);
+	fl_round_order(rng, pt->ne, order);
 	for (int k = 0, slot = 0; k < pt->ne && !fl_interrupted; k++) {
-		int i = pr->order[k];
+		int i = order[k];
 		if (!pr->live[i])
 			continue;
 		if (!run_rep(s, csv, pt, i, round < 0 ? -1 : round, slot++, round >= 0,
