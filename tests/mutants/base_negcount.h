@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "futex.h"
 #include "race.h"
 #include "mutant.h"
@@ -162,7 +163,13 @@ static int mn_abandon(struct mneg *s, int why)
 #ifdef MUT_LOST_TOKEN
 		return why;
 #else
-		fl_futex_wait(&s->grants, 0, NULL, s->shared);
+		/* As variants/negcount.c: wait for the grant in short slices and
+		 * re-read count each time. A newcomer may claim and take our
+		 * grant (the claims swap: ours is then the unresolved one, and
+		 * exit 2 removes it); an untimed sleep here would miss the wake
+		 * that went before it and sleep until a post that never comes. */
+		struct timespec slice = fl_deadline_after_ns(100000);
+		fl_futex_wait(&s->grants, 0, &slice, s->shared);
 #endif
 	}
 }
