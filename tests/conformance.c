@@ -265,18 +265,6 @@ static void t_overflow(void *arg)
 	rm(m);
 }
 
-static void t_destroy_after_use(void *arg)
-{
-	(void)arg;
-	for (int i = 0; i < 100; i++) {
-		struct sem m = mk(1);
-		V->trywait(m.s);
-		V->post(m.s, 2);
-		wait_noeintr(m.s);
-		rm(m);
-	}
-}
-
 /* ---- threads --------------------------------------------------------- */
 
 #define NW 4
@@ -314,13 +302,92 @@ static void until_passed(int n)
 	}
 }
 
+/* POSIX sem_destroy: "It is safe to destroy an initialized semaphore upon
+ * which no threads are currently blocked", and "a destroyed semaphore object
+ * can be reinitialized using sem_init()". So a semaphore that was used —
+ * tokens taken and posted, a waiter that slept on it and was released, a
+ * wait that timed out, tokens still in it — can be destroyed, and the same
+ * bytes initialised again behave as a NEW semaphore of the new value: no
+ * token, waiter count or pending wake of the old use shows through. Every
+ * step's result is checked: the old test only called the operations, and
+ * could fail by crashing alone. */
+static void t_destroy_after_use(void *arg)
+{
+	(void)arg;
+	/* two tokens at once where the design has them */
+	const unsigned n = V->value_max >= 2 && !(V->flags & FL_CAPPED) ? 2 : 1;
+	void *p = new_state();
+	for (int i = 0; i < 100; i++) {
+		/* Every 10th round: with a sleeper, to leave waiter state behind. */
+		const bool sleeper = i % 10 == 0;
+		const unsigned v0 = i % 2; /* reinit to 0 and to 1 in turn */
+		CHECK(V->init(p, 1, 0) == 0, "round %d: init(1) on reused bytes", i);
+		CHECK(fl_test_value(V, p) == 1, "round %d: value after init(1): %d", i,
+		      fl_test_value(V, p));
+		CHECK(V->trywait(p) == 0, "round %d: trywait takes the initial token", i);
+		CHECK(V->trywait(p) == EAGAIN, "round %d: and there is no second", i);
+		CHECK(V->post(p, n) == 0, "round %d: post(%u)", i, n);
+		CHECK(fl_test_value(V, p) == (int)n, "round %d: value after post(%u): %d", i, n,
+		      fl_test_value(V, p));
+		CHECK(wait_noeintr(p) == 0, "round %d: wait with a token there", i);
+		CHECK(fl_test_value(V, p) == (int)n - 1, "round %d: value after the wait: %d", i,
+		      fl_test_value(V, p));
+		for (unsigned k = 1; k < n; k++)
+			CHECK(V->trywait(p) == 0, "round %d: trywait takes token %u", i, k);
+		if (sleeper) {
+			struct waiter_arg a = { .m = { p }, .i = 0 };
+			pthread_t t;
+			atomic_store(&tids[0], 0);
+			atomic_store(&passed, 0);
+			pthread_create(&t, NULL, waiter, &a);
+			CHECK(wait_sleeping(tids, 1, 5000), "round %d: waiter asleep", i);
+			CHECK(V->post(p, 1) == 0, "round %d: post to the sleeper", i);
+			pthread_join(t, NULL);
+			CHECK(a.result == 0, "round %d: the sleeper took the token: %d", i, a.result);
+		}
+		CHECK(timedwait_ns(p, 1000000) == ETIMEDOUT, "round %d: a wait on the empty "
+		      "semaphore times out", i);
+		CHECK(V->post(p, n) == 0, "round %d: post(%u) left in at destroy", i, n);
+		V->destroy(p);
+		/* The same bytes, initialised again: a new semaphore. */
+		CHECK(V->init(p, v0, 0) == 0, "round %d: init(%u) after destroy", i, v0);
+		CHECK(fl_test_value(V, p) == (int)v0, "round %d: init(%u) after destroy: value %d "
+		      "(the old semaphore's %u tokens showed through?)", i, v0, fl_test_value(V, p),
+		      n);
+		for (unsigned k = 0; k < v0; k++)
+			CHECK(V->trywait(p) == 0, "round %d: the new semaphore's token %u", i, k);
+		CHECK(V->trywait(p) == EAGAIN, "round %d: no token past init(%u) after destroy", i,
+		      v0);
+		CHECK(timedwait_ns(p, 1000000) == ETIMEDOUT, "round %d: a wait on the new empty "
+		      "semaphore times out (no wake of the old one remembered)", i);
+		if (sleeper) {
+			/* and it still puts a waiter to sleep and wakes it */
+			struct waiter_arg a = { .m = { p }, .i = 0 };
+			pthread_t t;
+			atomic_store(&tids[0], 0);
+			pthread_create(&t, NULL, waiter, &a);
+			CHECK(wait_sleeping(tids, 1, 5000), "round %d: waiter on the new one asleep",
+			      i);
+			CHECK(V->post(p, 1) == 0, "round %d: post to it", i);
+			pthread_join(t, NULL);
+			CHECK(a.result == 0, "round %d: it took the token: %d", i, a.result);
+		}
+		CHECK(V->post(p, 1) == 0 && fl_test_value(V, p) == 1 && V->trywait(p) == 0 &&
+		      V->trywait(p) == EAGAIN, "round %d: the new semaphore counts a post as one "
+		      "token", i);
+		V->destroy(p);
+		memset(p, i & 1 ? 0x00 : 0xA5, 64); /* and on bytes no init of ours wrote */
+	}
+	free(p);
+}
+
 static void t_post_n_wakes(void *arg)
 {
 	(void)arg;
 	/* NW sleepers, post(2): exactly two pass, the rest keep sleeping; then
 	 * post(NW - 2) releases the rest. Nobody passes without a token. */
 	if (V->value_max < NW) {
-		printf("     (post_n_wakes_n: value_max %d < %d, not applicable)\n", V->value_max, NW);
+		SKIP_TEST("value_max %d < %d: cannot hold a token per sleeper", V->value_max, NW);
 		return;
 	}
 	struct sem m = mk(0);
@@ -363,7 +430,7 @@ static void t_post_one_by_one(void *arg)
 		a[i] = (struct waiter_arg){ .m = m, .i = i, .rel_ns = 30LL * 1000000000 };
 		pthread_create(&t[i], NULL, waiter, &a[i]);
 	}
-	CHECK(wait_sleeping(tids, NW, 5000), "all waiters asleep");
+	CHECK(wait_sleeping_timed(tids, NW, 5000), "all (timed) waiters asleep");
 	for (int k = 1; k <= NW; k++) {
 		V->post(m.s, 1);
 		until_passed(k);
@@ -649,7 +716,7 @@ int main(int argc, char **argv)
 		run_test("timedwait_never_early", t_timedwait_never_early, NULL, 10);
 		run_test("thousand_1ms_timeouts", t_thousand_1ms, NULL, 30);
 		run_test("overflow", t_overflow, NULL, 10);
-		run_test("destroy_after_use", t_destroy_after_use, NULL, 10);
+		run_test("destroy_after_use", t_destroy_after_use, NULL, 30);
 		run_test("post_n_wakes_n", t_post_n_wakes, NULL, 30);
 		run_test("post_one_by_one", t_post_one_by_one, NULL, 30);
 		run_test("timeout_beside_sleeper", t_timeout_with_sleepers, NULL, 30);

@@ -37,6 +37,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -630,13 +631,13 @@ static void t_collector_uring(void *arg)
 	struct futexstat_counts c;
 	struct io_uring ring;
 	if (!futexstat_sees_uring(fs)) {
-		printf("  skipped: no io_uring:io_uring_submit_req tracepoint or no io_uring "
-		       "futex opcodes in this kernel\n");
+		SKIP_TEST("no io_uring:io_uring_submit_req tracepoint or no io_uring "
+		          "futex opcodes in this kernel");
 		return;
 	}
 	int e = io_uring_queue_init(4, &ring, 0);
 	if (e) {
-		printf("  skipped: io_uring unavailable here: %s\n", strerror(-e));
+		SKIP_TEST("io_uring unavailable here: %s", strerror(-e));
 		return;
 	}
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
@@ -664,6 +665,14 @@ static void t_collector_uring(void *arg)
 }
 #endif
 
+#ifndef FL_HAVE_LIBURING
+static void t_no_liburing(void *arg)
+{
+	(void)arg;
+	SKIP_TEST("built without liburing: no io_uring futex submission to count");
+}
+#endif
+
 static int collector(void)
 {
 	char why[300];
@@ -683,6 +692,8 @@ static int collector(void)
 	run_test("negcount uncontended: 0 futex syscalls", t_negcount_uncontended, NULL, 30);
 #ifdef FL_HAVE_LIBURING
 	run_test("collector counts io_uring futex submissions", t_collector_uring, NULL, 30);
+#else
+	run_test("collector counts io_uring futex submissions", t_no_liburing, NULL, 30);
 #endif
 	futexstat_close(fs);
 	return tests_done("probes collector");
@@ -1077,7 +1088,7 @@ static void t_tree_collide(void *arg)
 	char why[300];
 	struct futexstat_counts c;
 	if (!host_pids()) {
-		printf("  skipped: in a nested pid namespace (the slot hash uses host pids)\n");
+		SKIP_TEST("in a nested pid namespace (the slot hash uses host pids)");
 		return;
 	}
 	CHECK(futexstat_start(fs, why, sizeof why) == 0, "start: %s", why);
@@ -1112,8 +1123,8 @@ static void t_tree_collide(void *arg)
 	futexstat_stop(fs, &c);
 	EQ(ast, 0);
 	if (b < 0) {
-		printf("  skipped: no pid colliding with %d could be had (%s)\n", (int)a,
-		       strerror((int)-b));
+		SKIP_TEST("no pid colliding with %d could be had (%s)", (int)a,
+		          strerror((int)-b));
 		return;
 	}
 	EQ(bst, 0);
@@ -1183,7 +1194,7 @@ static void t_loader_in_pidns(void *arg)
 	EQ(read(rep[0], &r, sizeof r), (long)sizeof r);
 	close(rep[0]), close(rep[1]);
 	if (r == -EPERM || r == -EINVAL || r == -ENOSYS) {
-		printf("  skipped: cannot make a pid namespace here: %s\n", strerror((int)-r));
+		SKIP_TEST("cannot make a pid namespace here: %s", strerror((int)-r));
 		return;
 	}
 	EQ(r, 0);
@@ -1222,7 +1233,7 @@ static void t_tree_pidns(void *arg)
 	EQ(read(rep[0], &b, sizeof b), (long)sizeof b);
 	close(rep[0]), close(rep[1]);
 	if (b == -EPERM || b == -EINVAL || b == -ENOSYS) {
-		printf("  skipped: cannot make a pid namespace here: %s\n", strerror((int)-b));
+		SKIP_TEST("cannot make a pid namespace here: %s", strerror((int)-b));
 		return;
 	}
 	CHECK(b > 0, "the nested process failed (%ld)", b);
@@ -1551,8 +1562,8 @@ static void t_tree_reuse(void *arg)
 	EQ(hst, 0);
 	if (got_a != p || got_b != p) {
 		pid_t e = got_a != p ? got_a : got_b;
-		printf("  skipped: pid %d could not be given again (%s)\n", (int)p,
-		       e < 0 ? strerror((int)-e) : "taken by another process");
+		SKIP_TEST("pid %d could not be given again (%s)", (int)p,
+		          e < 0 ? strerror((int)-e) : "taken by another process");
 		return;
 	}
 	EQ(qst, 0);

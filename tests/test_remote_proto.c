@@ -2,7 +2,9 @@
  * design's helper (harness/remote_proto.h): a request and a result survive
  * the round trip field for field (doubles exactly, strings with newlines and
  * backslashes, the stranded-waiter fields, the latency histogram bucket for
- * bucket), and what is not a message of this revision is refused with a
+ * bucket); hand-written golden text of this revision decodes to known values
+ * and is exactly what the encoder writes (so a change made to both sides at
+ * once fails); and what is not a message of this revision is refused with a
  * reason, never half-read: an unknown key, a bad number, a bucket out of
  * range, a line without '=', a missing `end`, the wrong kind. */
 #include <math.h>
@@ -91,6 +93,140 @@ static void t_result(void)
 	fl_msg_free(&m);
 }
 
+/* ---- golden wire text --------------------------------------------------
+ *
+ * Written here by hand, as the helper and the harness of this revision send
+ * them (key order, integers in decimal, doubles as C99 hex floats "%a",
+ * strings with \n and \\ escaped, one lat_b=INDEX:COUNT per non-empty bucket).
+ * The round trips above pass for any change made to both sides at once (a
+ * key renamed, doubles sent as %.6g, a field dropped from both); these fail
+ * then: the decoder must read this text to the known values, and the
+ * encoder must write exactly this text from them. A deliberate change of
+ * the protocol changes this text too — and is then a change a helper of the
+ * previous revision cannot read, which is what the text is for. */
+static const char golden_req[] =
+	"run\n"
+	"variant=musl-libc\n"
+	"workload=pool\n"
+	"wake=2\n"
+	"spin=100\n"
+	"threads=7\n"
+	"tokens=3\n"
+	"sems=5\n"
+	"hold_ns=200\n"
+	"think_ns=-1\n"
+	"ops=1099511627776\n"
+	"duration_ns=30000000\n"
+	"latency=1\n"
+	"stranded_ns=50000000\n"
+	"end\n";
+
+static const char golden_result[] =
+	"result\n"
+	"ops=123456789012\n"
+	"elapsed_ns=30000001\n"
+	"error=a\\nb\\\\c\n"
+	"info=musl\n"
+	"fair_n=4\n"
+	"fair_jain=0x1.8p-1\n"
+	"fair_cv=0x1p-1\n"
+	"fair_min_max=0x1p-2\n"
+	"starve_max_ns=-1\n"
+	"cpu_set=1\n"
+	"cpu_user_ns=1\n"
+	"cpu_sys_ns=2\n"
+	"csw_vol=3\n"
+	"csw_invol=4\n"
+	"shim_sems=-1\n"
+	"stranded=2\n"
+	"stranded_max_ns=55000123\n"
+	"stranded_note=tid 4242 slept\n"
+	"stranded_tid=4242\n"
+	"lat_n=3\n"
+	"lat_min=5\n"
+	"lat_max=1000\n"
+	"lat_b=5:2\n"
+	"lat_b=317:1\n"
+	"end\n";
+
+/* The values the golden text stands for. */
+static void golden_values(struct fl_remote_req *q, struct fl_result *r)
+{
+	*q = (struct fl_remote_req){ .wake = 2, .spin = 100,
+				     .p = { .threads = 7, .tokens = 3, .sems = 5, .hold_ns = 200,
+					    .think_ns = -1, .ops = 1LL << 40,
+					    .duration_ns = 30000000, .latency = true,
+					    .stranded_ns = 50000000 } };
+	snprintf(q->variant, sizeof q->variant, "musl-libc");
+	snprintf(q->workload, sizeof q->workload, "pool");
+	*r = (struct fl_result){ .ops = 123456789012LL, .elapsed_ns = 30000001, .fair_n = 4,
+				 .fair_jain = 0.75, .fair_cv = 0.5, .fair_min_max = 0.25,
+				 .starve_max_ns = -1, .cpu_set = true, .cpu_user_ns = 1,
+				 .cpu_sys_ns = 2, .csw_vol = 3, .csw_invol = 4, .shim_sems = -1,
+				 .stranded = 2, .stranded_max_ns = 55000123, .stranded_tid = 4242 };
+	snprintf(r->stranded_note, sizeof r->stranded_note, "tid 4242 slept");
+	snprintf(r->error, sizeof r->error, "a\nb\\c");
+	snprintf(r->info, sizeof r->info, "musl");
+	r->lat = calloc(1, sizeof *r->lat);
+	r->lat->n = 3, r->lat->min = 5, r->lat->max = 1000;
+	r->lat->b[5] = 2, r->lat->b[317] = 1; /* set, not fl_hist_add: the wire only */
+}
+
+static void t_golden_decode(void)
+{
+	struct fl_remote_req q;
+	struct fl_result r;
+	memset(&q, 0, sizeof q), memset(&r, 0, sizeof r);
+	char err[200] = "", *t = strdup(golden_req);
+	EXPECT(fl_proto_get_req(t, &q, err, sizeof err) == 0, "golden request refused: %s", err);
+	EXPECT(!strcmp(q.variant, "musl-libc") && !strcmp(q.workload, "pool") && q.wake == 2 &&
+	       q.spin == 100, "golden request: names '%s' '%s', wake %d, spin %d", q.variant,
+	       q.workload, q.wake, q.spin);
+	EXPECT(q.p.threads == 7 && q.p.tokens == 3 && q.p.sems == 5 && q.p.hold_ns == 200 &&
+	       q.p.think_ns == -1 && q.p.ops == 1LL << 40 && q.p.duration_ns == 30000000 &&
+	       q.p.latency && q.p.stranded_ns == 50000000, "golden request: fl_params differ");
+	free(t);
+	t = strdup(golden_result);
+	EXPECT(fl_proto_get_result(t, &r, err, sizeof err) == 0, "golden result refused: %s", err);
+	EXPECT(r.ops == 123456789012LL && r.elapsed_ns == 30000001, "golden ops %lld elapsed %lld",
+	       (long long)r.ops, (long long)r.elapsed_ns);
+	EXPECT(!strcmp(r.error, "a\nb\\c") && !strcmp(r.info, "musl"), "golden error '%s' info '%s'",
+	       r.error, r.info);
+	EXPECT(r.fair_n == 4 && r.fair_jain == 0.75 && r.fair_cv == 0.5 && r.fair_min_max == 0.25,
+	       "golden fairness %d %.17g %.17g %.17g", r.fair_n, r.fair_jain, r.fair_cv,
+	       r.fair_min_max);
+	EXPECT(r.starve_max_ns == -1 && r.cpu_set && r.cpu_user_ns == 1 && r.cpu_sys_ns == 2 &&
+	       r.csw_vol == 3 && r.csw_invol == 4 && r.shim_sems == -1, "golden cpu/csw/shim");
+	EXPECT(r.stranded == 2 && r.stranded_max_ns == 55000123 && r.stranded_tid == 4242 &&
+	       !strcmp(r.stranded_note, "tid 4242 slept"), "golden stranded: %lld %lld %d '%s'",
+	       (long long)r.stranded, (long long)r.stranded_max_ns, r.stranded_tid,
+	       r.stranded_note);
+	uint64_t other = 0;
+	for (int i = 0; r.lat && i < FL_HIST_BUCKETS; i++)
+		other += i == 5 || i == 317 ? 0 : r.lat->b[i];
+	EXPECT(r.lat && r.lat->n == 3 && r.lat->min == 5 && r.lat->max == 1000 &&
+	       r.lat->b[5] == 2 && r.lat->b[317] == 1 && other == 0, "golden histogram");
+	free(r.lat);
+	free(t);
+}
+
+static void t_golden_encode(void)
+{
+	struct fl_remote_req q;
+	struct fl_result r;
+	golden_values(&q, &r);
+	struct fl_msg m = { 0 };
+	fl_proto_put_req(&m, &q);
+	EXPECT(m.len == strlen(golden_req) && !memcmp(m.s, golden_req, m.len),
+	       "the request's bytes differ from the golden text:\n%.*s", (int)m.len, m.s);
+	m.len = 0;
+	fl_proto_put_result(&m, &r);
+	EXPECT(m.len == strlen(golden_result) && !memcmp(m.s, golden_result, m.len),
+	       "the result's bytes differ from the golden text:\n%.*s", (int)m.len, m.s);
+	fl_msg_free(&m);
+	free(r.lat);
+}
+
 static void refused(const char *text, const char *why_has)
 {
 	char *t = strdup(text), err[200] = "";
@@ -127,6 +263,8 @@ int main(void)
 	t_request();
 	t_result();
 	t_refusals();
+	t_golden_decode();
+	t_golden_encode();
 	printf("%s\n", failures ? "FAILED" : "remote_proto: all ok");
 	return failures ? 1 : 0;
 }

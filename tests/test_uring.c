@@ -64,7 +64,7 @@ static void t_waitv(void *arg)
 {
 	(void)arg;
 	if (fl_uring_waitv_unavailable()) {
-		printf("  (skipped: %s)\n", fl_uring_waitv_unavailable());
+		SKIP_TEST("%s", fl_uring_waitv_unavailable());
 		return;
 	}
 	struct fl_waitv w[3];
@@ -177,6 +177,8 @@ static void t_fork(void *arg)
  * the interrupted wait comes back EINTR or 0, never an abort. */
 static _Atomic uint32_t h_word;
 static _Atomic int h_wakes;
+static _Atomic pid_t h_tid[1];   /* the waiting (main) thread */
+static _Atomic int h_kick_late;  /* the kicker never saw it asleep */
 
 static void on_usr2(int sig)
 {
@@ -185,10 +187,14 @@ static void on_usr2(int sig)
 	atomic_fetch_add(&h_wakes, fl_uring_wake(&h_word, 1, false) >= 0);
 }
 
+/* Signals the waiter once it is asleep inside io_uring_enter (sleepers.h),
+ * so the handler lands inside the ring wait — the case under test — however
+ * late the waiter gets there (it was a 20 ms sleep: under load the signal
+ * could come before the wait, where a wake rightly uses the ring). */
 static void *kicker(void *a)
 {
-	struct timespec t = { 0, 20000000 };
-	nanosleep(&t, NULL);
+	if (!wait_sleeping(h_tid, 1, 5000))
+		atomic_store(&h_kick_late, 1);
 	pthread_kill(*(pthread_t *)a, SIGUSR2);
 	return NULL;
 }
@@ -203,12 +209,16 @@ static void t_handler_wake(void *arg)
 		atomic_store(&h_word, 0);
 		unsigned long r0 = fl_uring_reentrant();
 		pthread_t self = pthread_self(), k;
+		atomic_store(&h_tid[0], gettid());
+		atomic_store(&h_kick_late, 0);
 		pthread_create(&k, NULL, kicker, &self);
 		struct timespec dl = fl_deadline_after_ns(5000000000LL);
 		int r = 0;
 		while (atomic_load(&h_word) == 0 && (r = fl_uring_wait(&h_word, 0, &dl, false)) != ETIMEDOUT)
 			CHECK(r == 0 || r == EINTR || r == EAGAIN, "round %d: wait returned %d", round, r);
 		pthread_join(k, NULL);
+		CHECK(!atomic_load(&h_kick_late), "round %d: the waiter was never seen asleep in "
+		      "its ring wait (io_uring_enter) within ~5 s", round);
 		CHECK(r != ETIMEDOUT, "round %d: the handler's wake was lost", round);
 		CHECK(fl_uring_reentrant() == r0 + 1, "round %d: the handler's wake went %s",
 		      round, fl_uring_reentrant() == r0 ? "through the busy ring" : "elsewhere twice");
