@@ -289,15 +289,19 @@ check "--no-control drops it" absent 'posix#2' "$(cat "$d/s3.csv")"
 "$fl" sweep --variants negcount --workloads uncontended --reps 100 --duration 0.05 \
   --csv "$d/int.csv" --quiet >"$d/int.out" 2>&1 &
 pid=$!
-# wait (up to 20 s) until some reps are in the CSV, then interrupt
-for _ in $(seq 200); do
+# wait until 5 reps are in the CSV (the state; 60 s is generous for 5 reps
+# of 0.05 s), then interrupt
+t0=$(date +%s%N)
+while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 60000 ] && kill -0 $pid 2>/dev/null; do
   [ "$(grep -c '^negcount,uncontended' "$d/int.csv" 2>/dev/null)" -ge 5 ] && break
-  sleep 0.1
+  sleep 0.05
 done
+waited=$(( ($(date +%s%N) - t0) / 1000000 ))
 kill -INT $pid; wait $pid; rc=$?
 check "interrupted sweep exits 130" test "$rc" -eq 130
 check "interrupted sweep says so" grep -q '^sweep INTERRUPTED' "$d/int.out"
-check "interrupted sweep keeps its rows" bash -c "[ \$(grep -c '^negcount,uncontended' '$d/int.csv') -ge 5 ]"
+check "interrupted sweep keeps its rows (interrupted after $waited ms; load $(cut -d' ' -f1-3 /proc/loadavg))" \
+  bash -c "[ \$(grep -c '^negcount,uncontended' '$d/int.csv') -ge 5 ]"
 check "no temp file left after the interrupt" bash -c "! ls '$d' | grep -q tmp"
 
 # Progress line: on a terminal (script(1) gives one), not with --quiet.

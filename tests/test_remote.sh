@@ -14,6 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 ok() { pass=$((pass+1)); echo "ok   $*"; }
 bad() { fail=$((fail+1)); echo "FAIL $*"; }
 skip() { skipped=$((skipped+1)); echo "SKIP $*"; }   # a check that cannot run here: never a pass
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # col FILE VARIANT WORKLOAD COLUMN: that column of the rows (one a line)
 col() {
   awk -F, -v v="$2" -v w="$3" -v c="$4" '
@@ -78,13 +79,15 @@ csv=$tmp/c.csv
 "$fl" run --variant musl-libc,posix --workload pool --threads 2 --reps 40 --duration 0.1 \
   --no-control --quiet --no-probes --csv "$csv" >"$tmp/c.out" 2>&1 &
 run=$!
-pid=
-for _ in $(seq 200); do
+# mid-run: the helper's pid in the CSV and a musl-libc row done (states, not
+# a sleep; 60 s is generous for one 0.1 s rep)
+pid= t0=$(ms)
+while [ $(( $(ms) - t0 )) -lt 60000 ] && kill -0 $run 2>/dev/null; do
   pid=$(sed -n 's/^# remote musl-libc: .* pid \([0-9]*\),.*/\1/p' "$csv" 2>/dev/null | head -1)
-  [ -n "$pid" ] && break
+  [ -n "$pid" ] && [ "$(col "$csv" musl-libc pool status 2>/dev/null | grep -c '^ok$')" -ge 1 ] && break
   sleep 0.05
 done
-sleep 0.5
+waited=$(( $(ms) - t0 ))
 [ -n "$pid" ] && kill -SEGV "$pid"
 wait $run
 rc=$?
@@ -92,7 +95,7 @@ note=$(col "$csv" musl-libc pool note; grep '^musl-libc,pool,.*,error,' "$csv" |
 pok=$(col "$csv" posix pool status | grep -c '^ok$')
 if [ $rc -eq 1 ] && [[ $note == *"killed by signal 11"* ]] && [ "$pok" -ge 30 ]; then
   ok "helper killed mid-run: error row ($(grep -o 'killed by signal 11[^"]*' "$csv" | head -1)), $pok posix rows"
-else bad "crash: rc=$rc pid=$pid posix ok=$pok note: $note"; fi
+else bad "crash: rc=$rc pid=$pid (after $waited ms) posix ok=$pok note: $note; load $(cat /proc/loadavg)"; fi
 
 # 5. a helper that hangs (a stand-in that says hello and never answers):
 #    an error row after FUTEXLAB_REMOTE_TIMEOUT, the helper killed, the run
@@ -132,10 +135,12 @@ csv=$tmp/i.csv
 setsid "$fl" run --variant musl-libc,posix --workload pool --threads 2 --reps 200 \
   --duration 0.05 --no-control --quiet --no-probes --csv "$csv" >"$tmp/i.out" 2>&1 &
 run=$!
-for _ in $(seq 200); do
+t0=$(ms)   # interrupt once 3 musl-libc rows are done (60 s bound)
+while [ $(( $(ms) - t0 )) -lt 60000 ] && kill -0 $run 2>/dev/null; do
   [ "$(col "$csv" musl-libc pool status 2>/dev/null | grep -c ok)" -ge 3 ] && break
   sleep 0.05
 done
+waited=$(( $(ms) - t0 ))
 pid=$(sed -n 's/^# remote musl-libc: .* pid \([0-9]*\),.*/\1/p' "$csv" | head -1)
 kill -INT -- -"$run"
 wait $run
@@ -143,7 +148,7 @@ rc=$?
 kept=$(col "$csv" musl-libc pool status | grep -c '^ok$')
 if [ $rc -eq 130 ] && [ "$kept" -ge 3 ] && [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
   ok "Ctrl-C: exit 130, $kept musl-libc rows kept, helper $pid gone"
-else bad "Ctrl-C: rc=$rc kept=$kept helper='$pid' alive=$(kill -0 "$pid" 2>/dev/null && echo yes)"; fi
+else bad "Ctrl-C: rc=$rc kept=$kept (interrupted after $waited ms) helper='$pid' alive=$(kill -0 "$pid" 2>/dev/null && echo yes); load $(cat /proc/loadavg)"; fi
 
 # 7. --hash: the helper applies the run's mode to itself
 csv=$tmp/x.csv
