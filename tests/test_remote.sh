@@ -8,11 +8,13 @@
 # (shim `-` in a sanitizer build: its preload check is skipped, said so)
 set -u
 fl=$1 shim=$2
-pass=0 fail=0
+pass=0 fail=0 skipped=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ok() { pass=$((pass+1)); echo "ok   $*"; }
 bad() { fail=$((fail+1)); echo "FAIL $*"; }
+skip() { skipped=$((skipped+1)); echo "SKIP $*"; }   # a check that cannot run here: never a pass
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # col FILE VARIANT WORKLOAD COLUMN: that column of the rows (one a line)
 col() {
   awk -F, -v v="$2" -v w="$3" -v c="$4" '
@@ -53,8 +55,10 @@ csv=$tmp/p.csv
 "$fl" run --variant musl-libc,posix --workload pingpong --ops 3000 --reps 3 --warmup 0 --pin 0 \
   --no-control --quiet --probes --csv "$csv" >"$tmp/p.out" 2>&1
 pbs=$(col "$csv" posix pingpong fx_wait_bitset | head -1)
-if [ -z "$pbs" ]; then
-  echo "skip probes: $(grep -m1 'probes' "$tmp/p.out")"
+if grep -q 'probes off' "$tmp/p.out"; then
+  # (the collector did not load: not root, no BPF; empty columns with
+  # the collector loaded fail below)
+  skip "probes (the helper's futex calls counted for musl-libc's rows): $(grep -m1 'probes off' "$tmp/p.out")"
 else
   mw=$(col "$csv" musl-libc pingpong fx_wait | sort -n | tail -1)
   mbs=$(col "$csv" musl-libc pingpong fx_wait_bitset | sort -n | tail -1)
@@ -75,13 +79,15 @@ csv=$tmp/c.csv
 "$fl" run --variant musl-libc,posix --workload pool --threads 2 --reps 40 --duration 0.1 \
   --no-control --quiet --no-probes --csv "$csv" >"$tmp/c.out" 2>&1 &
 run=$!
-pid=
-for _ in $(seq 200); do
+# mid-run: the helper's pid in the CSV and a musl-libc row done (states, not
+# a sleep; 60 s is generous for one 0.1 s rep)
+pid= t0=$(ms)
+while [ $(( $(ms) - t0 )) -lt 60000 ] && kill -0 $run 2>/dev/null; do
   pid=$(sed -n 's/^# remote musl-libc: .* pid \([0-9]*\),.*/\1/p' "$csv" 2>/dev/null | head -1)
-  [ -n "$pid" ] && break
+  [ -n "$pid" ] && [ "$(col "$csv" musl-libc pool status 2>/dev/null | grep -c '^ok$')" -ge 1 ] && break
   sleep 0.05
 done
-sleep 0.5
+waited=$(( $(ms) - t0 ))
 [ -n "$pid" ] && kill -SEGV "$pid"
 wait $run
 rc=$?
@@ -89,27 +95,39 @@ note=$(col "$csv" musl-libc pool note; grep '^musl-libc,pool,.*,error,' "$csv" |
 pok=$(col "$csv" posix pool status | grep -c '^ok$')
 if [ $rc -eq 1 ] && [[ $note == *"killed by signal 11"* ]] && [ "$pok" -ge 30 ]; then
   ok "helper killed mid-run: error row ($(grep -o 'killed by signal 11[^"]*' "$csv" | head -1)), $pok posix rows"
-else bad "crash: rc=$rc pid=$pid posix ok=$pok note: $note"; fi
+else bad "crash: rc=$rc pid=$pid (after $waited ms) posix ok=$pok note: $note; load $(cat /proc/loadavg)"; fi
 
 # 5. a helper that hangs (a stand-in that says hello and never answers):
-#    an error row after FUTEXLAB_REMOTE_TIMEOUT, the run ends
+#    an error row after FUTEXLAB_REMOTE_TIMEOUT, the helper killed, the run
+#    ends. Each stand-in started writes its pid before it execs sleep: the
+#    check looks for those very processes (sleep 600 under that pid) after
+#    the run; a harness that did not kill them leaves them running.
 cat >"$tmp/hang.sh" <<'EOF'
 #!/bin/sh
+echo $$ >>"$HANG_PIDFILE"
 printf 'hello\nlibc=fake\nlibc_version=\nstatic=0\npid=%s\nhash=\nhash_error=\nend\n' $$
 exec sleep 600
 EOF
 chmod +x "$tmp/hang.sh"
 csv=$tmp/h.csv
 t0=$(date +%s)
-FUTEXLAB_REMOTE_HELPER=$tmp/hang.sh FUTEXLAB_REMOTE_TIMEOUT=1 timeout 60 "$fl" run \
+HANG_PIDFILE=$tmp/hang.pid FUTEXLAB_REMOTE_HELPER=$tmp/hang.sh FUTEXLAB_REMOTE_TIMEOUT=1 timeout 60 "$fl" run \
   --variant musl-libc,posix --workload uncontended --reps 3 --duration 0.02 --no-control \
   --quiet --no-probes --csv "$csv" >"$tmp/h.out" 2>&1
 rc=$?
 t=$(( $(date +%s) - t0 ))
+hpid=$(cat "$tmp/hang.pid" 2>/dev/null | tr '\n' ' ')
+# alive: the stand-ins whose /proc/PID is still that sleep (a zombie has no
+# cmdline, a recycled pid another one)
+alive=$(for p in $hpid; do
+  [ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" = "sleep 600 " ] && echo "$p"; done)
 if [ $rc -eq 1 ] && grep -q 'musl-libc,uncontended,.*,error,"musl-libc helper (futexlab-musl): no result within 1 s: hung, so killed' "$csv" &&
-   ! pgrep -f "$tmp/hang.sh" >/dev/null; then
-  ok "hung helper: error row in ${t}s, killed"
-else bad "hang: rc=$rc after ${t}s: $(grep musl-libc, "$csv")"; fi
+   [ -n "$hpid" ] && [ -z "$alive" ]; then
+  ok "hung helper: error row in ${t}s, its process killed (stand-in pids: $hpid)"
+else
+  bad "hang: rc=$rc after ${t}s, stand-in pids '$hpid', alive '$alive': $(grep musl-libc, "$csv")"
+  [ -n "$alive" ] && kill $alive
+fi
 
 # 6. Ctrl-C (SIGINT to the whole process group, as a terminal sends it): exit
 #    130, the finished rows kept, the helper gone with the run
@@ -117,10 +135,12 @@ csv=$tmp/i.csv
 setsid "$fl" run --variant musl-libc,posix --workload pool --threads 2 --reps 200 \
   --duration 0.05 --no-control --quiet --no-probes --csv "$csv" >"$tmp/i.out" 2>&1 &
 run=$!
-for _ in $(seq 200); do
+t0=$(ms)   # interrupt once 3 musl-libc rows are done (60 s bound)
+while [ $(( $(ms) - t0 )) -lt 60000 ] && kill -0 $run 2>/dev/null; do
   [ "$(col "$csv" musl-libc pool status 2>/dev/null | grep -c ok)" -ge 3 ] && break
   sleep 0.05
 done
+waited=$(( $(ms) - t0 ))
 pid=$(sed -n 's/^# remote musl-libc: .* pid \([0-9]*\),.*/\1/p' "$csv" | head -1)
 kill -INT -- -"$run"
 wait $run
@@ -128,14 +148,16 @@ rc=$?
 kept=$(col "$csv" musl-libc pool status | grep -c '^ok$')
 if [ $rc -eq 130 ] && [ "$kept" -ge 3 ] && [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
   ok "Ctrl-C: exit 130, $kept musl-libc rows kept, helper $pid gone"
-else bad "Ctrl-C: rc=$rc kept=$kept helper='$pid' alive=$(kill -0 "$pid" 2>/dev/null && echo yes)"; fi
+else bad "Ctrl-C: rc=$rc kept=$kept (interrupted after $waited ms) helper='$pid' alive=$(kill -0 "$pid" 2>/dev/null && echo yes); load $(cat /proc/loadavg)"; fi
 
 # 7. --hash: the helper applies the run's mode to itself
 csv=$tmp/x.csv
 "$fl" run --variant musl-libc --workload uncontended --reps 1 --warmup 0 --duration 0.01 \
   --no-control --quiet --no-probes --hash private:16 --csv "$csv" >/dev/null 2>&1
 st=$(col "$csv" musl-libc uncontended status)
-if [ "$st" = skipped ]; then echo "skip hash: $(col "$csv" musl-libc uncontended note)"
+note=$(grep '^musl-libc,uncontended,' "$csv" | grep -o '"[^"]*"' | head -1)
+if [ "$st" = skipped ] && [[ $note == *PR_FUTEX_HASH* ]]; then
+  skip "--hash private:16 in the helper: $note"
 elif grep -q '^# remote musl-libc: .*hash private:16$' "$csv" && [ "$st" = ok ]; then
   ok "--hash private:16 applied in the helper"
 else bad "hash: status $st, $(grep '^# remote' "$csv")"; fi
@@ -154,7 +176,7 @@ csv=$tmp/e.csv
 if grep -q '^musl-libc,exec,.*,skipped,"runs only in its helper' "$csv"; then ok "exec: skipped row"
 else bad "exec: $(grep '^musl-libc' "$csv")"; fi
 if [ "$shim" = - ]; then
-  echo "SKIP shim: a sanitizer build's shim cannot be preloaded into /bin/true"
+  skip "shim refuses musl-libc: a sanitizer build's shim cannot be preloaded into /bin/true"
 else
   msg=$(FUTEXLAB_DEBUG=1 FUTEXLAB_VARIANT=musl-libc LD_PRELOAD=$shim /bin/true 2>&1)
   if [[ $msg == *"variant musl-libc skipped: it runs only in its own helper"* ]]; then
@@ -162,5 +184,5 @@ else
   else bad "shim: '$msg'"; fi
 fi
 
-echo "$pass passed, $fail failed"
+echo "remote: $pass passed, $fail failed, $skipped skipped"
 [ $fail -eq 0 ]
