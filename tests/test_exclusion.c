@@ -10,10 +10,14 @@
  * that no more than K hold a token at once, and release. It runs once with
  * no spin and once with --spin 100 (lib/wake.h), since the spin is a second
  * path to a token: a spinner that takes one it cannot own is caught here.
+ * A holder sometimes yields its CPU while it holds, so other takers run
+ * while a token is out: a holding interval a scheduler quantum long, where a
+ * second holder shows (tests/mutants' mut_neg_spin_credit).
  * Linked against the race-window build so the windows inside the spin are
  * widened. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 
 #include "check.h"
@@ -58,6 +62,8 @@ static void *worker(void *p)
 			;
 		for (volatile int spin = 0; spin < (int)(x >> 58); spin++)
 			;
+		if ((x >> 20) % 512 == 0)
+			sched_yield(); /* hold across a reschedule: others run meanwhile */
 		atomic_fetch_sub(&e->holders, 1);
 		if (V->post(e->s, 1) != 0)
 			atomic_fetch_add(&e->errors, 1);

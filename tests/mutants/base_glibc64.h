@@ -22,7 +22,9 @@
  *                   for the waiter count (glibc's separate nwaiters read;
  *                   seq_cst as the full barrier was, so no wakeup is lost)
  *                   and reads `shared` — the only bug left is the access
- *                   after publishing. Killed by edge's destruction test.
+ *                   after publishing. Killed by edge's destruction test
+ *                   (mut_glibc64_bz12674) and by the promises suite under
+ *                   the shim (mut_glibc64_bz12674_shim, the same mutant).
  *   MUT_EINTR_REG   a waiter interrupted by a signal returns EINTR without
  *                   deregistering (the failure glibc's cleanup handler
  *                   __sem_wait_cleanup and the EINTR exit of
@@ -34,6 +36,15 @@
  *                   uncontended post this layout exists for is gone. Killed
  *                   by edge's left_no_registration (syscalls of posts after
  *                   the waiters left, counted by a seccomp filter).
+ *   MUT_EINTR_RETRY a waiter whose sleep a signal interrupted goes back to
+ *                   sleep instead of returning EINTR (the loop treats EINTR
+ *                   like a spurious wakeup). POSIX lets sem_wait and
+ *                   sem_timedwait fail with EINTR, and a program that
+ *                   installs a handler without SA_RESTART relies on it (to
+ *                   leave the wait on a signal); the wait now returns only
+ *                   with a token or at its deadline. No token is lost.
+ *                   Killed by the promises suite under the shim (eintr:
+ *                   sem_timedwait returns at its deadline, 2 s later).
  *   MUT_DROP_WAKE   the textbook lost wakeup, once: while
  *                   fl_mut_drop_wakes > 0, a post that owes a wake (waiters
  *                   registered) publishes its token, takes one off the
@@ -186,6 +197,10 @@ static int mg_timedwait(void *p, const struct timespec *dl)
 #ifdef MUT_EINTR_REG
 		if (r == EINTR)
 			return EINTR; /* registration left in the high half */
+#endif
+#ifdef MUT_EINTR_RETRY
+		if (r == EINTR)
+			continue; /* as if spurious: back to sleep */
 #endif
 		/* (in the mutant's build the EINTR test below is dead, on purpose) */
 		// cppcheck-suppress identicalConditionAfterEarlyExit

@@ -32,6 +32,7 @@
  *                   left_no_registration. */
 #include <errno.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "futex.h"
 #include "mutant.h"
@@ -72,8 +73,15 @@ static int ms_post(void *p, unsigned n)
 	fl_race_window();
 #endif
 #ifdef MUT_WAKE_FIRST
-	if (w > 0)
+	if (w > 0) {
 		fl_notify(&s->count, (int)(w < n ? w : n), s->shared);
+		/* A sure window, not a random one: the woken waiter re-reads
+		 * count == 0 and sleeps again before the count lands in (nearly)
+		 * every post that wakes, so the first case that posts to a
+		 * sleeper kills the mutant (edge huge_deadlines), not whichever
+		 * case a random window happens to land in. */
+		nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+	}
 	fl_race_window();
 #endif
 	do {

@@ -1,63 +1,256 @@
 #!/usr/bin/env bash
-# tests/mutants/run.sh — the mutation run.
-#   run.sh EDGE TORTURE CONFORMANCE NAME...
-# Runs the suites (each linked against the mutant registry) on every NAME, in
-# order, stopping at the first that fails: that suite kills the mutant. A
-# suite that hangs past its bound also kills it (it would hang CI). Names
-# starting with ctl_ are controls, unmutated copies: they must pass every
-# suite, or the kills prove nothing. Two names run at a time (most kills
-# are a liveness bound expiring: waiting, not computing). Prints
-# "mutants: K killed of N" and exits 1 if a mutant survives or a control
-# fails.
+# tests/mutants/run.sh — the mutation run: each mutant killed by the test
+# that names it.
+#   run.sh SRCDIR EDGE TORTURE CONFORMANCE EXCLUSION PROMISES_SH PRELOAD_SO PROMISES NAME...
+# SRCDIR is tests/mutants (NAME.c are read from it); EDGE, TORTURE,
+# CONFORMANCE, EXCLUSION are those test programs linked against the mutants'
+# registry; PROMISES_SH, PRELOAD_SO, PROMISES run tests/shim/promises.sh under
+# the shim built over that registry (libfutexlab-preload-mutants.so).
+#
+# Every mutant (mut_*.c) declares in its own file the one test that must
+# kill it, a comment line
+#     killed-by: SUITE CASE
+# SUITE one of edge, torture, conformance, exclusion, promises; CASE the
+# name the suite prints for a case: run_test()'s name for edge, conformance
+# and exclusion ("FAIL CASE", "FAIL CASE: why" or "FAIL watchdog: test hung:
+# CASE"), the
+# scenario for promises ("FAIL CASE under the shim ..."), and for torture,
+# which has no cases, the kind of its FAIL line (see torture_cases). Only
+# that suite runs on the mutant. It is killed when the suite fails in CASE
+# (other cases failing too are listed, not an error). It is an error when
+# the suite passes (SURVIVED), fails only in other cases or in none it names
+# (a crash, a hang past the bound: WRONG KILLER), when its declaration is
+# missing, malformed or names a case no control of its design (the ctl_*.c
+# including the same base_*.h) passes (ERROR), or when its result is
+# missing (ERROR). A killer case the suite skipped here (its "SKIP CASE:
+# why" line) is a skip: "SKIP NAME: ..." and counted so, neither a kill nor
+# a failure.
+#
+# Controls (ctl_*.c, no declaration) are unmutated copies: they run every
+# suite and must pass each, or the kills prove nothing; a case a control's
+# suite skipped is printed as a SKIP line.
+#
+# The list is checked: every tests/mutants/mut_*.c and ctl_*.c is a NAME and
+# every NAME such a file (no file left out of the run), each once, and every
+# NAME has a result. Two names run at a time (MUTANT_JOBS; most kills wait
+# on a liveness bound). Each suite run is bounded (MUTANT_BOUND overrides):
+# by default the sum of the suite's own per-case watchdogs and a margin, so
+# a suite's watchdog always fires first and names the hung case; the bound
+# is only the backstop for a suite that hangs past its own watchdog.
+# Prints one line per name and
+#   mutants: K killed of N by their named test, S skipped; controls: P of C pass
+# and exits 1 on any survivor, wrong killer, failing control or error.
 set -u
-export edge=$1 torture=$2 conformance=$3; shift 3
-export bound=${MUTANT_BOUND:-60}   # seconds per suite run
+src=$1; shift
+export edge=$1 torture=$2 conformance=$3 exclusion=$4 promises_sh=$5 preload=$6 promises=$7
+shift 7
+export suites="edge torture conformance exclusion promises"
+# torture's FAIL lines (tests/torture.c), by kind: "CASE|text in the line"
+torture_cases="conservation|tokens not conserved
+getvalue|getvalue said
+result|, not allowed
+stall|watchdog: no operation completed
+drain|watchdog: drain did not finish
+init|: init("
+export torture_cases
 out=$(mktemp -d)
 export out
+trap 'rm -rf "$out"' EXIT
 
-one() { # NAME -> $out/NAME: "kind|seconds|by"
-  local name=$1 start by="" rc why log ms
-  start=$(date +%s%N)
-  for suite in edge torture conformance; do
-    log=$(mktemp)
-    timeout -s KILL "$bound" "${!suite}" "$name" >"$log" 2>&1
-    rc=$?
-    if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
-      if [ $rc -eq 137 ]; then why="hung past ${bound}s"; else why="exit $rc"; fi
-      by="$suite ($why): $(grep -m1 -E 'FAIL' "$log" | sed 's/^ *//' | cut -c1-150)"
-      [ "${name#ctl_}" != "$name" ] && tail -20 "$log" >"$out/$name.log"
-      rm -f "$log"
-      break
+bound_of() { # SUITE -> seconds
+  [ -n "${MUTANT_BOUND:-}" ] && { echo "$MUTANT_BOUND"; return; }
+  case $1 in
+    edge) echo 480 ;;        # run_test watchdogs in edge.c main(): 470 s in all
+    conformance) echo 440 ;; # conformance.c main(): 430 s
+    exclusion) echo 130 ;;   # test_exclusion.c: 120 s
+    torture) echo 60 ;;      # 1 s of cycles; its own watchdog: 5 s without progress
+    promises) echo 300 ;;    # promises.sh: 7 runs of `timeout 40` (promises.c's own watchdog: 3 s)
+  esac
+}
+export -f bound_of
+
+# The cases a suite's log says failed, one per line (none: it named none).
+failed_cases() { # SUITE LOG
+  case $1 in
+    torture)
+      local c t
+      while IFS='|' read -r c t; do
+        grep -q '^ *FAIL ' "$2" && grep -F -q -- "$t" "$2" && echo "$c"
+      done <<<"$torture_cases" ;;
+    promises) sed -nE 's/^FAIL ([a-z-]+)[,:]? .*/\1/p' "$2" | sort -u ;;
+    *) sed -nE 's/^FAIL ([A-Za-z0-9_-]+)(: .*)?$/\1/p; s/.*FAIL watchdog: test hung: ([^ ]+).*/\1/p' "$2" | sort -u ;;
+  esac
+}
+# The cases a suite's log says passed on the design itself.
+passed_cases() { # SUITE LOG RC
+  case $1 in
+    torture) [ "$3" -eq 0 ] && cut -d'|' -f1 <<<"$torture_cases" ;;
+    promises) grep -E '^ok ' "$2" | grep -vE 'xfail|xpass|is capped|plain glibc|\(posix' |
+                sed -nE 's/^ok +([a-z-]+)[,:]? .*/\1/p' | sort -u ;;
+    *) sed -nE 's/^ok +([^ ]+)$/\1/p' "$2" | sort -u ;;
+  esac
+}
+export -f failed_cases passed_cases
+
+# one NAME [SUITE]: runs SUITE (a mutant's killer) or every suite (a control)
+# on NAME; $out/NAME.res, one line per suite run: "suite|rc|secs|failed|passed"
+# (cases comma-separated), written whole at the end; logs in $out/NAME.SUITE.log.
+one() {
+  local name=$1 list=${2:-$suites} suite log rc start ms res=""
+  for suite in $list; do
+    log=$out/$name.$suite.log
+    start=$(date +%s%N)
+    if [ "$suite" = promises ]; then
+      # 1 s per destroy scenario: the race windows land the mutant's late
+      # access in the first iterations (README); the full length is promises-V's
+      PROMISES_SECONDS=${PROMISES_SECONDS:-1} timeout -s KILL "$(bound_of promises)" \
+        bash "$promises_sh" "$name" - "$preload" "$promises" >"$log" 2>&1
+    else
+      timeout -s KILL "$(bound_of "$suite")" "${!suite}" "$name" >"$log" 2>&1
     fi
-    rm -f "$log"
+    rc=$?
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    res+="$suite|$rc|$((ms / 1000)).$((ms % 1000 / 100))|$(failed_cases "$suite" "$log" | paste -sd, -)|$(passed_cases "$suite" "$log" "$rc" | paste -sd, -)"$'\n'
   done
-  ms=$(( ($(date +%s%N) - start) / 1000000 ))
-  echo "$((ms / 1000)).$((ms % 1000 / 100))|$by" >"$out/$name"
+  printf '%s' "$res" >"$out/$name.tmp" && mv "$out/$name.tmp" "$out/$name.res"
 }
 export -f one
-printf '%s\n' "$@" | xargs -P "${MUTANT_JOBS:-2}" -I{} bash -c 'one "$1"' _ {}
 
-killed=0 total=0 bad=0
+errors=0
+err() { echo "ERROR           $*"; errors=$((errors + 1)); }
+
+# ---- the list against the files, and the declarations --------------------
+declare -A listed killer_suite killer_case base
 for name in "$@"; do
-  IFS='|' read -r secs by <"$out/$name"
+  case $name in
+    mut_*|ctl_*) ;;
+    *) err "$name: not a mutant (mut_*) or control (ctl_*) name"; continue ;;
+  esac
+  [ -n "${listed[$name]:-}" ] && err "$name: listed twice"
+  listed[$name]=1
+  f=$src/$name.c
+  if [ ! -f "$f" ]; then err "$name: listed, but $f does not exist"; continue; fi
+  base[$name]=$(sed -nE 's/^#include "(base_[a-z0-9_]+)\.h".*/\1/p' "$f" | head -1)
+  decl=$(grep -c 'killed-by:' "$f")
   if [ "${name#ctl_}" != "$name" ]; then
-    if [ -n "$by" ]; then
-      echo "CONTROL FAILED  $name  by $by"
-      cat "$out/$name.log" 2>/dev/null
-      bad=$((bad + 1))
-    else
-      printf 'control ok      %-22s passes every suite (%s s)\n' "$name" "$secs"
-    fi
+    [ "$decl" -gt 0 ] && err "$name: a control declares a killer ($f)"
     continue
   fi
-  total=$((total + 1))
-  if [ -n "$by" ]; then
-    killed=$((killed + 1))
-    printf 'killed          %-22s %s s  by %s\n' "$name" "$secs" "$by"
-  else
-    printf 'SURVIVED        %-22s %s s  (a test is missing)\n' "$name" "$secs"
+  if [ "$decl" -ne 1 ]; then
+    err "$name: $decl killed-by: lines in $f (exactly one: \"killed-by: SUITE CASE\")"; continue
   fi
+  line=$(grep 'killed-by:' "$f")
+  if ! [[ $line =~ ^[[:space:]/*]*killed-by:\ ([a-z]+)\ ([A-Za-z0-9_-]+)[[:space:]]*(\*/)?[[:space:]]*$ ]]; then
+    err "$name: malformed declaration in $f: '$line' (\"killed-by: SUITE CASE\")"; continue
+  fi
+  if [[ " $suites " != *" ${BASH_REMATCH[1]} "* ]]; then
+    err "$name: declares suite '${BASH_REMATCH[1]}' (suites: $suites)"; continue
+  fi
+  killer_suite[$name]=${BASH_REMATCH[1]} killer_case[$name]=${BASH_REMATCH[2]}
 done
-rm -rf "$out"
-echo "mutants: $killed killed of $total"
-[ "$killed" -eq "$total" ] && [ "$bad" -eq 0 ]
+for f in "$src"/mut_*.c "$src"/ctl_*.c; do
+  [ -e "$f" ] || continue
+  n=$(basename "$f" .c)
+  [ -z "${listed[$n]:-}" ] && err "$n: $f is not in mutant_names (tests/mutants/meson.build): never run"
+done
+
+# ---- the runs ---------------------------------------------------------------
+for name in "$@"; do
+  if [ -n "${killer_suite[$name]:-}" ]; then echo "$name ${killer_suite[$name]}"
+  elif [ "${name#ctl_}" != "$name" ] && [ -f "$src/$name.c" ]; then echo "$name"
+  fi
+done | xargs -P "${MUTANT_JOBS:-2}" -L1 bash -c 'one "$@"' _
+
+# ---- the verdicts ---------------------------------------------------------
+# the log's first FAIL line, or (a suite that named no failure) its last line
+first_fail() {
+  { grep -m1 -E '^ *FAIL' "$1" || grep -v '^ *$' "$1" | tail -1; } 2>/dev/null | sed 's/^ *//' | cut -c1-160
+}
+declare -A passes # "ctl|suite" -> ,passed cases,
+killed=0 nmut=0 skipped=0 ctl_ok=0 nctl=0 res_mut=0 res_ctl=0
+for name in "$@"; do
+  [ "${name#ctl_}" != "$name" ] || continue
+  nctl=$((nctl + 1))
+  if [ ! -f "$out/$name.res" ]; then
+    err "$name: no result (its run did not finish or never started)"; continue
+  fi
+  res_ctl=$((res_ctl + 1))
+  bad="" secs=0 skips=""
+  while IFS='|' read -r suite rc s failed passed; do
+    passes[$name|$suite]=",$passed,"
+    secs=$(awk -v a="$secs" -v b="$s" 'BEGIN {print a + b}')
+    log=$out/$name.$suite.log
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
+      why="exit $rc"; [ "$rc" -eq 137 ] && why="hung past $(bound_of "$suite") s"
+      bad+=" $suite ($why${failed:+, failed: $failed}): $(first_fail "$log");"
+    fi
+    [ "$rc" -eq 77 ] && skips+="SKIP $name: $suite skipped it: $(grep -m1 '^SKIP' "$log")"$'\n'
+    [ "$rc" -eq 0 ] && skips+=$(grep '^SKIP ' "$log" | sed "s/^SKIP /SKIP $name $suite /")$'\n'
+  done <"$out/$name.res"
+  if [ "$(wc -l <"$out/$name.res")" -ne 5 ]; then
+    bad+=" results for $(cut -d'|' -f1 "$out/$name.res" | paste -sd' ') only, not every suite;"
+  fi
+  if [ -n "$bad" ]; then
+    echo "CONTROL FAILED  $name  by$bad"
+    for suite in $suites; do tail -20 "$out/$name.$suite.log" 2>/dev/null | grep -E 'FAIL|watchdog' | head -5; done
+  else
+    ctl_ok=$((ctl_ok + 1))
+    printf 'control ok      %-24s passes every suite (%s s)\n' "$name" "$secs"
+  fi
+  printf '%s' "$skips" | grep -v '^$'
+done
+for name in "$@"; do
+  [ "${name#mut_}" != "$name" ] || continue
+  nmut=$((nmut + 1))
+  suite=${killer_suite[$name]:-} case=${killer_case[$name]:-}
+  [ -n "$suite" ] || continue # (its declaration error is above)
+  if [ ! -f "$out/$name.res" ]; then
+    err "$name: no result (its run did not finish or never started)"; continue
+  fi
+  res_mut=$((res_mut + 1))
+  IFS='|' read -r rsuite rc secs failed _ <"$out/$name.res"
+  log=$out/$name.$suite.log
+  # the killer case must be one a control of the same design passes
+  ctls="" passing=""
+  for c in "$@"; do
+    if [ "${c#ctl_}" = "$c" ] || [ "${base[$c]:-}" != "${base[$name]:-?}" ]; then continue; fi
+    ctls+=" $c"
+    [[ ${passes[$c|$suite]:-} == *",$case,"* ]] && passing+=" $c"
+  done
+  if [ -z "$ctls" ]; then
+    err "$name: no control includes its ${base[$name]:-base_*}.h: a kill would prove nothing"
+  elif [ -z "$passing" ]; then
+    err "$name: declares '$suite $case', a case no control of its design passes (${ctls# })"
+  fi
+  verdict="" cause=$(first_fail "$log")
+  if [ "$rsuite" != "$suite" ]; then
+    err "$name: result for $rsuite, declared $suite"; continue
+  elif [[ ",$failed," == *",$case,"* ]]; then
+    killed=$((killed + 1))
+    others=$(tr ',' '\n' <<<"$failed" | grep -vx -- "$case" | paste -sd, -)
+    printf 'killed          %-24s %s s  by %s %s%s\n' "$name" "$secs" "$suite" "$case" \
+      "${others:+ (also failed: $others)}"
+    continue
+  elif grep -Eq "^SKIP $case: " "$log" && [ -z "$failed" ] && { [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; }; then
+    skipped=$((skipped + 1))
+    echo "SKIP $name: its killer $suite $case cannot run here: $(grep -m1 -E "^SKIP $case: " "$log" | cut -d: -f2- | sed 's/^ //')"
+    continue
+  elif [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; then
+    verdict=SURVIVED cause="$suite $( [ "$rc" -eq 77 ] && echo "skipped the design: $(grep -m1 '^SKIP' "$log")" || echo "passed")"
+  elif [ -n "$failed" ]; then
+    verdict="WRONG KILLER" cause="$suite failed in $failed, not $case: $cause"
+  else
+    why="exit $rc"; [ "$rc" -eq 137 ] && why="hung past $(bound_of "$suite") s"
+    [ "$rc" -gt 128 ] && [ "$rc" -ne 137 ] && why="killed by SIG$(kill -l $((rc - 128)) 2>/dev/null)"
+    verdict="WRONG KILLER" cause="$suite failed ($why) naming no case: $cause"
+  fi
+  printf '%-15s %-24s %s s  declared %s %s; %s\n' "$verdict" "$name" "$secs" "$suite" "$case" "$cause"
+done
+
+# ---- the totals -------------------------------------------------------------
+if [ "$res_mut" -ne "$nmut" ] || [ "$res_ctl" -ne "$nctl" ]; then
+  err "results for $res_mut of $nmut mutants and $res_ctl of $nctl controls listed"
+fi
+tail=""; [ "$errors" -gt 0 ] && tail="; $errors errors"
+echo "mutants: $killed killed of $nmut by their named test, $skipped skipped; controls: $ctl_ok of $nctl pass$tail"
+[ "$killed" -eq $((nmut - skipped)) ] && [ "$ctl_ok" -eq "$nctl" ] && [ "$errors" -eq 0 ]

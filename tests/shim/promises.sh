@@ -12,12 +12,22 @@
 # promises are glibc's to begin with.
 #   PROMISES_SECONDS  length of the timed scenarios (default 2 for the two
 #                     destroy ones, 1 for sigpost)
+# FUTEXLAB may be `-`: VARIANT is then one of the mutants' registry
+# (tests/mutants/run.sh, with PRELOAD_SO its libfutexlab-preload-mutants.so),
+# which `futexlab list` does not list: it is taken as available, the shim's
+# refusal is not checked against a declaration (there is none to read; the
+# refused scenarios still run as above), and the pshared-exec worker's other design is ctl_negcount (ctl_musl for
+# ctl_negcount itself), the registry's names.
 set -u
 v=$1 futexlab=$2 so=$3 prog=$4
-list=$("$futexlab" list)
-line=$(awk -v v="$v" '$1 == v' <<<"$list")
-if [ -z "$line" ]; then echo "promises: $v not in futexlab list"; exit 1; fi
-status=$(awk '{print $2}' <<<"$line")
+if [ "$futexlab" = - ]; then
+  list="" line="$v available (mutants' registry)" status=available
+else
+  list=$("$futexlab" list)
+  line=$(awk -v v="$v" '$1 == v' <<<"$list")
+  if [ -z "$line" ]; then echo "promises: $v not in futexlab list"; exit 1; fi
+  status=$(awk '{print $2}' <<<"$line")
+fi
 if [ "$status" != available ]; then echo "SKIP $v: $status"; exit 77; fi
 # A design the shim does not offer (the C++ standard-library ones, or one
 # that lacks getvalue or EOVERFLOW): the shim says why, and the test skips
@@ -117,7 +127,9 @@ if [ -n "$refused" ]; then
   fi
   echo "    $v refused by the shim: $refused"
 fi
-if [ -z "$bcol" ]; then
+if [ "$futexlab" = - ]; then
+  : # the mutants' registry: no list to declare in (see the header)
+elif [ -z "$bcol" ]; then
   [ -n "$allow" ] &&
     echo "    NOTE: futexlab list has no 'breaks' column yet: cannot check that $v declares '$allow'"
 elif [ "$allow" != "$declared" ]; then
@@ -188,7 +200,12 @@ done
 # shim's tag), never read its bytes as glibc's or as its own layout.
 if [ "$v" != posix ] && [ -z "$allow" ] && ! grep -q "is capped" "$err"; then
   other=negcount; [ "$v" = negcount ] && other=musl
-  for wv in posix $other; do
+  workers="posix $other"
+  if [ "$futexlab" = - ]; then # (that registry has no posix)
+    other=ctl_negcount; [ "$v" = ctl_negcount ] && other=ctl_musl
+    workers=$other
+  fi
+  for wv in $workers; do
     PROMISES_WORKER_VARIANT=$wv run pshared-exec 1
     if [ "$rc" -ne 0 ]; then
       echo "FAIL pshared-exec, parent on $v, exec'd worker on $wv: $(why $rc): $(first_fail)"; show
