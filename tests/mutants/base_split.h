@@ -22,7 +22,8 @@
  *                   no wake coming: the lost wakeup.
  *   MUT_WAKE_FIRST  post wakes before it publishes the count: the woken
  *                   waiter re-reads count == 0 and sleeps again; the count
- *                   lands after it with nobody announcing it.
+ *                   lands after it with nobody announcing it (the window
+ *                   between the two a sure 2 ms: every such post).
  *   MUT_EINTR_REG   a waiter interrupted by a signal returns EINTR without
  *                   its `waiters -= 1` (the registration a cancellation
  *                   cleanup handler, glibc's sem_wait_cleanup before 2.21 or

@@ -1,5 +1,5 @@
 /* tests/mutants/mut_neg_wake_first.c — negcount whose post wakes before it publishes the grant (see base_negcount.h). */
-/* killed-by: torture drain */
+/* killed-by: edge huge_deadlines */
 #define MUT_WAKE_FIRST 1
 #define MUT_NAME mut_neg_wake_first
 #include "base_negcount.h"
