@@ -135,7 +135,11 @@ got="$(lat_rows "$ldir/d.csv" pool) $(lat_rows "$ldir/d.csv" timeouts) $(lat_row
 if [ "$got" = "0 2 2 2 2 2 0 2" ] && [ -s "$ldir/on.lat.csv" ] && [ ! -e "$ldir/off.lat.csv" ] &&
    grep -q "^# latency: timeouts (each" "$ldir/d.csv" && grep -q '^# timer: ' "$ldir/d.csv"; then
   pass=$((pass+1)); echo "ok   latency: default timeouts only, --latency everywhere, --no-latency nowhere"
-else fail=$((fail+1)); echo "FAIL latency rows (timed/ok: pool default, timeouts default, pool --latency, timeouts --no-latency): $got"; fi
+else
+  fail=$((fail+1)); echo "FAIL latency rows (timed/ok: pool default, timeouts default, pool --latency, timeouts --no-latency): $got; load $(cut -d' ' -f1-3 /proc/loadavg)"
+  # the rows that were not ok, with their notes: why a row is missing
+  for f in d on off; do grep -v '^#' "$ldir/$f.csv" | grep -v ',ok,' | sed "s/^/  $f.csv: /"; done
+fi
 rm -rf "$ldir"
 # the latency side file holds each mode's distributions: every mode whose
 # rows ran has some (a mode the kernel cannot set is a SKIP, never a pass)
