@@ -1,5 +1,5 @@
 /* harness/cli.c — see cli.h. */
-#include "cli.h"
+#include "harness/cli.h"
 
 #include <errno.h>
 #include <math.h>

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "report.h"
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/report.h"
 
 static const char compare_usage[] =
 "usage: futexlab compare FILE.csv [OTHER.csv] [options]\n"

@@ -15,15 +15,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "csv.h"
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/csv.h"
 #include "shim/env.h"
-#include "exec.h"
-#include "exec_report.h"
-#include "perf.h"
-#include "runner.h"
-#include "xalloc.h"
+#include "harness/exec.h"
+#include "harness/exec_report.h"
+#include "harness/perf.h"
+#include "harness/runner.h"
+#include "harness/xalloc.h"
 
 static const char usage[] =
 "usage: futexlab exec [options] -- CMD [ARGS...]\n"

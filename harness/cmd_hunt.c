@@ -1,7 +1,7 @@
 /* harness/cmd_hunt.c — `futexlab hunt`: the lost-wakeup hunter over the
  * registered designs (the whole command is hunt_cmd.c). */
-#include "commands.h"
-#include "hunt_cmd.h"
+#include "harness/commands.h"
+#include "harness/hunt_cmd.h"
 
 int fl_cmd_hunt(int argc, char **argv)
 {

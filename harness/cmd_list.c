@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "remote.h"
-#include "variant.h"
-#include "workload.h"
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/remote.h"
+#include "variants/variant.h"
+#include "workloads/workload.h"
 
 /* "eintr,getvalue", or "-": the promises broken and capabilities lacking. */
 static const char *breaks_of(unsigned flags, char *buf, size_t len)

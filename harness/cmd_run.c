@@ -1,7 +1,7 @@
 /* harness/cmd_run.c — `futexlab run`: one point per axis by default, every
  * variant and workload, through the same runner as sweep (runner.h). */
-#include "commands.h"
-#include "runner.h"
+#include "harness/commands.h"
+#include "harness/runner.h"
 
 static const char run_usage[] =
 "usage: futexlab run [options]   (the same runner and options as sweep)\n"

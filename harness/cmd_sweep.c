@@ -1,7 +1,7 @@
 /* harness/cmd_sweep.c — `futexlab sweep`: the cartesian product of the axes
  * (or a preset's groups of them), through the same runner as run. */
-#include "commands.h"
-#include "runner.h"
+#include "harness/commands.h"
+#include "harness/runner.h"
 
 static const char sweep_usage[] =
 "usage: futexlab sweep [options]\n"

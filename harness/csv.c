@@ -1,5 +1,5 @@
 /* harness/csv.c — see csv.h. */
-#include "csv.h"
+#include "harness/csv.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "machine.h"
+#include "harness/machine.h"
 #include "revision.h"
 
 int fl_csv_open(struct fl_csv *c, const char *path, const char *header,

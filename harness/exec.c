@@ -1,5 +1,5 @@
 /* harness/exec.c — see exec.h. */
-#include "exec.h"
+#include "harness/exec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "clock.h"
-#include "runner.h"
+#include "harness/cli.h"
+#include "lib/clock.h"
+#include "harness/runner.h"
 
 struct fl_exec fl_exec_cfg = { .timeout_s = 600 };
 

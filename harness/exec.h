@@ -17,7 +17,7 @@
 #include <stdbool.h>
 
 #include "shim/report.h" /* the shim's report line (its published format) */
-#include "workload.h"
+#include "workloads/workload.h"
 
 #define FL_EXEC_MAXENV 32
 

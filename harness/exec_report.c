@@ -3,15 +3,15 @@
  * rows (medians over the ok rounds), and the futex words it contended on,
  * from the collector's per-word counts of one rep per design (the rep
  * whose wall time is that design's median: a typical run, not the worst). */
-#include "exec_report.h"
+#include "harness/exec_report.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "stats.h"
-#include "xalloc.h"
+#include "harness/report.h"
+#include "harness/stats.h"
+#include "harness/xalloc.h"
 
 /* The median over variant's ok rows of the sum of the named columns (a
  * comma list; an empty cell in any of them leaves that row out); NAN when

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "probes_glue.h"
-#include "table.h"
+#include "harness/probes_glue.h"
+#include "harness/table.h"
 
 #define FL_EXEC_TOP 5
 

@@ -1,5 +1,5 @@
 /* harness/hashmode.c — see hashmode.h. */
-#include "hashmode.h"
+#include "harness/hashmode.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -10,10 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "csv.h"
-#include "prctl.h"
-#include "runner.h"
+#include "harness/cli.h"
+#include "harness/csv.h"
+#include "lib/prctl.h"
+#include "harness/runner.h"
 
 static struct fl_hash_mode mode; /* auto unless --hash says otherwise */
 static char skip_why[256];

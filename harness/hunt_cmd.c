@@ -8,7 +8,7 @@
  * Every rep is one CSV row (harness/csv.c: the file always holds every
  * finished row); the table and the verdicts are printed at the end, from
  * the cells' totals. */
-#include "hunt_cmd.h"
+#include "harness/hunt_cmd.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -17,16 +17,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "clock.h"
-#include "csv.h"
-#include "elfsym.h"
-#include "hunt.h"
-#include "remote.h"
-#include "wake.h"
-#include "preempt.h"
-#include "runner.h"
-#include "xalloc.h"
+#include "harness/cli.h"
+#include "lib/clock.h"
+#include "harness/csv.h"
+#include "workloads/elfsym.h"
+#include "workloads/hunt.h"
+#include "harness/remote.h"
+#include "lib/wake.h"
+#include "workloads/preempt.h"
+#include "harness/runner.h"
+#include "harness/xalloc.h"
 
 static const char usage[] =
 "usage: futexlab hunt [options]   the lost-wakeup hunter\n"

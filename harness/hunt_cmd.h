@@ -16,7 +16,7 @@
 #ifndef FUTEXLAB_HUNT_CMD_H
 #define FUTEXLAB_HUNT_CMD_H
 
-#include "variant.h"
+#include "variants/variant.h"
 
 int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, int nextra);
 

@@ -1,5 +1,5 @@
 /* harness/machine.c — see machine.h. */
-#include "machine.h"
+#include "harness/machine.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "lib/clock.h"
 
 void fl_machine(char *kernel, int klen, char *cpu, int clen, int *cores)
 {

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
+#include "harness/cli.h"
+#include "harness/commands.h"
 #include "revision.h"
 
 static const char usage[] =

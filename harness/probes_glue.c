@@ -1,5 +1,5 @@
 /* harness/probes_glue.c — see probes_glue.h. */
-#include "probes_glue.h"
+#include "harness/probes_glue.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,12 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "harness/cli.h"
 #ifdef FL_HAVE_PROBES
-#include "futexstat.h"
+#include "probes/futexstat.h"
 #endif
-#include "tracefs.h"
-#include "workload.h"
+#include "probes/tracefs.h"
+#include "workloads/workload.h"
 
 const char fl_probes_csv_header[] =
 	",futex_syscalls,fx_wait,fx_wait_bitset,fx_wake,fx_other,f2_wait,f2_wake,f2_waitv,"

@@ -2,7 +2,7 @@
  * (today one: futexlab-musl), kept between reps; its state is here. Every
  * wait on the helper is a poll with an absolute CLOCK_MONOTONIC deadline,
  * so a hung or dead helper ends as an error row, never as a hung run. */
-#include "remote.h"
+#include "harness/remote.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "csv.h"
-#include "remote_proto.h"
-#include "runner.h"
+#include "lib/clock.h"
+#include "harness/csv.h"
+#include "harness/remote_proto.h"
+#include "harness/runner.h"
 
 struct helper {
 	const char *name;   /* v->remote */

@@ -17,7 +17,7 @@
 
 #include <sys/types.h>
 
-#include "workload.h"
+#include "workloads/workload.h"
 
 struct fl_csv;
 

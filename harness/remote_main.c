@@ -28,11 +28,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "prctl.h"
-#include "remote_proto.h"
-#include "wake.h"
-#include "hunt.h"
-#include "workload.h"
+#include "lib/prctl.h"
+#include "harness/remote_proto.h"
+#include "lib/wake.h"
+#include "workloads/hunt.h"
+#include "workloads/workload.h"
 
 #ifndef FL_MUSL_VERSION
 #define FL_MUSL_VERSION "unknown"

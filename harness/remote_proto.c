@@ -2,7 +2,7 @@
  * are the whole wire format of struct fl_params and struct fl_result: a
  * field the CSV uses that is missing here is a column the remote rows lose,
  * so a new field is a new line here. */
-#include "remote_proto.h"
+#include "harness/remote_proto.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -25,7 +25,7 @@
 
 #include <stddef.h>
 
-#include "workload.h"
+#include "workloads/workload.h"
 
 /* A growing text buffer (exits the process when out of memory). */
 struct fl_msg {

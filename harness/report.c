@@ -1,13 +1,13 @@
 /* harness/report.c — the ratio table, before/after, TSV (report.h). */
-#include "report.h"
+#include "harness/report.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "variant.h"
-#include "workload.h"
-#include "xalloc.h"
+#include "variants/variant.h"
+#include "workloads/workload.h"
+#include "harness/xalloc.h"
 
 static void print_machine(FILE *f, const char *label, const struct fl_table *t)
 {

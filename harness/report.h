@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "table.h"
+#include "harness/table.h"
 
 /* The ratio table of every entry against `baseline`, per point, and the
  * control's summary line. Returns the count of error rows. */

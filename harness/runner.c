@@ -1,5 +1,5 @@
 /* harness/runner.c — see runner.h. */
-#include "runner.h"
+#include "harness/runner.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,18 +11,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "clock.h"
-#include "csv.h"
-#include "hashmode.h"
-#include "machine.h"
-#include "perf.h"
-#include "remote.h"
-#include "report.h"
-#include "stats.h"
-#include "table.h"
-#include "wake.h"
-#include "xalloc.h"
+#include "harness/cli.h"
+#include "lib/clock.h"
+#include "harness/csv.h"
+#include "harness/hashmode.h"
+#include "harness/machine.h"
+#include "harness/perf.h"
+#include "harness/remote.h"
+#include "harness/report.h"
+#include "harness/stats.h"
+#include "harness/table.h"
+#include "lib/wake.h"
+#include "harness/xalloc.h"
 
 volatile sig_atomic_t fl_interrupted;
 

@@ -12,7 +12,7 @@
 #include <signal.h>
 #include <stddef.h>
 
-#include "spec.h"
+#include "harness/spec.h"
 
 /* Set by SIGINT/SIGTERM: finished rows are kept, the run stops. */
 extern volatile sig_atomic_t fl_interrupted;

@@ -9,7 +9,7 @@
  * that no workload of the group reads is a usage error, not a silent 1). A combination a variant cannot run becomes a skipped row with
  * the reason; a workload none of whose combinations can run is a bad
  * specification (exit 2). */
-#include "spec.h"
+#include "harness/spec.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "hashmode.h"
-#include "perf.h"
-#include "remote.h"
-#include "wake.h"
-#include "xalloc.h"
+#include "harness/cli.h"
+#include "harness/hashmode.h"
+#include "harness/perf.h"
+#include "harness/remote.h"
+#include "lib/wake.h"
+#include "harness/xalloc.h"
 
 /* The presets: each a list of groups (one cartesian product each), in one
  * table. quick is the README's default — every variant on the main

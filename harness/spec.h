@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "probes_glue.h"
-#include "workload.h"
+#include "harness/probes_glue.h"
+#include "workloads/workload.h"
 
 #define FL_MAXLIST 64
 

@@ -1,5 +1,5 @@
 /* harness/stats.c — see stats.h. */
-#include "stats.h"
+#include "harness/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* harness/table.c — CSV text -> table -> cells -> paired ratios (table.h). */
-#include "table.h"
+#include "harness/table.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "harness/xalloc.h"
 
 /* ---- CSV text -> table ------------------------------------------------- */
 

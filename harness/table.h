@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "stats.h"
+#include "harness/stats.h"
 
 struct fl_table {
 	char *(*meta)[2];        /* key, value ("revision" for the first line) */

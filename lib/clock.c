@@ -1,10 +1,10 @@
 /* lib/clock.c — see clock.h. */
-#include "clock.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <limits.h>
 
-#include "cpu.h"
+#include "lib/cpu.h"
 
 struct timespec fl_now(void)
 {

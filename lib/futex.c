@@ -1,5 +1,5 @@
 /* lib/futex.c — see futex.h. */
-#include "futex.h"
+#include "lib/futex.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -8,8 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "waitaddr.h"
+#include "lib/clock.h"
+#include "lib/waitaddr.h"
 
 int fl_futex_wait(_Atomic uint32_t *addr, uint32_t expected,
 		  const struct timespec *abs_deadline, bool shared)

@@ -1,5 +1,5 @@
 /* lib/futex2.c — see futex2.h. */
-#include "futex2.h"
+#include "lib/futex2.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -8,8 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "waitaddr.h"
+#include "lib/clock.h"
+#include "lib/waitaddr.h"
 
 #ifdef FL_NR_futex_wait
 

@@ -39,7 +39,7 @@ int fl_futex2_wake(_Atomic uint32_t *addr, int n, bool shared);
 const char *fl_futex2_unavailable(void);
 
 /* The wait-on-address backend over these calls (waitaddr.h). */
-#include "waitaddr.h"
+#include "lib/waitaddr.h"
 extern const struct fl_waitaddr fl_wa_futex2;
 
 #endif

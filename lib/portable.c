@@ -49,13 +49,13 @@
  * DESTRUCTION  wake compares addresses and never dereferences addr, so (as
  *   with a private FUTEX_WAKE) a woken waiter may free the word while the
  *   waker is still inside wake. */
-#include "portable.h"
+#include "lib/portable.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "clock.h"
+#include "lib/clock.h"
 
 struct pwaiter {
 	_Atomic uint32_t *addr;

@@ -21,7 +21,7 @@
 #ifndef FUTEXLAB_PORTABLE_H
 #define FUTEXLAB_PORTABLE_H
 
-#include "waitaddr.h"
+#include "lib/waitaddr.h"
 
 extern const struct fl_waitaddr fl_wa_portable;
 

@@ -1,5 +1,5 @@
 /* lib/prctl.c — see prctl.h. */
-#include "prctl.h"
+#include "lib/prctl.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,13 +4,13 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "clock.h"
-#include "cpu.h"
+#include "lib/clock.h"
+#include "lib/cpu.h"
 
 #ifndef FL_RACE_WINDOWS
 #define FL_RACE_WINDOWS 1 /* the out-of-line window, whatever the build */
 #endif
-#include "race.h"
+#include "lib/race.h"
 
 static _Atomic bool seen;
 static _Thread_local void (*armed_fn)(void *);

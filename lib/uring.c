@@ -1,5 +1,5 @@
 /* lib/uring.c — see uring.h. */
-#include "uring.h"
+#include "lib/uring.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "clock.h"
-#include "futex2.h"
-#include "waitv.h"
+#include "lib/clock.h"
+#include "lib/futex2.h"
+#include "lib/waitv.h"
 
 enum { TAG_OP = 1, TAG_TIMEOUT = 2, TAG_CANCEL = 3 };
 

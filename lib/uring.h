@@ -52,8 +52,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "waitaddr.h"
-#include "waitv.h"
+#include "lib/waitaddr.h"
+#include "lib/waitv.h"
 
 #define FL_IORING_OP_FUTEX_WAIT  51
 #define FL_IORING_OP_FUTEX_WAKE  52

@@ -1,5 +1,5 @@
 /* lib/waitv.c — see waitv.h. */
-#include "waitv.h"
+#include "lib/waitv.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -8,8 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "futex2.h"
+#include "lib/clock.h"
+#include "lib/futex2.h"
 
 /* The 6.1 uapi headers have both; older ones get them here (layout from
  * include/uapi/linux/futex.h, checked below). */

@@ -1,11 +1,11 @@
 /* lib/wake.c — see wake.h. */
-#include "wake.h"
+#include "lib/wake.h"
 
 #include <limits.h>
 #include <string.h>
 
-#include "futex.h"
-#include "waitaddr.h"
+#include "lib/futex.h"
+#include "lib/waitaddr.h"
 
 static _Atomic int strategy = FL_WAKE_EXACT;
 

@@ -123,7 +123,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "futexstat.h"
+#include "probes/futexstat.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -17,7 +17,7 @@
  * per_word is asked for, the extended one (names ending in _x, plus the
  * tree's fork and exit programs in follow mode) otherwise; the other set is
  * never loaded (not verified, not attached). */
-#include "futexstat.h"
+#include "probes/futexstat.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -35,7 +35,7 @@
 #include <bpf/libbpf.h>
 
 #include "futexstat.skel.h"
-#include "tracefs.h"
+#include "probes/tracefs.h"
 
 struct futexstat {
 	struct futexstat_bpf *skel;

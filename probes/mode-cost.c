@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fastest.h"
-#include "futexstat.h"
+#include "probes/fastest.h"
+#include "probes/futexstat.h"
 
 static uint32_t word;
 

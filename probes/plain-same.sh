@@ -25,12 +25,15 @@ case $(uname -m) in
 esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/base" "$tmp/now"
+mkdir -p "$tmp/base/probes" "$tmp/now/probes"
 for f in futexstat.bpf.c futexstat.h; do
   git -C "$top" show "$base:probes/$f" > "$tmp/base/$f" ||
     { echo "plain-same: no probes/$f at $base" >&2; exit 2; }
   cp "$top/probes/$f" "$tmp/now/$f"
 done
+# the header by either include style: "futexstat.h" (older revisions) or
+# the root-relative "probes/futexstat.h"
+for v in base now; do cp "$tmp/$v/futexstat.h" "$tmp/$v/probes/futexstat.h"; done
 for v in base now; do
   clang -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$arch -Wall -Werror \
     -I"$build/probes" -I"$tmp/$v" -c "$tmp/$v/futexstat.bpf.c" -o "$tmp/$v/o" ||

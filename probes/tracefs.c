@@ -1,5 +1,5 @@
 /* probes/tracefs.c — see tracefs.h. */
-#include "tracefs.h"
+#include "probes/tracefs.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* shim/env.c — see env.h. */
-#include "env.h"
+#include "shim/env.h"
 
 #include <string.h>
 
-#include "variant.h"
+#include "variants/variant.h"
 
 /* The message under construction: err[0..len), always NUL-terminated,
  * silently cut at errlen - 1 bytes. */

@@ -61,10 +61,10 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "env.h"
-#include "report.h"
-#include "variant.h"
+#include "lib/clock.h"
+#include "shim/env.h"
+#include "shim/report.h"
+#include "variants/variant.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

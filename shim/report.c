@@ -1,5 +1,5 @@
 /* shim/report.c — see report.h. */
-#include "report.h"
+#include "shim/report.h"
 
 #include <limits.h>
 #include <string.h>

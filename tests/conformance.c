@@ -16,12 +16,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "check.h"
-#include "clock.h"
-#include "sleepers.h"
-#include "value.h"
-#include "variant.h"
-#include "wake.h"
+#include "tests/check.h"
+#include "lib/clock.h"
+#include "tests/sleepers.h"
+#include "tests/value.h"
+#include "variants/variant.h"
+#include "lib/wake.h"
 
 static const struct fl_variant *V;
 

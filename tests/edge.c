@@ -61,15 +61,15 @@
 #include <sys/wait.h>
 #include <ucontext.h>
 
-#include "check.h"
-#include "clock.h"
-#include "cpu.h"
-#include "futex.h"
-#include "loadavg.h"
-#include "race.h"
-#include "sleepers.h"
-#include "value.h"
-#include "variant.h"
+#include "tests/check.h"
+#include "lib/clock.h"
+#include "lib/cpu.h"
+#include "lib/futex.h"
+#include "tests/loadavg.h"
+#include "lib/race.h"
+#include "tests/sleepers.h"
+#include "tests/value.h"
+#include "variants/variant.h"
 
 static const struct fl_variant *V;
 static void *dump_sem;

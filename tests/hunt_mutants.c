@@ -3,7 +3,7 @@
  * unmutated control, found by name before the registry's (hunt_cmd.h).
  * Same options and output as `futexlab hunt`; tests/test_hunt.sh runs it:
  * the hunt must find the mutant that drops a wake, and not its control. */
-#include "hunt_cmd.h"
+#include "harness/hunt_cmd.h"
 
 extern const struct fl_variant fl_variant_mut_neg_wake_one, fl_variant_ctl_negcount;
 

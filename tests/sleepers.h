@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "task.h"
+#include "lib/task.h"
 
 /* The syscalls a waiter of any design here sleeps in. */
 static inline bool fl_is_wait_syscall(long nr)

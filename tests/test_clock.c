@@ -3,8 +3,8 @@
 #include <limits.h>
 #include <stdint.h>
 
-#include "check.h"
-#include "clock.h"
+#include "tests/check.h"
+#include "lib/clock.h"
 
 static void t_add(void *arg)
 {

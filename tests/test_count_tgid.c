@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "futexstat.h"
+#include "probes/futexstat.h"
 
 enum { N_CHILD = 37, N_PARENT = 11 };
 

@@ -7,11 +7,11 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "check.h"
-#include "clock.h"
-#include "futex.h"
-#include "sleepers.h"
-#include "wake.h"
+#include "tests/check.h"
+#include "lib/clock.h"
+#include "lib/futex.h"
+#include "tests/sleepers.h"
+#include "lib/wake.h"
 
 static _Atomic uint32_t word;
 

@@ -1,8 +1,8 @@
 /* tests/test_futex2.c — the futex2 wrappers (lib/futex2.h) keep the futex
  * contract, and futex2 wakes reach futex(2) waiters and back (same queue). */
-#include "futex.h"
-#include "futex2.h"
-#include "waitaddr_cases.h"
+#include "lib/futex.h"
+#include "lib/futex2.h"
+#include "tests/waitaddr_cases.h"
 
 static _Atomic pid_t x_tid[1];
 static _Atomic uint32_t x_word;

@@ -14,10 +14,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "check.h"
-#include "clock.h"
-#include "sleepers.h"
-#include "variant.h"
+#include "tests/check.h"
+#include "lib/clock.h"
+#include "tests/sleepers.h"
+#include "variants/variant.h"
 
 #define M 32
 #define W 3

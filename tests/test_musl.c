@@ -17,10 +17,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "check.h"
-#include "clock.h"
-#include "sleepers.h"
-#include "variant.h"
+#include "tests/check.h"
+#include "lib/clock.h"
+#include "tests/sleepers.h"
+#include "variants/variant.h"
 
 static const struct fl_variant *V;
 static void *S;

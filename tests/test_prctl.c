@@ -8,8 +8,8 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#include "check.h"
-#include "prctl.h"
+#include "tests/check.h"
+#include "lib/prctl.h"
 
 static void t_parse(void *arg)
 {

@@ -50,12 +50,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "tests/check.h"
 #ifdef FL_HAVE_PROBES
-#include "futexstat.h"
-#include "variant.h"
+#include "probes/futexstat.h"
+#include "variants/variant.h"
 #endif
-#include "tracefs.h"
+#include "probes/tracefs.h"
 #ifdef FL_HAVE_LIBURING
 #include <liburing.h>
 #endif

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "remote_proto.h"
+#include "harness/remote_proto.h"
 
 static int failures;
 

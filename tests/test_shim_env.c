@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "check.h"
-#include "env.h"
-#include "variant.h"
+#include "tests/check.h"
+#include "shim/env.h"
+#include "variants/variant.h"
 
 #define ALL3 (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR)
 

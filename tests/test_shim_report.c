@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "check.h"
-#include "report.h"
+#include "tests/check.h"
+#include "shim/report.h"
 
 static struct fl_shim_report rep;
 

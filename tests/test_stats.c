@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "check.h"
-#include "stats.h"
+#include "tests/check.h"
+#include "harness/stats.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 

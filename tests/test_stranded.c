@@ -31,14 +31,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "loadavg.h"
-#include "probes_glue.h"
-#include "workload.h"
+#include "tests/check.h"
+#include "tests/loadavg.h"
+#include "harness/probes_glue.h"
+#include "workloads/workload.h"
 
 #define MUT_NAME test_drop_wake
 #define MUT_DROP_WAKE
-#include "mutants/base_glibc64.h"
+#include "tests/mutants/base_glibc64.h"
 
 #define THRESHOLD_NS 50000000LL
 /* "The rescue worked" is the rep finishing (a rescue that never comes hangs

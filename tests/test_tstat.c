@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "check.h"
-#include "hist.h"
-#include "workload.h"
+#include "tests/check.h"
+#include "workloads/hist.h"
+#include "workloads/workload.h"
 
 #define NEAR(a, b, eps) (fabs((a) - (b)) <= (eps))
 

@@ -6,9 +6,9 @@
 #include <dirent.h>
 #include <sys/wait.h>
 
-#include "futex.h"
-#include "uring.h"
-#include "waitaddr_cases.h"
+#include "lib/futex.h"
+#include "lib/uring.h"
+#include "tests/waitaddr_cases.h"
 
 static _Atomic pid_t x_tid[1];
 static _Atomic uint32_t x_word, x_words[3];

@@ -21,11 +21,11 @@
 #include <stdint.h>
 #include <sys/prctl.h>
 
-#include "check.h"
-#include "clock.h"
-#include "sleepers.h"
-#include "variant.h"
-#include "waitany.h"
+#include "tests/check.h"
+#include "lib/clock.h"
+#include "tests/sleepers.h"
+#include "variants/variant.h"
+#include "variants/waitany.h"
 
 static const struct fl_variant *V;
 static int scale = 1;

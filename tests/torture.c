@@ -42,11 +42,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "futex.h"
-#include "value.h"
-#include "variant.h"
-#include "wake.h"
+#include "lib/clock.h"
+#include "lib/futex.h"
+#include "tests/value.h"
+#include "variants/variant.h"
+#include "lib/wake.h"
 
 #define MAXW 8
 

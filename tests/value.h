@@ -10,7 +10,7 @@
 #ifndef FUTEXLAB_TESTS_VALUE_H
 #define FUTEXLAB_TESTS_VALUE_H
 
-#include "variant.h"
+#include "variants/variant.h"
 
 #define FL_TEST_DRAIN_CAP 1000000
 

@@ -12,11 +12,11 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "check.h"
-#include "clock.h"
-#include "loadavg.h"
-#include "sleepers.h"
-#include "waitaddr.h"
+#include "tests/check.h"
+#include "lib/clock.h"
+#include "tests/loadavg.h"
+#include "tests/sleepers.h"
+#include "lib/waitaddr.h"
 
 static const struct fl_waitaddr *WA;
 static _Atomic uint32_t wa_word;

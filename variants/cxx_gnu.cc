@@ -82,8 +82,8 @@
 #include <new>
 #include <semaphore>
 
-#include "cxx_common.h"
-#include "variant.h"
+#include "variants/cxx_common.h"
+#include "variants/variant.h"
 
 namespace {
 

@@ -67,7 +67,7 @@
 #include <cerrno>
 #include <climits>
 
-#include "variant.h"
+#include "variants/variant.h"
 
 #ifdef FL_HAVE_LIBCXX
 #include <chrono>
@@ -75,7 +75,7 @@
 #include <new>
 #include <semaphore>
 
-#include "cxx_common.h"
+#include "variants/cxx_common.h"
 
 namespace {
 

@@ -14,10 +14,10 @@
  *   one syscall per operation instead of an op code dispatch. What it costs
  *   or saves is the harness's to measure. On a kernel without futex2 the
  *   variant reports why and is skipped. */
-#include "../lib/futex2.h"
-#include "negcount.h"
-#include "variant.h"
-#include "waitany.h"
+#include "lib/futex2.h"
+#include "variants/negcount.h"
+#include "variants/variant.h"
+#include "variants/waitany.h"
 
 static int f2_init(void *p, unsigned value, int pshared)
 {

@@ -54,10 +54,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../lib/futex.h"
-#include "../lib/race.h"
-#include "../lib/wake.h"
-#include "variant.h"
+#include "lib/futex.h"
+#include "lib/race.h"
+#include "lib/wake.h"
+#include "variants/variant.h"
 
 #define G64_MAX   INT32_MAX /* SEM_VALUE_MAX */
 #define G64_ONE_W ((uint64_t)1 << 32)

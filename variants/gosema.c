@@ -90,11 +90,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../lib/clock.h"
-#include "../lib/cpu.h"
-#include "../lib/futex.h"
-#include "../lib/race.h"
-#include "variant.h"
+#include "lib/clock.h"
+#include "lib/cpu.h"
+#include "lib/futex.h"
+#include "lib/race.h"
+#include "variants/variant.h"
 
 #ifndef GOSEMA_HANDOFF
 #define GOSEMA_HANDOFF 1

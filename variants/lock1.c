@@ -21,8 +21,8 @@
  *   at the cap returns 0; the conformance suite adapts to both. */
 #include <errno.h>
 
-#include "negcount.h"
-#include "variant.h"
+#include "variants/negcount.h"
+#include "variants/variant.h"
 
 #define LOCK1_CAP 1
 

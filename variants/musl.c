@@ -73,12 +73,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../lib/clock.h"
-#include "../lib/cpu.h"
-#include "../lib/futex.h"
-#include "../lib/race.h"
-#include "../lib/wake.h"
-#include "variant.h"
+#include "lib/clock.h"
+#include "lib/cpu.h"
+#include "lib/futex.h"
+#include "lib/race.h"
+#include "lib/wake.h"
+#include "variants/variant.h"
 
 #define MUSL_MAX INT32_MAX                  /* SEM_VALUE_MAX */
 #define VAL0_MAX ((int32_t)(MUSL_MAX / 2) + 1) /* 2^30 */

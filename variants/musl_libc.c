@@ -52,7 +52,7 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "variant.h"
+#include "variants/variant.h"
 
 /* hunt's in-library-text preemption (variant.h .text): musl's semaphore
  * code inside the static helper — sem_*, the futex sleep (__timedwait*,
@@ -62,7 +62,7 @@
 
 #ifdef FL_MUSL
 #include <semaphore.h>
-#include "sem_api.h" /* the sem_t API as posix.c maps it: here musl's */
+#include "variants/sem_api.h" /* the sem_t API as posix.c maps it: here musl's */
 #include <stdint.h>
 #include <time.h>
 

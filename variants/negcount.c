@@ -85,17 +85,17 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../lib/clock.h"
-#include "../lib/cpu.h"
-#include "../lib/futex.h"
-#include "../lib/futex2.h"
-#include "../lib/portable.h"
-#include "../lib/race.h"
-#include "../lib/uring.h"
-#include "../lib/wake.h"
-#include "negcount.h"
-#include "variant.h"
-#include "waitany.h"
+#include "lib/clock.h"
+#include "lib/cpu.h"
+#include "lib/futex.h"
+#include "lib/futex2.h"
+#include "lib/portable.h"
+#include "lib/race.h"
+#include "lib/uring.h"
+#include "lib/wake.h"
+#include "variants/negcount.h"
+#include "variants/variant.h"
+#include "variants/waitany.h"
 
 #define NEG_MAX   FL_NEGCOUNT_MAX  /* guaranteed: init and post up to here */
 #define NEG_LIMIT (2 * NEG_MAX)    /* clamp: a post fails past this sum */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../lib/waitaddr.h"
+#include "lib/waitaddr.h"
 
 #define FL_NEGCOUNT_MAX ((1 << 29) - 1)
 

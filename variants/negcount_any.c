@@ -41,10 +41,10 @@
  *   waiter in it). */
 #include <stdbool.h>
 
-#include "../lib/clock.h"
-#include "../lib/race.h"
-#include "negcount.h"
-#include "waitany.h"
+#include "lib/clock.h"
+#include "lib/race.h"
+#include "variants/negcount.h"
+#include "variants/waitany.h"
 
 /* How long disarm sleeps before it re-reads count (see below). */
 #define SLICE_NS 100000

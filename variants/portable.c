@@ -32,9 +32,9 @@
  *   memory, so a waiter in another process could never be woken. */
 #include <errno.h>
 
-#include "../lib/portable.h"
-#include "negcount.h"
-#include "variant.h"
+#include "lib/portable.h"
+#include "variants/negcount.h"
+#include "variants/variant.h"
 
 static int pt_init(void *p, unsigned value, int pshared)
 {

@@ -13,8 +13,8 @@
 #include <semaphore.h>
 #include <stdint.h>
 
-#include "sem_api.h"
-#include "variant.h"
+#include "variants/sem_api.h"
+#include "variants/variant.h"
 
 static int px_timedwait(void *p, const struct timespec *dl)
 {

@@ -54,12 +54,12 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "../lib/cpu.h"
-#include "../lib/futex.h"
-#include "../lib/race.h"
-#include "../lib/wake.h"
-#include "variant.h"
-#include "waitany.h"
+#include "lib/cpu.h"
+#include "lib/futex.h"
+#include "lib/race.h"
+#include "lib/wake.h"
+#include "variants/variant.h"
+#include "variants/waitany.h"
 
 #define SPLIT_MAX INT32_MAX /* SEM_VALUE_MAX */
 

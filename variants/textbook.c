@@ -53,12 +53,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../lib/clock.h"
-#include "../lib/cpu.h"
-#include "../lib/futex.h"
-#include "../lib/race.h"
-#include "../lib/wake.h"
-#include "variant.h"
+#include "lib/clock.h"
+#include "lib/cpu.h"
+#include "lib/futex.h"
+#include "lib/race.h"
+#include "lib/wake.h"
+#include "variants/variant.h"
 
 #define TB_MAX INT32_MAX
 

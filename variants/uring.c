@@ -17,10 +17,10 @@
  *   words (variants/waitany.h). Skipped with the reason when liburing is
  *   missing at build time, io_uring is disabled, or the opcodes are not
  *   there. */
-#include "../lib/uring.h"
-#include "negcount.h"
-#include "variant.h"
-#include "waitany.h"
+#include "lib/uring.h"
+#include "variants/negcount.h"
+#include "variants/variant.h"
+#include "variants/waitany.h"
 
 static int ur_init(void *p, unsigned value, int pshared)
 {

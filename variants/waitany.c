@@ -1,13 +1,13 @@
 /* variants/waitany.c — the generic wait-any loop; the argument is in
  * waitany.h. Independent of the harness: a library call over the variant
  * interface. */
-#include "waitany.h"
+#include "variants/waitany.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../lib/clock.h"
+#include "lib/clock.h"
 
 const char *fl_wait_any_unsupported(const struct fl_variant *v)
 {

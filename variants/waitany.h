@@ -72,8 +72,8 @@
 
 #include <time.h>
 
-#include "../lib/waitv.h"
-#include "variant.h"
+#include "lib/waitv.h"
+#include "variants/variant.h"
 
 #define FL_WAITANY_MAX FL_WAITV_MAX
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload.h"
+#include "workloads/workload.h"
 
 struct bar {
 	struct fl_sem t1, t2;

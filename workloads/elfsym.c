@@ -6,7 +6,7 @@
  * stripped executable has none: an error) and relocate each st_value by the
  * main program's load bias, which is dl_iterate_phdr's first object (glibc
  * and musl both report the executable first; 0 for a non-PIE). */
-#include "elfsym.h"
+#include "workloads/elfsym.h"
 
 #include <elf.h>
 #include <errno.h>

@@ -30,10 +30,10 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "clock.h"
-#include "cpu.h"
-#include "futex.h"
-#include "workload.h"
+#include "lib/clock.h"
+#include "lib/cpu.h"
+#include "lib/futex.h"
+#include "workloads/workload.h"
 
 static int fa_init(void *p, unsigned value, int pshared)
 {

@@ -1,5 +1,5 @@
 /* workloads/hist.c — see hist.h. */
-#include "hist.h"
+#include "workloads/hist.h"
 
 #include <math.h>
 #include <string.h>

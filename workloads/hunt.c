@@ -1,6 +1,6 @@
 /* workloads/hunt.c — the stress patterns of `futexlab hunt` (hunt.h says
  * what each is and the invariant it checks). */
-#include "hunt.h"
+#include "workloads/hunt.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -14,8 +14,8 @@
 
 #include <linux/futex.h>
 
-#include "clock.h"
-#include "preempt.h"
+#include "lib/clock.h"
+#include "workloads/preempt.h"
 
 struct shape {
 	int waiters, stealers;

@@ -55,7 +55,7 @@
 #ifndef FUTEXLAB_HUNT_H
 #define FUTEXLAB_HUNT_H
 
-#include "workload.h"
+#include "workloads/workload.h"
 
 #define FL_HUNT_STALL_NS 2000000000LL /* a wave stalled this long is reported */
 

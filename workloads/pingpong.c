@@ -12,7 +12,7 @@
 #include <sched.h>
 #include <string.h>
 
-#include "workload.h"
+#include "workloads/workload.h"
 
 struct pp {
 	struct fl_sem ping, pong;

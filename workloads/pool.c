@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "workload.h"
+#include "workloads/workload.h"
 
 struct pool_sem { /* one semaphore's holder counters, a cache line of their own */
 	_Alignas(64) _Atomic int holders;

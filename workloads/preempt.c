@@ -1,5 +1,5 @@
 /* workloads/preempt.c — the in-library-text preemption (preempt.h). */
-#include "preempt.h"
+#include "workloads/preempt.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -10,9 +10,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "cpu.h"
-#include "elfsym.h"
+#include "lib/clock.h"
+#include "lib/cpu.h"
+#include "workloads/elfsym.h"
 
 #ifndef sigev_notify_thread_id /* glibc 2.36 has the field, not the name */
 #define sigev_notify_thread_id _sigev_un._tid

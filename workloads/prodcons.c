@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload.h"
+#include "workloads/workload.h"
 
 #define PC_SEQ_BITS 40
 #define PC_POISON   INT64_MIN

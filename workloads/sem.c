@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "waitany.h"   /* variants/ */
-#include "watch.h"
-#include "workload.h"
+#include "variants/waitany.h"   /* variants/ */
+#include "workloads/watch.h"
+#include "workloads/workload.h"
 
 /* ---- a semaphore instance at a fixed address ----------------------------- */
 

@@ -119,8 +119,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "watch.h"
-#include "workload.h"
+#include "workloads/watch.h"
+#include "workloads/workload.h"
 
 #define FL_WATCH_THREADS 4096 /* records per rep (threads that made an op) */
 #define SLOTS FL_SEM_SLOTS

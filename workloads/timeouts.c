@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload.h"
+#include "workloads/workload.h"
 
 #define TO_MIN_NS    50000   /* deadlines 50..150 us ahead */
 #define TO_SPREAD_NS 100000

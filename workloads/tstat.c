@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload.h"
+#include "workloads/workload.h"
 
 static void *xalloc(size_t align, size_t n)
 {

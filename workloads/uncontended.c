@@ -20,8 +20,8 @@
  *   always enters the kernel, the unit of the /futex column. */
 #include <string.h>
 
-#include "cpu.h"
-#include "workload.h"
+#include "lib/cpu.h"
+#include "workloads/workload.h"
 
 /* The designs (and floor-futex): every post and wait through the table. */
 static int64_t variant_loop(struct fl_sem *m,

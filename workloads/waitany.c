@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "waitany.h"   /* variants/ */
-#include "workload.h"
+#include "variants/waitany.h"   /* variants/ */
+#include "workloads/workload.h"
 
 #define FL_WA_SEMS 4
 #define BACKLOG 1024

@@ -38,8 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "task.h"
-#include "workload.h"
+#include "lib/task.h"
+#include "workloads/workload.h"
 
 #define ASLEEP_BOUND_NS 2000000000LL
 #define RETURN_BOUND_NS 10000000000LL

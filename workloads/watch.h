@@ -16,7 +16,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "workload.h" /* (it includes this file at its end: either order works) */
+#include "workloads/workload.h" /* (it includes this file at its end: either order works) */
 
 enum {
 	FL_OP_NONE,

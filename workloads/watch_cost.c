@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload.h"
+#include "workloads/workload.h"
 
 #define BLOCKS 15
 #define N 200000

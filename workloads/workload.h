@@ -16,9 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "clock.h"
-#include "hist.h"
-#include "variant.h"
+#include "lib/clock.h"
+#include "workloads/hist.h"
+#include "variants/variant.h"
 
 struct fl_params {
 	int threads;          /* worker threads (pool); fixed for the others */
@@ -274,6 +274,6 @@ static inline bool fl_rep_over(const struct fl_params *p, int64_t n, int64_t end
 	return p->ops ? n >= p->ops : (n % FL_CLOCK_EVERY == 0 && fl_now_ns() >= end_ns);
 }
 
-#include "watch.h" /* the inline fl_sem_* wrappers */
+#include "workloads/watch.h" /* the inline fl_sem_* wrappers */
 
 #endif

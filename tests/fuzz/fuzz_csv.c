@@ -11,9 +11,9 @@
  * a terminated string. */
 #include <string.h>
 
-#include "fuzz.h"
-#include "report.h"
-#include "table.h"
+#include "tests/fuzz/fuzz.h"
+#include "harness/report.h"
+#include "harness/table.h"
 
 static FILE *devnull;
 

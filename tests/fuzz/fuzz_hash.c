@@ -12,10 +12,10 @@
 #include <string.h>
 
 #define FUZZ_USAGE_TRAP
-#include "fuzz.h"
-#include "hashmode.h"
-#include "prctl.h"
-#include "spec.h"
+#include "tests/fuzz/fuzz.h"
+#include "harness/hashmode.h"
+#include "lib/prctl.h"
+#include "harness/spec.h"
 
 static bool same(const struct fl_hash_mode *a, const struct fl_hash_mode *b)
 {

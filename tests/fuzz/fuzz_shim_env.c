@@ -13,9 +13,9 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "env.h"
-#include "fuzz.h"
-#include "variant.h"
+#include "shim/env.h"
+#include "tests/fuzz/fuzz.h"
+#include "variants/variant.h"
 
 #define ALL3 (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR)
 

@@ -18,8 +18,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "fuzz.h"
-#include "report.h"
+#include "tests/fuzz/fuzz.h"
+#include "shim/report.h"
 
 static bool same(const struct fl_shim_report *a, const struct fl_shim_report *b)
 {

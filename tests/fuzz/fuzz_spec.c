@@ -13,10 +13,10 @@
 #include <string.h>
 
 #define FUZZ_USAGE_TRAP
-#include "fuzz.h"
-#include "perf.h"
-#include "spec.h"
-#include "wake.h"
+#include "tests/fuzz/fuzz.h"
+#include "harness/perf.h"
+#include "harness/spec.h"
+#include "lib/wake.h"
 
 #define MAXARGS 256
 

@@ -47,10 +47,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "futex.h"
-#include "mutant.h"
-#include "race.h"
-#include "wake.h"
+#include "lib/futex.h"
+#include "tests/mutants/mutant.h"
+#include "lib/race.h"
+#include "lib/wake.h"
 
 #define G32_MAX    INT32_MAX   /* SEM_VALUE_MAX */
 #define G32_SHIFT  1           /* SEM_VALUE_SHIFT */

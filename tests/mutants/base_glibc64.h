@@ -59,10 +59,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "futex.h"
-#include "mutant.h"
-#include "race.h"
-#include "wake.h"
+#include "lib/futex.h"
+#include "tests/mutants/mutant.h"
+#include "lib/race.h"
+#include "lib/wake.h"
 
 #define G64_MAX   INT32_MAX
 

@@ -64,11 +64,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cpu.h"
-#include "futex.h"
-#include "mutant.h"
-#include "race.h"
-#include "wake.h"
+#include "lib/cpu.h"
+#include "lib/futex.h"
+#include "tests/mutants/mutant.h"
+#include "lib/race.h"
+#include "lib/wake.h"
 
 #define ML_MAX INT32_MAX                 /* SEM_VALUE_MAX */
 #define ML_BIT 0x80000000u               /* waiters present (not MUT_ABA) */

@@ -45,12 +45,12 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "clock.h"
-#include "futex.h"
-#include "race.h"
-#include "mutant.h"
-#include "cpu.h"
-#include "wake.h"
+#include "lib/clock.h"
+#include "lib/futex.h"
+#include "lib/race.h"
+#include "tests/mutants/mutant.h"
+#include "lib/cpu.h"
+#include "lib/wake.h"
 
 #ifdef CAPPED
 #define NEG_MAX   2 /* (not 1: conformance.c's trywait test starts at 2) */

@@ -35,10 +35,10 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "futex.h"
-#include "mutant.h"
-#include "race.h"
-#include "wake.h"
+#include "lib/futex.h"
+#include "tests/mutants/mutant.h"
+#include "lib/race.h"
+#include "lib/wake.h"
 
 #define SPLIT_MAX INT32_MAX
 

@@ -1,4 +1,4 @@
 /* tests/mutants/ctl_capped.c — control: seed 000 capped semaphore (capacity 2), must survive (see base_negcount.h). */
 #define CAPPED 1
 #define MUT_NAME ctl_capped
-#include "base_negcount.h"
+#include "tests/mutants/base_negcount.h"

@@ -1,3 +1,3 @@
 /* tests/mutants/ctl_musl.c — control: the unmutated musl-like design, must survive (see base_musl.h). */
 #define MUT_NAME ctl_musl
-#include "base_musl.h"
+#include "tests/mutants/base_musl.h"

@@ -1,3 +1,3 @@
 /* tests/mutants/ctl_musl_libc.c — control: musl's own semaphore as of 882aedf6, must survive (see base_musl_libc.h). */
 #define MUT_NAME ctl_musl_libc
-#include "base_musl_libc.h"
+#include "tests/mutants/base_musl_libc.h"

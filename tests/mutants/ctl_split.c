@@ -1,3 +1,3 @@
 /* tests/mutants/ctl_split.c — control: the unmutated split copy, must survive (see base_split.h). */
 #define MUT_NAME ctl_split
-#include "base_split.h"
+#include "tests/mutants/base_split.h"

@@ -2,4 +2,4 @@
 /* killed-by: conformance overflow */
 #define MUT_BZ18434 1
 #define MUT_NAME mut_glibc32_bz18434
-#include "base_glibc32.h"
+#include "tests/mutants/base_glibc32.h"

@@ -2,4 +2,4 @@
 /* killed-by: edge destruction */
 #define MUT_BZ12674 1
 #define MUT_NAME mut_glibc64_bz12674
-#include "base_glibc64.h"
+#include "tests/mutants/base_glibc64.h"

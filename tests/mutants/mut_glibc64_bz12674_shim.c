@@ -7,4 +7,4 @@
 /* killed-by: promises destroy-private */
 #define MUT_BZ12674 1
 #define MUT_NAME mut_glibc64_bz12674_shim
-#include "base_glibc64.h"
+#include "tests/mutants/base_glibc64.h"

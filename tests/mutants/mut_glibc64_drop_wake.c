@@ -3,4 +3,4 @@
 /* killed-by: edge huge_deadlines */
 #define MUT_NAME mut_glibc64_drop_wake
 #define MUT_DROP_WAKE
-#include "base_glibc64.h"
+#include "tests/mutants/base_glibc64.h"

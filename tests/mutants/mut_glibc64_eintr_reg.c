@@ -2,4 +2,4 @@
 /* killed-by: edge left_no_registration */
 #define MUT_EINTR_REG 1
 #define MUT_NAME mut_glibc64_eintr_reg
-#include "base_glibc64.h"
+#include "tests/mutants/base_glibc64.h"

@@ -4,4 +4,4 @@
 /* killed-by: promises eintr */
 #define MUT_EINTR_RETRY 1
 #define MUT_NAME mut_glibc64_eintr_retry
-#include "base_glibc64.h"
+#include "tests/mutants/base_glibc64.h"

@@ -2,4 +2,4 @@
 /* killed-by: edge stale_post */
 #define MUT_ABA 1
 #define MUT_NAME mut_musl_aba
-#include "base_musl_libc.h"
+#include "tests/mutants/base_musl_libc.h"

@@ -2,4 +2,4 @@
 /* killed-by: torture conservation */
 #define MUT_GETVALUE 1
 #define MUT_NAME mut_musl_getvalue
-#include "base_musl.h"
+#include "tests/mutants/base_musl.h"

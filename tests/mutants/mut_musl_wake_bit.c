@@ -2,4 +2,4 @@
 /* killed-by: edge steal_and_unmap */
 #define MUT_WAKE_BIT 1
 #define MUT_NAME mut_musl_wake_bit
-#include "base_musl_libc.h"
+#include "tests/mutants/base_musl_libc.h"

@@ -2,4 +2,4 @@
 /* killed-by: edge eintr */
 #define MUT_EINTR_CLAIM 1
 #define MUT_NAME mut_neg_eintr_claim
-#include "base_negcount.h"
+#include "tests/mutants/base_negcount.h"

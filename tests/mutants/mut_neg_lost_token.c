@@ -2,4 +2,4 @@
 /* killed-by: conformance release_vs_deadline */
 #define MUT_LOST_TOKEN 1
 #define MUT_NAME mut_neg_lost_token
-#include "base_negcount.h"
+#include "tests/mutants/base_negcount.h"

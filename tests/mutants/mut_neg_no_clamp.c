@@ -2,4 +2,4 @@
 /* killed-by: conformance overflow */
 #define MUT_NO_CLAMP 1
 #define MUT_NAME mut_neg_no_clamp
-#include "base_negcount.h"
+#include "tests/mutants/base_negcount.h"

@@ -2,4 +2,4 @@
 /* killed-by: edge spurious_wakes */
 #define MUT_NO_LOOP 1
 #define MUT_NAME mut_neg_no_loop
-#include "base_negcount.h"
+#include "tests/mutants/base_negcount.h"

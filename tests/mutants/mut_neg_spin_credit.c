@@ -3,4 +3,4 @@
 /* killed-by: exclusion exclusion */
 #define MUT_SPIN_CREDIT 1
 #define MUT_NAME mut_neg_spin_credit
-#include "base_negcount.h"
+#include "tests/mutants/base_negcount.h"

@@ -2,4 +2,4 @@
 /* killed-by: edge huge_deadlines */
 #define MUT_WAKE_FIRST 1
 #define MUT_NAME mut_neg_wake_first
-#include "base_negcount.h"
+#include "tests/mutants/base_negcount.h"

@@ -2,4 +2,4 @@
 /* killed-by: edge post_n_sleepers */
 #define MUT_WAKE_ONE 1
 #define MUT_NAME mut_neg_wake_one
-#include "base_negcount.h"
+#include "tests/mutants/base_negcount.h"

@@ -2,4 +2,4 @@
 /* killed-by: edge left_no_registration */
 #define MUT_EINTR_REG 1
 #define MUT_NAME mut_split_eintr_reg
-#include "base_split.h"
+#include "tests/mutants/base_split.h"

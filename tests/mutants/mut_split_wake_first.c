@@ -2,4 +2,4 @@
 /* killed-by: edge huge_deadlines */
 #define MUT_WAKE_FIRST 1
 #define MUT_NAME mut_split_wake_first
-#include "base_split.h"
+#include "tests/mutants/base_split.h"

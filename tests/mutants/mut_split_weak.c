@@ -2,4 +2,4 @@
 /* killed-by: edge handoff */
 #define MUT_WEAK 1
 #define MUT_NAME mut_split_weak
-#include "base_split.h"
+#include "tests/mutants/base_split.h"

@@ -60,8 +60,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../loadavg.h"
-#include "../sleepers.h"
+#include "tests/loadavg.h"
+#include "tests/sleepers.h"
 
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "shim/report.h"
 
 static void count(const struct fl_shim_report *r, uint64_t v)
 {

@@ -59,7 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "task.h"
+#include "lib/task.h"
 
 #define DIE(...)                                                               \
 	do {                                                                   \
