@@ -18,12 +18,12 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/csv.h"
-#include "shim/env.h"
-#include "harness/exec.h"
 #include "harness/exec_report.h"
 #include "harness/perf.h"
 #include "harness/runner.h"
 #include "harness/xalloc.h"
+#include "proc/exec.h"
+#include "shim/env.h"
 
 static const char usage[] =
 "usage: futexlab exec [options] -- CMD [ARGS...]\n"
@@ -249,8 +249,10 @@ int fl_cmd_exec(int argc, char **argv)
 		fl_usage_error("exec: no command: futexlab exec [options] -- CMD [ARGS...]");
 	}
 	fl_exec_cfg.argv = argv + optind;
-	fl_exec_check_command(fl_exec_cfg.argv[0]);
-	fl_exec_find_shim();
+	char why[PATH_MAX + 200];
+	if (fl_exec_check_command(fl_exec_cfg.argv[0], why, sizeof why) ||
+	    fl_exec_find_shim(why, sizeof why))
+		fl_usage_error("%s", why);
 	if (do_survey)
 		return survey();
 	fl_spec_variants(&s, vlist);

@@ -8,7 +8,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
-#include "harness/remote.h"
+#include "proc/helper.h"
 #include "variants/variant.h"
 #include "workloads/workload.h"
 
@@ -61,7 +61,7 @@ int fl_cmd_list(int argc, char **argv)
 		const struct fl_variant *v = fl_variants[i];
 		const char *why = v->unavailable ? v->unavailable() : NULL;
 		if (!why && v->remote)
-			why = fl_remote_unavailable(v); /* its helper beside futexlab */
+			why = fl_helper_unavailable(v); /* its helper beside futexlab */
 		printf("%-12s %-10s %11d %5zu %-*s %s\n", v->name, why ? "skipped" : "available",
 		       v->value_max, v->size, width, breaks_of(v->flags, buf, sizeof buf), v->summary);
 		if (why)

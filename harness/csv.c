@@ -110,3 +110,31 @@ void fl_csv_close(struct fl_csv *c)
 	free(c->path);
 	memset(c, 0, sizeof *c);
 }
+
+const char fl_lat_csv_header[] =
+	"variant,workload,threads,tokens,hold_ns,think_ns,wake,spin,hash,lo_ns,width_ns,count,"
+	"timer_ns";
+
+void fl_lat_path(const char *csv_path, char *out, size_t n)
+{
+	size_t l = strlen(csv_path);
+	if (l > 4 && !strcmp(csv_path + l - 4, ".csv"))
+		snprintf(out, n, "%.*s.lat.csv", (int)(l - 4), csv_path);
+	else
+		snprintf(out, n, "%s.lat.csv", csv_path);
+}
+
+void fl_csv_quote(char *out, size_t n, const char *s)
+{
+	size_t k = 0;
+	if (n < 3)
+		return;
+	out[k++] = '"';
+	for (; *s && k + 3 < n; s++) {
+		if (*s == '"')
+			out[k++] = '"';
+		out[k++] = *s == '\n' ? ' ' : *s;
+	}
+	out[k++] = '"';
+	out[k] = '\0';
+}

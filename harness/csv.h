@@ -7,6 +7,8 @@
 #ifndef FUTEXLAB_CSV_H
 #define FUTEXLAB_CSV_H
 
+#include <stddef.h>
+
 struct fl_csv {
 	char *path;
 	char *meta;          /* '#' lines, each ending in '\n' */
@@ -30,5 +32,14 @@ int fl_csv_append(struct fl_csv *c, const char *row);
 /* Rewrites the file with every row so far (no-op without a path). */
 int fl_csv_flush(struct fl_csv *c);
 void fl_csv_close(struct fl_csv *c);
+
+/* s as one quoted CSV cell into out (n >= 3): '"' doubled, a newline as
+ * a space, cut to fit (the quotes always closed). */
+void fl_csv_quote(char *out, size_t n, const char *s);
+
+/* The latency side file (harness/README.md): beside CSV x.csv, x.lat.csv
+ * (else CSV.lat.csv), with this header. */
+extern const char fl_lat_csv_header[];
+void fl_lat_path(const char *csv_path, char *out, size_t n);
 
 #endif

@@ -13,7 +13,7 @@
 #include "harness/cli.h"
 #include "harness/csv.h"
 #include "lib/prctl.h"
-#include "harness/runner.h"
+#include "proc/interrupt.h"
 
 static struct fl_hash_mode mode; /* auto unless --hash says otherwise */
 static char skip_why[256];

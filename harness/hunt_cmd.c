@@ -20,13 +20,15 @@
 #include "harness/cli.h"
 #include "lib/clock.h"
 #include "harness/csv.h"
+#include "harness/spec.h"
 #include "workloads/elfsym.h"
 #include "workloads/hunt.h"
-#include "harness/remote.h"
+#include "proc/helper.h"
 #include "lib/wake.h"
 #include "workloads/preempt.h"
-#include "harness/runner.h"
 #include "harness/xalloc.h"
+#include "proc/interrupt.h"
+#include "proc/rep.h"
 
 static const char usage[] =
 "usage: futexlab hunt [options]   the lost-wakeup hunter\n"
@@ -73,12 +75,6 @@ struct cell {
 	char found[240];       /* the first finding's note */
 };
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	fl_interrupted = 1;
-}
-
 /* The preemption counts a pattern wrote into r->info (workloads/hunt.h). */
 static void parse_preempt(const char *info, int64_t *hits, int64_t *signals)
 {
@@ -115,19 +111,18 @@ static const struct fl_variant *find_variant(const char *name,
 	return fl_variant_find(name);
 }
 
+/* A helper that started says what it runs on (proc/rep.h). */
+static void csv_meta(void *arg, const char *line)
+{
+	fl_csv_meta(arg, "%s", line);
+}
+
 /* One rep of cell c: runs it and folds it into the cell; the CSV row. */
 static void run_rep(struct cell *c, const struct fl_params *base, struct fl_csv *csv)
 {
 	struct fl_result r = { .shim_sems = -1, .stranded = -1 };
-	struct fl_params p = *base;
-	if (c->v->remote) { /* musl-libc: in its helper, as the runner does */
-		if (fl_remote_ready(c->v, csv, &r) > 0)
-			fl_remote_run(c->v, c->w, &p, FL_WAKE_EXACT, 0, &r);
-	} else {
-		fl_watch_begin(&p);
-		c->w->run(c->v, &p, &r);
-		fl_watch_end(&r); /* a stranded waiter: r.error = "lost wakeup: ..." */
-	}
+	struct fl_rep_hooks hooks = { .meta = csv_meta, .arg = csv };
+	fl_rep_run(&(struct fl_rep){ c->v, c->w, *base, FL_WAKE_EXACT, 0 }, &hooks, &r);
 	free(r.lat);
 	if (fl_interrupted)
 		return; /* an interrupted rep is not a result */
@@ -358,7 +353,7 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 			c->w = ws[k];
 			c->skip = vs[i]->unavailable ? vs[i]->unavailable() : NULL;
 			if (!c->skip && vs[i]->remote)
-				c->skip = fl_remote_unavailable(vs[i]);
+				c->skip = fl_helper_unavailable(vs[i]);
 			if (!c->skip && ws[k]->unfit)
 				c->skip = ws[k]->unfit(vs[i], &base);
 		}
@@ -375,10 +370,7 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 		    "time%s%s", (long long)(seconds_ns / 1000000000), rep_ns / 1e9,
 		    (long long)stranded_ms, (long long)spin_us, (long long)interval_us,
 		    text ? ", text " : "", text ? text : "");
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	fl_interrupt_catch();
 
 	printf("futexlab hunt — %d designs x %d patterns, %.1f s each in reps of %.2f s\n", nv,
 	       np, seconds_ns / 1e9, rep_ns / 1e9);
@@ -402,7 +394,7 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 		if (!any)
 			break;
 	}
-	fl_remote_shutdown();
+	fl_helper_shutdown();
 	if (!quiet && isatty(2))
 		fprintf(stderr, "\r\033[K");
 	print_table(cells, nc, np);

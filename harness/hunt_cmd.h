@@ -5,7 +5,7 @@
  * signals that landed in the library's text, stranded waiters found and the
  * first one's evidence (pattern, ops run until then, the note); then one
  * verdict line per design. Reps of a remote design (musl-libc) run in its
- * helper (harness/remote.h), like the runner's.
+ * helper (proc/helper.h), like the runner's.
  *
  * The command's core is this function, so that a test executable can hunt
  * in designs that are not registered (tests/test_hunt.sh: a mutant that

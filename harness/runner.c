@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
-#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,28 +16,14 @@
 #include "harness/hashmode.h"
 #include "harness/machine.h"
 #include "harness/perf.h"
-#include "harness/remote.h"
 #include "harness/report.h"
 #include "harness/stats.h"
 #include "harness/table.h"
-#include "lib/wake.h"
 #include "harness/xalloc.h"
-
-volatile sig_atomic_t fl_interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	fl_interrupted = 1;
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
+#include "lib/wake.h"
+#include "proc/helper.h"
+#include "proc/interrupt.h"
+#include "proc/rep.h"
 
 /* ---- rows ------------------------------------------------------------------ */
 
@@ -109,19 +94,6 @@ const char *fl_run_csv_header(void)
 	return header;
 }
 
-static void csv_quote(char *out, size_t n, const char *s)
-{
-	size_t j = 0;
-	out[j++] = '"';
-	for (; *s && j < n - 3; s++) {
-		if (*s == '"')
-			out[j++] = '"';
-		out[j++] = *s == '\n' ? ' ' : *s;
-	}
-	out[j++] = '"';
-	out[j] = '\0';
-}
-
 static void csv_check(const struct fl_csv *csv, int e)
 {
 	if (e) {
@@ -144,7 +116,7 @@ static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct rep
 {
 	char row[1600], q[400], perf[200], nums[200] = ",,,", ts[200]; /* ops .. ops_per_s empty */
 	const struct fl_result *r = x->r;
-	csv_quote(q, sizeof q, x->note);
+	fl_csv_quote(q, sizeof q, x->note);
 	if (r && !strcmp(x->status, "ok"))
 		snprintf(nums, sizeof nums, "%lld,%lld,%.3f,%.1f", (long long)r->ops,
 			 (long long)r->elapsed_ns, (double)r->elapsed_ns / (double)r->ops,
@@ -217,21 +189,46 @@ static void show(const struct progress *g, const struct fl_point *pt, int round,
 	fprintf(stderr, round < 0 ? "  warm-up" : "  round %d/%d", round + 1, rounds);
 }
 
-static int64_t tv_ns(struct timeval tv)
+/* The runner's hooks around a rep (proc/rep.h), inside the detector's
+ * window: the probes and the perf counters. A remote design's rep runs in
+ * its helper process: the collector counts that process instead of this
+ * one for the rep, and --perf, open on this process, has nothing of it to
+ * count (its cells stay empty). */
+struct rep_ctx {
+	bool measured;
+	struct fl_csv *csv;
+	struct fl_perf_reading perf;
+	const char *workload;
+};
+
+static void rep_begin(void *arg, pid_t pid)
 {
-	return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+	struct rep_ctx *c = arg;
+	if (c->measured) {
+		if (pid > 0)
+			fl_probes_count_process(pid);
+		fl_probes_rep_begin();
+	}
+	if (!pid)
+		fl_perf_begin();
 }
 
-/* The process's CPU and context switches from a to b: the whole rep, its
- * set-up and joins included (threads that ended count: RUSAGE_SELF keeps
- * them). */
-static void rusage_diff(const struct rusage *a, const struct rusage *b, struct fl_result *r)
+static void rep_end(void *arg, pid_t pid, const struct fl_result *r)
 {
-	r->cpu_set = true;
-	r->cpu_user_ns = tv_ns(b->ru_utime) - tv_ns(a->ru_utime);
-	r->cpu_sys_ns = tv_ns(b->ru_stime) - tv_ns(a->ru_stime);
-	r->csw_vol = b->ru_nvcsw - a->ru_nvcsw;
-	r->csw_invol = b->ru_nivcsw - a->ru_nivcsw;
+	struct rep_ctx *c = arg;
+	if (!pid)
+		fl_perf_end(&c->perf);
+	if (c->measured) {
+		fl_probes_rep_end(c->workload, r->ops);
+		if (pid > 0)
+			fl_probes_count_process(0);
+	}
+}
+
+static void rep_meta(void *arg, const char *line)
+{
+	struct rep_ctx *c = arg;
+	fl_csv_meta(c->csv, "%s", line);
 }
 
 /* Runs one rep of one entry; false (and the error row) if it failed. */
@@ -242,52 +239,20 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	struct fl_result r = { .shim_sems = -1, .stranded = -1 };
 	struct fl_params p = pt->p;
 	p.latency = latency;
-	struct fl_perf_reading perf;
-	struct rusage ru0 = { 0 }, ru1 = { 0 };
 	bool pe = fl_perf_enabled;
 	fl_perf_enabled = pe && measured; /* warm-up rounds count nothing */
-	/* A remote design (musl-libc) runs its rep in its helper process
-	 * (remote.h), started here before the probes attach; the collector
-	 * counts that process instead of this one for the rep, and --perf,
-	 * open on this process, has nothing of it to count (empty cells).
-	 * Its stranded-waiter detector runs in the helper too (the threads are
-	 * there): its fields come back with the result. */
-	pid_t helper = e->v->remote ? fl_remote_ready(e->v, csv, &r) : 0;
+	struct rep_ctx c = { .measured = measured, .csv = csv, .workload = pt->w->name };
+	struct fl_rep_hooks hooks = { rep_begin, rep_end, rep_meta, &c };
 	fl_probes_stranded_clear();
-	if (!e->v->remote)
-		fl_watch_begin(&p); /* its watchdog starts outside the probes' window */
-	if (measured) {
-		if (helper > 0)
-			fl_probes_count_process(helper);
-		fl_probes_rep_begin();
-	}
-	if (e->v->remote) {
-		if (helper > 0)
-			fl_remote_run(e->v, pt->w, &p, pt->wake, pt->spin, &r);
-	} else {
-		fl_perf_begin();
-		getrusage(RUSAGE_SELF, &ru0);
-		pt->w->run(e->v, &p, &r);
-		getrusage(RUSAGE_SELF, &ru1);
-		fl_perf_end(&perf);
-	}
-	if (measured) {
-		fl_probes_rep_end(pt->w->name, r.ops);
-		if (helper > 0)
-			fl_probes_count_process(0);
-	}
-	if (!e->v->remote)
-		fl_watch_end(&r); /* a stranded waiter: r.error = "lost wakeup: ..." */
+	fl_rep_run(&(struct fl_rep){ e->v, pt->w, p, pt->wake, pt->spin }, &hooks, &r);
 	fl_perf_enabled = pe;
 	if (fl_interrupted) {
 		free(r.lat);
 		return true; /* an interrupted rep is not a measurement */
 	}
-	if (!r.cpu_set)
-		rusage_diff(&ru0, &ru1, &r);
 	if (measured && s->hooks && s->hooks->rep_done)
 		s->hooks->rep_done(pt, ei, round, &r);
-	struct rep x = { e, round, slot, "ok", r.info, &r, e->v->remote ? NULL : &perf };
+	struct rep x = { e, round, slot, "ok", r.info, &r, e->v->remote ? NULL : &c.perf };
 	char why[120], lost[420];
 	if (r.error[0]) {
 		x.status = "error";
@@ -366,19 +331,6 @@ static void emit_hists(struct fl_csv *lat, const struct fl_point *pt, struct fl_
 		csv_check(lat, fl_csv_flush(lat));
 }
 
-const char fl_lat_csv_header[] =
-	"variant,workload,threads,tokens,hold_ns,think_ns,wake,spin,hash,lo_ns,width_ns,count,"
-	"timer_ns";
-
-void fl_lat_path(const char *csv_path, char *out, size_t n)
-{
-	size_t l = strlen(csv_path);
-	if (l > 4 && !strcmp(csv_path + l - 4, ".csv"))
-		snprintf(out, n, "%.*s.lat.csv", (int)(l - 4), csv_path);
-	else
-		snprintf(out, n, "%s.lat.csv", csv_path);
-}
-
 /* What a point carries across the run's rounds (run_points interleaves them). */
 struct point_run {
 	struct fl_hist *acc[FL_MAXLIST + 3]; /* latency over the measured reps */
@@ -412,8 +364,6 @@ static void point_round(const struct fl_spec *s, const struct fl_point *pt, int 
 	if (round == -s->warmup)
 		pr->load_first = la;
 	fl_cpu_sample(&a);
-	fl_wake_set_strategy((enum fl_wake_strategy)pt->wake);
-	fl_spin_set(pt->spin);
 	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9;
 	int order[FL_MAXLIST + 3];
 	show(g, pt, round < 0 ? -1 : round, s->reps);
@@ -487,7 +437,7 @@ static int each_hash_mode(const struct fl_spec *s, char **items, int nh)
 	snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->seed);
 	argv[s->argc] = "--seed";
 	argv[s->argc + 1] = seed;
-	catch_signals();
+	fl_interrupt_catch();
 	int rc = fl_hash_run_each(s->argc + 2, argv, items, nh, s->csv_path, fl_run_csv_header());
 	free(argv);
 	return rc;
@@ -616,7 +566,7 @@ int fl_bench(struct fl_spec *s)
 		return rc;
 	}
 	fl_hash_setup(hitems[0]); /* before any worker thread exists */
-	fl_remote_set_hash(hitems[0]); /* the helper's too (remote.h) */
+	fl_helper_set_hash(hitems[0]); /* the helper's too (remote.h) */
 	struct fl_csv csv;
 	int e = fl_csv_open(&csv, s->csv_path, fl_run_csv_header(), s->argc, s->argv);
 	if (e) {
@@ -658,7 +608,7 @@ int fl_bench(struct fl_spec *s)
 		}
 		lat = &latcsv;
 	}
-	catch_signals();
+	fl_interrupt_catch();
 	fl_probes_setup(s->probes);
 	/* before bpftrace attaches (its cost would land in the baseline) and
 	 * before any rep: ~0.1 s, the wake path (probes/README.md) */
@@ -682,7 +632,7 @@ int fl_bench(struct fl_spec *s)
 	struct counts n = { 0 };
 	int done = 0;
 	run_points(s, pts, npts, &csv, lat, &n, &done);
-	fl_remote_shutdown();
+	fl_helper_shutdown();
 	fl_bpftrace_stop();
 	fl_probes_teardown();
 	print_table(s, &csv);

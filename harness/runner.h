@@ -9,13 +9,9 @@
 #ifndef FUTEXLAB_RUNNER_H
 #define FUTEXLAB_RUNNER_H
 
-#include <signal.h>
 #include <stddef.h>
 
 #include "harness/spec.h"
-
-/* Set by SIGINT/SIGTERM: finished rows are kept, the run stops. */
-extern volatile sig_atomic_t fl_interrupted;
 
 /* Runs the spec end to end: CSV, probes, the table. Returns the exit
  * status (0; 1 when a point broke an invariant; 130 when interrupted). */
@@ -26,10 +22,5 @@ int fl_bench_main(const char *cmd, const struct fl_spec_defaults *d, int argc, c
 
 /* The CSV header: row columns, perf columns, probe columns. */
 const char *fl_run_csv_header(void);
-
-/* The latency side file (harness/README.md): beside CSV x.csv, x.lat.csv
- * (else CSV.lat.csv), with this header. */
-extern const char fl_lat_csv_header[];
-void fl_lat_path(const char *csv_path, char *out, size_t n);
 
 #endif

@@ -21,7 +21,7 @@
 #include "harness/cli.h"
 #include "harness/hashmode.h"
 #include "harness/perf.h"
-#include "harness/remote.h"
+#include "proc/helper.h"
 #include "lib/wake.h"
 #include "harness/xalloc.h"
 
@@ -432,6 +432,6 @@ const char *fl_entry_skip(const struct fl_point *pt, const struct fl_entry *e)
 	if (!why && e->v->unavailable)
 		why = e->v->unavailable();
 	if (!why && e->v->remote)
-		why = fl_remote_unavailable(e->v); /* its helper beside futexlab */
+		why = fl_helper_unavailable(e->v); /* its helper beside futexlab */
 	return why ? why : fl_workload_unfit(pt->w, e->v, &pt->p);
 }

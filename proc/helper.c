@@ -1,11 +1,12 @@
-/* harness/remote.c — see remote.h. One helper per remote executable name
+/* proc/helper.c — see helper.h. One helper per remote executable name
  * (today one: futexlab-musl), kept between reps; its state is here. Every
  * wait on the helper is a poll with an absolute CLOCK_MONOTONIC deadline,
  * so a hung or dead helper ends as an error row, never as a hung run. */
-#include "harness/remote.h"
+#include "proc/helper.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,9 +17,8 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
-#include "harness/csv.h"
-#include "harness/remote_proto.h"
-#include "harness/runner.h"
+#include "proc/interrupt.h"
+#include "proc/wire.h"
 
 struct helper {
 	const char *name;   /* v->remote */
@@ -29,7 +29,7 @@ struct helper {
 static struct helper helpers[4];
 static char hash_item[64];
 
-void fl_remote_set_hash(const char *item)
+void fl_helper_set_hash(const char *item)
 {
 	snprintf(hash_item, sizeof hash_item, "%s", item ? item : "");
 }
@@ -47,6 +47,9 @@ static struct helper *helper_of(const struct fl_variant *v)
 	return NULL;
 }
 
+/* The helper's executable: $FUTEXLAB_REMOTE_HELPER (tests), else beside
+ * this futexlab (installed: both in bindir), else in the build tree's
+ * proc/ (build/harness/futexlab -> build/proc/futexlab-musl). */
 static void path_of(const struct fl_variant *v, char *out, size_t n)
 {
 	const char *env = getenv("FUTEXLAB_REMOTE_HELPER");
@@ -64,10 +67,15 @@ static void path_of(const struct fl_variant *v, char *out, size_t n)
 	char *slash = strrchr(self, '/');
 	if (slash)
 		*slash = '\0';
-	snprintf(out, n, "%.900s/%.100s", self, v->remote);
+	char tree[1100], real[PATH_MAX];
+	snprintf(tree, sizeof tree, "%.900s/../proc/%.100s", self, v->remote);
+	if (access(tree, X_OK) == 0 && realpath(tree, real))
+		snprintf(out, n, "%.1000s", real);
+	else /* not in a build tree: beside this one */
+		snprintf(out, n, "%.900s/%.100s", self, v->remote);
 }
 
-const char *fl_remote_unavailable(const struct fl_variant *v)
+const char *fl_helper_unavailable(const struct fl_variant *v)
 {
 	static char why[1200];
 	char path[1024];
@@ -208,8 +216,8 @@ static int hello_line(const char *key, char *v, void *arg, char *err, size_t n)
 
 /* fork + exec of the helper, its stdin and stdout our pipes, no other
  * descriptor of ours; then its hello. 0, or -1 with why. */
-static int start(struct helper *h, const struct fl_variant *v, struct fl_csv *csv, char *why,
-		 size_t n)
+static int start(struct helper *h, const struct fl_variant *v, char *meta, size_t metan,
+		 char *why, size_t n)
 {
 	char path[1024];
 	path_of(v, path, sizeof path);
@@ -252,7 +260,7 @@ static int start(struct helper *h, const struct fl_variant *v, struct fl_csv *cs
 		return -1;
 	}
 	char kv[6][2][200] = { { { 0 } } };
-	rc = fl_proto_parse(m.s, "hello", hello_line, kv, err, sizeof err);
+	rc = fl_wire_parse(m.s, "hello", hello_line, kv, err, sizeof err);
 	fl_msg_free(&m);
 	if (rc) {
 		reap(h, true, NULL, 0);
@@ -264,16 +272,17 @@ static int start(struct helper *h, const struct fl_variant *v, struct fl_csv *cs
 		snprintf(why, n, "helper %.300s: cannot apply --hash %.60s: %.200s", path, hash_item, kv[5][1]);
 		return -1;
 	}
-	if (csv)
-		fl_csv_meta(csv, "remote %s: helper %s pid %d, libc %s %s (%s), hash %s", v->name,
+	snprintf(meta, metan, "remote %s: helper %s pid %d, libc %s %s (%s), hash %s", v->name,
 			    path, (int)pid, kv[0][1], kv[1][1],
 			    strcmp(kv[2][1], "1") ? "dynamic" : "static",
 			    kv[4][1][0] ? kv[4][1] : "not set (auto)");
 	return 0;
 }
 
-pid_t fl_remote_ready(const struct fl_variant *v, struct fl_csv *csv, struct fl_result *r)
+pid_t fl_helper_ready(const struct fl_variant *v, char *meta, size_t metan, struct fl_result *r)
 {
+	if (metan)
+		meta[0] = '\0';
 	struct helper *h = helper_of(v);
 	if (!h) {
 		fl_fail(r, "more remote helpers than this harness keeps");
@@ -282,26 +291,27 @@ pid_t fl_remote_ready(const struct fl_variant *v, struct fl_csv *csv, struct fl_
 	if (h->pid)
 		return h->pid;
 	char why[600];
-	if (start(h, v, csv, why, sizeof why)) {
+	if (start(h, v, meta, metan, why, sizeof why)) {
 		fl_fail(r, "%s", why);
 		return -1;
 	}
 	return h->pid;
 }
 
-void fl_remote_run(const struct fl_variant *v, const struct fl_workload *w,
-		   const struct fl_params *p, int wake, int spin, struct fl_result *r)
+void fl_helper_run(const struct fl_rep *x, struct fl_result *r)
 {
+	const struct fl_variant *v = x->v;
+	const struct fl_params *p = &x->p;
 	struct helper *h = helper_of(v);
 	if (!h || !h->pid) {
 		fl_fail(r, "no helper running for %s", v->name);
 		return;
 	}
-	struct fl_remote_req q = { .wake = wake, .spin = spin, .p = *p };
+	struct fl_helper_req q = { .wake = x->wake, .spin = x->spin, .p = *p };
 	snprintf(q.variant, sizeof q.variant, "%s", v->name);
-	snprintf(q.workload, sizeof q.workload, "%s", w->name);
+	snprintf(q.workload, sizeof q.workload, "%s", x->w->name);
 	struct fl_msg m = { 0 };
-	fl_proto_put_req(&m, &q);
+	fl_wire_put_req(&m, &q);
 	char why[300], st[100] = "";
 	int64_t limit = timeout_ns(p);
 	if (write_all(h->to, m.s, m.len)) {
@@ -322,7 +332,7 @@ void fl_remote_run(const struct fl_variant *v, const struct fl_workload *w,
 	}
 	char err[200];
 	struct fl_result got;
-	if (fl_proto_get_result(m.s, &got, err, sizeof err)) {
+	if (fl_wire_get_result(m.s, &got, err, sizeof err)) {
 		free(got.lat);
 		snprintf(why, sizeof why, "unreadable result: %s", err);
 		goto dead;
@@ -330,7 +340,7 @@ void fl_remote_run(const struct fl_variant *v, const struct fl_workload *w,
 	*r = got;
 	fl_msg_free(&m);
 	if (getenv("FUTEXLAB_REMOTE") && !strcmp(getenv("FUTEXLAB_REMOTE"), "fresh"))
-		reap(h, false, NULL, 0); /* measured: harness/README.md, musl-libc */
+		reap(h, false, NULL, 0); /* measured: proc/README.md */
 	return;
 dead:
 	fl_msg_free(&m);
@@ -338,7 +348,7 @@ dead:
 	fl_fail(r, "%s helper (%s): %s; %s", v->name, v->remote, why, st);
 }
 
-void fl_remote_shutdown(void)
+void fl_helper_shutdown(void)
 {
 	for (size_t i = 0; i < sizeof helpers / sizeof helpers[0]; i++) {
 		struct helper *h = &helpers[i];

@@ -1,16 +1,17 @@
-/* harness/remote_main.c — the helper of a remote design (`futexlab-musl`):
+/* proc/helper_main.c — the helper of a remote design (`futexlab-musl`):
  * the workload core (workloads/, the lib/ files they use) and the remote
  * variants (variants/musl_libc.c with -DFL_MUSL), built a second time,
- * statically, with musl-gcc. The harness (harness/remote.c) starts it and
- * talks to it over its stdin and stdout (harness/remote_proto.h):
+ * statically, with musl-gcc. futexlab (proc/helper.c) starts it and
+ * talks to it over its stdin and stdout (proc/wire.h):
  *
  *   futexlab-musl --serve [--hash MODE]   says hello, then runs one rep per
  *                                         `run` until `quit` or end of input
  *   futexlab-musl --hello                 prints the hello and exits (tests)
  *
- * A rep here is what runner.c's run_rep does in process: the workload's run
- * (its own timed section: start-up, the request and the reply are outside
- * it) with getrusage(RUSAGE_SELF) around it for the cpu_* and csw_* columns.
+ * A rep here is what an in-process design's rep is (workloads/rep.h:
+ * fl_rep_here, the same code): wake and spin set, the detector, the
+ * workload's run (its own timed section: start-up, the request and the
+ * reply are outside it) with getrusage(RUSAGE_SELF) around it.
  * --hash applies the harness's futex hash mode (PR_FUTEX_HASH is per process)
  * before any thread exists; the hello reports it read back, or why not.
  * The helper belongs to the harness: it dies with it (PR_SET_PDEATHSIG, and
@@ -25,13 +26,12 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "lib/prctl.h"
-#include "harness/remote_proto.h"
-#include "lib/wake.h"
+#include "proc/wire.h"
 #include "workloads/hunt.h"
+#include "workloads/rep.h"
 #include "workloads/workload.h"
 
 #ifndef FL_MUSL_VERSION
@@ -69,49 +69,29 @@ static void hello(FILE *out, const char *hash_item)
 	fl_msg_free(&m);
 }
 
-static int64_t tv_ns(struct timeval tv)
-{
-	return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
-}
-
 static void run(char *text, FILE *out)
 {
-	struct fl_remote_req q;
+	struct fl_helper_req q;
 	struct fl_result r = { .shim_sems = -1 };
 	char err[200];
 	const struct fl_workload *w = NULL;
 	const struct fl_variant *v = NULL;
-	if (fl_proto_get_req(text, &q, err, sizeof err)) {
+	if (fl_wire_get_req(text, &q, err, sizeof err)) {
 		fl_fail(&r, "helper: bad request: %s", err);
 	} else if (!(w = fl_workload_find(q.workload)) &&
-		   !(w = fl_hunt_pattern_find(q.workload))) { /* hunt's (workloads/hunt.h) */
+		   !(w = fl_hunt_pattern_find(q.workload))) { /* the hunt's (hunt/patterns.h) */
 		fl_fail(&r, "helper: no workload '%s' in this build", q.workload);
 	} else if (!(v = fl_variant_find(q.variant))) {
 		fl_fail(&r, "helper: no variant '%s' in this build", q.variant);
 	} else {
 		const char *why = fl_workload_unfit(w, v, &q.p);
-		if (why) {
+		if (why)
 			fl_fail(&r, "helper: %s", why);
-		} else {
-			fl_wake_set_strategy((enum fl_wake_strategy)q.wake);
-			fl_spin_set(q.spin);
-			struct rusage a, b;
-			fl_watch_begin(&q.p); /* the detector, here where the threads are */
-			getrusage(RUSAGE_SELF, &a);
-			w->run(v, &q.p, &r);
-			getrusage(RUSAGE_SELF, &b);
-			fl_watch_end(&r);
-			if (!r.cpu_set) {
-				r.cpu_set = true;
-				r.cpu_user_ns = tv_ns(b.ru_utime) - tv_ns(a.ru_utime);
-				r.cpu_sys_ns = tv_ns(b.ru_stime) - tv_ns(a.ru_stime);
-				r.csw_vol = b.ru_nvcsw - a.ru_nvcsw;
-				r.csw_invol = b.ru_nivcsw - a.ru_nivcsw;
-			}
-		}
+		else /* the detector, wake, spin, rusage: here, where the threads are */
+			fl_rep_here(&(struct fl_rep){ v, w, q.p, q.wake, q.spin }, NULL, &r);
 	}
 	struct fl_msg m = { 0 };
-	fl_proto_put_result(&m, &r);
+	fl_wire_put_result(&m, &r);
 	fwrite(m.s, 1, m.len, out);
 	fflush(out);
 	fl_msg_free(&m);

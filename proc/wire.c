@@ -1,8 +1,8 @@
-/* harness/remote_proto.c — see remote_proto.h. The two field tables below
+/* proc/wire.c — see remote_proto.h. The two field tables below
  * are the whole wire format of struct fl_params and struct fl_result: a
  * field the CSV uses that is missing here is a column the remote rows lose,
  * so a new field is a new line here. */
-#include "harness/remote_proto.h"
+#include "proc/wire.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -193,7 +193,7 @@ static int get_field(const struct field *f, size_t nf, void *base, const char *k
 
 /* ---- messages ------------------------------------------------------------ */
 
-void fl_proto_put_req(struct fl_msg *m, const struct fl_remote_req *q)
+void fl_wire_put_req(struct fl_msg *m, const struct fl_helper_req *q)
 {
 	fl_msg_add(m, "run\n");
 	fl_msg_str(m, "variant", q->variant);
@@ -203,7 +203,7 @@ void fl_proto_put_req(struct fl_msg *m, const struct fl_remote_req *q)
 	fl_msg_add(m, "end\n");
 }
 
-void fl_proto_put_result(struct fl_msg *m, const struct fl_result *r)
+void fl_wire_put_result(struct fl_msg *m, const struct fl_result *r)
 {
 	fl_msg_add(m, "result\n");
 	put_fields(m, result_fields, NF(result_fields), r);
@@ -229,7 +229,7 @@ static void unescape(char *s)
 	*o = '\0';
 }
 
-int fl_proto_parse(char *text, const char *kind,
+int fl_wire_parse(char *text, const char *kind,
 		   int (*line)(const char *key, char *value, void *arg, char *err, size_t n),
 		   void *arg, char *err, size_t n)
 {
@@ -257,7 +257,7 @@ int fl_proto_parse(char *text, const char *kind,
 
 static int req_line(const char *key, char *v, void *arg, char *err, size_t n)
 {
-	struct fl_remote_req *q = arg;
+	struct fl_helper_req *q = arg;
 	long long x;
 	if (!strcmp(key, "variant")) {
 		snprintf(q->variant, sizeof q->variant, "%s", v);
@@ -277,10 +277,10 @@ static int req_line(const char *key, char *v, void *arg, char *err, size_t n)
 	return 0;
 }
 
-int fl_proto_get_req(char *text, struct fl_remote_req *q, char *err, size_t n)
+int fl_wire_get_req(char *text, struct fl_helper_req *q, char *err, size_t n)
 {
-	*q = (struct fl_remote_req){ .p.sems = 1 };
-	return fl_proto_parse(text, "run", req_line, q, err, n);
+	*q = (struct fl_helper_req){ .p.sems = 1 };
+	return fl_wire_parse(text, "run", req_line, q, err, n);
 }
 
 static int result_line(const char *key, char *v, void *arg, char *err, size_t n)
@@ -329,8 +329,8 @@ bad:
 	return -1;
 }
 
-int fl_proto_get_result(char *text, struct fl_result *r, char *err, size_t n)
+int fl_wire_get_result(char *text, struct fl_result *r, char *err, size_t n)
 {
 	*r = (struct fl_result){ .shim_sems = -1, .starve_max_ns = -1, .stranded = -1 };
-	return fl_proto_parse(text, "result", result_line, r, err, n);
+	return fl_wire_parse(text, "result", result_line, r, err, n);
 }

@@ -1,5 +1,5 @@
-/* harness/remote_proto.h — the messages between the harness and a remote
- * design's helper (harness/remote.h), compiled into both: the harness
+/* proc/wire.h — the messages between the harness and a remote
+ * design's helper (proc/helper.h), compiled into both: the harness
  * (glibc) and the helper (musl-gcc, static). Text, one `key=value` a line,
  * so that a field added to struct fl_params or struct fl_result is one line
  * in a table of remote_proto.c, and a helper built from another revision is
@@ -38,28 +38,28 @@ void fl_msg_str(struct fl_msg *m, const char *key, const char *value);
 void fl_msg_free(struct fl_msg *m);
 
 /* What a `run` names besides the parameters. */
-struct fl_remote_req {
+struct fl_helper_req {
 	char variant[40], workload[40];
 	int wake, spin;
 	struct fl_params p;
 };
 
 /* The whole message, `run` ... `end`. */
-void fl_proto_put_req(struct fl_msg *m, const struct fl_remote_req *q);
-void fl_proto_put_result(struct fl_msg *m, const struct fl_result *r);
+void fl_wire_put_req(struct fl_msg *m, const struct fl_helper_req *q);
+void fl_wire_put_result(struct fl_msg *m, const struct fl_result *r);
 
 /* Iterates the lines of a message text (NUL-terminated): calls
  * line(key, value, arg) for each key=value line after the kind and before
  * `end`, value unescaped in place. 0, or -1 with err[] filled (a malformed
  * line, or line() returned nonzero after filling err[]). The text is
  * modified. */
-int fl_proto_parse(char *text, const char *kind,
+int fl_wire_parse(char *text, const char *kind,
 		   int (*line)(const char *key, char *value, void *arg, char *err, size_t n),
 		   void *arg, char *err, size_t n);
 
 /* Fills q or r from a parsed message (r->lat allocated when lat_n is sent;
  * the caller frees it). 0, or -1 with err[] (an unknown key, a bad number). */
-int fl_proto_get_req(char *text, struct fl_remote_req *q, char *err, size_t n);
-int fl_proto_get_result(char *text, struct fl_result *r, char *err, size_t n);
+int fl_wire_get_req(char *text, struct fl_helper_req *q, char *err, size_t n);
+int fl_wire_get_result(char *text, struct fl_result *r, char *err, size_t n);
 
 #endif

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/test_remote.sh — musl-libc, a remote design (harness/remote.h), end to
+# tests/test_remote.sh — musl-libc, a remote design (proc/helper.h), end to
 # end through futexlab: its rows come from musl's sem_t in the helper, a
 # helper that crashes or hangs is an error row (never a hung run), Ctrl-C
 # keeps the rows and takes the helper with it, the probes count the helper's

@@ -1,5 +1,5 @@
 /* tests/test_remote_proto.c — the messages between the harness and a remote
- * design's helper (harness/remote_proto.h): a request and a result survive
+ * design's helper (proc/wire.h): a request and a result survive
  * the round trip field for field (doubles exactly, strings with newlines and
  * backslashes, the stranded-waiter fields, the latency histogram bucket for
  * bucket); hand-written golden text of this revision decodes to known values
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/remote_proto.h"
+#include "proc/wire.h"
 
 static int failures;
 
@@ -28,7 +28,7 @@ static int failures;
 
 static void t_request(void)
 {
-	struct fl_remote_req q = { .wake = 2, .spin = 100,
+	struct fl_helper_req q = { .wake = 2, .spin = 100,
 				   .p = { .threads = 7, .tokens = 3, .sems = 5, .hold_ns = 200,
 					  .think_ns = -1, .ops = 1LL << 40,
 					  .duration_ns = 30000000, .latency = true,
@@ -36,10 +36,10 @@ static void t_request(void)
 	snprintf(q.variant, sizeof q.variant, "musl-libc");
 	snprintf(q.workload, sizeof q.workload, "pool");
 	struct fl_msg m = { 0 };
-	fl_proto_put_req(&m, &q);
-	struct fl_remote_req back;
+	fl_wire_put_req(&m, &q);
+	struct fl_helper_req back;
 	char err[200];
-	EXPECT(fl_proto_get_req(m.s, &back, err, sizeof err) == 0, "%s", err);
+	EXPECT(fl_wire_get_req(m.s, &back, err, sizeof err) == 0, "%s", err);
 	EXPECT(!strcmp(back.variant, q.variant) && !strcmp(back.workload, q.workload) &&
 	       back.wake == q.wake && back.spin == q.spin, "names, wake, spin");
 	EXPECT(back.p.threads == 7 && back.p.tokens == 3 && back.p.sems == 5 &&
@@ -66,10 +66,10 @@ static void t_result(void)
 		fl_hist_add(r.lat, v);
 	r.lat->b[FL_HIST_BUCKETS - 1] = 1ULL << 62;
 	struct fl_msg m = { 0 };
-	fl_proto_put_result(&m, &r);
+	fl_wire_put_result(&m, &r);
 	struct fl_result back;
 	char err[200];
-	EXPECT(fl_proto_get_result(m.s, &back, err, sizeof err) == 0, "%s", err);
+	EXPECT(fl_wire_get_result(m.s, &back, err, sizeof err) == 0, "%s", err);
 	EXPECT(back.ops == r.ops && back.elapsed_ns == r.elapsed_ns, "ops/elapsed");
 	EXPECT(!strcmp(back.error, r.error), "error '%s'", back.error);
 	EXPECT(!strcmp(back.info, r.info), "info '%s'", back.info);
@@ -88,8 +88,8 @@ static void t_result(void)
 	free(r.lat);
 	r.lat = NULL;
 	m.len = 0;
-	fl_proto_put_result(&m, &r);
-	EXPECT(fl_proto_get_result(m.s, &back, err, sizeof err) == 0 && !back.lat, "%s", err);
+	fl_wire_put_result(&m, &r);
+	EXPECT(fl_wire_get_result(m.s, &back, err, sizeof err) == 0 && !back.lat, "%s", err);
 	fl_msg_free(&m);
 }
 
@@ -150,9 +150,9 @@ static const char golden_result[] =
 	"end\n";
 
 /* The values the golden text stands for. */
-static void golden_values(struct fl_remote_req *q, struct fl_result *r)
+static void golden_values(struct fl_helper_req *q, struct fl_result *r)
 {
-	*q = (struct fl_remote_req){ .wake = 2, .spin = 100,
+	*q = (struct fl_helper_req){ .wake = 2, .spin = 100,
 				     .p = { .threads = 7, .tokens = 3, .sems = 5, .hold_ns = 200,
 					    .think_ns = -1, .ops = 1LL << 40,
 					    .duration_ns = 30000000, .latency = true,
@@ -174,11 +174,11 @@ static void golden_values(struct fl_remote_req *q, struct fl_result *r)
 
 static void t_golden_decode(void)
 {
-	struct fl_remote_req q;
+	struct fl_helper_req q;
 	struct fl_result r;
 	memset(&q, 0, sizeof q), memset(&r, 0, sizeof r);
 	char err[200] = "", *t = strdup(golden_req);
-	EXPECT(fl_proto_get_req(t, &q, err, sizeof err) == 0, "golden request refused: %s", err);
+	EXPECT(fl_wire_get_req(t, &q, err, sizeof err) == 0, "golden request refused: %s", err);
 	EXPECT(!strcmp(q.variant, "musl-libc") && !strcmp(q.workload, "pool") && q.wake == 2 &&
 	       q.spin == 100, "golden request: names '%s' '%s', wake %d, spin %d", q.variant,
 	       q.workload, q.wake, q.spin);
@@ -187,7 +187,7 @@ static void t_golden_decode(void)
 	       q.p.latency && q.p.stranded_ns == 50000000, "golden request: fl_params differ");
 	free(t);
 	t = strdup(golden_result);
-	EXPECT(fl_proto_get_result(t, &r, err, sizeof err) == 0, "golden result refused: %s", err);
+	EXPECT(fl_wire_get_result(t, &r, err, sizeof err) == 0, "golden result refused: %s", err);
 	EXPECT(r.ops == 123456789012LL && r.elapsed_ns == 30000001, "golden ops %lld elapsed %lld",
 	       (long long)r.ops, (long long)r.elapsed_ns);
 	EXPECT(!strcmp(r.error, "a\nb\\c") && !strcmp(r.info, "musl"), "golden error '%s' info '%s'",
@@ -212,15 +212,15 @@ static void t_golden_decode(void)
 
 static void t_golden_encode(void)
 {
-	struct fl_remote_req q;
+	struct fl_helper_req q;
 	struct fl_result r;
 	golden_values(&q, &r);
 	struct fl_msg m = { 0 };
-	fl_proto_put_req(&m, &q);
+	fl_wire_put_req(&m, &q);
 	EXPECT(m.len == strlen(golden_req) && !memcmp(m.s, golden_req, m.len),
 	       "the request's bytes differ from the golden text:\n%.*s", (int)m.len, m.s);
 	m.len = 0;
-	fl_proto_put_result(&m, &r);
+	fl_wire_put_result(&m, &r);
 	EXPECT(m.len == strlen(golden_result) && !memcmp(m.s, golden_result, m.len),
 	       "the result's bytes differ from the golden text:\n%.*s", (int)m.len, m.s);
 	fl_msg_free(&m);
@@ -231,7 +231,7 @@ static void refused(const char *text, const char *why_has)
 {
 	char *t = strdup(text), err[200] = "";
 	struct fl_result r;
-	int rc = fl_proto_get_result(t, &r, err, sizeof err);
+	int rc = fl_wire_get_result(t, &r, err, sizeof err);
 	EXPECT(rc == -1 && strstr(err, why_has), "'%s' -> rc %d, '%s'", text, rc, err);
 	if (rc == -1)
 		free(r.lat);
@@ -252,9 +252,9 @@ static void t_refusals(void)
 	refused("hello\nend\n", "expected a 'result'");
 	refused("", "expected a 'result'");
 	char err[200];
-	struct fl_remote_req q;
+	struct fl_helper_req q;
 	char t[] = "run\nvariant=x\nthreads=2\ncolour=blue\nend\n";
-	EXPECT(fl_proto_get_req(t, &q, err, sizeof err) == -1 &&
+	EXPECT(fl_wire_get_req(t, &q, err, sizeof err) == -1 &&
 	       strstr(err, "unknown field 'colour'"), "%s", err);
 }
 

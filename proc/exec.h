@@ -1,13 +1,12 @@
-/* harness/exec.h — running another program as a rep (`futexlab exec`).
+/* proc/exec.h — running another program as a rep (`futexlab exec`).
  *
  * The program runs under the LD_PRELOAD shim (shim/README.md) with one
  * design, or unshimmed for `posix` (glibc's sem_t as the program runs
- * today), in a process group of its own, stdin from /dev/null, stdout
- * discarded and stderr kept in a temporary file (the first line of it is
- * the reason of an error row) unless `output` is set. Its wall time
- * (fork to reaped), wait4's rusage (the command and every descendant it
- * waited for) and the shim's per-process report lines (FUTEXLAB_LOG) make
- * the rep's result. A non-zero exit, a signal, a timeout, or a shim that did
+ * today), as proc/spawn.h runs a program (its own process group, a
+ * deadline, the group killed at the end; stderr's first line kept for an
+ * error row unless `output` is set). Its wall time (fork to reaped),
+ * wait4's rusage (the command and every descendant it waited for) and the
+ * shim's per-process report lines (FUTEXLAB_LOG) make the rep's result. A non-zero exit, a signal, a timeout, or a shim that did
  * not put the program's semaphores on the design is an error, never a
  * figure. */
 #ifndef FUTEXLAB_EXEC_H
@@ -15,6 +14,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "shim/report.h" /* the shim's report line (its published format) */
 #include "workloads/workload.h"
@@ -59,11 +59,11 @@ void fl_exec_once(const struct fl_variant *v, bool stats, struct fl_result *r,
 const struct fl_exec_shim *fl_exec_last_shim(void);
 
 /* Finds the shim beside this futexlab (FUTEXLAB_SHIM overrides) into
- * fl_exec_cfg.shim; exits 2 with one line when there is none. */
-void fl_exec_find_shim(void);
+ * fl_exec_cfg.shim: 0, or -1 with one line in why when there is none. */
+int fl_exec_find_shim(char *why, size_t whyn);
 
 /* Whether argv0 can be executed (a path, or found in PATH as execvp
- * would); exits 2 with one line when not. */
-void fl_exec_check_command(const char *argv0);
+ * would): 0, or -1 with one line in why. */
+int fl_exec_check_command(const char *argv0, char *why, size_t whyn);
 
 #endif

@@ -1,0 +1,275 @@
+/* proc/exec.c — see exec.h. */
+#include "proc/exec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc/spawn.h"
+
+struct fl_exec fl_exec_cfg = { .timeout_s = 600 };
+
+int fl_exec_find_shim(char *why, size_t whyn)
+{
+	const char *env = getenv("FUTEXLAB_SHIM");
+	if (env && *env) {
+		snprintf(fl_exec_cfg.shim, sizeof fl_exec_cfg.shim, "%s", env);
+	} else {
+		/* build/harness/futexlab -> build/shim/libfutexlab-preload.so */
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (n <= 0) {
+			snprintf(why, whyn, "exec: cannot find this futexlab (/proc/self/exe): set "
+				 "FUTEXLAB_SHIM");
+			return -1;
+		}
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		*slash = '\0';
+		snprintf(fl_exec_cfg.shim, sizeof fl_exec_cfg.shim, "%.*s/../shim/libfutexlab-preload.so",
+			 (int)(sizeof fl_exec_cfg.shim - 40), exe);
+	}
+	char real[PATH_MAX];
+	if (!realpath(fl_exec_cfg.shim, real) || access(real, R_OK)) {
+		snprintf(why, whyn, "exec: no shim at %s (build it: ninja -C build; or set "
+			 "FUTEXLAB_SHIM)", fl_exec_cfg.shim);
+		return -1;
+	}
+	/* absolute: the program may change directory before it execs another */
+	snprintf(fl_exec_cfg.shim, sizeof fl_exec_cfg.shim, "%s", real);
+	return 0;
+}
+
+static bool executable(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
+}
+
+int fl_exec_check_command(const char *argv0, char *why, size_t whyn)
+{
+	if (!*argv0) {
+		snprintf(why, whyn, "exec: an empty command");
+		return -1;
+	}
+	if (strchr(argv0, '/')) {
+		if (executable(argv0))
+			return 0;
+		snprintf(why, whyn, "exec: cannot execute %s: %s", argv0,
+			 access(argv0, F_OK) ? strerror(errno) : "not an executable file");
+		return -1;
+	}
+	const char *path = getenv("PATH");
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path && *path ? path : "/bin:/usr/bin");
+	for (char *save, *dir = strtok_r(buf, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		char full[PATH_MAX];
+		snprintf(full, sizeof full, "%s/%s", *dir ? dir : ".", argv0);
+		if (executable(full))
+			return 0;
+	}
+	snprintf(why, whyn, "exec: %s: command not found in PATH", argv0);
+	return -1;
+}
+
+/* ---- one run ------------------------------------------------------------- */
+
+/* The shim's environment, in the child before the exec (spawn.h). */
+struct shim_env {
+	const struct fl_variant *v;
+	bool stats;
+	const char *logp;
+};
+
+static void shim_setup(void *arg)
+{
+	const struct shim_env *x = arg;
+	if (x->v) {
+		const char *old = getenv("LD_PRELOAD");
+		char pre[PATH_MAX + 1024];
+		snprintf(pre, sizeof pre, "%s%s%s", fl_exec_cfg.shim, old && *old ? ":" : "",
+			 old ? old : "");
+		setenv("LD_PRELOAD", pre, 1);
+		setenv("FUTEXLAB_VARIANT", x->v->name, 1);
+		setenv("FUTEXLAB_LOG", x->logp, 1);
+		if (fl_exec_cfg.allow[0])
+			setenv("FUTEXLAB_ALLOW", fl_exec_cfg.allow, 1);
+		if (x->stats)
+			setenv("FUTEXLAB_STATS", "1", 1);
+	}
+	for (int i = 0; i < fl_exec_cfg.nenv; i++)
+		putenv(fl_exec_cfg.env[i]);
+}
+
+static void read_log(const char *path, struct fl_exec_shim *sh)
+{
+	memset(sh, 0, sizeof *sh);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	char line[1024];
+	while (fgets(line, sizeof line, f)) {
+		struct fl_shim_report r;
+		if (fl_shim_report_parse(line, &r))
+			continue; /* a debug message, not a report */
+		if (sh->n < (int)(sizeof sh->r / sizeof sh->r[0]))
+			sh->r[sh->n] = r;
+		sh->n++;
+		sh->ours += r.ours;
+		sh->handed += r.handed;
+		sh->named += r.named;
+		sh->inits += r.inits;
+		sh->waits += r.wait + r.timedwait + r.clockwait;
+		sh->blocked += r.blocked;
+		sh->posts += r.post;
+		if (r.state != FL_SHIM_ON && r.state != FL_SHIM_PASS && !sh->not_on++)
+			snprintf(sh->why, sizeof sh->why, "%s (%.140s)", fl_shim_state_name(r.state),
+				 r.reason);
+	}
+	fclose(f);
+}
+
+/* The run's verdict into r: an error for a failure, else ops 1, the wall
+ * time and wait4's rusage. false when r is not a measurement. */
+static bool verdict(const struct fl_program_end *e, struct fl_result *r)
+{
+	switch (e->how) {
+	case FL_PROGRAM_NOT_RUN:
+		fl_fail(r, "%s", e->why);
+		return false;
+	case FL_PROGRAM_TIMED_OUT:
+		fl_fail(r, "timed out after %g s (killed): hung? (a lost wakeup, or --timeout too "
+			"short)", fl_exec_cfg.timeout_s);
+		return false;
+	case FL_PROGRAM_INTERRUPTED:
+		return false; /* not a measurement */
+	case FL_PROGRAM_EXITED:
+		break;
+	}
+	if (WIFSIGNALED(e->status)) {
+		const char *name = sigabbrev_np(WTERMSIG(e->status));
+		fl_fail(r, "killed by signal %d (SIG%s)%s", WTERMSIG(e->status), name ? name : "?",
+			e->first_line);
+		return false;
+	}
+	if (WEXITSTATUS(e->status)) {
+		fl_fail(r, "exit status %d%s", WEXITSTATUS(e->status), e->first_line);
+		return false;
+	}
+	const struct rusage *ru = &e->ru;
+	r->ops = 1;
+	r->elapsed_ns = e->elapsed_ns;
+	r->cpu_set = true;
+	r->cpu_user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 + ru->ru_utime.tv_usec * 1000;
+	r->cpu_sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
+	r->csw_vol = ru->ru_nvcsw;
+	r->csw_invol = ru->ru_nivcsw;
+	return true;
+}
+
+/* The shim's report lines of a run that ended well, into r's note. */
+static void shim_verdict(const struct fl_variant *v, const char *logp, struct fl_result *r,
+			 struct fl_exec_shim *sh)
+{
+	static struct fl_exec_shim local; /* 25 KiB: not on the stack */
+	struct fl_exec_shim *s = sh ? sh : &local;
+	read_log(logp, s);
+	if (s->not_on && strcmp(v->name, "posix") != 0) {
+		fl_fail(r, "the shim did not run the semaphores on %s: %s", v->name, s->why);
+	} else if (s->n) {
+		r->shim_sems = (int64_t)s->ours;
+		snprintf(r->info, sizeof r->info, "shim: %d process%s, %llu semaphores on %s, "
+			 "%llu handed to glibc, %llu named", s->n, s->n == 1 ? "" : "es",
+			 s->ours, v->name, s->handed, s->named);
+	} else {
+		snprintf(r->info, sizeof r->info, "no shim report (a static binary, or every "
+			 "process left by _exit or a signal)");
+	}
+}
+
+void fl_exec_once(const struct fl_variant *v, bool stats, struct fl_result *r,
+		  struct fl_exec_shim *sh)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp"; /* FUTEXLAB_LOG must be absolute (shim/env.h) */
+	char logp[PATH_MAX];
+	snprintf(logp, sizeof logp, "%s/futexlab-shim-XXXXXX", tmp);
+	int lfd = mkstemp(logp);
+	if (lfd < 0) {
+		fl_fail(r, "exec: cannot make a temporary file or pipe: %s", strerror(errno));
+		return;
+	}
+	close(lfd);
+	struct shim_env env = { v, stats, logp };
+	struct fl_program p = { fl_exec_cfg.argv, fl_exec_cfg.timeout_s, fl_exec_cfg.output,
+				shim_setup, &env };
+	struct fl_program_end e;
+	fl_program_run(&p, &e);
+	if (verdict(&e, r) && v)
+		shim_verdict(v, logp, r, sh);
+	unlink(logp);
+}
+
+/* ---- as a workload ---------------------------------------------------------- */
+
+static struct fl_exec_shim last;
+
+const struct fl_exec_shim *fl_exec_last_shim(void)
+{
+	return &last;
+}
+
+static void exec_run(const struct fl_variant *v, const struct fl_params *p, struct fl_result *r)
+{
+	(void)p;
+	memset(&last, 0, sizeof last);
+	/* posix is glibc's sem_t as the program runs today: no shim at all */
+	fl_exec_once(strcmp(v->name, "posix") ? v : NULL, false, r, &last);
+}
+
+/* What the shim would refuse (shim/README.md), as a skipped row up front
+ * instead of a run on glibc labelled with the design's name. (The shim's
+ * report is checked after every run too: the two must agree.) */
+static const char *exec_unfit(const struct fl_variant *v, const struct fl_params *p)
+{
+	(void)p;
+	static char buf[200];
+	if (v->remote) { /* no ops in this process, none in the shim's */
+		snprintf(buf, sizeof buf, "runs only in its helper (%s): the shim, loaded into the "
+			 "program's glibc, cannot put its semaphores on it", v->remote);
+		return buf;
+	}
+	if (v->flags & FL_CAPPED) {
+		snprintf(buf, sizeof buf, "capped (its post absorbs releases past %d): not a POSIX "
+			 "semaphore, the shim keeps glibc's", v->value_max);
+		return buf;
+	}
+	if (v->flags & (FL_NO_GETVALUE | FL_NO_OVERFLOW)) /* e.g. the C++ designs */
+		return "not offered by the shim: no getvalue or no EOVERFLOW, which sem_getvalue "
+		       "and sem_post need (shim/README.md)";
+	unsigned breaks = v->flags & (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR);
+	if (breaks & ~fl_exec_cfg.allow_flags) {
+		breaks &= ~fl_exec_cfg.allow_flags;
+		snprintf(buf, sizeof buf, "breaks %s%s%sa promise POSIX programs rely on: the shim "
+			 "refuses it (--allow to run it anyway)",
+			 breaks & FL_DESTROY_UNSAFE ? "destroy, " : "",
+			 breaks & FL_SIGNAL_UNSAFE ? "signal, " : "",
+			 breaks & FL_NO_EINTR ? "eintr, " : "");
+		return buf;
+	}
+	return NULL;
+}
+
+const struct fl_workload fl_exec_workload = {
+	.name = "exec",
+	.summary = "another program, run under the shim with each design",
+	.op = "run",
+	.fixed_threads = 1,
+	.run = exec_run,
+	.unfit = exec_unfit,
+};

@@ -1,0 +1,25 @@
+/* proc/rep.c — see rep.h. */
+#include "proc/rep.h"
+
+#include "proc/helper.h"
+
+void fl_rep_run(const struct fl_rep *x, const struct fl_rep_hooks *h, struct fl_result *r)
+{
+	if (!x->v->remote) {
+		fl_rep_here(x, h, r);
+		return;
+	}
+	/* The helper starts before the hooks begin: its start-up (exec, page
+	 * faults, the hello) is not the rep's, and the hooks learn which
+	 * process to count. */
+	char meta[600];
+	pid_t pid = fl_helper_ready(x->v, meta, sizeof meta, r);
+	if (meta[0] && h && h->meta)
+		h->meta(h->arg, meta);
+	if (h && h->begin)
+		h->begin(h->arg, pid);
+	if (pid > 0)
+		fl_helper_run(x, r);
+	if (h && h->end)
+		h->end(h->arg, pid, r);
+}

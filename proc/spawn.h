@@ -1,0 +1,52 @@
+/* proc/spawn.h — running another program with a deadline and a group kill.
+ *
+ * The program runs in a process group of its own (so that the whole tree it
+ * starts can be killed at once, and so that Ctrl-C at the terminal reaches
+ * futexlab, which decides), with the default dispositions of SIGINT,
+ * SIGTERM and SIGPIPE and no signal blocked, stdin from /dev/null, stdout
+ * discarded and stderr kept in a temporary file (its first line is the
+ * reason of an error) unless `output` is set, and none of futexlab's open
+ * files (close-on-exec from 3 up: a CSV's temporary file, bpftrace's pipes,
+ * the collector's descriptors). Its wall time runs from fork to reaped, its
+ * rusage is wait4's (the program and every descendant it waited for).
+ *
+ * Nothing outlives the run: when it ends, times out or is interrupted
+ * (proc/interrupt.h: Ctrl-C is passed on as SIGINT to the group, then
+ * SIGKILL after a second), the group is killed, so descendants left behind
+ * cannot run into the next rep. */
+#ifndef FUTEXLAB_SPAWN_H
+#define FUTEXLAB_SPAWN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+struct fl_program {
+	char *const *argv;          /* the command, NULL-terminated (execvp) */
+	double timeout_s;           /* then the group is killed */
+	bool output;                /* stdout and stderr pass through */
+	/* In the child, after its set-up and just before the exec: the
+	 * environment (setenv, putenv). NULL: none. */
+	void (*setup)(void *arg);
+	void *arg;
+};
+
+struct fl_program_end {
+	enum {
+		FL_PROGRAM_EXITED,      /* reaped: status and ru are its */
+		FL_PROGRAM_TIMED_OUT,   /* killed at the deadline */
+		FL_PROGRAM_INTERRUPTED, /* Ctrl-C: killed; not a measurement */
+		FL_PROGRAM_NOT_RUN,     /* why says why (exec failed, no fork, ...) */
+	} how;
+	int status;                 /* wait4's, when EXITED */
+	struct rusage ru;
+	int64_t elapsed_ns;         /* fork to reaped */
+	char why[200];              /* NOT_RUN: the reason */
+	char first_line[160];       /* ": " and the first non-empty line of its
+				     * stderr (output unset), else "" */
+};
+
+/* Runs p to its end (or deadline, or Ctrl-C) into e. */
+void fl_program_run(const struct fl_program *p, struct fl_program_end *e);
+
+#endif
