@@ -10,7 +10,7 @@
  *     the only place they run.
  *   - by the project's compiler (glibc): a descriptor with no ops and
  *     `.remote` naming the helper; the harness runs every rep of this design
- *     in that helper (harness/remote.h), the in-process suites, the shim and
+ *     in that helper (proc/helper.h), the in-process suites, the shim and
  *     `exec` leave it out.
  *
  * INVARIANT  whatever musl 1.2.3 keeps (src/thread/sem_*.c, read for this

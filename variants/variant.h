@@ -124,7 +124,7 @@ struct fl_variant {
 	/* Non-NULL: the design cannot run in this process (its library cannot
 	 * be loaded into a glibc program: musl-libc) and every op above is NULL
 	 * here. It runs only in a helper executable of this name, found beside
-	 * the harness's own (harness/remote.h); the harness sends it the rep
+	 * the harness's own (proc/helper.h); the harness sends it the rep
 	 * and takes its result back as the row. The in-process suites, the
 	 * shim and `exec` leave such a design out, with this reason. */
 	const char *remote;
