@@ -9,4 +9,10 @@ int fl_cmd_exec(int argc, char **argv);
 int fl_cmd_compare(int argc, char **argv);
 int fl_cmd_hunt(int argc, char **argv);
 
+struct fl_variant;
+/* `futexlab hunt` over the registry's designs and `extra` ones, found by
+ * name before the registry's (tests/hunt_mutants.c: designs the product
+ * does not register). cmd_hunt.c. */
+int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, int nextra);
+
 #endif

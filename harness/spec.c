@@ -69,25 +69,44 @@ static void copy_list(const char *what, char *buf, size_t size, const char *list
 		fl_usage_error("%s: list longer than %zu bytes", what, size - 1);
 }
 
-static void parse_variants(struct fl_spec *s, const char *list)
+static const struct fl_variant *find_variant(const char *name,
+					     const struct fl_variant *const *extra, int nextra)
 {
-	s->nv = 0;
+	for (int i = 0; i < nextra; i++)
+		if (!strcmp(extra[i]->name, name))
+			return extra[i];
+	return fl_variant_find(name);
+}
+
+int fl_variant_list(const char *list, const struct fl_variant *const *extra, int nextra,
+		    const struct fl_variant **out)
+{
+	int nv = 0;
 	if (!strcmp(list, "all")) {
-		for (int i = 0; i < fl_nvariants && s->nv < FL_MAXLIST; i++)
-			s->vs[s->nv++] = fl_variants[i];
-		return;
+		for (int i = 0; i < nextra && nv < FL_MAXLIST; i++)
+			out[nv++] = extra[i];
+		for (int i = 0; i < fl_nvariants && nv < FL_MAXLIST; i++)
+			out[nv++] = fl_variants[i];
+		return nv;
 	}
 	char buf[1024], *items[FL_MAXLIST];
 	copy_list("--variant", buf, sizeof buf, list);
 	int n = fl_split_list("--variant", buf, items, FL_MAXLIST);
-	for (int i = 0; i < n; i++)
-		if (!(s->vs[s->nv++] = fl_variant_find(items[i])))
+	for (int i = 0; i < n; i++) {
+		const struct fl_variant *v = find_variant(items[i], extra, nextra);
+		if (!v)
 			fl_usage_error("--variant: unknown variant '%s' (see futexlab list)", items[i]);
+		for (int k = 0; k < nv; k++)
+			if (out[k] == v)
+				fl_usage_error("--variant: '%s' given twice", items[i]);
+		out[nv++] = v;
+	}
+	return nv;
 }
 
 void fl_spec_variants(struct fl_spec *s, const char *list)
 {
-	parse_variants(s, list);
+	s->nv = fl_variant_list(list, NULL, 0, s->vs);
 	if (!fl_variant_find(s->baseline))
 		fl_usage_error("--baseline: unknown variant '%s' (see futexlab list)", s->baseline);
 	for (int i = 0; i < s->nv; i++)
@@ -248,7 +267,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	}
 	if (optind < argc)
 		fl_usage_error("%s: unexpected argument '%s'", cmd, argv[optind]);
-	parse_variants(s, vlist);
+	s->nv = fl_variant_list(vlist, NULL, 0, s->vs);
 	finish(s, d, axes_given, duration_ns, seed_given);
 	return 0;
 }

@@ -85,6 +85,13 @@ struct fl_spec_defaults {
 int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defaults *d,
 		  int argc, char **argv);
 
+/* --variant LIST into out[] (FL_MAXLIST): "all" (the extra designs, then
+ * the registry's) or names, comma separated, an extra design found by name
+ * before the registry's (the hunt's test designs). An unknown name or one
+ * given twice: usage error (one line, exit 2). Returns how many. */
+int fl_variant_list(const char *list, const struct fl_variant *const *extra, int nextra,
+		    const struct fl_variant **out);
+
 /* exec: --variant LIST into s->vs, the baseline added when not listed
  * (usage error, exit 2, for an unknown name). */
 void fl_spec_variants(struct fl_spec *s, const char *list);

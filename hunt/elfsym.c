@@ -1,4 +1,4 @@
-/* workloads/elfsym.c — text specs to address ranges (elfsym.h).
+/* hunt/elfsym.c — text specs to address ranges (elfsym.h).
  *
  * dso: walks the loaded objects (dl_iterate_phdr) and keeps their PT_LOAD
  * segments with PF_X. sym: and src: read this executable's own symbol table
@@ -6,7 +6,7 @@
  * stripped executable has none: an error) and relocate each st_value by the
  * main program's load bias, which is dl_iterate_phdr's first object (glibc
  * and musl both report the executable first; 0 for a non-PIE). */
-#include "workloads/elfsym.h"
+#include "hunt/elfsym.h"
 
 #include <elf.h>
 #include <errno.h>

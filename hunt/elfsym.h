@@ -1,4 +1,4 @@
-/* workloads/elfsym.h — where "the library's code" is in this process, as
+/* hunt/elfsym.h — where "the library's code" is in this process, as
  * address ranges, for the in-library-text preemption (preempt.h).
  *
  * A text spec (fl_variant.text, variants/variant.h) is items separated by

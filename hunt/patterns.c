@@ -1,6 +1,6 @@
-/* workloads/hunt.c — the stress patterns of `futexlab hunt` (hunt.h says
+/* hunt/patterns.c — the stress patterns of `futexlab hunt` (patterns.h says
  * what each is and the invariant it checks). */
-#include "workloads/hunt.h"
+#include "hunt/patterns.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -15,7 +15,7 @@
 #include <linux/futex.h>
 
 #include "lib/clock.h"
-#include "workloads/preempt.h"
+#include "hunt/preempt.h"
 
 struct shape {
 	int waiters, stealers;
@@ -57,6 +57,9 @@ struct hunt {
 				* preemption's stall if longer (the re-post
 				* must be able to land within a stall) */
 	struct fl_errbox err;
+	/* the coordinator's own (no other thread reads them) */
+	int64_t posted, waves; /* tokens posted, waves begun */
+	bool stalled;          /* a wave or a release was never taken */
 };
 
 /* The patterns' own futex calls (the wave word, the coordinator's sleep),
@@ -221,6 +224,149 @@ static void *stealer(void *arg)
 	return NULL;
 }
 
+/* The preemption of a `preempt` rep, from the hunt's settings (fl_params:
+ * the stall, the interval, a text spec overriding the design's .text):
+ * resolved and installed before any thread of the rep starts. false (and
+ * r->error) when it cannot be. */
+static bool preempt_setup(struct hunt *h, const struct fl_variant *v, const struct fl_params *p,
+			  struct fl_result *res)
+{
+	int64_t stall = FL_PREEMPT_SPIN_NS, interval = FL_PREEMPT_INTERVAL_NS;
+	if (p->preempt_interval_ns > 0) { /* 0: the settings were not given */
+		stall = p->preempt_stall_ns;
+		interval = p->preempt_interval_ns;
+	}
+	if (stall > h->hold_ns)
+		h->hold_ns = stall;
+	const char *text = p->preempt_text[0] ? p->preempt_text : v->text;
+	if (!text) {
+		fl_fail(res, "preempt: the design declares no library text (.text)");
+		return false;
+	}
+	char why[200] = "";
+	if (fl_preempt_begin(text, stall, interval, why, sizeof why)) {
+		fl_fail(res, "preempt: %s", why);
+		return false;
+	}
+	return true;
+}
+
+/* One wave: k tokens, as k post(1), or every fourth wave as one post(k)
+ * (the n-post path: a post that owes several wakes; herd's waves are 1, 2,
+ * 1, 2 tokens: its post(2) is wave 4n+1); then asleep on tw until the
+ * wave's tokens are taken, or reported stalled after FL_HUNT_STALL_NS.
+ * target: the tokens the waiters must have taken once this wave is. false
+ * when a post failed (the rep ends at once). */
+static bool wave(struct hunt *h, const struct fl_variant *v, int64_t *target)
+{
+	int k = h->sh.stealers ? h->sh.k : (h->waves % 2 ? h->sh.k : 1);
+	if (k > v->value_max) /* lock1: a capped design drops what */
+		k = v->value_max;  /* exceeds its cap (FL_CAPPED) */
+	*target += k;
+	/* The wave begins: last wave's takers may wait again; the tokens go
+	 * out once every waiter is in its wait (most asleep: the wakes they
+	 * need are the ones under test). */
+	next_wave(h, (uint32_t)h->waves + 1);
+	bool settle = h->sh.settle == 1 || (h->sh.settle == 2 && h->waves % 2);
+	while (settle &&
+	       atomic_load_explicit(&h->entered, memory_order_acquire) -
+	       atomic_load_explicit(&h->taken, memory_order_relaxed) < h->sh.waiters &&
+	       !atomic_load(&h->broken))
+		sched_yield();
+	if (k > 1 && h->waves % 4 == (h->sh.stealers ? 3 : 1)) {
+		fl_sem_post(&h->sem, (unsigned)k, &h->err);
+	} else {
+		for (int i = 0; i < k; i++)
+			fl_sem_post(&h->sem, 1, &h->err);
+	}
+	h->posted += k;
+	h->waves++;
+	if (atomic_load(&h->err.set))
+		return false;
+	struct timespec stall_at = fl_deadline_after_ns(FL_HUNT_STALL_NS);
+	for (;;) {
+		uint32_t t = atomic_load(&h->tw);
+		atomic_store(&h->asleep, 1);
+		if (atomic_load(&h->taken) >= *target || atomic_load(&h->broken))
+			break;
+		if (hunt_wait(&h->tw, t, &stall_at) == ETIMEDOUT &&
+		    atomic_load(&h->taken) < *target) {
+			fl_report(&h->err, "lost wakeup: wave %lld stalled: %lld of %d tokens taken "
+				  "after %.1f s, %d waiters", (long long)h->waves,
+				  (long long)(k - (*target - atomic_load(&h->taken))), k,
+				  FL_HUNT_STALL_NS / 1e9, h->sh.waiters);
+			h->stalled = true;
+			break;
+		}
+	}
+	atomic_store(&h->asleep, 0);
+	return true;
+}
+
+/* Every waiter is in (or on its way into) a wait: one token each, one at a
+ * time (the value never exceeds 1: a capped design keeps them all), each
+ * taken before the next — a release that never is taken is a stranded
+ * waiter too (the detector watches this drain as well). After a stall or a
+ * broken op: whoever still waits is freed (the counts stay exact: the
+ * drain takes what is left). */
+static void release(struct hunt *h)
+{
+	for (int i = 0; i < h->sh.waiters && !h->stalled && !atomic_load(&h->broken); i++) {
+		fl_sem_post(&h->sem, 1, &h->err);
+		h->posted++;
+		int64_t stall_at = fl_now_ns() + FL_HUNT_STALL_NS;
+		for (unsigned spins = 1; atomic_load(&h->released) <= i && !atomic_load(&h->broken);
+		     spins++) {
+			if (spins % 64 == 0 && fl_now_ns() >= stall_at) {
+				fl_report(&h->err, "lost wakeup: release %d of %d not taken after "
+					  "%.1f s", i + 1, h->sh.waiters, FL_HUNT_STALL_NS / 1e9);
+				h->stalled = true;
+				break;
+			}
+			sched_yield();
+		}
+	}
+	if (atomic_load(&h->released) < h->sh.waiters) {
+		int64_t more = h->sh.waiters - atomic_load(&h->released);
+		for (int64_t i = 0; i < more; i++)
+			fl_sem_post(&h->sem, 1, &h->err);
+		h->posted += more;
+	}
+}
+
+/* After the joins: the drain, the conservation check, the counts (info for
+ * people, the preemption's counts as fields too). */
+static void account(struct hunt *h, struct fl_result *res)
+{
+	int64_t left = 0;
+	int e;
+	while ((e = fl_sem_trywait(&h->sem)) == 0)
+		left++;
+	if (e != EAGAIN)
+		fl_report(&h->err, "trywait (drain): %s", strerror(e));
+	int64_t taken = atomic_load(&h->taken), rel = atomic_load(&h->released);
+	int64_t steals = atomic_load(&h->steals);
+	res->ops = taken + steals;
+	fl_take_error(res, &h->err);
+	if (h->posted != taken + rel + left)
+		fl_fail(res, "tokens not conserved: %lld posted, %lld taken + %lld at release + "
+			"%lld left", (long long)h->posted, (long long)taken, (long long)rel,
+			(long long)left);
+	int n = snprintf(res->info, sizeof res->info, "waves %lld steals %lld",
+			 (long long)h->waves, (long long)steals);
+	if (h->sh.preempt) {
+		struct fl_preempt_stats ps;
+		int failed = fl_preempt_end(&ps);
+		if (failed)
+			fl_fail(res, "preempt: %d threads could not arm their timer", failed);
+		res->preempt_signals = ps.signals;
+		res->preempt_hits = ps.hits;
+		snprintf(res->info + n, sizeof res->info - (size_t)n,
+			 " preempt %lld/%lld in text (%d ranges %lld KiB)", (long long)ps.hits,
+			 (long long)ps.signals, ps.nranges, (long long)(ps.text_bytes >> 10));
+	}
+}
+
 static void run_shape(const struct shape *shape, const struct fl_variant *v,
 		      const struct fl_params *p, struct fl_result *res)
 {
@@ -228,27 +374,8 @@ static void run_shape(const struct shape *shape, const struct fl_variant *v,
 	memset(&h, 0, sizeof h);
 	h.sh = *shape;
 	h.hold_ns = HOLD_NS;
-	char why[200] = "";
-	if (h.sh.preempt) {
-		int64_t spin, interval;
-		const char *text;
-		if (fl_preempt_config(&spin, &interval, &text, why, sizeof why)) {
-			fl_fail(res, "%s", why);
-			return;
-		}
-		if (spin > h.hold_ns)
-			h.hold_ns = spin;
-		if (!text)
-			text = v->text;
-		if (!text) {
-			fl_fail(res, "preempt: the design declares no library text (.text)");
-			return;
-		}
-		if (fl_preempt_begin(text, spin, interval, why, sizeof why)) {
-			fl_fail(res, "preempt: %s", why);
-			return;
-		}
-	}
+	if (h.sh.preempt && !preempt_setup(&h, v, p, res))
+		return;
 	int e = fl_sem_open(&h.sem, v, 0);
 	if (e) {
 		fl_fail(res, "init(0): %s", strerror(e));
@@ -260,121 +387,25 @@ static void run_shape(const struct shape *shape, const struct fl_variant *v,
 	pthread_t *s = h.sh.stealers ? fl_spawn(h.sh.stealers, stealer, &h, 0) : NULL;
 	if (h.sh.preempt)
 		fl_preempt_thread_begin();
-	int64_t t0 = fl_now_ns(), end = t0 + p->duration_ns;
+	int64_t t0 = fl_now_ns(), end = t0 + p->duration_ns, target = 0;
 	pthread_barrier_wait(&h.start);
-	int64_t target = 0, posted = 0, waves = 0;
-	bool stalled = false;
 	while (!atomic_load(&h.broken)) {
-		/* one wave: k tokens, as k post(1), or every fourth wave as one
-		 * post(k) (the n-post path: a post that owes several wakes;
-		 * herd's waves are 1, 2, 1, 2 tokens: its post(2) is wave 4n+1) */
-		int k = h.sh.stealers ? h.sh.k : (waves % 2 ? h.sh.k : 1);
-		if (k > v->value_max) /* lock1: a capped design drops what */
-			k = v->value_max;  /* exceeds its cap (FL_CAPPED) */
-		target += k;
-		/* The wave begins: last wave's takers may wait again; the
-		 * tokens go out once every waiter is in its wait (most asleep:
-		 * the wakes they need are the ones under test). */
-		next_wave(&h, (uint32_t)waves + 1);
-		bool settle = h.sh.settle == 1 || (h.sh.settle == 2 && waves % 2);
-		while (settle &&
-		       atomic_load_explicit(&h.entered, memory_order_acquire) -
-		       atomic_load_explicit(&h.taken, memory_order_relaxed) < h.sh.waiters &&
-		       !atomic_load(&h.broken))
-			sched_yield();
-		if (k > 1 && waves % 4 == (h.sh.stealers ? 3 : 1)) {
-			fl_sem_post(&h.sem, (unsigned)k, &h.err);
-		} else {
-			for (int i = 0; i < k; i++)
-				fl_sem_post(&h.sem, 1, &h.err);
-		}
-		posted += k;
-		waves++;
-		if (atomic_load(&h.err.set))
-			break;
-		/* the wave's tokens taken: asleep on tw until then (bounded) */
-		struct timespec stall_at = fl_deadline_after_ns(FL_HUNT_STALL_NS);
-		for (;;) {
-			uint32_t t = atomic_load(&h.tw);
-			atomic_store(&h.asleep, 1);
-			if (atomic_load(&h.taken) >= target || atomic_load(&h.broken))
-				break;
-			if (hunt_wait(&h.tw, t, &stall_at) == ETIMEDOUT &&
-			    atomic_load(&h.taken) < target) {
-				fl_report(&h.err, "lost wakeup: wave %lld stalled: %lld of %d tokens "
-					  "taken after %.1f s, %d waiters", (long long)waves,
-					  (long long)(k - (target - atomic_load(&h.taken))), k,
-					  FL_HUNT_STALL_NS / 1e9, h.sh.waiters);
-				stalled = true;
-				break;
-			}
-		}
-		atomic_store(&h.asleep, 0);
-		if (stalled)
+		if (!wave(&h, v, &target) || h.stalled)
 			break;
 		if (p->ops ? atomic_load(&h.taken) >= p->ops : fl_now_ns() >= end)
 			break;
 	}
 	res->elapsed_ns = fl_now_ns() - t0;
 	atomic_store_explicit(&h.stop, 1, memory_order_release);
-	next_wave(&h, (uint32_t)waves + 1); /* whoever sleeps on the wave word */
+	next_wave(&h, (uint32_t)h.waves + 1); /* whoever sleeps on the wave word */
 	for (int i = 0; s && i < h.sh.stealers; i++)
 		pthread_join(s[i], NULL);
-	/* Every waiter is in (or on its way into) a wait: one token each, one
-	 * at a time (the value never exceeds 1: a capped design keeps them all),
-	 * each taken before the next — a release that never is taken is a
-	 * stranded waiter too (the detector watches this drain as well). */
-	for (int i = 0; i < h.sh.waiters && !stalled && !atomic_load(&h.broken); i++) {
-		fl_sem_post(&h.sem, 1, &h.err);
-		posted++;
-		int64_t stall_at = fl_now_ns() + FL_HUNT_STALL_NS;
-		for (unsigned spins = 1; atomic_load(&h.released) <= i && !atomic_load(&h.broken);
-		     spins++) {
-			if (spins % 64 == 0 && fl_now_ns() >= stall_at) {
-				fl_report(&h.err, "lost wakeup: release %d of %d not taken after "
-					  "%.1f s", i + 1, h.sh.waiters, FL_HUNT_STALL_NS / 1e9);
-				stalled = true;
-				break;
-			}
-			sched_yield();
-		}
-	}
-	/* a stall or a broken op: free whoever still waits (the counts stay
-	 * exact: the drain below takes what is left) */
-	if (atomic_load(&h.released) < h.sh.waiters) {
-		int64_t more = h.sh.waiters - atomic_load(&h.released);
-		for (int64_t i = 0; i < more; i++)
-			fl_sem_post(&h.sem, 1, &h.err);
-		posted += more;
-	}
+	release(&h);
 	for (int i = 0; i < h.sh.waiters; i++)
 		pthread_join(w[i], NULL);
 	if (h.sh.preempt)
 		fl_preempt_thread_end();
-	int64_t left = 0;
-	while ((e = fl_sem_trywait(&h.sem)) == 0)
-		left++;
-	if (e != EAGAIN)
-		fl_report(&h.err, "trywait (drain): %s", strerror(e));
-	int64_t taken = atomic_load(&h.taken), rel = atomic_load(&h.released);
-	int64_t steals = atomic_load(&h.steals);
-	res->ops = taken + steals;
-	fl_take_error(res, &h.err);
-	if (posted != taken + rel + left)
-		fl_fail(res, "tokens not conserved: %lld posted, %lld taken + %lld at release + "
-			"%lld left", (long long)posted, (long long)taken, (long long)rel,
-			(long long)left);
-	int n = snprintf(res->info, sizeof res->info, "waves %lld steals %lld", (long long)waves,
-			 (long long)steals);
-	if (h.sh.preempt) {
-		struct fl_preempt_stats ps;
-		int failed = fl_preempt_end(&ps);
-		if (failed)
-			fl_fail(res, "preempt: %d threads could not arm their timer", failed);
-		snprintf(res->info + n, sizeof res->info - (size_t)n,
-			 " preempt %lld/%lld in text (%d ranges %lld KiB)", (long long)ps.hits,
-			 (long long)ps.signals, ps.nranges, (long long)(ps.text_bytes >> 10));
-	}
+	account(&h, res);
 	pthread_barrier_destroy(&h.start);
 	free(w);
 	free(s);
@@ -415,28 +446,27 @@ static void run_preempt(const struct fl_variant *v, const struct fl_params *p,
 
 static const char *unfit_preempt(const struct fl_variant *v, const struct fl_params *p)
 {
-	(void)p;
-	return v->text || getenv("FUTEXLAB_PREEMPT_TEXT") ? NULL
+	return v->text || p->preempt_text[0] ? NULL
 		: "the design declares no library text (.text) to preempt in";
 }
 
 static const struct fl_workload herd = {
-	.name = "herd", .run = run_herd, .fixed_threads = 1 /* a fixed shape (hunt.h) */,
+	.name = "herd", .run = run_herd, .fixed_threads = 1 /* a fixed shape (patterns.h) */,
 	.summary = "hunt: max(16, 4 x cores) waiters, waves of 1 or 2 tokens",
 	.op = "token taken",
 };
 static const struct fl_workload steal = {
-	.name = "steal", .run = run_steal, .fixed_threads = 1 /* a fixed shape (hunt.h) */,
+	.name = "steal", .run = run_steal, .fixed_threads = 1 /* a fixed shape (patterns.h) */,
 	.summary = "hunt: 2 waiters, 1 stealer trywait+re-post, waves of 2 tokens",
 	.op = "token taken or stolen",
 };
 static const struct fl_workload crowd = {
-	.name = "crowd", .run = run_crowd, .fixed_threads = 1 /* a fixed shape (hunt.h) */,
+	.name = "crowd", .run = run_crowd, .fixed_threads = 1 /* a fixed shape (patterns.h) */,
 	.summary = "hunt: steal with 8 x cores waiters, 2 x cores stealers (oversubscribed)",
 	.op = "token taken or stolen",
 };
 static const struct fl_workload preempt = {
-	.name = "preempt", .run = run_preempt, .unfit = unfit_preempt, .fixed_threads = 1 /* a fixed shape (hunt.h) */,
+	.name = "preempt", .run = run_preempt, .unfit = unfit_preempt, .fixed_threads = 1 /* a fixed shape (patterns.h) */,
 	.summary = "hunt: steal with 2 stealers and a timer that stalls threads inside the library's text",
 	.op = "token taken or stolen",
 };

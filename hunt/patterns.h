@@ -1,4 +1,4 @@
-/* workloads/hunt.h — the stress patterns of `futexlab hunt` (harness/README.md):
+/* hunt/patterns.h — the stress patterns of `futexlab hunt` (hunt/README.md):
  * shapes that expose lost wakeups, each a struct fl_workload so that the
  * harness runs it like any workload, in process or in a remote design's
  * helper (proc/helper.h). They are not in the registry of `run` and
@@ -48,12 +48,13 @@
  * with trywait at the end, which also works for designs without getvalue),
  * and no wait, trywait or post fails. Threads, tokens and sems of fl_params
  * do not apply (the shapes are fixed); ops (a quota of waves' tokens) or
- * duration_ns does. One op: a token taken by a waiter or stolen by a
- * stealer. r->info: "waves N steals N preempt HITS/SIGNALS in text ..." —
- * the hunt reads the preemption counts back from it (the line crosses the
- * helper's pipe as it is). */
-#ifndef FUTEXLAB_HUNT_H
-#define FUTEXLAB_HUNT_H
+ * duration_ns does; `preempt` takes its stall, interval and text spec from
+ * fl_params' preempt_* fields (the hunt's options; they cross the helper's
+ * pipe with the rest). One op: a token taken by a waiter or stolen by a
+ * stealer. r->info: "waves N steals N preempt HITS/SIGNALS in text ..." for
+ * people; the preemption's counts are r->preempt_hits and preempt_signals. */
+#ifndef FUTEXLAB_HUNT_PATTERNS_H
+#define FUTEXLAB_HUNT_PATTERNS_H
 
 #include "workloads/workload.h"
 

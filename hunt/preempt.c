@@ -1,5 +1,5 @@
-/* workloads/preempt.c — the in-library-text preemption (preempt.h). */
-#include "workloads/preempt.h"
+/* hunt/preempt.c — the in-library-text preemption (preempt.h). */
+#include "hunt/preempt.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -12,7 +12,7 @@
 
 #include "lib/clock.h"
 #include "lib/cpu.h"
-#include "workloads/elfsym.h"
+#include "hunt/elfsym.h"
 
 #ifndef sigev_notify_thread_id /* glibc 2.36 has the field, not the name */
 #define sigev_notify_thread_id _sigev_un._tid
@@ -129,27 +129,4 @@ int fl_preempt_end(struct fl_preempt_stats *out)
 		bytes += (int64_t)(ranges[i].hi - ranges[i].lo);
 	*out = (struct fl_preempt_stats){ atomic_load(&n_signals), atomic_load(&n_hits), n, bytes };
 	return atomic_load(&n_arm_failed);
-}
-
-int fl_preempt_config(int64_t *spin_ns, int64_t *interval_ns, const char **text_override,
-		      char *why, size_t whyn)
-{
-	*spin_ns = FL_PREEMPT_SPIN_NS;
-	*interval_ns = FL_PREEMPT_INTERVAL_NS;
-	const char *t = getenv("FUTEXLAB_PREEMPT_TEXT");
-	*text_override = t && *t ? t : NULL;
-	const char *e = getenv("FUTEXLAB_PREEMPT");
-	if (!e || !*e)
-		return 0;
-	long long s, i;
-	char tail;
-	if (sscanf(e, "%lld,%lld%c", &s, &i, &tail) != 2 || s < 0 || s > 10000000 ||
-	    i < 10000 || i > 1000000000) {
-		snprintf(why, whyn, "FUTEXLAB_PREEMPT='%s': want SPIN_NS,INTERVAL_NS with spin "
-			 "0..10000000 and interval 10000..1000000000", e);
-		return -1;
-	}
-	*spin_ns = s;
-	*interval_ns = i;
-	return 0;
 }

@@ -1,4 +1,4 @@
-/* workloads/preempt.h — preemption *inside* a library: a timer signal whose
+/* hunt/preempt.h — preemption *inside* a library: a timer signal whose
  * handler spins only when it interrupted the library's code.
  *
  * The way to widen a race window in a binary one cannot recompile (libc.so.6,
@@ -18,8 +18,8 @@
  * reported. Portable C that also builds with musl-gcc -static (the
  * musl-libc helper runs the patterns inside itself).
  *
- * The signal: FL_PREEMPT_SIG, SIGRTMIN + 6 — not SIGINT/SIGTERM (the
- * harness's), not the stranded-waiter detector's rescue signal, not
+ * The signal: FL_PREEMPT_SIG, SIGRTMIN + 6 — not SIGINT/SIGTERM (Ctrl-C's,
+ * proc/interrupt.h), not the stranded-waiter detector's rescue signal, not
  * SIGRTMIN..SIGRTMIN+2 (libc-internal on some libcs' ranges). */
 #ifndef FUTEXLAB_PREEMPT_H
 #define FUTEXLAB_PREEMPT_H
@@ -30,7 +30,7 @@
 
 #define FL_PREEMPT_SIG (SIGRTMIN + 6)
 
-/* Defaults: see workloads/README.md (Preemption) for why these. */
+/* Defaults: hunt/README.md (Preemption) says why these. */
 #define FL_PREEMPT_SPIN_NS 20000      /* 20 us stalled inside the library per hit */
 #define FL_PREEMPT_INTERVAL_NS 500000 /* a signal every 0.5 ms of a thread's CPU time */
 #define FL_PREEMPT_MAX_RANGES 512
@@ -56,13 +56,5 @@ void fl_preempt_thread_end(void);
  * threads whose timer could not be armed (0 normally). The handler stays
  * installed (a signal still queued from a deleted timer must find it). */
 int fl_preempt_end(struct fl_preempt_stats *out);
-
-/* The configuration a hunt passes to the patterns, through the environment
- * so that it also reaches a helper process (musl-libc's): FUTEXLAB_PREEMPT =
- * "SPIN_NS,INTERVAL_NS" (absent: the defaults), FUTEXLAB_PREEMPT_TEXT = a
- * text spec overriding the variant's .text (absent: the variant's). 0, or
- * -1 with why for a malformed value. */
-int fl_preempt_config(int64_t *spin_ns, int64_t *interval_ns, const char **text_override,
-		      char *why, size_t whyn);
 
 #endif

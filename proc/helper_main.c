@@ -30,7 +30,7 @@
 
 #include "lib/prctl.h"
 #include "proc/wire.h"
-#include "workloads/hunt.h"
+#include "hunt/patterns.h"
 #include "workloads/rep.h"
 #include "workloads/workload.h"
 

@@ -1,4 +1,4 @@
-/* proc/wire.c — see remote_proto.h. The two field tables below
+/* proc/wire.c — see wire.h. The two field tables below
  * are the whole wire format of struct fl_params and struct fl_result: a
  * field the CSV uses that is missing here is a column the remote rows lose,
  * so a new field is a new line here. */
@@ -95,6 +95,9 @@ static const struct field params_fields[] = {
 	FIELD(fl_params, duration_ns, F_I64),
 	FIELD(fl_params, latency, F_BOOL),
 	FIELD(fl_params, stranded_ns, F_I64),
+	FIELD(fl_params, preempt_stall_ns, F_I64),
+	FIELD(fl_params, preempt_interval_ns, F_I64),
+	FIELD(fl_params, preempt_text, F_STR),
 };
 
 static const struct field result_fields[] = {
@@ -117,6 +120,9 @@ static const struct field result_fields[] = {
 	FIELD(fl_result, stranded_max_ns, F_I64),
 	FIELD(fl_result, stranded_note, F_STR),
 	FIELD(fl_result, stranded_tid, F_INT),
+	FIELD(fl_result, stranded_taken, F_I64),
+	FIELD(fl_result, preempt_signals, F_I64),
+	FIELD(fl_result, preempt_hits, F_I64),
 };
 
 #define NF(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,9 +1,9 @@
 /* tests/hunt_mutants.c — `futexlab hunt` over designs the product does not
  * register: deliberately broken copies from tests/mutants/ and their
- * unmutated control, found by name before the registry's (hunt_cmd.h).
+ * unmutated control, found by name before the registry's (harness/commands.h).
  * Same options and output as `futexlab hunt`; tests/test_hunt.sh runs it:
  * the hunt must find the mutant that drops a wake, and not its control. */
-#include "harness/hunt_cmd.h"
+#include "harness/commands.h"
 
 extern const struct fl_variant fl_variant_mut_neg_wake_one, fl_variant_ctl_negcount;
 

@@ -2,6 +2,8 @@
 # tests/test_hunt.sh — `futexlab hunt`, the lost-wakeup hunter:
 #   test_hunt.sh FUTEXLAB HUNT_MUTANTS
 # - bad input: one line on stderr, nothing on stdout, exit 2;
+# - the old option names (--rep, --spin-us) still work, with one line on
+#   stderr naming the new ones (--rep-seconds, --stall-us);
 # - a mutant that drops a wake (tests/mutants: negcount waking one when a
 #   post(2) owes two) is found — a LOST WAKEUP verdict, a `stranded` CSV row
 #   with the detector's evidence — and its unmutated control is clean
@@ -23,14 +25,26 @@ rows() { grep -v '^#' "$1" | tail -n +2 | wc -l; }
 # the in-text hits of a table line: "VARIANT PATTERN reps ops seconds HITS/SIGNALS ..."
 hits() { awk -v v="$2" -v p="$3" '$1 == v && $2 == p { split($6, a, "/"); print a[1] + 0 }' "$1"; }
 
-for args in "--variant nosuch" "--pattern nosuch" "--seconds 0" "--seconds x" "--rep" \
-	    "--rep 0" "--text dso" "--text span:libc.so.6" "--stranded-ms 0" "--spin-us -1" \
-	    "--interval-us 5" "stray" "--variant posix,posix" "--pattern herd,,steal"; do
+for args in "--variant nosuch" "--pattern nosuch" "--seconds 0" "--seconds x" \
+	    "--rep-seconds" "--rep-seconds 0" "--rep 0" "--text dso" "--text span:libc.so.6" \
+	    "--stranded-ms 0" "--stall-us -1" "--spin-us -1" "--interval-us 5" "stray" \
+	    "--variant posix,posix" "--pattern herd,,steal"; do
 	$fx hunt $args >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	check "bad input '$args': exit 2, one line" \
 		'[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]'
 done
+
+# The old names: the hunt runs, and says once per name what it is now.
+$fx hunt --variant negcount --pattern preempt --seconds 0.2 --rep 0.1 --spin-us 5 \
+	--csv "$tmp/o.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "old names --rep, --spin-us: exit 0, one note each" \
+	'[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/err")" -eq 2 ] &&
+	 grep -q "^futexlab: hunt: --rep is now --rep-seconds" "$tmp/err" &&
+	 grep -q "^futexlab: hunt: --spin-us is now --stall-us" "$tmp/err"'
+check "old names: their values applied (reps of 0.100 s, stall 5 us)" \
+	'grep -q "reps of 0.100 s, .*stall 5 us per hit" "$tmp/o.csv"'
 
 # The mutant: steal's post(2) waves owe two wakes, the mutant makes one. A
 # 1 s hunt usually lands in the race, but on a loaded machine it may not:

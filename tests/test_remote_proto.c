@@ -32,7 +32,9 @@ static void t_request(void)
 				   .p = { .threads = 7, .tokens = 3, .sems = 5, .hold_ns = 200,
 					  .think_ns = -1, .ops = 1LL << 40,
 					  .duration_ns = 30000000, .latency = true,
-					  .stranded_ns = 50000000 } };
+					  .stranded_ns = 50000000, .preempt_stall_ns = 7,
+					  .preempt_interval_ns = 10000 } };
+	snprintf(q.p.preempt_text, sizeof q.p.preempt_text, "sym:a\nb\\c");
 	snprintf(q.variant, sizeof q.variant, "musl-libc");
 	snprintf(q.workload, sizeof q.workload, "pool");
 	struct fl_msg m = { 0 };
@@ -45,7 +47,9 @@ static void t_request(void)
 	EXPECT(back.p.threads == 7 && back.p.tokens == 3 && back.p.sems == 5 &&
 	       back.p.hold_ns == 200 && back.p.think_ns == -1 && back.p.ops == 1LL << 40 &&
 	       back.p.duration_ns == 30000000 && back.p.latency &&
-	       back.p.stranded_ns == 50000000, "fl_params differ");
+	       back.p.stranded_ns == 50000000 && back.p.preempt_stall_ns == 7 &&
+	       back.p.preempt_interval_ns == 10000 &&
+	       !strcmp(back.p.preempt_text, q.p.preempt_text), "fl_params differ");
 	fl_msg_free(&m);
 }
 
@@ -56,7 +60,8 @@ static void t_result(void)
 			       .fair_min_max = 1e-300, .starve_max_ns = -1, .cpu_set = true,
 			       .cpu_user_ns = 1, .cpu_sys_ns = 2, .csw_vol = 3, .csw_invol = 4,
 			       .shim_sems = -1, .stranded = 2, .stranded_max_ns = 55000123,
-			       .stranded_tid = 4242 };
+			       .stranded_tid = 4242, .stranded_taken = 1LL << 35,
+			       .preempt_signals = 12, .preempt_hits = 11 };
 	snprintf(r.stranded_note, sizeof r.stranded_note,
 		 "tid 4242 slept in FUTEX_WAIT on 0x7f00 for 55 ms");
 	snprintf(r.error, sizeof r.error, "line one\nline two \\n not a newline = still text");
@@ -82,6 +87,8 @@ static void t_result(void)
 	       back.stranded_tid == 4242 && !strcmp(back.stranded_note, r.stranded_note),
 	       "stranded fields: %lld %lld %d '%s'", (long long)back.stranded,
 	       (long long)back.stranded_max_ns, back.stranded_tid, back.stranded_note);
+	EXPECT(back.stranded_taken == 1LL << 35 && back.preempt_signals == 12 &&
+	       back.preempt_hits == 11, "stranded_taken, preempt counts");
 	EXPECT(back.lat && !memcmp(back.lat, r.lat, sizeof *r.lat), "histogram differs");
 	free(back.lat);
 	/* no histogram sent: none received */
@@ -119,6 +126,9 @@ static const char golden_req[] =
 	"duration_ns=30000000\n"
 	"latency=1\n"
 	"stranded_ns=50000000\n"
+	"preempt_stall_ns=20000\n"
+	"preempt_interval_ns=500000\n"
+	"preempt_text=dso:libc.so.6\n"
 	"end\n";
 
 static const char golden_result[] =
@@ -142,6 +152,9 @@ static const char golden_result[] =
 	"stranded_max_ns=55000123\n"
 	"stranded_note=tid 4242 slept\n"
 	"stranded_tid=4242\n"
+	"stranded_taken=17\n"
+	"preempt_signals=9\n"
+	"preempt_hits=3\n"
 	"lat_n=3\n"
 	"lat_min=5\n"
 	"lat_max=1000\n"
@@ -156,14 +169,17 @@ static void golden_values(struct fl_helper_req *q, struct fl_result *r)
 				     .p = { .threads = 7, .tokens = 3, .sems = 5, .hold_ns = 200,
 					    .think_ns = -1, .ops = 1LL << 40,
 					    .duration_ns = 30000000, .latency = true,
-					    .stranded_ns = 50000000 } };
+					    .stranded_ns = 50000000, .preempt_stall_ns = 20000,
+					    .preempt_interval_ns = 500000 } };
+	snprintf(q->p.preempt_text, sizeof q->p.preempt_text, "dso:libc.so.6");
 	snprintf(q->variant, sizeof q->variant, "musl-libc");
 	snprintf(q->workload, sizeof q->workload, "pool");
 	*r = (struct fl_result){ .ops = 123456789012LL, .elapsed_ns = 30000001, .fair_n = 4,
 				 .fair_jain = 0.75, .fair_cv = 0.5, .fair_min_max = 0.25,
 				 .starve_max_ns = -1, .cpu_set = true, .cpu_user_ns = 1,
 				 .cpu_sys_ns = 2, .csw_vol = 3, .csw_invol = 4, .shim_sems = -1,
-				 .stranded = 2, .stranded_max_ns = 55000123, .stranded_tid = 4242 };
+				 .stranded = 2, .stranded_max_ns = 55000123, .stranded_tid = 4242,
+				 .stranded_taken = 17, .preempt_signals = 9, .preempt_hits = 3 };
 	snprintf(r->stranded_note, sizeof r->stranded_note, "tid 4242 slept");
 	snprintf(r->error, sizeof r->error, "a\nb\\c");
 	snprintf(r->info, sizeof r->info, "musl");
@@ -184,7 +200,9 @@ static void t_golden_decode(void)
 	       q.workload, q.wake, q.spin);
 	EXPECT(q.p.threads == 7 && q.p.tokens == 3 && q.p.sems == 5 && q.p.hold_ns == 200 &&
 	       q.p.think_ns == -1 && q.p.ops == 1LL << 40 && q.p.duration_ns == 30000000 &&
-	       q.p.latency && q.p.stranded_ns == 50000000, "golden request: fl_params differ");
+	       q.p.latency && q.p.stranded_ns == 50000000 && q.p.preempt_stall_ns == 20000 &&
+	       q.p.preempt_interval_ns == 500000 && !strcmp(q.p.preempt_text, "dso:libc.so.6"),
+	       "golden request: fl_params differ");
 	free(t);
 	t = strdup(golden_result);
 	EXPECT(fl_wire_get_result(t, &r, err, sizeof err) == 0, "golden result refused: %s", err);
@@ -198,9 +216,12 @@ static void t_golden_decode(void)
 	EXPECT(r.starve_max_ns == -1 && r.cpu_set && r.cpu_user_ns == 1 && r.cpu_sys_ns == 2 &&
 	       r.csw_vol == 3 && r.csw_invol == 4 && r.shim_sems == -1, "golden cpu/csw/shim");
 	EXPECT(r.stranded == 2 && r.stranded_max_ns == 55000123 && r.stranded_tid == 4242 &&
-	       !strcmp(r.stranded_note, "tid 4242 slept"), "golden stranded: %lld %lld %d '%s'",
-	       (long long)r.stranded, (long long)r.stranded_max_ns, r.stranded_tid,
-	       r.stranded_note);
+	       !strcmp(r.stranded_note, "tid 4242 slept") && r.stranded_taken == 17,
+	       "golden stranded: %lld %lld %d '%s' %lld", (long long)r.stranded,
+	       (long long)r.stranded_max_ns, r.stranded_tid, r.stranded_note,
+	       (long long)r.stranded_taken);
+	EXPECT(r.preempt_signals == 9 && r.preempt_hits == 3, "golden preempt: %lld/%lld",
+	       (long long)r.preempt_hits, (long long)r.preempt_signals);
 	uint64_t other = 0;
 	for (int i = 0; r.lat && i < FL_HIST_BUCKETS; i++)
 		other += i == 5 || i == 317 ? 0 : r.lat->b[i];

@@ -164,6 +164,7 @@ static struct {
 	int64_t stranded, max_ns;
 	char note[186]; /* fits r->error after "lost wakeup: " */
 	int tid;
+	int64_t taken;  /* the note's "- N taken", as a number */
 } W = { .lock = PTHREAD_MUTEX_INITIALIZER, .pipe = { -1, -1 } };
 
 static void on_watch_signal(int sig)
@@ -385,6 +386,7 @@ static void record(int n, int i, int s, uint64_t op, int64_t now, int others)
 			 (long long)W.pos_min[s], (long long)val[s],
 			 (long long)(atomic_load(&W.base[s])), (long long)p[s], (long long)k[s],
 			 others);
+		W.taken = k[s];
 	}
 	W.stranded++;
 	e->reported = true;
@@ -532,6 +534,7 @@ void fl_watch_end(struct fl_result *r)
 	r->stranded_max_ns = 0;
 	r->stranded_note[0] = '\0';
 	r->stranded_tid = 0;
+	r->stranded_taken = 0;
 	if (!W.on)
 		return;
 	atomic_store(&W.stop, 1);
@@ -556,6 +559,7 @@ void fl_watch_end(struct fl_result *r)
 	r->stranded = W.stranded;
 	r->stranded_max_ns = W.max_ns;
 	r->stranded_tid = W.tid;
+	r->stranded_taken = W.taken;
 	snprintf(r->stranded_note, sizeof r->stranded_note, "%s", W.note);
 	if (W.stranded)
 		snprintf(r->error, sizeof r->error, "lost wakeup: %s", W.note);

@@ -32,6 +32,16 @@ struct fl_params {
 	bool latency;         /* time each blocking op (fl_tstat; --latency) */
 	int64_t stranded_ns;  /* the stranded-waiter threshold (stranded.c);
 			       * 0: detector off */
+	/* The hunt's in-library-text preemption (hunt/preempt.h; its
+	 * `preempt` pattern only; the hunt's options): */
+	int64_t preempt_stall_ns;    /* the stall at an interrupted library
+				      * instruction (--stall-us) */
+	int64_t preempt_interval_ns; /* a signal per this much of a thread's
+				      * CPU time (--interval-us); 0: both are
+				      * the preemption's defaults */
+	char preempt_text[200];      /* a text spec (hunt/elfsym.h) for every
+				      * design instead of its own .text (--text);
+				      * "": the design's */
 };
 /* The harness's default threshold (--stranded-ms 50). */
 #define FL_STRANDED_NS_DEFAULT 50000000LL
@@ -67,6 +77,12 @@ struct fl_result {
 	int64_t stranded_max_ns;  /* the longest stranding seen */
 	char stranded_note[200];  /* the first one's evidence */
 	int stranded_tid;         /* its thread id (0: none) */
+	/* Tokens taken from the first stranded waiter's semaphore up to its
+	 * confirmation (the "- N taken" of its note), when stranded > 0. */
+	int64_t stranded_taken;
+	/* The hunt's preemption (hunt/preempt.h): signals taken, and hits,
+	 * those that landed in the library's text (also in info, for people). */
+	int64_t preempt_signals, preempt_hits;
 };
 
 struct fl_workload {
