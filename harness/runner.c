@@ -566,7 +566,7 @@ int fl_bench(struct fl_spec *s)
 		return rc;
 	}
 	fl_hash_setup(hitems[0]); /* before any worker thread exists */
-	fl_helper_set_hash(hitems[0]); /* the helper's too (remote.h) */
+	fl_helper_set_hash(hitems[0]); /* the helper's too (proc/helper.h) */
 	struct fl_csv csv;
 	int e = fl_csv_open(&csv, s->csv_path, fl_run_csv_header(), s->argc, s->argv);
 	if (e) {

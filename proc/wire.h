@@ -1,27 +1,27 @@
-/* proc/wire.h — the messages between the harness and a remote
- * design's helper (proc/helper.h), compiled into both: the harness
- * (glibc) and the helper (musl-gcc, static). Text, one `key=value` a line,
+/* proc/wire.h — the messages between futexlab and a remote design's
+ * helper process (proc/helper.h), compiled into both: futexlab (glibc)
+ * and the helper (musl-gcc, static). Text, one `key=value` a line,
  * so that a field added to struct fl_params or struct fl_result is one line
- * in a table of remote_proto.c, and a helper built from another revision is
+ * in a table of wire.c, and a helper built from another revision is
  * caught (an unknown key is an error, never dropped).
  *
  * A message is its kind on a line of its own, then key=value lines, then
  * `end`:
- *   helper -> harness, once at start:  hello     libc, libc_version, static,
+ *   helper -> futexlab, once at start:  hello     libc, libc_version, static,
  *                                                pid, hash, hash_error
- *   harness -> helper, per rep:        run       variant, workload, wake,
+ *   futexlab -> helper, per rep:        run       variant, workload, wake,
  *                                                spin, then struct fl_params
- *   helper -> harness, per rep:        result    struct fl_result, the
+ *   helper -> futexlab, per rep:        result    struct fl_result, the
  *                                                latency histogram as lat_n,
  *                                                lat_min, lat_max and one
  *                                                lat_b=INDEX:COUNT per
  *                                                non-empty bucket
- *   harness -> helper:                 quit
+ *   futexlab -> helper:                 quit
  * Values: integers in decimal, doubles in C99 hex (%a: exact), strings with
  * `\` as `\\` and a newline as `\n` (nothing else is special: a value runs
  * to the end of its line). */
-#ifndef FUTEXLAB_REMOTE_PROTO_H
-#define FUTEXLAB_REMOTE_PROTO_H
+#ifndef FUTEXLAB_WIRE_H
+#define FUTEXLAB_WIRE_H
 
 #include <stddef.h>
 

@@ -130,7 +130,7 @@ struct fl_variant {
 	const char *remote;
 	/* Optional (NULL: none declared): where the design's code is in a
 	 * process, for `futexlab hunt`'s in-library-text preemption
-	 * (workloads/preempt.h; the grammar in workloads/elfsym.h): items
+	 * (hunt/preempt.h; the grammar in hunt/elfsym.h): items
 	 * separated by ';', e.g. "dso:libc.so.6" (a shared object's executable
 	 * segments), "sym:P1,P2" (the executable's functions named P*),
 	 * "src:FILE.c" (the executable's static functions of FILE.c),
