@@ -551,6 +551,56 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 			"the run: intervals are wider than on a quiet machine\n", 100 * others);
 }
 
+/* The probes, --perf and --bpftrace, before the first rep; then (unless
+ * --quiet) the warning when other work is running, in this order as
+ * before: the check samples the machine with everything attached. */
+static void instruments_begin(const struct fl_spec *s, struct fl_csv *csv)
+{
+	fl_probes_setup(s->probes);
+	/* before bpftrace attaches (its cost would land in the baseline) and
+	 * before any rep: ~0.1 s, the wake path (probes/README.md) */
+	double ovh = fl_probes_overhead_ns();
+	if (!isnan(ovh))
+		fl_csv_meta(csv, "probes_overhead_ns_per_syscall: %.0f (the collector on a "
+			    "FUTEX_WAKE nobody waits on, attached vs detached)", ovh);
+	if (fl_perf_enabled) {
+		char what[256];
+		fl_perf_probe(what, sizeof what);
+		fprintf(stderr, "futexlab: perf counters: %s\n", what);
+	}
+	if (s->bt_script)
+		fl_bpftrace_start(s->bt_script, s->csv_path);
+	if (!s->quiet)
+		check_quiet();
+}
+
+/* The metadata of what the reps measure: the timer's cost, the workloads
+ * that time their blocking op (into lw: "" for none), the detector's
+ * threshold. */
+static void measure_meta(const struct fl_spec *s, const struct fl_point *pts, int npts,
+			 struct fl_csv *csv, char *lw, size_t lwn)
+{
+	measure_timer();
+	fl_csv_meta(csv, "timer: fl_now_ns (vDSO clock_gettime CLOCK_MONOTONIC) %.0f ns a read "
+		    "(median of back-to-back pairs), subtracted from the lat_* columns", timer_ns);
+	for (int i = 0; i < fl_nworkloads; i++) {
+		bool in_run = false;
+		for (int k = 0; k < npts && !in_run; k++)
+			in_run = pts[k].w == fl_workloads[i];
+		if (in_run && want_latency(s, fl_workloads[i]))
+			snprintf(lw + strlen(lw), lwn - strlen(lw), "%s%s", lw[0] ? "," : "",
+				 fl_workloads[i]->name);
+	}
+	fl_csv_meta(csv, "latency: %s (%s)", lw[0] ? lw : "none",
+		    s->latency < 0 ? "each workload's default" : s->latency ? "--latency" :
+		    "--no-latency");
+	if (s->base.stranded_ns > 0)
+		fl_csv_meta(csv, "stranded: %lld ms (the stranded-waiter detector's threshold, "
+			    "--stranded-ms)", (long long)(s->base.stranded_ns / 1000000));
+	else
+		fl_csv_meta(csv, "stranded: off");
+}
+
 int fl_bench(struct fl_spec *s)
 {
 	char hbuf[1024], *hitems[FL_MAXLIST];
@@ -576,26 +626,8 @@ int fl_bench(struct fl_spec *s)
 	machine_meta(s, &csv);
 	if (s->hooks && s->hooks->meta)
 		s->hooks->meta(&csv);
-	measure_timer();
-	fl_csv_meta(&csv, "timer: fl_now_ns (vDSO clock_gettime CLOCK_MONOTONIC) %.0f ns a read "
-		    "(median of back-to-back pairs), subtracted from the lat_* columns", timer_ns);
 	char lw[512] = ""; /* the run's workloads that time their blocking op */
-	for (int i = 0; i < fl_nworkloads; i++) {
-		bool in_run = false;
-		for (int k = 0; k < npts && !in_run; k++)
-			in_run = pts[k].w == fl_workloads[i];
-		if (in_run && want_latency(s, fl_workloads[i]))
-			snprintf(lw + strlen(lw), sizeof lw - strlen(lw), "%s%s", lw[0] ? "," : "",
-				 fl_workloads[i]->name);
-	}
-	fl_csv_meta(&csv, "latency: %s (%s)", lw[0] ? lw : "none",
-		    s->latency < 0 ? "each workload's default" : s->latency ? "--latency" :
-		    "--no-latency");
-	if (s->base.stranded_ns > 0)
-		fl_csv_meta(&csv, "stranded: %lld ms (the stranded-waiter detector's threshold, "
-			    "--stranded-ms)", (long long)(s->base.stranded_ns / 1000000));
-	else
-		fl_csv_meta(&csv, "stranded: off");
+	measure_meta(s, pts, npts, &csv, lw, sizeof lw);
 	struct fl_csv latcsv, *lat = NULL;
 	char latpath[1100];
 	if (s->csv_path && lw[0]) { /* x.csv -> x.lat.csv: the latency distributions */
@@ -609,22 +641,7 @@ int fl_bench(struct fl_spec *s)
 		lat = &latcsv;
 	}
 	fl_interrupt_catch();
-	fl_probes_setup(s->probes);
-	/* before bpftrace attaches (its cost would land in the baseline) and
-	 * before any rep: ~0.1 s, the wake path (probes/README.md) */
-	double ovh = fl_probes_overhead_ns();
-	if (!isnan(ovh))
-		fl_csv_meta(&csv, "probes_overhead_ns_per_syscall: %.0f (the collector on a "
-			    "FUTEX_WAKE nobody waits on, attached vs detached)", ovh);
-	if (fl_perf_enabled) {
-		char what[256];
-		fl_perf_probe(what, sizeof what);
-		fprintf(stderr, "futexlab: perf counters: %s\n", what);
-	}
-	if (s->bt_script)
-		fl_bpftrace_start(s->bt_script, s->csv_path);
-	if (!s->quiet)
-		check_quiet();
+	instruments_begin(s, &csv);
 	printf("futexlab %s — %d points, %d warm-up + %d measured rounds, seed %llu\n", s->cmd,
 	       npts, s->warmup, s->reps, (unsigned long long)s->seed);
 	fflush(stdout);
