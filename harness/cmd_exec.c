@@ -177,6 +177,23 @@ static const struct option opts[] = {
 	{ "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
 };
 
+/* CMD after "--" (getopt stopped there): it can be run, and the shim is
+ * found; else one line, exit 2. */
+static void take_command(int argc, char **argv)
+{
+	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0) {
+		if (optind < argc)
+			fl_usage_error("exec: the command goes after --: futexlab exec [options] -- %s",
+				       argv[optind]);
+		fl_usage_error("exec: no command: futexlab exec [options] -- CMD [ARGS...]");
+	}
+	fl_exec_cfg.argv = argv + optind;
+	char why[PATH_MAX + 200];
+	if (fl_exec_check_command(fl_exec_cfg.argv[0], why, sizeof why) ||
+	    fl_exec_find_shim(why, sizeof why))
+		fl_usage_error("%s", why);
+}
+
 int fl_cmd_exec(int argc, char **argv)
 {
 	static struct fl_spec s;
@@ -242,17 +259,7 @@ int fl_cmd_exec(int argc, char **argv)
 				       argv[optind - 1]);
 		}
 	}
-	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0) {
-		if (optind < argc)
-			fl_usage_error("exec: the command goes after --: futexlab exec [options] -- %s",
-				       argv[optind]);
-		fl_usage_error("exec: no command: futexlab exec [options] -- CMD [ARGS...]");
-	}
-	fl_exec_cfg.argv = argv + optind;
-	char why[PATH_MAX + 200];
-	if (fl_exec_check_command(fl_exec_cfg.argv[0], why, sizeof why) ||
-	    fl_exec_find_shim(why, sizeof why))
-		fl_usage_error("%s", why);
+	take_command(argc, argv);
 	if (do_survey)
 		return survey();
 	fl_spec_variants(&s, vlist);
