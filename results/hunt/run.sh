@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # results/hunt/run.sh — issue 16's lost-wakeup hunt (`futexlab hunt`,
-# harness/README.md): the real libraries (musl-libc in its static helper,
+# hunt/README.md): the real libraries (musl-libc in its static helper,
 # cxx-gnu, cxx-llvm, and glibc's sem_t as posix) long, every futexlab design
 # as the control, and the hunt's own control — a mutant that drops a wake,
 # which it must find, beside its unmutated copy — into results/hunt/*.{csv,txt}.
