@@ -373,7 +373,7 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 {
 	struct opts o = { .vlist = "all", .plist = "all", .seconds_ns = 2000000000,
 			  .rep_ns = 500000000, .stranded_ms = 50,
-			  .stall_us = FL_PREEMPT_SPIN_NS / 1000,
+			  .stall_us = FL_PREEMPT_STALL_NS / 1000,
 			  .interval_us = FL_PREEMPT_INTERVAL_NS / 1000 };
 	if (parse_opts(argc, argv, &o))
 		return 0;

@@ -231,7 +231,7 @@ static void *stealer(void *arg)
 static bool preempt_setup(struct hunt *h, const struct fl_variant *v, const struct fl_params *p,
 			  struct fl_result *res)
 {
-	int64_t stall = FL_PREEMPT_SPIN_NS, interval = FL_PREEMPT_INTERVAL_NS;
+	int64_t stall = FL_PREEMPT_STALL_NS, interval = FL_PREEMPT_INTERVAL_NS;
 	if (p->preempt_interval_ns > 0) { /* 0: the settings were not given */
 		stall = p->preempt_stall_ns;
 		interval = p->preempt_interval_ns;

@@ -24,7 +24,7 @@
  * ones. */
 static struct fl_range ranges[FL_PREEMPT_MAX_RANGES];
 static _Atomic int nranges;
-static _Atomic int64_t spin_for;
+static _Atomic int64_t stall_for;
 static _Atomic int64_t n_signals, n_hits;
 static _Atomic int n_arm_failed;
 static int64_t interval;
@@ -57,14 +57,14 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
 	int n = atomic_load_explicit(&nranges, memory_order_acquire);
 	if (n && fl_in_ranges(ranges, n, interrupted_pc(uc))) {
 		atomic_fetch_add_explicit(&n_hits, 1, memory_order_relaxed);
-		int64_t end = fl_now_ns() + atomic_load_explicit(&spin_for, memory_order_relaxed);
+		int64_t end = fl_now_ns() + atomic_load_explicit(&stall_for, memory_order_relaxed);
 		while (fl_now_ns() < end)
 			fl_cpu_relax();
 	}
 	errno = saved;
 }
 
-int fl_preempt_begin(const char *spec, int64_t spin_ns, int64_t interval_ns, char *why,
+int fl_preempt_begin(const char *spec, int64_t stall_ns, int64_t interval_ns, char *why,
 		     size_t whyn)
 {
 	static struct fl_range tmp[FL_PREEMPT_MAX_RANGES];
@@ -77,7 +77,7 @@ int fl_preempt_begin(const char *spec, int64_t spin_ns, int64_t interval_ns, cha
 	}
 	atomic_store_explicit(&nranges, 0, memory_order_release);
 	memcpy(ranges, tmp, (size_t)n * sizeof *tmp);
-	atomic_store_explicit(&spin_for, spin_ns, memory_order_relaxed);
+	atomic_store_explicit(&stall_for, stall_ns, memory_order_relaxed);
 	interval = interval_ns;
 	atomic_store(&n_signals, 0);
 	atomic_store(&n_hits, 0);

@@ -7,7 +7,7 @@
  * at the thread itself with SIGEV_THREAD_ID), so the signal only ever lands
  * while the thread runs; the handler reads the interrupted PC from the
  * ucontext and, when it is inside the design's library text (the ranges of
- * its text spec, elfsym.h), busy-waits spin_ns before returning — the thread
+ * its text spec, elfsym.h), busy-waits stall_ns before returning — the thread
  * stalls *at that instruction*, as if preempted there, while the others run
  * on. Outside library text the handler returns at once. The handler is
  * async-signal-safe: a precomputed sorted array, relaxed atomic counters, a
@@ -30,8 +30,8 @@
 
 #define FL_PREEMPT_SIG (SIGRTMIN + 6)
 
-/* Defaults: hunt/README.md (Preemption) says why these. */
-#define FL_PREEMPT_SPIN_NS 20000      /* 20 us stalled inside the library per hit */
+/* Defaults (hunt/README.md, "Preemption inside the library"): */
+#define FL_PREEMPT_STALL_NS 20000     /* 20 us stalled inside the library per hit */
 #define FL_PREEMPT_INTERVAL_NS 500000 /* a signal every 0.5 ms of a thread's CPU time */
 #define FL_PREEMPT_MAX_RANGES 512
 
@@ -46,7 +46,7 @@ struct fl_preempt_stats {
  * with why (a bad spec, nothing matched, sigaction failed). Counters are
  * zeroed. Call before the rep's threads start (their creation orders the
  * ranges before any timer). */
-int fl_preempt_begin(const char *spec, int64_t spin_ns, int64_t interval_ns, char *why,
+int fl_preempt_begin(const char *spec, int64_t stall_ns, int64_t interval_ns, char *why,
 		     size_t whyn);
 /* In each thread of the rep, after fl_preempt_begin: arms / deletes this
  * thread's timer (a failure to arm is counted, see fl_preempt_end). */
