@@ -177,6 +177,28 @@ static const struct option opts[] = {
 	{ "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
 };
 
+/* --env K=V: one more variable for the program's environment. */
+static void add_env(char *kv)
+{
+	if (!strchr(kv, '=') || kv[0] == '=')
+		fl_usage_error("exec: --env wants K=V, not '%s'", kv);
+	if (fl_exec_cfg.nenv == FL_EXEC_MAXENV)
+		fl_usage_error("exec: more than %d --env", FL_EXEC_MAXENV);
+	fl_exec_cfg.env[fl_exec_cfg.nenv++] = kv;
+}
+
+/* --allow LIST: the promises the shim may break, parsed as FUTEXLAB_ALLOW
+ * (shim/env.h) so that a value the shim would refuse is refused here. */
+static void set_allow(const char *list)
+{
+	struct fl_shim_env env;
+	char err[200];
+	if (fl_shim_env_parse(&(struct fl_shim_vars){ .allow = list }, &env, err, sizeof err))
+		fl_usage_error("exec: --allow: %s", err);
+	fl_exec_cfg.allow_flags = env.allow;
+	snprintf(fl_exec_cfg.allow, sizeof fl_exec_cfg.allow, "%s", list);
+}
+
 int fl_cmd_exec(int argc, char **argv)
 {
 	static struct fl_spec s;
@@ -210,23 +232,8 @@ int fl_cmd_exec(int argc, char **argv)
 		case 's': s.seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
 			  seed_given = true; break;
 		case 'c': s.csv_path = optarg; break;
-		case 'E':
-			if (!strchr(optarg, '=') || optarg[0] == '=')
-				fl_usage_error("exec: --env wants K=V, not '%s'", optarg);
-			if (fl_exec_cfg.nenv == FL_EXEC_MAXENV)
-				fl_usage_error("exec: more than %d --env", FL_EXEC_MAXENV);
-			fl_exec_cfg.env[fl_exec_cfg.nenv++] = optarg;
-			break;
-		case 'A': {
-			struct fl_shim_env env;
-			char err[200];
-			if (fl_shim_env_parse(&(struct fl_shim_vars){ .allow = optarg }, &env, err,
-					      sizeof err))
-				fl_usage_error("exec: --allow: %s", err);
-			fl_exec_cfg.allow_flags = env.allow;
-			snprintf(fl_exec_cfg.allow, sizeof fl_exec_cfg.allow, "%s", optarg);
-			break;
-		}
+		case 'E': add_env(optarg); break;
+		case 'A': set_allow(optarg); break;
 		case 'T': fl_exec_cfg.timeout_s = (double)fl_parse_seconds("--timeout", optarg, 86400) / 1e9;
 			  break;
 		case 'O': fl_exec_cfg.output = true; break;
