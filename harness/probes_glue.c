@@ -55,7 +55,7 @@ static bool attached, follow;
 static unsigned long long last_words_lost;
 
 /* The stranded threads' kernel view, snapshot by the watchdog thread at
- * detection (fl_watch_on_stranded), read by the runner after the rep (the
+ * detection (fl_rep_stranded_hook), read by the runner after the rep (the
  * watchdog is joined in between: no lock needed). */
 #define KSNAPS 8
 static struct ksnap {
@@ -161,7 +161,7 @@ void fl_probes_setup(enum fl_probes_mode mode)
 	if (!fs)
 		fprintf(stderr, "futexlab: probes off: %s\n", why);
 	else
-		fl_watch_on_stranded = on_stranded;
+		fl_rep_stranded_hook(on_stranded);
 }
 
 void fl_probes_rep_begin(void)
@@ -172,7 +172,7 @@ void fl_probes_rep_begin(void)
 		return;
 	if (futexstat_start(fs, why, sizeof why)) {
 		fprintf(stderr, "futexlab: probes off: %s\n", why);
-		fl_watch_on_stranded = NULL;
+		fl_rep_stranded_hook(NULL);
 		futexstat_close(fs);
 		fs = NULL;
 		return;
@@ -252,7 +252,7 @@ int fl_probes_words(int by, struct fl_word *out, int n, int *nwords, unsigned lo
 
 void fl_probes_teardown(void)
 {
-	fl_watch_on_stranded = NULL;
+	fl_rep_stranded_hook(NULL);
 	futexstat_close(fs);
 	fs = NULL;
 }

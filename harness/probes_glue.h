@@ -32,8 +32,8 @@ void fl_probes_rep_end(const char *workload, int64_t ops);
 void fl_probes_append(char *row, size_t n, bool have_rep);
 void fl_probes_teardown(void);
 
-/* The stranded-waiter detector's kernel side (workloads/stranded.c). While
- * the collector counts, fl_probes_setup sets fl_watch_on_stranded to a
+/* The stranded-waiter detector's kernel side (stranded/stranded.c). While
+ * the collector counts, fl_probes_setup sets the detector's hook (fl_rep_stranded_hook) to a
  * snapshot of the stranded thread's futex wait in flight (the collector's
  * per-thread slot: its futex word and when it entered the wait) taken at
  * detection, before the rescue. After the rep, fl_probes_stranded_note
