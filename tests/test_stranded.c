@@ -33,7 +33,7 @@
 
 #include "tests/check.h"
 #include "tests/loadavg.h"
-#include "harness/probes_glue.h"
+#include "probes/probes.h"
 #include "stranded/stranded.h"
 #include "workloads/workload.h"
 
