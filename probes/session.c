@@ -6,6 +6,7 @@
  * the row's fl_probes_append: the row is written after the rep, and a rep
  * that was not counted (a warm-up, the collector off) appends empty
  * cells, never the previous rep's. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>

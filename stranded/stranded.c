@@ -7,13 +7,14 @@
  * know each semaphore's *logical value*: its initial value plus the tokens
  * of the posts that have returned minus the acquisitions that have
  * completed — they make every op through the fl_sem_* wrappers
- * (workloads/sem.h), whose marks (stranded.h) count. A design's own getvalue is not used: it may be absent (C++
- * peers), or wrong in exactly the designs under suspicion.
+ * (workloads/sem.h), whose marks (stranded.h) count. A design's own
+ * getvalue is not used: it may be absent (C++ peers), or wrong in exactly
+ * the designs under suspicion.
  *
  * COST  The measured path gains no shared write: each thread has a record
- * of its own (stranded.h: the op in flight, and per-semaphore counts of tokens
- * posted and taken, on the thread's own cache lines, like fl_tstat), written
- * with plain stores (relaxed atomics: a load and a store, no lock prefix).
+ * of its own (stranded.h: the op in flight, and per-semaphore counts of
+ * tokens posted and taken, on the thread's own cache lines, like fl_tstat),
+ * written with plain stores (relaxed atomics: a load and a store, no lock prefix).
  * An op costs a thread-local read and a generation compare, two stores
  * before the call (mask, op word), a load and a store after it (the count)
  * and one store to leave — the same instructions for every design, so
@@ -78,8 +79,8 @@
  * at most 64 us, and its futex sleep with a token present is the
  * bug); FL_CAPPED designs posting at their cap (the post returns 0 but
  * adds nothing: the workloads never do, timeouts checks first); a rep
- * whose threads outgrow FL_STRANDED_THREADS records (the detector steps back:
- * stranded = -1, "not watched"). Detection waits for a quiet moment: while
+ * whose threads outgrow FL_STRANDED_THREADS records (the detector steps
+ * back: stranded = -1, "not watched"). Detection waits for a quiet moment: while
  * other threads keep running (a busy pool cycling its tokens past the
  * stranded one) nothing is confirmed, and the stranding is caught when
  * they stop — at the latest at the rep's end, which cannot come without
