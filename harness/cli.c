@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void (*fl_usage_trap)(const char *line);
 
@@ -71,4 +72,10 @@ int fl_split_list(const char *what, char *s, char **out, int max)
 			return n;
 		p = comma + 1;
 	}
+}
+
+void fl_bpftrace_check(const char *script)
+{
+	if (access(script, R_OK))
+		fl_usage_error("--bpftrace: cannot read script '%s': %s", script, strerror(errno));
 }

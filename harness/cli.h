@@ -21,5 +21,8 @@ int64_t fl_parse_seconds(const char *what, const char *s, double hi);
 /* Splits a comma list in place; returns the count (at most max). Empty
  * items are an error. */
 int fl_split_list(const char *what, char *s, char **out, int max);
+/* `--bpftrace SCRIPT`: a usage error when the script cannot be read (the
+ * probes run it: probes/probes.h). */
+void fl_bpftrace_check(const char *script);
 
 #endif

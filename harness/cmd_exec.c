@@ -21,7 +21,7 @@
 #include "shim/env.h"
 #include "harness/exec.h"
 #include "harness/exec_report.h"
-#include "harness/perf.h"
+#include "probes/perf.h"
 #include "harness/runner.h"
 #include "harness/xalloc.h"
 

@@ -16,7 +16,7 @@
 #include "harness/csv.h"
 #include "harness/hashmode.h"
 #include "harness/machine.h"
-#include "harness/perf.h"
+#include "probes/perf.h"
 #include "harness/remote.h"
 #include "harness/report.h"
 #include "harness/stats.h"

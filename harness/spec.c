@@ -20,7 +20,7 @@
 
 #include "harness/cli.h"
 #include "harness/hashmode.h"
-#include "harness/perf.h"
+#include "probes/perf.h"
 #include "harness/remote.h"
 #include "lib/wake.h"
 #include "harness/xalloc.h"

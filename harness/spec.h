@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "harness/probes_glue.h"
+#include "probes/probes.h"
 #include "workloads/workload.h"
 
 #define FL_MAXLIST 64

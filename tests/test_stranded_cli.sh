@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/test_stranded_cli.sh — the stranded-waiter detector in `futexlab run`
-# (workloads/stranded.c; the proof that it finds a lost wakeup is
+# (stranded/stranded.c; the proof that it finds a lost wakeup is
 # test_stranded.c): bad --stranded-ms input (one line, exit 2), the two CSV
 # columns after shim_sems, `--stranded-ms 0` leaves them empty, and NO FALSE
 # POSITIVE: every variant over every workload at the default 50 ms threshold
@@ -67,7 +67,7 @@ case ",$sound," in *,cxx-gnu,*|*,musl-libc,*) bad "a lostwake design in the list
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # 3. every sound variant, every workload, the default threshold
 # Zero stranded rows is required even on a loaded machine: the rule
-# (workloads/stranded.c) never reads a clock to decide who is late — a
+# (stranded/stranded.c) never reads a clock to decide who is late — a
 # waiter woken but not run for any time is runnable, (c), and a token
 # taken but not yet counted belongs to a thread that is runnable too — so
 # load cannot make a stranded row on a sound design; one is a finding (a

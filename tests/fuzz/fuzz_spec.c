@@ -14,7 +14,7 @@
 
 #define FUZZ_USAGE_TRAP
 #include "tests/fuzz/fuzz.h"
-#include "harness/perf.h"
+#include "probes/perf.h"
 #include "harness/spec.h"
 #include "lib/wake.h"
 
