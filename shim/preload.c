@@ -20,7 +20,7 @@
  *     initialises them, and FUTEXLAB_DEBUG=1 says so on stderr.
  *   The tag is in the semaphore, so every process that maps it agrees —
  *   across fork, exec, and between unrelated processes.
- *   Every semaphore is glibc's when FUTEXLAB_VARIANT=posix (that variant is
+ *   Every semaphore is glibc's when FUTEXLAB_VARIANT=glibc (that variant is
  *   glibc's sem_t), when the variant is capped (FL_CAPPED: its post absorbs
  *   releases past the capacity, which sem_post may not), and when it breaks
  *   a POSIX promise (FL_DESTROY_UNSAFE, FL_SIGNAL_UNSAFE, FL_NO_EINTR) that
@@ -433,7 +433,7 @@ static void shim_setup(void)
 	 * exact profile). This process's own design is asked, below. */
 	for (int i = 0; i < fl_nvariants && n_usable < (int)(sizeof usable / sizeof usable[0]); i++)
 		if (!misfit(fl_variants[i]) && !(fl_variants[i]->flags & FL_CAPPED) &&
-		    strcmp(fl_variants[i]->name, "posix") != 0)
+		    strcmp(fl_variants[i]->name, "glibc") != 0)
 			usable[n_usable].hash = name_hash(fl_variants[i]->name),
 			usable[n_usable++].v = fl_variants[i];
 	/* FUTEXLAB_VARIANT, FUTEXLAB_DEBUG, FUTEXLAB_ALLOW: shim/env.h. */
@@ -468,9 +468,11 @@ static void shim_setup(void)
 	}
 	if (!v)
 		usage("unknown variant '%s' (futexlab list)", name);
-	if (strcmp(v->name, "posix") == 0) {
+	/* a former name (FUTEXLAB_VARIANT=posix) reports as the current one */
+	snprintf(vname, sizeof vname, "%s", v->name);
+	if (strcmp(v->name, "glibc") == 0) {
 		state = FL_SHIM_PASS;
-		say("variant posix: passing every call through to glibc");
+		say("variant glibc: passing every call through to glibc");
 		return;
 	}
 	/* Refusals are silent unless FUTEXLAB_DEBUG: the program's stderr is
@@ -686,7 +688,7 @@ EXPORT int sem_post(sem_t *s)
 }
 
 /* ---- the pass-through's waits, counted ------------------------------------
- * With FUTEXLAB_STATS=1 and FUTEXLAB_VARIANT=posix, a wait on a glibc
+ * With FUTEXLAB_STATS=1 and FUTEXLAB_VARIANT=glibc, a wait on a glibc
  * semaphore first calls glibc's sem_trywait; only when that fails with
  * EAGAIN — the semaphore was empty — is the wait counted as blocked, and
  * glibc's own wait called. Why this is the same call, to the program:

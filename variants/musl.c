@@ -39,7 +39,7 @@
  *   spare units first; if a concurrent post raises val0 in between and val1
  *   is then full, it reports EOVERFLOW after placing part of its tokens
  *   (post(1), and any post without a concurrent post at the very top, is
- *   all-or-nothing). posix's post(n) has the same caveat.
+ *   all-or-nothing). glibc's post(n) has the same caveat.
  *
  * TIMEOUT / EINTR (seed 000's two exits): a claimant that gives up takes a
  *   pending unit (success: it was granted, or steals one — a token that is

@@ -170,7 +170,10 @@ struct fl_variant {
 /* The registry (generated from variants/meson.build). */
 extern const struct fl_variant *const fl_variants[];
 extern const int fl_nvariants;
+/* By exact name; a former name (fl_variant_name) finds its design. */
 const struct fl_variant *fl_variant_find(const char *name);
+/* The current name for a former one ("posix" -> "glibc"), else name itself. */
+const char *fl_variant_name(const char *name);
 
 #ifdef __cplusplus
 }
