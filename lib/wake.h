@@ -1,9 +1,9 @@
 /* lib/wake.h — how a release wakes the threads it owes a wakeup.
  *
- * Seed 000: a semaphore release wants to wake exactly min(released, waiting)
- * threads. Linux can (FUTEX_WAKE with a count), but the designs compared
- * here also run on primitives that only offer wake-one or wake-all, so the
- * notify call takes the fallback from the call site:
+ * The negative-counter note: a semaphore release wants to wake exactly
+ * min(released, waiting) threads. Linux can (FUTEX_WAKE with a count), but the
+ * designs compared here also run on primitives that only offer wake-one or
+ * wake-all, so the notify call takes the fallback from the call site:
  *   FL_WAKE_EXACT  one wake call for n threads (the native futex ability);
  *   FL_WAKE_ONE    n wake-one calls: serialised wakeups, one syscall each;
  *   FL_WAKE_ALL    one wake-all call: the thundering herd, everyone re-checks.

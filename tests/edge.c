@@ -11,7 +11,7 @@
  *   notify_not_remembered a wake with nobody waiting (raw FUTEX_WAKE on the
  *                         variant's words, or a post whose token was taken)
  *                         leaves nothing behind: the next wait still sleeps
- *                         to its deadline (seed 000).
+ *                         to its deadline (the negative-counter note).
  *   spurious_wakes        FUTEX_WAKEs injected on a sleeper's words never
  *                         surface as a token: it keeps waiting.
  *   eintr                 a signal handler (no SA_RESTART) interrupting a

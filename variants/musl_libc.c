@@ -1,5 +1,6 @@
 /* variants/musl_libc.c — `musl-libc`: the real musl sem_t (Debian 12's
- * musl-tools, musl 1.2.3), not a re-implementation (that is `musl`, seed 003).
+ * musl-tools, musl 1.2.3), not a re-implementation (that is `musl`, after
+ * the musl thread).
  *
  * This file is compiled twice:
  *   - by musl-gcc (-DFL_MUSL, statically linked into the helper

@@ -66,7 +66,8 @@ typedef _Atomic uint32_t fl_atomic_u32;
 
 /* fl_variant.flags */
 #define FL_CAPPED 0x1 /* post clamps at value_max and returns 0 (a capacity, as in
-		       * seed 000's lock of one token) instead of EOVERFLOW */
+		       * lock1, the negative-counter note's lock of one token)
+		       * instead of EOVERFLOW */
 /* Promises a POSIX program relies on that a design does NOT keep (issue 17).
  * Each is stated by the design, printed by `futexlab list`, honoured by the
  * shared tests (a documented expected failure, never a silent pass) and

@@ -3,7 +3,7 @@
 #   glibc64-vs-posix.txt     futexlab's re-implementation of glibc's sem_t
 #                            against glibc's own (the test `fidelity` runs the
 #                            same comparison and fails when they differ)
-#   musl-vs-musl-libc.txt    seed 003's redesign (`musl`) beside the shipped
+#   musl-vs-musl-libc.txt    the musl thread's redesign (`musl`) beside the shipped
 #                            musl 1.2.3 (`musl-libc`): where the kernel tells
 #                            the two designs apart
 # each with the CSVs of its three points in a directory of the same name.
