@@ -200,7 +200,7 @@ static void *sym(const char *name)
  * semaphore made by a parent under another FUTEXLAB_VARIANT); untagged ->
  * glibc's. The tag lives in the semaphore, so it means the same in every
  * process that maps it — across fork, across exec (the supervisor/worker
- * case of issue 17: a child that execs has none of its parent's memory, and
+ * case of the POSIX promises, shim/README.md: a child that execs has none of its parent's memory, and
  * used to read glibc's bytes as a design's, or a design's as glibc's), and
  * between unrelated processes. Named semaphores are glibc's: sem_open
  * zeroes the bytes past glibc's 16 (sem_open.c), so they carry no tag.
@@ -505,7 +505,7 @@ static void shim_setup(void)
 	unsigned breaks = v->flags & (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR);
 	if (breaks & ~allow) {
 		/* A design that would crash or hang a correct program is not run
-		 * under it unless the user opts in (issue 17). */
+		 * under it unless the user opts in (FUTEXLAB_ALLOW). */
 		state = FL_SHIM_REFUSED;
 		char list[40], why_buf[160], buf[200];
 		snprintf(why_buf, sizeof why_buf, "breaks %s (FUTEXLAB_ALLOW=%s runs it anyway)",

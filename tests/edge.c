@@ -553,7 +553,7 @@ static void t_handoff(void *arg)
 	rm(x.a);
 }
 
-/* ---- left_no_registration (issue 17: the EINTR/cleanup path) ----------
+/* ---- left_no_registration (the EINTR/cleanup path) -------------------
  *
  * A waiter that leaves without a token — EINTR, or a timeout — must take
  * its registration with it (glibc's __sem_wait_cleanup and the EINTR exit
@@ -769,7 +769,7 @@ static void t_left_no_registration(void *arg)
 #endif
 }
 
-/* ---- destruction (issue 17; glibc BZ 12674) ---------------------------
+/* ---- destruction (glibc BZ 12674) ---------------------------
  *
  * POSIX: "it is safe to destroy an initialized semaphore upon which no
  * threads are currently blocked". The waiter that takes the last token may

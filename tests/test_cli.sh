@@ -155,7 +155,7 @@ for m in global private:16; do
 done
 rm -rf "$hdir"
 
-# ---- sweep and compare (issue 5) ----
+# ---- sweep and compare ----
 expect_usage "sweep: empty list" sweep --threads ''
 expect_usage "sweep: empty item" sweep --tokens 1,,2
 expect_usage "sweep: unknown variant" sweep --variants negcount,nosuch
@@ -386,7 +386,7 @@ for m in global private:16; do
   fi
 done
 
-# ---- --sems and the wake workloads (issue 14) ----
+# ---- --sems and the wake workloads ----
 expect_usage "sems zero" run --sems 0
 expect_usage "sems above the arena" run --sems 999
 expect_usage "sems not a number" run --sems x

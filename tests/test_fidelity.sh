@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/test_fidelity.sh — fidelity, measured (issue 16): glibc64, futexlab's
+# tests/test_fidelity.sh — fidelity, measured: glibc64, futexlab's
 # re-implementation of glibc's sem_t, must look to the kernel like glibc's
 # own sem_t (glibc) — futex syscalls per op by op code, wakes and threads
 # woken per op, how waits ended — on uncontended, pingpong and pool T=4 K=1,

@@ -1,4 +1,4 @@
-/* tests/test_tstat.c — the fairness and latency columns (issue 14) on
+/* tests/test_tstat.c — the fairness and latency columns on
  * inputs whose answers are known: the histogram's buckets (contiguous, at
  * most 1/64 wide), its quantiles against the exact order statistics of
  * random data, merging; the fairness numbers of a hand-made per-thread

@@ -12,7 +12,7 @@
  *     - `lock`, a test-and-test-and-set spinlock guarding the rest;
  *     - `treap`, a treap of the distinct addresses that have sleepers, each
  *       node the first waiter of its address, heading a FIFO list of the
- *       others (Go's two levels, issue 17953: many sleepers on one address
+ *       others (Go's two levels, golang/go#17953: many sleepers on one address
  *       cost O(1) each, the tree only grows with distinct addresses);
  *     - `nwait`, the waiters registered in this root: incremented under the
  *       lock before a waiter re-checks count, decremented when it leaves

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# results/hunt/run.sh — issue 16's lost-wakeup hunt (`futexlab hunt`,
+# results/hunt/run.sh — the lost-wakeup hunt of the real libraries (`futexlab hunt`,
 # harness/README.md): the real libraries (musl-libc in its static helper,
 # cxx-gnu, cxx-llvm, and glibc's sem_t as posix) long, every futexlab design
 # as the control, and the hunt's own control — a mutant that drops a wake,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# results/issue14/run.sh — the published results issue 14 asks futexlab to
-# reproduce, each from one futexlab run (CSV + table here), on this machine:
+# results/issue14/run.sh — published results (fairness, latency, wake-to-run)
+# futexlab reproduces, each from one futexlab run (CSV + table here), on this machine:
 #   fairness.*   folly SmallLocksBenchmark's fairness result (a spinning lock
 #                shows a higher per-thread CV and a longer max wait than a
 #                futex lock): pool, 8 threads on 2 vCPUs, one token (a lock),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# results/peers/run.sh — issue 16's fidelity figures, into results/peers/:
+# results/peers/run.sh — the fidelity figures, into results/peers/:
 #   glibc64-vs-posix.txt     futexlab's re-implementation of glibc's sem_t
 #                            against glibc's own (the test `fidelity` runs the
 #                            same comparison and fails when they differ)

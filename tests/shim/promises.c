@@ -1,4 +1,4 @@
-/* tests/shim/promises.c — four promises a POSIX program relies on (issue 17),
+/* tests/shim/promises.c — four promises a POSIX program relies on,
  * in a program that knows nothing of futexlab: run as is it tests glibc's
  * sem_t; run under libfutexlab-preload.so it tests the shim's design.
  *

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/shim/promises.sh VARIANT FUTEXLAB PRELOAD_SO PROMISES
-# The four promises of issue 17 (tests/shim/promises.c) under the shim with
+# The four POSIX promises (tests/shim/promises.c) under the shim with
 # FUTEXLAB_VARIANT=VARIANT. Per scenario the run must succeed, and the shim's
 # FUTEXLAB_DEBUG output must show either semaphores initialised on the
 # variant, or a "refused" line naming the promise(s) the design declares
@@ -38,7 +38,7 @@ if [ -n "$why" ]; then echo "SKIP $v: $why"; exit 77; fi
 
 # What `futexlab list` declares the design breaks: its `breaks` column
 # (destroy, signal, eintr; `-` none; `capped`). A list without that column
-# (before issue 17's shim change) makes the declaration check a note.
+# (before the shim's tag in the semaphore) makes the declaration check a note.
 bcol=$(head -1 <<<"$list" | awk '{for (i = 1; i <= NF; i++) if ($i == "breaks") print i}')
 declared=""
 if [ -n "$bcol" ]; then
