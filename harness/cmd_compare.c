@@ -7,6 +7,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/report.h"
+#include "variants/variant.h"
 
 static const char compare_usage[] =
 "usage: futexlab compare FILE.csv [OTHER.csv] [options]\n"
@@ -15,7 +16,7 @@ static const char compare_usage[] =
 "              changes beyond the noise are listed. By default the in-run\n"
 "              ratios to the baseline are compared (drift between the runs\n"
 "              cancels); the last line is 'N of M pairs changed beyond the noise'\n"
-"  --baseline NAME  the variant ratios are taken against (default posix)\n"
+"  --baseline NAME  the variant ratios are taken against (default glibc)\n"
 "  --absolute       two files: compare ns per op instead (cannot tell a change\n"
 "                   from the machine drifting between the runs)\n"
 "  --all            two files: list every pair, not only the changes\n"
@@ -29,14 +30,14 @@ int fl_cmd_compare(int argc, char **argv)
 		{ "tsv", no_argument, 0, 't' },            { "help", no_argument, 0, 'h' },
 		{ "absolute", no_argument, 0, 'A' },       { 0, 0, 0, 0 },
 	};
-	const char *baseline = "posix";
+	const char *baseline = "glibc";
 	bool all = false, tsv = false, absolute = false;
 	opterr = 0;
 	optind = 1;
 	int o;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
-		case 'b': baseline = optarg; break;
+		case 'b': baseline = fl_variant_name(optarg); break;
 		case 'a': all = true; break;
 		case 't': tsv = true; break;
 		case 'A': absolute = true; break;

@@ -4,7 +4,7 @@
  * stats-only pass through glibc to see whether it uses semaphores at all.
  *
  * The program is the workload (exec.h: one op per rep, wall time), so the
- * rounds, the control (posix#2), the paired verdicts, the CSV, Ctrl-C and the
+ * rounds, the control (glibc#2), the paired verdicts, the CSV, Ctrl-C and the
  * error rows are run's own. What exec adds: the shim's environment, the
  * collector in follow-the-tree mode, and the per-program report
  * (exec_report.h) after the ratio table. */
@@ -27,14 +27,14 @@
 
 static const char usage[] =
 "usage: futexlab exec [options] -- CMD [ARGS...]\n"
-"  Runs CMD once per design per round, under the LD_PRELOAD shim (posix: glibc,\n"
+"  Runs CMD once per design per round, under the LD_PRELOAD shim (glibc:\n"
 "  unshimmed), interleaved in a fresh random order every round; prints the\n"
-"  paired ratio table against posix and a per-program report.\n"
+"  paired ratio table against glibc and a per-program report.\n"
 "  --variant LIST     designs, comma separated, or 'all' (default all: those the\n"
 "                     shim refuses are skipped rows, with the reason)\n"
 "  --reps R           measured rounds, 1..1000 (default 10; below 6, every verdict is ?)\n"
 "  --warmup N         unmeasured rounds first (default 1: caches, page cache)\n"
-"  --baseline NAME    the design ratios are taken against (default posix)\n"
+"  --baseline NAME    the design ratios are taken against (default glibc)\n"
 "  --no-control       do not run the baseline twice (BASELINE#2, the A/A row)\n"
 "  --seed N           the order of the rounds (default: from the clock; in the CSV)\n"
 "  --csv FILE         one row per run (atomically; Ctrl-C keeps finished rows)\n"
@@ -109,7 +109,7 @@ static void meta(struct fl_csv *csv)
 	fl_csv_meta(csv, "exec: %s", cmd);
 	for (int i = 0; i < fl_exec_cfg.nenv; i++)
 		fl_csv_meta(csv, "exec env: %s", fl_exec_cfg.env[i]);
-	fl_csv_meta(csv, "exec shim: %s (posix runs unshimmed)%s%s", fl_exec_cfg.shim,
+	fl_csv_meta(csv, "exec shim: %s (glibc runs unshimmed)%s%s", fl_exec_cfg.shim,
 		    fl_exec_cfg.allow[0] ? ", FUTEXLAB_ALLOW=" : "", fl_exec_cfg.allow);
 	fl_csv_meta(csv, "exec timeout: %.0f s", fl_exec_cfg.timeout_s);
 }
@@ -120,8 +120,8 @@ static int survey(void)
 {
 	struct fl_result r = { .shim_sems = -1 };
 	struct fl_exec_shim sh;
-	const struct fl_variant *posix = fl_variant_find("posix");
-	fl_exec_once(posix, true, &r, &sh);
+	const struct fl_variant *glibc = fl_variant_find("glibc");
+	fl_exec_once(glibc, true, &r, &sh);
 	if (r.error[0]) {
 		fprintf(stderr, "futexlab: exec --survey: %s\n", r.error);
 		return 1;
@@ -211,7 +211,7 @@ int fl_cmd_exec(int argc, char **argv)
 	s.cmd = "exec";
 	s.reps = 10;
 	s.warmup = 1;
-	s.baseline = "posix";
+	s.baseline = "glibc";
 	s.control = true;
 	s.probes = FL_PROBES_DEFAULT;
 	s.latency = 0;
@@ -227,7 +227,7 @@ int fl_cmd_exec(int argc, char **argv)
 		case 'v': vlist = optarg; break;
 		case 'r': s.reps = (int)fl_parse_int("--reps", optarg, 1, 1000); break;
 		case 'u': s.warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
-		case 'B': s.baseline = optarg; break;
+		case 'B': s.baseline = fl_variant_name(optarg); break;
 		case 'C': s.control = false; break;
 		case 's': s.seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
 			  seed_given = true; break;

@@ -19,7 +19,7 @@ static const char run_usage[] =
 "                     runs every variant once, in a fresh random order\n"
 "  --warmup N         unmeasured rounds first (default 1)\n"
 "  --seed N           the order of the rounds (default: from the clock; in the CSV)\n"
-"  --baseline NAME    the variant ratios are taken against (default posix)\n"
+"  --baseline NAME    the variant ratios are taken against (default glibc)\n"
 "  --no-control       do not run the baseline twice (BASELINE#2, the A/A row)\n"
 "  --wake MODE        exact|one|all: how a release wakes (default exact)\n"
 "  --hash LIST        auto|global|private:N futex hash, comma list: each mode\n"

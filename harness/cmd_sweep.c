@@ -25,7 +25,7 @@ static const char sweep_usage[] =
 "  --budget S         cap per point and variant: rep duration becomes S/(warmup+reps)\n"
 "  --pin CPULIST      run every thread on these CPUs (sched_setaffinity), e.g. 0 or 0,1\n"
 "  --csv FILE         one row per rep (atomic rewrite; Ctrl-C keeps finished rows)\n"
-"  --baseline NAME    variant of the ratio table (default posix)\n"
+"  --baseline NAME    variant of the ratio table (default glibc)\n"
 "  --no-control       do not run the baseline twice per round (BASELINE#2: the A/A row)\n"
 "  --no-floors        omit the floor rows on uncontended/pingpong\n"
 "  --latency          time every blocking op (latency percentiles, starvation)\n"

@@ -1,7 +1,7 @@
 /* harness/exec.h — running another program as a rep (`futexlab exec`).
  *
  * The program runs under the LD_PRELOAD shim (shim/README.md) with one
- * design, or unshimmed for `posix` (glibc's sem_t as the program runs
+ * design, or unshimmed for `glibc` (glibc's sem_t as the program runs
  * today), in a process group of its own, stdin from /dev/null, stdout
  * discarded and stderr kept in a temporary file (the first line of it is
  * the reason of an error row) unless `output` is set. Its wall time

@@ -180,7 +180,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	s->groups = &s->cli;
 	s->ngroups = 1;
 	s->reps = s->warmup = -1;
-	s->baseline = "posix";
+	s->baseline = "glibc";
 	s->floors = s->control = true;
 	s->probes = FL_PROBES_DEFAULT;
 	s->latency = -1;
@@ -222,7 +222,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 'b': s->budget_ns = fl_parse_seconds("--budget", optarg, 86400); break;
 		case 'P': s->pin = optarg; break;
 		case 'c': s->csv_path = optarg; break;
-		case 'B': s->baseline = optarg; break;
+		case 'B': s->baseline = fl_variant_name(optarg); break;
 		case 'F': s->floors = false; break;
 		case 'C': s->control = false; break;
 		case 's': s->seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);

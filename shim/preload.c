@@ -20,7 +20,7 @@
  *     initialises them, and FUTEXLAB_DEBUG=1 says so on stderr.
  *   The tag is in the semaphore, so every process that maps it agrees —
  *   across fork, exec, and between unrelated processes.
- *   Every semaphore is glibc's when FUTEXLAB_VARIANT=posix (that variant is
+ *   Every semaphore is glibc's when FUTEXLAB_VARIANT=glibc (that variant is
  *   glibc's sem_t), when the variant is capped (FL_CAPPED: its post absorbs
  *   releases past the capacity, which sem_post may not), and when it breaks
  *   a POSIX promise (FL_DESTROY_UNSAFE, FL_SIGNAL_UNSAFE, FL_NO_EINTR) that
@@ -200,7 +200,7 @@ static void *sym(const char *name)
  * semaphore made by a parent under another FUTEXLAB_VARIANT); untagged ->
  * glibc's. The tag lives in the semaphore, so it means the same in every
  * process that maps it — across fork, across exec (the supervisor/worker
- * case of issue 17: a child that execs has none of its parent's memory, and
+ * case of the POSIX promises, shim/README.md: a child that execs has none of its parent's memory, and
  * used to read glibc's bytes as a design's, or a design's as glibc's), and
  * between unrelated processes. Named semaphores are glibc's: sem_open
  * zeroes the bytes past glibc's 16 (sem_open.c), so they carry no tag.
@@ -439,7 +439,7 @@ static void collect_usable(void)
 {
 	for (int i = 0; i < fl_nvariants && n_usable < (int)(sizeof usable / sizeof usable[0]); i++)
 		if (!misfit(fl_variants[i]) && !(fl_variants[i]->flags & FL_CAPPED) &&
-		    strcmp(fl_variants[i]->name, "posix") != 0)
+		    strcmp(fl_variants[i]->name, "glibc") != 0)
 			usable[n_usable].hash = name_hash(fl_variants[i]->name),
 			usable[n_usable++].v = fl_variants[i];
 }
@@ -514,9 +514,11 @@ static void choose_design(const char *name, unsigned allow)
 	}
 	if (!v)
 		usage("unknown variant '%s' (futexlab list)", name);
-	if (strcmp(v->name, "posix") == 0) {
+	/* a former name (FUTEXLAB_VARIANT=posix) reports as the current one */
+	snprintf(vname, sizeof vname, "%s", v->name);
+	if (strcmp(v->name, "glibc") == 0) {
 		state = FL_SHIM_PASS;
-		say("variant posix: passing every call through to glibc");
+		say("variant glibc: passing every call through to glibc");
 		return;
 	}
 	/* Refusals are silent unless FUTEXLAB_DEBUG: the program's stderr is
@@ -726,7 +728,7 @@ EXPORT int sem_post(sem_t *s)
 }
 
 /* ---- the pass-through's waits, counted ------------------------------------
- * With FUTEXLAB_STATS=1 and FUTEXLAB_VARIANT=posix, a wait on a glibc
+ * With FUTEXLAB_STATS=1 and FUTEXLAB_VARIANT=glibc, a wait on a glibc
  * semaphore first calls glibc's sem_trywait; only when that fails with
  * EAGAIN — the semaphore was empty — is the wait counted as blocked, and
  * glibc's own wait called. Why this is the same call, to the program:

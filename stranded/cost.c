@@ -151,7 +151,7 @@ static void pingpong(const struct fl_variant *v)
 
 int main(int argc, char **argv)
 {
-	const char *def[] = { "negcount", "posix" };
+	const char *def[] = { "negcount", "glibc" };
 	int n = argc > 1 ? argc - 1 : 2;
 	for (int i = 0; i < n; i++) {
 		const char *name = argc > 1 ? argv[i + 1] : def[i];

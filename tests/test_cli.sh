@@ -64,11 +64,11 @@ expect_ok "help" --help
 expect_ok "run help" run --help
 expect_ok "list" list
 csv=$(mktemp -d)/r.csv
-expect_ok "tiny run with CSV" run --variant negcount,posix --workload uncontended,pool \
+expect_ok "tiny run with CSV" run --variant negcount,glibc --workload uncontended,pool \
   --ops 2000 --reps 2 --threads 2 --tokens 1 --csv "$csv" --quiet
 rows=$(grep -vc '^#' "$csv")
-# header + 2 reps x (uncontended: negcount, posix, the control posix#2 and
-# the 2 floors; pool: negcount, posix, posix#2)
+# header + 2 reps x (uncontended: negcount, glibc, the control glibc#2 and
+# the 2 floors; pool: negcount, glibc, glibc#2)
 if [ "$rows" -eq 17 ]; then pass=$((pass+1)); echo "ok   csv rows"; else
   fail=$((fail+1)); echo "FAIL csv rows: $rows"; cat "$csv"; fi
 if grep -q '^# kernel: ' "$csv" && grep -q '^variant,workload,' "$csv"; then
@@ -155,7 +155,7 @@ for m in global private:16; do
 done
 rm -rf "$hdir"
 
-# ---- sweep and compare (issue 5) ----
+# ---- sweep and compare ----
 expect_usage "sweep: empty list" sweep --threads ''
 expect_usage "sweep: empty item" sweep --tokens 1,,2
 expect_usage "sweep: unknown variant" sweep --variants negcount,nosuch
@@ -181,7 +181,7 @@ expect_ok "sweep help" sweep --help
 expect_ok "compare help" compare --help
 
 d=$(mktemp -d)
-expect_ok "small sweep" sweep --variants negcount,posix \
+expect_ok "small sweep" sweep --variants negcount,glibc \
   --workloads uncontended,prodcons,barrier,timeouts --threads 1,2 --tokens 2 \
   --ops 300 --reps 2 --warmup 0 --csv "$d/s.csv" --quiet
 out=$(cat /tmp/fl_cli_out.$$)
@@ -189,12 +189,12 @@ check() { # description, command...
   local what=$1; shift
   if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
 }
-check "sweep prints the ratio table" grep -q 'ratio: ns per op / posix' <<<"$out"
+check "sweep prints the ratio table" grep -q 'ratio: ns per op / glibc' <<<"$out"
 check "sweep summary line" grep -q '^sweep done: .* 0 error' <<<"$out"
 check "prodcons T=1 is a skipped row with its reason" \
   grep -q '^negcount,prodcons,1,.*,skipped,"prodcons needs >= 2 threads' "$d/s.csv"
 check "barrier and timeouts rows are ok" \
-  bash -c "grep -q '^posix,barrier,2,.*,ok,' '$d/s.csv' && grep -q '^negcount,timeouts,2,.*,ok,' '$d/s.csv'"
+  bash -c "grep -q '^glibc,barrier,2,.*,ok,' '$d/s.csv' && grep -q '^negcount,timeouts,2,.*,ok,' '$d/s.csv'"
 check "sweep CSV keeps the metadata" grep -q '^# command: sweep ' "$d/s.csv"
 rows=$(( $(grep -vc '^#' "$d/s.csv") - 1 ))
 check "perf columns present and empty without --perf" \
@@ -202,17 +202,17 @@ check "perf columns present and empty without --perf" \
 expect_usage "compare: baseline missing" compare "$d/s.csv" --baseline nosuch
 expect_ok "compare one file" compare "$d/s.csv"
 
-# Crafted runs of 8 rounds. a: negcount = posix = 100+r ns; posix#2 (the
-# control) 100+r+(r%2). b: negcount 150+r (1.45x posix: beyond the noise),
-# posix 102+r, posix#2 as posix +-1. c: a with the whole machine 40%
+# Crafted runs of 8 rounds. a: negcount = glibc = 100+r ns; glibc#2 (the
+# control) 100+r+(r%2). b: negcount 150+r (1.45x glibc: beyond the noise),
+# glibc 102+r, glibc#2 as glibc +-1. c: a with the whole machine 40%
 # slower (drift: every ratio the same as in a).
-craft() { # file, negcount base, posix base, scale%
+craft() { # file, negcount base, glibc base, scale%
   { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
     echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,hash,spin,round,slot"
     for r in 0 1 2 3 4 5 6 7; do
       echo "negcount,pool,4,1,0,0,exact,$r,1000,1,$(( ($2 + r) * $4 / 100 )).0,1,ok,\"\",auto,0,$r,0"
-      echo "posix,pool,4,1,0,0,exact,$r,1000,1,$(( ($3 + r) * $4 / 100 )).0,1,ok,\"a, quoted \"\"note\"\"\",auto,0,$r,1"
-      echo "posix#2,pool,4,1,0,0,exact,$r,1000,1,$(( ($3 + r + r % 2) * $4 / 100 )).0,1,ok,\"\",auto,0,$r,2"
+      echo "glibc,pool,4,1,0,0,exact,$r,1000,1,$(( ($3 + r) * $4 / 100 )).0,1,ok,\"a, quoted \"\"note\"\"\",auto,0,$r,1"
+      echo "glibc#2,pool,4,1,0,0,exact,$r,1000,1,$(( ($3 + r + r % 2) * $4 / 100 )).0,1,ok,\"\",auto,0,$r,2"
     done; } >"$1"
 }
 craft "$d/a.csv" 100 100 100
@@ -220,10 +220,10 @@ craft "$d/b.csv" 150 102 100
 craft "$d/c.csv" 100 100 140
 expect_ok "compare two files" compare "$d/a.csv" "$d/b.csv"
 out=$(cat /tmp/fl_cli_out.$$)
-check "compare says it compares ratios" grep -q '^mode: ratios to posix' <<<"$out"
+check "compare says it compares ratios" grep -q '^mode: ratios to glibc' <<<"$out"
 check "a change beyond the noise is flagged" grep -qE 'pool T=4 K=1 wake=exact.* +negcount .*SLOWER' <<<"$out"
 absent() { ! grep -q "$1" <<<"$2"; }
-check "the control inside the noise is not" absent 'posix#2' "$out"
+check "the control inside the noise is not" absent 'glibc#2' "$out"
 check "compare counts the pairs" grep -q '^1 of 2 pairs changed beyond the noise, 1 within it' <<<"$out"
 expect_ok "compare under machine drift" compare "$d/a.csv" "$d/c.csv"
 out=$(cat /tmp/fl_cli_out.$$)
@@ -236,14 +236,14 @@ expect_usage "compare: --absolute with one file" compare "$d/a.csv" --absolute
 expect_ok "compare ratio of crafted file" compare "$d/b.csv"
 out=$(cat /tmp/fl_cli_out.$$)
 check "ratio table flags the slower variant" grep -qE '^  negcount .* 1\.4[0-9]{2} .* slower$' <<<"$out"
-check "and the control row is ~" grep -qE '^  posix#2 .* ~$' <<<"$out"
-check "control summary line" grep -q '^control (posix#2, .*~ at 1 of 1 points' <<<"$out"
+check "and the control row is ~" grep -qE '^  glibc#2 .* ~$' <<<"$out"
+check "control summary line" grep -q '^control (glibc#2, .*~ at 1 of 1 points' <<<"$out"
 
 # Rounds: the seed fixes the order; the control row comes and goes.
 expect_usage "bad seed" run --seed -3
-expect_ok "seeded run" run --variant negcount,posix --workload uncontended --ops 200 --reps 6 \
+expect_ok "seeded run" run --variant negcount,glibc --workload uncontended --ops 200 --reps 6 \
   --seed 7 --csv "$d/s1.csv" --quiet
-expect_ok "same seed again" run --variant negcount,posix --workload uncontended --ops 200 \
+expect_ok "same seed again" run --variant negcount,glibc --workload uncontended --ops 200 \
   --reps 6 --seed 7 --csv "$d/s2.csv" --quiet
 order() { python3 -c '
 import csv, sys
@@ -258,13 +258,13 @@ print(len({tuple(r[\"variant\"] for r in rows if r[\"round\"] == k) for k in map
 check "the seed is in the CSV" grep -q '^# seed: 7$' "$d/s1.csv"
 check "the machine state is in the CSV" \
   bash -c "grep -q '^# hypervisor: ' '$d/s1.csv' && grep -q '^# point 1 (uncontended.*load .*other work' '$d/s1.csv'"
-check "a control row by default" grep -q '^posix#2,uncontended' "$d/s1.csv"
+check "a control row by default" grep -q '^glibc#2,uncontended' "$d/s1.csv"
 # The rounds are interleaved across the points (runner.c, run_points): a
 # point's rounds spread over the whole run, and every round runs every point
 # (in a random order of points). Run point by point, the CSV would hold each
 # point's rounds in one block: 3 blocks; interleaved, 5 x 3 blocks but where
 # a round ends with the point the next one starts with: at least 11.
-expect_ok "three points, five rounds" run --variant negcount,posix --workload uncontended,pool \
+expect_ok "three points, five rounds" run --variant negcount,glibc --workload uncontended,pool \
   --threads 2,4 --ops 200 --reps 5 --seed 11 --no-floors --csv "$d/il.csv" --quiet
 blocks() { python3 -c '
 import csv, sys
@@ -285,9 +285,29 @@ for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")):
 print(" ".join(seen))' "$1"; }
 check "the first round takes the points in their listed order (the tables' order): $(firsts "$d/il.csv")" \
   test "$(firsts "$d/il.csv")" = "uncontended/1 pool/2 pool/4"
-expect_ok "no control" run --variant negcount,posix --workload uncontended --ops 200 --reps 2 \
+expect_ok "no control" run --variant negcount,glibc --workload uncontended --ops 200 --reps 2 \
   --no-control --no-floors --csv "$d/s3.csv" --quiet
-check "--no-control drops it" absent 'posix#2' "$(cat "$d/s3.csv")"
+check "--no-control drops it" absent 'glibc#2' "$(cat "$d/s3.csv")"
+
+# `posix`, the former name of the glibc design (variants/registry.c.in): still
+# accepted on the command line and in older CSVs, and always shown as glibc.
+expect_ok "--variant posix --baseline posix (glibc's former name)" run --variant negcount,posix \
+  --baseline posix --workload uncontended --ops 200 --reps 2 --no-floors --csv "$d/px.csv" --quiet
+names() { python3 -c '
+import csv, sys
+rows = csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
+print(" ".join(sorted({r["variant"] for r in rows})))' "$1"; }
+check "posix runs as glibc, its control glibc#2: $(names "$d/px.csv")" \
+  test "$(names "$d/px.csv")" = "glibc glibc#2 negcount"
+sed 's/^glibc/posix/' "$d/b.csv" >"$d/old.csv" # b as written before the rename
+expect_ok "compare of a CSV with posix rows" compare "$d/old.csv"
+out=$(cat /tmp/fl_cli_out.$$)
+check "its posix rows read as glibc: the control glibc#2" grep -qE '^  glibc#2 .* ~$' <<<"$out"
+check "and no posix in the table" absent posix "$out"
+expect_ok "compare of an old CSV with a new one" compare "$d/old.csv" "$d/b.csv" --baseline posix
+out=$(cat /tmp/fl_cli_out.$$)
+check "--baseline posix: ratios to glibc" grep -q '^mode: ratios to glibc' <<<"$out"
+check "pairs glibc with glibc: nothing changed" grep -q '^0 of 2 pairs changed beyond the noise' <<<"$out"
 
 # Ctrl-C: the finished rows stay, the summary says so, exit 130.
 "$fl" sweep --variants negcount --workloads uncontended --reps 100 --duration 0.05 \
@@ -366,7 +386,7 @@ for m in global private:16; do
   fi
 done
 
-# ---- --sems and the wake workloads (issue 14) ----
+# ---- --sems and the wake workloads ----
 expect_usage "sems zero" run --sems 0
 expect_usage "sems above the arena" run --sems 999
 expect_usage "sems not a number" run --sems x
@@ -374,7 +394,7 @@ expect_usage "sweep: sems empty item" sweep --sems 1,,2
 expect_usage "sems on a workload that has one semaphore" run --workload barrier --sems 2
 expect_usage "sweep: preset with sems" sweep --preset quick --sems 2
 expect_usage "sems above the threads: nothing can run" run --workload pool --threads 2 --sems 4
-expect_ok "pool over 2 semaphores" run --variant negcount,posix --workload pool --threads 4 \
+expect_ok "pool over 2 semaphores" run --variant negcount,glibc --workload pool --threads 4 \
   --sems 2 --ops 4000 --reps 2 --no-probes --csv "$d/sems.csv" --quiet
 # rows FILE EXPR: how many rows (dicts r of the CSV) satisfy the python EXPR
 rows() { python3 -c '
@@ -388,10 +408,10 @@ check "every semaphore was used (the note: ops per semaphore MIN..MAX)" \
 check "the sems column comes right after slot" grep -q '^variant,.*,round,slot,sems' "$d/sems.csv"
 expect_ok "compare keys the point by sems" compare "$d/sems.csv"
 check "the point says sems=2" grep -q '^pool T=4 K=1 wake=exact hash=[^ ]* spin=0 sems=2$' /tmp/fl_cli_out.$$
-expect_ok "wake workloads" run --variant negcount,posix,lock1 --workload wake,wake-each \
+expect_ok "wake workloads" run --variant negcount,glibc,lock1 --workload wake,wake-each \
   --threads 3 --ops 40 --reps 2 --no-control --no-probes --csv "$d/wake.csv" --quiet
-check "wake, wake-each: ok rows with ops > 0 for negcount and posix, sems=1" \
-  test "$(rows "$d/wake.csv" 'r["variant"] in ("negcount", "posix", "floor-futex") and r["status"] == "ok" and int(r["ops"]) == 40 and r["sems"] == "1"')" -eq 12
+check "wake, wake-each: ok rows with ops > 0 for negcount and glibc, sems=1" \
+  test "$(rows "$d/wake.csv" 'r["variant"] in ("negcount", "glibc", "floor-futex") and r["status"] == "ok" and int(r["ops"]) == 40 and r["sems"] == "1"')" -eq 12
 check "lock1 (one token at most) and floor-atomic (never sleeps) skip wake with the reason" \
   bash -c "grep -q '^lock1,wake,3,.*,skipped,\"wake posts 3 tokens' '$d/wake.csv' &&
            grep -q '^floor-atomic,wake-each,3,.*,skipped,\"floor-atomic' '$d/wake.csv'"

@@ -60,26 +60,26 @@ fails "SIGKILL" "killed by signal 9 (SIGKILL)" -- sh -c 'kill -KILL $$'
 fails "timeout" "timed out after" --timeout 0.3 -- sleep 30
 
 # 3. a good run: ok rows, CPU and context switches, the shim's count on the
-#    design, none for posix (unshimmed), the designs the shim refuses skipped
-if "$fl" exec --variant negcount,posix,lock1,split --reps 2 --warmup 0 --no-probes --quiet \
+#    design, none for glibc (unshimmed), the designs the shim refuses skipped
+if "$fl" exec --variant negcount,glibc,lock1,split --reps 2 --warmup 0 --no-probes --quiet \
      --csv "$tmp/g.csv" -- "$semprog" >"$tmp/g.out" 2>"$tmp/g.err"; then
-  ok "semprog on negcount, posix: exit 0"
+  ok "semprog on negcount, glibc: exit 0"
 else bad "semprog: exit $?: $(cat "$tmp/g.err")"; fi
 st=$(rows "$tmp/g.csv" negcount status | sort -u)
 sems=$(rows "$tmp/g.csv" negcount shim_sems | sort -u | head -1)
 user=$(rows "$tmp/g.csv" negcount cpu_user_ns | head -1)
 vcsw=$(rows "$tmp/g.csv" negcount csw_vol | head -1)
-psems=$(rows "$tmp/g.csv" posix shim_sems | sort -u)
+psems=$(rows "$tmp/g.csv" glibc shim_sems | sort -u)
 [ "$st" = ok ] && [ "${sems:-0}" -gt 0 ] 2>/dev/null && [ -n "$user" ] && [ -n "$vcsw" ] && [ -z "$psems" ] &&
-  ok "rows: negcount ok, $sems semaphores on the design, user ${user} ns, $vcsw voluntary switches; posix no shim count" ||
-  bad "rows: status '$st' shim_sems '$sems' cpu_user_ns '$user' csw_vol '$vcsw' posix shim_sems '$psems'"
-[ "$(rows "$tmp/g.csv" posix#2 status | sort -u)" = ok ] && ok "control row posix#2" || bad "no control row"
+  ok "rows: negcount ok, $sems semaphores on the design, user ${user} ns, $vcsw voluntary switches; glibc no shim count" ||
+  bad "rows: status '$st' shim_sems '$sems' cpu_user_ns '$user' csw_vol '$vcsw' glibc shim_sems '$psems'"
+[ "$(rows "$tmp/g.csv" glibc#2 status | sort -u)" = ok ] && ok "control row glibc#2" || bad "no control row"
 l1=$(rows "$tmp/g.csv" lock1 status)/$(rows "$tmp/g.csv" lock1 note)
 sp=$(rows "$tmp/g.csv" split status)/$(rows "$tmp/g.csv" split note)
 [[ $l1 == skipped/*capped* ]] && [[ $sp == skipped/*destroy* ]] && ok "skipped: lock1 ($l1), split ($sp)" ||
   bad "skips: lock1 '$l1' split '$sp'"
 grep -q "^# exec: $semprog" "$tmp/g.csv" && ok "the command in the metadata" || bad "no '# exec:' line"
-grep -q "per program" "$tmp/g.out" && grep -q "posix#2" "$tmp/g.out" && ok "table and per-program report" ||
+grep -q "per program" "$tmp/g.out" && grep -q "glibc#2" "$tmp/g.out" && ok "table and per-program report" ||
   { bad "no report"; cat "$tmp/g.out"; }
 # --allow runs a design that breaks a promise
 "$fl" exec --variant split --allow destroy --reps 1 --warmup 0 --no-probes --quiet --no-control \
@@ -147,13 +147,13 @@ what="tree_prog's exact profile and the collector's descriptors (futexlab exec -
 if [ "$(id -u)" != 0 ]; then
   skip "$what: not root (the collector needs root)"
 else
-  "$fl" exec --variant negcount,posix --reps 2 --warmup 0 --probes --quiet --csv "$tmp/p.csv" \
+  "$fl" exec --variant negcount,glibc --reps 2 --warmup 0 --probes --quiet --csv "$tmp/p.csv" \
     -- "$tree" >"$tmp/p.out" 2>"$tmp/p.err"
   if grep -q "probes off" "$tmp/p.err"; then
     skip "$what: $(grep -m1 "probes off" "$tmp/p.err")"
   else
     expect=$("$tree" --expect)
-    for v in negcount posix posix#2; do
+    for v in negcount glibc glibc#2; do
       for kv in $expect; do
         k=${kv%%=*} want=${kv#*=}
         case $k in futex_calls) c=futex_syscalls;; op_wake) c=fx_wake;; op_wait) c=fx_wait;;

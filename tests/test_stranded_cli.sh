@@ -20,7 +20,7 @@ bad() { fail=$((fail+1)); echo "FAIL $1"; }
 
 # 1. bad input: one line, exit 2
 for arg in abc -1 3600001 ""; do
-  "$fl" run --workload uncontended --variant posix --stranded-ms "$arg" >"$tmp/o" 2>"$tmp/e"
+  "$fl" run --workload uncontended --variant glibc --stranded-ms "$arg" >"$tmp/o" 2>"$tmp/e"
   rc=$?
   if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q -- "--stranded-ms" "$tmp/e"; then
     ok "--stranded-ms '$arg': exit 2, one line"
@@ -45,7 +45,7 @@ PY
 }
 
 # 2. the columns, and --stranded-ms 0: empty cells
-"$fl" run --workload pingpong --variant posix --reps 1 --warmup 0 --duration 0.1 --no-floors \
+"$fl" run --workload pingpong --variant glibc --reps 1 --warmup 0 --duration 0.1 --no-floors \
   --no-control --quiet --stranded-ms 0 --csv "$tmp/off.csv" >/dev/null 2>&1
 hdr=$(grep -v '^#' "$tmp/off.csv" | head -1)
 case "$hdr" in
@@ -61,7 +61,7 @@ read -r n w z nz err < <(summary "$tmp/off.csv")
 # stranded waiter there is a finding, not a false alarm (at oversub T=64 K=2
 # under load libstdc++ 12 strands one now and then: GCC PR 104928).
 sound=$("$fl" list | awk 'NR > 1 && $2 == "available" && $5 !~ /lostwake/ { printf "%s%s", s, $1; s = "," } /^workload/ { exit }')
-case ",$sound," in *,posix,*) ;; *) bad "no sound design listed: '$sound'";; esac
+case ",$sound," in *,glibc,*) ;; *) bad "no sound design listed: '$sound'";; esac
 case ",$sound," in *,cxx-gnu,*|*,musl-libc,*) bad "a lostwake design in the list: '$sound'";; esac
 
 ms() { echo $(( $(date +%s%N) / 1000000 )); }

@@ -56,7 +56,7 @@
  *   positive (semaphore_base.h, _M_release: `if (0 < fetch_add) return`).
  *   The sleep is untimed: it ends only when some other path drives the
  *   counter through 0 again. The shared suites can hit it (a stranded
- *   waiter fails the drain of tests/torture.c); futexlab hunt (issue 16)
+ *   waiter fails the drain of tests/torture.c); futexlab hunt
  *   hunts it on purpose.
  *
  * PROMISES  destroy after the last wait: kept — release's last access to

@@ -38,14 +38,14 @@
  *   semaphore's bytes, and the proxy is libc++'s private table (a wake there
  *   would reach unrelated atomics' waiters).
  *
- * THE PUBLISHED LOST WAKEUPS (llvm-project issue 46357, 2020: release
- *   notifies only on 0 -> n; issue 77659 / D114119: the monitor is read
+ * THE PUBLISHED LOST WAKEUPS (llvm/llvm-project#46357, 2020: release
+ *   notifies only on 0 -> n; llvm/llvm-project#77659 / D114119: the monitor is read
  *   after the counter was tested, so a waiter can sleep on a proxy value
  *   taken after the release it needed — fixed by PR 79265, LLVM 19). In 14
  *   they live in <semaphore> (__atomic_semaphore_base::release: `if (0 <
  *   fetch_add) ;`) and <atomic> (__libcpp_atomic_wait_backoff_impl:
  *   monitor, test, wait). A stranded waiter here is bounded: the 2 s
- *   FUTEX_WAIT timeout re-polls it. The hunt (issue 16) measures that.
+ *   FUTEX_WAIT timeout re-polls it. The hunt (futexlab hunt) measures that.
  *
  * PROMISES  destroy after the last wait: kept — release's last access to
  *   the semaphore is the fetch_add; the notify only hashes its address
