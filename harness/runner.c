@@ -19,6 +19,7 @@
 #include "harness/perf.h"
 #include "harness/remote.h"
 #include "harness/report.h"
+#include "harness/run_row.h"
 #include "harness/stats.h"
 #include "harness/table.h"
 #include "lib/wake.h"
@@ -41,13 +42,6 @@ static void catch_signals(void)
 }
 
 /* ---- rows ------------------------------------------------------------------ */
-
-static const char row_header[] =
-	"variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,"
-	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems,"
-	"fair_jain,fair_cv,fair_min_max,starve_max_ns,"
-	"lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,lat_n,"
-	"cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol,shim_sems,stranded,stranded_max_ns";
 
 /* What a timer read costs (the median of back-to-back fl_now_ns pairs,
  * measured once per run): subtracted from the latency percentiles, since
@@ -72,56 +66,6 @@ static void measure_timer(void)
 	timer_ns = (double)median;
 }
 
-/* The fairness and latency cells (empty where they do not apply). */
-static void tstat_cells(char *out, size_t n, const struct fl_workload *w,
-			const struct fl_result *r)
-{
-	size_t l = 0;
-	if (r && w->fairness && r->fair_n > 0 && r->fair_jain >= 0)
-		l += (size_t)snprintf(out + l, n - l, ",%.4f,%.4f,%.4f", r->fair_jain, r->fair_cv,
-				      r->fair_min_max);
-	else
-		l += (size_t)snprintf(out + l, n - l, ",,,");
-	if (l < n && r && r->starve_max_ns >= 0 && w->fairness && r->lat)
-		l += (size_t)snprintf(out + l, n - l, ",%lld", (long long)r->starve_max_ns);
-	else if (l < n)
-		l += (size_t)snprintf(out + l, n - l, ",");
-	if (l < n && r && r->lat && r->lat->n) {
-		double q[3] = { 0.5, 0.99, 0.999 };
-		for (int i = 0; i < 3 && l < n; i++) {
-			double v = fl_hist_quantile(r->lat, q[i]) - timer_ns;
-			l += (size_t)snprintf(out + l, n - l, ",%.0f", v < 0 ? 0 : v);
-		}
-		double mx = (double)r->lat->max - timer_ns;
-		if (l < n)
-			snprintf(out + l, n - l, ",%.0f,%lld", mx < 0 ? 0 : mx, (long long)r->lat->n);
-	} else if (l < n) {
-		snprintf(out + l, n - l, ",,,,,");
-	}
-}
-
-const char *fl_run_csv_header(void)
-{
-	static char header[2048];
-	if (!header[0])
-		snprintf(header, sizeof header, "%s%s%s", row_header, fl_perf_header(),
-			 fl_probes_csv_header);
-	return header;
-}
-
-static void csv_quote(char *out, size_t n, const char *s)
-{
-	size_t j = 0;
-	out[j++] = '"';
-	for (; *s && j < n - 3; s++) {
-		if (*s == '"')
-			out[j++] = '"';
-		out[j++] = *s == '\n' ? ' ' : *s;
-	}
-	out[j++] = '"';
-	out[j] = '\0';
-}
-
 static void csv_check(const struct fl_csv *csv, int e)
 {
 	if (e) {
@@ -131,54 +75,11 @@ static void csv_check(const struct fl_csv *csv, int e)
 	}
 }
 
-/* One measured (or skipped, or failed) rep. */
-struct rep {
-	const struct fl_entry *e;
-	int round, slot;
-	const char *status, *note;
-	const struct fl_result *r;      /* NULL for skipped rows */
-	const struct fl_perf_reading *perf;
-};
-
-static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct rep *x)
+/* One rep's row (run_row.h), in memory until the round's flush. */
+static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct fl_run_rep *x)
 {
-	char row[1600], q[400], perf[200], nums[200] = ",,,", ts[200]; /* ops .. ops_per_s empty */
-	const struct fl_result *r = x->r;
-	csv_quote(q, sizeof q, x->note);
-	if (r && !strcmp(x->status, "ok"))
-		snprintf(nums, sizeof nums, "%lld,%lld,%.3f,%.1f", (long long)r->ops,
-			 (long long)r->elapsed_ns, (double)r->elapsed_ns / (double)r->ops,
-			 (double)r->ops * 1e9 / (double)r->elapsed_ns);
-	bool tok = pt->w->uses_tokens;
-	snprintf(row, sizeof row, "%s,%s,%d,%d,%lld,%lld,%s,%d,%s,%s,%s,%s,%d,%d,%d", x->e->label,
-		 pt->w->name, pt->p.threads, tok ? pt->p.tokens : 0,
-		 (long long)(tok ? pt->p.hold_ns : 0), (long long)(tok ? pt->p.think_ns : 0),
-		 fl_wake_name((enum fl_wake_strategy)pt->wake), x->round, nums, x->status, q,
-		 fl_hash_column(), pt->spin, x->round, x->slot);
-	snprintf(row + strlen(row), sizeof row - strlen(row), ",%d", pt->p.sems);
-	tstat_cells(ts, sizeof ts, pt->w, r && !strcmp(x->status, "ok") ? r : NULL);
-	strncat(row, ts, sizeof row - strlen(row) - 1);
-	if (r && !strcmp(x->status, "ok") && r->cpu_set)
-		snprintf(ts, sizeof ts, ",%lld,%lld,%lld,%lld", (long long)r->cpu_user_ns,
-			 (long long)r->cpu_sys_ns, (long long)r->csw_vol, (long long)r->csw_invol);
-	else
-		snprintf(ts, sizeof ts, ",,,,");
-	strncat(row, ts, sizeof row - strlen(row) - 1);
-	if (r && r->shim_sems >= 0)
-		snprintf(ts, sizeof ts, ",%lld", (long long)r->shim_sems);
-	else
-		snprintf(ts, sizeof ts, ",");
-	strncat(row, ts, sizeof row - strlen(row) - 1);
-	if (r && r->stranded >= 0) /* the detector's verdict: ok and error rows */
-		snprintf(ts, sizeof ts, ",%lld,%lld", (long long)r->stranded,
-			 (long long)r->stranded_max_ns);
-	else
-		snprintf(ts, sizeof ts, ",,");
-	strncat(row, ts, sizeof row - strlen(row) - 1);
-	bool counted = r && x->round >= 0; /* warm-up rounds count nothing */
-	fl_perf_cells(counted ? x->perf : NULL, perf, sizeof perf);
-	strncat(row, perf, sizeof row - strlen(row) - 1);
-	fl_probes_append(row, sizeof row, counted);
+	char row[4096];
+	fl_run_row(row, sizeof row, pt, x, timer_ns);
 	csv_check(csv, fl_csv_append(csv, row));
 }
 
@@ -239,7 +140,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 		    int ei, int round, int slot, bool measured, bool latency, struct fl_hist **acc)
 {
 	const struct fl_entry *e = &pt->e[ei];
-	struct fl_result r = { .shim_sems = -1, .stranded = -1 };
+	struct fl_result r = FL_RESULT_EMPTY;
 	struct fl_params p = pt->p;
 	p.latency = latency;
 	struct fl_perf_reading perf;
@@ -287,7 +188,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 		rusage_diff(&ru0, &ru1, &r);
 	if (measured && s->hooks && s->hooks->rep_done)
 		s->hooks->rep_done(pt, ei, round, &r);
-	struct rep x = { e, round, slot, "ok", r.info, &r, e->v->remote ? NULL : &perf };
+	struct fl_run_rep x = { e, round, slot, "ok", r.info, &r, e->v->remote ? NULL : &perf };
 	char why[120], lost[420];
 	if (r.error[0]) {
 		x.status = "error";
@@ -397,7 +298,7 @@ static void point_begin(const struct fl_spec *s, const struct fl_point *pt, stru
 		const char *why = fl_entry_skip(pt, &pt->e[i]);
 		pr->live[i] = !why;
 		if (why)
-			emit(csv, pt, &(struct rep){ &pt->e[i], 0, 0, "skipped", why, NULL, NULL });
+			emit(csv, pt, &(struct fl_run_rep){ &pt->e[i], 0, 0, "skipped", why, NULL, NULL });
 		n->skipped += !pr->live[i];
 	}
 }
