@@ -317,7 +317,7 @@ static void point_round(const struct fl_spec *s, const struct fl_point *pt, int 
 	fl_spin_set(pt->spin);
 	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9;
 	int order[FL_MAXLIST + 3];
-	show(g, pt, round < 0 ? -1 : round, s->reps);
+	show(g, pt, round < 0 ? -1 : round, s->rounds);
 	fl_round_order(rng, pt->ne, order);
 	for (int k = 0, slot = 0; k < pt->ne && !fl_interrupted; k++) {
 		int i = order[k];
@@ -359,7 +359,7 @@ static double expected_cost(const struct fl_spec *s, const struct fl_point *pts,
 	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9, total = 0;
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < pts[i].ne; j++)
-			total += fl_entry_skip(&pts[i], &pts[i].e[j]) ? 0 : per_rep * (s->warmup + s->reps);
+			total += fl_entry_skip(&pts[i], &pts[i].e[j]) ? 0 : per_rep * (s->warmup + s->rounds);
 	return total;
 }
 
@@ -375,7 +375,7 @@ static int dry_run(const struct fl_spec *s, const struct fl_point *pts, int n)
 			       why ? "skipped: " : "", why ? why : "");
 		}
 	printf("%d points, %d + %d rounds each, about %.0f s of timed work\n", n, s->warmup,
-	       s->reps, expected_cost(s, pts, n));
+	       s->rounds, expected_cost(s, pts, n));
 	return 0;
 }
 
@@ -401,7 +401,7 @@ static void machine_meta(const struct fl_spec *s, struct fl_csv *csv)
 	fl_csv_meta(csv, "seed: %llu", (unsigned long long)s->seed);
 	fl_csv_meta(csv, "rounds: %d measured + %d warm-up per point, interleaved across the "
 		    "points (each round: every point once; the points from round 1 on, and within "
-		    "each point the variants, in a fresh random order)", s->reps, s->warmup);
+		    "each point the variants, in a fresh random order)", s->rounds, s->warmup);
 	fl_csv_meta(csv, "hypervisor: %s", hyp);
 	fl_csv_meta(csv, "governor: %s", gov);
 	fl_csv_meta(csv, "pin: %s", s->pin ? s->pin : "none");
@@ -461,7 +461,7 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 	int *porder = fl_xcalloc((size_t)npts, sizeof *porder);
 	for (int i = 0; i < npts; i++)
 		point_begin(s, &pts[i], csv, &pr[i], n);
-	for (int round = -s->warmup; round < s->reps && !fl_interrupted; round++) {
+	for (int round = -s->warmup; round < s->rounds && !fl_interrupted; round++) {
 		/* The warm-up rounds and the first measured one (the CSV's first
 		 * rows: warm-up reps are not written) take the points in their
 		 * listed order, so the CSV and every table list them so. The
@@ -577,7 +577,7 @@ int fl_bench(struct fl_spec *s)
 	if (!s->quiet)
 		check_quiet();
 	printf("futexlab %s — %d points, %d warm-up + %d measured rounds, seed %llu\n", s->cmd,
-	       npts, s->warmup, s->reps, (unsigned long long)s->seed);
+	       npts, s->warmup, s->rounds, (unsigned long long)s->seed);
 	fflush(stdout);
 	int64_t t0 = fl_now_ns();
 	struct counts n = { 0 };
