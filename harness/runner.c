@@ -502,6 +502,81 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 			"the run: intervals are wider than on a quiet machine\n", 100 * others);
 }
 
+/* The metadata lines of the run (after the machine's and the command's):
+ * the timer's cost, which workloads time their blocking op (into lw, the
+ * side file is written when any does), the detector's threshold. */
+static void run_meta(const struct fl_spec *s, struct fl_csv *csv, const struct fl_point *pts,
+		     int npts, char *lw, size_t n)
+{
+	measure_timer();
+	fl_csv_meta(csv, "timer: fl_now_ns (vDSO clock_gettime CLOCK_MONOTONIC) %.0f ns a read "
+		    "(median of back-to-back pairs), subtracted from the lat_* columns", timer_ns);
+	lw[0] = '\0';
+	for (int i = 0; i < fl_nworkloads; i++) {
+		bool in_run = false;
+		for (int k = 0; k < npts && !in_run; k++)
+			in_run = pts[k].w == fl_workloads[i];
+		if (in_run && want_latency(s, fl_workloads[i]))
+			snprintf(lw + strlen(lw), n - strlen(lw), "%s%s", lw[0] ? "," : "",
+				 fl_workloads[i]->name);
+	}
+	fl_csv_meta(csv, "latency: %s (%s)", lw[0] ? lw : "none",
+		    s->latency < 0 ? "each workload's default" : s->latency ? "--latency" :
+		    "--no-latency");
+	if (s->base.stranded_ns > 0)
+		fl_csv_meta(csv, "stranded: %lld ms (the stranded-waiter detector's threshold, "
+			    "--stranded-ms)", (long long)(s->base.stranded_ns / 1000000));
+	else
+		fl_csv_meta(csv, "stranded: off");
+}
+
+/* The collector, perf and bpftrace, before the first rep. */
+static void probes_start(const struct fl_spec *s, struct fl_csv *csv)
+{
+	fl_probes_setup(s->probes);
+	/* before bpftrace attaches (its cost would land in the baseline) and
+	 * before any rep: ~0.1 s, the wake path (probes/README.md) */
+	double ovh = fl_probes_overhead_ns();
+	if (!isnan(ovh))
+		fl_csv_meta(csv, "probes_overhead_ns_per_syscall: %.0f (the collector on a "
+			    "FUTEX_WAKE nobody waits on, attached vs detached)", ovh);
+	if (fl_perf_enabled) {
+		char what[256];
+		fl_perf_probe(what, sizeof what);
+		fprintf(stderr, "futexlab: perf counters: %s\n", what);
+	}
+	if (s->bt_script)
+		fl_bpftrace_start(s->bt_script, s->csv_path);
+}
+
+/* The run's rounds, then the table and the closing lines; the exit status. */
+static int run_and_report(const struct fl_spec *s, struct fl_point *pts, int npts,
+			  struct fl_csv *csv, struct fl_csv *lat)
+{
+	printf("futexlab %s — %d points, %d warm-up + %d measured rounds, seed %llu\n", s->cmd,
+	       npts, s->warmup, s->rounds, (unsigned long long)s->seed);
+	fflush(stdout);
+	int64_t t0 = fl_now_ns();
+	struct counts n = { 0 };
+	int done = 0;
+	run_points(s, pts, npts, csv, lat, &n, &done);
+	fl_remote_shutdown();
+	fl_bpftrace_stop();
+	fl_probes_teardown();
+	print_table(s, csv);
+	printf("\n%s %s: %d of %d points in %.1f s — %d ok, %d skipped, %d error\n", s->cmd,
+	       fl_interrupted ? "INTERRUPTED" : "done", done, npts,
+	       (double)(fl_now_ns() - t0) / 1e9, n.ok, n.skipped, n.error);
+	if (s->csv_path)
+		printf("CSV: %s (%d rows%s)\n", s->csv_path, csv->n,
+		       fl_interrupted ? ", every rep finished before the interrupt" : "");
+	if (fl_interrupted)
+		return 130;
+	if (n.error)
+		fprintf(stderr, "futexlab: %d point(s) broke an invariant (error above)\n", n.error);
+	return n.error ? 1 : 0;
+}
+
 int fl_bench(struct fl_spec *s)
 {
 	char hbuf[1024], *hitems[FL_MAXLIST];
@@ -522,31 +597,14 @@ int fl_bench(struct fl_spec *s)
 	int e = fl_csv_open(&csv, s->csv_path, fl_run_csv_header(), s->argc, s->argv);
 	if (e) {
 		fprintf(stderr, "futexlab: cannot write %s: %s\n", s->csv_path, strerror(e));
+		free(pts);
 		return 1;
 	}
 	machine_meta(s, &csv);
 	if (s->hooks && s->hooks->meta)
 		s->hooks->meta(&csv);
-	measure_timer();
-	fl_csv_meta(&csv, "timer: fl_now_ns (vDSO clock_gettime CLOCK_MONOTONIC) %.0f ns a read "
-		    "(median of back-to-back pairs), subtracted from the lat_* columns", timer_ns);
-	char lw[512] = ""; /* the run's workloads that time their blocking op */
-	for (int i = 0; i < fl_nworkloads; i++) {
-		bool in_run = false;
-		for (int k = 0; k < npts && !in_run; k++)
-			in_run = pts[k].w == fl_workloads[i];
-		if (in_run && want_latency(s, fl_workloads[i]))
-			snprintf(lw + strlen(lw), sizeof lw - strlen(lw), "%s%s", lw[0] ? "," : "",
-				 fl_workloads[i]->name);
-	}
-	fl_csv_meta(&csv, "latency: %s (%s)", lw[0] ? lw : "none",
-		    s->latency < 0 ? "each workload's default" : s->latency ? "--latency" :
-		    "--no-latency");
-	if (s->base.stranded_ns > 0)
-		fl_csv_meta(&csv, "stranded: %lld ms (the stranded-waiter detector's threshold, "
-			    "--stranded-ms)", (long long)(s->base.stranded_ns / 1000000));
-	else
-		fl_csv_meta(&csv, "stranded: off");
+	char lw[512]; /* the run's workloads that time their blocking op */
+	run_meta(s, &csv, pts, npts, lw, sizeof lw);
 	struct fl_csv latcsv, *lat = NULL;
 	char latpath[1100];
 	if (s->csv_path && lw[0]) { /* x.csv -> x.lat.csv: the latency distributions */
@@ -555,53 +613,21 @@ int fl_bench(struct fl_spec *s)
 		if (e) {
 			fprintf(stderr, "futexlab: cannot write %s: %s\n", latpath, strerror(e));
 			fl_csv_close(&csv);
+			free(pts);
 			return 1;
 		}
 		lat = &latcsv;
 	}
 	catch_signals();
-	fl_probes_setup(s->probes);
-	/* before bpftrace attaches (its cost would land in the baseline) and
-	 * before any rep: ~0.1 s, the wake path (probes/README.md) */
-	double ovh = fl_probes_overhead_ns();
-	if (!isnan(ovh))
-		fl_csv_meta(&csv, "probes_overhead_ns_per_syscall: %.0f (the collector on a "
-			    "FUTEX_WAKE nobody waits on, attached vs detached)", ovh);
-	if (fl_perf_enabled) {
-		char what[256];
-		fl_perf_probe(what, sizeof what);
-		fprintf(stderr, "futexlab: perf counters: %s\n", what);
-	}
-	if (s->bt_script)
-		fl_bpftrace_start(s->bt_script, s->csv_path);
+	probes_start(s, &csv);
 	if (!s->quiet)
 		check_quiet();
-	printf("futexlab %s — %d points, %d warm-up + %d measured rounds, seed %llu\n", s->cmd,
-	       npts, s->warmup, s->rounds, (unsigned long long)s->seed);
-	fflush(stdout);
-	int64_t t0 = fl_now_ns();
-	struct counts n = { 0 };
-	int done = 0;
-	run_points(s, pts, npts, &csv, lat, &n, &done);
-	fl_remote_shutdown();
-	fl_bpftrace_stop();
-	fl_probes_teardown();
-	print_table(s, &csv);
-	printf("\n%s %s: %d of %d points in %.1f s — %d ok, %d skipped, %d error\n", s->cmd,
-	       fl_interrupted ? "INTERRUPTED" : "done", done, npts,
-	       (double)(fl_now_ns() - t0) / 1e9, n.ok, n.skipped, n.error);
-	if (s->csv_path)
-		printf("CSV: %s (%d rows%s)\n", s->csv_path, csv.n,
-		       fl_interrupted ? ", every rep finished before the interrupt" : "");
+	int rc = run_and_report(s, pts, npts, &csv, lat);
 	fl_csv_close(&csv);
 	if (lat)
 		fl_csv_close(lat);
 	free(pts);
-	if (fl_interrupted)
-		return 130;
-	if (n.error)
-		fprintf(stderr, "futexlab: %d point(s) broke an invariant (error above)\n", n.error);
-	return n.error ? 1 : 0;
+	return rc;
 }
 
 int fl_bench_main(const char *cmd, const struct fl_spec_defaults *d, int argc, char **argv)

@@ -221,8 +221,9 @@ void fl_spec_usage(FILE *f, const struct fl_spec_defaults *d)
 	fl_options_usage(f, d->synopsis, opts, NOPTS, d->notes);
 }
 
-int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defaults *d,
-		  int argc, char **argv)
+/* Everything an option may change, before the options. */
+static void spec_init(struct fl_spec *s, const char *cmd, const struct fl_spec_defaults *d,
+		      int argc, char **argv)
 {
 	memset(s, 0, sizeof *s);
 	s->cmd = cmd;
@@ -239,6 +240,12 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	s->argc = argc;
 	s->argv = argv;
 	snprintf(s->hlist, sizeof s->hlist, "auto");
+}
+
+int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defaults *d,
+		  int argc, char **argv)
+{
+	spec_init(s, cmd, d, argc, argv);
 	const char *vlist = "all";
 	bool axes_given = false, seed_given = false;
 	int64_t duration_ns = -1;
