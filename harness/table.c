@@ -1,5 +1,5 @@
 /* harness/table.c — CSV text -> table -> cells -> paired ratios (table.h).
- * Every column it looks up by name is FL_COL(name) (run_row.h): a name the
+ * Every column it looks up by name is FL_COL(name) (columns.h): a name the
  * run CSV's table (workloads/result_fields.h) does not write does not
  * compile. */
 #include "harness/table.h"
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/run_row.h"
+#include "harness/columns.h"
 #include "harness/xalloc.h"
 
 /* ---- CSV text -> table ------------------------------------------------- */

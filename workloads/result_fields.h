@@ -9,7 +9,7 @@
  *   - the run CSV's header and row cells, in this order (harness/run_row.c),
  *     then the perf and probe columns, which their own modules write;
  *   - the names the CSV reader looks columns up by (FL_COL(name):
- *     harness/run_row.h; a column the table does not write does not
+ *     harness/columns.h; a column the table does not write does not
  *     compile).
  * tests/test_schema.c checks the pieces that are not generated against it.
  *
