@@ -5,8 +5,9 @@
  *     the perf columns, then the probe columns, and no name twice;
  *   - a row has as many cells as the header, for every kind of row (ok,
  *     error, skipped), with and without the probes' and perf's cells;
- *   - every FIELD with a column lands in its own column with its value (a
- *     row written, read back by the CSV reader), and the reader's cells
+ *   - the reader finds every column of the table where the writer put it;
+ *     every FIELD with a column lands in it with its value (a row written,
+ *     read back by the CSV reader), and the reader's cells
  *     carry the values it summarizes (ns per op, the fairness and latency
  *     columns) and the round;
  *   - every FIELD crosses the helper's wire (harness/remote_proto.c): its
@@ -135,6 +136,10 @@ static void t_rows(void)
 		free(r.lat);
 		return;
 	}
+	/* the reader finds every column of the table where the writer put it */
+	for (int i = 0; i < FL_RUN_NCOLS; i++)
+		EXPECT(fl_table_col(&t, fl_run_cols[i]) == i, "the reader finds %s at %d, not %d",
+		       fl_run_cols[i], fl_table_col(&t, fl_run_cols[i]), i);
 	/* every FIELD with a column holds its value (ok row) */
 	char want[64];
 #define CHECK_FIELD(kind, name, arg, csv)                                                   \
