@@ -535,7 +535,7 @@ static void probes_start(const struct fl_spec *s, struct fl_csv *csv)
 {
 	fl_probes_setup(s->probes);
 	/* before bpftrace attaches (its cost would land in the baseline) and
-	 * before any rep: ~0.1 s, the wake path (probes/README.md) */
+	 * before any rep: ~0.1 s, the wake path (probes/overhead.md) */
 	double ovh = fl_probes_overhead_ns();
 	if (!isnan(ovh))
 		fl_csv_meta(csv, "probes_overhead_ns_per_syscall: %.0f (the collector on a "
