@@ -194,9 +194,13 @@ static void t_wire(void)
 	       #name);
 	FL_RESULT_TABLE(KEY_FIELD, FL_RESULT_SKIP_COLUMN)
 	EXPECT(fl_proto_get_result(m.s, &back, err, sizeof err) == 0, "%s", err);
-#define SAME_FIELD(kind, name, arg, csv)                                                 \
-	EXPECT(!memcmp(&r.name, &back.name, sizeof r.name), "field %s changed on the wire", \
-	       #name);
+#define SAME_I64(name) r.name == back.name
+#define SAME_INT(name) r.name == back.name
+#define SAME_DBL(name) r.name == back.name
+#define SAME_BOOL(name) r.name == back.name
+#define SAME_STR(name) !strcmp(r.name, back.name)
+#define SAME_FIELD(kind, name, arg, csv) \
+	EXPECT(SAME_##kind(name), "field %s changed on the wire", #name);
 	FL_RESULT_TABLE(SAME_FIELD, FL_RESULT_SKIP_COLUMN)
 	free(back.lat);
 	fl_msg_free(&m);
