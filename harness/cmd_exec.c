@@ -25,35 +25,6 @@
 #include "harness/runner.h"
 #include "harness/xalloc.h"
 
-static const char usage[] =
-"usage: futexlab exec [options] -- CMD [ARGS...]\n"
-"  Runs CMD once per design per round, under the LD_PRELOAD shim (glibc:\n"
-"  unshimmed), interleaved in a fresh random order every round; prints the\n"
-"  paired ratio table against glibc and a per-program report.\n"
-"  --variant LIST     designs, comma separated, or 'all' (default all: those the\n"
-"                     shim refuses are skipped rows, with the reason)\n"
-"  --reps R           measured rounds, 1..1000 (default 10; below 6, every verdict is ?)\n"
-"  --warmup N         unmeasured rounds first (default 1: caches, page cache)\n"
-"  --baseline NAME    the design ratios are taken against (default glibc)\n"
-"  --no-control       do not run the baseline twice (BASELINE#2, the A/A row)\n"
-"  --seed N           the order of the rounds (default: from the clock; in the CSV)\n"
-"  --csv FILE         one row per run (atomically; Ctrl-C keeps finished rows)\n"
-"  --env K=V          set K=V in CMD's environment (repeatable)\n"
-"  --allow LIST       run designs that break POSIX promises anyway: destroy,\n"
-"                     signal, eintr, all (FUTEXLAB_ALLOW; default none)\n"
-"  --timeout S        kill a run after S seconds: an error row (default 600)\n"
-"  --output           let CMD's stdout and stderr through (default: discarded;\n"
-"                     stderr's first line is kept for an error row)\n"
-"  --probes           count the futex calls of CMD's process tree (eBPF; default\n"
-"                     when root and BPF works)\n"
-"  --no-probes        do not load the eBPF collector\n"
-"  --perf             perf counters of CMD's tree as CSV columns\n"
-"  --quiet            no progress, no load warning\n"
-"  --survey           instead: run CMD once on glibc's semaphores with the shim\n"
-"                     counting (sem_init, waits, posts, blocked waits) per process\n"
-"  Bad input (no --, unknown design, CMD not executable): one line, exit 2. A run\n"
-"  that exits non-zero, is killed or times out: an error row, exit 1.\n";
-
 /* ---- what each rep leaves for the report ------------------------------------ */
 
 static struct fl_exec_rep *reps;
@@ -164,18 +135,54 @@ static int survey(void)
 
 /* ---- options -------------------------------------------------------------------- */
 
-static const struct option opts[] = {
-	{ "variant", required_argument, 0, 'v' }, { "variants", required_argument, 0, 'v' },
-	{ "reps", required_argument, 0, 'r' },    { "rounds", required_argument, 0, 'r' },
-	{ "warmup", required_argument, 0, 'u' },  { "baseline", required_argument, 0, 'B' },
-	{ "no-control", no_argument, 0, 'C' },    { "seed", required_argument, 0, 's' },
-	{ "csv", required_argument, 0, 'c' },     { "env", required_argument, 0, 'E' },
-	{ "allow", required_argument, 0, 'A' },   { "timeout", required_argument, 0, 'T' },
-	{ "output", no_argument, 0, 'O' },        { "probes", no_argument, 0, 'p' },
-	{ "no-probes", no_argument, 0, 'P' },     { "perf", no_argument, 0, 'e' },
-	{ "quiet", no_argument, 0, 'q' },         { "survey", no_argument, 0, 'S' },
-	{ "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
+#define REPS_ALIAS 0x100 /* --reps: the old name of --rounds */
+static const struct fl_option opts[] = {
+	{ "variant", required_argument, 'v', "LIST", "designs, comma separated, or 'all' "
+	  "(default all: those the shim refuses are skipped rows, with the reason; also "
+	  "--variants)" },
+	{ "variants", required_argument, 'v', NULL, NULL },
+	{ "rounds", required_argument, 'r', "R", "measured rounds, 1..1000 (default 10; below "
+	  "6, every verdict is ?)" },
+	{ "reps", required_argument, REPS_ALIAS, NULL, NULL },
+	{ "warmup", required_argument, 'u', "N", "unmeasured rounds first, 0..100 (default 1: "
+	  "caches, page cache)" },
+	{ "baseline", required_argument, 'B', "NAME", "the design ratios are taken against "
+	  "(default glibc)" },
+	{ "no-control", no_argument, 'C', NULL, "do not run the baseline twice (BASELINE#2, the "
+	  "A/A row)" },
+	{ "seed", required_argument, 's', "N", "the order of the rounds (default: from the "
+	  "clock; in the CSV)" },
+	{ "csv", required_argument, 'c', "FILE", "one row per run (atomically; Ctrl-C keeps "
+	  "finished rows)" },
+	{ "env", required_argument, 'E', "K=V", "set K=V in CMD's environment (repeatable)" },
+	{ "allow", required_argument, 'A', "LIST", "run designs that break POSIX promises "
+	  "anyway: destroy, signal, eintr, all (FUTEXLAB_ALLOW; default none)" },
+	{ "timeout", required_argument, 'T', "S", "kill a run after S seconds: an error row "
+	  "(default 600)" },
+	{ "output", no_argument, 'O', NULL, "let CMD's stdout and stderr through (default: "
+	  "discarded; stderr's first line is kept for an error row)" },
+	{ "probes", no_argument, 'p', NULL, "count the futex calls of CMD's process tree (eBPF; "
+	  "default when root and BPF works)" },
+	{ "no-probes", no_argument, 'P', NULL, "do not load the eBPF collector" },
+	{ "perf", no_argument, 'e', NULL, "perf counters of CMD's tree as CSV columns" },
+	{ "quiet", no_argument, 'q', NULL, "no progress, no load warning" },
+	{ "survey", no_argument, 'S', NULL, "instead: run CMD once on glibc's semaphores with the "
+	  "shim counting (sem_init, waits, posts, blocked waits) per process" },
+	{ "help", no_argument, 'h', NULL, "this text" },
 };
+#define NOPTS ((int)(sizeof opts / sizeof opts[0]))
+
+static void usage(void)
+{
+	fl_options_usage(stdout,
+		"usage: futexlab exec [options] -- CMD [ARGS...]\n"
+		"  Runs CMD once per design per round, under the LD_PRELOAD shim (glibc:\n"
+		"  unshimmed), interleaved in a fresh random order every round; prints the\n"
+		"  paired ratio table against glibc and a per-program report.\n",
+		opts, NOPTS,
+		"  Bad input (no --, unknown design, CMD not executable): one line, exit 2. A run\n"
+		"  that exits non-zero, is killed or times out: an error row, exit 1.\n");
+}
 
 /* --env K=V: one more variable for the program's environment. */
 static void add_env(char *kv)
@@ -199,17 +206,62 @@ static void set_allow(const char *list)
 	snprintf(fl_exec_cfg.allow, sizeof fl_exec_cfg.allow, "%s", list);
 }
 
+struct exec_args {
+	const char *vlist;
+	bool survey, seed_given;
+};
+
+/* The options into s, fl_exec_cfg and a; returns optind (CMD's index), or
+ * -1 after --help. */
+static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
+{
+	struct option lopts[NOPTS + 1];
+	fl_options_getopt(opts, NOPTS, lopts);
+	opterr = 0;
+	optind = 1;
+	int c;
+	/* '+': stop at the first non-option, so CMD's own options stay its own */
+	while ((c = getopt_long(argc, argv, "+", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'v': a->vlist = optarg; break;
+		case REPS_ALIAS: fl_reps_deprecated(); __attribute__((fallthrough));
+		case 'r': s->rounds = (int)fl_parse_int("--rounds", optarg, 1, 1000); break;
+		case 'u': s->warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
+		case 'B': s->baseline = fl_variant_name(optarg); break;
+		case 'C': s->control = false; break;
+		case 's': s->seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
+			  a->seed_given = true; break;
+		case 'c': s->csv_path = optarg; break;
+		case 'E': add_env(optarg); break;
+		case 'A': set_allow(optarg); break;
+		case 'T': fl_exec_cfg.timeout_s = (double)fl_parse_seconds("--timeout", optarg, 86400) / 1e9;
+			  break;
+		case 'O': fl_exec_cfg.output = true; break;
+		case 'p': s->probes = FL_PROBES_ON; break;
+		case 'P': s->probes = FL_PROBES_OFF; break;
+		case 'e': fl_perf_enabled = true; break;
+		case 'q': s->quiet = true; break;
+		case 'S': a->survey = true; break;
+		case 'h': usage(); return -1;
+		case ':': fl_usage_error("exec: %s needs a value", argv[optind - 1]);
+		default:
+			fl_usage_error("exec: unknown option '%s' (see futexlab exec --help)",
+				       argv[optind - 1]);
+		}
+	}
+	return optind;
+}
+
 int fl_cmd_exec(int argc, char **argv)
 {
 	static struct fl_spec s;
 	static const struct fl_bench_hooks hooks = {
 		.workload = &fl_exec_workload, .meta = meta, .rep_done = rep_done, .report = report,
 	};
-	const char *vlist = "all";
-	bool do_survey = false, seed_given = false;
+	struct exec_args a = { .vlist = "all" };
 	memset(&s, 0, sizeof s);
 	s.cmd = "exec";
-	s.reps = 10;
+	s.rounds = 10;
 	s.warmup = 1;
 	s.baseline = "glibc";
 	s.control = true;
@@ -218,50 +270,22 @@ int fl_cmd_exec(int argc, char **argv)
 	s.base = (struct fl_params){ .threads = 1, .tokens = 1, .sems = 1 };
 	s.hooks = &hooks;
 	snprintf(s.hlist, sizeof s.hlist, "auto");
-	opterr = 0;
-	optind = 1;
-	int c;
-	/* '+': stop at the first non-option, so CMD's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		switch (c) {
-		case 'v': vlist = optarg; break;
-		case 'r': s.reps = (int)fl_parse_int("--reps", optarg, 1, 1000); break;
-		case 'u': s.warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
-		case 'B': s.baseline = fl_variant_name(optarg); break;
-		case 'C': s.control = false; break;
-		case 's': s.seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
-			  seed_given = true; break;
-		case 'c': s.csv_path = optarg; break;
-		case 'E': add_env(optarg); break;
-		case 'A': set_allow(optarg); break;
-		case 'T': fl_exec_cfg.timeout_s = (double)fl_parse_seconds("--timeout", optarg, 86400) / 1e9;
-			  break;
-		case 'O': fl_exec_cfg.output = true; break;
-		case 'p': s.probes = FL_PROBES_ON; break;
-		case 'P': s.probes = FL_PROBES_OFF; break;
-		case 'e': fl_perf_enabled = true; break;
-		case 'q': s.quiet = true; break;
-		case 'S': do_survey = true; break;
-		case 'h': fputs(usage, stdout); return 0;
-		case ':': fl_usage_error("exec: %s needs a value", argv[optind - 1]);
-		default:
-			fl_usage_error("exec: unknown option '%s' (see futexlab exec --help)",
-				       argv[optind - 1]);
-		}
-	}
-	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0) {
-		if (optind < argc)
+	int cmd = parse(argc, argv, &s, &a);
+	if (cmd < 0)
+		return 0; /* --help */
+	if (cmd >= argc || strcmp(argv[cmd - 1], "--") != 0) {
+		if (cmd < argc)
 			fl_usage_error("exec: the command goes after --: futexlab exec [options] -- %s",
-				       argv[optind]);
+				       argv[cmd]);
 		fl_usage_error("exec: no command: futexlab exec [options] -- CMD [ARGS...]");
 	}
-	fl_exec_cfg.argv = argv + optind;
+	fl_exec_cfg.argv = argv + cmd;
 	fl_exec_check_command(fl_exec_cfg.argv[0]);
 	fl_exec_find_shim();
-	if (do_survey)
+	if (a.survey)
 		return survey();
-	fl_spec_variants(&s, vlist);
-	if (!seed_given)
+	fl_spec_variants(&s, a.vlist);
+	if (!a.seed_given)
 		s.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	s.argc = argc;
 	s.argv = argv;

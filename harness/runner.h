@@ -24,9 +24,6 @@ int fl_bench(struct fl_spec *s);
 /* A command's whole life: parse with its defaults (spec.h), then run. */
 int fl_bench_main(const char *cmd, const struct fl_spec_defaults *d, int argc, char **argv);
 
-/* The CSV header: row columns, perf columns, probe columns. */
-const char *fl_run_csv_header(void);
-
 /* The latency side file (harness/README.md): beside CSV x.csv, x.lat.csv
  * (else CSV.lat.csv), with this header. */
 extern const char fl_lat_csv_header[];

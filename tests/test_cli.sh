@@ -51,7 +51,7 @@ expect_usage "zero threads" run --threads 0
 expect_usage "a list longer than its buffer (never cut short)" run --threads "$(printf '%016d,' $(seq 62))1"
 expect_usage "too many threads" run --threads 100000
 expect_usage "negative tokens" run --tokens -1
-expect_usage "trailing garbage" run --reps 3x
+expect_usage "trailing garbage" run --rounds 3x
 expect_usage "bad duration" run --duration abc
 expect_usage "zero duration" run --duration 0
 expect_usage "duration and ops" run --duration 1 --ops 10
@@ -62,10 +62,30 @@ expect_usage "list argument" list extra
 
 expect_ok "help" --help
 expect_ok "run help" run --help
+# Each command's help is generated from its option table: every option the
+# parser takes is listed (--reps, the old name of --rounds, is not), and
+# --reps still works, with one line of deprecation on stderr.
+for c in run sweep exec compare list; do
+  h=$("$fl" $c --help)
+  if [ $c != list ] && [ $c != compare ] && { ! grep -q -- '--rounds R ' <<<"$h" || grep -q -- '--reps' <<<"$h"; }; then
+    fail=$((fail+1)); echo "FAIL $c help: --rounds not listed, or --reps listed"
+  elif ! grep -q -- '--help  *this text' <<<"$h"; then
+    fail=$((fail+1)); echo "FAIL $c help: --help not listed"
+  else pass=$((pass+1)); echo "ok   $c help lists its options"; fi
+done
+rerr=$("$fl" run --variant negcount --workload uncontended --ops 200 --reps 2 --warmup 0 \
+  --no-floors --no-control --no-probes --quiet 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 0 ] && [ "$rerr" = "futexlab: --reps is now --rounds" ]; then
+  pass=$((pass+1)); echo "ok   --reps: accepted, one line of deprecation"
+else fail=$((fail+1)); echo "FAIL --reps: rc=$rc stderr='$rerr'"; fi
+rerr=$("$fl" run --reps 0 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 2 ] && [ "$(grep -c '' <<<"$rerr")" -eq 2 ] && grep -q 'rounds' <<<"$rerr"; then
+  pass=$((pass+1)); echo "ok   --reps 0: the note, then the usage error on --rounds, exit 2"
+else fail=$((fail+1)); echo "FAIL --reps 0: rc=$rc stderr='$rerr'"; fi
 expect_ok "list" list
 csv=$(mktemp -d)/r.csv
 expect_ok "tiny run with CSV" run --variant negcount,glibc --workload uncontended,pool \
-  --ops 2000 --reps 2 --threads 2 --tokens 1 --csv "$csv" --quiet
+  --ops 2000 --rounds 2 --threads 2 --tokens 1 --csv "$csv" --quiet
 rows=$(grep -vc '^#' "$csv")
 # header + 2 reps x (uncontended: negcount, glibc, the control glibc#2 and
 # the 2 floors; pool: negcount, glibc, glibc#2)
@@ -92,7 +112,7 @@ expect_usage "spin not a number" run --spin lots
 hdir=$(mktemp -d)
 hcsv=$hdir/h.csv
 expect_ok "run over --hash global,private:16" run --variant negcount,portable \
-  --workload uncontended,pingpong --ops 500 --reps 2 --no-floors --spin 7 --latency \
+  --workload uncontended,pingpong --ops 500 --rounds 2 --no-floors --spin 7 --latency \
   --hash global,private:16 --csv "$hcsv" --quiet
 # 2 modes x 2 variants x 2 workloads x 2 reps; columns found by name
 # col FILE NAME VALUE: rows whose column NAME equals VALUE (quotes stripped)
@@ -125,11 +145,11 @@ ldir=$(mktemp -d)
 lat_rows() { python3 -c 'import csv,sys
 rows=[r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")) if r["status"]=="ok"]
 print(sum(1 for r in rows if r["workload"]==sys.argv[2] and r["lat_p50_ns"]!="" and int(r["lat_n"])>0), len([r for r in rows if r["workload"]==sys.argv[2]]))' "$@"; }
-"$fl" run --variant negcount --workload pool,timeouts --threads 2 --reps 2 --duration 0.02 \
+"$fl" run --variant negcount --workload pool,timeouts --threads 2 --rounds 2 --duration 0.02 \
   --no-probes --no-control --quiet --csv "$ldir/d.csv" >/dev/null
-"$fl" run --variant negcount --workload pool,timeouts --threads 2 --reps 2 --duration 0.02 \
+"$fl" run --variant negcount --workload pool,timeouts --threads 2 --rounds 2 --duration 0.02 \
   --no-probes --no-control --quiet --latency --csv "$ldir/on.csv" >/dev/null
-"$fl" run --variant negcount --workload pool,timeouts --threads 2 --reps 2 --duration 0.02 \
+"$fl" run --variant negcount --workload pool,timeouts --threads 2 --rounds 2 --duration 0.02 \
   --no-probes --no-control --quiet --no-latency --csv "$ldir/off.csv" >/dev/null
 got="$(lat_rows "$ldir/d.csv" pool) $(lat_rows "$ldir/d.csv" timeouts) $(lat_rows "$ldir/on.csv" pool) $(lat_rows "$ldir/off.csv" timeouts)"
 if [ "$got" = "0 2 2 2 2 2 0 2" ] && [ -s "$ldir/on.lat.csv" ] && [ ! -e "$ldir/off.lat.csv" ] &&
@@ -166,7 +186,7 @@ expect_usage "sweep: preset with axes" sweep --preset quick --threads 2
 expect_usage "sweep: impossible prodcons" sweep --workloads prodcons --threads 1
 expect_usage "sweep: impossible oversub" sweep --workloads oversub --threads 1
 expect_usage "sweep: zero threads" sweep --threads 0,2
-expect_usage "sweep: budget too small" sweep --budget 0.005 --reps 10
+expect_usage "sweep: budget too small" sweep --budget 0.005 --rounds 10
 expect_usage "sweep: ops and duration" sweep --ops 10 --duration 1
 expect_usage "sweep: bad pin" sweep --pin x
 expect_usage "sweep: stray argument" sweep extra
@@ -183,7 +203,7 @@ expect_ok "compare help" compare --help
 d=$(mktemp -d)
 expect_ok "small sweep" sweep --variants negcount,glibc \
   --workloads uncontended,prodcons,barrier,timeouts --threads 1,2 --tokens 2 \
-  --ops 300 --reps 2 --warmup 0 --csv "$d/s.csv" --quiet
+  --ops 300 --rounds 2 --warmup 0 --csv "$d/s.csv" --quiet
 out=$(cat /tmp/fl_cli_out.$$)
 check() { # description, command...
   local what=$1; shift
@@ -241,10 +261,10 @@ check "control summary line" grep -q '^control (glibc#2, .*~ at 1 of 1 points' <
 
 # Rounds: the seed fixes the order; the control row comes and goes.
 expect_usage "bad seed" run --seed -3
-expect_ok "seeded run" run --variant negcount,glibc --workload uncontended --ops 200 --reps 6 \
+expect_ok "seeded run" run --variant negcount,glibc --workload uncontended --ops 200 --rounds 6 \
   --seed 7 --csv "$d/s1.csv" --quiet
 expect_ok "same seed again" run --variant negcount,glibc --workload uncontended --ops 200 \
-  --reps 6 --seed 7 --csv "$d/s2.csv" --quiet
+  --rounds 6 --seed 7 --csv "$d/s2.csv" --quiet
 order() { python3 -c '
 import csv, sys
 rows = csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
@@ -265,7 +285,7 @@ check "a control row by default" grep -q '^glibc#2,uncontended' "$d/s1.csv"
 # point's rounds in one block: 3 blocks; interleaved, 5 x 3 blocks but where
 # a round ends with the point the next one starts with: at least 11.
 expect_ok "three points, five rounds" run --variant negcount,glibc --workload uncontended,pool \
-  --threads 2,4 --ops 200 --reps 5 --seed 11 --no-floors --csv "$d/il.csv" --quiet
+  --threads 2,4 --ops 200 --rounds 5 --seed 11 --no-floors --csv "$d/il.csv" --quiet
 blocks() { python3 -c '
 import csv, sys
 rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
@@ -285,14 +305,14 @@ for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")):
 print(" ".join(seen))' "$1"; }
 check "the first round takes the points in their listed order (the tables' order): $(firsts "$d/il.csv")" \
   test "$(firsts "$d/il.csv")" = "uncontended/1 pool/2 pool/4"
-expect_ok "no control" run --variant negcount,glibc --workload uncontended --ops 200 --reps 2 \
+expect_ok "no control" run --variant negcount,glibc --workload uncontended --ops 200 --rounds 2 \
   --no-control --no-floors --csv "$d/s3.csv" --quiet
 check "--no-control drops it" absent 'glibc#2' "$(cat "$d/s3.csv")"
 
 # `posix`, the former name of the glibc design (variants/registry.c.in): still
 # accepted on the command line and in older CSVs, and always shown as glibc.
 expect_ok "--variant posix --baseline posix (glibc's former name)" run --variant negcount,posix \
-  --baseline posix --workload uncontended --ops 200 --reps 2 --no-floors --csv "$d/px.csv" --quiet
+  --baseline posix --workload uncontended --ops 200 --rounds 2 --no-floors --csv "$d/px.csv" --quiet
 names() { python3 -c '
 import csv, sys
 rows = csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
@@ -310,7 +330,7 @@ check "--baseline posix: ratios to glibc" grep -q '^mode: ratios to glibc' <<<"$
 check "pairs glibc with glibc: nothing changed" grep -q '^0 of 2 pairs changed beyond the noise' <<<"$out"
 
 # Ctrl-C: the finished rows stay, the summary says so, exit 130.
-"$fl" sweep --variants negcount --workloads uncontended --reps 100 --duration 0.05 \
+"$fl" sweep --variants negcount --workloads uncontended --rounds 100 --duration 0.05 \
   --csv "$d/int.csv" --quiet >"$d/int.out" 2>&1 &
 pid=$!
 # wait until 5 reps are in the CSV (the state; 60 s is generous for 5 reps
@@ -330,10 +350,10 @@ check "no temp file left after the interrupt" bash -c "! ls '$d' | grep -q tmp"
 
 # Progress line: on a terminal (script(1) gives one), not with --quiet.
 if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1 </dev/null; then
-  script -qc "'$fl' sweep --variants negcount --workloads uncontended,pool --threads 2 --reps 2 --duration 0.02" \
+  script -qc "'$fl' sweep --variants negcount --workloads uncontended,pool --threads 2 --rounds 2 --duration 0.02" \
     /dev/null >"$d/tty.out" 2>&1 </dev/null
   check "progress line on a terminal" grep -qE '\[1/[0-9]+\] +[0-9]+% elapsed .* left' "$d/tty.out"
-  script -qc "'$fl' sweep --variants negcount --workloads uncontended --reps 2 --duration 0.02 --quiet" \
+  script -qc "'$fl' sweep --variants negcount --workloads uncontended --rounds 2 --duration 0.02 --quiet" \
     /dev/null >"$d/tty2.out" 2>&1 </dev/null
   check "no progress line with --quiet" absent 'elapsed' "$(cat "$d/tty2.out")"
 else
@@ -346,7 +366,7 @@ fi
 # an open counter fills its column in every row, an unsupported one leaves
 # it empty in every row, and then what it would have shown is a SKIP.
 expect_ok "pinned sweep with perf" sweep --variants negcount --workloads pool --threads 4 \
-  --ops 20000 --reps 3 --warmup 0 --pin 0 --perf --csv "$d/pin.csv" --quiet
+  --ops 20000 --rounds 3 --warmup 0 --pin 0 --perf --csv "$d/pin.csv" --quiet
 perfline=$(grep -m1 '^futexlab: perf counters: ' /tmp/fl_cli_out.$$)
 check "the run names its perf counters ($perfline)" test -n "$perfline"
 # perf_col NAME: "open" or "unsupported", from that line
@@ -372,7 +392,7 @@ fi
 
 # --spin is an axis; a --hash list runs the sweep once per mode (own process).
 expect_ok "sweep over spin and hash modes" sweep --variants negcount --workloads uncontended \
-  --spin 0,50 --hash global,private:16 --ops 500 --reps 2 --warmup 0 --no-floors \
+  --spin 0,50 --hash global,private:16 --ops 500 --rounds 2 --warmup 0 --no-floors \
   --csv "$d/hs.csv" --quiet
 check "one row per spin x hash x rep (8)" test "$(nrows "$d/hs.csv" "r['variant'] == 'negcount'")" -eq 8
 # each mode that the kernel can set ran its 2 reps at each spin; one it
@@ -395,7 +415,7 @@ expect_usage "sems on a workload that has one semaphore" run --workload barrier 
 expect_usage "sweep: preset with sems" sweep --preset quick --sems 2
 expect_usage "sems above the threads: nothing can run" run --workload pool --threads 2 --sems 4
 expect_ok "pool over 2 semaphores" run --variant negcount,glibc --workload pool --threads 4 \
-  --sems 2 --ops 4000 --reps 2 --no-probes --csv "$d/sems.csv" --quiet
+  --sems 2 --ops 4000 --rounds 2 --no-probes --csv "$d/sems.csv" --quiet
 # rows FILE EXPR: how many rows (dicts r of the CSV) satisfy the python EXPR
 rows() { python3 -c '
 import csv, sys
@@ -409,7 +429,7 @@ check "the sems column comes right after slot" grep -q '^variant,.*,round,slot,s
 expect_ok "compare keys the point by sems" compare "$d/sems.csv"
 check "the point says sems=2" grep -q '^pool T=4 K=1 wake=exact hash=[^ ]* spin=0 sems=2$' /tmp/fl_cli_out.$$
 expect_ok "wake workloads" run --variant negcount,glibc,lock1 --workload wake,wake-each \
-  --threads 3 --ops 40 --reps 2 --no-control --no-probes --csv "$d/wake.csv" --quiet
+  --threads 3 --ops 40 --rounds 2 --no-control --no-probes --csv "$d/wake.csv" --quiet
 check "wake, wake-each: ok rows with ops > 0 for negcount and glibc, sems=1" \
   test "$(rows "$d/wake.csv" 'r["variant"] in ("negcount", "glibc", "floor-futex") and r["status"] == "ok" and int(r["ops"]) == 40 and r["sems"] == "1"')" -eq 12
 check "lock1 (one token at most) and floor-atomic (never sleeps) skip wake with the reason" \

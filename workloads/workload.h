@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "lib/clock.h"
+#include "workloads/result_fields.h"
 #include "variants/variant.h"
 #include "workloads/hist.h"
 #include "workloads/sem.h" /* struct fl_sem and the fl_sem_* wrappers */
@@ -37,37 +38,13 @@ struct fl_params {
 /* The harness's default threshold (--stranded-ms 50). */
 #define FL_STRANDED_NS_DEFAULT 50000000LL
 
+/* A rep's result: the fields of the one table (result_fields.h: each
+ * field's meaning, its wire key, its CSV column), then the latency
+ * histogram. */
 struct fl_result {
-	int64_t ops;          /* operations completed (all threads) */
-	int64_t elapsed_ns;   /* wall time of the timed section */
-	char error[200];      /* non-empty: the run broke an invariant */
-	char info[120];       /* optional, ok rows: a detail for the note column */
-	/* Fairness and latency, from fl_tstats_finish (multi-threaded
-	 * workloads; the CSV columns are empty where a field is < 0 or lat is
-	 * NULL). */
-	int fair_n;           /* threads counted; 0: no fairness columns */
-	double fair_jain;     /* Jain's index of per-thread ops: 1 = equal shares */
-	double fair_cv;       /* stddev / mean of per-thread ops */
-	double fair_min_max;  /* min / max per-thread ops */
-	int64_t starve_max_ns;/* longest time a thread went without an op (-1: not timed) */
+	FL_RESULT_MEMBERS
 	struct fl_hist *lat;  /* the blocking op's latency, all threads (malloc'ed; the
 				 harness frees it); NULL when not recorded */
-	/* CPU time and context switches of the rep. A workload that runs
-	 * another program (the harness's `exec`: wait4's rusage of the child
-	 * and its descendants) fills them and sets cpu_set; otherwise the
-	 * harness takes getrusage(RUSAGE_SELF) around the whole rep. */
-	bool cpu_set;
-	int64_t cpu_user_ns, cpu_sys_ns, csw_vol, csw_invol;
-	/* Semaphores the LD_PRELOAD shim initialised on the design during the
-	 * rep (`exec` only; -1: not known, an empty CSV cell). */
-	int64_t shim_sems;
-	/* The stranded-waiter detector (stranded/, filled by fl_watch_end):
-	 * waiters found stranded (a lost wakeup); -1: not watched (detector
-	 * off, or the rep's threads outgrew it) — an empty CSV cell. */
-	int64_t stranded;
-	int64_t stranded_max_ns;  /* the longest stranding seen */
-	char stranded_note[200];  /* the first one's evidence */
-	int stranded_tid;         /* its thread id (0: none) */
 };
 
 struct fl_workload {
