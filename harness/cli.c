@@ -2,11 +2,13 @@
 #include "harness/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void (*fl_usage_trap)(const char *line);
 
@@ -71,4 +73,69 @@ int fl_split_list(const char *what, char *s, char **out, int max)
 			return n;
 		p = comma + 1;
 	}
+}
+
+void fl_bpftrace_check(const char *script)
+{
+	if (access(script, R_OK))
+		fl_usage_error("--bpftrace: cannot read script '%s': %s", script, strerror(errno));
+}
+
+void fl_reps_deprecated(void)
+{
+	fputs("futexlab: --reps is now --rounds\n", stderr);
+}
+
+/* ---- option tables ---------------------------------------------------------- */
+
+void fl_options_getopt(const struct fl_option *o, int n, struct option *out)
+{
+	for (int i = 0; i < n; i++)
+		out[i] = (struct option){ o[i].name, o[i].has_arg, NULL, o[i].code };
+	out[n] = (struct option){ 0, 0, 0, 0 };
+}
+
+/* The help's layout: the option in the first HELP_COL columns, its text
+ * from there, wrapped before WIDTH (a word longer than the line is kept
+ * whole). */
+enum { HELP_COL = 21, WIDTH = 79 };
+
+static void wrap(FILE *f, const char *text, int col)
+{
+	const char *w = text;
+	while (*w) {
+		while (*w == ' ')
+			w++;
+		size_t len = strcspn(w, " ");
+		if (!len)
+			break;
+		if (col > HELP_COL && col + 1 + (int)len > WIDTH) {
+			fprintf(f, "\n%*s", HELP_COL, "");
+			col = HELP_COL;
+		}
+		col += fprintf(f, "%s%.*s", col > HELP_COL ? " " : "", (int)len, w);
+		w += len;
+	}
+	fputc('\n', f);
+}
+
+void fl_options_usage(FILE *f, const char *synopsis, const struct fl_option *o, int n,
+		      const char *notes)
+{
+	fputs(synopsis, f);
+	for (int i = 0; i < n; i++) {
+		if (!o[i].help)
+			continue; /* a hidden alias */
+		int col = fprintf(f, "  --%s%s%s", o[i].name, o[i].arg ? " " : "",
+				  o[i].arg ? o[i].arg : "");
+		if (col >= HELP_COL) { /* no room: the text on the next line */
+			fprintf(f, "\n%*s", HELP_COL, "");
+			col = HELP_COL;
+		} else {
+			col += fprintf(f, "%*s", HELP_COL - col, "");
+		}
+		wrap(f, o[i].help, col);
+	}
+	if (notes)
+		fputs(notes, f);
 }

@@ -4,6 +4,7 @@
 #define FUTEXLAB_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #define FL_EXIT_USAGE 2
 
@@ -21,5 +22,36 @@ int64_t fl_parse_seconds(const char *what, const char *s, double hi);
 /* Splits a comma list in place; returns the count (at most max). Empty
  * items are an error. */
 int fl_split_list(const char *what, char *s, char **out, int max);
+/* `--bpftrace SCRIPT`: a usage error when the script cannot be read (the
+ * probes run it: probes/probes.h). */
+void fl_bpftrace_check(const char *script);
+
+/* --reps, the old name of --rounds, is still accepted (run, sweep, exec):
+ * this one line on stderr says so each time. */
+void fl_reps_deprecated(void);
+
+/* ---- option tables ----------------------------------------------------------
+ *
+ * A command's options, one entry each, with the help text in the entry:
+ * getopt_long's table and the command's --help are both generated from it,
+ * so an option cannot be accepted and missing from the help, or listed and
+ * refused. */
+struct fl_option {
+	const char *name;       /* the long option, without "--" */
+	int has_arg;            /* no_argument or required_argument (getopt.h) */
+	int code;               /* what getopt_long returns for it */
+	const char *arg;        /* its value's placeholder in the help ("LIST"), or NULL */
+	const char *help;       /* what it does, one paragraph (wrapped when printed);
+				   NULL: a hidden alias (an older name) */
+};
+
+/* getopt_long's table of the n entries of o (out has n + 1 slots: the
+ * terminator). */
+struct option;
+void fl_options_getopt(const struct fl_option *o, int n, struct option *out);
+/* The usage: synopsis (its own lines, "usage: ..."), every listed option
+ * with its help wrapped at 79 columns, then notes (or NULL). */
+void fl_options_usage(FILE *f, const char *synopsis, const struct fl_option *o, int n,
+		      const char *notes);
 
 #endif

@@ -7,40 +7,48 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/report.h"
+#include "variants/variant.h"
 
-static const char compare_usage[] =
-"usage: futexlab compare FILE.csv [OTHER.csv] [options]\n"
-"  one file:   the ratio table of every variant against the baseline per point\n"
-"  two files:  before (FILE) / after (OTHER) per point and variant; only the\n"
-"              changes beyond the noise are listed. By default the in-run\n"
-"              ratios to the baseline are compared (drift between the runs\n"
-"              cancels); the last line is 'N of M pairs changed beyond the noise'\n"
-"  --baseline NAME  the variant ratios are taken against (default posix)\n"
-"  --absolute       two files: compare ns per op instead (cannot tell a change\n"
-"                   from the machine drifting between the runs)\n"
-"  --all            two files: list every pair, not only the changes\n"
-"  --tsv            one file: one tab-separated line per point and variant\n"
-"                   (what scripts/plot reads)\n";
+static const struct fl_option opts[] = {
+	{ "baseline", required_argument, 'b', "NAME", "the variant ratios are taken against "
+	  "(default glibc)" },
+	{ "absolute", no_argument, 'A', NULL, "two files: compare ns per op instead (cannot "
+	  "tell a change from the machine drifting between the runs)" },
+	{ "all", no_argument, 'a', NULL, "two files: list every pair, not only the changes" },
+	{ "tsv", no_argument, 't', NULL, "one file: one tab-separated line per point and "
+	  "variant (what scripts/plot reads)" },
+	{ "help", no_argument, 'h', NULL, "this text" },
+};
+#define NOPTS ((int)(sizeof opts / sizeof opts[0]))
+
+static void usage(void)
+{
+	fl_options_usage(stdout,
+		"usage: futexlab compare FILE.csv [OTHER.csv] [options]\n"
+		"  one file:   the ratio table of every variant against the baseline per point\n"
+		"  two files:  before (FILE) / after (OTHER) per point and variant; only the\n"
+		"              changes beyond the noise are listed. By default the in-run\n"
+		"              ratios to the baseline are compared (drift between the runs\n"
+		"              cancels); the last line is 'N of M pairs changed beyond the noise'\n",
+		opts, NOPTS, NULL);
+}
 
 int fl_cmd_compare(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "baseline", required_argument, 0, 'b' }, { "all", no_argument, 0, 'a' },
-		{ "tsv", no_argument, 0, 't' },            { "help", no_argument, 0, 'h' },
-		{ "absolute", no_argument, 0, 'A' },       { 0, 0, 0, 0 },
-	};
-	const char *baseline = "posix";
+	struct option lopts[NOPTS + 1];
+	fl_options_getopt(opts, NOPTS, lopts);
+	const char *baseline = "glibc";
 	bool all = false, tsv = false, absolute = false;
 	opterr = 0;
 	optind = 1;
 	int o;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		switch (o) {
-		case 'b': baseline = optarg; break;
+		case 'b': baseline = fl_variant_name(optarg); break;
 		case 'a': all = true; break;
 		case 't': tsv = true; break;
 		case 'A': absolute = true; break;
-		case 'h': fputs(compare_usage, stdout); return 0;
+		case 'h': usage(); return 0;
 		case ':': fl_usage_error("compare: %s needs a value", argv[optind - 1]);
 		default:
 			fl_usage_error("compare: unknown option '%s' (see futexlab compare --help)",

@@ -4,7 +4,7 @@
  * stats-only pass through glibc to see whether it uses semaphores at all.
  *
  * The program is the workload (exec.h: one op per rep, wall time), so the
- * rounds, the control (posix#2), the paired verdicts, the CSV, Ctrl-C and the
+ * rounds, the control (glibc#2), the paired verdicts, the CSV, Ctrl-C and the
  * error rows are run's own. What exec adds: the shim's environment, the
  * collector in follow-the-tree mode, and the per-program report
  * (exec_report.h) after the ratio table. */
@@ -19,40 +19,11 @@
 #include "harness/commands.h"
 #include "harness/csv.h"
 #include "harness/exec_report.h"
-#include "harness/perf.h"
+#include "probes/perf.h"
 #include "harness/runner.h"
 #include "harness/xalloc.h"
 #include "proc/exec.h"
 #include "shim/env.h"
-
-static const char usage[] =
-"usage: futexlab exec [options] -- CMD [ARGS...]\n"
-"  Runs CMD once per design per round, under the LD_PRELOAD shim (posix: glibc,\n"
-"  unshimmed), interleaved in a fresh random order every round; prints the\n"
-"  paired ratio table against posix and a per-program report.\n"
-"  --variant LIST     designs, comma separated, or 'all' (default all: those the\n"
-"                     shim refuses are skipped rows, with the reason)\n"
-"  --reps R           measured rounds, 1..1000 (default 10; below 6, every verdict is ?)\n"
-"  --warmup N         unmeasured rounds first (default 1: caches, page cache)\n"
-"  --baseline NAME    the design ratios are taken against (default posix)\n"
-"  --no-control       do not run the baseline twice (BASELINE#2, the A/A row)\n"
-"  --seed N           the order of the rounds (default: from the clock; in the CSV)\n"
-"  --csv FILE         one row per run (atomically; Ctrl-C keeps finished rows)\n"
-"  --env K=V          set K=V in CMD's environment (repeatable)\n"
-"  --allow LIST       run designs that break POSIX promises anyway: destroy,\n"
-"                     signal, eintr, all (FUTEXLAB_ALLOW; default none)\n"
-"  --timeout S        kill a run after S seconds: an error row (default 600)\n"
-"  --output           let CMD's stdout and stderr through (default: discarded;\n"
-"                     stderr's first line is kept for an error row)\n"
-"  --probes           count the futex calls of CMD's process tree (eBPF; default\n"
-"                     when root and BPF works)\n"
-"  --no-probes        do not load the eBPF collector\n"
-"  --perf             perf counters of CMD's tree as CSV columns\n"
-"  --quiet            no progress, no load warning\n"
-"  --survey           instead: run CMD once on glibc's semaphores with the shim\n"
-"                     counting (sem_init, waits, posts, blocked waits) per process\n"
-"  Bad input (no --, unknown design, CMD not executable): one line, exit 2. A run\n"
-"  that exits non-zero, is killed or times out: an error row, exit 1.\n";
 
 /* ---- what each rep leaves for the report ------------------------------------ */
 
@@ -109,7 +80,7 @@ static void meta(struct fl_csv *csv)
 	fl_csv_meta(csv, "exec: %s", cmd);
 	for (int i = 0; i < fl_exec_cfg.nenv; i++)
 		fl_csv_meta(csv, "exec env: %s", fl_exec_cfg.env[i]);
-	fl_csv_meta(csv, "exec shim: %s (posix runs unshimmed)%s%s", fl_exec_cfg.shim,
+	fl_csv_meta(csv, "exec shim: %s (glibc runs unshimmed)%s%s", fl_exec_cfg.shim,
 		    fl_exec_cfg.allow[0] ? ", FUTEXLAB_ALLOW=" : "", fl_exec_cfg.allow);
 	fl_csv_meta(csv, "exec timeout: %.0f s", fl_exec_cfg.timeout_s);
 }
@@ -120,8 +91,8 @@ static int survey(void)
 {
 	struct fl_result r = { .shim_sems = -1 };
 	struct fl_exec_shim sh;
-	const struct fl_variant *posix = fl_variant_find("posix");
-	fl_exec_once(posix, true, &r, &sh);
+	const struct fl_variant *glibc = fl_variant_find("glibc");
+	fl_exec_once(glibc, true, &r, &sh);
 	if (r.error[0]) {
 		fprintf(stderr, "futexlab: exec --survey: %s\n", r.error);
 		return 1;
@@ -164,34 +135,121 @@ static int survey(void)
 
 /* ---- options -------------------------------------------------------------------- */
 
-static const struct option opts[] = {
-	{ "variant", required_argument, 0, 'v' }, { "variants", required_argument, 0, 'v' },
-	{ "reps", required_argument, 0, 'r' },    { "rounds", required_argument, 0, 'r' },
-	{ "warmup", required_argument, 0, 'u' },  { "baseline", required_argument, 0, 'B' },
-	{ "no-control", no_argument, 0, 'C' },    { "seed", required_argument, 0, 's' },
-	{ "csv", required_argument, 0, 'c' },     { "env", required_argument, 0, 'E' },
-	{ "allow", required_argument, 0, 'A' },   { "timeout", required_argument, 0, 'T' },
-	{ "output", no_argument, 0, 'O' },        { "probes", no_argument, 0, 'p' },
-	{ "no-probes", no_argument, 0, 'P' },     { "perf", no_argument, 0, 'e' },
-	{ "quiet", no_argument, 0, 'q' },         { "survey", no_argument, 0, 'S' },
-	{ "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
+#define REPS_ALIAS 0x100 /* --reps: the old name of --rounds */
+static const struct fl_option opts[] = {
+	{ "variant", required_argument, 'v', "LIST", "designs, comma separated, or 'all' "
+	  "(default all: those the shim refuses are skipped rows, with the reason; also "
+	  "--variants)" },
+	{ "variants", required_argument, 'v', NULL, NULL },
+	{ "rounds", required_argument, 'r', "R", "measured rounds, 1..1000 (default 10; below "
+	  "6, every verdict is ?)" },
+	{ "reps", required_argument, REPS_ALIAS, NULL, NULL },
+	{ "warmup", required_argument, 'u', "N", "unmeasured rounds first, 0..100 (default 1: "
+	  "caches, page cache)" },
+	{ "baseline", required_argument, 'B', "NAME", "the design ratios are taken against "
+	  "(default glibc)" },
+	{ "no-control", no_argument, 'C', NULL, "do not run the baseline twice (BASELINE#2, the "
+	  "A/A row)" },
+	{ "seed", required_argument, 's', "N", "the order of the rounds (default: from the "
+	  "clock; in the CSV)" },
+	{ "csv", required_argument, 'c', "FILE", "one row per run (atomically; Ctrl-C keeps "
+	  "finished rows)" },
+	{ "env", required_argument, 'E', "K=V", "set K=V in CMD's environment (repeatable)" },
+	{ "allow", required_argument, 'A', "LIST", "run designs that break POSIX promises "
+	  "anyway: destroy, signal, eintr, all (FUTEXLAB_ALLOW; default none)" },
+	{ "timeout", required_argument, 'T', "S", "kill a run after S seconds: an error row "
+	  "(default 600)" },
+	{ "output", no_argument, 'O', NULL, "let CMD's stdout and stderr through (default: "
+	  "discarded; stderr's first line is kept for an error row)" },
+	{ "probes", no_argument, 'p', NULL, "count the futex calls of CMD's process tree (eBPF; "
+	  "default when root and BPF works)" },
+	{ "no-probes", no_argument, 'P', NULL, "do not load the eBPF collector" },
+	{ "perf", no_argument, 'e', NULL, "perf counters of CMD's tree as CSV columns" },
+	{ "quiet", no_argument, 'q', NULL, "no progress, no load warning" },
+	{ "survey", no_argument, 'S', NULL, "instead: run CMD once on glibc's semaphores with the "
+	  "shim counting (sem_init, waits, posts, blocked waits) per process" },
+	{ "help", no_argument, 'h', NULL, "this text" },
+};
+#define NOPTS ((int)(sizeof opts / sizeof opts[0]))
+
+static void usage(void)
+{
+	fl_options_usage(stdout,
+		"usage: futexlab exec [options] -- CMD [ARGS...]\n"
+		"  Runs CMD once per design per round, under the LD_PRELOAD shim (glibc:\n"
+		"  unshimmed), interleaved in a fresh random order every round; prints the\n"
+		"  paired ratio table against glibc and a per-program report.\n",
+		opts, NOPTS,
+		"  Bad input (no --, unknown design, CMD not executable): one line, exit 2. A run\n"
+		"  that exits non-zero, is killed or times out: an error row, exit 1.\n");
+}
+
+/* --env K=V: one more variable for the program's environment. */
+static void add_env(char *kv)
+{
+	if (!strchr(kv, '=') || kv[0] == '=')
+		fl_usage_error("exec: --env wants K=V, not '%s'", kv);
+	if (fl_exec_cfg.nenv == FL_EXEC_MAXENV)
+		fl_usage_error("exec: more than %d --env", FL_EXEC_MAXENV);
+	fl_exec_cfg.env[fl_exec_cfg.nenv++] = kv;
+}
+
+/* --allow LIST: the promises the shim may break, parsed as FUTEXLAB_ALLOW
+ * (shim/env.h) so that a value the shim would refuse is refused here. */
+static void set_allow(const char *list)
+{
+	struct fl_shim_env env;
+	char err[200];
+	if (fl_shim_env_parse(&(struct fl_shim_vars){ .allow = list }, &env, err, sizeof err))
+		fl_usage_error("exec: --allow: %s", err);
+	fl_exec_cfg.allow_flags = env.allow;
+	snprintf(fl_exec_cfg.allow, sizeof fl_exec_cfg.allow, "%s", list);
+}
+
+struct exec_args {
+	const char *vlist;
+	bool survey, seed_given;
 };
 
-/* CMD after "--" (getopt stopped there): it can be run, and the shim is
- * found; else one line, exit 2. */
-static void take_command(int argc, char **argv)
+/* The options into s, fl_exec_cfg and a; returns optind (CMD's index), or
+ * -1 after --help. */
+static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 {
-	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0) {
-		if (optind < argc)
-			fl_usage_error("exec: the command goes after --: futexlab exec [options] -- %s",
-				       argv[optind]);
-		fl_usage_error("exec: no command: futexlab exec [options] -- CMD [ARGS...]");
+	struct option lopts[NOPTS + 1];
+	fl_options_getopt(opts, NOPTS, lopts);
+	opterr = 0;
+	optind = 1;
+	int c;
+	/* '+': stop at the first non-option, so CMD's own options stay its own */
+	while ((c = getopt_long(argc, argv, "+", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'v': a->vlist = optarg; break;
+		case REPS_ALIAS: fl_reps_deprecated(); __attribute__((fallthrough));
+		case 'r': s->rounds = (int)fl_parse_int("--rounds", optarg, 1, 1000); break;
+		case 'u': s->warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
+		case 'B': s->baseline = fl_variant_name(optarg); break;
+		case 'C': s->control = false; break;
+		case 's': s->seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
+			  a->seed_given = true; break;
+		case 'c': s->csv_path = optarg; break;
+		case 'E': add_env(optarg); break;
+		case 'A': set_allow(optarg); break;
+		case 'T': fl_exec_cfg.timeout_s = (double)fl_parse_seconds("--timeout", optarg, 86400) / 1e9;
+			  break;
+		case 'O': fl_exec_cfg.output = true; break;
+		case 'p': s->probes = FL_PROBES_ON; break;
+		case 'P': s->probes = FL_PROBES_OFF; break;
+		case 'e': fl_perf_enabled = true; break;
+		case 'q': s->quiet = true; break;
+		case 'S': a->survey = true; break;
+		case 'h': usage(); return -1;
+		case ':': fl_usage_error("exec: %s needs a value", argv[optind - 1]);
+		default:
+			fl_usage_error("exec: unknown option '%s' (see futexlab exec --help)",
+				       argv[optind - 1]);
+		}
 	}
-	fl_exec_cfg.argv = argv + optind;
-	char why[PATH_MAX + 200];
-	if (fl_exec_check_command(fl_exec_cfg.argv[0], why, sizeof why) ||
-	    fl_exec_find_shim(why, sizeof why))
-		fl_usage_error("%s", why);
+	return optind;
 }
 
 int fl_cmd_exec(int argc, char **argv)
@@ -200,70 +258,36 @@ int fl_cmd_exec(int argc, char **argv)
 	static const struct fl_bench_hooks hooks = {
 		.workload = &fl_exec_workload, .meta = meta, .rep_done = rep_done, .report = report,
 	};
-	const char *vlist = "all";
-	bool do_survey = false, seed_given = false;
+	struct exec_args a = { .vlist = "all" };
 	memset(&s, 0, sizeof s);
 	s.cmd = "exec";
-	s.reps = 10;
+	s.rounds = 10;
 	s.warmup = 1;
-	s.baseline = "posix";
+	s.baseline = "glibc";
 	s.control = true;
 	s.probes = FL_PROBES_DEFAULT;
 	s.latency = 0;
 	s.base = (struct fl_params){ .threads = 1, .tokens = 1, .sems = 1 };
 	s.hooks = &hooks;
 	snprintf(s.hlist, sizeof s.hlist, "auto");
-	opterr = 0;
-	optind = 1;
-	int c;
-	/* '+': stop at the first non-option, so CMD's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		switch (c) {
-		case 'v': vlist = optarg; break;
-		case 'r': s.reps = (int)fl_parse_int("--reps", optarg, 1, 1000); break;
-		case 'u': s.warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
-		case 'B': s.baseline = optarg; break;
-		case 'C': s.control = false; break;
-		case 's': s.seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
-			  seed_given = true; break;
-		case 'c': s.csv_path = optarg; break;
-		case 'E':
-			if (!strchr(optarg, '=') || optarg[0] == '=')
-				fl_usage_error("exec: --env wants K=V, not '%s'", optarg);
-			if (fl_exec_cfg.nenv == FL_EXEC_MAXENV)
-				fl_usage_error("exec: more than %d --env", FL_EXEC_MAXENV);
-			fl_exec_cfg.env[fl_exec_cfg.nenv++] = optarg;
-			break;
-		case 'A': {
-			struct fl_shim_env env;
-			char err[200];
-			if (fl_shim_env_parse(&(struct fl_shim_vars){ .allow = optarg }, &env, err,
-					      sizeof err))
-				fl_usage_error("exec: --allow: %s", err);
-			fl_exec_cfg.allow_flags = env.allow;
-			snprintf(fl_exec_cfg.allow, sizeof fl_exec_cfg.allow, "%s", optarg);
-			break;
-		}
-		case 'T': fl_exec_cfg.timeout_s = (double)fl_parse_seconds("--timeout", optarg, 86400) / 1e9;
-			  break;
-		case 'O': fl_exec_cfg.output = true; break;
-		case 'p': s.probes = FL_PROBES_ON; break;
-		case 'P': s.probes = FL_PROBES_OFF; break;
-		case 'e': fl_perf_enabled = true; break;
-		case 'q': s.quiet = true; break;
-		case 'S': do_survey = true; break;
-		case 'h': fputs(usage, stdout); return 0;
-		case ':': fl_usage_error("exec: %s needs a value", argv[optind - 1]);
-		default:
-			fl_usage_error("exec: unknown option '%s' (see futexlab exec --help)",
-				       argv[optind - 1]);
-		}
+	int cmd = parse(argc, argv, &s, &a);
+	if (cmd < 0)
+		return 0; /* --help */
+	if (cmd >= argc || strcmp(argv[cmd - 1], "--") != 0) {
+		if (cmd < argc)
+			fl_usage_error("exec: the command goes after --: futexlab exec [options] -- %s",
+				       argv[cmd]);
+		fl_usage_error("exec: no command: futexlab exec [options] -- CMD [ARGS...]");
 	}
-	take_command(argc, argv);
-	if (do_survey)
+	fl_exec_cfg.argv = argv + cmd;
+	char why[PATH_MAX + 200];
+	if (fl_exec_check_command(fl_exec_cfg.argv[0], why, sizeof why) ||
+	    fl_exec_find_shim(why, sizeof why))
+		fl_usage_error("%s", why);
+	if (a.survey)
 		return survey();
-	fl_spec_variants(&s, vlist);
-	if (!seed_given)
+	fl_spec_variants(&s, a.vlist);
+	if (!a.seed_given)
 		s.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	s.argc = argc;
 	s.argv = argv;

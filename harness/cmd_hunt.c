@@ -155,7 +155,7 @@ static void fold(struct cell *c, const struct fl_result *r, struct fl_csv *csv)
 /* One rep of cell c: runs it and folds it into the cell; the CSV row. */
 static void run_rep(struct cell *c, const struct fl_params *base, struct fl_csv *csv)
 {
-	struct fl_result r = { .shim_sems = -1, .stranded = -1 };
+	struct fl_result r = FL_RESULT_EMPTY;
 	struct fl_rep_hooks hooks = { .meta = csv_meta, .arg = csv };
 	fl_rep_run(&(struct fl_rep){ c->v, c->w, *base, FL_WAKE_EXACT, 0 }, &hooks, &r);
 	free(r.lat);

@@ -3,6 +3,7 @@
  * with the reason, never dropped), the POSIX promises it does not keep and
  * the capabilities it lacks (`breaks`, from its flags: variants/variant.h),
  * and every workload. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,23 +30,34 @@ static const char *breaks_of(unsigned flags, char *buf, size_t len)
 	return buf;
 }
 
+/* One option; its table is for the help, generated like every command's. */
+static const struct fl_option opts[] = {
+	{ "help", no_argument, 'h', NULL, "this text" },
+};
+
+static void usage(void)
+{
+	fl_options_usage(stdout, "usage: futexlab list\n"
+		"  lists variants with availability, and workloads\n", opts, 1,
+		"  breaks: POSIX promises a design does not keep (the shim refuses it\n"
+		"  unless FUTEXLAB_ALLOW names them): destroy = unsafe to destroy as\n"
+		"  soon as the last wait returns (glibc BZ 12674); signal = post is not\n"
+		"  async-signal-safe; eintr = a handler never interrupts a wait;\n"
+		"  capped = post absorbs releases past value_max (a lock, not a count)\n"
+		"  lacks (a design on an API narrower than sem_t's, e.g. C++20's):\n"
+		"  getvalue = no value to read; pshared = init refuses process-shared;\n"
+		"  overflow = post never reports EOVERFLOW (past value_max is undefined)\n"
+		"  lostwake = the shipped library has a published lost-wakeup bug\n"
+		"  (a waiter may sleep with tokens available: futexlab hunt)\n"
+		"  workloads: [fairness] fills the fair_* columns; [latency: on] times\n"
+		"  its blocking op by default, [latency: --latency] only when asked\n");
+}
+
 int fl_cmd_list(int argc, char **argv)
 {
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help")) {
-			puts("usage: futexlab list\n  lists variants with availability, and workloads\n"
-			     "  breaks: POSIX promises a design does not keep (the shim refuses it\n"
-			     "  unless FUTEXLAB_ALLOW names them): destroy = unsafe to destroy as\n"
-			     "  soon as the last wait returns (glibc BZ 12674); signal = post is not\n"
-			     "  async-signal-safe; eintr = a handler never interrupts a wait;\n"
-			     "  capped = post absorbs releases past value_max (a lock, not a count)\n"
-			     "  lacks (a design on an API narrower than sem_t's, e.g. C++20's):\n"
-			     "  getvalue = no value to read; pshared = init refuses process-shared;\n"
-			     "  overflow = post never reports EOVERFLOW (past value_max is undefined)\n"
-			     "  lostwake = the shipped library has a published lost-wakeup bug\n"
-			     "  (a waiter may sleep with tokens available: futexlab hunt)\n"
-			     "  workloads: [fairness] fills the fair_* columns; [latency: on] times\n"
-			     "  its blocking op by default, [latency: --latency] only when asked");
+			usage();
 			return 0;
 		}
 		fl_usage_error("list: unexpected argument '%s'", argv[1]);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/columns.h"
 #include "harness/report.h"
 #include "harness/stats.h"
 #include "harness/xalloc.h"
@@ -18,7 +19,8 @@
  * no row has them. */
 static double med(const struct fl_table *t, const char *variant, const char *cols)
 {
-	int ic[8], nc = 0, iv = fl_table_col(t, "variant"), is = fl_table_col(t, "status");
+	int ic[8], nc = 0, iv = fl_table_col(t, FL_COL(variant));
+	int is = fl_table_col(t, FL_COL(status));
 	char buf[200];
 	snprintf(buf, sizeof buf, "%s", cols);
 	for (char *save, *c = strtok_r(buf, ",", &save); c && nc < 8; c = strtok_r(NULL, ",", &save))
@@ -110,16 +112,16 @@ void fl_exec_report(FILE *f, const struct fl_table *t, const char *const *labels
 		"sys", "vol csw", "inv csw", "sems", "procs");
 	for (int i = 0; i < nlabels; i++) {
 		const char *v = labels[i];
-		if (isnan(med(t, v, "ns_per_op")))
+		if (isnan(med(t, v, FL_COL(ns_per_op))))
 			continue;
 		char a[16], b[16], c[16], d[16], e[16], g[16], h[16];
 		fprintf(f, "  %-12s %9s %9s %9s %8s %8s %7s %6s\n", v,
-			fl_dur_text(a, sizeof a, med(t, v, "ns_per_op")),
-			fl_dur_text(b, sizeof b, med(t, v, "cpu_user_ns")),
-			fl_dur_text(c, sizeof c, med(t, v, "cpu_sys_ns")),
-			cell(d, sizeof d, med(t, v, "csw_vol"), 1, "%.0f"),
-			cell(e, sizeof e, med(t, v, "csw_invol"), 1, "%.0f"),
-			cell(g, sizeof g, med(t, v, "shim_sems"), 1, "%.0f"),
+			fl_dur_text(a, sizeof a, med(t, v, FL_COL(ns_per_op))),
+			fl_dur_text(b, sizeof b, med(t, v, FL_COL(cpu_user_ns))),
+			fl_dur_text(c, sizeof c, med(t, v, FL_COL(cpu_sys_ns))),
+			cell(d, sizeof d, med(t, v, FL_COL(csw_vol)), 1, "%.0f"),
+			cell(e, sizeof e, med(t, v, FL_COL(csw_invol)), 1, "%.0f"),
+			cell(g, sizeof g, med(t, v, FL_COL(shim_sems)), 1, "%.0f"),
 			cell(h, sizeof h, med(t, v, "procs"), 1, "%.0f"));
 	}
 	if (!probes || fl_table_col(t, "procs") < 0 || isnan(med(t, labels[0], "futex_syscalls"))) {

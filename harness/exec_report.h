@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "harness/probes_glue.h"
+#include "probes/probes.h"
 #include "harness/table.h"
 
 #define FL_EXEC_TOP 5

@@ -95,6 +95,37 @@ static int merge(struct fl_csv *csv, const char *part, const char *header)
 	return e ? 1 : 0;
 }
 
+/* Runs this executable with cargv and waits for it, forwarding an
+ * interruption to it once (as SIGINT); its exit status (128 + the signal
+ * when killed), or -1 when it could not be forked. */
+static int run_child(char **cargv)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "futexlab: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		execv("/proc/self/exe", cargv);
+		fprintf(stderr, "futexlab: exec /proc/self/exe: %s\n", strerror(errno));
+		_exit(1);
+	}
+	int st;
+	bool forwarded = false;
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			st = 1 << 8;
+			break;
+		}
+		if (fl_interrupted && !forwarded) { /* e.g. SIGTERM to us alone */
+			kill(pid, SIGINT);
+			forwarded = true;
+		}
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv_path,
 		     const char *csv_header)
 {
@@ -126,31 +157,11 @@ int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv
 			cargv[k++] = part;
 		}
 		cargv[k] = NULL;
-		fflush(NULL);
-		pid_t pid = fork();
-		if (pid < 0) {
-			fprintf(stderr, "futexlab: fork: %s\n", strerror(errno));
+		int rc = run_child(cargv);
+		if (rc < 0) {
 			status = 1;
 			break;
 		}
-		if (pid == 0) {
-			execv("/proc/self/exe", cargv);
-			fprintf(stderr, "futexlab: exec /proc/self/exe: %s\n", strerror(errno));
-			_exit(1);
-		}
-		int st;
-		bool forwarded = false;
-		while (waitpid(pid, &st, 0) < 0) {
-			if (errno != EINTR) {
-				st = 1 << 8;
-				break;
-			}
-			if (fl_interrupted && !forwarded) { /* e.g. SIGTERM to us alone */
-				kill(pid, SIGINT);
-				forwarded = true;
-			}
-		}
-		int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 		if (cp && access(part, F_OK) == 0 && merge(cp, part, csv_header))
 			rc = rc ? rc : 1;
 		if (cp) /* the child's latency side file, if it wrote one */

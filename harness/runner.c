@@ -15,24 +15,18 @@
 #include "harness/csv.h"
 #include "harness/hashmode.h"
 #include "harness/machine.h"
-#include "harness/perf.h"
+#include "probes/perf.h"
 #include "harness/report.h"
+#include "harness/run_row.h"
 #include "harness/stats.h"
 #include "harness/table.h"
-#include "harness/xalloc.h"
 #include "lib/wake.h"
+#include "harness/xalloc.h"
 #include "proc/helper.h"
 #include "proc/interrupt.h"
 #include "proc/rep.h"
 
 /* ---- rows ------------------------------------------------------------------ */
-
-static const char row_header[] =
-	"variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,"
-	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems,"
-	"fair_jain,fair_cv,fair_min_max,starve_max_ns,"
-	"lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,lat_n,"
-	"cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol,shim_sems,stranded,stranded_max_ns";
 
 /* What a timer read costs (the median of back-to-back fl_now_ns pairs,
  * measured once per run): subtracted from the latency percentiles, since
@@ -57,43 +51,6 @@ static void measure_timer(void)
 	timer_ns = (double)median;
 }
 
-/* The fairness and latency cells (empty where they do not apply). */
-static void tstat_cells(char *out, size_t n, const struct fl_workload *w,
-			const struct fl_result *r)
-{
-	size_t l = 0;
-	if (r && w->fairness && r->fair_n > 0 && r->fair_jain >= 0)
-		l += (size_t)snprintf(out + l, n - l, ",%.4f,%.4f,%.4f", r->fair_jain, r->fair_cv,
-				      r->fair_min_max);
-	else
-		l += (size_t)snprintf(out + l, n - l, ",,,");
-	if (l < n && r && r->starve_max_ns >= 0 && w->fairness && r->lat)
-		l += (size_t)snprintf(out + l, n - l, ",%lld", (long long)r->starve_max_ns);
-	else if (l < n)
-		l += (size_t)snprintf(out + l, n - l, ",");
-	if (l < n && r && r->lat && r->lat->n) {
-		double q[3] = { 0.5, 0.99, 0.999 };
-		for (int i = 0; i < 3 && l < n; i++) {
-			double v = fl_hist_quantile(r->lat, q[i]) - timer_ns;
-			l += (size_t)snprintf(out + l, n - l, ",%.0f", v < 0 ? 0 : v);
-		}
-		double mx = (double)r->lat->max - timer_ns;
-		if (l < n)
-			snprintf(out + l, n - l, ",%.0f,%lld", mx < 0 ? 0 : mx, (long long)r->lat->n);
-	} else if (l < n) {
-		snprintf(out + l, n - l, ",,,,,");
-	}
-}
-
-const char *fl_run_csv_header(void)
-{
-	static char header[2048];
-	if (!header[0])
-		snprintf(header, sizeof header, "%s%s%s", row_header, fl_perf_header(),
-			 fl_probes_csv_header);
-	return header;
-}
-
 static void csv_check(const struct fl_csv *csv, int e)
 {
 	if (e) {
@@ -103,54 +60,11 @@ static void csv_check(const struct fl_csv *csv, int e)
 	}
 }
 
-/* One measured (or skipped, or failed) rep. */
-struct rep {
-	const struct fl_entry *e;
-	int round, slot;
-	const char *status, *note;
-	const struct fl_result *r;      /* NULL for skipped rows */
-	const struct fl_perf_reading *perf;
-};
-
-static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct rep *x)
+/* One rep's row (run_row.h), in memory until the round's flush. */
+static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct fl_run_rep *x)
 {
-	char row[1600], q[400], perf[200], nums[200] = ",,,", ts[200]; /* ops .. ops_per_s empty */
-	const struct fl_result *r = x->r;
-	fl_csv_quote(q, sizeof q, x->note);
-	if (r && !strcmp(x->status, "ok"))
-		snprintf(nums, sizeof nums, "%lld,%lld,%.3f,%.1f", (long long)r->ops,
-			 (long long)r->elapsed_ns, (double)r->elapsed_ns / (double)r->ops,
-			 (double)r->ops * 1e9 / (double)r->elapsed_ns);
-	bool tok = pt->w->uses_tokens;
-	snprintf(row, sizeof row, "%s,%s,%d,%d,%lld,%lld,%s,%d,%s,%s,%s,%s,%d,%d,%d", x->e->label,
-		 pt->w->name, pt->p.threads, tok ? pt->p.tokens : 0,
-		 (long long)(tok ? pt->p.hold_ns : 0), (long long)(tok ? pt->p.think_ns : 0),
-		 fl_wake_name((enum fl_wake_strategy)pt->wake), x->round, nums, x->status, q,
-		 fl_hash_column(), pt->spin, x->round, x->slot);
-	snprintf(row + strlen(row), sizeof row - strlen(row), ",%d", pt->p.sems);
-	tstat_cells(ts, sizeof ts, pt->w, r && !strcmp(x->status, "ok") ? r : NULL);
-	strncat(row, ts, sizeof row - strlen(row) - 1);
-	if (r && !strcmp(x->status, "ok") && r->cpu_set)
-		snprintf(ts, sizeof ts, ",%lld,%lld,%lld,%lld", (long long)r->cpu_user_ns,
-			 (long long)r->cpu_sys_ns, (long long)r->csw_vol, (long long)r->csw_invol);
-	else
-		snprintf(ts, sizeof ts, ",,,,");
-	strncat(row, ts, sizeof row - strlen(row) - 1);
-	if (r && r->shim_sems >= 0)
-		snprintf(ts, sizeof ts, ",%lld", (long long)r->shim_sems);
-	else
-		snprintf(ts, sizeof ts, ",");
-	strncat(row, ts, sizeof row - strlen(row) - 1);
-	if (r && r->stranded >= 0) /* the detector's verdict: ok and error rows */
-		snprintf(ts, sizeof ts, ",%lld,%lld", (long long)r->stranded,
-			 (long long)r->stranded_max_ns);
-	else
-		snprintf(ts, sizeof ts, ",,");
-	strncat(row, ts, sizeof row - strlen(row) - 1);
-	bool counted = r && x->round >= 0; /* warm-up rounds count nothing */
-	fl_perf_cells(counted ? x->perf : NULL, perf, sizeof perf);
-	strncat(row, perf, sizeof row - strlen(row) - 1);
-	fl_probes_append(row, sizeof row, counted);
+	char row[4096];
+	fl_run_row(row, sizeof row, pt, x, timer_ns);
 	csv_check(csv, fl_csv_append(csv, row));
 }
 
@@ -236,7 +150,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 		    int ei, int round, int slot, bool measured, bool latency, struct fl_hist **acc)
 {
 	const struct fl_entry *e = &pt->e[ei];
-	struct fl_result r = { .shim_sems = -1, .stranded = -1 };
+	struct fl_result r = FL_RESULT_EMPTY;
 	struct fl_params p = pt->p;
 	p.latency = latency;
 	bool pe = fl_perf_enabled;
@@ -252,7 +166,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	}
 	if (measured && s->hooks && s->hooks->rep_done)
 		s->hooks->rep_done(pt, ei, round, &r);
-	struct rep x = { e, round, slot, "ok", r.info, &r, e->v->remote ? NULL : &c.perf };
+	struct fl_run_rep x = { e, round, slot, "ok", r.info, &r, e->v->remote ? NULL : &c.perf };
 	char why[120], lost[420];
 	if (r.error[0]) {
 		x.status = "error";
@@ -349,7 +263,7 @@ static void point_begin(const struct fl_spec *s, const struct fl_point *pt, stru
 		const char *why = fl_entry_skip(pt, &pt->e[i]);
 		pr->live[i] = !why;
 		if (why)
-			emit(csv, pt, &(struct rep){ &pt->e[i], 0, 0, "skipped", why, NULL, NULL });
+			emit(csv, pt, &(struct fl_run_rep){ &pt->e[i], 0, 0, "skipped", why, NULL, NULL });
 		n->skipped += !pr->live[i];
 	}
 }
@@ -366,7 +280,7 @@ static void point_round(const struct fl_spec *s, const struct fl_point *pt, int 
 	fl_cpu_sample(&a);
 	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9;
 	int order[FL_MAXLIST + 3];
-	show(g, pt, round < 0 ? -1 : round, s->reps);
+	show(g, pt, round < 0 ? -1 : round, s->rounds);
 	fl_round_order(rng, pt->ne, order);
 	for (int k = 0, slot = 0; k < pt->ne && !fl_interrupted; k++) {
 		int i = order[k];
@@ -408,7 +322,7 @@ static double expected_cost(const struct fl_spec *s, const struct fl_point *pts,
 	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9, total = 0;
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < pts[i].ne; j++)
-			total += fl_entry_skip(&pts[i], &pts[i].e[j]) ? 0 : per_rep * (s->warmup + s->reps);
+			total += fl_entry_skip(&pts[i], &pts[i].e[j]) ? 0 : per_rep * (s->warmup + s->rounds);
 	return total;
 }
 
@@ -424,7 +338,7 @@ static int dry_run(const struct fl_spec *s, const struct fl_point *pts, int n)
 			       why ? "skipped: " : "", why ? why : "");
 		}
 	printf("%d points, %d + %d rounds each, about %.0f s of timed work\n", n, s->warmup,
-	       s->reps, expected_cost(s, pts, n));
+	       s->rounds, expected_cost(s, pts, n));
 	return 0;
 }
 
@@ -450,7 +364,7 @@ static void machine_meta(const struct fl_spec *s, struct fl_csv *csv)
 	fl_csv_meta(csv, "seed: %llu", (unsigned long long)s->seed);
 	fl_csv_meta(csv, "rounds: %d measured + %d warm-up per point, interleaved across the "
 		    "points (each round: every point once; the points from round 1 on, and within "
-		    "each point the variants, in a fresh random order)", s->reps, s->warmup);
+		    "each point the variants, in a fresh random order)", s->rounds, s->warmup);
 	fl_csv_meta(csv, "hypervisor: %s", hyp);
 	fl_csv_meta(csv, "governor: %s", gov);
 	fl_csv_meta(csv, "pin: %s", s->pin ? s->pin : "none");
@@ -510,7 +424,7 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 	int *porder = fl_xcalloc((size_t)npts, sizeof *porder);
 	for (int i = 0; i < npts; i++)
 		point_begin(s, &pts[i], csv, &pr[i], n);
-	for (int round = -s->warmup; round < s->reps && !fl_interrupted; round++) {
+	for (int round = -s->warmup; round < s->rounds && !fl_interrupted; round++) {
 		/* The warm-up rounds and the first measured one (the CSV's first
 		 * rows: warm-up reps are not written) take the points in their
 		 * listed order, so the CSV and every table list them so. The
@@ -551,14 +465,40 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 			"the run: intervals are wider than on a quiet machine\n", 100 * others);
 }
 
-/* The probes, --perf and --bpftrace, before the first rep; then (unless
- * --quiet) the warning when other work is running, in this order as
- * before: the check samples the machine with everything attached. */
-static void instruments_begin(const struct fl_spec *s, struct fl_csv *csv)
+/* The metadata lines of the run (after the machine's and the command's):
+ * the timer's cost, which workloads time their blocking op (into lw, the
+ * side file is written when any does), the detector's threshold. */
+static void run_meta(const struct fl_spec *s, struct fl_csv *csv, const struct fl_point *pts,
+		     int npts, char *lw, size_t n)
+{
+	measure_timer();
+	fl_csv_meta(csv, "timer: fl_now_ns (vDSO clock_gettime CLOCK_MONOTONIC) %.0f ns a read "
+		    "(median of back-to-back pairs), subtracted from the lat_* columns", timer_ns);
+	lw[0] = '\0';
+	for (int i = 0; i < fl_nworkloads; i++) {
+		bool in_run = false;
+		for (int k = 0; k < npts && !in_run; k++)
+			in_run = pts[k].w == fl_workloads[i];
+		if (in_run && want_latency(s, fl_workloads[i]))
+			snprintf(lw + strlen(lw), n - strlen(lw), "%s%s", lw[0] ? "," : "",
+				 fl_workloads[i]->name);
+	}
+	fl_csv_meta(csv, "latency: %s (%s)", lw[0] ? lw : "none",
+		    s->latency < 0 ? "each workload's default" : s->latency ? "--latency" :
+		    "--no-latency");
+	if (s->base.stranded_ns > 0)
+		fl_csv_meta(csv, "stranded: %lld ms (the stranded-waiter detector's threshold, "
+			    "--stranded-ms)", (long long)(s->base.stranded_ns / 1000000));
+	else
+		fl_csv_meta(csv, "stranded: off");
+}
+
+/* The collector, perf and bpftrace, before the first rep. */
+static void probes_start(const struct fl_spec *s, struct fl_csv *csv)
 {
 	fl_probes_setup(s->probes);
 	/* before bpftrace attaches (its cost would land in the baseline) and
-	 * before any rep: ~0.1 s, the wake path (probes/README.md) */
+	 * before any rep: ~0.1 s, the wake path (probes/overhead.md) */
 	double ovh = fl_probes_overhead_ns();
 	if (!isnan(ovh))
 		fl_csv_meta(csv, "probes_overhead_ns_per_syscall: %.0f (the collector on a "
@@ -570,35 +510,34 @@ static void instruments_begin(const struct fl_spec *s, struct fl_csv *csv)
 	}
 	if (s->bt_script)
 		fl_bpftrace_start(s->bt_script, s->csv_path);
-	if (!s->quiet)
-		check_quiet();
 }
 
-/* The metadata of what the reps measure: the timer's cost, the workloads
- * that time their blocking op (into lw: "" for none), the detector's
- * threshold. */
-static void measure_meta(const struct fl_spec *s, const struct fl_point *pts, int npts,
-			 struct fl_csv *csv, char *lw, size_t lwn)
+/* The run's rounds, then the table and the closing lines; the exit status. */
+static int run_and_report(const struct fl_spec *s, struct fl_point *pts, int npts,
+			  struct fl_csv *csv, struct fl_csv *lat)
 {
-	measure_timer();
-	fl_csv_meta(csv, "timer: fl_now_ns (vDSO clock_gettime CLOCK_MONOTONIC) %.0f ns a read "
-		    "(median of back-to-back pairs), subtracted from the lat_* columns", timer_ns);
-	for (int i = 0; i < fl_nworkloads; i++) {
-		bool in_run = false;
-		for (int k = 0; k < npts && !in_run; k++)
-			in_run = pts[k].w == fl_workloads[i];
-		if (in_run && want_latency(s, fl_workloads[i]))
-			snprintf(lw + strlen(lw), lwn - strlen(lw), "%s%s", lw[0] ? "," : "",
-				 fl_workloads[i]->name);
-	}
-	fl_csv_meta(csv, "latency: %s (%s)", lw[0] ? lw : "none",
-		    s->latency < 0 ? "each workload's default" : s->latency ? "--latency" :
-		    "--no-latency");
-	if (s->base.stranded_ns > 0)
-		fl_csv_meta(csv, "stranded: %lld ms (the stranded-waiter detector's threshold, "
-			    "--stranded-ms)", (long long)(s->base.stranded_ns / 1000000));
-	else
-		fl_csv_meta(csv, "stranded: off");
+	printf("futexlab %s — %d points, %d warm-up + %d measured rounds, seed %llu\n", s->cmd,
+	       npts, s->warmup, s->rounds, (unsigned long long)s->seed);
+	fflush(stdout);
+	int64_t t0 = fl_now_ns();
+	struct counts n = { 0 };
+	int done = 0;
+	run_points(s, pts, npts, csv, lat, &n, &done);
+	fl_helper_shutdown();
+	fl_bpftrace_stop();
+	fl_probes_teardown();
+	print_table(s, csv);
+	printf("\n%s %s: %d of %d points in %.1f s — %d ok, %d skipped, %d error\n", s->cmd,
+	       fl_interrupted ? "INTERRUPTED" : "done", done, npts,
+	       (double)(fl_now_ns() - t0) / 1e9, n.ok, n.skipped, n.error);
+	if (s->csv_path)
+		printf("CSV: %s (%d rows%s)\n", s->csv_path, csv->n,
+		       fl_interrupted ? ", every rep finished before the interrupt" : "");
+	if (fl_interrupted)
+		return 130;
+	if (n.error)
+		fprintf(stderr, "futexlab: %d point(s) broke an invariant (error above)\n", n.error);
+	return n.error ? 1 : 0;
 }
 
 int fl_bench(struct fl_spec *s)
@@ -621,13 +560,14 @@ int fl_bench(struct fl_spec *s)
 	int e = fl_csv_open(&csv, s->csv_path, fl_run_csv_header(), s->argc, s->argv);
 	if (e) {
 		fprintf(stderr, "futexlab: cannot write %s: %s\n", s->csv_path, strerror(e));
+		free(pts);
 		return 1;
 	}
 	machine_meta(s, &csv);
 	if (s->hooks && s->hooks->meta)
 		s->hooks->meta(&csv);
-	char lw[512] = ""; /* the run's workloads that time their blocking op */
-	measure_meta(s, pts, npts, &csv, lw, sizeof lw);
+	char lw[512]; /* the run's workloads that time their blocking op */
+	run_meta(s, &csv, pts, npts, lw, sizeof lw);
 	struct fl_csv latcsv, *lat = NULL;
 	char latpath[1100];
 	if (s->csv_path && lw[0]) { /* x.csv -> x.lat.csv: the latency distributions */
@@ -636,38 +576,21 @@ int fl_bench(struct fl_spec *s)
 		if (e) {
 			fprintf(stderr, "futexlab: cannot write %s: %s\n", latpath, strerror(e));
 			fl_csv_close(&csv);
+			free(pts);
 			return 1;
 		}
 		lat = &latcsv;
 	}
 	fl_interrupt_catch();
-	instruments_begin(s, &csv);
-	printf("futexlab %s — %d points, %d warm-up + %d measured rounds, seed %llu\n", s->cmd,
-	       npts, s->warmup, s->reps, (unsigned long long)s->seed);
-	fflush(stdout);
-	int64_t t0 = fl_now_ns();
-	struct counts n = { 0 };
-	int done = 0;
-	run_points(s, pts, npts, &csv, lat, &n, &done);
-	fl_helper_shutdown();
-	fl_bpftrace_stop();
-	fl_probes_teardown();
-	print_table(s, &csv);
-	printf("\n%s %s: %d of %d points in %.1f s — %d ok, %d skipped, %d error\n", s->cmd,
-	       fl_interrupted ? "INTERRUPTED" : "done", done, npts,
-	       (double)(fl_now_ns() - t0) / 1e9, n.ok, n.skipped, n.error);
-	if (s->csv_path)
-		printf("CSV: %s (%d rows%s)\n", s->csv_path, csv.n,
-		       fl_interrupted ? ", every rep finished before the interrupt" : "");
+	probes_start(s, &csv);
+	if (!s->quiet)
+		check_quiet();
+	int rc = run_and_report(s, pts, npts, &csv, lat);
 	fl_csv_close(&csv);
 	if (lat)
 		fl_csv_close(lat);
 	free(pts);
-	if (fl_interrupted)
-		return 130;
-	if (n.error)
-		fprintf(stderr, "futexlab: %d point(s) broke an invariant (error above)\n", n.error);
-	return n.error ? 1 : 0;
+	return rc;
 }
 
 int fl_bench_main(const char *cmd, const struct fl_spec_defaults *d, int argc, char **argv)

@@ -9,8 +9,6 @@
 #ifndef FUTEXLAB_RUNNER_H
 #define FUTEXLAB_RUNNER_H
 
-#include <stddef.h>
-
 #include "harness/spec.h"
 
 /* Runs the spec end to end: CSV, probes, the table. Returns the exit
@@ -19,8 +17,5 @@ int fl_bench(struct fl_spec *s);
 
 /* A command's whole life: parse with its defaults (spec.h), then run. */
 int fl_bench_main(const char *cmd, const struct fl_spec_defaults *d, int argc, char **argv);
-
-/* The CSV header: row columns, perf columns, probe columns. */
-const char *fl_run_csv_header(void);
 
 #endif

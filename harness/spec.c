@@ -20,7 +20,7 @@
 
 #include "harness/cli.h"
 #include "harness/hashmode.h"
-#include "harness/perf.h"
+#include "probes/perf.h"
 #include "proc/helper.h"
 #include "lib/wake.h"
 #include "harness/xalloc.h"
@@ -54,7 +54,7 @@ static const struct {
 };
 static const struct {
 	const char *name;
-	int reps, warmup;
+	int rounds, warmup;
 	double duration;
 } presets[] = {
 	{ "quick", 20, 1, 0.015 },
@@ -138,21 +138,21 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 		s->groups = s->pgroups;
 	for (size_t i = 0; s->preset && i < sizeof presets / sizeof presets[0]; i++)
 		if (!strcmp(s->preset, presets[i].name)) {
-			s->reps = s->reps < 0 ? presets[i].reps : s->reps;
+			s->rounds = s->rounds < 0 ? presets[i].rounds : s->rounds;
 			s->warmup = s->warmup < 0 ? presets[i].warmup : s->warmup;
 			dur = presets[i].duration;
 		}
-	if (s->reps < 0)
-		s->reps = d->reps;
+	if (s->rounds < 0)
+		s->rounds = d->rounds;
 	if (s->warmup < 0)
 		s->warmup = d->warmup;
 	if (duration_ns < 0)
 		duration_ns = (int64_t)(dur * 1e9);
-	if (s->budget_ns && s->budget_ns / (s->warmup + s->reps) < duration_ns) {
-		duration_ns = s->budget_ns / (s->warmup + s->reps);
+	if (s->budget_ns && s->budget_ns / (s->warmup + s->rounds) < duration_ns) {
+		duration_ns = s->budget_ns / (s->warmup + s->rounds);
 		if (duration_ns < 1000000)
 			fl_usage_error("%s: --budget leaves under 1 ms per rep for %d reps", s->cmd,
-				       s->warmup + s->reps);
+				       s->warmup + s->rounds);
 	}
 	s->base.duration_ns = s->base.ops ? 0 : duration_ns;
 	if (!seed_given) /* recorded in the CSV: any run can be repeated exactly */
@@ -165,41 +165,92 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 	fl_hash_list(h, items, FL_MAXLIST); /* validated before anything runs */
 }
 
-/* The options of run and sweep: one table (cmd_run.c and cmd_sweep.c carry
- * the usage texts). */
-static const struct option opts[] = {
-	{ "preset", required_argument, 0, 'p' },
-	{ "variants", required_argument, 0, 'v' }, { "variant", required_argument, 0, 'v' },
-	{ "workloads", required_argument, 0, 'w' }, { "workload", required_argument, 0, 'w' },
-	{ "threads", required_argument, 0, 't' },  { "tokens", required_argument, 0, 'k' },
-	{ "wake", required_argument, 0, 'W' },     { "hold", required_argument, 0, 'H' },
-	{ "spin", required_argument, 0, 'S' },     { "hash", required_argument, 0, 'X' },
-	{ "think", required_argument, 0, 'T' },    { "reps", required_argument, 0, 'r' },
-	{ "rounds", required_argument, 0, 'r' },   { "warmup", required_argument, 0, 'u' },
-	{ "duration", required_argument, 0, 'd' }, { "ops", required_argument, 0, 'o' },
-	{ "budget", required_argument, 0, 'b' },   { "pin", required_argument, 0, 'P' },
-	{ "csv", required_argument, 0, 'c' },      { "baseline", required_argument, 0, 'B' },
-	{ "no-floors", no_argument, 0, 'F' },      { "no-control", no_argument, 0, 'C' },
-	{ "seed", required_argument, 0, 's' },     { "perf", no_argument, 0, 'e' },
-	{ "quiet", no_argument, 0, 'q' },          { "help", no_argument, 0, 'h' },
-	{ "dry-run", no_argument, 0, 'n' },        { "probes", no_argument, 0, 0x100 },
-	{ "no-probes", no_argument, 0, 0x101 },    { "bpftrace", required_argument, 0, 0x102 },
-	{ "sems", required_argument, 0, 0x103 },
-	{ "latency", no_argument, 0, 0x104 },      { "no-latency", no_argument, 0, 0x105 },
-	{ "stranded-ms", required_argument, 0, 0x106 },
-	{ 0, 0, 0, 0 },
+/* The options of run and sweep: one table, the help text in it (each
+ * command gives only its synopsis and notes: cmd_run.c, cmd_sweep.c). */
+#define REPS_ALIAS 0x107 /* --reps: the old name of --rounds */
+static const struct fl_option opts[] = {
+	{ "preset", required_argument, 'p', "NAME", "the axes, rounds and duration of a "
+	  "preset: quick (the README's default, < 60 s on 2 cores) or full" },
+	{ "variant", required_argument, 'v', "LIST", "variants, comma separated, or 'all' "
+	  "(default all; also --variants)" },
+	{ "variants", required_argument, 'v', NULL, NULL },
+	{ "workload", required_argument, 'w', "LIST", "workloads, comma separated, or 'all' "
+	  "(default all; also --workloads)" },
+	{ "workloads", required_argument, 'w', NULL, NULL },
+	{ "threads", required_argument, 't', "LIST", "thread counts, 1..1024 each (default: run "
+	  "4, sweep 1,2,4,8; ignored by fixed-thread workloads)" },
+	{ "tokens", required_argument, 'k', "LIST", "initial tokens / buffer capacity, "
+	  "1..1000000 each (default 1)" },
+	{ "sems", required_argument, 0x103, "LIST", "pool/oversub: spread the threads over N "
+	  "semaphores of K tokens each (thread i on i % N), 1..64 each, e.g. 1,2,4,8 (default 1; "
+	  "other workloads: 1)" },
+	{ "wake", required_argument, 'W', "LIST", "how a release wakes: exact, one, all, a comma "
+	  "list (default exact)" },
+	{ "spin", required_argument, 'S', "LIST", "spin up to N times before parking, "
+	  "0..1000000 each, e.g. 0,100 (default 0)" },
+	{ "hash", required_argument, 'X', "LIST", "futex hash modes auto|global|private:N; more "
+	  "than one: the run once per mode, each in a process of its own (default auto; kernel "
+	  "6.16+)" },
+	{ "hold", required_argument, 'H', "NS", "pool/oversub: busy work while holding a token, "
+	  "ns (default 0)" },
+	{ "think", required_argument, 'T', "NS", "pool/oversub: busy work between tokens, ns "
+	  "(default 0)" },
+	{ "duration", required_argument, 'd', "S", "seconds per rep (default 0.1)" },
+	{ "ops", required_argument, 'o', "N", "operations per rep instead of a duration" },
+	{ "budget", required_argument, 'b', "S", "cap per point and variant: the rep's duration "
+	  "becomes S/(warmup+rounds)" },
+	{ "rounds", required_argument, 'r', "R", "measured rounds per point, 1..1000 (default "
+	  "10): a round runs every variant of the point once, in a fresh random order" },
+	{ "reps", required_argument, REPS_ALIAS, NULL, NULL },
+	{ "warmup", required_argument, 'u', "N", "unmeasured rounds first, 0..100 (default 1)" },
+	{ "seed", required_argument, 's', "N", "the order of the rounds (default: from the "
+	  "clock; in the CSV)" },
+	{ "baseline", required_argument, 'B', "NAME", "the variant ratios are taken against "
+	  "(default glibc)" },
+	{ "no-control", no_argument, 'C', NULL, "do not run the baseline twice per round "
+	  "(BASELINE#2: the A/A row)" },
+	{ "no-floors", no_argument, 'F', NULL, "omit the floor-atomic and floor-futex reference "
+	  "rows (uncontended, pingpong)" },
+	{ "csv", required_argument, 'c', "FILE", "one row per rep (atomic rewrite; Ctrl-C keeps "
+	  "finished rows)" },
+	{ "pin", required_argument, 'P', "CPULIST", "run every thread on these CPUs "
+	  "(sched_setaffinity), e.g. 0 or 0,1" },
+	{ "quiet", no_argument, 'q', NULL, "nothing on stderr but errors (no progress, no load "
+	  "warning)" },
+	{ "probes", no_argument, 0x100, NULL, "count futex calls in the kernel per rep (eBPF; "
+	  "default when root and BPF works), as extra CSV columns" },
+	{ "no-probes", no_argument, 0x101, NULL, "do not load the eBPF collector" },
+	{ "bpftrace", required_argument, 0x102, "SCRIPT", "run a bpftrace script (probes/*.bt) "
+	  "on this process during the whole run; its output goes beside the CSV" },
+	{ "latency", no_argument, 0x104, NULL, "time every blocking op (latency percentiles, "
+	  "starvation) in every workload that can; default: where it costs <= 5%" },
+	{ "no-latency", no_argument, 0x105, NULL, "time nothing (fairness counts stay)" },
+	{ "stranded-ms", required_argument, 0x106, "N", "a waiter asleep while its semaphore has "
+	  "had a token for N ms is a lost wakeup: an error row (default 50; 0: off)" },
+	{ "perf", no_argument, 'e', NULL, "perf counters per rep as CSV columns (empty: "
+	  "unsupported)" },
+	{ "dry-run", no_argument, 'n', NULL, "list the points and skips with the time estimate; "
+	  "run nothing" },
+	{ "help", no_argument, 'h', NULL, "this text" },
 };
+#define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
-int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defaults *d,
-		  int argc, char **argv)
+void fl_spec_usage(FILE *f, const struct fl_spec_defaults *d)
+{
+	fl_options_usage(f, d->synopsis, opts, NOPTS, d->notes);
+}
+
+/* Everything an option may change, before the options. */
+static void spec_init(struct fl_spec *s, const char *cmd, const struct fl_spec_defaults *d,
+		      int argc, char **argv)
 {
 	memset(s, 0, sizeof *s);
 	s->cmd = cmd;
 	s->cli = (struct fl_group){ "all", d->threads, "1", "exact", "0", "1" };
 	s->groups = &s->cli;
 	s->ngroups = 1;
-	s->reps = s->warmup = -1;
-	s->baseline = "posix";
+	s->rounds = s->warmup = -1;
+	s->baseline = "glibc";
 	s->floors = s->control = true;
 	s->probes = FL_PROBES_DEFAULT;
 	s->latency = -1;
@@ -208,13 +259,21 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	s->argc = argc;
 	s->argv = argv;
 	snprintf(s->hlist, sizeof s->hlist, "auto");
+}
+
+int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defaults *d,
+		  int argc, char **argv)
+{
+	spec_init(s, cmd, d, argc, argv);
 	const char *vlist = "all";
 	bool axes_given = false, seed_given = false;
 	int64_t duration_ns = -1;
+	struct option lopts[NOPTS + 1];
+	fl_options_getopt(opts, NOPTS, lopts);
 	opterr = 0;
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			s->preset = optarg;
@@ -234,14 +293,15 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 'X': copy_list("--hash", s->hlist, sizeof s->hlist, optarg); break;
 		case 'H': s->base.hold_ns = fl_parse_int("--hold", optarg, 0, 1000000000); break;
 		case 'T': s->base.think_ns = fl_parse_int("--think", optarg, 0, 1000000000); break;
-		case 'r': s->reps = (int)fl_parse_int("--reps", optarg, 1, 1000); break;
+		case REPS_ALIAS: fl_reps_deprecated(); __attribute__((fallthrough));
+		case 'r': s->rounds = (int)fl_parse_int("--rounds", optarg, 1, 1000); break;
 		case 'u': s->warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
 		case 'd': duration_ns = fl_parse_seconds("--duration", optarg, 3600); break;
 		case 'o': s->base.ops = fl_parse_int("--ops", optarg, 1, INT64_MAX / 2); break;
 		case 'b': s->budget_ns = fl_parse_seconds("--budget", optarg, 86400); break;
 		case 'P': s->pin = optarg; break;
 		case 'c': s->csv_path = optarg; break;
-		case 'B': s->baseline = optarg; break;
+		case 'B': s->baseline = fl_variant_name(optarg); break;
 		case 'F': s->floors = false; break;
 		case 'C': s->control = false; break;
 		case 's': s->seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
@@ -258,7 +318,10 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 			s->base.stranded_ns =
 				fl_parse_int("--stranded-ms", optarg, 0, 3600000) * 1000000;
 			break;
-		case 'h': fputs(d->usage, stdout); return 1;
+		case 'h':
+			if (d->synopsis)
+				fl_spec_usage(stdout, d);
+			return 1;
 		case ':': fl_usage_error("%s: %s needs a value", cmd, argv[optind - 1]);
 		default:
 			fl_usage_error("%s: unknown option '%s' (see futexlab %s --help)", cmd,

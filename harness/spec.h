@@ -18,8 +18,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "harness/probes_glue.h"
+#include "probes/probes.h"
 #include "workloads/workload.h"
 
 #define FL_MAXLIST 64
@@ -59,7 +60,7 @@ struct fl_spec {
 	const struct fl_variant *vs[FL_MAXLIST];
 	int nv;
 	struct fl_params base;          /* hold, think, ops, duration */
-	int reps, warmup;               /* rounds measured, rounds unmeasured */
+	int rounds, warmup;             /* rounds measured, rounds unmeasured */
 	int64_t budget_ns;
 	const char *csv_path, *baseline, *pin, *bt_script;
 	bool floors, control, quiet, dry;
@@ -75,10 +76,15 @@ struct fl_spec {
 /* Defaults of a command: run and sweep differ only in these. */
 struct fl_spec_defaults {
 	const char *threads;
-	int reps, warmup;
+	int rounds, warmup;
 	double duration;
-	const char *usage;
+	/* --help: synopsis, the options (from the one table), notes (or
+	 * NULL); synopsis NULL: --help prints nothing (the fuzz targets) */
+	const char *synopsis, *notes;
 };
+
+/* The usage of run or sweep: d's synopsis, the options, d's notes. */
+void fl_spec_usage(FILE *f, const struct fl_spec_defaults *d);
 
 /* Parses argv (argv[0] is the command name). Bad input: one line on
  * stderr, exit 2. Returns 1 when --help was printed, else 0. */

@@ -18,7 +18,7 @@ double fl_median(double *x, int n)
 }
 
 /* P(B <= j) for B ~ Binomial(n, 1/2), summed in logs so n = 1000 (the
- * largest --reps) neither overflows nor underflows to nonsense. */
+ * largest --rounds) neither overflows nor underflows to nonsense. */
 static double binom_half_cdf(int n, int j)
 {
 	double sum = 0;

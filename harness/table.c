@@ -1,4 +1,7 @@
-/* harness/table.c — CSV text -> table -> cells -> paired ratios (table.h). */
+/* harness/table.c — CSV text -> table -> cells -> paired ratios (table.h).
+ * Every column it looks up by name is FL_COL(name) (columns.h): a name the
+ * run CSV's table (workloads/result_fields.h) does not write does not
+ * compile. */
 #include "harness/table.h"
 
 #include <assert.h>
@@ -8,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/columns.h"
 #include "harness/xalloc.h"
+#include "variants/variant.h"
 
 /* ---- CSV text -> table ------------------------------------------------- */
 
@@ -100,7 +105,7 @@ static int add_line(struct fl_table *t, char *line, char *err, int errlen)
 		 * drop it rather than refuse the whole file. */
 		int ist = -1;
 		for (int j = 0; j < t->ncol; j++)
-			if (!strcmp(t->cols[j], "status"))
+			if (!strcmp(t->cols[j], FL_COL(status)))
 				ist = j;
 		if (ist >= 0 && cells[ist][0] == '\0' &&
 		    (!strcmp(cells[ist + 1], "skipped") || !strcmp(cells[ist + 1], "error"))) {
@@ -127,13 +132,39 @@ static int add_line(struct fl_table *t, char *line, char *err, int errlen)
 	return 0;
 }
 
+/* Older files name a design by a former name (`posix` for glibc, its
+ * control `posix#2`): their rows read as if written today, so a compare of
+ * an old file with a new one pairs glibc with glibc, and the tables label
+ * it by the name every other output uses (variants/registry.c.in). */
+static void rename_former(struct fl_table *t)
+{
+	int iv = fl_table_col(t, "variant");
+	for (int r = 0; iv >= 0 && r < t->nrows; r++) {
+		char *v = t->rows[r][iv], name[64];
+		size_t l = strcspn(v, "#"); /* the control's "#2" stays */
+		if (l >= sizeof name)
+			continue;
+		memcpy(name, v, l);
+		name[l] = '\0';
+		const char *now = fl_variant_name(name);
+		if (now == name)
+			continue;
+		char *nv = fl_xmalloc(strlen(now) + strlen(v + l) + 1);
+		strcat(strcpy(nv, now), v + l);
+		free(v);
+		t->rows[r][iv] = nv;
+	}
+}
+
 static int finish(struct fl_table *t, char *err, int errlen)
 {
 	if (!t->cols) {
 		snprintf(err, (size_t)errlen, "no header line (not a futexlab CSV)");
 		return -1;
 	}
-	static const char *const need[] = { "variant", "workload", "rep", "ns_per_op", "status" };
+	rename_former(t);
+	static const char *const need[] = { FL_COL(variant), FL_COL(workload), FL_COL(rep),
+					     FL_COL(ns_per_op), FL_COL(status) };
 	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
 		int found = 0;
 		for (int j = 0; j < t->ncol; j++)
@@ -232,41 +263,44 @@ int fl_table_col(const struct fl_table *t, const char *name)
 /* ---- table -> (point, variant) cells ------------------------------------ */
 
 const char *const fl_extra_cols[FL_NEXTRA] = {
-	"fair_jain", "fair_cv", "fair_min_max", "starve_max_ns",
-	"lat_p50_ns", "lat_p99_ns", "lat_p999_ns", "lat_max_ns",
+	FL_COL(fair_jain),  FL_COL(fair_cv),    FL_COL(fair_min_max), FL_COL(starve_max_ns),
+	FL_COL(lat_p50_ns), FL_COL(lat_p99_ns), FL_COL(lat_p999_ns),  FL_COL(lat_max_ns),
 };
 
 /* Configuration columns appended right of `rep` by later options. */
-static const char *const extra_config[] = { "hash", "spin", "sems" };
+static const char *const extra_config[] = { FL_COL(hash), FL_COL(spin), FL_COL(sems) };
 
 static void point_key(const struct fl_table *t, char **row, int irep, char *out, size_t n)
 {
 	size_t j = 0;
 	out[0] = '\0';
-	int iw = fl_table_col(t, "workload");
+	int iw = fl_table_col(t, FL_COL(workload));
 	j += (size_t)snprintf(out, n, "%s", row[iw]);
 	for (int c = 0; c < t->ncol && j < n; c++) {
 		const char *name = t->cols[c];
 		bool config = c < irep;
 		for (size_t e = 0; e < sizeof extra_config / sizeof extra_config[0]; e++)
 			config |= !strcmp(name, extra_config[e]);
-		if (!config || c == iw || !strcmp(name, "variant"))
+		if (!config || c == iw || !strcmp(name, FL_COL(variant)))
 			continue;
 		const char *v = row[c];
 		/* hash=auto:N records what the kernel chose at that row (it sizes
 		 * the private hash when the process first starts threads): still
 		 * one mode, "auto", for grouping. */
-		if (!strcmp(name, "hash") && !strncmp(v, "auto:", 5))
+		if (!strcmp(name, FL_COL(hash)) && !strncmp(v, "auto:", 5))
 			v = "auto";
-		const char *label = !strcmp(name, "threads") ? "T" : !strcmp(name, "tokens") ? "K"
-			: !strcmp(name, "hold_ns") ? "hold" : !strcmp(name, "think_ns") ? "think"
+		const char *label = !strcmp(name, FL_COL(threads)) ? "T"
+			: !strcmp(name, FL_COL(tokens)) ? "K"
+			: !strcmp(name, FL_COL(hold_ns)) ? "hold"
+			: !strcmp(name, FL_COL(think_ns)) ? "think"
 			: name;
 		/* "0" means "does not apply" for these (see the CSV schema) */
-		if (!strcmp(v, "0") && (!strcmp(name, "tokens") || !strcmp(name, "hold_ns") ||
-					!strcmp(name, "think_ns")))
+		if (!strcmp(v, "0") && (!strcmp(name, FL_COL(tokens)) ||
+					!strcmp(name, FL_COL(hold_ns)) ||
+					!strcmp(name, FL_COL(think_ns))))
 			continue;
 		/* one semaphore: the default, and what files without the column ran */
-		if (!strcmp(name, "sems") && (!strcmp(v, "1") || !v[0]))
+		if (!strcmp(name, FL_COL(sems)) && (!strcmp(v, "1") || !v[0]))
 			continue;
 		j += (size_t)snprintf(out + j, n - j, " %s=%s", label, v);
 	}
@@ -305,11 +339,11 @@ static void set_status(struct fl_cell *c, const char *status, const char *note)
 int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, int errlen)
 {
 	memset(out, 0, sizeof *out);
-	int irep = fl_table_col(t, "rep"), iround = fl_table_col(t, "round"), ins = fl_table_col(t, "ns_per_op"),
-	    iops = fl_table_col(t, "ops_per_s"), inote = fl_table_col(t, "note");
+	int irep = fl_table_col(t, FL_COL(rep)), iround = fl_table_col(t, FL_COL(round)), ins = fl_table_col(t, FL_COL(ns_per_op)),
+	    iops = fl_table_col(t, FL_COL(ops_per_s)), inote = fl_table_col(t, FL_COL(note));
 	/* variant, workload, threads, status, note: what cell_for copies */
-	const int ix[5] = { fl_table_col(t, "variant"), fl_table_col(t, "workload"), fl_table_col(t, "threads"),
-			    fl_table_col(t, "status"), inote };
+	const int ix[5] = { fl_table_col(t, FL_COL(variant)), fl_table_col(t, FL_COL(workload)), fl_table_col(t, FL_COL(threads)),
+			    fl_table_col(t, FL_COL(status)), inote };
 	if (ix[0] < 0 || ix[1] < 0 || irep < 0 || ins < 0 || ix[3] < 0) {
 		snprintf(err, (size_t)errlen, "missing columns");
 		return -1;

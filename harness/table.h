@@ -31,7 +31,7 @@ struct fl_table {
 	int nrows;
 };
 
-/* The fairness and latency columns (issue 14) a cell summarizes: the
+/* The fairness and latency columns a cell summarizes: the
  * median over its ok reps of each, NAN where no rep has a value. */
 #define FL_NEXTRA 8
 extern const char *const fl_extra_cols[FL_NEXTRA]; /* fair_jain ... lat_max_ns */

@@ -3,9 +3,9 @@
  * Every deadline in futexlab is an absolute CLOCK_MONOTONIC timespec: a wait
  * loop that wakes spuriously and sleeps again must not restart its clock, so
  * no relative timeout ever crosses a loop iteration.  The clamps at the end
- * carry seed 000's conversion rules for kernels whose timeout field is
- * narrower or has sentinels: a finite request never becomes "forever", zero
- * never becomes "forever", and a value that does not fit saturates (the
+ * carry the negative-counter note's conversion rules for kernels whose timeout
+ * field is narrower or has sentinels: a finite request never becomes "forever",
+ * zero never becomes "forever", and a value that does not fit saturates (the
  * caller wakes early and waits again, which the spurious-wakeup contract
  * already allows). */
 #ifndef FUTEXLAB_CLOCK_H
@@ -47,7 +47,7 @@ int fl_deadline_for_kernel(const struct timespec *in, struct timespec *out);
 /* True if the deadline is at or before now. */
 bool fl_deadline_passed(const struct timespec *deadline);
 
-/* Seed 000's clamps, kept as pure functions with unit tests:
+/* The negative-counter note's clamps, kept as pure functions with unit tests:
  * - fl_timeout_to_us: for a 32-bit microsecond field in which 0 means
  *   "wait forever". <= 0 becomes 1 (the shortest finite wait), anything past
  *   the field saturates to 0xFFFFFFFF.

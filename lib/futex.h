@@ -1,6 +1,6 @@
 /* lib/futex.h — the classic futex(2) multiplexer, wrapped.
  *
- * The contract (seed 002): fl_futex_wait sleeps only while *addr still holds
+ * The contract (the futex note): fl_futex_wait sleeps only while *addr still holds
  * `expected`, compared by the kernel after the caller is queued, so a wake
  * that changed the word first can never be lost.  It may also return for no
  * reason at all: every caller loops on its own condition.

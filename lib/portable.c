@@ -30,12 +30,12 @@
  *   counter read before the compare and passed to a futex would close it
  *   too, but this backend exists for platforms without one.)
  *
- * WHY BROADCAST (seed 000)  Every address shares `cv`. pthread_cond_signal
- *   wakes some waiter on `cv`, not necessarily one on addr: it could wake a
- *   thread waiting on B, which finds its node unflagged and sleeps again,
- *   while the flagged waiter on A stays asleep — a lost wakeup. Broadcast
- *   wakes all; the unflagged re-check and sleep again (correct, at the cost
- *   of a herd). The `woken` flag is what makes that re-check exact: a
+ * WHY BROADCAST (the negative-counter note)  Every address shares `cv`.
+ *   pthread_cond_signal wakes some waiter on `cv`, not necessarily one on addr:
+ *   it could wake a thread waiting on B, which finds its node unflagged and
+ *   sleeps again, while the flagged waiter on A stays asleep — a lost wakeup.
+ *   Broadcast wakes all; the unflagged re-check and sleep again (correct, at
+ *   the cost of a herd). The `woken` flag is what makes that re-check exact: a
  *   waiter returns 0 only if a wake chose it, so wake's return value is the
  *   number woken, like FUTEX_WAKE's, and the wake strategies (wake.h) keep
  *   their meaning on this backend.

@@ -1,6 +1,6 @@
-/* lib/portable.h — seed 000's wait-on-address for "the platforms with
- * nothing underneath": one process-wide mutex and condition variable serve
- * every address.
+/* lib/portable.h — the negative-counter note's wait-on-address for "the
+ * platforms with nothing underneath": one process-wide mutex and condition
+ * variable serve every address.
  *
  * It keeps the futex contract of waitaddr.h, with these specifics:
  *   wait   0 when a wake dequeued it (never spuriously: an unrelated

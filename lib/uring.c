@@ -29,7 +29,7 @@ enum { TAG_OP = 1, TAG_TIMEOUT = 2, TAG_CANCEL = 3 };
  * (or, in a forked child, when found to be the parent's, below).
  *
  * Why not io_uring_queue_exit at thread exit: it is correct for the kernel,
- * but ThreadSanitizer reports a race that is not there (issue 11; 6 failures
+ * but ThreadSanitizer reports a race that is not there (6 failures
  * in 20 runs of the TSan torture-uring). liburing 2.3 maps and unmaps its
  * rings with raw syscalls (liburing.so imports no mmap/munmap; it has 59
  * `syscall` instructions), so TSan's munmap interceptor never sees a ring go

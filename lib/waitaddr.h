@@ -3,10 +3,10 @@
  * A design sleeps on a 32-bit word through one of these, chosen explicitly
  * by the variant (never by accident of the build): the classic futex(2)
  * here, and — in their own files — the futex2 syscalls, io_uring futex
- * operations, and seed 000's portable mutex+condvar fallback. Each keeps the
- * futex contract of futex.h: wait returns 0 (possibly spurious), EAGAIN,
- * EINTR, ETIMEDOUT or EINVAL, with an absolute CLOCK_MONOTONIC deadline;
- * wake returns the number woken. */
+ * operations, and the negative-counter note's portable mutex+condvar fallback.
+ * Each keeps the futex contract of futex.h: wait returns 0 (possibly spurious),
+ * EAGAIN, EINTR, ETIMEDOUT or EINVAL, with an absolute CLOCK_MONOTONIC
+ * deadline; wake returns the number woken. */
 #ifndef FUTEXLAB_WAITADDR_H
 #define FUTEXLAB_WAITADDR_H
 

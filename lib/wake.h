@@ -1,9 +1,9 @@
 /* lib/wake.h — how a release wakes the threads it owes a wakeup.
  *
- * Seed 000: a semaphore release wants to wake exactly min(released, waiting)
- * threads. Linux can (FUTEX_WAKE with a count), but the designs compared
- * here also run on primitives that only offer wake-one or wake-all, so the
- * notify call takes the fallback from the call site:
+ * The negative-counter note: a semaphore release wants to wake exactly
+ * min(released, waiting) threads. Linux can (FUTEX_WAKE with a count), but the
+ * designs compared here also run on primitives that only offer wake-one or
+ * wake-all, so the notify call takes the fallback from the call site:
  *   FL_WAKE_EXACT  one wake call for n threads (the native futex ability);
  *   FL_WAKE_ONE    n wake-one calls: serialised wakeups, one syscall each;
  *   FL_WAKE_ALL    one wake-all call: the thundering herd, everyone re-checks.
@@ -33,7 +33,7 @@ int fl_notify(_Atomic uint32_t *addr, int n, bool shared);
 /* The same through any wait-on-address backend. */
 int fl_notify_on(const struct fl_waitaddr *wa, _Atomic uint32_t *addr, int n, bool shared);
 
-/* Spin-then-park (issue 3; musl spins up to 100 times): how many times a
+/* Spin-then-park (musl spins up to 100 times): how many times a
  * waiter re-checks the fast path before it registers as a waiter and
  * sleeps. 0 (the default) measures every design as written. Like the wake
  * strategy, a process-wide run parameter: set before worker threads start,

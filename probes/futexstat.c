@@ -138,41 +138,37 @@ static int kernel_has_uring_futex(void)
 	return found;
 }
 
-struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, size_t n)
+/* What loading needs before anything is allocated: BTF, root, tracefs, and
+ * the pid namespace the target's tgid is seen through (*ns). 0 or -1 (why). */
+static int can_load(struct stat *ns, char *why, size_t n)
 {
-	libbpf_set_print(libbpf_print);
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		snprintf(why, n, "the kernel exposes no BTF (/sys/kernel/btf/vmlinux): "
 			 "CO-RE probes cannot load");
-		return NULL;
+		return -1;
 	}
 	if (geteuid() != 0) {
 		snprintf(why, n, "eBPF probes need root (CAP_BPF and CAP_PERFMON); "
 			 "run as root or pass --no-probes");
-		return NULL;
+		return -1;
 	}
 	if (fl_tracefs_ready(why, n))
-		return NULL;
-	struct stat ns;
-	if (stat("/proc/self/ns/pid", &ns)) {
+		return -1;
+	if (stat("/proc/self/ns/pid", ns)) {
 		snprintf(why, n, "cannot stat /proc/self/ns/pid: %s", strerror(errno));
-		return NULL;
+		return -1;
 	}
+	return 0;
+}
 
-	struct futexstat *fs = calloc(1, sizeof *fs);
-	if (!fs) {
-		snprintf(why, n, "out of memory");
-		return NULL;
-	}
-	fs->skel = futexstat_bpf__open();
-	if (!fs->skel) {
-		snprintf(why, n, "cannot open the BPF object: %s", strerror(errno));
-		free(fs);
-		return NULL;
-	}
+/* The programs' constants (before the load: they are read-only then) and
+ * the modes' map sizes. */
+static void configure(struct futexstat *fs, const struct futexstat_config *cfg,
+		      const struct stat *ns)
+{
 	struct futexstat_bpf *s = fs->skel;
-	s->rodata->targ_ns_dev = ns.st_dev;
-	s->rodata->targ_ns_ino = ns.st_ino;
+	s->rodata->targ_ns_dev = ns->st_dev;
+	s->rodata->targ_ns_ino = ns->st_ino;
 	s->rodata->targ_tgid = (__u32)(cfg && cfg->tgid ? cfg->tgid : getpid());
 	if (cfg && cfg->herd_min)
 		s->rodata->herd_min = cfg->herd_min;
@@ -202,9 +198,15 @@ struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, 
 	/* sched_switch runs on every context switch of the machine: attached
 	 * only when asked for. */
 	fs->sees_wtr = cfg && cfg->wake_to_run;
+}
+
+/* Which programs load: one set of the two (plain or _x, see the top), the
+ * follow mode's own, and only those whose tracepoint this kernel has. */
+static void choose_programs(struct futexstat *fs)
+{
 	int ext = fs->follow || fs->per_word;
 	struct bpf_program *prog;
-	bpf_object__for_each_program(prog, s->obj) {
+	bpf_object__for_each_program(prog, fs->skel->obj) {
 		const char *name = bpf_program__name(prog);
 		const char *sec = bpf_program__section_name(prog);
 		size_t nl = strlen(name);
@@ -230,14 +232,18 @@ struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, 
 			load = load && fs->sees_wtr;
 		bpf_program__set_autoload(prog, load);
 	}
+}
+
+/* The loader's buffers: the per-CPU counters' and the larger map's keys. */
+static int alloc_buffers(struct futexstat *fs, char *why, size_t n)
+{
+	struct futexstat_bpf *s = fs->skel;
 	fs->ncpus = libbpf_num_possible_cpus();
 	fs->stride = (sizeof(struct futexstat_counts) + 7) & ~(size_t)7;
 	fs->buf = fs->ncpus > 0 ? calloc((size_t)fs->ncpus, fs->stride) : NULL;
 	if (!fs->buf) {
 		snprintf(why, n, "cannot size the per-CPU counters (%d possible CPUs)", fs->ncpus);
-		futexstat_bpf__destroy(s);
-		free(fs);
-		return NULL;
+		return -1;
 	}
 	fs->nw = -1;
 	size_t tk = (size_t)bpf_map__max_entries(s->maps.tree) * bpf_map__key_size(s->maps.tree);
@@ -245,30 +251,55 @@ struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, 
 	fs->keys = malloc(tk > wk ? tk : wk);
 	if (!fs->keys) {
 		snprintf(why, n, "out of memory");
-		futexstat_bpf__destroy(s);
-		free(fs->buf);
+		return -1;
+	}
+	return 0;
+}
+
+/* A half-opened collector (its skeleton opened, maybe loaded), freed. */
+static void discard(struct futexstat *fs)
+{
+	futexstat_bpf__destroy(fs->skel);
+	free(fs->keys);
+	free(fs->buf);
+	free(fs);
+}
+
+struct futexstat *futexstat_open(const struct futexstat_config *cfg, char *why, size_t n)
+{
+	libbpf_set_print(libbpf_print);
+	struct stat ns;
+	if (can_load(&ns, why, n))
+		return NULL;
+	struct futexstat *fs = calloc(1, sizeof *fs);
+	if (!fs) {
+		snprintf(why, n, "out of memory");
+		return NULL;
+	}
+	fs->skel = futexstat_bpf__open();
+	if (!fs->skel) {
+		snprintf(why, n, "cannot open the BPF object: %s", strerror(errno));
 		free(fs);
 		return NULL;
 	}
-
-	int e = futexstat_bpf__load(s);
+	configure(fs, cfg, &ns);
+	choose_programs(fs);
+	if (alloc_buffers(fs, why, n)) {
+		discard(fs);
+		return NULL;
+	}
+	int e = futexstat_bpf__load(fs->skel);
 	if (e) {
 		e = -e;
 		snprintf(why, n, "the kernel refused the BPF programs: %s%s", strerror(e),
 			 e == EPERM ? " (not permitted: root with CAP_BPF needed)"
 				    : " (set FUTEXLAB_PROBES_DEBUG=1 for libbpf's log)");
-		futexstat_bpf__destroy(s);
-		free(fs->keys);
-		free(fs->buf);
-		free(fs);
+		discard(fs);
 		return NULL;
 	}
-	if (!s->bss) {
+	if (!fs->skel->bss) {
 		snprintf(why, n, "the kernel cannot map BPF global data (needs Linux 5.5+)");
-		futexstat_bpf__destroy(s);
-		free(fs->keys);
-		free(fs->buf);
-		free(fs);
+		discard(fs);
 		return NULL;
 	}
 	return fs;

@@ -322,7 +322,7 @@ int futexstat_tree_size(struct futexstat *fs);
 /* A thread's futex wait in flight, read from the BPF side's per-thread
  * table (its .bss, mapped: no syscall, no program added — the programs
  * loaded stay exactly those of a collector without this, probes/
- * plain-same.sh). For the stranded-waiter detector (workloads/stranded.c),
+ * plain-same.sh). For the stranded-waiter detector (stranded/stranded.c),
  * called while the thread sleeps. */
 struct futexstat_wait_now {
 	int kind;           /* FUTEXSTAT_KIND_WAIT (futex(2) WAIT/WAIT_BITSET,

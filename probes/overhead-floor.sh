@@ -18,9 +18,9 @@
 #
 #   probes/overhead-floor.sh [ROUNDS] [-- futexlab-run-options...]
 #   probes/overhead-floor.sh 6
-#   probes/overhead-floor.sh 6 -- --variant negcount --workload pingpong --reps 3 --no-control
+#   probes/overhead-floor.sh 6 -- --variant negcount --workload pingpong --rounds 3 --no-control
 #
-# Default options: --variant negcount --workload uncontended --reps 3
+# Default options: --variant negcount --workload uncontended --rounds 3
 # --no-control (the floor-futex row is the measure). Root needed (else all
 # modes are the same). Uses build/harness/futexlab.
 set -euo pipefail
@@ -28,7 +28,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 fl=$top/build/harness/futexlab
 rounds=${1:-6}; shift || true
 [ "${1:-}" = "--" ] && shift
-[ $# -gt 0 ] || set -- --variant negcount --workload uncontended --reps 3 --no-control
+[ $# -gt 0 ] || set -- --variant negcount --workload uncontended --rounds 3 --no-control
 [ "$(id -u)" = 0 ] || { echo "overhead-floor.sh: needs root (probes and bpftrace)" >&2; exit 2; }
 tmp=$(mktemp -d); trap '[ -n "${FL_KEEP:-}" ] && echo "kept $tmp" >&2 || rm -rf "$tmp"' EXIT
 modes=(off floor coll off2)

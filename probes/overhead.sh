@@ -5,7 +5,7 @@
 # reps of each mode and their ratio.
 #
 #   probes/overhead.sh [ROUNDS] -- futexlab-run-options...
-#   probes/overhead.sh 4 -- --variant negcount,posix --workload pool --threads 8 --tokens 2 --reps 5
+#   probes/overhead.sh 4 -- --variant negcount,glibc --workload pool --threads 8 --tokens 2 --rounds 5
 #
 # Uses build/harness/futexlab; writes its CSVs to a temporary directory.
 set -euo pipefail

@@ -178,7 +178,7 @@ static void shim_verdict(const struct fl_variant *v, const char *logp, struct fl
 	static struct fl_exec_shim local; /* 25 KiB: not on the stack */
 	struct fl_exec_shim *s = sh ? sh : &local;
 	read_log(logp, s);
-	if (s->not_on && strcmp(v->name, "posix") != 0) {
+	if (s->not_on && strcmp(v->name, "glibc") != 0) {
 		fl_fail(r, "the shim did not run the semaphores on %s: %s", v->name, s->why);
 	} else if (s->n) {
 		r->shim_sems = (int64_t)s->ours;
@@ -228,8 +228,8 @@ static void exec_run(const struct fl_variant *v, const struct fl_params *p, stru
 {
 	(void)p;
 	memset(&last, 0, sizeof last);
-	/* posix is glibc's sem_t as the program runs today: no shim at all */
-	fl_exec_once(strcmp(v->name, "posix") ? v : NULL, false, r, &last);
+	/* glibc: the sem_t the program runs on today, no shim at all */
+	fl_exec_once(strcmp(v->name, "glibc") ? v : NULL, false, r, &last);
 }
 
 /* What the shim would refuse (shim/README.md), as a skipped row up front

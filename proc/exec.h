@@ -1,12 +1,13 @@
 /* proc/exec.h — running another program as a rep (`futexlab exec`).
  *
  * The program runs under the LD_PRELOAD shim (shim/README.md) with one
- * design, or unshimmed for `posix` (glibc's sem_t as the program runs
+ * design, or unshimmed for `glibc` (glibc's sem_t as the program runs
  * today), as proc/spawn.h runs a program (its own process group, a
  * deadline, the group killed at the end; stderr's first line kept for an
  * error row unless `output` is set). Its wall time (fork to reaped),
  * wait4's rusage (the command and every descendant it waited for) and the
- * shim's per-process report lines (FUTEXLAB_LOG) make the rep's result. A non-zero exit, a signal, a timeout, or a shim that did
+ * shim's per-process report lines (FUTEXLAB_LOG) make the rep's result. A
+ * non-zero exit, a signal, a timeout, or a shim that did
  * not put the program's semaphores on the design is an error, never a
  * figure. */
 #ifndef FUTEXLAB_EXEC_H

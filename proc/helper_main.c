@@ -72,7 +72,7 @@ static void hello(FILE *out, const char *hash_item)
 static void run(char *text, FILE *out)
 {
 	struct fl_helper_req q;
-	struct fl_result r = { .shim_sems = -1 };
+	struct fl_result r = FL_RESULT_EMPTY;
 	char err[200];
 	const struct fl_workload *w = NULL;
 	const struct fl_variant *v = NULL;

@@ -1,7 +1,8 @@
-/* proc/wire.c — see wire.h. The two field tables below
- * are the whole wire format of struct fl_params and struct fl_result: a
- * field the CSV uses that is missing here is a column the remote rows lose,
- * so a new field is a new line here. */
+/* proc/wire.c — see wire.h. The two field tables below are the whole
+ * wire format of struct fl_params and struct fl_result: the parameters' is
+ * listed here (a new parameter is a new line here); the result's is
+ * generated from the one table of result fields (workloads/result_fields.h),
+ * so every field of the result crosses the wire with no line here. */
 #include "proc/wire.h"
 
 #include <errno.h>
@@ -100,29 +101,11 @@ static const struct field params_fields[] = {
 	FIELD(fl_params, preempt_text, F_STR),
 };
 
+/* The result's fields: every FIELD of the one table
+ * (workloads/result_fields.h), in its order. */
+#define RESULT_FIELD(kind, name, arg, csv) FIELD(fl_result, name, F_##kind),
 static const struct field result_fields[] = {
-	FIELD(fl_result, ops, F_I64),
-	FIELD(fl_result, elapsed_ns, F_I64),
-	FIELD(fl_result, error, F_STR),
-	FIELD(fl_result, info, F_STR),
-	FIELD(fl_result, fair_n, F_INT),
-	FIELD(fl_result, fair_jain, F_DBL),
-	FIELD(fl_result, fair_cv, F_DBL),
-	FIELD(fl_result, fair_min_max, F_DBL),
-	FIELD(fl_result, starve_max_ns, F_I64),
-	FIELD(fl_result, cpu_set, F_BOOL),
-	FIELD(fl_result, cpu_user_ns, F_I64),
-	FIELD(fl_result, cpu_sys_ns, F_I64),
-	FIELD(fl_result, csw_vol, F_I64),
-	FIELD(fl_result, csw_invol, F_I64),
-	FIELD(fl_result, shim_sems, F_I64),
-	FIELD(fl_result, stranded, F_I64),
-	FIELD(fl_result, stranded_max_ns, F_I64),
-	FIELD(fl_result, stranded_note, F_STR),
-	FIELD(fl_result, stranded_tid, F_INT),
-	FIELD(fl_result, stranded_taken, F_I64),
-	FIELD(fl_result, preempt_signals, F_I64),
-	FIELD(fl_result, preempt_hits, F_I64),
+	FL_RESULT_TABLE(RESULT_FIELD, FL_RESULT_SKIP_COLUMN)
 };
 
 #define NF(a) (sizeof(a) / sizeof((a)[0]))
@@ -337,6 +320,6 @@ bad:
 
 int fl_wire_get_result(char *text, struct fl_result *r, char *err, size_t n)
 {
-	*r = (struct fl_result){ .shim_sems = -1, .starve_max_ns = -1, .stranded = -1 };
+	*r = (struct fl_result)FL_RESULT_EMPTY;
 	return fl_wire_parse(text, "result", result_line, r, err, n);
 }

@@ -20,7 +20,7 @@
  *     initialises them, and FUTEXLAB_DEBUG=1 says so on stderr.
  *   The tag is in the semaphore, so every process that maps it agrees —
  *   across fork, exec, and between unrelated processes.
- *   Every semaphore is glibc's when FUTEXLAB_VARIANT=posix (that variant is
+ *   Every semaphore is glibc's when FUTEXLAB_VARIANT=glibc (that variant is
  *   glibc's sem_t), when the variant is capped (FL_CAPPED: its post absorbs
  *   releases past the capacity, which sem_post may not), and when it breaks
  *   a POSIX promise (FL_DESTROY_UNSAFE, FL_SIGNAL_UNSAFE, FL_NO_EINTR) that
@@ -200,7 +200,7 @@ static void *sym(const char *name)
  * semaphore made by a parent under another FUTEXLAB_VARIANT); untagged ->
  * glibc's. The tag lives in the semaphore, so it means the same in every
  * process that maps it — across fork, across exec (the supervisor/worker
- * case of issue 17: a child that execs has none of its parent's memory, and
+ * case of the POSIX promises, shim/README.md: a child that execs has none of its parent's memory, and
  * used to read glibc's bytes as a design's, or a design's as glibc's), and
  * between unrelated processes. Named semaphores are glibc's: sem_open
  * zeroes the bytes past glibc's 16 (sem_open.c), so they carry no tag.
@@ -413,7 +413,9 @@ static void forked(void)
 	atomic_store_explicit(&n_named, 0, memory_order_relaxed);
 }
 
-static void shim_setup(void)
+/* glibc's own semaphore functions: where a call goes that the shim does not
+ * take (the pass-through, a semaphore it did not make, a refused design). */
+static void resolve_real(void)
 {
 	real_init = sym("sem_init");
 	real_destroy = sym("sem_destroy");
@@ -425,18 +427,29 @@ static void shim_setup(void)
 	real_getvalue = sym("sem_getvalue");
 	real_open = sym("sem_open");
 	real_close = sym("sem_close");
-	/* Designs a tag may name: those that fit. Not asked whether they are
-	 * available: a tag is only ever written by a process in which its
-	 * design was (sem_init on it succeeded), on this same kernel; and
-	 * asking costs futex2/io_uring probe syscalls at every program's load,
-	 * which `futexlab exec` would count as the program's (tree_prog's
-	 * exact profile). This process's own design is asked, below. */
+}
+
+/* Designs a tag may name: those that fit. Not asked whether they are
+ * available: a tag is only ever written by a process in which its design
+ * was (sem_init on it succeeded), on this same kernel; and asking costs
+ * futex2/io_uring probe syscalls at every program's load, which `futexlab
+ * exec` would count as the program's (tree_prog's exact profile). This
+ * process's own design is asked, in choose_design. */
+static void collect_usable(void)
+{
 	for (int i = 0; i < fl_nvariants && n_usable < (int)(sizeof usable / sizeof usable[0]); i++)
 		if (!misfit(fl_variants[i]) && !(fl_variants[i]->flags & FL_CAPPED) &&
-		    strcmp(fl_variants[i]->name, "posix") != 0)
+		    strcmp(fl_variants[i]->name, "glibc") != 0)
 			usable[n_usable].hash = name_hash(fl_variants[i]->name),
 			usable[n_usable++].v = fl_variants[i];
-	/* FUTEXLAB_VARIANT, FUTEXLAB_DEBUG, FUTEXLAB_ALLOW: shim/env.h. */
+}
+
+/* FUTEXLAB_VARIANT, FUTEXLAB_DEBUG, FUTEXLAB_ALLOW, FUTEXLAB_STATS,
+ * FUTEXLAB_LOG (shim/env.h) into the shim's settings; a bad one is a usage
+ * error. Registers the fork handler. Returns the parsed variables (static
+ * storage). */
+static const struct fl_shim_env *read_env(void)
+{
 	static struct fl_shim_env env; /* 4 KiB: not on a caller's stack */
 	char err[200];
 	const struct fl_shim_vars vars = {
@@ -458,8 +471,41 @@ static void shim_setup(void)
 	 * reason to stop the program. */
 	if (pthread_atfork(NULL, NULL, forked) != 0)
 		say("pthread_atfork failed: a forked child's counts include its parent's");
-	unsigned allow = env.allow;
-	const char *name = env.variant;
+	return &env;
+}
+
+/* Whether design v (not capped) may run a program's semaphores given the
+ * promises the user allows; if not, the shim's state and reason say why
+ * (semaphores stay glibc's). */
+static bool design_acceptable(const char *name, const struct fl_variant *v, unsigned allow)
+{
+	if (v->flags & (FL_NO_GETVALUE | FL_NO_OVERFLOW)) {
+		/* sem_getvalue and sem_post's EOVERFLOW would have nothing to run
+		 * on: not a POSIX semaphore, whatever FUTEXLAB_ALLOW says. */
+		skip_design(name, LACKS_REFUSAL);
+		return false;
+	}
+	unsigned breaks = v->flags & (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR);
+	if (breaks & ~allow) {
+		/* A design that would crash or hang a correct program is not run
+		 * under it unless the user opts in. */
+		state = FL_SHIM_REFUSED;
+		char list[40], why_buf[160], buf[200];
+		snprintf(why_buf, sizeof why_buf, "breaks %s (FUTEXLAB_ALLOW=%s runs it anyway)",
+			 promise_list(breaks & ~allow, list, sizeof list), list);
+		set_reason(why_buf);
+		say("variant %s refused: it breaks %s- semaphores stay glibc's "
+		    "(FUTEXLAB_ALLOW=all runs it anyway)", name, broken(breaks & ~allow, buf, sizeof buf));
+		return false;
+	}
+	return true;
+}
+
+/* The design FUTEXLAB_VARIANT names, with the promises FUTEXLAB_ALLOW
+ * waives: sets the shim's state (on, pass-through, capped, refused,
+ * skipped) and, when on, the design. */
+static void choose_design(const char *name, unsigned allow)
+{
 	const struct fl_variant *v = fl_variant_find(name);
 	if (!v && cxx_design(name)) {
 		/* Registered, but not linked into the shim (shim/meson.build). */
@@ -468,9 +514,11 @@ static void shim_setup(void)
 	}
 	if (!v)
 		usage("unknown variant '%s' (futexlab list)", name);
-	if (strcmp(v->name, "posix") == 0) {
+	/* a former name (FUTEXLAB_VARIANT=posix) reports as the current one */
+	snprintf(vname, sizeof vname, "%s", v->name);
+	if (strcmp(v->name, "glibc") == 0) {
 		state = FL_SHIM_PASS;
-		say("variant posix: passing every call through to glibc");
+		say("variant glibc: passing every call through to glibc");
 		return;
 	}
 	/* Refusals are silent unless FUTEXLAB_DEBUG: the program's stderr is
@@ -494,29 +542,23 @@ static void shim_setup(void)
 		    "semaphore; semaphores stay glibc's", name, v->value_max);
 		return;
 	}
-	if (v->flags & (FL_NO_GETVALUE | FL_NO_OVERFLOW)) {
-		/* sem_getvalue and sem_post's EOVERFLOW would have nothing to run
-		 * on: not a POSIX semaphore, whatever FUTEXLAB_ALLOW says. */
-		skip_design(name, LACKS_REFUSAL);
+	if (!design_acceptable(name, v, allow))
 		return;
-	}
-	unsigned breaks = v->flags & (FL_DESTROY_UNSAFE | FL_SIGNAL_UNSAFE | FL_NO_EINTR);
-	if (breaks & ~allow) {
-		/* A design that would crash or hang a correct program is not run
-		 * under it unless the user opts in (issue 17). */
-		state = FL_SHIM_REFUSED;
-		char list[40], why_buf[160], buf[200];
-		snprintf(why_buf, sizeof why_buf, "breaks %s (FUTEXLAB_ALLOW=%s runs it anyway)",
-			 promise_list(breaks & ~allow, list, sizeof list), list);
-		set_reason(why_buf);
-		say("variant %s refused: it breaks %s- semaphores stay glibc's "
-		    "(FUTEXLAB_ALLOW=all runs it anyway)", name, broken(breaks & ~allow, buf, sizeof buf));
-		return;
-	}
 	V = v;
 	v_hash = name_hash(v->name);
 	state = FL_SHIM_ON;
 	say("unnamed semaphores use variant %s", v->name);
+}
+
+/* In this order: the real functions first (every refusal below falls back
+ * on them), the designs tags may name, the environment (a usage error
+ * exits), then this process's design. */
+static void shim_setup(void)
+{
+	resolve_real();
+	collect_usable();
+	const struct fl_shim_env *env = read_env();
+	choose_design(env->variant, env->allow);
 }
 
 /* Set up once, at load or at the first call, whichever comes first: another
@@ -686,7 +728,7 @@ EXPORT int sem_post(sem_t *s)
 }
 
 /* ---- the pass-through's waits, counted ------------------------------------
- * With FUTEXLAB_STATS=1 and FUTEXLAB_VARIANT=posix, a wait on a glibc
+ * With FUTEXLAB_STATS=1 and FUTEXLAB_VARIANT=glibc, a wait on a glibc
  * semaphore first calls glibc's sem_trywait; only when that fails with
  * EAGAIN — the semaphore was empty — is the wait counted as blocked, and
  * glibc's own wait called. Why this is the same call, to the program:

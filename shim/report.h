@@ -43,7 +43,7 @@
 /* What the shim did with the process's semaphores (FUTEXLAB_VARIANT). */
 enum fl_shim_state {
 	FL_SHIM_ON,      /* "on": unnamed semaphores on the design */
-	FL_SHIM_PASS,    /* "pass": FUTEXLAB_VARIANT=posix, every call to glibc */
+	FL_SHIM_PASS,    /* "pass": FUTEXLAB_VARIANT=glibc, every call to glibc */
 	FL_SHIM_REFUSED, /* "refused": breaks a promise FUTEXLAB_ALLOW does not accept */
 	FL_SHIM_CAPPED,  /* "capped": FL_CAPPED, not a POSIX semaphore */
 	FL_SHIM_SKIPPED, /* "skipped": unavailable here, or does not fit a sem_t */

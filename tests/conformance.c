@@ -192,8 +192,8 @@ static void t_timedwait_never_early(void *arg)
 static void t_thousand_1ms(void *arg)
 {
 	(void)arg;
-	/* Seed 000: 1000 timed waits of 1 ms take at least 500 ms in total;
-	 * catches conversion mistakes and sentinel collisions. */
+	/* The negative-counter note: 1000 timed waits of 1 ms take at least 500
+	 * ms in total; catches conversion mistakes and sentinel collisions. */
 	struct sem m = mk(0);
 	int64_t t0 = fl_now_ns();
 	int timeouts = 0;
@@ -550,14 +550,14 @@ static void t_stress(void *arg)
 	stress_run(V->value_max >= 2 ? 2 : 1, 8, 5000 / scale);
 }
 
-/* Seed 000's race: a post lands on a waiter's deadline, over and over.
- * Each round has a timed waiter T (deadline D) and, every other round at
- * random, an untimed waiter U on the same semaphore; one post lands near D. Whatever T reports, the token
- * is owned exactly once: if T took it, the test posts a second for U;
- * otherwise U must be released by the first. A timed-out T that strands its
- * token, or takes U's claim with it, leaves U asleep with a token posted:
- * the round's bounded wait for U fails (a liveness bound, not a speed one).
- * At the end, successful waits == posts and the value is 0. */
+/* The negative-counter note's race: a post lands on a waiter's deadline, over
+ * and over. Each round has a timed waiter T (deadline D) and, every other round
+ * at random, an untimed waiter U on the same semaphore; one post lands near D.
+ * Whatever T reports, the token is owned exactly once: if T took it, the test
+ * posts a second for U; otherwise U must be released by the first. A timed-out
+ * T that strands its token, or takes U's claim with it, leaves U asleep with a
+ * token posted: the round's bounded wait for U fails (a liveness bound, not a
+ * speed one). At the end, successful waits == posts and the value is 0. */
 struct race {
 	struct sem m;
 	struct timespec dl;

@@ -11,7 +11,7 @@
  *   notify_not_remembered a wake with nobody waiting (raw FUTEX_WAKE on the
  *                         variant's words, or a post whose token was taken)
  *                         leaves nothing behind: the next wait still sleeps
- *                         to its deadline (seed 000).
+ *                         to its deadline (the negative-counter note).
  *   spurious_wakes        FUTEX_WAKEs injected on a sleeper's words never
  *                         surface as a token: it keeps waiting.
  *   eintr                 a signal handler (no SA_RESTART) interrupting a
@@ -553,7 +553,7 @@ static void t_handoff(void *arg)
 	rm(x.a);
 }
 
-/* ---- left_no_registration (issue 17: the EINTR/cleanup path) ----------
+/* ---- left_no_registration (the EINTR/cleanup path) -------------------
  *
  * A waiter that leaves without a token — EINTR, or a timeout — must take
  * its registration with it (glibc's __sem_wait_cleanup and the EINTR exit
@@ -769,7 +769,7 @@ static void t_left_no_registration(void *arg)
 #endif
 }
 
-/* ---- destruction (issue 17; glibc BZ 12674) ---------------------------
+/* ---- destruction (glibc BZ 12674) ---------------------------
  *
  * POSIX: "it is safe to destroy an initialized semaphore upon which no
  * threads are currently blocked". The waiter that takes the last token may

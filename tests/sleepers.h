@@ -13,7 +13,7 @@
  *
  * A design whose TIMED waits never enter the futex queue (libstdc++'s and
  * libc++'s std::counting_semaphore nap in nanosleep and poll: see
- * variants/README.md) cannot meet that for a timed waiter; tests that start
+ * variants/designs.md) cannot meet that for a timed waiter; tests that start
  * timed waiters use wait_sleeping_timed(), which also takes a thread napping
  * in nanosleep/clock_nanosleep — and says so, once per process, and tells
  * the caller (return 2), so a check that needs the futex queue (an injected

@@ -51,7 +51,7 @@ expect_usage "zero threads" run --threads 0
 expect_usage "a list longer than its buffer (never cut short)" run --threads "$(printf '%016d,' $(seq 62))1"
 expect_usage "too many threads" run --threads 100000
 expect_usage "negative tokens" run --tokens -1
-expect_usage "trailing garbage" run --reps 3x
+expect_usage "trailing garbage" run --rounds 3x
 expect_usage "bad duration" run --duration abc
 expect_usage "zero duration" run --duration 0
 expect_usage "duration and ops" run --duration 1 --ops 10
@@ -62,13 +62,33 @@ expect_usage "list argument" list extra
 
 expect_ok "help" --help
 expect_ok "run help" run --help
+# Each command's help is generated from its option table: every option the
+# parser takes is listed (--reps, the old name of --rounds, is not), and
+# --reps still works, with one line of deprecation on stderr.
+for c in run sweep exec compare list; do
+  h=$("$fl" $c --help)
+  if [ $c != list ] && [ $c != compare ] && { ! grep -q -- '--rounds R ' <<<"$h" || grep -q -- '--reps' <<<"$h"; }; then
+    fail=$((fail+1)); echo "FAIL $c help: --rounds not listed, or --reps listed"
+  elif ! grep -q -- '--help  *this text' <<<"$h"; then
+    fail=$((fail+1)); echo "FAIL $c help: --help not listed"
+  else pass=$((pass+1)); echo "ok   $c help lists its options"; fi
+done
+rerr=$("$fl" run --variant negcount --workload uncontended --ops 200 --reps 2 --warmup 0 \
+  --no-floors --no-control --no-probes --quiet 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 0 ] && [ "$rerr" = "futexlab: --reps is now --rounds" ]; then
+  pass=$((pass+1)); echo "ok   --reps: accepted, one line of deprecation"
+else fail=$((fail+1)); echo "FAIL --reps: rc=$rc stderr='$rerr'"; fi
+rerr=$("$fl" run --reps 0 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 2 ] && [ "$(grep -c '' <<<"$rerr")" -eq 2 ] && grep -q 'rounds' <<<"$rerr"; then
+  pass=$((pass+1)); echo "ok   --reps 0: the note, then the usage error on --rounds, exit 2"
+else fail=$((fail+1)); echo "FAIL --reps 0: rc=$rc stderr='$rerr'"; fi
 expect_ok "list" list
 csv=$(mktemp -d)/r.csv
-expect_ok "tiny run with CSV" run --variant negcount,posix --workload uncontended,pool \
-  --ops 2000 --reps 2 --threads 2 --tokens 1 --csv "$csv" --quiet
+expect_ok "tiny run with CSV" run --variant negcount,glibc --workload uncontended,pool \
+  --ops 2000 --rounds 2 --threads 2 --tokens 1 --csv "$csv" --quiet
 rows=$(grep -vc '^#' "$csv")
-# header + 2 reps x (uncontended: negcount, posix, the control posix#2 and
-# the 2 floors; pool: negcount, posix, posix#2)
+# header + 2 reps x (uncontended: negcount, glibc, the control glibc#2 and
+# the 2 floors; pool: negcount, glibc, glibc#2)
 if [ "$rows" -eq 17 ]; then pass=$((pass+1)); echo "ok   csv rows"; else
   fail=$((fail+1)); echo "FAIL csv rows: $rows"; cat "$csv"; fi
 if grep -q '^# kernel: ' "$csv" && grep -q '^variant,workload,' "$csv"; then
@@ -92,7 +112,7 @@ expect_usage "spin not a number" run --spin lots
 hdir=$(mktemp -d)
 hcsv=$hdir/h.csv
 expect_ok "run over --hash global,private:16" run --variant negcount,portable \
-  --workload uncontended,pingpong --ops 500 --reps 2 --no-floors --spin 7 --latency \
+  --workload uncontended,pingpong --ops 500 --rounds 2 --no-floors --spin 7 --latency \
   --hash global,private:16 --csv "$hcsv" --quiet
 # 2 modes x 2 variants x 2 workloads x 2 reps; columns found by name
 # col FILE NAME VALUE: rows whose column NAME equals VALUE (quotes stripped)
@@ -125,11 +145,11 @@ ldir=$(mktemp -d)
 lat_rows() { python3 -c 'import csv,sys
 rows=[r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")) if r["status"]=="ok"]
 print(sum(1 for r in rows if r["workload"]==sys.argv[2] and r["lat_p50_ns"]!="" and int(r["lat_n"])>0), len([r for r in rows if r["workload"]==sys.argv[2]]))' "$@"; }
-"$fl" run --variant negcount --workload pool,timeouts --threads 2 --reps 2 --duration 0.02 \
+"$fl" run --variant negcount --workload pool,timeouts --threads 2 --rounds 2 --duration 0.02 \
   --no-probes --no-control --quiet --csv "$ldir/d.csv" >/dev/null
-"$fl" run --variant negcount --workload pool,timeouts --threads 2 --reps 2 --duration 0.02 \
+"$fl" run --variant negcount --workload pool,timeouts --threads 2 --rounds 2 --duration 0.02 \
   --no-probes --no-control --quiet --latency --csv "$ldir/on.csv" >/dev/null
-"$fl" run --variant negcount --workload pool,timeouts --threads 2 --reps 2 --duration 0.02 \
+"$fl" run --variant negcount --workload pool,timeouts --threads 2 --rounds 2 --duration 0.02 \
   --no-probes --no-control --quiet --no-latency --csv "$ldir/off.csv" >/dev/null
 got="$(lat_rows "$ldir/d.csv" pool) $(lat_rows "$ldir/d.csv" timeouts) $(lat_rows "$ldir/on.csv" pool) $(lat_rows "$ldir/off.csv" timeouts)"
 if [ "$got" = "0 2 2 2 2 2 0 2" ] && [ -s "$ldir/on.lat.csv" ] && [ ! -e "$ldir/off.lat.csv" ] &&
@@ -155,7 +175,7 @@ for m in global private:16; do
 done
 rm -rf "$hdir"
 
-# ---- sweep and compare (issue 5) ----
+# ---- sweep and compare ----
 expect_usage "sweep: empty list" sweep --threads ''
 expect_usage "sweep: empty item" sweep --tokens 1,,2
 expect_usage "sweep: unknown variant" sweep --variants negcount,nosuch
@@ -166,7 +186,7 @@ expect_usage "sweep: preset with axes" sweep --preset quick --threads 2
 expect_usage "sweep: impossible prodcons" sweep --workloads prodcons --threads 1
 expect_usage "sweep: impossible oversub" sweep --workloads oversub --threads 1
 expect_usage "sweep: zero threads" sweep --threads 0,2
-expect_usage "sweep: budget too small" sweep --budget 0.005 --reps 10
+expect_usage "sweep: budget too small" sweep --budget 0.005 --rounds 10
 expect_usage "sweep: ops and duration" sweep --ops 10 --duration 1
 expect_usage "sweep: bad pin" sweep --pin x
 expect_usage "sweep: stray argument" sweep extra
@@ -181,20 +201,20 @@ expect_ok "sweep help" sweep --help
 expect_ok "compare help" compare --help
 
 d=$(mktemp -d)
-expect_ok "small sweep" sweep --variants negcount,posix \
+expect_ok "small sweep" sweep --variants negcount,glibc \
   --workloads uncontended,prodcons,barrier,timeouts --threads 1,2 --tokens 2 \
-  --ops 300 --reps 2 --warmup 0 --csv "$d/s.csv" --quiet
+  --ops 300 --rounds 2 --warmup 0 --csv "$d/s.csv" --quiet
 out=$(cat /tmp/fl_cli_out.$$)
 check() { # description, command...
   local what=$1; shift
   if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
 }
-check "sweep prints the ratio table" grep -q 'ratio: ns per op / posix' <<<"$out"
+check "sweep prints the ratio table" grep -q 'ratio: ns per op / glibc' <<<"$out"
 check "sweep summary line" grep -q '^sweep done: .* 0 error' <<<"$out"
 check "prodcons T=1 is a skipped row with its reason" \
   grep -q '^negcount,prodcons,1,.*,skipped,"prodcons needs >= 2 threads' "$d/s.csv"
 check "barrier and timeouts rows are ok" \
-  bash -c "grep -q '^posix,barrier,2,.*,ok,' '$d/s.csv' && grep -q '^negcount,timeouts,2,.*,ok,' '$d/s.csv'"
+  bash -c "grep -q '^glibc,barrier,2,.*,ok,' '$d/s.csv' && grep -q '^negcount,timeouts,2,.*,ok,' '$d/s.csv'"
 check "sweep CSV keeps the metadata" grep -q '^# command: sweep ' "$d/s.csv"
 rows=$(( $(grep -vc '^#' "$d/s.csv") - 1 ))
 check "perf columns present and empty without --perf" \
@@ -202,17 +222,17 @@ check "perf columns present and empty without --perf" \
 expect_usage "compare: baseline missing" compare "$d/s.csv" --baseline nosuch
 expect_ok "compare one file" compare "$d/s.csv"
 
-# Crafted runs of 8 rounds. a: negcount = posix = 100+r ns; posix#2 (the
-# control) 100+r+(r%2). b: negcount 150+r (1.45x posix: beyond the noise),
-# posix 102+r, posix#2 as posix +-1. c: a with the whole machine 40%
+# Crafted runs of 8 rounds. a: negcount = glibc = 100+r ns; glibc#2 (the
+# control) 100+r+(r%2). b: negcount 150+r (1.45x glibc: beyond the noise),
+# glibc 102+r, glibc#2 as glibc +-1. c: a with the whole machine 40%
 # slower (drift: every ratio the same as in a).
-craft() { # file, negcount base, posix base, scale%
+craft() { # file, negcount base, glibc base, scale%
   { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
     echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,hash,spin,round,slot"
     for r in 0 1 2 3 4 5 6 7; do
       echo "negcount,pool,4,1,0,0,exact,$r,1000,1,$(( ($2 + r) * $4 / 100 )).0,1,ok,\"\",auto,0,$r,0"
-      echo "posix,pool,4,1,0,0,exact,$r,1000,1,$(( ($3 + r) * $4 / 100 )).0,1,ok,\"a, quoted \"\"note\"\"\",auto,0,$r,1"
-      echo "posix#2,pool,4,1,0,0,exact,$r,1000,1,$(( ($3 + r + r % 2) * $4 / 100 )).0,1,ok,\"\",auto,0,$r,2"
+      echo "glibc,pool,4,1,0,0,exact,$r,1000,1,$(( ($3 + r) * $4 / 100 )).0,1,ok,\"a, quoted \"\"note\"\"\",auto,0,$r,1"
+      echo "glibc#2,pool,4,1,0,0,exact,$r,1000,1,$(( ($3 + r + r % 2) * $4 / 100 )).0,1,ok,\"\",auto,0,$r,2"
     done; } >"$1"
 }
 craft "$d/a.csv" 100 100 100
@@ -220,10 +240,10 @@ craft "$d/b.csv" 150 102 100
 craft "$d/c.csv" 100 100 140
 expect_ok "compare two files" compare "$d/a.csv" "$d/b.csv"
 out=$(cat /tmp/fl_cli_out.$$)
-check "compare says it compares ratios" grep -q '^mode: ratios to posix' <<<"$out"
+check "compare says it compares ratios" grep -q '^mode: ratios to glibc' <<<"$out"
 check "a change beyond the noise is flagged" grep -qE 'pool T=4 K=1 wake=exact.* +negcount .*SLOWER' <<<"$out"
 absent() { ! grep -q "$1" <<<"$2"; }
-check "the control inside the noise is not" absent 'posix#2' "$out"
+check "the control inside the noise is not" absent 'glibc#2' "$out"
 check "compare counts the pairs" grep -q '^1 of 2 pairs changed beyond the noise, 1 within it' <<<"$out"
 expect_ok "compare under machine drift" compare "$d/a.csv" "$d/c.csv"
 out=$(cat /tmp/fl_cli_out.$$)
@@ -236,15 +256,15 @@ expect_usage "compare: --absolute with one file" compare "$d/a.csv" --absolute
 expect_ok "compare ratio of crafted file" compare "$d/b.csv"
 out=$(cat /tmp/fl_cli_out.$$)
 check "ratio table flags the slower variant" grep -qE '^  negcount .* 1\.4[0-9]{2} .* slower$' <<<"$out"
-check "and the control row is ~" grep -qE '^  posix#2 .* ~$' <<<"$out"
-check "control summary line" grep -q '^control (posix#2, .*~ at 1 of 1 points' <<<"$out"
+check "and the control row is ~" grep -qE '^  glibc#2 .* ~$' <<<"$out"
+check "control summary line" grep -q '^control (glibc#2, .*~ at 1 of 1 points' <<<"$out"
 
 # Rounds: the seed fixes the order; the control row comes and goes.
 expect_usage "bad seed" run --seed -3
-expect_ok "seeded run" run --variant negcount,posix --workload uncontended --ops 200 --reps 6 \
+expect_ok "seeded run" run --variant negcount,glibc --workload uncontended --ops 200 --rounds 6 \
   --seed 7 --csv "$d/s1.csv" --quiet
-expect_ok "same seed again" run --variant negcount,posix --workload uncontended --ops 200 \
-  --reps 6 --seed 7 --csv "$d/s2.csv" --quiet
+expect_ok "same seed again" run --variant negcount,glibc --workload uncontended --ops 200 \
+  --rounds 6 --seed 7 --csv "$d/s2.csv" --quiet
 order() { python3 -c '
 import csv, sys
 rows = csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
@@ -258,14 +278,14 @@ print(len({tuple(r[\"variant\"] for r in rows if r[\"round\"] == k) for k in map
 check "the seed is in the CSV" grep -q '^# seed: 7$' "$d/s1.csv"
 check "the machine state is in the CSV" \
   bash -c "grep -q '^# hypervisor: ' '$d/s1.csv' && grep -q '^# point 1 (uncontended.*load .*other work' '$d/s1.csv'"
-check "a control row by default" grep -q '^posix#2,uncontended' "$d/s1.csv"
+check "a control row by default" grep -q '^glibc#2,uncontended' "$d/s1.csv"
 # The rounds are interleaved across the points (runner.c, run_points): a
 # point's rounds spread over the whole run, and every round runs every point
 # (in a random order of points). Run point by point, the CSV would hold each
 # point's rounds in one block: 3 blocks; interleaved, 5 x 3 blocks but where
 # a round ends with the point the next one starts with: at least 11.
-expect_ok "three points, five rounds" run --variant negcount,posix --workload uncontended,pool \
-  --threads 2,4 --ops 200 --reps 5 --seed 11 --no-floors --csv "$d/il.csv" --quiet
+expect_ok "three points, five rounds" run --variant negcount,glibc --workload uncontended,pool \
+  --threads 2,4 --ops 200 --rounds 5 --seed 11 --no-floors --csv "$d/il.csv" --quiet
 blocks() { python3 -c '
 import csv, sys
 rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
@@ -285,12 +305,32 @@ for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")):
 print(" ".join(seen))' "$1"; }
 check "the first round takes the points in their listed order (the tables' order): $(firsts "$d/il.csv")" \
   test "$(firsts "$d/il.csv")" = "uncontended/1 pool/2 pool/4"
-expect_ok "no control" run --variant negcount,posix --workload uncontended --ops 200 --reps 2 \
+expect_ok "no control" run --variant negcount,glibc --workload uncontended --ops 200 --rounds 2 \
   --no-control --no-floors --csv "$d/s3.csv" --quiet
-check "--no-control drops it" absent 'posix#2' "$(cat "$d/s3.csv")"
+check "--no-control drops it" absent 'glibc#2' "$(cat "$d/s3.csv")"
+
+# `posix`, the former name of the glibc design (variants/registry.c.in): still
+# accepted on the command line and in older CSVs, and always shown as glibc.
+expect_ok "--variant posix --baseline posix (glibc's former name)" run --variant negcount,posix \
+  --baseline posix --workload uncontended --ops 200 --rounds 2 --no-floors --csv "$d/px.csv" --quiet
+names() { python3 -c '
+import csv, sys
+rows = csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
+print(" ".join(sorted({r["variant"] for r in rows})))' "$1"; }
+check "posix runs as glibc, its control glibc#2: $(names "$d/px.csv")" \
+  test "$(names "$d/px.csv")" = "glibc glibc#2 negcount"
+sed 's/^glibc/posix/' "$d/b.csv" >"$d/old.csv" # b as written before the rename
+expect_ok "compare of a CSV with posix rows" compare "$d/old.csv"
+out=$(cat /tmp/fl_cli_out.$$)
+check "its posix rows read as glibc: the control glibc#2" grep -qE '^  glibc#2 .* ~$' <<<"$out"
+check "and no posix in the table" absent posix "$out"
+expect_ok "compare of an old CSV with a new one" compare "$d/old.csv" "$d/b.csv" --baseline posix
+out=$(cat /tmp/fl_cli_out.$$)
+check "--baseline posix: ratios to glibc" grep -q '^mode: ratios to glibc' <<<"$out"
+check "pairs glibc with glibc: nothing changed" grep -q '^0 of 2 pairs changed beyond the noise' <<<"$out"
 
 # Ctrl-C: the finished rows stay, the summary says so, exit 130.
-"$fl" sweep --variants negcount --workloads uncontended --reps 100 --duration 0.05 \
+"$fl" sweep --variants negcount --workloads uncontended --rounds 100 --duration 0.05 \
   --csv "$d/int.csv" --quiet >"$d/int.out" 2>&1 &
 pid=$!
 # wait until 5 reps are in the CSV (the state; 60 s is generous for 5 reps
@@ -310,10 +350,10 @@ check "no temp file left after the interrupt" bash -c "! ls '$d' | grep -q tmp"
 
 # Progress line: on a terminal (script(1) gives one), not with --quiet.
 if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1 </dev/null; then
-  script -qc "'$fl' sweep --variants negcount --workloads uncontended,pool --threads 2 --reps 2 --duration 0.02" \
+  script -qc "'$fl' sweep --variants negcount --workloads uncontended,pool --threads 2 --rounds 2 --duration 0.02" \
     /dev/null >"$d/tty.out" 2>&1 </dev/null
   check "progress line on a terminal" grep -qE '\[1/[0-9]+\] +[0-9]+% elapsed .* left' "$d/tty.out"
-  script -qc "'$fl' sweep --variants negcount --workloads uncontended --reps 2 --duration 0.02 --quiet" \
+  script -qc "'$fl' sweep --variants negcount --workloads uncontended --rounds 2 --duration 0.02 --quiet" \
     /dev/null >"$d/tty2.out" 2>&1 </dev/null
   check "no progress line with --quiet" absent 'elapsed' "$(cat "$d/tty2.out")"
 else
@@ -326,7 +366,7 @@ fi
 # an open counter fills its column in every row, an unsupported one leaves
 # it empty in every row, and then what it would have shown is a SKIP.
 expect_ok "pinned sweep with perf" sweep --variants negcount --workloads pool --threads 4 \
-  --ops 20000 --reps 3 --warmup 0 --pin 0 --perf --csv "$d/pin.csv" --quiet
+  --ops 20000 --rounds 3 --warmup 0 --pin 0 --perf --csv "$d/pin.csv" --quiet
 perfline=$(grep -m1 '^futexlab: perf counters: ' /tmp/fl_cli_out.$$)
 check "the run names its perf counters ($perfline)" test -n "$perfline"
 # perf_col NAME: "open" or "unsupported", from that line
@@ -352,7 +392,7 @@ fi
 
 # --spin is an axis; a --hash list runs the sweep once per mode (own process).
 expect_ok "sweep over spin and hash modes" sweep --variants negcount --workloads uncontended \
-  --spin 0,50 --hash global,private:16 --ops 500 --reps 2 --warmup 0 --no-floors \
+  --spin 0,50 --hash global,private:16 --ops 500 --rounds 2 --warmup 0 --no-floors \
   --csv "$d/hs.csv" --quiet
 check "one row per spin x hash x rep (8)" test "$(nrows "$d/hs.csv" "r['variant'] == 'negcount'")" -eq 8
 # each mode that the kernel can set ran its 2 reps at each spin; one it
@@ -366,7 +406,7 @@ for m in global private:16; do
   fi
 done
 
-# ---- --sems and the wake workloads (issue 14) ----
+# ---- --sems and the wake workloads ----
 expect_usage "sems zero" run --sems 0
 expect_usage "sems above the arena" run --sems 999
 expect_usage "sems not a number" run --sems x
@@ -374,8 +414,8 @@ expect_usage "sweep: sems empty item" sweep --sems 1,,2
 expect_usage "sems on a workload that has one semaphore" run --workload barrier --sems 2
 expect_usage "sweep: preset with sems" sweep --preset quick --sems 2
 expect_usage "sems above the threads: nothing can run" run --workload pool --threads 2 --sems 4
-expect_ok "pool over 2 semaphores" run --variant negcount,posix --workload pool --threads 4 \
-  --sems 2 --ops 4000 --reps 2 --no-probes --csv "$d/sems.csv" --quiet
+expect_ok "pool over 2 semaphores" run --variant negcount,glibc --workload pool --threads 4 \
+  --sems 2 --ops 4000 --rounds 2 --no-probes --csv "$d/sems.csv" --quiet
 # rows FILE EXPR: how many rows (dicts r of the CSV) satisfy the python EXPR
 rows() { python3 -c '
 import csv, sys
@@ -388,10 +428,10 @@ check "every semaphore was used (the note: ops per semaphore MIN..MAX)" \
 check "the sems column comes right after slot" grep -q '^variant,.*,round,slot,sems' "$d/sems.csv"
 expect_ok "compare keys the point by sems" compare "$d/sems.csv"
 check "the point says sems=2" grep -q '^pool T=4 K=1 wake=exact hash=[^ ]* spin=0 sems=2$' /tmp/fl_cli_out.$$
-expect_ok "wake workloads" run --variant negcount,posix,lock1 --workload wake,wake-each \
-  --threads 3 --ops 40 --reps 2 --no-control --no-probes --csv "$d/wake.csv" --quiet
-check "wake, wake-each: ok rows with ops > 0 for negcount and posix, sems=1" \
-  test "$(rows "$d/wake.csv" 'r["variant"] in ("negcount", "posix", "floor-futex") and r["status"] == "ok" and int(r["ops"]) == 40 and r["sems"] == "1"')" -eq 12
+expect_ok "wake workloads" run --variant negcount,glibc,lock1 --workload wake,wake-each \
+  --threads 3 --ops 40 --rounds 2 --no-control --no-probes --csv "$d/wake.csv" --quiet
+check "wake, wake-each: ok rows with ops > 0 for negcount and glibc, sems=1" \
+  test "$(rows "$d/wake.csv" 'r["variant"] in ("negcount", "glibc", "floor-futex") and r["status"] == "ok" and int(r["ops"]) == 40 and r["sems"] == "1"')" -eq 12
 check "lock1 (one token at most) and floor-atomic (never sleeps) skip wake with the reason" \
   bash -c "grep -q '^lock1,wake,3,.*,skipped,\"wake posts 3 tokens' '$d/wake.csv' &&
            grep -q '^floor-atomic,wake-each,3,.*,skipped,\"floor-atomic' '$d/wake.csv'"

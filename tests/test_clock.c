@@ -1,5 +1,5 @@
 /* tests/test_clock.c — unit tests for lib/clock: timespec arithmetic,
- * deadlines and seed 000's timeout clamps. */
+ * deadlines and the negative-counter note's timeout clamps. */
 #include <limits.h>
 #include <stdint.h>
 

@@ -41,12 +41,12 @@ usage "not executable" --variant negcount -- /etc/passwd
 usage "not found" --variant negcount -- no-such-command-xyz
 usage "bad --env" --env NOEQUALS -- true
 usage "bad --allow" --allow destroy,bogus -- true
-usage "bad --reps" --reps 0 -- true
+usage "bad --rounds" --rounds 0 -- true
 
 # 2. a program that fails: error rows with the reason, exit 1
 fails() { # label want-in-note cmd...
   local label=$1 want=$2; shift 2
-  "$fl" exec --variant negcount --reps 1 --warmup 0 --no-probes --quiet --csv "$tmp/f.csv" \
+  "$fl" exec --variant negcount --rounds 1 --warmup 0 --no-probes --quiet --csv "$tmp/f.csv" \
     "$@" >"$tmp/f.out" 2>&1
   local rc=$? st notes
   st=$(rows "$tmp/f.csv" negcount status | sort -u | tr '\n' ' ')
@@ -60,29 +60,29 @@ fails "SIGKILL" "killed by signal 9 (SIGKILL)" -- sh -c 'kill -KILL $$'
 fails "timeout" "timed out after" --timeout 0.3 -- sleep 30
 
 # 3. a good run: ok rows, CPU and context switches, the shim's count on the
-#    design, none for posix (unshimmed), the designs the shim refuses skipped
-if "$fl" exec --variant negcount,posix,lock1,split --reps 2 --warmup 0 --no-probes --quiet \
+#    design, none for glibc (unshimmed), the designs the shim refuses skipped
+if "$fl" exec --variant negcount,glibc,lock1,split --rounds 2 --warmup 0 --no-probes --quiet \
      --csv "$tmp/g.csv" -- "$semprog" >"$tmp/g.out" 2>"$tmp/g.err"; then
-  ok "semprog on negcount, posix: exit 0"
+  ok "semprog on negcount, glibc: exit 0"
 else bad "semprog: exit $?: $(cat "$tmp/g.err")"; fi
 st=$(rows "$tmp/g.csv" negcount status | sort -u)
 sems=$(rows "$tmp/g.csv" negcount shim_sems | sort -u | head -1)
 user=$(rows "$tmp/g.csv" negcount cpu_user_ns | head -1)
 vcsw=$(rows "$tmp/g.csv" negcount csw_vol | head -1)
-psems=$(rows "$tmp/g.csv" posix shim_sems | sort -u)
+psems=$(rows "$tmp/g.csv" glibc shim_sems | sort -u)
 [ "$st" = ok ] && [ "${sems:-0}" -gt 0 ] 2>/dev/null && [ -n "$user" ] && [ -n "$vcsw" ] && [ -z "$psems" ] &&
-  ok "rows: negcount ok, $sems semaphores on the design, user ${user} ns, $vcsw voluntary switches; posix no shim count" ||
-  bad "rows: status '$st' shim_sems '$sems' cpu_user_ns '$user' csw_vol '$vcsw' posix shim_sems '$psems'"
-[ "$(rows "$tmp/g.csv" posix#2 status | sort -u)" = ok ] && ok "control row posix#2" || bad "no control row"
+  ok "rows: negcount ok, $sems semaphores on the design, user ${user} ns, $vcsw voluntary switches; glibc no shim count" ||
+  bad "rows: status '$st' shim_sems '$sems' cpu_user_ns '$user' csw_vol '$vcsw' glibc shim_sems '$psems'"
+[ "$(rows "$tmp/g.csv" glibc#2 status | sort -u)" = ok ] && ok "control row glibc#2" || bad "no control row"
 l1=$(rows "$tmp/g.csv" lock1 status)/$(rows "$tmp/g.csv" lock1 note)
 sp=$(rows "$tmp/g.csv" split status)/$(rows "$tmp/g.csv" split note)
 [[ $l1 == skipped/*capped* ]] && [[ $sp == skipped/*destroy* ]] && ok "skipped: lock1 ($l1), split ($sp)" ||
   bad "skips: lock1 '$l1' split '$sp'"
 grep -q "^# exec: $semprog" "$tmp/g.csv" && ok "the command in the metadata" || bad "no '# exec:' line"
-grep -q "per program" "$tmp/g.out" && grep -q "posix#2" "$tmp/g.out" && ok "table and per-program report" ||
+grep -q "per program" "$tmp/g.out" && grep -q "glibc#2" "$tmp/g.out" && ok "table and per-program report" ||
   { bad "no report"; cat "$tmp/g.out"; }
 # --allow runs a design that breaks a promise
-"$fl" exec --variant split --allow destroy --reps 1 --warmup 0 --no-probes --quiet --no-control \
+"$fl" exec --variant split --allow destroy --rounds 1 --warmup 0 --no-probes --quiet --no-control \
   --csv "$tmp/a.csv" -- "$semprog" >/dev/null 2>&1
 [ "$(rows "$tmp/a.csv" split status)" = ok ] && ok "--allow destroy runs split" ||
   bad "--allow destroy: split '$(rows "$tmp/a.csv" split status)' $(rows "$tmp/a.csv" split note)"
@@ -90,7 +90,7 @@ grep -q "per program" "$tmp/g.out" && grep -q "posix#2" "$tmp/g.out" && ok "tabl
 # 4. Ctrl-C: exit 130, the rows finished before it kept. Interrupt once two
 #    reps are in the CSV (the state, not a sleep: a loaded machine may take
 #    any time to get there); 60 s for 2 reps of `sleep 0.1` is generous.
-"$fl" exec --variant negcount --reps 200 --warmup 0 --no-probes --quiet --csv "$tmp/i.csv" \
+"$fl" exec --variant negcount --rounds 200 --warmup 0 --no-probes --quiet --csv "$tmp/i.csv" \
   -- sleep 0.1 >"$tmp/i.out" 2>&1 &
 pid=$!
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
@@ -133,7 +133,7 @@ procs=$(sed -n 's/.* in \([0-9]*\) process.*/\1/p' "$tmp/s2.out")
 #    inherited without close-on-exec (fd 9 here), its pipes, and (below, with
 #    the collector) the collector's BPF descriptors. Needs no root: always run.
 fds() { # PROBES-FLAG OUT: the program's descriptors, as ls -l lists them
-  "$fl" exec --variant negcount --reps 1 --warmup 0 --no-control "$1" --quiet -- \
+  "$fl" exec --variant negcount --rounds 1 --warmup 0 --no-control "$1" --quiet -- \
     sh -c "ls -l /proc/\$\$/fd > $2" >/dev/null 2>&1 9>"$tmp/nine"
 }
 fds --no-probes "$tmp/fds0"
@@ -147,13 +147,13 @@ what="tree_prog's exact profile and the collector's descriptors (futexlab exec -
 if [ "$(id -u)" != 0 ]; then
   skip "$what: not root (the collector needs root)"
 else
-  "$fl" exec --variant negcount,posix --reps 2 --warmup 0 --probes --quiet --csv "$tmp/p.csv" \
+  "$fl" exec --variant negcount,glibc --rounds 2 --warmup 0 --probes --quiet --csv "$tmp/p.csv" \
     -- "$tree" >"$tmp/p.out" 2>"$tmp/p.err"
   if grep -q "probes off" "$tmp/p.err"; then
     skip "$what: $(grep -m1 "probes off" "$tmp/p.err")"
   else
     expect=$("$tree" --expect)
-    for v in negcount posix posix#2; do
+    for v in negcount glibc glibc#2; do
       for kv in $expect; do
         k=${kv%%=*} want=${kv#*=}
         case $k in futex_calls) c=futex_syscalls;; op_wake) c=fx_wake;; op_wait) c=fx_wait;;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# tests/test_fidelity.sh — fidelity, measured (issue 16): glibc64, futexlab's
+# tests/test_fidelity.sh — fidelity, measured: glibc64, futexlab's
 # re-implementation of glibc's sem_t, must look to the kernel like glibc's
-# own sem_t (posix) — futex syscalls per op by op code, wakes and threads
+# own sem_t (glibc) — futex syscalls per op by op code, wakes and threads
 # woken per op, how waits ended — on uncontended, pingpong and pool T=4 K=1,
-# within the noise of posix against itself (scripts/fidelity says how).
+# within the noise of glibc against itself (scripts/fidelity says how).
 # The negative control: futex2 (futex_wait/futex_wake syscalls, glibc's
 # waits otherwise) must be told apart, so the comparison can fail.
 # Usage: test_fidelity.sh path/to/futexlab path/to/scripts/fidelity
@@ -16,20 +16,20 @@ trap 'rm -rf "$tmp"' EXIT
 ok()  { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; }
 
-"$fid" --futexlab "$fl" glibc64 posix >"$tmp/g.out" 2>&1
+"$fid" --futexlab "$fl" glibc64 glibc >"$tmp/g.out" 2>&1
 rc=$?
 cat "$tmp/g.out"
 [ $rc = 77 ] && { echo "SKIP: $(grep SKIP "$tmp/g.out")"; exit 77; }
 [ $rc = 0 ] && ok "glibc64 matches glibc's sem_t within the noise" \
-  || bad "glibc64 against posix: exit $rc (0 expected)"
+  || bad "glibc64 against glibc: exit $rc (0 expected)"
 for w in uncontended pingpong pool; do
   grep -q "^$w " "$tmp/g.out" && ok "$w compared" || bad "$w missing from the table"
 done
 
-"$fid" --futexlab "$fl" --workloads uncontended,pingpong futex2 posix >"$tmp/f.out" 2>&1
+"$fid" --futexlab "$fl" --workloads uncontended,pingpong futex2 glibc >"$tmp/f.out" 2>&1
 rc=$?
-[ $rc = 1 ] && ok "futex2 told apart from posix (exit 1)" \
-  || { cat "$tmp/f.out"; bad "futex2 against posix: exit $rc (1 expected)"; }
+[ $rc = 1 ] && ok "futex2 told apart from glibc (exit 1)" \
+  || { cat "$tmp/f.out"; bad "futex2 against glibc: exit $rc (1 expected)"; }
 grep -q "f2_wait .*DIFFERS: op used by one side only" "$tmp/f.out" \
   && ok "the difference named: futex2's f2_wait, which glibc never calls" \
   || bad "f2_wait not named as the difference"

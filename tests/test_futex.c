@@ -48,8 +48,8 @@ static void t_deadlines(void *arg)
 static void t_not_remembered(void *arg)
 {
 	(void)arg;
-	/* Seed 000: the wait primitive must not remember a notify that found
-	 * nobody, or it would keep a second token count. */
+	/* The negative-counter note: the wait primitive must not remember a
+	 * notify that found nobody, or it would keep a second token count. */
 	atomic_store(&word, 0);
 	CHECK(fl_futex_wake(&word, 1, false) == 0, "wake with nobody waiting wakes 0");
 	CHECK(fl_futex_wake(&word, INT_MAX, false) == 0, "wake-all with nobody waiting wakes 0");

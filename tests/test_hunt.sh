@@ -9,7 +9,7 @@
 #   with the detector's evidence — and its unmutated control is clean
 #   (HUNT_MUTANTS: the same command over the mutants, tests/hunt_mutants.c);
 # - correct designs in a short hunt: clean, and the in-library-text
-#   preemption landed in library text (hits > 0) for posix (glibc's code)
+#   preemption landed in library text (hits > 0) for glibc (glibc's code)
 #   and for a futexlab design (negcount), in process, and for musl-libc in
 #   its helper when it is built;
 # - Ctrl-C: exit 130, the table of what finished, the CSV keeps its rows.
@@ -28,7 +28,7 @@ hits() { awk -v v="$2" -v p="$3" '$1 == v && $2 == p { split($6, a, "/"); print 
 for args in "--variant nosuch" "--pattern nosuch" "--seconds 0" "--seconds x" \
 	    "--rep-seconds" "--rep-seconds 0" "--rep 0" "--text dso" "--text span:libc.so.6" \
 	    "--stranded-ms 0" "--stall-us -1" "--spin-us -1" "--interval-us 5" "stray" \
-	    "--variant posix,posix" "--pattern herd,,steal"; do
+	    "--variant glibc,glibc" "--pattern herd,,steal"; do
 	$fx hunt $args >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	check "bad input '$args': exit 2, one line" \
@@ -80,10 +80,10 @@ check "control: no stranded row" '[ "$(rows "$tmp/k.csv")" -ge 2 ] && ! grep -q 
 [ $fail -eq 0 ] || cat "$tmp/k.out"
 
 # Correct designs, a short hunt.
-$fx hunt --variant posix,negcount,musl-libc --seconds 0.5 --csv "$tmp/c.csv" >"$tmp/c.out" 2>&1
+$fx hunt --variant glibc,negcount,musl-libc --seconds 0.5 --csv "$tmp/c.csv" >"$tmp/c.out" 2>&1
 rc=$?
 check "short hunt: exit 0" '[ $rc -eq 0 ]'
-check "posix: clean" 'grep -q "^posix: clean" "$tmp/c.out"'
+check "glibc: clean" 'grep -q "^glibc: clean" "$tmp/c.out"'
 check "negcount: clean" 'grep -q "^negcount: clean" "$tmp/c.out"'
 check "no stranded row" '! grep -q ",stranded,\"" "$tmp/c.csv"'
 # landed DESIGN: the preemption's in-text hits, from the short hunt, or, if
@@ -102,7 +102,7 @@ landed() {
 	done
 	echo "${h:-0} $tries $(( $(ms) - t0 ))"
 }
-for d in "posix glibc's sem code" "negcount negcount's code"; do
+for d in "glibc glibc's sem code" "negcount negcount's code"; do
 	read -r h n took < <(landed "${d%% *}")
 	check "${d%% *} preempt: signals landed in ${d#* } ($h hits; $n more hunts)" \
 		'[ "$h" -gt 0 ] || { echo "    none landed in $n more hunts, $took ms (bound 60 s); load $(cat /proc/loadavg)"; false; }'
@@ -123,7 +123,7 @@ check "a CSV row per rep (>= 1 per cell that ran: $cells)" '[ "$(rows "$tmp/c.cs
 
 # Ctrl-C keeps what finished. Interrupt once two reps are in the CSV (the
 # state, not a sleep; reps are 0.5 s: 60 s is generous).
-$fx hunt --variant posix --pattern steal --seconds 60 --csv "$tmp/i.csv" >"$tmp/i.out" 2>&1 &
+$fx hunt --variant glibc --pattern steal --seconds 60 --csv "$tmp/i.csv" >"$tmp/i.out" 2>&1 &
 pid=$!
 t0=$(ms) before=0
 while :; do
@@ -140,7 +140,7 @@ wait $pid
 rc=$?
 check "Ctrl-C: exit 130" '[ $rc -eq 130 ]'
 check "Ctrl-C: the table and INTERRUPTED" \
-	'grep -q "^posix        steal" "$tmp/i.out" && grep -q "hunt INTERRUPTED" "$tmp/i.out"'
+	'grep -q "^glibc        steal" "$tmp/i.out" && grep -q "hunt INTERRUPTED" "$tmp/i.out"'
 check "Ctrl-C: the finished reps' rows kept ($before before the interrupt)" \
 	'[ "$before" -ge 2 ] && [ "$(rows "$tmp/i.csv")" -ge "$before" ]'
 

@@ -1,15 +1,15 @@
 /* tests/test_lock1.c — the lock of one token survives over-release.
  *
- * Seed 000: the capped semaphore's release clamps with a CAS, so however
- * many threads release at once there is never a second permit, and so
- * never a second holder once the lock is taken. Each round: K threads
- * release at the same instant (one legitimate unlock of the previous
- * round's holder plus K-1 over-releases), the value must then be exactly 1;
- * then all K race to acquire and exactly one may win. A sampler thread reads
- * the value all the time and must never see more than 1. A second test
- * puts a sleeper on the lock and over-releases into it: the sleeper gets
- * the first release, one permit remains, the rest vanish.
- * Replace the clamp with a plain add (fl_negcount_post) and both fail. */
+ * The negative-counter note: the capped semaphore's release clamps with a CAS,
+ * so however many threads release at once there is never a second permit, and
+ * so never a second holder once the lock is taken. Each round: K threads
+ * release at the same instant (one legitimate unlock of the previous round's
+ * holder plus K-1 over-releases), the value must then be exactly 1; then all K
+ * race to acquire and exactly one may win. A sampler thread reads the value all
+ * the time and must never see more than 1. A second test puts a sleeper on the
+ * lock and over-releases into it: the sleeper gets the first release, one
+ * permit remains, the rest vanish. Replace the clamp with a plain add
+ * (fl_negcount_post) and both fail. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,6 +1,6 @@
 /* tests/test_musl.c — musl's pending wakes are value, and can be stolen.
  *
- * Seed 003 (Monakov's rule): with nothing concurrent, getvalue equals the
+ * The musl thread (Monakov's rule): with nothing concurrent, getvalue equals the
  * number of trywaits that succeed in a row, so a pending wake in val[1] is
  * value and trywait must be able to take it. To hold the design still in
  * that state, a sleeper W is parked inside a signal handler (it blocks on

@@ -1,7 +1,7 @@
-/* tests/test_portable.c — seed 000's portable wait-on-address (one global
- * mutex + condvar) keeps the futex contract: EAGAIN on a mismatch, absolute
- * deadlines, a notify with nobody waiting is not remembered, exact wake
- * counts, and — the point of broadcasting — a wake for address A never
+/* tests/test_portable.c — the negative-counter note's portable wait-on-address
+ * (one global mutex + condvar) keeps the futex contract: EAGAIN on a mismatch,
+ * absolute deadlines, a notify with nobody waiting is not remembered, exact
+ * wake counts, and — the point of broadcasting — a wake for address A never
  * leaves a waiter on A asleep, while waiters on B that the broadcast stirred
  * sleep again without returning. */
 #include <errno.h>
@@ -169,11 +169,11 @@ static void *waiter_a(void *arg)
 	return NULL;
 }
 
-/* Seed 000: with one condvar for every address, a notify for A may wake a
- * waiter on B. The B waiters are enqueued first (the oldest, the ones a
- * notify-one would pick), then one waiter on A. Changing A's word and waking
- * A must get A's waiter out; B's waiters, stirred by the broadcast, must not
- * return and must be asleep again. */
+/* The negative-counter note: with one condvar for every address, a notify for A
+ * may wake a waiter on B. The B waiters are enqueued first (the oldest, the
+ * ones a notify-one would pick), then one waiter on A. Changing A's word and
+ * waking A must get A's waiter out; B's waiters, stirred by the broadcast, must
+ * not return and must be asleep again. */
 static void t_two_addresses(void *arg)
 {
 	(void)arg;

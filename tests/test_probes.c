@@ -594,7 +594,7 @@ static void t_collector_filters(void *arg)
 	EQ(nw, 0);
 }
 
-/* The proof in README: negcount's uncontended post+wait never enters the
+/* The proof of probes/columns.md: negcount's uncontended post+wait never enters the
  * kernel — 0 futex syscalls for 10000 pairs. */
 static void t_negcount_uncontended(void *arg)
 {

@@ -31,8 +31,8 @@ else bad "list: $("$fl" list | grep musl-libc)"; fi
 # 2. the rows came from musl: metadata from the helper itself, every column
 #    a workload fills filled (fairness, latency, cpu)
 csv=$tmp/a.csv
-"$fl" run --variant musl-libc,posix --workload pool,pingpong,uncontended --threads 4 \
-  --tokens 1 --reps 3 --warmup 1 --duration 0.03 --latency --no-control --quiet \
+"$fl" run --variant musl-libc,glibc --workload pool,pingpong,uncontended --threads 4 \
+  --tokens 1 --rounds 3 --warmup 1 --duration 0.03 --latency --no-control --quiet \
   --no-probes --csv "$csv" >"$tmp/a.out" 2>&1
 rc=$?
 meta=$(grep '^# remote musl-libc:' "$csv")
@@ -52,9 +52,9 @@ else bad "missing fields: jain='$jain' p50='$p50' cpu='$cpu' ops='$ops'"; fi
 #    FUTEX_WAIT, never glibc's FUTEX_WAIT_BITSET — and procs says 1. On one
 #    CPU (--pin 0) a waiter's spin cannot see its partner's post: it sleeps.
 csv=$tmp/p.csv
-"$fl" run --variant musl-libc,posix --workload pingpong --ops 3000 --reps 3 --warmup 0 --pin 0 \
+"$fl" run --variant musl-libc,glibc --workload pingpong --ops 3000 --rounds 3 --warmup 0 --pin 0 \
   --no-control --quiet --probes --csv "$csv" >"$tmp/p.out" 2>&1
-pbs=$(col "$csv" posix pingpong fx_wait_bitset | head -1)
+pbs=$(col "$csv" glibc pingpong fx_wait_bitset | head -1)
 if grep -q 'probes off' "$tmp/p.out"; then
   # (the collector did not load: not root, no BPF; empty columns with
   # the collector loaded fail below)
@@ -63,20 +63,20 @@ else
   mw=$(col "$csv" musl-libc pingpong fx_wait | sort -n | tail -1)
   mbs=$(col "$csv" musl-libc pingpong fx_wait_bitset | sort -n | tail -1)
   mprocs=$(col "$csv" musl-libc pingpong procs | sort -u)
-  pprocs=$(col "$csv" posix pingpong procs | sort -u)
-  pw=$(col "$csv" posix pingpong fx_wait | sort -n | tail -1)
+  pprocs=$(col "$csv" glibc pingpong procs | sort -u)
+  pw=$(col "$csv" glibc pingpong fx_wait | sort -n | tail -1)
   if [ "${mw:-0}" -gt 0 ] && [ "$mbs" = 0 ] && [ "$mprocs" = 1 ] && [ -z "$pprocs" ] &&
      [ "$pbs" -gt 0 ] && [ "$pw" = 0 ]; then
-    ok "probes: musl-libc fx_wait $mw, fx_wait_bitset 0, procs 1; posix fx_wait_bitset $pbs, fx_wait 0"
+    ok "probes: musl-libc fx_wait $mw, fx_wait_bitset 0, procs 1; glibc fx_wait_bitset $pbs, fx_wait 0"
   else
-    bad "probes: musl-libc wait=$mw bitset=$mbs procs='$mprocs'; posix bitset=$pbs wait=$pw procs='$pprocs'"
+    bad "probes: musl-libc wait=$mw bitset=$mbs procs='$mprocs'; glibc bitset=$pbs wait=$pw procs='$pprocs'"
   fi
 fi
 
 # 4. a helper that dies during a rep (the real one, SIGSEGV from outside):
 #    an error row with the reason; the other rows go on; exit status 1
 csv=$tmp/c.csv
-"$fl" run --variant musl-libc,posix --workload pool --threads 2 --reps 40 --duration 0.1 \
+"$fl" run --variant musl-libc,glibc --workload pool --threads 2 --rounds 40 --duration 0.1 \
   --no-control --quiet --no-probes --csv "$csv" >"$tmp/c.out" 2>&1 &
 run=$!
 # mid-run: the helper's pid in the CSV and a musl-libc row done (states, not
@@ -92,10 +92,10 @@ waited=$(( $(ms) - t0 ))
 wait $run
 rc=$?
 note=$(col "$csv" musl-libc pool note; grep '^musl-libc,pool,.*,error,' "$csv" | head -1)
-pok=$(col "$csv" posix pool status | grep -c '^ok$')
+pok=$(col "$csv" glibc pool status | grep -c '^ok$')
 if [ $rc -eq 1 ] && [[ $note == *"killed by signal 11"* ]] && [ "$pok" -ge 30 ]; then
-  ok "helper killed mid-run: error row ($(grep -o 'killed by signal 11[^"]*' "$csv" | head -1)), $pok posix rows"
-else bad "crash: rc=$rc pid=$pid (after $waited ms) posix ok=$pok note: $note; load $(cat /proc/loadavg)"; fi
+  ok "helper killed mid-run: error row ($(grep -o 'killed by signal 11[^"]*' "$csv" | head -1)), $pok glibc rows"
+else bad "crash: rc=$rc pid=$pid (after $waited ms) glibc ok=$pok note: $note; load $(cat /proc/loadavg)"; fi
 
 # 5. a helper that hangs (a stand-in that says hello and never answers):
 #    an error row after FUTEXLAB_REMOTE_TIMEOUT, the helper killed, the run
@@ -112,7 +112,7 @@ chmod +x "$tmp/hang.sh"
 csv=$tmp/h.csv
 t0=$(date +%s)
 HANG_PIDFILE=$tmp/hang.pid FUTEXLAB_REMOTE_HELPER=$tmp/hang.sh FUTEXLAB_REMOTE_TIMEOUT=1 timeout 60 "$fl" run \
-  --variant musl-libc,posix --workload uncontended --reps 3 --duration 0.02 --no-control \
+  --variant musl-libc,glibc --workload uncontended --rounds 3 --duration 0.02 --no-control \
   --quiet --no-probes --csv "$csv" >"$tmp/h.out" 2>&1
 rc=$?
 t=$(( $(date +%s) - t0 ))
@@ -132,7 +132,7 @@ fi
 # 6. Ctrl-C (SIGINT to the whole process group, as a terminal sends it): exit
 #    130, the finished rows kept, the helper gone with the run
 csv=$tmp/i.csv
-setsid "$fl" run --variant musl-libc,posix --workload pool --threads 2 --reps 200 \
+setsid "$fl" run --variant musl-libc,glibc --workload pool --threads 2 --rounds 200 \
   --duration 0.05 --no-control --quiet --no-probes --csv "$csv" >"$tmp/i.out" 2>&1 &
 run=$!
 t0=$(ms)   # interrupt once 3 musl-libc rows are done (60 s bound)
@@ -152,7 +152,7 @@ else bad "Ctrl-C: rc=$rc kept=$kept (interrupted after $waited ms) helper='$pid'
 
 # 7. --hash: the helper applies the run's mode to itself
 csv=$tmp/x.csv
-"$fl" run --variant musl-libc --workload uncontended --reps 1 --warmup 0 --duration 0.01 \
+"$fl" run --variant musl-libc --workload uncontended --rounds 1 --warmup 0 --duration 0.01 \
   --no-control --quiet --no-probes --hash private:16 --csv "$csv" >/dev/null 2>&1
 st=$(col "$csv" musl-libc uncontended status)
 note=$(grep '^musl-libc,uncontended,' "$csv" | grep -o '"[^"]*"' | head -1)
@@ -165,14 +165,14 @@ else bad "hash: status $st, $(grep '^# remote' "$csv")"; fi
 # 8. no helper: a skipped row with the reason
 csv=$tmp/m.csv
 FUTEXLAB_REMOTE_HELPER=$tmp/none "$fl" run --variant musl-libc --workload uncontended \
-  --reps 1 --duration 0.01 --quiet --no-probes --csv "$csv" >/dev/null 2>&1
+  --rounds 1 --duration 0.01 --quiet --no-probes --csv "$csv" >/dev/null 2>&1
 if grep -q "^musl-libc,uncontended,.*,skipped,\"its helper $tmp/none cannot be run" "$csv"; then
   ok "missing helper: skipped row"
 else bad "missing helper: $(grep '^musl-libc' "$csv")"; fi
 
 # 9. exec and the shim refuse it, one line each
 csv=$tmp/e.csv
-"$fl" exec --variant musl-libc --reps 1 --quiet --csv "$csv" -- /bin/true >/dev/null 2>&1
+"$fl" exec --variant musl-libc --rounds 1 --quiet --csv "$csv" -- /bin/true >/dev/null 2>&1
 if grep -q '^musl-libc,exec,.*,skipped,"runs only in its helper' "$csv"; then ok "exec: skipped row"
 else bad "exec: $(grep '^musl-libc' "$csv")"; fi
 if [ "$shim" = - ]; then

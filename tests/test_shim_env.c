@@ -109,7 +109,7 @@ static void t_variant(void *arg)
 	refuse("Negcount", NULL, NULL, "FUTEXLAB_VARIANT: 'Negcount' has a character outside");
 	refuse("neg count", NULL, NULL, "[a-z0-9_-]");
 	refuse("neg/count", NULL, NULL, "[a-z0-9_-]");
-	refuse("posix#2", NULL, NULL, "[a-z0-9_-]");
+	refuse("glibc#2", NULL, NULL, "[a-z0-9_-]");
 	refuse("split ", NULL, NULL, "[a-z0-9_-]");
 	refuse("n\xc3\xa9gcount", NULL, NULL, "'n\\xc3\\xa9gcount'");
 	refuse("a\nb", NULL, NULL, "'a\\x0ab'");

@@ -93,10 +93,10 @@ static void t_format(void *arg)
 	r.blocked_known = true;
 	r.blocked = 0;
 	r.state = FL_SHIM_PASS;
-	strcpy(r.variant, "posix");
+	strcpy(r.variant, "glibc");
 	strcpy(r.reason, "breaks signal,eintr (FUTEXLAB_ALLOW=signal,eintr runs it)");
 	n = fl_shim_report_format(&r, buf, sizeof buf);
-	CHECK(n > 0 && strstr(buf, " variant=posix state=pass ") &&
+	CHECK(n > 0 && strstr(buf, " variant=glibc state=pass ") &&
 		      strstr(buf, " post=8 blocked=0 timeouts=9 reason=breaks signal,eintr "
 				  "(FUTEXLAB_ALLOW=signal,eintr runs it)\n"),
 	      "'%s'", buf);

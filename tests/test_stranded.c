@@ -1,4 +1,4 @@
-/* tests/test_stranded.c — the stranded-waiter detector (workloads/stranded.c)
+/* tests/test_stranded.c — the stranded-waiter detector (stranded/stranded.c)
  * proven on a design that loses one wakeup.
  *
  * The design: a copy of glibc64 (tests/mutants/base_glibc64.h) built here
@@ -33,7 +33,8 @@
 
 #include "tests/check.h"
 #include "tests/loadavg.h"
-#include "harness/probes_glue.h"
+#include "probes/probes.h"
+#include "stranded/stranded.h"
 #include "workloads/workload.h"
 
 #define MUT_NAME test_drop_wake
@@ -141,7 +142,7 @@ static void off(void *arg)
 static void rescue_by_post(void *arg)
 {
 	(void)arg;
-	signal(FL_WATCH_SIGNAL, SIG_IGN);
+	signal(FL_STRANDED_SIGNAL, SIG_IGN);
 	struct fl_result r;
 	int reps = 0;
 	do

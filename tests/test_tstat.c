@@ -1,4 +1,4 @@
-/* tests/test_tstat.c — the fairness and latency columns (issue 14) on
+/* tests/test_tstat.c — the fairness and latency columns on
  * inputs whose answers are known: the histogram's buckets (contiguous, at
  * most 1/64 wide), its quantiles against the exact order statistics of
  * random data, merging; the fairness numbers of a hand-made per-thread
@@ -146,7 +146,7 @@ static struct fl_result run(const char *w, const char *v, int threads, int64_t o
 static void t_workloads(void *arg)
 {
 	(void)arg;
-	const char *vs[] = { "negcount", "posix", "textbook" };
+	const char *vs[] = { "negcount", "glibc", "textbook" };
 	for (int i = 0; i < 3; i++) {
 		struct fl_result r = run("pool", vs[i], 4, 4000);
 		CHECK(r.ops == 4000 && r.fair_n == 4 && r.fair_jain == 1 && r.fair_min_max == 1,

@@ -11,8 +11,8 @@
  * nothing taken; under threads, every token posted to semaphore i is taken
  * exactly once from i (per-semaphore conservation), beside plain waiters,
  * trywaits and short timed waits on the same semaphores — a lost wakeup
- * hangs a consumer and the watchdog fails the test; and seed 000's race of
- * a post landing on the deadline, for wait-any. */
+ * hangs a consumer and the watchdog fails the test; and the negative-counter
+ * note's race of a post landing on the deadline, for wait-any. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -368,7 +368,7 @@ static void t_mix(void *arg)
 	mix_run(1, 6, 1, 5000 / scale);   /* many wait-any per post */
 }
 
-/* ---- seed 000's race, for wait-any: a post lands on the deadline ------- */
+/* ---- the negative-counter note's race, for wait-any: a post on the deadline */
 
 struct race {
 	struct set st;

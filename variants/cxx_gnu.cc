@@ -1,9 +1,9 @@
 /* variants/cxx_gnu.cc — libstdc++ 12's std::counting_semaphore (g++, Debian
  * 12), the semaphore a C++20 programmer on this machine gets by default.
- * This file only translates the interface of variant.h onto the standard
- * API; the design below is libstdc++'s, as read from its headers
- * (/usr/include/c++/12/bits/semaphore_base.h, atomic_wait.h,
- * atomic_timed_wait.h) and seen with strace.
+ * This file only instantiates cxx_sem.h's translation of the interface of
+ * variant.h onto the standard API; the design below is libstdc++'s, as
+ * read from its headers (/usr/include/c++/12/bits/semaphore_base.h,
+ * atomic_wait.h, atomic_timed_wait.h) and seen with strace.
  *
  * INVARIANT  one `int` (__atomic_semaphore::_M_counter, 4 bytes, the whole
  *   object) holds the tokens; it never counts waiters and never goes
@@ -56,7 +56,7 @@
  *   positive (semaphore_base.h, _M_release: `if (0 < fetch_add) return`).
  *   The sleep is untimed: it ends only when some other path drives the
  *   counter through 0 again. The shared suites can hit it (a stranded
- *   waiter fails the drain of tests/torture.c); futexlab hunt (issue 16)
+ *   waiter fails the drain of tests/torture.c); futexlab hunt
  *   hunts it on purpose.
  *
  * PROMISES  destroy after the last wait: kept — release's last access to
@@ -75,71 +75,21 @@
  * value_max = max() = INT_MAX. timedwait: the absolute CLOCK_MONOTONIC
  *   deadline becomes a steady_clock time_point of the same nanoseconds
  *   (saturated at +-2^62 ns); a malformed tv_nsec is EINVAL unless a token
- *   is there (the standard has no such case: checked here). */
+ *   is there (the standard has no such case: checked in cxx_sem.h). */
 #include <cerrno>
 #include <chrono>
 #include <climits>
 #include <new>
 #include <semaphore>
 
-#include "variants/cxx_common.h"
+#include "variants/cxx_sem.h"
 #include "variants/variant.h"
 
 namespace {
 
 using sem_type = std::counting_semaphore<>;
-constexpr int value_max = fl_cxx_value_max(sem_type::max());
 static_assert(sizeof(sem_type) == sizeof(int) && alignof(sem_type) == alignof(int),
 	      "libstdc++'s semaphore is one int: words() returns it");
-
-sem_type *S(void *p)
-{
-	return std::launder(static_cast<sem_type *>(p));
-}
-
-int cg_init(void *p, unsigned value, int pshared)
-{
-	if (pshared)
-		return ENOTSUP;
-	if (value > static_cast<unsigned>(value_max))
-		return EINVAL;
-	new (p) sem_type(static_cast<std::ptrdiff_t>(value));
-	return 0;
-}
-
-void cg_destroy(void *p)
-{
-	S(p)->~sem_type();
-}
-
-int cg_post(void *p, unsigned n)
-{
-	if (n > static_cast<unsigned>(value_max))
-		return EOVERFLOW;
-	S(p)->release(static_cast<std::ptrdiff_t>(n));
-	return 0;
-}
-
-int cg_wait(void *p)
-{
-	S(p)->acquire();
-	return 0;
-}
-
-int cg_trywait(void *p)
-{
-	return S(p)->try_acquire() ? 0 : EAGAIN;
-}
-
-int cg_timedwait(void *p, const struct timespec *dl)
-{
-	if (!dl)
-		return cg_wait(p);
-	if (!fl_cxx_valid(dl))
-		return S(p)->try_acquire() ? 0 : EINVAL;
-	return S(p)->try_acquire_until(fl_cxx_steady<std::chrono::steady_clock>(dl)) ? 0
-										 : ETIMEDOUT;
-}
 
 int cg_words(void *p, fl_atomic_u32 **out, int max)
 {
@@ -154,11 +104,12 @@ int cg_words(void *p, fl_atomic_u32 **out, int max)
 FL_VARIANT_NAMED(cxx_gnu, "cxx-gnu", sem_type,
 	"libstdc++ 12 std::counting_semaphore: spin 16, shared FUTEX_WAIT on the count, "
 	"wake-all on 0->n",
-	.value_max = value_max,
+	.value_max = fl_cxx_value_max(sem_type::max()),
 	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW | FL_LOST_WAKEUP,
-	.unavailable = nullptr, .init = cg_init, .destroy = cg_destroy, .post = cg_post,
-	.wait = cg_wait, .trywait = cg_trywait, .timedwait = cg_timedwait, .getvalue = nullptr,
-	.words = cg_words,
+	.unavailable = nullptr, .init = fl_cxx_init<sem_type>,
+	.destroy = fl_cxx_destroy<sem_type>, .post = fl_cxx_post<sem_type>,
+	.wait = fl_cxx_wait<sem_type>, .trywait = fl_cxx_trywait<sem_type>,
+	.timedwait = fl_cxx_timedwait<sem_type>, .getvalue = nullptr, .words = cg_words,
 	/* hunt's in-library-text preemption (variant.h): the header-only
 	 * library as compiled here — this file's functions (the semaphore
 	 * inlined into them), the atomic-wait templates left out of line, and

@@ -2,10 +2,11 @@
  * Debian 12's libc++-14-dev), compiled against libc++'s headers
  * (-nostdinc++ -isystem /usr/lib/llvm-14/include/c++/v1) and linked with
  * libc++.so.1 — in the same process as cxx_gnu.cc's libstdc++
- * (variants/README.md: why one process is safe). This file only translates
- * the interface of variant.h onto the standard API; the design below is
- * libc++'s, as read from <semaphore>, <atomic>, __thread/poll_with_backoff.h,
- * __thread/timed_backoff_policy.h and src/atomic.cpp of release/14.x.
+ * (variants/README.md: why one process is safe). This file only instantiates
+ * cxx_sem.h's translation of the interface of variant.h onto the standard
+ * API; the design below is libc++'s, as read from <semaphore>, <atomic>,
+ * __thread/poll_with_backoff.h, __thread/timed_backoff_policy.h and
+ * src/atomic.cpp of release/14.x.
  *
  * INVARIANT  one `ptrdiff_t` (__atomic_semaphore_base::__a, 8 bytes) holds
  *   the tokens; never negative, never counts waiters. A token is taken by a
@@ -37,14 +38,14 @@
  *   semaphore's bytes, and the proxy is libc++'s private table (a wake there
  *   would reach unrelated atomics' waiters).
  *
- * THE PUBLISHED LOST WAKEUPS (llvm-project issue 46357, 2020: release
- *   notifies only on 0 -> n; issue 77659 / D114119: the monitor is read
+ * THE PUBLISHED LOST WAKEUPS (llvm/llvm-project#46357, 2020: release
+ *   notifies only on 0 -> n; llvm/llvm-project#77659 / D114119: the monitor is read
  *   after the counter was tested, so a waiter can sleep on a proxy value
  *   taken after the release it needed — fixed by PR 79265, LLVM 19). In 14
  *   they live in <semaphore> (__atomic_semaphore_base::release: `if (0 <
  *   fetch_add) ;`) and <atomic> (__libcpp_atomic_wait_backoff_impl:
  *   monitor, test, wait). A stranded waiter here is bounded: the 2 s
- *   FUTEX_WAIT timeout re-polls it. The hunt (issue 16) measures that.
+ *   FUTEX_WAIT timeout re-polls it. The hunt (futexlab hunt) measures that.
  *
  * PROMISES  destroy after the last wait: kept — release's last access to
  *   the semaphore is the fetch_add; the notify only hashes its address
@@ -71,68 +72,17 @@
 
 #ifdef FL_HAVE_LIBCXX
 #include <chrono>
-#include <climits>
 #include <new>
 #include <semaphore>
 
-#include "variants/cxx_common.h"
+#include "variants/cxx_sem.h"
 
 namespace {
 
 using sem_type = std::counting_semaphore<>;
-constexpr int value_max = fl_cxx_value_max(sem_type::max());
 /* libc++'s default max() is PTRDIFF_MAX, libstdc++'s INT_MAX: this file
  * must be compiled against libc++'s headers (variants/meson.build). */
 static_assert(sem_type::max() > INT_MAX, "cxx_llvm.cc compiled against another <semaphore>");
-
-sem_type *S(void *p)
-{
-	return std::launder(static_cast<sem_type *>(p));
-}
-
-int cl_init(void *p, unsigned value, int pshared)
-{
-	if (pshared)
-		return ENOTSUP;
-	if (value > static_cast<unsigned>(value_max))
-		return EINVAL;
-	new (p) sem_type(static_cast<std::ptrdiff_t>(value));
-	return 0;
-}
-
-void cl_destroy(void *p)
-{
-	S(p)->~sem_type();
-}
-
-int cl_post(void *p, unsigned n)
-{
-	if (n > static_cast<unsigned>(value_max))
-		return EOVERFLOW;
-	S(p)->release(static_cast<std::ptrdiff_t>(n));
-	return 0;
-}
-
-int cl_wait(void *p)
-{
-	S(p)->acquire();
-	return 0;
-}
-
-int cl_trywait(void *p)
-{
-	return S(p)->try_acquire() ? 0 : EAGAIN;
-}
-
-int cl_timedwait(void *p, const struct timespec *dl)
-{
-	if (!dl)
-		return cl_wait(p);
-	if (!fl_cxx_valid(dl))
-		return S(p)->try_acquire() ? 0 : EINVAL;
-	return S(p)->try_acquire_until(fl_cxx_steady<std::chrono::steady_clock>(dl)) ? 0
-										 : ETIMEDOUT;
-}
 
 int cl_words(void *, fl_atomic_u32 **, int)
 {
@@ -144,11 +94,12 @@ int cl_words(void *, fl_atomic_u32 **, int)
 FL_VARIANT_NAMED(cxx_llvm, "cxx-llvm", sem_type,
 	"libc++ 14 std::counting_semaphore: poll 64, yield, private FUTEX_WAIT (2 s) on a "
 	"proxy word; timed waits nap",
-	.value_max = value_max,
+	.value_max = fl_cxx_value_max(sem_type::max()),
 	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW | FL_LOST_WAKEUP,
-	.unavailable = nullptr, .init = cl_init, .destroy = cl_destroy, .post = cl_post,
-	.wait = cl_wait, .trywait = cl_trywait, .timedwait = cl_timedwait, .getvalue = nullptr,
-	.words = cl_words,
+	.unavailable = nullptr, .init = fl_cxx_init<sem_type>,
+	.destroy = fl_cxx_destroy<sem_type>, .post = fl_cxx_post<sem_type>,
+	.wait = fl_cxx_wait<sem_type>, .trywait = fl_cxx_trywait<sem_type>,
+	.timedwait = fl_cxx_timedwait<sem_type>, .getvalue = nullptr, .words = cl_words,
 	/* hunt's in-library-text preemption (variant.h): the header code as
 	 * inlined into this file's functions, libc++.so.1's atomic-wait
 	 * functions (src/atomic.cpp: from the first exported entry point to the

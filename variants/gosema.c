@@ -1,4 +1,5 @@
-/* variants/gosema.c — seed 001: Go's runtime semaphore (runtime/sema.go).
+/* variants/gosema.c — Go's runtime semaphore (runtime/sema.go), after the
+ * Go runtime-semaphore note (variants/README.md, "Where the designs come from").
  *
  * INVARIANT
  *   The semaphore is one 32-bit word, `count`: the tokens available, never
@@ -11,7 +12,7 @@
  *     - `lock`, a test-and-test-and-set spinlock guarding the rest;
  *     - `treap`, a treap of the distinct addresses that have sleepers, each
  *       node the first waiter of its address, heading a FIFO list of the
- *       others (Go's two levels, issue 17953: many sleepers on one address
+ *       others (Go's two levels, golang/go#17953: many sleepers on one address
  *       cost O(1) each, the tree only grows with distinct addresses);
  *     - `nwait`, the waiters registered in this root: incremented under the
  *       lock before a waiter re-checks count, decremented when it leaves
@@ -419,7 +420,7 @@ static int gs_words(void *p, _Atomic uint32_t **out, int max)
 
 FL_VARIANT(gosema, struct gosema,
 	.text = "src:gosema.c;sym:fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
-	.summary = "seed 001: any word is a semaphore; sleepers in a global 251-root table (treap + FIFO), nwait fast path",
+	.summary = "Go's runtime semaphore: any word is a semaphore; sleepers in a global 251-root table (treap + FIFO), nwait fast path",
 	.flags = FL_SIGNAL_UNSAFE,
 	.value_max = GS_MAX,
 	.init = gs_init, .destroy = gs_destroy, .post = gs_post, .wait = gs_wait,

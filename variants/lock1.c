@@ -1,4 +1,4 @@
-/* variants/lock1.c — seed 000's lock made of one token.
+/* variants/lock1.c — the negative-counter note's lock made of one token.
  *
  * INVARIANT  negcount's (see negcount.c) with the capacity fixed at one:
  *   `count` is 1 (unlocked: one permit), 0 (held, nobody waiting) or -k
@@ -40,7 +40,7 @@ static int l1_post(void *p, unsigned n)
 
 FL_VARIANT(lock1, struct fl_negcount,
 	.text = "src:lock1.c,negcount.c;sym:fl_negcount_,fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
-	.summary = "seed 000: a lock of one token; negcount with a CAS clamp so over-release never adds a permit",
+	.summary = "a lock of one token; negcount with a CAS clamp so over-release never adds a permit",
 	.flags = FL_CAPPED,
 	.value_max = LOCK1_CAP, .init = l1_init, .destroy = fl_negcount_destroy,
 	.post = l1_post, .wait = fl_negcount_wait, .trywait = fl_negcount_trywait,

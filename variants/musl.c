@@ -1,4 +1,5 @@
-/* variants/musl.c — the two-word design of seed 003 (musl, 2015 thread).
+/* variants/musl.c — the two-word design of the musl thread (musl's
+ * mailing list, 2015; variants/README.md, "Where the designs come from").
  *
  * INVARIANT
  *   val[0] (`val0`, signed) is the main count. Positive: tokens. Negative:
@@ -19,13 +20,13 @@
  *
  *   The observable value is max(0, val0) + val1 — every unit in val1 is
  *   takeable by trywait — so getvalue equals the number of trywaits that
- *   succeed in a row with nothing concurrent (seed 003, Monakov's rule):
+ *   succeed in a row with nothing concurrent (the musl thread, Monakov's rule):
  *   trywait takes from val0 while it is positive, then steals pending units
  *   exactly as a new waiter does (claim, take a unit). With R the threads
  *   holding a claim, N = max(0, -val0) and P the units a post has resolved
  *   but not yet added to val1, every step keeps  R <= N + val1 + P.
  *
- * OVERFLOW (seed 003's halves)  val0 never exceeds VAL0_MAX = 2^30. A post
+ * OVERFLOW (the musl thread's halves)  val0 never exceeds VAL0_MAX = 2^30. A post
  *   that would push it further puts the excess into val1 as spare units, up
  *   to VAL1_MAX = 2^30 - 1, with a checked CAS; past that it fails with
  *   EOVERFLOW before changing anything. So the observable value reaches
@@ -39,15 +40,15 @@
  *   spare units first; if a concurrent post raises val0 in between and val1
  *   is then full, it reports EOVERFLOW after placing part of its tokens
  *   (post(1), and any post without a concurrent post at the very top, is
- *   all-or-nothing). posix's post(n) has the same caveat.
+ *   all-or-nothing). glibc's post(n) has the same caveat.
  *
- * TIMEOUT / EINTR (seed 000's two exits): a claimant that gives up takes a
- *   pending unit (success: it was granted, or steals one — a token that is
- *   there is taken) or removes a claim with a CAS while val0 < 0 (it reports
- *   the timeout), never both. If val0 >= 0 there is no claim left to remove:
- *   ours was resolved by a post still between its two adds, so it waits for
- *   that unit (R <= N + val1 + P with N = 0). trywait, which must not sleep,
- *   yields in that window instead of sleeping on val1.
+ * TIMEOUT / EINTR (the negative-counter note's two exits): a claimant that
+ *   gives up takes a pending unit (success: it was granted, or steals one — a
+ *   token that is there is taken) or removes a claim with a CAS while val0 < 0
+ *   (it reports the timeout), never both. If val0 >= 0 there is no claim left
+ *   to remove: ours was resolved by a post still between its two adds, so it
+ *   waits for that unit (R <= N + val1 + P with N = 0). trywait, which must not
+ *   sleep, yields in that window instead of sleeping on val1.
  *
  * ORDERING  Each decision reads one word (val0 for claims, val1 for units;
  *   the kernel compares val1), so no store-buffer pair needs seq_cst. A post
@@ -270,7 +271,7 @@ static int mu_words(void *p, _Atomic uint32_t **out, int max)
 
 FL_VARIANT(musl, struct musl,
 	.text = "src:musl.c;sym:fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
-	.summary = "seed 003: val0 goes negative for waiters, val1 counts pending wakes, post-stealing",
+	.summary = "musl's 2015 redesign: val0 goes negative for waiters, val1 counts pending wakes, post-stealing",
 	.value_max = MUSL_MAX,
 	.init = mu_init, .destroy = mu_destroy, .post = mu_post, .wait = mu_wait,
 	.trywait = mu_trywait, .timedwait = mu_timedwait, .getvalue = mu_getvalue,

@@ -1,5 +1,6 @@
 /* variants/musl_libc.c — `musl-libc`: the real musl sem_t (Debian 12's
- * musl-tools, musl 1.2.3), not a re-implementation (that is `musl`, seed 003).
+ * musl-tools, musl 1.2.3), not a re-implementation (that is `musl`, after
+ * the musl thread).
  *
  * This file is compiled twice:
  *   - by musl-gcc (-DFL_MUSL, statically linked into the helper
@@ -24,11 +25,11 @@
  *   registers in __val[1], sets __val[0] from 0 to -1 and sleeps with
  *   FUTEX_WAIT on __val[0] (not WAIT_BITSET: the probes' `wait` column, not
  *   glibc's `wait_bs`). musl ignores futexlab's --spin and --wake (as glibc's
- *   sem_t does for `posix`): its spin bound and its wake-one are its own.
+ *   sem_t does for `glibc`): its spin bound and its wake-one are its own.
  *
  * What this file adds, and its caveats:
  *   - post(n) is n sem_post calls (no multi-token post), with the value
- *     checked against SEM_VALUE_MAX first, as variants/posix.c does.
+ *     checked against SEM_VALUE_MAX first, as variants/glibc.c does.
  *   - timedwait: musl 1.2.3 has no sem_clockwait; sem_timedwait takes a
  *     CLOCK_REALTIME deadline. The absolute CLOCK_MONOTONIC deadline is
  *     turned into a CLOCK_REALTIME one by adding the remaining monotonic time
@@ -62,7 +63,7 @@
 
 #ifdef FL_MUSL
 #include <semaphore.h>
-#include "variants/sem_api.h" /* the sem_t API as posix.c maps it: here musl's */
+#include "variants/sem_api.h" /* the sem_t API as glibc.c maps it: here musl's */
 #include <stdint.h>
 #include <time.h>
 

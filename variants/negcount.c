@@ -1,4 +1,4 @@
-/* variants/negcount.c — seed 000's single negative counter.
+/* variants/negcount.c — the negative-counter note's single negative counter.
  *
  * INVARIANT
  *   `count` is the seed's one word. Positive: tokens available. Zero: no
@@ -36,7 +36,7 @@
  *   token all the same (the sum is conserved).
  *
  * TIMEOUT (and EINTR): the waiter holds a claim and must leave by exactly
- *   one of two exits, never both (seed 000):
+ *   one of two exits, never both (the negative-counter note):
  *     1. take a grant a racing post assigned (then it reports success);
  *     2. remove an unresolved claim with a CAS raising count by one (then it
  *        reports the timeout).
@@ -179,11 +179,11 @@ int fl_negcount_post(void *p, unsigned n)
 	return 0;
 }
 
-/* Seed 000's clamp for a capped semaphore: a CAS loop instead of the
- * fetch_add, so that no interleaving of releases can raise count past cap
- * even for an instant (an add-then-undo clamp would let a trywait take the
- * transient second permit). Claims are resolved exactly as in
- * fl_negcount_post; the same release ordering, for the same reason. */
+/* The negative-counter note's clamp for a capped semaphore: a CAS loop instead
+ * of the fetch_add, so that no interleaving of releases can raise count past
+ * cap even for an instant (an add-then-undo clamp would let a trywait take the
+ * transient second permit). Claims are resolved exactly as in fl_negcount_post;
+ * the same release ordering, for the same reason. */
 int fl_negcount_post_capped(void *p, unsigned n, int32_t cap)
 {
 	struct fl_negcount *s = p;
@@ -313,5 +313,5 @@ int fl_negcount_words(void *p, _Atomic uint32_t **out, int max)
 
 FL_VARIANT(negcount, struct fl_negcount,
 	.text = "src:negcount.c;sym:fl_negcount_,fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
-	.summary = "seed 000: one signed word, post = one fetch_add, exact-count wake, two-exit timeout",
+	.summary = "one signed word, post = one fetch_add, exact-count wake, two-exit timeout",
 	.init = nc_init, FL_NEGCOUNT_OPS, .any = &fl_negcount_any);

@@ -30,9 +30,10 @@ const struct fl_waitaddr *fl_negcount_wa(const struct fl_negcount *s);
 int fl_negcount_init_on(void *s, unsigned value, int pshared, const struct fl_waitaddr *wa);
 void fl_negcount_destroy(void *s);
 int fl_negcount_post(void *s, unsigned n);
-/* A capacity instead of an overflow (seed 000's capped semaphore, lock1):
- * adds min(n, cap - count) tokens with a CAS loop, so the count never
- * exceeds cap however many releases race; the rest is absorbed, result 0. */
+/* A capacity instead of an overflow (the negative-counter note's capped
+ * semaphore, lock1): adds min(n, cap - count) tokens with a CAS loop, so the
+ * count never exceeds cap however many releases race; the rest is absorbed,
+ * result 0. */
 int fl_negcount_post_capped(void *s, unsigned n, int32_t cap);
 int fl_negcount_wait(void *s);
 int fl_negcount_trywait(void *s);

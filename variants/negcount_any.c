@@ -11,7 +11,7 @@
  * grant owns that token, so
  *   poll    = take a grant (acquire CAS, as in timedwait): that claim is
  *             resolved and gone, and the token is ours;
- *   disarm  = leave one claim by exactly one of seed 000's two exits:
+ *   disarm  = leave one claim by exactly one of negcount's two exits:
  *             exit 2, remove an unresolved claim (CAS raising a negative
  *             count by one) — tried first here, because it costs no token;
  *             exit 1, take a grant — forced when count >= 0: no unresolved

@@ -1,5 +1,5 @@
-/* variants/portable.c — negcount's algorithm on seed 000's portable
- * wait-on-address fallback (lib/portable.c: one process-wide mutex and
+/* variants/portable.c — negcount's algorithm on the negative-counter note's
+ * portable wait-on-address fallback (lib/portable.c: one process-wide mutex and
  * condition variable for every address, broadcast on every wake).
  *
  * INVARIANT  exactly negcount's (variants/negcount.c): `count` holds tokens
@@ -45,6 +45,6 @@ static int pt_init(void *p, unsigned value, int pshared)
 
 FL_VARIANT(portable, struct fl_negcount,
 	.text = "src:portable.c,negcount.c;sym:fl_negcount_,fl_portable_;dsym:libc.so.6:pthread_mutex_,pthread_cond_", /* hunt: its code (variant.h) */
-	.summary = "seed 000 fallback: negcount on one global mutex+condvar (broadcast) for every address",
+	.summary = "negcount's portable fallback: on one global mutex+condvar (broadcast) for every address",
 	.flags = FL_SIGNAL_UNSAFE | FL_NO_EINTR,
 	.init = pt_init, FL_NEGCOUNT_OPS);

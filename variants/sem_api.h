@@ -1,5 +1,5 @@
 /* variants/sem_api.h — the POSIX sem_t API behind variant.h, for the designs
- * that are a libc's own sem_t: posix.c (glibc) and musl_libc.c (musl, in the
+ * that are a libc's own sem_t: glibc.c and musl_libc.c (musl, in the
  * musl-gcc build). Whichever libc the including file is compiled against is
  * the one called; each file keeps its own timedwait (the libcs differ in the
  * clocks they take) and words.

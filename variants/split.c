@@ -1,4 +1,4 @@
-/* variants/split.c — split count and waiters in two 32-bit words (seed 002).
+/* variants/split.c — count and waiters in two 32-bit words (the futex note).
  *
  * INVARIANT
  *   `count` holds the tokens (never negative) and is the futex word. A token
@@ -219,7 +219,7 @@ static const struct fl_any_ops split_any = {
 
 FL_VARIANT(split, struct split,
 	.text = "src:split.c;sym:fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
-	.summary = "seed 002: count and waiters in two words, seq_cst pairs, wake only if waiters",
+	.summary = "count and waiters in two words, seq_cst pairs, wake only if waiters",
 	.flags = FL_DESTROY_UNSAFE,
 	.value_max = SPLIT_MAX,
 	.init = sp_init, .destroy = sp_destroy, .post = sp_post, .wait = sp_wait,

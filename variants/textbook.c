@@ -1,10 +1,10 @@
-/* variants/textbook.c — seed 004: a spinlock, a signed value, a FIFO queue.
+/* variants/textbook.c — the textbook note's spinlock, signed value, FIFO queue.
  *
  * INVARIANT
  *   `lock` is a test-and-test-and-set spinlock guarding `value`, `head` and
  *   `tail`. value = tokens - queued waiters: positive, it is the tokens
  *   available and the queue is empty; negative, -value waiters are queued
- *   (seed 004's invariant #blocked = max(0, -value)). A waiter that finds
+ *   (the textbook note's invariant #blocked = max(0, -value)). A waiter that finds
  *   value <= 0 decrements it, appends a node from its own stack to the
  *   tail, releases the lock and parks on the node's own futex word
  *   (`state`). A post adds its tokens and hands one to each of the first
@@ -250,7 +250,7 @@ static int tb_words(void *p, _Atomic uint32_t **out, int max)
 
 FL_VARIANT(textbook, struct textbook,
 	.text = "src:textbook.c;sym:fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
-	.summary = "seed 004: spinlock + signed value + FIFO queue, direct handoff to the head, per-waiter futex",
+	.summary = "spinlock + signed value + FIFO queue, direct handoff to the head, per-waiter futex",
 	.flags = FL_SIGNAL_UNSAFE,
 	.value_max = TB_MAX,
 	.init = tb_init, .destroy = tb_destroy, .post = tb_post, .wait = tb_wait,

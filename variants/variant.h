@@ -66,8 +66,9 @@ typedef _Atomic uint32_t fl_atomic_u32;
 
 /* fl_variant.flags */
 #define FL_CAPPED 0x1 /* post clamps at value_max and returns 0 (a capacity, as in
-		       * seed 000's lock of one token) instead of EOVERFLOW */
-/* Promises a POSIX program relies on that a design does NOT keep (issue 17).
+		       * lock1, the negative-counter note's lock of one token)
+		       * instead of EOVERFLOW */
+/* Promises a POSIX program relies on that a design does NOT keep.
  * Each is stated by the design, printed by `futexlab list`, honoured by the
  * shared tests (a documented expected failure, never a silent pass) and
  * enforced by the shim (it refuses the design unless FUTEXLAB_ALLOW opts in). */
@@ -79,7 +80,7 @@ typedef _Atomic uint32_t fl_atomic_u32;
 		       * operation on the semaphore deadlocks) */
 #define FL_NO_EINTR 0x8 /* wait/timedwait sleep where a signal handler cannot
 		       * interrupt them: never EINTR (POSIX: "may fail") */
-/* What a design built on an API narrower than sem_t's cannot offer (issue 16:
+/* What a design built on an API narrower than sem_t's cannot offer (e.g.
  * C++20's std::counting_semaphore). Printed by `futexlab list` beside the
  * promises above; a shared test that needs the missing piece says so and
  * skips that check (or observes through what the design does offer), never
@@ -94,7 +95,7 @@ typedef _Atomic uint32_t fl_atomic_u32;
 		       * value_max): posting past value_max is the caller's
 		       * error, undefined in the design's own API */
 /* A shipped library with a published lost-wakeup bug that the installed
- * version still has (issue 16: libstdc++ 12, GCC PR 104928; libc++ 14,
+ * version still has (libstdc++ 12, GCC PR 104928; libc++ 14,
  * llvm-project 46357/77659, each sleep bounded by 2 s; musl 1.2.3, the ABA
  * fixed by musl 159d1f6c): a waiter may sleep while tokens are available.
  * The stranded-waiter detector may rightly report it (an `error (lost
@@ -170,7 +171,10 @@ struct fl_variant {
 /* The registry (generated from variants/meson.build). */
 extern const struct fl_variant *const fl_variants[];
 extern const int fl_nvariants;
+/* By exact name; a former name (fl_variant_name) finds its design. */
 const struct fl_variant *fl_variant_find(const char *name);
+/* The current name for a former one ("posix" -> "glibc"), else name itself. */
+const char *fl_variant_name(const char *name);
 
 #ifdef __cplusplus
 }

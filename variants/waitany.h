@@ -34,9 +34,10 @@
  * WHY IT NEVER TAKES TWO TOKENS  The loop returns after the first arm or
  * poll that took a token, and every other semaphore it is registered on is
  * disarmed. A disarm that had to take a token (negcount: the claim was
- * already resolved by a post, so leaving means taking the grant — seed 000's
- * exit 1) hands the extra token back with post(1): a token is moved, never
- * created or destroyed. The first token the loop holds is the one reported.
+ * already resolved by a post, so leaving means taking the grant — the
+ * negative-counter note's exit 1) hands the extra token back with post(1): a
+ * token is moved, never created or destroyed. The first token the loop holds is
+ * the one reported.
  *
  * WHY IT LOSES NO WAKEUP  A post wakes waiters on the semaphore's word; the
  * kernel may pick the wait-any waiter W, which may then take its token from

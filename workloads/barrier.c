@@ -1,4 +1,4 @@
-/* workloads/barrier.c — the wake-all case of seed 000.
+/* workloads/barrier.c — the wake-all case of the negative-counter note.
  *
  * T threads cross a reusable two-turnstile barrier; the last to arrive
  * releases all T with one post(T), so --wake decides whether that is one

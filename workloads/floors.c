@@ -17,7 +17,7 @@
  * floor-futex   the same counter with an unconditional FUTEX_WAKE on every
  *               post and FUTEX_WAIT whenever it is empty: the raw cost of
  *               one wake and one sleep per handoff, and of a post that always
- *               enters the kernel (seed 002's "unconditional wake").
+ *               enters the kernel (the futex note's "unconditional wake").
  *   Bounds: at pingpong, only designs that make the same syscalls (a
  *   FUTEX_WAIT per sleep, a FUTEX_WAKE per post): a design that skips the
  *   wake when nobody sleeps, or whose waiter finds the token before it

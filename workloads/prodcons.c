@@ -1,4 +1,4 @@
-/* workloads/prodcons.c — seed 004's bounded buffer.
+/* workloads/prodcons.c — the textbook note's bounded buffer.
  *
  * `empty` (B slots), `full` (0 items) and `mutex` (1) semaphores, P = T/2
  * producers and C = T - P consumers, capacity B = --tokens. Items are
@@ -56,7 +56,7 @@ static void pc_leave(struct pc *pc)
 	fl_sem_post(&pc->mutex, 1, &pc->err);
 }
 
-/* Inserts one item (producer side of seed 004's protocol), born at `born`
+/* Inserts one item (producer side of the textbook note's protocol), born at `born`
  * (latency: from here to a consumer's taking it; 0 when not timing). */
 static void pc_put(struct pc *pc, int64_t item, int64_t born)
 {

@@ -1,19 +1,15 @@
-/* workloads/sem.c — what the workload files share: a semaphore instance at
- * a fixed address and the wrappers every op of a workload goes through
- * (fl_sem_*: they keep the stranded-waiter detector's counts, watch.h), the
- * first-error-wins reporting (fl_fail, the error box), and thread start /
- * rep-end helpers. See workload.h. */
+/* workloads/sem.c — a workload's semaphore instance at a fixed address and
+ * the wrappers every op of a workload goes through (fl_sem_*: they keep the
+ * stranded-waiter detector's counts). See sem.h. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
-#include "variants/waitany.h"   /* variants/ */
-#include "workloads/watch.h"
-#include "workloads/workload.h"
+#include "stranded/stranded.h"
+#include "variants/waitany.h"
+#include "workloads/sem.h"
 
 /* ---- a semaphore instance at a fixed address ----------------------------- */
 
@@ -63,7 +59,7 @@ int fl_sem_open(struct fl_sem *m, const struct fl_variant *v, unsigned value)
 		release(m->s);
 		m->s = NULL;
 	} else {
-		fl_watch_opened(m->id, v, m->s, value);
+		fl_stranded_opened(m->id, v, m->s, value);
 	}
 	return r;
 }
@@ -71,7 +67,7 @@ int fl_sem_open(struct fl_sem *m, const struct fl_variant *v, unsigned value)
 void fl_sem_close(struct fl_sem *m)
 {
 	if (m->s) {
-		fl_watch_closed(m->id);
+		fl_stranded_closed(m->id);
 		m->v->destroy(m->s);
 		release(m->s);
 		m->s = NULL;
@@ -98,20 +94,13 @@ void fl_sems_close(struct fl_sem *m, int n)
 
 /* ---- the wrappers: every op of a workload --------------------------------
  *
- * wait, trywait, timedwait and post_r are inline (watch.h: a call each cost
+ * wait, trywait, timedwait and post_r are inline (sem.h: a call each cost
  * as much as the marks themselves); these two are not on anybody's fast
  * path. */
 
 static inline uint64_t bit(const struct fl_sem *m)
 {
 	return (uint64_t)1 << m->id;
-}
-
-void fl_sem_post(struct fl_sem *m, unsigned n, struct fl_errbox *e)
-{
-	int r = fl_sem_post_r(m, n);
-	if (r)
-		fl_report(e, "post(%u): %s", n, strerror(r));
 }
 
 int fl_sem_wait_any(struct fl_sem *m, int n, const struct timespec *abs_deadline)
@@ -124,63 +113,24 @@ int fl_sem_wait_any(struct fl_sem *m, int n, const struct timespec *abs_deadline
 		s[i] = m[i].s;
 		mask |= bit(&m[i]);
 	}
-	struct fl_watch_thread *t = fl_watch_self();
+	struct fl_stranded_thread *t = fl_stranded_self();
 	if (!t)
 		return fl_wait_any(m[0].v, s, n, abs_deadline);
-	uint64_t op = fl_watch_enter_set(t, mask, FL_OP_ANY);
+	uint64_t op = fl_stranded_enter_set(t, mask, FL_OP_ANY);
 	int r = fl_wait_any(m[0].v, s, n, abs_deadline);
 	if (r >= 0 && r < n)
-		fl_watch_add(&t->taken[m[r].id], 1);
-	fl_watch_leave(t, op);
+		fl_stranded_add(&t->taken[m[r].id], 1);
+	fl_stranded_leave(t, op);
 	return r;
 }
 
-/* ---- first error wins ------------------------------------------------------ */
-
-void fl_fail(struct fl_result *r, const char *fmt, ...)
+/* The detector's logical value is what it counted of the slot: the wrappers
+ * above are the only way a workload's ops reach the design, so it counted
+ * every one (stranded/stranded.h: fl_stranded_value). */
+int fl_sem_value_or(struct fl_sem *m, int expected)
 {
-	va_list ap;
-	if (r->error[0])
-		return; /* keep the first */
-	va_start(ap, fmt);
-	vsnprintf(r->error, sizeof r->error, fmt, ap);
-	va_end(ap);
-}
-
-/* Threads report through this, the main thread copies it out. */
-void fl_report(struct fl_errbox *e, const char *fmt, ...)
-{
-	int expect = 0;
-	if (!atomic_compare_exchange_strong(&e->set, &expect, 1))
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-	va_end(ap);
-}
-
-void fl_take_error(struct fl_result *r, struct fl_errbox *e)
-{
-	if (atomic_load(&e->set))
-		fl_fail(r, "%s", e->msg);
-}
-
-/* ---- threads and time -------------------------------------------------------- */
-
-void fl_sleep_until(int64_t t_ns)
-{
-	struct timespec dl = fl_ns_to_ts(t_ns);
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &dl, NULL) == EINTR)
-		;
-}
-
-pthread_t *fl_spawn(int n, void *(*fn)(void *), void *arg, size_t argsize)
-{
-	pthread_t *t = calloc((size_t)n, sizeof *t);
-	for (int i = 0; i < n; i++)
-		if (pthread_create(&t[i], NULL, fn, (char *)arg + (size_t)i * argsize)) {
-			fprintf(stderr, "futexlab: pthread_create failed at thread %d\n", i);
-			exit(1);
-		}
-	return t;
+	if (m->v->getvalue)
+		return m->v->getvalue(m->s);
+	int64_t v;
+	return fl_stranded_value(m->id, &v) ? (int)v : expected;
 }

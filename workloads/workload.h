@@ -4,8 +4,8 @@
  * A workload drives semaphores only through the variant interface
  * (variants/variant.h), so every design runs the same code, and checks the
  * invariant it can see, so a broken design shows up as an error row, not as
- * a fast number. This folder includes lib/ and variants/ headers only, never
- * the harness's (workloads/README.md). */
+ * a fast number. This folder includes lib/, variants/ and stranded/ headers
+ * only, never the harness's (workloads/README.md). */
 #ifndef FUTEXLAB_WORKLOAD_H
 #define FUTEXLAB_WORKLOAD_H
 
@@ -17,8 +17,10 @@
 #include <stdint.h>
 
 #include "lib/clock.h"
-#include "workloads/hist.h"
+#include "workloads/result_fields.h"
 #include "variants/variant.h"
+#include "workloads/hist.h"
+#include "workloads/sem.h" /* struct fl_sem and the fl_sem_* wrappers */
 
 struct fl_params {
 	int threads;          /* worker threads (pool); fixed for the others */
@@ -30,7 +32,7 @@ struct fl_params {
 	int64_t ops;          /* operations per rep; 0: run for duration_ns */
 	int64_t duration_ns;
 	bool latency;         /* time each blocking op (fl_tstat; --latency) */
-	int64_t stranded_ns;  /* the stranded-waiter threshold (stranded.c);
+	int64_t stranded_ns;  /* the stranded-waiter threshold (stranded/);
 			       * 0: detector off */
 	/* The hunt's in-library-text preemption (hunt/preempt.h; its
 	 * `preempt` pattern only; the hunt's options): */
@@ -46,43 +48,13 @@ struct fl_params {
 /* The harness's default threshold (--stranded-ms 50). */
 #define FL_STRANDED_NS_DEFAULT 50000000LL
 
+/* A rep's result: the fields of the one table (result_fields.h: each
+ * field's meaning, its wire key, its CSV column), then the latency
+ * histogram. */
 struct fl_result {
-	int64_t ops;          /* operations completed (all threads) */
-	int64_t elapsed_ns;   /* wall time of the timed section */
-	char error[200];      /* non-empty: the run broke an invariant */
-	char info[120];       /* optional, ok rows: a detail for the note column */
-	/* Fairness and latency, from fl_tstats_finish (multi-threaded
-	 * workloads; the CSV columns are empty where a field is < 0 or lat is
-	 * NULL). */
-	int fair_n;           /* threads counted; 0: no fairness columns */
-	double fair_jain;     /* Jain's index of per-thread ops: 1 = equal shares */
-	double fair_cv;       /* stddev / mean of per-thread ops */
-	double fair_min_max;  /* min / max per-thread ops */
-	int64_t starve_max_ns;/* longest time a thread went without an op (-1: not timed) */
+	FL_RESULT_MEMBERS
 	struct fl_hist *lat;  /* the blocking op's latency, all threads (malloc'ed; the
 				 harness frees it); NULL when not recorded */
-	/* CPU time and context switches of the rep. A workload that runs
-	 * another program (the harness's `exec`: wait4's rusage of the child
-	 * and its descendants) fills them and sets cpu_set; otherwise the
-	 * harness takes getrusage(RUSAGE_SELF) around the whole rep. */
-	bool cpu_set;
-	int64_t cpu_user_ns, cpu_sys_ns, csw_vol, csw_invol;
-	/* Semaphores the LD_PRELOAD shim initialised on the design during the
-	 * rep (`exec` only; -1: not known, an empty CSV cell). */
-	int64_t shim_sems;
-	/* The stranded-waiter detector (stranded.c, filled by fl_watch_end):
-	 * waiters found stranded (a lost wakeup); -1: not watched (detector
-	 * off, or the rep's threads outgrew it) — an empty CSV cell. */
-	int64_t stranded;
-	int64_t stranded_max_ns;  /* the longest stranding seen */
-	char stranded_note[200];  /* the first one's evidence */
-	int stranded_tid;         /* its thread id (0: none) */
-	/* Tokens taken from the first stranded waiter's semaphore up to its
-	 * confirmation (the "- N taken" of its note), when stranded > 0. */
-	int64_t stranded_taken;
-	/* The hunt's preemption (hunt/preempt.h): signals taken, and hits,
-	 * those that landed in the library's text (also in info, for people). */
-	int64_t preempt_signals, preempt_hits;
 };
 
 struct fl_workload {
@@ -126,47 +98,7 @@ struct fl_floor {
 extern const struct fl_variant fl_floor_atomic; /* spins: no kernel at all */
 extern const struct fl_variant fl_floor_futex;  /* wakes on every post */
 
-/* ---- for the workload files (sem.c) ---------------------------------- */
-
-/* A semaphore instance at a fixed address (a static arena, lowest free slot
- * first: every design of a point runs on the same addresses), on a cache
- * line of its own.
- * fl_sem_wait retries EINTR: not a token. */
-struct fl_sem {
-	const struct fl_variant *v;
-	void *s;
-	int id;               /* its arena slot, 0..FL_SEM_SLOTS-1 (the
-			       * detector's name for it) */
-};
-/* The arena's capacity: the most semaphores open at once (--sems' bound). */
-#define FL_SEM_SLOTS 64
-int fl_sem_open(struct fl_sem *m, const struct fl_variant *v, unsigned value);
-void fl_sem_close(struct fl_sem *m);
-/* n (1..FL_SEM_SLOTS) semaphores m[0..n-1], each of value `value`: 0, or
- * the first error with none of them left open. */
-int fl_sems_open(struct fl_sem *m, int n, const struct fl_variant *v, unsigned value);
-void fl_sems_close(struct fl_sem *m, int n);
-/* Every semaphore op of a workload goes through these wrappers (never
- * v->post/wait/... directly): they keep the stranded-waiter detector's
- * per-thread counts (stranded.c; no shared write added). Return the
- * variant's result. fl_sem_wait retries EINTR (not a token); the others
- * return it. */
-static inline int fl_sem_wait(struct fl_sem *m);
-static inline int fl_sem_trywait(struct fl_sem *m);
-static inline int fl_sem_timedwait(struct fl_sem *m, const struct timespec *abs_deadline);
-/* post(n) without the error box: 0 or the variant's error. (These four are
- * inline: watch.h, included at the end of this file.) */
-static inline int fl_sem_post_r(struct fl_sem *m, unsigned n);
-/* fl_wait_any (variants/waitany.h) over m[0..n-1] (one variant): the index
- * of the semaphore it took a token from, or a negative errno value
- * (-EINTR is returned, not retried). */
-int fl_sem_wait_any(struct fl_sem *m, int n, const struct timespec *abs_deadline);
-
-/* m's value for a workload's invariant check, once no op on it is in
- * flight: the design's getvalue; where it has none (NULL: a C++ peer), the
- * detector's logical value when the rep is watched; else `expected`, so the
- * check passes as not made (stranded.c). */
-int fl_sem_value_or(struct fl_sem *m, int expected);
+/* ---- for the workload files (workload.c; the fl_sem_* ops: sem.h) ------- */
 
 /* First error wins. fl_fail writes the result directly (the thread that owns
  * it); worker threads report into an error box, which the main thread hands
@@ -178,28 +110,25 @@ struct fl_errbox {
 };
 void fl_report(struct fl_errbox *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fl_take_error(struct fl_result *r, struct fl_errbox *e);
-/* post(n) on m; a failure goes to e. */
+/* post(n) on m (sem.h); a failure goes to e. */
 void fl_sem_post(struct fl_sem *m, unsigned n, struct fl_errbox *e);
 
-/* ---- the stranded-waiter detector (stranded.c) --------------------------
+/* ---- the stranded-waiter detector around a rep (stranded_rep.c) ----------
  *
+ * The detector is stranded/ (stranded/README.md); these adapt it to a rep.
  * The runner brackets each rep: fl_watch_begin(p) before w->run (a no-op
  * when p->stranded_ns is 0), fl_watch_end(r) after it (always; it fills
  * r->stranded*, and on a stranded waiter replaces r->error with
  * "lost wakeup: <evidence>"). Between the two, a watchdog thread samples the
- * counts the wrappers above keep; a workload gets the detector by using the
- * wrappers, nothing else. Not reentrant: one bracket at a time. */
+ * counts the wrappers of sem.h keep; a workload gets the detector by using
+ * the wrappers, nothing else. Not reentrant: one bracket at a time. */
 void fl_watch_begin(const struct fl_params *p);
 void fl_watch_end(struct fl_result *r);
-/* The signal the rescue sends to a stranded thread (its handler does
- * nothing and is installed without SA_RESTART, so the futex sleep returns
- * EINTR and the design's wait loop re-checks). Others must not use it. */
-#define FL_WATCH_SIGNAL SIGURG
-/* Called by the watchdog with a stranded thread's id at the moment it is
- * confirmed, while the thread still sleeps, before the rescue (the harness
- * sets it to snapshot the kernel's view of that thread: the probes). NULL:
- * none. Must not block for long. */
-extern void (*volatile fl_watch_on_stranded)(int tid);
+/* Sets the function the watchdog calls with a stranded thread's id at the
+ * moment it is confirmed, while the thread still sleeps, before the rescue
+ * (the probes: a snapshot of the kernel's view of that thread). NULL: none.
+ * It must not block for long. */
+void fl_rep_stranded_hook(void (*hook)(int tid));
 
 /* Sleeps until t_ns on CLOCK_MONOTONIC (the end of a rep in duration mode). */
 void fl_sleep_until(int64_t t_ns);
@@ -289,7 +218,5 @@ static inline bool fl_rep_over(const struct fl_params *p, int64_t n, int64_t end
 {
 	return p->ops ? n >= p->ops : (n % FL_CLOCK_EVERY == 0 && fl_now_ns() >= end_ns);
 }
-
-#include "workloads/watch.h" /* the inline fl_sem_* wrappers */
 
 #endif

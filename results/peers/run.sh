@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# results/peers/run.sh — issue 16's fidelity figures, into results/peers/:
+# results/peers/run.sh — the fidelity figures, into results/peers/:
 #   glibc64-vs-posix.txt     futexlab's re-implementation of glibc's sem_t
 #                            against glibc's own (the test `fidelity` runs the
 #                            same comparison and fails when they differ)
-#   musl-vs-musl-libc.txt    seed 003's redesign (`musl`) beside the shipped
+#   musl-vs-musl-libc.txt    the musl thread's redesign (`musl`) beside the shipped
 #                            musl 1.2.3 (`musl-libc`): where the kernel tells
 #                            the two designs apart
 # each with the CSVs of its three points in a directory of the same name.

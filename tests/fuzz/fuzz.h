@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz.h — what every fuzz target shares (tests/README.md, "Fuzzing").
+/* tests/fuzz/fuzz.h — what every fuzz target shares (tests/lint-and-fuzz.md, "Fuzzing").
  *
  * A target defines LLVMFuzzerTestOneInput. In build-fuzz/ (clang,
  * -Dfuzz=true) it links libFuzzer; in the other builds replay.c's main runs

@@ -3,7 +3,7 @@
  * The input is a CSV file, read through fmemopen by the reader that
  * fl_table_load uses (harness/table.c), then taken as far as compare takes
  * it: cells (fl_cells_build), the TSV, the ratio table when the baseline
- * `posix` is in it (compare refuses a file without it), and before/after
+ * `glibc` is in it (compare refuses a file without it), and before/after
  * both ways (by ratios, and --absolute). An input holding a line that is a
  * lone form feed is two files, before and after it; otherwise the file is
  * compared with itself. Output goes to /dev/null. The oracle: no crash,
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fl_table_free(&t[0]);
 		return 0;
 	}
-	const char *base = "posix";
+	const char *base = "glibc";
 	fl_print_tsv(devnull, &c[0], base);
 	bool have = fl_cell_find_variant(&c[0], base) && fl_cell_find_variant(&c[1], base);
 	if (have) {

@@ -14,19 +14,19 @@
 
 #define FUZZ_USAGE_TRAP
 #include "tests/fuzz/fuzz.h"
-#include "harness/perf.h"
+#include "probes/perf.h"
 #include "harness/spec.h"
 #include "lib/wake.h"
 
 #define MAXARGS 256
 
-/* The defaults of cmd_run.c and cmd_sweep.c; an empty usage text (--help
- * prints it to stdout, libFuzzer's reports go to stderr). */
+/* The defaults of cmd_run.c and cmd_sweep.c; no synopsis: --help prints
+ * nothing (it would go to stdout, libFuzzer's reports go to stderr). */
 static const struct fl_spec_defaults run_d = {
-	.threads = "4", .reps = 10, .warmup = 1, .duration = 0.1, .usage = "",
+	.threads = "4", .rounds = 10, .warmup = 1, .duration = 0.1,
 };
 static const struct fl_spec_defaults sweep_d = {
-	.threads = "1,2,4,8", .reps = 10, .warmup = 1, .duration = 0.1, .usage = "",
+	.threads = "1,2,4,8", .rounds = 10, .warmup = 1, .duration = 0.1,
 };
 
 /* glibc's getopt keeps a pointer into the previous argv between calls:
@@ -61,7 +61,7 @@ static void check_points(const struct fl_spec *s, const struct fl_point *pts, in
 								sizeof p->e[j].label),
 				    "entry %d", j);
 	}
-	FUZZ_ASSERT(s->reps >= 1 && s->warmup >= 0, "reps %d warmup %d", s->reps, s->warmup);
+	FUZZ_ASSERT(s->rounds >= 1 && s->warmup >= 0, "rounds %d warmup %d", s->rounds, s->warmup);
 	FUZZ_ASSERT(s->base.ops > 0 || s->base.duration_ns > 0, "duration %lld ns",
 		    (long long)s->base.duration_ns);
 }

@@ -52,7 +52,7 @@
  *                   at 1 (the process's first such post drops its wake; the
  *                   suites kill it), and a test re-arms it per rep: the
  *                   stranded-waiter detector's proof (tests/test_stranded.c,
- *                   workloads/stranded.c). The sleeper keeps sleeping with a
+ *                   stranded/stranded.c). The sleeper keeps sleeping with a
  *                   token there until another post wakes it (or a signal:
  *                   EINTR, give_up takes the token). */
 #include <errno.h>

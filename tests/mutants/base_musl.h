@@ -1,4 +1,4 @@
-/* tests/mutants/base_musl.h — a small musl-like semaphore (seed 003), for
+/* tests/mutants/base_musl.h — a small musl-like semaphore (the musl thread), for
  * the mutation run only; the product has no musl variant on this branch.
  *
  * INVARIANT

@@ -4,7 +4,7 @@
  * that restore the two published bugs fixed on the way there. For the
  * mutation run only: it is not the product's `musl` variant, which is seed
  * 003's redesign (val0 goes negative with claims, val1 counts pending
- * wakes) and cannot carry these bugs — see tests/README.md, Mutants.
+ * wakes) and cannot carry these bugs — see tests/mutants.md.
  *
  * THE DESIGN (musl's __val[0..2] = val, waiters, priv)
  *   val: the token count in bits 0..30; bit 31 is a sticky "waiters

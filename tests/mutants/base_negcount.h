@@ -1,5 +1,6 @@
-/* tests/mutants/base_negcount.h — a copy of variants/negcount.c (seed 000)
- * with mutation points, for the mutation run only (never in the product).
+/* tests/mutants/base_negcount.h — a copy of variants/negcount.c (the
+ * negative-counter note) with mutation points, for the mutation run only (never
+ * in the product).
  *
  * Compiled once per mutant: the including file defines MUT_NAME (the
  * variant's name in the mutant registry) and at most one MUT_* switch.
@@ -9,8 +10,9 @@
  *
  *   MUT_LOST_TOKEN  a timed-out waiter that finds no unresolved claim
  *                   (count >= 0: a racing post resolved it) reports the
- *                   timeout instead of waiting for its grant: seed 000's
- *                   lost token (the grant is stranded, the value reads 0).
+ *                   timeout instead of waiting for its grant: the
+ *                   negative-counter note's lost token (the grant is stranded,
+ *                   the value reads 0).
  *   MUT_WAKE_FIRST  post wakes before it publishes the grant: the woken
  *                   claimant finds grants == 0 and sleeps again, and the
  *                   grant that lands after it is never announced (the
@@ -37,9 +39,9 @@
  * design whose waiters live outside the sem_t must: the shim test checks
  * that the LD_PRELOAD shim hands those to glibc.
  *
- * CAPPED (not a mutation: a control) builds seed 000's capped semaphore
- * (FL_CAPPED), with capacity 2: post clamps the count at the capacity with a
- * CAS loop, so the suites are known to handle capped designs too. */
+ * CAPPED (not a mutation: a control) builds the negative-counter note's capped
+ * semaphore (FL_CAPPED), with capacity 2: post clamps the count at the capacity
+ * with a CAS loop, so the suites are known to handle capped designs too. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>

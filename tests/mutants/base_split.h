@@ -1,9 +1,9 @@
-/* tests/mutants/base_split.h — a copy of variants/split.c (seed 002) with
+/* tests/mutants/base_split.h — a copy of variants/split.c (the futex note) with
  * mutation points, for the mutation run only. The including file defines
  * MUT_NAME and at most one MUT_* switch; with none it is the control (the
  * design and its seq_cst argument as in variants/split.c).
  *
- *   MUT_WEAK        the store-buffer bug of seed 002. Weakening the pair
+ *   MUT_WEAK        the store-buffer bug of the futex note. Weakening the pair
  *                   "count += n (RMW); read waiters" to release/acquire
  *                   allows the read of waiters to be performed before the
  *                   count update becomes visible (StoreLoad reordering is

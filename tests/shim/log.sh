@@ -8,11 +8,11 @@
 #   - the program's stderr is empty and its answers are right;
 #   - the log holds exactly two report lines: the parent's (its pid) and the
 #     child's (another pid, its ppid the parent's), each with the design's
-#     state — on, pass (posix), refused (a promise it breaks, its reason
+#     state — on, pass (glibc), refused (a promise it breaks, its reason
 #     naming them), capped (lock1), skipped (unavailable) — and, with
-#     FUTEXLAB_STATS=1, the exact counts (blocked only under posix);
+#     FUTEXLAB_STATS=1, the exact counts (blocked only under glibc);
 #     without it, no counting keys;
-#   - under posix the program's answers are glibc's own, line for line (a run
+#   - under glibc the program's answers are glibc's own, line for line (a run
 #     without the shim): the blocked-count's first attempt changes nothing.
 # Then: a design seen as skipped (futex2, uring) under a seccomp filter that
 # hides their system calls (deny; x86-64 numbers); FUTEXLAB_DEBUG's messages
@@ -109,7 +109,7 @@ list=$("$futexlab" list | awk 'NR > 1 && NF == 0 {exit} NR > 1')
 [ -n "$list" ] || { echo "FAIL: futexlab list printed no design"; exit 1; }
 states=""
 while read -r v status vmax _bytes breaks _rest; do
-  if [ "$v" = posix ]; then state=pass reason=- ours=0
+  if [ "$v" = glibc ]; then state=pass reason=- ours=0
   elif [ "$status" != available ]; then state=skipped reason="?" ours=0
   elif [ "$v" = musl-libc ]; then # a remote design (variants/meson.build: remote_variants)
     state=skipped ours=0 reason="it runs only in its own helper process (another libc), not in a program"
@@ -127,9 +127,9 @@ while read -r v status vmax _bytes breaks _rest; do
   check "$v, FUTEXLAB_STATS=1" "$v" "$state" "$reason" 1 "$ours"
   if [ "$state" = pass ] && [ $rc -eq 0 ]; then
     if diff "$tmp/plain.out" "$tmp/out" >"$tmp/diff"; then
-      echo "ok   posix, FUTEXLAB_STATS=1: statprog's $(wc -l <"$tmp/out") answers are glibc's own"
+      echo "ok   glibc, FUTEXLAB_STATS=1: statprog's $(wc -l <"$tmp/out") answers are glibc's own"
     else
-      bad "posix, FUTEXLAB_STATS=1: answers differ from glibc's (< glibc, > the shim):"; cat "$tmp/diff"
+      bad "glibc, FUTEXLAB_STATS=1: answers differ from glibc's (< glibc, > the shim):"; cat "$tmp/diff"
     fi
   fi
   shimrun FUTEXLAB_VARIANT="$v"
@@ -138,6 +138,10 @@ done <<<"$list"
 for s in on pass refused capped; do
   [[ " $states " == *" $s "* ]] || bad "no design of futexlab list is '$s' here: that state went untested"
 done
+# posix, the glibc design's former name (variants/registry.c.in): the same
+# pass-through, and the report line names it glibc
+shimrun FUTEXLAB_VARIANT=posix FUTEXLAB_STATS=1
+check "FUTEXLAB_VARIANT=posix (glibc's former name)" glibc pass - 1 0
 
 # skipped: the designs' system calls hidden (x86-64 numbers: futex_wake 454,
 # futex_wait 455, futex_requeue 456; io_uring_setup 425, _enter 426,
@@ -188,7 +192,7 @@ fi
 # exec: sh loads the shim, then execs statprog in the same process; the
 # image that exec'd writes nothing (no destructor runs on exec), the new one
 # its own line under the same pid: still exactly the two lines
-shimrun FUTEXLAB_VARIANT=posix FUTEXLAB_STATS=1 -- sh -c 'exec "$0"'
-check "posix, statprog exec'd by sh" posix pass - 1 0
+shimrun FUTEXLAB_VARIANT=glibc FUTEXLAB_STATS=1 -- sh -c 'exec "$0"'
+check "glibc, statprog exec'd by sh" glibc pass - 1 0
 
 exit $fail

@@ -1,4 +1,4 @@
-/* tests/shim/promises.c — four promises a POSIX program relies on (issue 17),
+/* tests/shim/promises.c — four promises a POSIX program relies on,
  * in a program that knows nothing of futexlab: run as is it tests glibc's
  * sem_t; run under libfutexlab-preload.so it tests the shim's design.
  *
@@ -591,7 +591,7 @@ static void pshared_exec(const char *self)
 	if (pid == 0) {
 		char rounds[16];
 		snprintf(rounds, sizeof rounds, "%d", PSHARED_ROUNDS);
-		/* The worker under another design, or none (posix: pass-through):
+		/* The worker under another design, or none (glibc: pass-through):
 		 * it must still run the parent's semaphores on the parent's
 		 * design (the shim's tag), not read them as its own layout. */
 		const char *wv = getenv("PROMISES_WORKER_VARIANT");

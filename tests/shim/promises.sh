@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/shim/promises.sh VARIANT FUTEXLAB PRELOAD_SO PROMISES
-# The four promises of issue 17 (tests/shim/promises.c) under the shim with
+# The four POSIX promises (tests/shim/promises.c) under the shim with
 # FUTEXLAB_VARIANT=VARIANT. Per scenario the run must succeed, and the shim's
 # FUTEXLAB_DEBUG output must show either semaphores initialised on the
 # variant, or a "refused" line naming the promise(s) the design declares
@@ -8,7 +8,7 @@
 # then run again with FUTEXLAB_ALLOW=<its flags>: a scenario testing a
 # declared-broken promise is reported "xfail (documented)" (or xpass) and
 # never fails the test, every other scenario must pass on the design itself.
-# posix (glibc's sem_t) also runs each scenario without any preload: the
+# glibc (glibc's own sem_t) also runs each scenario without any preload: the
 # promises are glibc's to begin with.
 #   PROMISES_SECONDS  length of the timed scenarios (default 2 for the two
 #                     destroy ones, 1 for sigpost)
@@ -38,7 +38,7 @@ if [ -n "$why" ]; then echo "SKIP $v: $why"; exit 77; fi
 
 # What `futexlab list` declares the design breaks: its `breaks` column
 # (destroy, signal, eintr; `-` none; `capped`). A list without that column
-# (before issue 17's shim change) makes the declaration check a note.
+# (before the shim's tag in the semaphore) makes the declaration check a note.
 bcol=$(head -1 <<<"$list" | awk '{for (i = 1; i <= NF; i++) if ($i == "breaks") print i}')
 declared=""
 if [ -n "$bcol" ]; then
@@ -105,7 +105,7 @@ result() { # scenario outcome
 }
 
 echo "# promises $v"
-if [ "$v" = posix ]; then
+if [ "$v" = glibc ]; then
   for sc in $scenarios; do
     run "$sc" "$(length_of "$sc")" "" plain
     if [ "$rc" -ne 0 ]; then
@@ -139,19 +139,19 @@ fi
 
 for sc in $scenarios; do
   secs=$(length_of "$sc")
-  # all glibc's (posix, or a refused design): a shorter run shows the shim's
+  # all glibc's (glibc, or a refused design): a shorter run shows the shim's
   # pass-through; the design itself, if any, runs the full length below
-  if [ "$v" = posix ] || [ -n "$allow" ]; then secs=0.5; fi
+  if [ "$v" = glibc ] || [ -n "$allow" ]; then secs=0.5; fi
   run "$sc" "$secs"
   if [ "$rc" -ne 0 ]; then
     echo "FAIL $sc under the shim ($v): $(why $rc): $(first_fail)"; show
     fail=1; result "$sc" "FAIL($(why $rc))"; continue
   fi
-  if [ "$v" = posix ]; then
+  if [ "$v" = glibc ]; then
     if ! grep -q "passing every call through" "$err"; then
-      echo "FAIL $sc: no pass-through line for posix"; show; fail=1; result "$sc" FAIL; continue
+      echo "FAIL $sc: no pass-through line for glibc"; show; fail=1; result "$sc" FAIL; continue
     fi
-    echo "ok   $sc under the shim (posix: glibc's sem_t)"; result "$sc" ok; continue
+    echo "ok   $sc under the shim (glibc: the pass-through)"; result "$sc" ok; continue
   fi
   if grep -q "is capped" "$err"; then
     echo "ok   $sc under the shim ($v is capped: the shim keeps glibc's semaphores)"
@@ -195,13 +195,13 @@ for sc in $scenarios; do
   fi
 done
 # A process-shared semaphore is the design's that made it, whatever the
-# process that uses it runs: the exec'd worker under the posix pass-through
+# process that uses it runs: the exec'd worker under the glibc pass-through
 # (and under another design) must ping-pong on the parent's design (the
 # shim's tag), never read its bytes as glibc's or as its own layout.
-if [ "$v" != posix ] && [ -z "$allow" ] && ! grep -q "is capped" "$err"; then
+if [ "$v" != glibc ] && [ -z "$allow" ] && ! grep -q "is capped" "$err"; then
   other=negcount; [ "$v" = negcount ] && other=musl
-  workers="posix $other"
-  if [ "$futexlab" = - ]; then # (that registry has no posix)
+  workers="glibc $other"
+  if [ "$futexlab" = - ]; then # (that registry has no glibc)
     other=ctl_negcount; [ "$v" = ctl_negcount ] && other=ctl_musl
     workers=$other
   fi

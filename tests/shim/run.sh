@@ -3,7 +3,7 @@
 # Runs a plain POSIX program (semprog) and Debian's python3 under
 # libfutexlab-preload.so with FUTEXLAB_VARIANT=VARIANT. The shim's debug
 # line at exit must show that semaphores were really initialised on the
-# variant (or handed to glibc, for the posix pass-through). A design that
+# variant (or handed to glibc, for the glibc pass-through). A design that
 # breaks a POSIX promise (futexlab list: breaks) must be refused by default,
 # and run the same programs once FUTEXLAB_ALLOW=all opts in.
 set -u
@@ -39,7 +39,7 @@ run() { # label cmd...
     echo "ok   $label under the shim ($v refused: breaks $breaks; glibc's semaphores)"
     return
   fi
-  if [ "$v" = posix ]; then
+  if [ "$v" = glibc ]; then
     grep -q "passing every call through" "$err" || { echo "FAIL $label: no pass-through line"; cat "$err"; fail=1; }
   elif grep -q "is capped" "$err"; then
     echo "    ($v is capped, a lock: the shim keeps glibc's semaphores and says so)"
@@ -80,7 +80,7 @@ if [ -n "$oldsym" ]; then
 fi
 if command -v python3 >/dev/null; then
   run "python3 ($(python3 --version 2>&1))" python3 "$py"
-  if [ "$v" != posix ] && [ -z "${passthrough:-}" ] && [ -z "$refusable" ] && [ $fail -eq 0 ] && ! grep -Eq "[1-9][0-9]* named opens" "$err"; then
+  if [ "$v" != glibc ] && [ -z "${passthrough:-}" ] && [ -z "$refusable" ] && [ $fail -eq 0 ] && ! grep -Eq "[1-9][0-9]* named opens" "$err"; then
     echo "FAIL python3: multiprocessing opened no named semaphore"; fail=1
   fi
 else

@@ -29,7 +29,7 @@
  *   11  P a, P a, W a, W a (tokens there)               P5 P6 W5 W6
  *   12  fork: the child inits g=0, P g, W g, exit(0)
  * Parent: inits=8 named=1 wait=6 trywait=2 timedwait=4 clockwait=5 post=6
- * blocked=5 (under the posix pass-through) timeouts=2.
+ * blocked=5 (under the glibc pass-through) timeouts=2.
  * Child:  inits=1 named=0 wait=1 post=1, the rest 0.
  *
  * "Asleep" is known, not guessed: the waiting thread records its tid, then

@@ -1,4 +1,4 @@
-/* variants/posix.c — glibc's own sem_t, the peer every comparison includes.
+/* variants/glibc.c — glibc's own sem_t, the peer every comparison includes.
  *
  * INVARIANT  whatever glibc's nptl keeps: on x86-64 one 64-bit word with the
  *   token count in the low 32 bits (the futex word) and the number of
@@ -16,7 +16,7 @@
 #include "variants/sem_api.h"
 #include "variants/variant.h"
 
-static int px_timedwait(void *p, const struct timespec *dl)
+static int glibc_timedwait(void *p, const struct timespec *dl)
 {
 	if (!dl)
 		return fl_sem_api_wait(p);
@@ -25,7 +25,7 @@ static int px_timedwait(void *p, const struct timespec *dl)
 	return sem_clockwait(p, CLOCK_MONOTONIC, dl) == 0 ? 0 : errno;
 }
 
-static int px_words(void *p, _Atomic uint32_t **out, int max)
+static int glibc_words(void *p, _Atomic uint32_t **out, int max)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && UINTPTR_MAX == UINT64_MAX
 	/* glibc's 64-bit layout: the value (futex word) is the low half of the
@@ -40,11 +40,11 @@ static int px_words(void *p, _Atomic uint32_t **out, int max)
 #endif
 }
 
-FL_VARIANT(posix, sem_t,
+FL_VARIANT(glibc, sem_t,
 	.text = "span:libc.so.6:sem_", /* hunt: glibc's sem_*.c code (variant.h) */
 	.summary = "glibc's sem_t (nptl): the peer every comparison includes",
 	.value_max = SEM_VALUE_MAX,
 	.init = fl_sem_api_init, .destroy = fl_sem_api_destroy, .post = fl_sem_api_post,
-	.wait = fl_sem_api_wait, .trywait = fl_sem_api_trywait, .timedwait = px_timedwait,
+	.wait = fl_sem_api_wait, .trywait = fl_sem_api_trywait, .timedwait = glibc_timedwait,
 	.getvalue = fl_sem_api_getvalue,
-	.words = px_words);
+	.words = glibc_words);

@@ -1,5 +1,5 @@
-/* harness/perf.c — see perf.h. */
-#include "harness/perf.h"
+/* probes/perf.c — see perf.h. */
+#include "probes/perf.h"
 
 #include <linux/perf_event.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* workloads/stranded.c — the stranded-waiter detector: a lost wakeup seen
+/* stranded/stranded.c — the stranded-waiter detector: a lost wakeup seen
  * from user space, for every design, in every rep.
  *
  * WHAT IT FINDS  A waiter that stays asleep in a wait on semaphore s while s
@@ -6,21 +6,22 @@
  * that published its token and owed a wake that never came). The workloads
  * know each semaphore's *logical value*: its initial value plus the tokens
  * of the posts that have returned minus the acquisitions that have
- * completed — they make every op through the fl_sem_* wrappers (sem.c),
- * which count. A design's own getvalue is not used: it may be absent (C++
- * peers), or wrong in exactly the designs under suspicion.
+ * completed — they make every op through the fl_sem_* wrappers
+ * (workloads/sem.h), whose marks (stranded.h) count. A design's own
+ * getvalue is not used: it may be absent (C++ peers), or wrong in exactly
+ * the designs under suspicion.
  *
  * COST  The measured path gains no shared write: each thread has a record
- * of its own (watch.h: the op in flight, and per-semaphore counts of tokens
- * posted and taken, on the thread's own cache lines, like fl_tstat), written
- * with plain stores (relaxed atomics: a load and a store, no lock prefix).
+ * of its own (stranded.h: the op in flight, and per-semaphore counts of
+ * tokens posted and taken, on the thread's own cache lines, like fl_tstat),
+ * written with plain stores (relaxed atomics: a load and a store, no lock prefix).
  * An op costs a thread-local read and a generation compare, two stores
  * before the call (mask, op word), a load and a store after it (the count)
  * and one store to leave — the same instructions for every design, so
  * ratios between designs do not move. A shared counter would have added a
  * contended line to every op and changed the very contention measured.
  * The price is paid by the reader: the watchdog sums over threads. The
- * figures are in workloads/README.md ("The stranded-waiter detector").
+ * figures are in stranded/README.md ("Cost"; the tool: cost.c).
  * Enrolment (a thread's first op of a rep) takes a lock and allocates once.
  * The watchdog thread itself wakes every threshold/10 (5 ms at the default
  * 50 ms): ~200 wakes a second, a few microseconds each, which the rep's
@@ -78,8 +79,8 @@
  * at most 64 us, and its futex sleep with a token present is the
  * bug); FL_CAPPED designs posting at their cap (the post returns 0 but
  * adds nothing: the workloads never do, timeouts checks first); a rep
- * whose threads outgrow FL_WATCH_THREADS records (the detector steps back:
- * stranded = -1, "not watched"). Detection waits for a quiet moment: while
+ * whose threads outgrow FL_STRANDED_THREADS records (the detector steps
+ * back: stranded = -1, "not watched"). Detection waits for a quiet moment: while
  * other threads keep running (a busy pool cycling its tokens past the
  * stranded one) nothing is confirmed, and the stranding is caught when
  * they stop — at the latest at the rep's end, which cannot come without
@@ -89,8 +90,8 @@
  * the same way; the workloads' final-value checks tell the two apart.
  *
  * THE RESCUE  A stranded waiter would hang the rep. Once recorded (and the
- * harness's hook has had the kernel's view of it, fl_watch_on_stranded),
- * the watchdog sends it FL_WATCH_SIGNAL, whose handler does nothing and is
+ * hook has had the kernel's view of it, fl_stranded_on_confirm), the
+ * watchdog sends it FL_STRANDED_SIGNAL, whose handler does nothing and is
  * installed without SA_RESTART: its futex sleep returns EINTR, and the
  * design either returns EINTR (fl_sem_wait retries: a new op, which finds
  * the token) or loops and re-checks its word, finds the token and takes
@@ -119,17 +120,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "workloads/watch.h"
-#include "workloads/workload.h"
+#include "lib/clock.h"
+#include "lib/task.h"
+#include "stranded/stranded.h"
 
-#define FL_WATCH_THREADS 4096 /* records per rep (threads that made an op) */
-#define SLOTS FL_SEM_SLOTS
+#define FL_STRANDED_THREADS 4096 /* records per rep (threads that made an op) */
+#define SLOTS FL_STRANDED_SLOTS
 #define RESCUE_POSTS 10       /* at most, per stranding */
 
-_Atomic unsigned fl_watch_gen = 0;
-_Thread_local struct fl_watch_thread *fl_watch_me FL_WATCH_TLS;
-_Thread_local unsigned fl_watch_me_gen FL_WATCH_TLS;
-void (*volatile fl_watch_on_stranded)(int tid);
+_Atomic unsigned fl_stranded_gen = 0;
+_Thread_local struct fl_stranded_thread *fl_stranded_me FL_STRANDED_TLS;
+_Thread_local unsigned fl_stranded_me_gen FL_STRANDED_TLS;
+void (*volatile fl_stranded_on_confirm)(int tid);
 
 /* What the watchdog remembers of a thread between samples. */
 struct seen {
@@ -147,7 +149,7 @@ static struct {
 	bool on;                /* between begin and end, detector on */
 	_Atomic bool overflow;  /* a thread could not enroll: not judged */
 	int64_t threshold, period;
-	struct fl_watch_thread *t[FL_WATCH_THREADS];
+	struct fl_stranded_thread *t[FL_STRANDED_THREADS];
 	_Atomic int n;
 	_Atomic int64_t base[SLOTS];   /* value at open, less the counts then */
 	const struct fl_variant *v[SLOTS];
@@ -158,28 +160,28 @@ static struct {
 	int dog_tid;
 	_Atomic int stop;
 	int pipe[2];
-	struct seen seen[FL_WATCH_THREADS];
+	struct seen seen[FL_STRANDED_THREADS];
 	int64_t pos_since[SLOTS], pos_min[SLOTS];
 	/* results (the watchdog's, read after the join) */
 	int64_t stranded, max_ns;
-	char note[186]; /* fits r->error after "lost wakeup: " */
+	char note[FL_STRANDED_NOTE];
 	int tid;
 	int64_t taken;  /* the note's "- N taken", as a number */
 } W = { .lock = PTHREAD_MUTEX_INITIALIZER, .pipe = { -1, -1 } };
 
-static void on_watch_signal(int sig)
+static void on_rescue_signal(int sig)
 {
 	(void)sig; /* only to interrupt the sleep */
 }
 
-struct fl_watch_thread *fl_watch_enroll(void)
+struct fl_stranded_thread *fl_stranded_enroll(void)
 {
-	struct fl_watch_thread *t = NULL;
+	struct fl_stranded_thread *t = NULL;
 	pthread_mutex_lock(&W.lock);
-	unsigned g = atomic_load_explicit(&fl_watch_gen, memory_order_relaxed);
+	unsigned g = atomic_load_explicit(&fl_stranded_gen, memory_order_relaxed);
 	if (W.on) {
 		int n = atomic_load_explicit(&W.n, memory_order_relaxed);
-		if (n < FL_WATCH_THREADS) {
+		if (n < FL_STRANDED_THREADS) {
 			size_t sz = (sizeof *t + 63) / 64 * 64;
 			t = aligned_alloc(64, sz);
 		}
@@ -192,8 +194,8 @@ struct fl_watch_thread *fl_watch_enroll(void)
 			atomic_store(&W.overflow, true); /* its ops uncounted: not judged */
 		}
 	}
-	fl_watch_me = t;
-	fl_watch_me_gen = g;
+	fl_stranded_me = t;
+	fl_stranded_me_gen = g;
 	pthread_mutex_unlock(&W.lock);
 	return t;
 }
@@ -208,7 +210,7 @@ static int64_t sum(int n, int slot, bool posted)
 	return x;
 }
 
-void fl_watch_opened(int id, const struct fl_variant *v, void *s, unsigned value)
+void fl_stranded_opened(int id, const struct fl_variant *v, void *s, unsigned value)
 {
 	pthread_mutex_lock(&W.lock);
 	if (W.on) {
@@ -223,50 +225,33 @@ void fl_watch_opened(int id, const struct fl_variant *v, void *s, unsigned value
 	pthread_mutex_unlock(&W.lock);
 }
 
-void fl_watch_closed(int id)
+void fl_stranded_closed(int id)
 {
 	pthread_mutex_lock(&W.lock);
 	atomic_fetch_and(&W.used, ~((uint64_t)1 << id));
 	pthread_mutex_unlock(&W.lock);
 }
 
-int fl_sem_value_or(struct fl_sem *m, int expected)
+bool fl_stranded_value(int slot, int64_t *value)
 {
-	if (m->v->getvalue)
-		return m->v->getvalue(m->s);
-	int v = expected;
+	bool ok = false;
 	pthread_mutex_lock(&W.lock);
-	if (W.on && !atomic_load(&W.overflow) && (atomic_load(&W.used) >> m->id & 1)) {
+	if (W.on && !atomic_load(&W.overflow) && (atomic_load(&W.used) >> slot & 1)) {
 		int n = atomic_load(&W.n);
-		v = (int)(atomic_load(&W.base[m->id]) + sum(n, m->id, true) - sum(n, m->id, false));
+		*value = atomic_load(&W.base[slot]) + sum(n, slot, true) - sum(n, slot, false);
+		ok = true;
 	}
 	pthread_mutex_unlock(&W.lock);
-	return v;
+	return ok;
 }
 
 /* ---- the watchdog ------------------------------------------------------------ */
-
-static char task_state(int tid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC); /* exec's child inherits nothing */
-	if (fd < 0)
-		return '?';
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = '\0';
-	char *rp = strrchr(buf, ')'); /* the name may hold spaces and ')' */
-	return rp && rp[1] == ' ' ? rp[2] : '?';
-}
 
 /* Thread i's op in flight: false if it changed while read (then it is
  * treated as between ops for this sample). */
 static bool read_op(int i, uint64_t *op, uint64_t *mask)
 {
-	struct fl_watch_thread *t = W.t[i];
+	struct fl_stranded_thread *t = W.t[i];
 	uint64_t a = atomic_load_explicit(&t->op, memory_order_acquire);
 	*op = a;
 	if (!(a & FL_OP_SET)) {
@@ -323,7 +308,7 @@ static bool none_runnable(void)
 	struct dirent *e;
 	while (ok && (e = readdir(d))) {
 		int tid = atoi(e->d_name);
-		if (tid > 0 && tid != W.dog_tid && task_state(tid) == 'R')
+		if (tid > 0 && tid != W.dog_tid && fl_task_state(tid) == 'R')
 			ok = false;
 	}
 	closedir(d);
@@ -338,7 +323,7 @@ static bool confirm(int n, int i, int s, const uint64_t *op, const uint64_t *mas
 	for (int j = 0; j < n; j++) {
 		if (FL_OP_KIND(op[j]) == FL_OP_NONE || !(mask[j] & b))
 			continue;
-		char st = task_state(W.t[j]->tid);
+		char st = fl_task_state(W.t[j]->tid);
 		if (st == 'R' || st == '?')
 			return false;
 		if (j == i && st != 'S' && st != 'D')
@@ -367,7 +352,7 @@ static bool confirm(int n, int i, int s, const uint64_t *op, const uint64_t *mas
  * this process at worst reaches a thread whose sleep retries EINTR. */
 static void kick(int tid)
 {
-	syscall(SYS_tgkill, (int)getpid(), tid, FL_WATCH_SIGNAL);
+	syscall(SYS_tgkill, (int)getpid(), tid, FL_STRANDED_SIGNAL);
 }
 
 static void record(int n, int i, int s, uint64_t op, int64_t now, int others)
@@ -391,7 +376,7 @@ static void record(int n, int i, int s, uint64_t op, int64_t now, int others)
 	W.stranded++;
 	e->reported = true;
 	e->strand_start = start;
-	void (*hook)(int) = fl_watch_on_stranded;
+	void (*hook)(int) = fl_stranded_on_confirm;
 	if (hook)
 		hook(W.t[i]->tid); /* the kernel's view, while it still sleeps */
 	e->last_rescue = now;
@@ -430,7 +415,7 @@ static void sample(int64_t now)
 	if (atomic_load(&W.overflow))
 		return;
 	int n = atomic_load_explicit(&W.n, memory_order_acquire);
-	static uint64_t op[FL_WATCH_THREADS], mask[FL_WATCH_THREADS];
+	static uint64_t op[FL_STRANDED_THREADS], mask[FL_STRANDED_THREADS];
 	for (int i = 0; i < n; i++)
 		if (!read_op(i, &op[i], &mask[i]))
 			op[i] = mask[i] = 0; /* moving: not in one wait */
@@ -492,7 +477,7 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
-void fl_watch_begin(const struct fl_params *p)
+void fl_stranded_begin(int64_t threshold_ns)
 {
 	pthread_mutex_lock(&W.lock);
 	W.on = false;
@@ -505,36 +490,36 @@ void fl_watch_begin(const struct fl_params *p)
 	W.tid = 0;
 	memset(W.seen, 0, sizeof W.seen);
 	memset(W.pos_since, 0, sizeof W.pos_since);
-	if (p->stranded_ns > 0) {
+	if (threshold_ns > 0) {
 		static bool installed;
 		if (!installed) {
-			struct sigaction sa = { .sa_handler = on_watch_signal }; /* no SA_RESTART */
+			struct sigaction sa = { .sa_handler = on_rescue_signal }; /* no SA_RESTART */
 			sigemptyset(&sa.sa_mask);
-			installed = !sigaction(FL_WATCH_SIGNAL, &sa, NULL);
+			installed = !sigaction(FL_STRANDED_SIGNAL, &sa, NULL);
 		}
 		if (W.pipe[0] < 0 && pipe2(W.pipe, O_CLOEXEC | O_NONBLOCK))
 			W.pipe[0] = W.pipe[1] = -1;
-		W.threshold = p->stranded_ns;
-		W.period = p->stranded_ns / 10 > 1000000 ? p->stranded_ns / 10 : 1000000;
+		W.threshold = threshold_ns;
+		W.period = threshold_ns / 10 > 1000000 ? threshold_ns / 10 : 1000000;
 		W.on = installed && W.pipe[0] >= 0;
 	}
-	atomic_fetch_add(&fl_watch_gen, 1); /* every thread enrolls anew */
+	atomic_fetch_add(&fl_stranded_gen, 1); /* every thread enrolls anew */
 	pthread_mutex_unlock(&W.lock);
 	if (W.on && pthread_create(&W.dog, NULL, watchdog, NULL)) {
 		pthread_mutex_lock(&W.lock);
 		W.on = false;
-		atomic_fetch_add(&fl_watch_gen, 1);
+		atomic_fetch_add(&fl_stranded_gen, 1);
 		pthread_mutex_unlock(&W.lock);
 	}
 }
 
-void fl_watch_end(struct fl_result *r)
+void fl_stranded_end(struct fl_stranded_report *rep)
 {
-	r->stranded = -1;
-	r->stranded_max_ns = 0;
-	r->stranded_note[0] = '\0';
-	r->stranded_tid = 0;
-	r->stranded_taken = 0;
+	rep->stranded = -1;
+	rep->max_ns = 0;
+	rep->note[0] = '\0';
+	rep->tid = 0;
+	rep->taken = 0;
 	if (!W.on)
 		return;
 	atomic_store(&W.stop, 1);
@@ -549,18 +534,16 @@ void fl_watch_end(struct fl_result *r)
 		end_strand(&W.seen[i], now);
 	pthread_mutex_lock(&W.lock);
 	W.on = false;
-	atomic_fetch_add(&fl_watch_gen, 1);
+	atomic_fetch_add(&fl_stranded_gen, 1);
 	for (int i = 0; i < n; i++)
 		free(W.t[i]);
 	atomic_store(&W.n, 0);
 	pthread_mutex_unlock(&W.lock);
 	if ((atomic_load(&W.overflow) || !n) && !W.stranded)
 		return; /* not judged, or no op to judge (exec, floor-atomic's loop) */
-	r->stranded = W.stranded;
-	r->stranded_max_ns = W.max_ns;
-	r->stranded_tid = W.tid;
-	r->stranded_taken = W.taken;
-	snprintf(r->stranded_note, sizeof r->stranded_note, "%s", W.note);
-	if (W.stranded)
-		snprintf(r->error, sizeof r->error, "lost wakeup: %s", W.note);
+	rep->stranded = W.stranded;
+	rep->max_ns = W.max_ns;
+	rep->tid = W.tid;
+	rep->taken = W.taken;
+	snprintf(rep->note, sizeof rep->note, "%s", W.note);
 }

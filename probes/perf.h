@@ -1,4 +1,4 @@
-/* harness/perf.h — `--perf`: the counters of `perf stat`, per rep.
+/* probes/perf.h — `--perf`: the counters of `perf stat`, per rep.
  *
  * The counters are opened with perf_event_open(2) on the calling thread with
  * inherit set, just before a rep's workload starts its threads, and read

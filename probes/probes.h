@@ -1,12 +1,15 @@
-/* harness/probes_glue.h — what `futexlab run` needs from the probes: the
- * in-harness futex collector (probes/futexstat.*) around every rep, its CSV
- * columns, and a bpftrace script run beside the whole command.
+/* probes/probes.h — what the commands need from the probes: the futex
+ * collector (futexstat.*) around every rep and its CSV columns (session.c),
+ * the stranded-waiter detector's kernel side (stranded_note.c), the
+ * per-word list of `futexlab exec` (words.c), the collector's own cost
+ * (overhead.c), and a bpftrace script run beside the whole command
+ * (bpftrace.c). The perf counters are perf.h.
  *
  * Builds without the collector (-Dprobes=disabled) keep the same CSV
  * columns, empty. Nothing here ever stops a run: when the probes cannot be
  * used, one line on stderr says why and the columns stay empty. */
-#ifndef FUTEXLAB_PROBES_GLUE_H
-#define FUTEXLAB_PROBES_GLUE_H
+#ifndef FUTEXLAB_PROBES_H
+#define FUTEXLAB_PROBES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,11 +35,12 @@ void fl_probes_rep_end(const char *workload, int64_t ops);
 void fl_probes_append(char *row, size_t n, bool have_rep);
 void fl_probes_teardown(void);
 
-/* The stranded-waiter detector's kernel side (workloads/stranded.c). While
- * the collector counts, fl_probes_setup sets fl_watch_on_stranded to a
- * snapshot of the stranded thread's futex wait in flight (the collector's
- * per-thread slot: its futex word and when it entered the wait) taken at
- * detection, before the rescue. After the rep, fl_probes_stranded_note
+/* The stranded-waiter detector's kernel side (stranded/). While the
+ * collector counts, fl_probes_setup sets the detector's hook
+ * (workloads/workload.h: fl_rep_stranded_hook) to a snapshot of the
+ * stranded thread's futex wait in flight (the collector's per-thread slot:
+ * its futex word and when it entered the wait) taken at detection, before
+ * the rescue. After the rep, fl_probes_stranded_note
  * writes "kernel: tid T slept in FUTEX_WAIT on 0x... for X ms", or says
  * why the kernel side was not recorded (no probes, a warm-up rep, the
  * thread not in a futex wait then). clear: before each rep. */
@@ -49,7 +53,7 @@ void fl_probes_stranded_note(int tid, bool measured, char *out, size_t n);
  * per-futex-word counts (fl_probes_words). */
 void fl_probes_follow_children(void);
 
-/* A remote design's rep (proc/helper.h): count process `pid` (the
+/* A remote design's rep (run in the design's helper process): count process `pid` (the
  * helper) instead of this one from the next fl_probes_rep_begin, until
  * called with 0; its rows' `procs` says 1. Call between reps. When the
  * collector cannot (follow mode, a nested pid namespace) one line says
@@ -83,8 +87,8 @@ double fl_probes_overhead_ns(void);
  * interleaved block by block). NAN when the probes are off. */
 void fl_probes_overhead_parts(double *tracepoint_ns, double *body_ns);
 
-/* `--bpftrace SCRIPT`: exits 2 (one line) when the script does not exist. */
-void fl_bpftrace_check(const char *script);
+/* (`--bpftrace SCRIPT` is checked readable by the command line:
+ * harness/cli.h, fl_bpftrace_check.) */
 /* Starts bpftrace on SCRIPT filtered to this process, output into a file
  * beside the CSV (or in the current directory), and waits until it has
  * attached. Failure: one line on stderr, the run goes on without it. */

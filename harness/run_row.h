@@ -1,0 +1,35 @@
+/* harness/run_row.h — the run CSV's header and one rep's row, generated
+ * from the one table of a rep's result (workloads/result_fields.h; the
+ * columns' names: columns.h), then the perf and probe columns their
+ * modules write (perf.h, probes_glue.h). The schema, column by column:
+ * harness/README.md. */
+#ifndef FUTEXLAB_RUN_ROW_H
+#define FUTEXLAB_RUN_ROW_H
+
+#include <stddef.h>
+
+#include "harness/columns.h"
+#include "probes/perf.h"
+#include "harness/spec.h"
+
+/* The whole header: the table's columns, the perf columns, the probe
+ * columns. */
+const char *fl_run_csv_header(void);
+
+/* One measured (or skipped, or failed) rep. */
+struct fl_run_rep {
+	const struct fl_entry *e;
+	int round, slot;                /* round -1: a warm-up rep */
+	const char *status, *note;      /* ok, error, skipped, empty; its note */
+	const struct fl_result *r;      /* NULL for skipped rows */
+	const struct fl_perf_reading *perf; /* NULL: none (empty cells) */
+};
+
+/* x's row at pt (no newline) into out[n]: the table's cells, the perf
+ * cells, the probe cells of the last rep (probes_glue.h). timer_ns, what
+ * one clock read costs, is subtracted from the latency percentiles. Exits
+ * when the row does not fit (it always does in 4096 bytes). */
+void fl_run_row(char *out, size_t n, const struct fl_point *pt, const struct fl_run_rep *x,
+		double timer_ns);
+
+#endif

@@ -1,0 +1,225 @@
+/* probes/session.c — the collector around each rep: loading it once,
+ * counting one rep at a time, and the rep's probe columns of the CSV row
+ * (probes.h). The state the other files of the glue read is session.h.
+ *
+ * A rep's columns are kept as text (last_cols) from fl_probes_rep_end to
+ * the row's fl_probes_append: the row is written after the rep, and a rep
+ * that was not counted (a warm-up, the collector off) appends empty
+ * cells, never the previous rep's. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#ifdef FL_HAVE_PROBES
+#include "probes/futexstat.h"
+#include "probes/session.h"
+#endif
+#include "probes/probes.h"
+#include "workloads/workload.h"
+
+const char fl_probes_csv_header[] =
+	",futex_syscalls,fx_wait,fx_wait_bitset,fx_wake,fx_other,f2_wait,f2_wake,f2_waitv,"
+	"uring_futex,wake_calls,woken,wake_none,wait_calls,wait_ok,wait_eagain,"
+	"wait_timedout,wait_eintr,wait_p50_ns,wait_p99_ns,herd_bursts,eagain_storms,"
+	"futex_per_op,wakes_per_post,resleeps,wake_to_run_n,wake_to_run_p50_ns,wake_to_run_p99_ns,"
+	"procs";
+
+#define NCOLS 28
+
+static char last_cols[512]; /* the last rep's columns, or "" */
+
+#ifdef FL_HAVE_PROBES
+/* Posts per workload op, for wakes_per_post (each op of these workloads is
+ * a fixed number of posts: uncontended post+wait, pingpong's round trip
+ * posts ping and pong, pool acquire+release). Unknown workloads leave the
+ * column empty rather than guess. */
+static double posts_per_op(const char *workload)
+{
+	static const struct {
+		const char *name;
+		double posts;
+	} t[] = { { "uncontended", 1 }, { "pingpong", 2 }, { "pool", 1 } };
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (!strcmp(t[i].name, workload))
+			return t[i].posts;
+	return 0;
+}
+
+static struct futexstat *fs;
+static bool attached, follow;
+static unsigned long long last_words_lost;
+
+struct futexstat *fl_probes_collector(void)
+{
+	return fs;
+}
+
+/* attached: the main thread flips it around the rep while the detector's
+ * watchdog may read it (a stranding is confirmed a threshold into the rep,
+ * well inside the window; the flag only says whether counting was on). */
+bool fl_probes_counting(void)
+{
+	return fs && __atomic_load_n(&attached, __ATOMIC_ACQUIRE);
+}
+
+bool fl_probes_following(void)
+{
+	return follow;
+}
+
+unsigned long long fl_probes_words_lost(void)
+{
+	return last_words_lost;
+}
+
+void fl_probes_follow_children(void)
+{
+	follow = true;
+}
+
+/* fl_probes_count_process: the process counted instead of this one (0:
+ * this one), and whether the collector could switch to it */
+static pid_t other;
+static bool other_failed;
+
+void fl_probes_count_process(pid_t pid)
+{
+	other = pid;
+	other_failed = false;
+	if (!fs)
+		return;
+	int e = futexstat_count_tgid(fs, pid);
+	if (e && pid) {
+		static bool said;
+		other_failed = true;
+		if (!said)
+			fprintf(stderr, "futexlab: probes: cannot count the helper's process (%s): "
+				"its rows' probe columns stay empty\n",
+				e == -EXDEV ? "futexlab runs in a nested pid namespace" : strerror(-e));
+		said = true;
+	}
+}
+
+void fl_probes_setup(enum fl_probes_mode mode)
+{
+	char why[300];
+	if (mode == FL_PROBES_OFF)
+		return;
+	struct futexstat_config cfg = { .wake_to_run = 1, .follow_children = follow,
+					.per_word = follow };
+	fs = futexstat_open(&cfg, why, sizeof why);
+	if (!fs)
+		fprintf(stderr, "futexlab: probes off: %s\n", why);
+	else
+		fl_rep_stranded_hook(fl_probes_on_stranded);
+}
+
+void fl_probes_rep_begin(void)
+{
+	char why[300];
+	last_cols[0] = '\0';
+	if (!fs)
+		return;
+	if (futexstat_start(fs, why, sizeof why)) {
+		fprintf(stderr, "futexlab: probes off: %s\n", why);
+		fl_rep_stranded_hook(NULL);
+		futexstat_close(fs);
+		fs = NULL;
+		return;
+	}
+	attached = true;
+}
+
+void fl_probes_rep_end(const char *workload, int64_t ops)
+{
+	if (!fs || !attached)
+		return;
+	attached = false;
+	struct futexstat_counts c;
+	futexstat_stop(fs, &c);
+	if (c.missed)
+		fprintf(stderr, "futexlab: probes: %llu futex calls not tracked (a thread's "
+			"state slot taken over by another: tids equal mod 4096)\n",
+			(unsigned long long)c.missed);
+	unsigned long long total = c.futex_calls + c.f2_wait + c.f2_wake + c.f2_waitv +
+				   c.f2_requeue;
+	char uring[24] = "", per_op[32] = "", per_post[32] = "";
+	if (futexstat_sees_uring(fs))
+		snprintf(uring, sizeof uring, "%llu", (unsigned long long)c.uring_futex);
+	if (ops > 0)
+		snprintf(per_op, sizeof per_op, "%.3f", (double)total / (double)ops);
+	double posts = posts_per_op(workload) * (double)ops;
+	if (posts > 0)
+		snprintf(per_post, sizeof per_post, "%.3f", (double)c.wake_calls / posts);
+	/* wake-to-run: empty when not measured; the quantiles also when no
+	 * sample (there is no quantile of nothing) */
+	char wtr[80] = ",,";
+	if (futexstat_sees_wake_to_run(fs) && c.wake_to_run_n)
+		snprintf(wtr, sizeof wtr, "%llu,%llu,%llu", (unsigned long long)c.wake_to_run_n,
+			 (unsigned long long)futexstat_wtr_quantile(&c, 0.50),
+			 (unsigned long long)futexstat_wtr_quantile(&c, 0.99));
+	else if (futexstat_sees_wake_to_run(fs))
+		snprintf(wtr, sizeof wtr, "0,,");
+	if (other_failed) /* not the helper's counts: none */
+		return;
+	char procs[24] = ""; /* processes followed (exec), or the helper (remote) */
+	if (follow)
+		snprintf(procs, sizeof procs, "%llu", (unsigned long long)c.procs);
+	else if (other)
+		snprintf(procs, sizeof procs, "1");
+	last_words_lost = c.words_lost;
+	snprintf(last_cols, sizeof last_cols,
+		 ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu,%llu,%llu,%llu,"
+		 "%llu,%llu,%llu,%llu,%llu,%llu,%s,%s,%llu,%s,%s",
+		 total, (unsigned long long)c.op_wait, (unsigned long long)c.op_wait_bitset,
+		 (unsigned long long)c.op_wake, (unsigned long long)c.op_other,
+		 (unsigned long long)c.f2_wait, (unsigned long long)c.f2_wake,
+		 (unsigned long long)c.f2_waitv, uring, (unsigned long long)c.wake_calls,
+		 (unsigned long long)c.woken, (unsigned long long)c.wake_none,
+		 (unsigned long long)c.wait_calls, (unsigned long long)c.wait_ok,
+		 (unsigned long long)c.wait_eagain, (unsigned long long)c.wait_timedout,
+		 (unsigned long long)c.wait_eintr,
+		 (unsigned long long)futexstat_wait_quantile(&c, 0.50),
+		 (unsigned long long)futexstat_wait_quantile(&c, 0.99),
+		 (unsigned long long)c.herd_bursts, (unsigned long long)c.eagain_storms,
+		 per_op, per_post, (unsigned long long)c.resleeps, wtr, procs);
+}
+
+void fl_probes_teardown(void)
+{
+	fl_rep_stranded_hook(NULL);
+	futexstat_close(fs);
+	fs = NULL;
+}
+
+#else
+void fl_probes_setup(enum fl_probes_mode mode)
+{
+	if (mode == FL_PROBES_ON)
+		fprintf(stderr, "futexlab: probes off: this build has no eBPF collector "
+			"(configured with -Dprobes=disabled, or clang/bpftool/libbpf/BTF missing)\n");
+}
+void fl_probes_rep_begin(void) { last_cols[0] = '\0'; }
+void fl_probes_follow_children(void) {}
+void fl_probes_count_process(pid_t pid) { (void)pid; }
+void fl_probes_rep_end(const char *workload, int64_t ops) { (void)workload, (void)ops; }
+void fl_probes_teardown(void) {}
+#endif
+
+void fl_probes_append(char *row, size_t n, bool have_rep)
+{
+	char empty[NCOLS + 1];
+	memset(empty, ',', NCOLS);
+	empty[NCOLS] = '\0';
+	const char *cols = have_rep && last_cols[0] ? last_cols : empty;
+	size_t len = strlen(row);
+	if (len + strlen(cols) + 1 > n) {
+		fprintf(stderr, "futexlab: CSV row too long for the probe columns\n");
+		exit(1);
+	}
+	memcpy(row + len, cols, strlen(cols) + 1);
+}

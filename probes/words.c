@@ -1,0 +1,35 @@
+/* probes/words.c — `futexlab exec`'s per-futex-word list of the last rep
+ * (probes.h: fl_probes_words), from the collector's per-word map (follow
+ * mode only). */
+#include <stdio.h>
+
+#ifdef FL_HAVE_PROBES
+#include "probes/futexstat.h"
+#include "probes/session.h"
+#endif
+#include "probes/probes.h"
+
+#ifdef FL_HAVE_PROBES
+int fl_probes_words(int by, struct fl_word *out, int n, int *nwords, unsigned long long *lost)
+{
+	*nwords = 0;
+	*lost = 0;
+	if (!fl_probes_collector() || !fl_probes_following())
+		return 0;
+	struct futexstat_word w[64];
+	int k = futexstat_words(fl_probes_collector(), by, w, n < 64 ? n : 64, nwords);
+	for (int i = 0; i < k; i++)
+		out[i] = (struct fl_word){ w[i].tgid, w[i].uaddr, w[i].waits, w[i].wait_ns,
+					   w[i].wakes, w[i].woken, w[i].eagain, w[i].timedout };
+	*lost = fl_probes_words_lost();
+	return k < 0 ? 0 : k;
+}
+#else
+int fl_probes_words(int by, struct fl_word *out, int n, int *nwords, unsigned long long *lost)
+{
+	(void)by, (void)out, (void)n;
+	*nwords = 0;
+	*lost = 0;
+	return 0;
+}
+#endif
