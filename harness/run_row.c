@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/csv.h"
 #include "harness/hashmode.h"
 #include "probes/probes.h"
 #include "lib/wake.h"
@@ -71,19 +72,12 @@ static MAYBE_UNUSED void put_INT(struct row *b, int v) { put(b, "%d", v); }
 static MAYBE_UNUSED void put_BOOL(struct row *b, bool v) { put(b, "%d", v ? 1 : 0); }
 static MAYBE_UNUSED void put_DBL(struct row *b, double v) { put(b, "%.4f", v); }
 
-/* Text in double quotes ("" for a quote; a newline becomes a space). */
+/* Text in double quotes ("" for a quote; a newline becomes a space:
+ * fl_csv_quote, csv.h). */
 static void put_quoted(struct row *b, const char *s)
 {
 	char q[400];
-	size_t j = 0;
-	q[j++] = '"';
-	for (; *s && j < sizeof q - 3; s++) {
-		if (*s == '"')
-			q[j++] = '"';
-		q[j++] = *s == '\n' ? ' ' : *s;
-	}
-	q[j++] = '"';
-	q[j] = '\0';
+	fl_csv_quote(q, sizeof q, s);
 	put(b, "%s", q);
 }
 

@@ -130,7 +130,7 @@ for name in "$@"; do
   listed[$name]=1
   f=$src/$name.c
   if [ ! -f "$f" ]; then err "$name: listed, but $f does not exist"; continue; fi
-  base[$name]=$(sed -nE 's/^#include "(base_[a-z0-9_]+)\.h".*/\1/p' "$f" | head -1)
+  base[$name]=$(sed -nE 's/^#include "(tests\/mutants\/)?(base_[a-z0-9_]+)\.h".*/\2/p' "$f" | head -1)
   decl=$(grep -c 'killed-by:' "$f")
   if [ "${name#ctl_}" != "$name" ]; then
     [ "$decl" -gt 0 ] && err "$name: a control declares a killer ($f)"
