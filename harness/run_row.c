@@ -139,7 +139,6 @@ COLUMN_CELL(think_ns)
 	put(b, "%lld", (long long)(pt->w->uses_tokens ? pt->p.think_ns : 0));
 }
 COLUMN_CELL(wake) { UNUSED(x, 0); put(b, "%s", fl_wake_name((enum fl_wake_strategy)pt->wake)); }
-COLUMN_CELL(rep) { UNUSED(pt, 0); put(b, "%d", x->round); }
 COLUMN_CELL(ns_per_op)
 {
 	UNUSED(pt, x);

@@ -15,6 +15,11 @@
 #include "harness/xalloc.h"
 #include "variants/variant.h"
 
+/* Older files' name of the round column: `rep` (the rep's index in files
+ * from before rounds, the round since; files from before the renames have
+ * both, and a round column wins). */
+#define OLD_REP "rep"
+
 /* ---- CSV text -> table ------------------------------------------------- */
 
 /* Splits one CSV line into cells (quotes with "" escapes). */
@@ -163,7 +168,7 @@ static int finish(struct fl_table *t, char *err, int errlen)
 		return -1;
 	}
 	rename_former(t);
-	static const char *const need[] = { FL_COL(variant), FL_COL(workload), FL_COL(rep),
+	static const char *const need[] = { FL_COL(variant), FL_COL(workload), FL_COL(ops),
 					     FL_COL(ns_per_op), FL_COL(status) };
 	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
 		int found = 0;
@@ -173,6 +178,10 @@ static int finish(struct fl_table *t, char *err, int errlen)
 			snprintf(err, (size_t)errlen, "no '%s' column (not a futexlab CSV)", need[i]);
 			return -1;
 		}
+	}
+	if (fl_table_col(t, FL_COL(round)) < 0 && fl_table_col(t, OLD_REP) < 0) {
+		snprintf(err, (size_t)errlen, "no 'round' column (not a futexlab CSV)");
+		return -1;
 	}
 	return 0;
 }
@@ -267,10 +276,10 @@ const char *const fl_extra_cols[FL_NEXTRA] = {
 	FL_COL(lat_p50_ns), FL_COL(lat_p99_ns), FL_COL(lat_p999_ns),  FL_COL(lat_max_ns),
 };
 
-/* Configuration columns appended right of `rep` by later options. */
+/* Configuration columns appended right of `ops` by later options. */
 static const char *const extra_config[] = { FL_COL(hash), FL_COL(spin), FL_COL(sems) };
 
-static void point_key(const struct fl_table *t, char **row, int irep, char *out, size_t n)
+static void point_key(const struct fl_table *t, char **row, int iops, char *out, size_t n)
 {
 	size_t j = 0;
 	out[0] = '\0';
@@ -278,7 +287,9 @@ static void point_key(const struct fl_table *t, char **row, int irep, char *out,
 	j += (size_t)snprintf(out, n, "%s", row[iw]);
 	for (int c = 0; c < t->ncol && j < n; c++) {
 		const char *name = t->cols[c];
-		bool config = c < irep;
+		/* the point's configuration: left of `ops` (an older file's `rep`
+		 * there is the round, not configuration) */
+		bool config = c < iops && strcmp(name, OLD_REP);
 		for (size_t e = 0; e < sizeof extra_config / sizeof extra_config[0]; e++)
 			config |= !strcmp(name, extra_config[e]);
 		if (!config || c == iw || !strcmp(name, FL_COL(variant)))
@@ -339,12 +350,13 @@ static void set_status(struct fl_cell *c, const char *status, const char *note)
 int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, int errlen)
 {
 	memset(out, 0, sizeof *out);
-	int irep = fl_table_col(t, FL_COL(rep)), iround = fl_table_col(t, FL_COL(round)), ins = fl_table_col(t, FL_COL(ns_per_op)),
+	int irep = fl_table_col(t, OLD_REP), iround = fl_table_col(t, FL_COL(round)),
+	    iopsn = fl_table_col(t, FL_COL(ops)), ins = fl_table_col(t, FL_COL(ns_per_op)),
 	    iops = fl_table_col(t, FL_COL(ops_per_s)), inote = fl_table_col(t, FL_COL(note));
 	/* variant, workload, threads, status, note: what cell_for copies */
 	const int ix[5] = { fl_table_col(t, FL_COL(variant)), fl_table_col(t, FL_COL(workload)), fl_table_col(t, FL_COL(threads)),
 			    fl_table_col(t, FL_COL(status)), inote };
-	if (ix[0] < 0 || ix[1] < 0 || irep < 0 || ins < 0 || ix[3] < 0) {
+	if (ix[0] < 0 || ix[1] < 0 || (irep < 0 && iround < 0) || iopsn < 0 || ins < 0 || ix[3] < 0) {
 		snprintf(err, (size_t)errlen, "missing columns");
 		return -1;
 	}
@@ -356,7 +368,7 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 	for (int r = 0; r < t->nrows; r++) {
 		char **row = t->rows[r];
 		char key[512];
-		point_key(t, row, irep, key, sizeof key);
+		point_key(t, row, iopsn, key, sizeof key);
 		struct fl_cell *c = cell_for(out, &cap, key, row, ix);
 		const char *st = row[ix[3]], *note = inote >= 0 ? row[inote] : "";
 		if (strcmp(st, "ok")) {

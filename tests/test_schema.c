@@ -39,7 +39,7 @@ static int failures;
  * deliberate change of the schema changes this text (and says so to every
  * script that reads the CSV). */
 static const char golden_columns[] =
-	"variant,workload,threads,tokens,hold_ns,think_ns,wake,rep,ops,elapsed_ns,"
+	"variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,"
 	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems,"
 	"fair_jain,fair_cv,fair_min_max,starve_max_ns,"
 	"lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,lat_n,"

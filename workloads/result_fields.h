@@ -56,7 +56,6 @@
 	COLUMN(hold_ns)       /* 0 likewise */                                 \
 	COLUMN(think_ns)      /* 0 likewise */                                 \
 	COLUMN(wake)                                                           \
-	COLUMN(rep)           /* the round (older files: the rep's index) */  \
 	FIELD(I64, ops, 0, ok)        /* operations completed (all threads) */ \
 	FIELD(I64, elapsed_ns, 0, ok) /* wall time of the timed section */     \
 	COLUMN(ns_per_op)                                                      \
