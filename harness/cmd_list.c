@@ -83,7 +83,7 @@ int fl_cmd_list(int argc, char **argv)
 	for (int i = 0; i < fl_nworkloads; i++) {
 		const struct fl_workload *w = fl_workloads[i];
 		printf("%-12s  %s (op = %s)", w->name, w->summary, w->op);
-		if (w->fairness || w->latency) /* its extra columns (harness/README.md) */
+		if (w->fairness || w->latency) /* its extra columns (harness/csv.md) */
 			printf(" [%s%s%s]", w->fairness ? "fairness" : "",
 			       w->fairness && w->latency ? ", " : "",
 			       !w->latency ? "" : w->latency_default ? "latency: on" :

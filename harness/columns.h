@@ -1,7 +1,8 @@
 /* harness/columns.h — the names of the run CSV's columns that the one
  * table of a rep's result (workloads/result_fields.h) lists, for the writer
  * (run_row.h) and the reader (table.h) alike. The perf and probe columns
- * that follow them in the file are their modules' (perf.h, probes_glue.h). */
+ * that follow them in the file are their modules' (probes/perf.h,
+ * probes/probes.h). */
 #ifndef FUTEXLAB_COLUMNS_H
 #define FUTEXLAB_COLUMNS_H
 

@@ -2,7 +2,7 @@
  *
  * The file is rewritten whole, never appended to: rows go to PATH.tmp.PID,
  * which is flushed and renamed over PATH, so at any instant PATH holds every
- * row written so far and never a torn one. Metadata leads the file as '#' comment lines (harness/README.md),
+ * row written so far and never a torn one. Metadata leads the file as '#' comment lines (harness/csv.md),
  * then the header line, then one row per rep. */
 #ifndef FUTEXLAB_CSV_H
 #define FUTEXLAB_CSV_H
@@ -37,7 +37,7 @@ void fl_csv_close(struct fl_csv *c);
  * a space, cut to fit (the quotes always closed). */
 void fl_csv_quote(char *out, size_t n, const char *s);
 
-/* The latency side file (harness/README.md): beside CSV x.csv, x.lat.csv
+/* The latency side file (harness/csv.md): beside CSV x.csv, x.lat.csv
  * (else CSV.lat.csv), with this header. */
 extern const char fl_lat_csv_header[];
 void fl_lat_path(const char *csv_path, char *out, size_t n);

@@ -1,8 +1,8 @@
 /* harness/run_row.h — the run CSV's header and one rep's row, generated
  * from the one table of a rep's result (workloads/result_fields.h; the
  * columns' names: columns.h), then the perf and probe columns their
- * modules write (perf.h, probes_glue.h). The schema, column by column:
- * harness/README.md. */
+ * modules write (probes/perf.h, probes/probes.h). The schema, column by
+ * column: harness/csv.md. */
 #ifndef FUTEXLAB_RUN_ROW_H
 #define FUTEXLAB_RUN_ROW_H
 
@@ -26,7 +26,7 @@ struct fl_run_rep {
 };
 
 /* x's row at pt (no newline) into out[n]: the table's cells, the perf
- * cells, the probe cells of the last rep (probes_glue.h). timer_ns, what
+ * cells, the probe cells of the last rep (probes/probes.h). timer_ns, what
  * one clock read costs, is subtracted from the latency percentiles. Exits
  * when the row does not fit (it always does in 4096 bytes). */
 void fl_run_row(char *out, size_t n, const struct fl_point *pt, const struct fl_run_rep *x,

@@ -407,7 +407,7 @@ static void print_table(const struct fl_spec *s, struct fl_csv *csv)
  * once, the points in a fresh random order (the warm-up and first rounds in
  * their listed order), so a point's rounds are spread over the whole run
  * instead of one stretch of it. The machine's state drifts in steps that
- * last seconds (results/README.md, "Why every round visits every point":
+ * last seconds (results/trust.md, "Why every round visits every point":
  * the uncontended fast path of every design but the inlined floor moves
  * 17 -> 28 ns and back); a point run in one stretch sees one state, its
  * ratios that state's, and two runs disagree. Spread over the run, each

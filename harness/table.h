@@ -6,13 +6,14 @@
  * Columns are found by name, so columns appended later (perf, probes) are
  * carried along and older files without them still load.
  *
- * A *point* is one configuration: every column left of `rep` except
+ * A *point* is one configuration: every column left of `ops` except
  * `variant` (workload, threads, tokens, hold_ns, think_ns, wake), plus the
  * configuration columns later options append (hash, spin, sems) when
  * present; sems=1 (and a file without the column) keys as no sems at all.
  * The rows of one (point, variant) are its reps; their ns_per_op values are
  * summarized by stats.h. Each rep carries its round (column `round`; files
- * written before rounds existed pair by `rep` instead, and say so): the
+ * written before rounds existed pair by `rep` instead, and say so;
+ * harness/csv.md, "Reading older files"): the
  * ratio of a variant to the baseline is taken round by round (stats.h). */
 #ifndef FUTEXLAB_TABLE_H
 #define FUTEXLAB_TABLE_H

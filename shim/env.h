@@ -11,7 +11,7 @@
  *                     ignored; anything else (case, spaces included) is an
  *                     error.
  *   FUTEXLAB_STATS    unset, empty or "0": off; "1": count the calls
- *                     (shim/README.md, "Counting"); anything else is an
+ *                     (shim/log.md, "Counting"); anything else is an
  *                     error. Stricter than FUTEXLAB_DEBUG on purpose: the
  *                     harness reads the counts, and a misspelt switch ("on",
  *                     "true ") that silently meant one thing or the other

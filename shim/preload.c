@@ -656,7 +656,7 @@ static void report(void)
 }
 
 /* At exit (exit() or a return from main; not _exit, not a fatal signal, not
- * exec: shim/README.md, "The log"). */
+ * exec: shim/log.md, "The log"). */
 __attribute__((destructor)) static void shim_end(void)
 {
 	if (V)

@@ -1,7 +1,7 @@
 /* shim/report.h — the shim's report line: its published format.
  *
  * With FUTEXLAB_LOG=PATH, every process that loaded libfutexlab-preload.so
- * appends one line to PATH when it exits (shim/README.md, "The log"):
+ * appends one line to PATH when it exits (shim/log.md, "The log"):
  *
  *   futexlab-shim pid=N ppid=N comm=NAME variant=V state=S inits=N ours=N
  *     handed=N named=N [wait=N trywait=N timedwait=N clockwait=N post=N
