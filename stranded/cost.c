@@ -1,6 +1,6 @@
 /* stranded/cost.c — what the stranded-waiter detector adds per op
  * (stranded/README.md, "Cost"; not part of the harness: a tool,
- * `build/stranded/stranded-cost [VARIANT...]`, default negcount posix).
+ * `build/stranded/stranded-cost [VARIANT...]`, default negcount glibc).
  *
  * uncontended: one thread, post(1)+wait pairs on one semaphore, in blocks
  * of N pairs, three modes interleaved block by block — raw (v->post and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# results/issue14/run.sh — published results (fairness, latency, wake-to-run)
+# results/beyond-ns/run.sh — published results (fairness, latency, wake-to-run)
 # futexlab reproduces, each from one futexlab run (CSV + table here), on this machine:
 #   fairness.*   folly SmallLocksBenchmark's fairness result (a spinning lock
 #                shows a higher per-thread CV and a longer max wait than a
@@ -16,11 +16,11 @@
 #                not take futexlab's spin bound) is the paired yardstick
 #   fairpool.*   the fairness columns' acceptance point: pool --threads 4 --tokens 1,
 #                hold/think 0 and 2000 ns, every design
-# usage: results/issue14/run.sh            (~6 min; run on an idle machine)
+# usage: results/beyond-ns/run.sh            (~6 min; run on an idle machine)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fl=$top/build/harness/futexlab
-d=$top/results/issue14
+d=$top/results/beyond-ns
 run() { local name=$1; shift; echo "== $name: futexlab run $*" >&2
   "$fl" run "$@" --no-probes --quiet --csv "$d/$name.csv" >"$d/$name.txt"; }
 run fairness --workload pool --threads 8 --tokens 1 --hold 1000 --think 1000 --spin 0,1000 --latency \
@@ -31,4 +31,4 @@ run muslspin --workload prodcons --threads 2 --tokens 64 --spin 0,100 --variant 
 run fairpool --workload pool --threads 4 --tokens 1 --reps 20 --duration 0.1 --variant all --latency
 run fairpool-hold --workload pool --threads 4 --tokens 1 --hold 2000 --think 2000 --reps 20 --latency \
   --duration 0.1 --variant all
-echo "results/issue14: $(ls "$d"/*.txt | wc -l) tables" >&2
+echo "results/beyond-ns: $(ls "$d"/*.txt | wc -l) tables" >&2
