@@ -105,9 +105,10 @@ static int add_line(struct fl_table *t, char *line, char *err, int errlen)
 		return 0;
 	}
 	if (n == t->ncol + 1) {
-		/* Files written before the fix of run.c's empty-number cells carry
-		 * one extra empty cell before the status of skipped/error rows:
-		 * drop it rather than refuse the whole file. */
+		/* Files written before the fix of the row writer's empty-number
+		 * cells (then in run.c, now run_row.c) carry one extra empty cell
+		 * before the status of skipped/error rows: drop it rather than
+		 * refuse the whole file. */
 		int ist = -1;
 		for (int j = 0; j < t->ncol; j++)
 			if (!strcmp(t->cols[j], FL_COL(status)))
