@@ -68,7 +68,7 @@ expect_ok "run help" run --help
 for c in run sweep exec compare list hunt; do
   h=$("$fl" $c --help)
   if [ $c = hunt ] && { ! grep -q -- '--rep-seconds S ' <<<"$h" || ! grep -q -- '--stall-us US ' <<<"$h" ||
-                        grep -qE -- '--(rep|spin-us) ' <<<"$h"; }; then
+                        grep -qE -- '^  --(rep|spin-us) ' <<<"$h"; }; then
     fail=$((fail+1)); echo "FAIL hunt help: --rep-seconds/--stall-us not listed, or an old name listed"
   elif [ $c != list ] && [ $c != compare ] && [ $c != hunt ] &&
        { ! grep -q -- '--rounds R ' <<<"$h" || grep -q -- '--reps' <<<"$h"; }; then
