@@ -43,33 +43,50 @@
 #include "proc/interrupt.h"
 #include "proc/rep.h"
 
-static const char usage[] =
-"usage: futexlab hunt [options]   the lost-wakeup hunter\n"
-"  Runs the stress patterns that expose lost wakeups on each design, with the\n"
-"  stranded-waiter detector watching every rep, and reports per design and\n"
-"  pattern the ops run, preemption signals that landed in the library's text,\n"
-"  stranded waiters found and the first one's evidence; then a verdict per design.\n"
-"  --variant LIST     designs, comma separated, or 'all' (default all)\n"
-"  --pattern LIST     herd, steal, crowd, preempt, or 'all' (default all):\n"
-"                       herd     max(16, 4 x cores) waiters, waves of 1-2 tokens\n"
-"                       steal    2 waiters, 2 stealers trywait and re-post\n"
-"                       crowd    steal with 8 x cores waiters, 2 x cores stealers\n"
-"                       preempt  steal, a timer stalling threads in the library's text\n"
-"  --seconds S        per design and pattern (default 2)\n"
-"  --rep-seconds S    seconds per rep, each ending in a quiet drain (default 0.5)\n"
-"  --stranded-ms MS   a waiter asleep this long with tokens available is\n"
-"                     stranded, 1..10000 (default 50)\n"
-"  --stall-us US      preempt: the stall at an interrupted library instruction,\n"
-"                     0..10000 (default 20)\n"
-"  --interval-us US   preempt: a signal per US of each thread's CPU time,\n"
-"                     10..1000000 (default 500)\n"
-"  --text SPEC        preempt: this text spec for every design instead of its own\n"
-"                     (dso:NAME, sym:PREFIX, src:FILE.c; ';' between items)\n"
-"  --csv FILE         one row per rep (atomically; Ctrl-C keeps finished rows)\n"
-"  --quiet            no progress line\n"
-"  (--rep and --spin-us, the old names of --rep-seconds and --stall-us, still work)\n"
-"  Exit status 0 when the hunt ran (a lost wakeup found is a result), 2 for bad\n"
-"  input, 130 when interrupted (the table of what finished is printed).\n";
+/* The options, each with its help: the usage is generated from this table
+ * (fl_options_usage). A NULL help is an older name, accepted with a note. */
+static const struct fl_option hunt_opts[] = {
+	{ "variant", required_argument, 'v', "LIST", "designs, comma separated, or 'all' "
+	  "(default all)" },
+	{ "pattern", required_argument, 'p', "LIST", "herd, steal, crowd, preempt, or 'all' "
+	  "(default all; the patterns are below)" },
+	{ "seconds", required_argument, 's', "S", "per design and pattern (default 2)" },
+	{ "rep-seconds", required_argument, 'r', "S", "seconds per rep, each ending in a quiet "
+	  "drain (default 0.5; --rep is its old name)" },
+	{ "rep", required_argument, 'R', "S", NULL },
+	{ "stranded-ms", required_argument, 'm', "MS", "a waiter asleep this long with tokens "
+	  "available is stranded, 1..10000 (default 50)" },
+	{ "stall-us", required_argument, 'u', "US", "preempt: the stall at an interrupted "
+	  "library instruction, 0..10000 (default 20; --spin-us is its old name)" },
+	{ "spin-us", required_argument, 'U', "US", NULL },
+	{ "interval-us", required_argument, 'i', "US", "preempt: a signal per US of each "
+	  "thread's CPU time, 10..1000000 (default 500)" },
+	{ "text", required_argument, 't', "SPEC", "preempt: this text spec for every design "
+	  "instead of its own (dso:NAME, sym:PREFIX, src:FILE.c; ';' between items)" },
+	{ "csv", required_argument, 'c', "FILE", "one row per rep (atomically; Ctrl-C keeps "
+	  "finished rows)" },
+	{ "quiet", no_argument, 'q', NULL, "no progress line" },
+	{ "help", no_argument, 'h', NULL, "this text" },
+};
+#define NOPTS ((int)(sizeof hunt_opts / sizeof hunt_opts[0]))
+
+static void usage(void)
+{
+	fl_options_usage(stdout,
+		"usage: futexlab hunt [options]   the lost-wakeup hunter\n"
+		"  Runs the stress patterns that expose lost wakeups on each design, with the\n"
+		"  stranded-waiter detector watching every rep, and reports per design and\n"
+		"  pattern the ops run, preemption signals that landed in the library's text,\n"
+		"  stranded waiters found and the first one's evidence; then a verdict per design.\n",
+		hunt_opts, NOPTS,
+		"  The patterns:\n"
+		"    herd     max(16, 4 x cores) waiters, waves of 1-2 tokens\n"
+		"    steal    2 waiters, 2 stealers trywait and re-post\n"
+		"    crowd    steal with 8 x cores waiters, 2 x cores stealers\n"
+		"    preempt  steal, a timer stalling threads in the library's text\n"
+		"  Exit status 0 when the hunt ran (a lost wakeup found is a result), 2 for bad\n"
+		"  input, 130 when interrupted (the table of what finished is printed).\n");
+}
 
 static const char csv_header[] =
 	"variant,pattern,rep,ops,elapsed_ns,signals,text_hits,stranded,stranded_max_ns,"
@@ -251,17 +268,8 @@ static void renamed(const char *old, const char *now)
 /* argv into o (the defaults set by the caller). 1 when --help was printed. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	static const struct option opts[] = {
-		{ "variant", required_argument, 0, 'v' },   { "pattern", required_argument, 0, 'p' },
-		{ "seconds", required_argument, 0, 's' },
-		{ "rep-seconds", required_argument, 0, 'r' }, { "rep", required_argument, 0, 'R' },
-		{ "stranded-ms", required_argument, 0, 'm' },
-		{ "stall-us", required_argument, 0, 'u' },  { "spin-us", required_argument, 0, 'U' },
-		{ "interval-us", required_argument, 0, 'i' },
-		{ "text", required_argument, 0, 't' },      { "csv", required_argument, 0, 'c' },
-		{ "quiet", no_argument, 0, 'q' },           { "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
+	struct option opts[NOPTS + 1];
+	fl_options_getopt(hunt_opts, NOPTS, opts);
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -285,7 +293,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 't': o->text = optarg; break;
 		case 'c': o->csv_path = optarg; break;
 		case 'q': o->quiet = true; break;
-		case 'h': fputs(usage, stdout); return 1;
+		case 'h': usage(); return 1;
 		default:
 			fl_usage_error("hunt: unknown or incomplete option '%s' (futexlab hunt --help)",
 				       argv[optind - 1]);

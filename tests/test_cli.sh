@@ -65,9 +65,13 @@ expect_ok "run help" run --help
 # Each command's help is generated from its option table: every option the
 # parser takes is listed (--reps, the old name of --rounds, is not), and
 # --reps still works, with one line of deprecation on stderr.
-for c in run sweep exec compare list; do
+for c in run sweep exec compare list hunt; do
   h=$("$fl" $c --help)
-  if [ $c != list ] && [ $c != compare ] && { ! grep -q -- '--rounds R ' <<<"$h" || grep -q -- '--reps' <<<"$h"; }; then
+  if [ $c = hunt ] && { ! grep -q -- '--rep-seconds S ' <<<"$h" || ! grep -q -- '--stall-us US ' <<<"$h" ||
+                        grep -qE -- '^  --(rep|spin-us) ' <<<"$h"; }; then
+    fail=$((fail+1)); echo "FAIL hunt help: --rep-seconds/--stall-us not listed, or an old name listed"
+  elif [ $c != list ] && [ $c != compare ] && [ $c != hunt ] &&
+       { ! grep -q -- '--rounds R ' <<<"$h" || grep -q -- '--reps' <<<"$h"; }; then
     fail=$((fail+1)); echo "FAIL $c help: --rounds not listed, or --reps listed"
   elif ! grep -q -- '--help  *this text' <<<"$h"; then
     fail=$((fail+1)); echo "FAIL $c help: --help not listed"
