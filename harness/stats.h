@@ -63,7 +63,7 @@ bool fl_ci_apart(const struct fl_summary *a, const struct fl_summary *b);
  * turns that bias into symmetric noise (tests/test_stats.c shows the A/A
  * verdict failing under a ramp when the order is fixed). Nor can it cancel
  * a machine state that changes designs unequally (the fast path's steps:
- * results/README.md): the runner spreads a point's rounds over the whole
+ * results/trust.md): the runner spreads a point's rounds over the whole
  * run, every round visiting every point (runner.c, run_points), so the
  * rounds sample the run's states and the interval shows their spread.
  *
