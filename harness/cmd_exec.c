@@ -19,7 +19,6 @@
 #include "harness/commands.h"
 #include "harness/csv.h"
 #include "harness/exec_report.h"
-#include "probes/perf.h"
 #include "harness/runner.h"
 #include "harness/xalloc.h"
 #include "proc/exec.h"
@@ -239,7 +238,7 @@ static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 		case 'O': fl_exec_cfg.output = true; break;
 		case 'p': s->probes = FL_PROBES_ON; break;
 		case 'P': s->probes = FL_PROBES_OFF; break;
-		case 'e': fl_perf_enabled = true; break;
+		case 'e': s->perf = true; break;
 		case 'q': s->quiet = true; break;
 		case 'S': a->survey = true; break;
 		case 'h': usage(); return -1;

@@ -444,7 +444,7 @@ static void run_preempt(const struct fl_variant *v, const struct fl_params *p,
 	run_shape(&sh, v, p, r);
 }
 
-static const char *unfit_preempt(const struct fl_variant *v, const struct fl_params *p)
+static const char *unavailable_preempt(const struct fl_variant *v, const struct fl_params *p)
 {
 	return v->text || p->preempt_text[0] ? NULL
 		: "the design declares no library text (.text) to preempt in";
@@ -466,7 +466,7 @@ static const struct fl_workload crowd = {
 	.op = "token taken or stolen",
 };
 static const struct fl_workload preempt = {
-	.name = "preempt", .run = run_preempt, .unfit = unfit_preempt, .fixed_threads = 1 /* a fixed shape (patterns.h) */,
+	.name = "preempt", .run = run_preempt, .unavailable = unavailable_preempt, .fixed_threads = 1 /* a fixed shape (patterns.h) */,
 	.summary = "hunt: steal with 2 stealers and a timer that stalls threads inside the library's text",
 	.op = "token taken or stolen",
 };

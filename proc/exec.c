@@ -235,7 +235,7 @@ static void exec_run(const struct fl_variant *v, const struct fl_params *p, stru
 /* What the shim would refuse (shim/README.md), as a skipped row up front
  * instead of a run on glibc labelled with the design's name. (The shim's
  * report is checked after every run too: the two must agree.) */
-static const char *exec_unfit(const struct fl_variant *v, const struct fl_params *p)
+static const char *exec_unavailable(const struct fl_variant *v, const struct fl_params *p)
 {
 	(void)p;
 	static char buf[200];
@@ -271,5 +271,5 @@ const struct fl_workload fl_exec_workload = {
 	.op = "run",
 	.fixed_threads = 1,
 	.run = exec_run,
-	.unfit = exec_unfit,
+	.unavailable = exec_unavailable,
 };

@@ -84,7 +84,7 @@ static void run(char *text, FILE *out)
 	} else if (!(v = fl_variant_find(q.variant))) {
 		fl_fail(&r, "helper: no variant '%s' in this build", q.variant);
 	} else {
-		const char *why = fl_workload_unfit(w, v, &q.p);
+		const char *why = fl_workload_unavailable(w, v, &q.p);
 		if (why)
 			fl_fail(&r, "helper: %s", why);
 		else /* the detector, wake, spin, rusage: here, where the threads are */

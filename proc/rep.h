@@ -15,6 +15,12 @@
 
 #include "workloads/rep.h"
 
+/* NULL when v's reps can run here, else why not (one line, for a skipped
+ * row): the kernel or the build lacks the design (v->unavailable), or it
+ * runs in a helper that cannot be run (fl_helper_unavailable). Whether a
+ * workload fits the design is the workload's (fl_workload_unavailable). */
+const char *fl_rep_unavailable(const struct fl_variant *v);
+
 /* Runs x into r (initialised by the caller; r->lat is the caller's to
  * free). On Ctrl-C (proc/interrupt.h) r is not a measurement. */
 void fl_rep_run(const struct fl_rep *x, const struct fl_rep_hooks *h, struct fl_result *r);

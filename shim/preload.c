@@ -248,7 +248,7 @@ static const char *misfit(const struct fl_variant *v)
 	return NULL;
 }
 
-static const char *unfit(const struct fl_variant *v)
+static const char *shim_unavailable(const struct fl_variant *v)
 {
 	const char *why = v->unavailable ? v->unavailable() : NULL;
 	return why ? why : misfit(v);
@@ -524,7 +524,7 @@ static void choose_design(const char *name, unsigned allow)
 	/* Refusals are silent unless FUTEXLAB_DEBUG: the program's stderr is
 	 * the program's (a test that checks a child's stderr is empty must not
 	 * fail because of the shim). */
-	const char *why = unfit(v);
+	const char *why = shim_unavailable(v);
 	if (why) {
 		skip_design(name, why);
 		return;

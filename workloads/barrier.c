@@ -6,7 +6,7 @@
  * threads crossed). Checked: between the turnstiles every thread sees
  * exactly (phase+1)*T units of work done (no thread ran ahead or was left
  * behind), final values 0. Posting T tokens at once needs T <= the
- * variant's value_max (its unfit hook). */
+ * variant's value_max (its unavailable hook). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +98,7 @@ static void fl_run_barrier(const struct fl_variant *v, const struct fl_params *p
 	fl_sem_close(&b.t2);
 }
 
-static const char *fl_unfit_barrier(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unavailable_barrier(const struct fl_variant *v, const struct fl_params *p)
 {
 	static __thread char why[160];
 	if (p->threads <= v->value_max)
@@ -112,7 +112,7 @@ static const char *fl_unfit_barrier(const struct fl_variant *v, const struct fl_
 const struct fl_workload fl_workload_barrier = {
 	.name = "barrier",
 	.run = fl_run_barrier,
-	.unfit = fl_unfit_barrier,
+	.unavailable = fl_unavailable_barrier,
 	.summary = "T threads cross a two-turnstile barrier; the last releases all with post(T)",
 	.op = "phase",
 };

@@ -11,7 +11,7 @@
  * producer and taken by each consumer, one share per thread. Latency: an
  * item's, from the start of its producer's put (before the wait on
  * `empty`) to a consumer's taking it. Needs a producer and a
- * consumer: T >= 2 (its unfit hook). */
+ * consumer: T >= 2 (its unavailable hook). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,7 +212,7 @@ static void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *
 	fl_sem_close(&pc.mutex);
 }
 
-static const char *fl_unfit_prodcons(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unavailable_prodcons(const struct fl_variant *v, const struct fl_params *p)
 {
 	(void)v;
 	return p->threads < 2 ? "prodcons needs >= 2 threads (a producer and a consumer)" : NULL;
@@ -222,7 +222,7 @@ static const char *fl_unfit_prodcons(const struct fl_variant *v, const struct fl
 const struct fl_workload fl_workload_prodcons = {
 	.name = "prodcons",
 	.run = fl_run_prodcons,
-	.unfit = fl_unfit_prodcons,
+	.unavailable = fl_unavailable_prodcons,
 	.summary = "bounded buffer: empty/full/mutex semaphores, T/2 producers, K slots",
 	.op = "item through the buffer",
 	.uses_tokens = true,

@@ -12,7 +12,7 @@
  * Checks, per semaphore: posted == taken from it (by the index wait-any
  * returned) + final value; any other wait-any result is an error.
  * Fairness: tokens taken per consumer.
- * Not every variant can run it (its unfit hook): it needs wait-any support
+ * Not every variant can run it (its unavailable hook): it needs wait-any support
  * (fl_wait_any_unsupported says why not) and T >= 2. */
 #include <errno.h>
 #include <sched.h>
@@ -171,7 +171,7 @@ static void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p
 	free(w);
 }
 
-static const char *fl_unfit_waitany(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unavailable_waitany(const struct fl_variant *v, const struct fl_params *p)
 {
 	if (p->threads < 2)
 		return "waitany needs >= 2 threads (a producer and a consumer)";
@@ -182,7 +182,7 @@ static const char *fl_unfit_waitany(const struct fl_variant *v, const struct fl_
 const struct fl_workload fl_workload_waitany = {
 	.name = "waitany",
 	.run = fl_run_waitany,
-	.unfit = fl_unfit_waitany,
+	.unavailable = fl_unavailable_waitany,
 	.summary = "T/2 producers post to random semaphores of 4, the rest wait on all 4 (wait-any)",
 	.op = "token handed over",
 	.fairness = true,

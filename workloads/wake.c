@@ -27,7 +27,7 @@
  * Checked: every waiter returns exactly once per round (a second return in
  * one round, or one before the first post, is an error), no wait or post
  * fails, the value is 0 after every round. Posting T tokens at once (or
- * letting T accumulate) needs T <= the variant's value_max (unfit hook, as
+ * letting T accumulate) needs T <= the variant's value_max (unavailable hook, as
  * barrier); floor-atomic is skipped (its waiters spin: nobody sleeps). */
 #include <errno.h>
 #include <poll.h>
@@ -270,7 +270,7 @@ static void fl_run_wake_each(const struct fl_variant *v, const struct fl_params 
 	run_wake(v, p, r, true);
 }
 
-static const char *fl_unfit_wake(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unavailable_wake(const struct fl_variant *v, const struct fl_params *p)
 {
 	static __thread char why[160];
 	if (v == &fl_floor_atomic)
@@ -286,7 +286,7 @@ static const char *fl_unfit_wake(const struct fl_variant *v, const struct fl_par
 const struct fl_workload fl_workload_wake = {
 	.name = "wake",
 	.run = fl_run_wake,
-	.unfit = fl_unfit_wake,
+	.unavailable = fl_unavailable_wake,
 	.summary = "T threads asleep on one semaphore; one post(T) releases them all",
 	.op = "round: post(T) to last return",
 	.has_floors = true,
@@ -296,7 +296,7 @@ const struct fl_workload fl_workload_wake = {
 const struct fl_workload fl_workload_wake_each = {
 	.name = "wake-each",
 	.run = fl_run_wake_each,
-	.unfit = fl_unfit_wake,
+	.unavailable = fl_unavailable_wake,
 	.summary = "T threads asleep on one semaphore; T post(1) in a row release them",
 	.op = "round: T post(1) to last return",
 	.has_floors = true,

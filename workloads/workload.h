@@ -73,7 +73,7 @@ struct fl_workload {
 		    struct fl_result *r);
 	/* NULL: every point fits. Else NULL when (v, p) can run, or why not
 	 * (one line, for a skipped row). */
-	const char *(*unfit)(const struct fl_variant *v, const struct fl_params *p);
+	const char *(*unavailable)(const struct fl_variant *v, const struct fl_params *p);
 };
 
 /* The registry (registry.c). */
@@ -84,9 +84,9 @@ const struct fl_workload *fl_workload_find(const char *name);
 /* NULL when (w, v, p) can run, else why not (for a skipped row): first the
  * check every token-using workload shares (--tokens at most the variant's
  * value_max), the one of --sems (at most --threads), then the workload's own
- * unfit hook. */
-const char *fl_workload_unfit(const struct fl_workload *w, const struct fl_variant *v,
-			      const struct fl_params *p);
+ * unavailable hook. */
+const char *fl_workload_unavailable(const struct fl_workload *w,
+				    const struct fl_variant *v, const struct fl_params *p);
 
 /* Floors (floors.c): minimal semaphores measured in the same run as the
  * variants, so every figure can be read as a ratio to what the hardware and
