@@ -116,14 +116,14 @@ void fl_sem_post(struct fl_sem *m, unsigned n, struct fl_errbox *e);
 /* ---- the stranded-waiter detector around a rep (stranded_rep.c) ----------
  *
  * The detector is stranded/ (stranded/README.md); these adapt it to a rep.
- * The runner brackets each rep: fl_watch_begin(p) before w->run (a no-op
- * when p->stranded_ns is 0), fl_watch_end(r) after it (always; it fills
- * r->stranded*, and on a stranded waiter replaces r->error with
+ * The runner brackets each rep: fl_stranded_rep_begin(p) before w->run (a
+ * no-op when p->stranded_ns is 0), fl_stranded_rep_end(r) after it (always;
+ * it fills r->stranded*, and on a stranded waiter replaces r->error with
  * "lost wakeup: <evidence>"). Between the two, a watchdog thread samples the
  * counts the wrappers of sem.h keep; a workload gets the detector by using
  * the wrappers, nothing else. Not reentrant: one bracket at a time. */
-void fl_watch_begin(const struct fl_params *p);
-void fl_watch_end(struct fl_result *r);
+void fl_stranded_rep_begin(const struct fl_params *p);
+void fl_stranded_rep_end(struct fl_result *r);
 /* Sets the function the watchdog calls with a stranded thread's id at the
  * moment it is confirmed, while the thread still sleeps, before the rescue
  * (the probes: a snapshot of the kernel's view of that thread). NULL: none.
