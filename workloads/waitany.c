@@ -62,7 +62,7 @@ static void *producer(void *arg)
 		int e = fl_sem_post_r(&w->sem[i], 1);
 		if (e) {
 			atomic_fetch_sub_explicit(&w->posted[i], 1, memory_order_relaxed);
-			fl_report(&w->err, "post: %s", strerror(e));
+			fl_fail_box(&w->err, "post: %s", strerror(e));
 			break;
 		}
 	}
@@ -79,7 +79,7 @@ static void *consumer(void *arg)
 		if (r == -EINTR)
 			continue;
 		if (r < 0 || r >= FL_WA_SEMS) {
-			fl_report(&w->err, "wait_any: %s", strerror(r < 0 ? -r : EINVAL));
+			fl_fail_box(&w->err, "wait_any: %s", strerror(r < 0 ? -r : EINVAL));
 			return NULL;
 		}
 		atomic_fetch_add_explicit(&w->taken[r], 1, memory_order_relaxed);
@@ -148,7 +148,7 @@ static void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p
 	for (int c = 0; c < consumers; c++) {
 		atomic_fetch_add(&w->posted[c % FL_WA_SEMS], 1);
 		if (fl_sem_post_r(&w->sem[c % FL_WA_SEMS], 1))
-			fl_report(&w->err, "post: %s", strerror(EOVERFLOW));
+			fl_fail_box(&w->err, "post: %s", strerror(EOVERFLOW));
 	}
 	for (int i = 0; i < consumers; i++)
 		pthread_join(cons[i], NULL);

@@ -74,15 +74,15 @@ static void *wk_waiter(void *arg)
 		int e = fl_sem_wait(&w->sem);
 		int64_t t = fl_now_ns();
 		if (e) {
-			fl_report(&w->err, "wait: %s", strerror(e));
+			fl_fail_box(&w->err, "wait: %s", strerror(e));
 			t = 0; /* still count this waiter back: the round ends */
 		}
 		if (atomic_load(&w->stop))
 			break;
 		int64_t r = atomic_load(&w->round);
 		if (r == mine)
-			fl_report(&w->err, "waiter %d returned %s", a->i,
-				  r ? "twice in one round" : "before any post");
+			fl_fail_box(&w->err, "waiter %d returned %s", a->i,
+				    r ? "twice in one round" : "before any post");
 		mine = r;
 		int64_t last = atomic_load_explicit(&w->last_ns, memory_order_relaxed);
 		while (t > last && !atomic_compare_exchange_weak(&w->last_ns, &last, t))
@@ -90,7 +90,7 @@ static void *wk_waiter(void *arg)
 		if (atomic_fetch_add(&w->returned, 1) + 1 == w->T) {
 			uint64_t one = 1;
 			if (write(w->efd, &one, sizeof one) != sizeof one)
-				fl_report(&w->err, "eventfd write: %s", strerror(errno));
+				fl_fail_box(&w->err, "eventfd write: %s", strerror(errno));
 		}
 		/* No waiter waits again before the round is over: a barging design
 		 * would hand it a token meant for another, legitimately. */
@@ -204,14 +204,14 @@ static void run_wake(const struct fl_variant *v, const struct fl_params *p,
 	bool stuck = false;
 	do {
 		if (rounds && !open_gate(&w)) {
-			fl_report(&w.err, "round %lld: the %d waiters did not all pass the gate "
-				  "within %lld s", (long long)rounds + 1, w.T,
-				  ASLEEP_BOUND_NS / 1000000000);
+			fl_fail_box(&w.err, "round %lld: the %d waiters did not all pass the gate "
+				    "within %lld s", (long long)rounds + 1, w.T,
+				    ASLEEP_BOUND_NS / 1000000000);
 			break;
 		}
 		if (!wait_asleep(&w)) {
-			fl_report(&w.err, "round %lld: the %d waiters were not all asleep within "
-				  "%lld s", (long long)rounds + 1, w.T, ASLEEP_BOUND_NS / 1000000000);
+			fl_fail_box(&w.err, "round %lld: the %d waiters were not all asleep within "
+				    "%lld s", (long long)rounds + 1, w.T, ASLEEP_BOUND_NS / 1000000000);
 			break;
 		}
 		atomic_store(&w.returned, 0);
@@ -220,17 +220,17 @@ static void run_wake(const struct fl_variant *v, const struct fl_params *p,
 		int64_t t0 = fl_now_ns();
 		release(&w, each, w.T);
 		if (!wait_returned(&w)) {
-			fl_report(&w.err, "round %lld: %d of %d waiters back %lld s after the post "
-				  "(a lost wakeup)", (long long)rounds + 1, atomic_load(&w.returned),
-				  w.T, RETURN_BOUND_NS / 1000000000);
+			fl_fail_box(&w.err, "round %lld: %d of %d waiters back %lld s after the post "
+				    "(a lost wakeup)", (long long)rounds + 1, atomic_load(&w.returned),
+				    w.T, RETURN_BOUND_NS / 1000000000);
 			stuck = true;
 			break;
 		}
 		timed += atomic_load(&w.last_ns) - t0;
 		rounds++;
 		if (fl_sem_value_or(&w.sem, 0) != 0) {
-			fl_report(&w.err, "round %lld: value %d after all %d waiters returned "
-				  "(expected 0)", (long long)rounds, fl_sem_value_or(&w.sem, 0), w.T);
+			fl_fail_box(&w.err, "round %lld: value %d after all %d waiters returned "
+				    "(expected 0)", (long long)rounds, fl_sem_value_or(&w.sem, 0), w.T);
 			break;
 		}
 	} while (!atomic_load(&w.err.set) && (p->ops ? rounds < p->ops : fl_now_ns() < end));
@@ -241,7 +241,7 @@ static void run_wake(const struct fl_variant *v, const struct fl_params *p,
 	atomic_store(&w.stop, 1);
 	uint64_t n = (uint64_t)w.T;
 	if (write(w.gate, &n, sizeof n) != sizeof n)
-		fl_report(&w.err, "eventfd write: %s", strerror(errno));
+		fl_fail_box(&w.err, "eventfd write: %s", strerror(errno));
 	release(&w, false, w.T);
 	for (int i = 0; i < w.T; i++)
 		pthread_join(t[i], NULL);

@@ -108,7 +108,7 @@ struct fl_errbox {
 	_Atomic int set;
 	char msg[200];
 };
-void fl_report(struct fl_errbox *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fl_fail_box(struct fl_errbox *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fl_take_error(struct fl_result *r, struct fl_errbox *e);
 /* post(n) on m (sem.h); a failure goes to e. */
 void fl_sem_post(struct fl_sem *m, unsigned n, struct fl_errbox *e);
