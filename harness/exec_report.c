@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "harness/columns.h"
-#include "harness/report.h"
+#include "harness/ratios.h"
 #include "harness/stats.h"
 #include "harness/xalloc.h"
 

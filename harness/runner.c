@@ -16,7 +16,7 @@
 #include "harness/hashmode.h"
 #include "harness/machine.h"
 #include "probes/perf.h"
-#include "harness/report.h"
+#include "harness/ratios.h"
 #include "harness/run_row.h"
 #include "harness/stats.h"
 #include "harness/table.h"

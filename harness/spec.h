@@ -5,7 +5,7 @@
  *              each command only sets its defaults) -> points
  *   runner.c   points -> rounds -> CSV rows (the one point runner)
  *   table.c    CSV rows -> cells (one per point and variant) -> paired ratios
- *   report.c   cells -> the ratio table, the before/after comparison, TSV
+ *   ratios.c   cells -> the ratio table, the before/after comparison, TSV
  *
  * A *point* is one configuration: a workload with its threads, tokens,
  * semaphores (--sems), hold/think, wake mode and spin bound. Its *entries* are what run at it:
