@@ -405,8 +405,8 @@ static void print_table(const struct fl_spec *s, struct fl_csv *csv)
 				sizeof err) == 0 &&
 	    fl_cells_build(&t, &cells, err, sizeof err) == 0) {
 		fl_print_ratios(stdout, &t, &cells, s->baseline);
-		if (s->hooks && s->hooks->report)
-			s->hooks->report(&t);
+		if (s->hooks && s->hooks->summary)
+			s->hooks->summary(&t);
 		fl_cells_free(&cells);
 		fl_table_free(&t);
 	} else {

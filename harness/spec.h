@@ -48,7 +48,7 @@ struct fl_bench_hooks {
 	void (*rep_done)(const struct fl_point *pt, int entry, int round,
 			 const struct fl_result *r);
 	/* after the ratio table, on the run's rows */
-	void (*report)(const struct fl_table *t);
+	void (*summary)(const struct fl_table *t);
 };
 
 struct fl_spec {
