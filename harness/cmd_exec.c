@@ -101,7 +101,7 @@ static int survey(void)
 	printf("  %-8s %-16s %6s %6s %9s %9s %9s %9s %9s %9s %8s\n", "pid", "comm", "inits",
 	       "named", "wait", "trywait", "timedwait", "clockwait", "post", "blocked", "timeouts");
 	for (int i = 0; i < sh.n && i < (int)(sizeof sh.r / sizeof sh.r[0]); i++) {
-		const struct fl_shim_report *x = &sh.r[i];
+		const struct fl_shim_logline *x = &sh.r[i];
 		char b[24] = "-";
 		if (x->blocked_known)
 			snprintf(b, sizeof b, "%llu", (unsigned long long)x->blocked);

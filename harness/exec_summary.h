@@ -23,7 +23,7 @@ struct fl_exec_rep {
 	int ntop[2];
 	int nwords;                         /* distinct words seen in the rep */
 	unsigned long long lost;            /* words the collector could not record */
-	struct { unsigned pid; char comm[17]; } procs[16]; /* from the shim's reports */
+	struct { unsigned pid; char comm[17]; } procs[16]; /* from the shim's loglines */
 	int nprocs;
 };
 
