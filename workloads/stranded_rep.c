@@ -1,5 +1,5 @@
 /* workloads/stranded_rep.c — the stranded-waiter detector (stranded/)
- * around one rep: its threshold from the rep's parameters, its report into
+ * around one rep: its threshold from the rep's parameters, its findings into
  * the rep's result (workload.h: fl_stranded_rep_begin/end), and its hook
  * for the rooms that may not include stranded/ (the probes).
  *
@@ -19,7 +19,7 @@ void fl_stranded_rep_begin(const struct fl_params *p)
 
 void fl_stranded_rep_end(struct fl_result *r)
 {
-	struct fl_stranded_report rep;
+	struct fl_stranded_findings rep;
 	fl_stranded_end(&rep);
 	r->stranded = rep.stranded;
 	r->stranded_max_ns = rep.max_ns;
