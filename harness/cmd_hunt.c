@@ -11,7 +11,7 @@
  * hunt has covered every cell about equally. A rep is the pattern's run
  * (hunt/patterns.h: waves of tokens, then a quiet drain), through the one
  * rep runner (proc/rep.h: the stranded-waiter detector around it, in
- * process or in a remote design's helper); its counts come back as result
+ * process or in a helper-run design's helper); its counts come back as result
  * fields (preempt_hits, preempt_signals, stranded_taken), its settings go
  * as fl_params fields (preempt_*), so they reach a helper too. Every rep
  * is one CSV row (harness/csv.c: the file always holds every finished

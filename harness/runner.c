@@ -104,7 +104,7 @@ static void show(const struct progress *g, const struct fl_point *pt, int round,
 }
 
 /* The runner's hooks around a rep (proc/rep.h), inside the detector's
- * window: the probes and the perf counters. A remote design's rep runs in
+ * window: the probes and the perf counters. A helper-run design's rep runs in
  * its helper process: the collector counts that process instead of this
  * one for the rep, and --perf, open on this process, has nothing of it to
  * count (its cells stay empty). */
@@ -166,7 +166,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	}
 	if (measured && s->hooks && s->hooks->rep_done)
 		s->hooks->rep_done(pt, ei, round, &r);
-	struct fl_run_rep x = { e, round, slot, "ok", r.info, &r, e->v->remote ? NULL : &c.perf };
+	struct fl_run_rep x = { e, round, slot, "ok", r.info, &r, e->v->helper ? NULL : &c.perf };
 	char why[120], lost[420];
 	if (r.error[0]) {
 		x.status = "error";

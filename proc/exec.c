@@ -239,9 +239,9 @@ static const char *exec_unavailable(const struct fl_variant *v, const struct fl_
 {
 	(void)p;
 	static char buf[200];
-	if (v->remote) { /* no ops in this process, none in the shim's */
+	if (v->helper) { /* no ops in this process, none in the shim's */
 		snprintf(buf, sizeof buf, "runs only in its helper (%s): the shim, loaded into the "
-			 "program's glibc, cannot put its semaphores on it", v->remote);
+			 "program's glibc, cannot put its semaphores on it", v->helper);
 		return buf;
 	}
 	if (v->flags & FL_CAPPED) {

@@ -3,8 +3,8 @@
  * hunt).
  *
  * An in-process design's rep runs here (workloads/rep.h: wake and spin, the
- * stranded-waiter detector, the hooks, rusage, in that order). A remote
- * design's (v->remote: musl-libc) runs in its helper (proc/helper.h),
+ * stranded-waiter detector, the hooks, rusage, in that order). A helper-run
+ * design's (v->helper: musl-libc) runs in its helper (proc/helper.h),
  * started here on its first rep, before hooks->begin: the hooks see the
  * helper's pid and bracket the request and its reply; the helper brackets
  * the run itself with the same fl_rep_here (its detector, wake, spin and

@@ -241,7 +241,7 @@ static int n_usable;
 /* A design usable from this shim: registered, available, fits before the tag. */
 static const char *misfit(const struct fl_variant *v)
 {
-	if (v->remote) /* its ops exist only in its helper (variant.h) */
+	if (v->helper) /* its ops exist only in its helper (variant.h) */
 		return "it runs only in its own helper process (another libc), not in a program";
 	if (v->size > FL_TAG_OFF || v->align > alignof(sem_t))
 		return "its state does not fit a sem_t before the shim's tag";

@@ -43,7 +43,7 @@
  *     writes its cell (harness/run_row.c: one function per column).
  *
  * The wire order and the CSV order are the one order of this list: the
- * helper's golden text (tests/test_remote_proto.c) and every CSV written so
+ * helper's golden text (tests/test_helper_wire.c) and every CSV written so
  * far fix both, so a field moves only with both in mind. */
 #ifndef FUTEXLAB_RESULT_FIELDS_H
 #define FUTEXLAB_RESULT_FIELDS_H

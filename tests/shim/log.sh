@@ -111,7 +111,7 @@ states=""
 while read -r v status vmax _bytes breaks _rest; do
   if [ "$v" = glibc ]; then state=pass reason=- ours=0
   elif [ "$status" != available ]; then state=skipped reason="?" ours=0
-  elif [ "$v" = musl-libc ]; then # a remote design (variants/meson.build: remote_variants)
+  elif [ "$v" = musl-libc ]; then # a helper-run design (variants/meson.build: helper_variants)
     state=skipped ours=0 reason="it runs only in its own helper process (another libc), not in a program"
   elif [[ ",$breaks," =~ ,(getvalue|overflow), ]]; then
     state=skipped ours=0 # not offered by the shim (shim/preload.c: cxx_design, lacks)
