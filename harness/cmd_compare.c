@@ -1,12 +1,12 @@
 /* harness/cmd_compare.c — `futexlab compare`: one CSV's ratio table, or
- * two CSVs before/after (report.h: by in-run ratios unless --absolute). */
+ * two CSVs before/after (ratios.h: by in-run ratios unless --absolute). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "harness/cli.h"
 #include "harness/commands.h"
-#include "harness/report.h"
+#include "harness/ratios.h"
 #include "variants/variant.h"
 
 static const struct fl_option opts[] = {

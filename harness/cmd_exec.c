@@ -6,8 +6,8 @@
  * The program is the workload (exec.h: one op per rep, wall time), so the
  * rounds, the control (glibc#2), the paired verdicts, the CSV, Ctrl-C and the
  * error rows are run's own. What exec adds: the shim's environment, the
- * collector in follow-the-tree mode, and the per-program report
- * (exec_report.h) after the ratio table. */
+ * collector in follow-the-tree mode, and the per-program summary
+ * (exec_summary.h) after the ratio table. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,14 +18,13 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/csv.h"
-#include "harness/exec_report.h"
-#include "probes/perf.h"
+#include "harness/exec_summary.h"
 #include "harness/runner.h"
 #include "harness/xalloc.h"
 #include "proc/exec.h"
 #include "shim/env.h"
 
-/* ---- what each rep leaves for the report ------------------------------------ */
+/* ---- what each rep leaves for the summary ----------------------------------- */
 
 static struct fl_exec_rep *reps;
 static int nreps, capreps;
@@ -57,7 +56,7 @@ static void rep_done(const struct fl_point *pt, int entry, int round, const stru
 
 static const struct fl_spec *spec;
 
-static void report(const struct fl_table *t)
+static void summary(const struct fl_table *t)
 {
 	const struct fl_point *pt = NULL;
 	const char *labels[FL_MAXLIST + 3];
@@ -67,7 +66,7 @@ static void report(const struct fl_table *t)
 	pt = npts ? &pts[0] : NULL;
 	for (int i = 0; pt && i < pt->ne; i++)
 		labels[n++] = pt->e[i].label;
-	fl_exec_report(stdout, t, labels, n, reps, nreps, probes_on);
+	fl_exec_summary(stdout, t, labels, n, reps, nreps, probes_on);
 	free(pts);
 }
 
@@ -102,7 +101,7 @@ static int survey(void)
 	printf("  %-8s %-16s %6s %6s %9s %9s %9s %9s %9s %9s %8s\n", "pid", "comm", "inits",
 	       "named", "wait", "trywait", "timedwait", "clockwait", "post", "blocked", "timeouts");
 	for (int i = 0; i < sh.n && i < (int)(sizeof sh.r / sizeof sh.r[0]); i++) {
-		const struct fl_shim_report *x = &sh.r[i];
+		const struct fl_shim_logline *x = &sh.r[i];
 		char b[24] = "-";
 		if (x->blocked_known)
 			snprintf(b, sizeof b, "%llu", (unsigned long long)x->blocked);
@@ -239,7 +238,7 @@ static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 		case 'O': fl_exec_cfg.output = true; break;
 		case 'p': s->probes = FL_PROBES_ON; break;
 		case 'P': s->probes = FL_PROBES_OFF; break;
-		case 'e': fl_perf_enabled = true; break;
+		case 'e': s->perf = true; break;
 		case 'q': s->quiet = true; break;
 		case 'S': a->survey = true; break;
 		case 'h': usage(); return -1;
@@ -256,7 +255,7 @@ int fl_cmd_exec(int argc, char **argv)
 {
 	static struct fl_spec s;
 	static const struct fl_bench_hooks hooks = {
-		.workload = &fl_exec_workload, .meta = meta, .rep_done = rep_done, .report = report,
+		.workload = &fl_exec_workload, .meta = meta, .rep_done = rep_done, .summary = summary,
 	};
 	struct exec_args a = { .vlist = "all" };
 	memset(&s, 0, sizeof s);

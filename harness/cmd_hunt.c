@@ -11,7 +11,7 @@
  * hunt has covered every cell about equally. A rep is the pattern's run
  * (hunt/patterns.h: waves of tokens, then a quiet drain), through the one
  * rep runner (proc/rep.h: the stranded-waiter detector around it, in
- * process or in a remote design's helper); its counts come back as result
+ * process or in a helper-run design's helper); its counts come back as result
  * fields (preempt_hits, preempt_signals, stranded_taken), its settings go
  * as fl_params fields (preempt_*), so they reach a helper too. Every rep
  * is one CSV row (harness/csv.c: the file always holds every finished
@@ -95,7 +95,7 @@ static const char csv_header[] =
 struct cell {
 	const struct fl_variant *v;
 	const struct fl_workload *w;
-	const char *skip;      /* non-NULL: why this cell does not run */
+	const char *unavailable; /* non-NULL: why this cell does not run */
 	int reps;
 	int64_t ops, elapsed_ns, signals, hits;
 	int64_t stranded;      /* stranded waiters found, over all reps */
@@ -181,7 +181,7 @@ static void run_rep(struct cell *c, const struct fl_params *base, struct fl_csv 
 	if (!strncmp(r.error, "preempt: ", 9) && r.ops == 0) {
 		/* the preemption could not be set up (a text spec matching
 		 * nothing in that process): the cell cannot run, no finding */
-		c->skip = fl_xstrdup(r.error);
+		c->unavailable = fl_xstrdup(r.error);
 		return;
 	}
 	fold(c, &r, csv);
@@ -205,9 +205,9 @@ static void print_cells(const struct cell *cells, int nc)
 	for (int i = 0; i < nc; i++) {
 		const struct cell *c = &cells[i];
 		char ops[32], sig[40] = "-";
-		if (c->skip) {
+		if (c->unavailable) {
 			printf("%-12s %-8s %5s %9s %7s %17s %8s  skipped: %s\n", c->v->name,
-			       c->w->name, "-", "-", "-", "-", "-", c->skip);
+			       c->w->name, "-", "-", "-", "-", "-", c->unavailable);
 			continue;
 		}
 		human_ops(ops, sizeof ops, c->ops);
@@ -344,11 +344,9 @@ static struct cell *make_cells(const struct fl_variant **vs, int nv,
 			struct cell *c = &cells[i * np + k];
 			c->v = vs[i];
 			c->w = ws[k];
-			c->skip = vs[i]->unavailable ? vs[i]->unavailable() : NULL;
-			if (!c->skip && vs[i]->remote)
-				c->skip = fl_helper_unavailable(vs[i]);
-			if (!c->skip && ws[k]->unfit)
-				c->skip = ws[k]->unfit(vs[i], base);
+			c->unavailable = fl_rep_unavailable(vs[i]);
+			if (!c->unavailable && ws[k]->unavailable)
+				c->unavailable = ws[k]->unavailable(vs[i], base);
 		}
 	return cells;
 }
@@ -361,7 +359,7 @@ static void hunt(struct cell *cells, int nc, const struct opts *o, const struct 
 		bool any = false;
 		for (int i = 0; i < nc && !fl_interrupted; i++) {
 			struct cell *c = &cells[i];
-			if (c->skip || c->elapsed_ns >= o->seconds_ns)
+			if (c->unavailable || c->elapsed_ns >= o->seconds_ns)
 				continue;
 			any = true;
 			if (!o->quiet && isatty(2))

@@ -9,7 +9,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
-#include "proc/helper.h"
+#include "proc/rep.h"
 #include "variants/variant.h"
 #include "workloads/workload.h"
 
@@ -71,9 +71,7 @@ int fl_cmd_list(int argc, char **argv)
 	       "breaks", "design");
 	for (int i = 0; i < fl_nvariants; i++) {
 		const struct fl_variant *v = fl_variants[i];
-		const char *why = v->unavailable ? v->unavailable() : NULL;
-		if (!why && v->remote)
-			why = fl_helper_unavailable(v); /* its helper beside futexlab */
+		const char *why = fl_rep_unavailable(v);
 		printf("%-12s %-10s %11d %5zu %-*s %s\n", v->name, why ? "skipped" : "available",
 		       v->value_max, v->size, width, breaks_of(v->flags, buf, sizeof buf), v->summary);
 		if (why)

@@ -16,47 +16,25 @@
 #include "proc/interrupt.h"
 
 static struct fl_hash_mode mode; /* auto unless --hash says otherwise */
-static char skip_why[256];
+static char refused[256];
 static char column[64];
-
-int fl_hash_list(char *list, char **items, int max)
-{
-	int n = fl_split_list("--hash", list, items, max);
-	for (int i = 0; i < n; i++) {
-		struct fl_hash_mode m;
-		const char *why = fl_hash_parse(items[i], &m);
-		if (why)
-			fl_usage_error("--hash: '%s': %s", items[i], why);
-		for (int j = 0; j < i; j++) {
-			/* the same mode however spelled (private:16, private:016):
-			 * one child per mode */
-			struct fl_hash_mode o;
-			if (fl_hash_parse(items[j], &o) || o.kind != m.kind || o.slots != m.slots)
-				continue;
-			if (!strcmp(items[i], items[j]))
-				fl_usage_error("--hash: '%s' given twice", items[i]);
-			fl_usage_error("--hash: '%s' is '%s' again", items[i], items[j]);
-		}
-	}
-	return n;
-}
 
 void fl_hash_setup(const char *item)
 {
 	if (fl_hash_parse(item, &mode))
 		fl_usage_error("--hash: bad mode '%s'", item); /* validated before */
-	if (fl_hash_apply(&mode, skip_why, sizeof skip_why) != 0 && !skip_why[0])
-		snprintf(skip_why, sizeof skip_why, "hash %s refused", item);
+	if (fl_hash_apply(&mode, refused, sizeof refused) != 0 && !refused[0])
+		snprintf(refused, sizeof refused, "hash %s refused", item);
 }
 
-const char *fl_hash_skip_reason(void)
+const char *fl_hash_unavailable(void)
 {
-	return skip_why[0] ? skip_why : NULL;
+	return refused[0] ? refused : NULL;
 }
 
 const char *fl_hash_column(void)
 {
-	if (skip_why[0])
+	if (refused[0])
 		fl_hash_name(&mode, column, sizeof column); /* asked, not applied */
 	else
 		fl_hash_read_back(&mode, column, sizeof column);

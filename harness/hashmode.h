@@ -17,14 +17,10 @@
 #ifndef FUTEXLAB_HASHMODE_H
 #define FUTEXLAB_HASHMODE_H
 
-/* Validates a --hash list (usage error, exit 2, on a bad item); returns the
- * number of items, pointers into `list` (modified in place). */
-int fl_hash_list(char *list, char **items, int max);
-
 /* Single mode: apply it now (before any thread). */
 void fl_hash_setup(const char *item);
-/* NULL, or why every point of this run is skipped (the mode was refused). */
-const char *fl_hash_skip_reason(void);
+/* NULL, or why no point of this run can run (the mode was refused). */
+const char *fl_hash_unavailable(void);
 /* The mode for the CSV column and the table: read back from the kernel. */
 const char *fl_hash_column(void);
 

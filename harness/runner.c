@@ -16,7 +16,7 @@
 #include "harness/hashmode.h"
 #include "harness/machine.h"
 #include "probes/perf.h"
-#include "harness/report.h"
+#include "harness/ratios.h"
 #include "harness/run_row.h"
 #include "harness/stats.h"
 #include "harness/table.h"
@@ -104,7 +104,7 @@ static void show(const struct progress *g, const struct fl_point *pt, int round,
 }
 
 /* The runner's hooks around a rep (proc/rep.h), inside the detector's
- * window: the probes and the perf counters. A remote design's rep runs in
+ * window: the probes and the perf counters. A helper-run design's rep runs in
  * its helper process: the collector counts that process instead of this
  * one for the rep, and --perf, open on this process, has nothing of it to
  * count (its cells stay empty). */
@@ -166,7 +166,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	}
 	if (measured && s->hooks && s->hooks->rep_done)
 		s->hooks->rep_done(pt, ei, round, &r);
-	struct fl_run_rep x = { e, round, slot, "ok", r.info, &r, e->v->remote ? NULL : &c.perf };
+	struct fl_run_rep x = { e, round, slot, "ok", r.info, &r, e->v->helper ? NULL : &c.perf };
 	char why[120], lost[420];
 	if (r.error[0]) {
 		x.status = "error";
@@ -245,6 +245,17 @@ static void emit_hists(struct fl_csv *lat, const struct fl_point *pt, struct fl_
 		csv_check(lat, fl_csv_flush(lat));
 }
 
+/* NULL when this entry can run at this point, else why not (its skipped
+ * row), checked in this order: the hash mode was refused, the kernel or the
+ * build lacks the design or its helper, the workload does not fit it. */
+static const char *entry_unavailable(const struct fl_point *pt, const struct fl_entry *e)
+{
+	const char *why = fl_hash_unavailable();
+	if (!why)
+		why = fl_rep_unavailable(e->v);
+	return why ? why : fl_workload_unavailable(pt->w, e->v, &pt->p);
+}
+
 /* What a point carries across the run's rounds (run_points interleaves them). */
 struct point_run {
 	struct fl_hist *acc[FL_MAXLIST + 3]; /* latency over the measured reps */
@@ -260,7 +271,7 @@ static void point_begin(const struct fl_spec *s, const struct fl_point *pt, stru
 {
 	pr->latency = want_latency(s, pt->w);
 	for (int i = 0; i < pt->ne; i++) {
-		const char *why = fl_entry_skip(pt, &pt->e[i]);
+		const char *why = entry_unavailable(pt, &pt->e[i]);
 		pr->live[i] = !why;
 		if (why)
 			emit(csv, pt, &(struct fl_run_rep){ &pt->e[i], 0, 0, "skipped", why, NULL, NULL });
@@ -322,7 +333,7 @@ static double expected_cost(const struct fl_spec *s, const struct fl_point *pts,
 	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9, total = 0;
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < pts[i].ne; j++)
-			total += fl_entry_skip(&pts[i], &pts[i].e[j]) ? 0 : per_rep * (s->warmup + s->rounds);
+			total += entry_unavailable(&pts[i], &pts[i].e[j]) ? 0 : per_rep * (s->warmup + s->rounds);
 	return total;
 }
 
@@ -331,7 +342,7 @@ static int dry_run(const struct fl_spec *s, const struct fl_point *pts, int n)
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < pts[i].ne; j++) {
 			const struct fl_point *p = &pts[i];
-			const char *why = fl_entry_skip(p, &p->e[j]);
+			const char *why = entry_unavailable(p, &p->e[j]);
 			printf("%-14s %-12s T=%-4d K=%-4d sems=%-2d wake=%-5s spin=%-4d %s%s\n",
 			       p->e[j].label, p->w->name, p->p.threads, p->p.tokens, p->p.sems,
 			       fl_wake_name((enum fl_wake_strategy)p->wake), p->spin,
@@ -394,8 +405,8 @@ static void print_table(const struct fl_spec *s, struct fl_csv *csv)
 				sizeof err) == 0 &&
 	    fl_cells_build(&t, &cells, err, sizeof err) == 0) {
 		fl_print_ratios(stdout, &t, &cells, s->baseline);
-		if (s->hooks && s->hooks->report)
-			s->hooks->report(&t);
+		if (s->hooks && s->hooks->summary)
+			s->hooks->summary(&t);
 		fl_cells_free(&cells);
 		fl_table_free(&t);
 	} else {
@@ -545,6 +556,8 @@ int fl_bench(struct fl_spec *s)
 	char hbuf[1024], *hitems[FL_MAXLIST];
 	snprintf(hbuf, sizeof hbuf, "%s", s->hlist);
 	int nh = fl_hash_list(hbuf, hitems, FL_MAXLIST);
+	if (s->perf) /* --perf, parsed into the spec; applied here, before any rep */
+		fl_perf_enabled = true;
 	struct fl_point *pts;
 	int npts = fl_points_build(s, &pts);
 	if (s->pin)

@@ -19,9 +19,7 @@
 #include <unistd.h>
 
 #include "harness/cli.h"
-#include "harness/hashmode.h"
-#include "probes/perf.h"
-#include "proc/helper.h"
+#include "lib/prctl.h"
 #include "lib/wake.h"
 #include "harness/xalloc.h"
 
@@ -114,6 +112,28 @@ void fl_spec_variants(struct fl_spec *s, const char *list)
 			return;
 	if (s->nv < FL_MAXLIST) /* the baseline runs whether named or not */
 		s->vs[s->nv++] = fl_variant_find(s->baseline);
+}
+
+int fl_hash_list(char *list, char **items, int max)
+{
+	int n = fl_split_list("--hash", list, items, max);
+	for (int i = 0; i < n; i++) {
+		struct fl_hash_mode m;
+		const char *why = fl_hash_parse(items[i], &m);
+		if (why)
+			fl_usage_error("--hash: '%s': %s", items[i], why);
+		for (int j = 0; j < i; j++) {
+			/* the same mode however spelled (private:16, private:016):
+			 * one child per mode */
+			struct fl_hash_mode o;
+			if (fl_hash_parse(items[j], &o) || o.kind != m.kind || o.slots != m.slots)
+				continue;
+			if (!strcmp(items[i], items[j]))
+				fl_usage_error("--hash: '%s' given twice", items[i]);
+			fl_usage_error("--hash: '%s' is '%s' again", items[i], items[j]);
+		}
+	}
+	return n;
 }
 
 /* Presets and the default seed: what is left after the options. */
@@ -306,7 +326,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 'C': s->control = false; break;
 		case 's': s->seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
 			  seed_given = true; break;
-		case 'e': fl_perf_enabled = true; break;
+		case 'e': s->perf = true; break;
 		case 'q': s->quiet = true; break;
 		case 'n': s->dry = true; break;
 		case 0x100: s->probes = FL_PROBES_ON; break;
@@ -435,7 +455,7 @@ static const char *impossible(const struct fl_point *pts, int from, int n,
 	const char *why = NULL;
 	for (int i = from; i < n; i++)
 		for (int j = 0; pts[i].w == w && j < pts[i].ne; j++) {
-			const char *r = fl_workload_unfit(w, pts[i].e[j].v, &pts[i].p);
+			const char *r = fl_workload_unavailable(w, pts[i].e[j].v, &pts[i].p);
 			if (!r)
 				return NULL;
 			why = r;
@@ -506,14 +526,4 @@ int fl_points_build(const struct fl_spec *s, struct fl_point **out)
 	}
 	*out = pts;
 	return n;
-}
-
-const char *fl_entry_skip(const struct fl_point *pt, const struct fl_entry *e)
-{
-	const char *why = fl_hash_skip_reason();
-	if (!why && e->v->unavailable)
-		why = e->v->unavailable();
-	if (!why && e->v->remote)
-		why = fl_helper_unavailable(e->v); /* its helper beside futexlab */
-	return why ? why : fl_workload_unfit(pt->w, e->v, &pt->p);
 }

@@ -5,7 +5,7 @@
  *              each command only sets its defaults) -> points
  *   runner.c   points -> rounds -> CSV rows (the one point runner)
  *   table.c    CSV rows -> cells (one per point and variant) -> paired ratios
- *   report.c   cells -> the ratio table, the before/after comparison, TSV
+ *   ratios.c   cells -> the ratio table, the before/after comparison, TSV
  *
  * A *point* is one configuration: a workload with its threads, tokens,
  * semaphores (--sems), hold/think, wake mode and spin bound. Its *entries* are what run at it:
@@ -48,7 +48,7 @@ struct fl_bench_hooks {
 	void (*rep_done)(const struct fl_point *pt, int entry, int round,
 			 const struct fl_result *r);
 	/* after the ratio table, on the run's rows */
-	void (*report)(const struct fl_table *t);
+	void (*summary)(const struct fl_table *t);
 };
 
 struct fl_spec {
@@ -64,6 +64,7 @@ struct fl_spec {
 	int64_t budget_ns;
 	const char *csv_path, *baseline, *pin, *bt_script;
 	bool floors, control, quiet, dry;
+	bool perf;                      /* --perf: the runner turns the counters on */
 	int latency;                    /* -1 the workload's default, 0 off, 1 on */
 	enum fl_probes_mode probes;
 	char hlist[1024];               /* --hash list */
@@ -98,6 +99,11 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 int fl_variant_list(const char *list, const struct fl_variant *const *extra, int nextra,
 		    const struct fl_variant **out);
 
+/* --hash LIST (modified in place) into items[] (max): each item a mode
+ * lib/prctl.h parses, none given twice however spelled (usage error, exit
+ * 2). Returns how many. */
+int fl_hash_list(char *list, char **items, int max);
+
 /* exec: --variant LIST into s->vs, the baseline added when not listed
  * (usage error, exit 2, for an unknown name). */
 void fl_spec_variants(struct fl_spec *s, const char *list);
@@ -118,9 +124,5 @@ struct fl_point {
 /* Expands the spec (usage error, exit 2, for a workload none of whose
  * points can run). Returns the count; *out is malloc'ed. */
 int fl_points_build(const struct fl_spec *s, struct fl_point **out);
-/* Why this entry cannot run at this point (NULL: it can): the kernel or
- * the build lacks the design, the hash mode was refused, or the workload
- * does not fit the variant. */
-const char *fl_entry_skip(const struct fl_point *pt, const struct fl_entry *e);
 
 #endif

@@ -1,5 +1,5 @@
 /* harness/table.h — reading futexlab CSVs back: metadata, points, cells,
- * and the paired ratios every verdict is made of (report.h prints them).
+ * and the paired ratios every verdict is made of (ratios.h prints them).
  *
  * A CSV is: '#' metadata lines ("# futexlab REV", then "# key: value" for
  * date, kernel, cpu, cores, command), one header line, one row per rep.

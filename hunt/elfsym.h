@@ -39,7 +39,7 @@ struct fl_range {
 int fl_text_ranges(const char *spec, struct fl_range *out, int max, char *why, size_t whyn);
 
 /* The grammar only (no lookup: a spec may name code of another process, a
- * remote design's helper): 0, or -1 with a one-line reason. */
+ * helper-run design's helper): 0, or -1 with a one-line reason. */
 int fl_text_spec_check(const char *spec, char *why, size_t whyn);
 
 /* Whether pc is in one of the n sorted ranges (binary search; async-signal-

@@ -137,7 +137,7 @@ static void *waiter(void *arg)
 		atomic_fetch_add_explicit(&h->entered, 1, memory_order_release);
 		int e = fl_sem_wait(&h->sem);
 		if (e) {
-			fl_report(&h->err, "wait: %s", strerror(e));
+			fl_fail_box(&h->err, "wait: %s", strerror(e));
 			atomic_store(&h->broken, 1);
 			poke(h);
 			break;
@@ -203,7 +203,7 @@ static void *stealer(void *arg)
 			 * wake was lost — hiding the bug */
 			await_next_wave(h, w);
 		} else if (e != EAGAIN) {
-			fl_report(&h->err, "trywait: %s", strerror(e));
+			fl_fail_box(&h->err, "trywait: %s", strerror(e));
 			atomic_store(&h->broken, 1);
 			poke(h);
 			break;
@@ -291,10 +291,10 @@ static bool wave(struct hunt *h, const struct fl_variant *v, int64_t *target)
 			break;
 		if (hunt_wait(&h->tw, t, &stall_at) == ETIMEDOUT &&
 		    atomic_load(&h->taken) < *target) {
-			fl_report(&h->err, "lost wakeup: wave %lld stalled: %lld of %d tokens taken "
-				  "after %.1f s, %d waiters", (long long)h->waves,
-				  (long long)(k - (*target - atomic_load(&h->taken))), k,
-				  FL_HUNT_STALL_NS / 1e9, h->sh.waiters);
+			fl_fail_box(&h->err, "lost wakeup: wave %lld stalled: %lld of %d tokens taken "
+				    "after %.1f s, %d waiters", (long long)h->waves,
+				    (long long)(k - (*target - atomic_load(&h->taken))), k,
+				    FL_HUNT_STALL_NS / 1e9, h->sh.waiters);
 			h->stalled = true;
 			break;
 		}
@@ -318,8 +318,8 @@ static void release(struct hunt *h)
 		for (unsigned spins = 1; atomic_load(&h->released) <= i && !atomic_load(&h->broken);
 		     spins++) {
 			if (spins % 64 == 0 && fl_now_ns() >= stall_at) {
-				fl_report(&h->err, "lost wakeup: release %d of %d not taken after "
-					  "%.1f s", i + 1, h->sh.waiters, FL_HUNT_STALL_NS / 1e9);
+				fl_fail_box(&h->err, "lost wakeup: release %d of %d not taken after "
+					    "%.1f s", i + 1, h->sh.waiters, FL_HUNT_STALL_NS / 1e9);
 				h->stalled = true;
 				break;
 			}
@@ -343,7 +343,7 @@ static void account(struct hunt *h, struct fl_result *res)
 	while ((e = fl_sem_trywait(&h->sem)) == 0)
 		left++;
 	if (e != EAGAIN)
-		fl_report(&h->err, "trywait (drain): %s", strerror(e));
+		fl_fail_box(&h->err, "trywait (drain): %s", strerror(e));
 	int64_t taken = atomic_load(&h->taken), rel = atomic_load(&h->released);
 	int64_t steals = atomic_load(&h->steals);
 	res->ops = taken + steals;
@@ -444,7 +444,7 @@ static void run_preempt(const struct fl_variant *v, const struct fl_params *p,
 	run_shape(&sh, v, p, r);
 }
 
-static const char *unfit_preempt(const struct fl_variant *v, const struct fl_params *p)
+static const char *unavailable_preempt(const struct fl_variant *v, const struct fl_params *p)
 {
 	return v->text || p->preempt_text[0] ? NULL
 		: "the design declares no library text (.text) to preempt in";
@@ -466,7 +466,7 @@ static const struct fl_workload crowd = {
 	.op = "token taken or stolen",
 };
 static const struct fl_workload preempt = {
-	.name = "preempt", .run = run_preempt, .unfit = unfit_preempt, .fixed_threads = 1 /* a fixed shape (patterns.h) */,
+	.name = "preempt", .run = run_preempt, .unavailable = unavailable_preempt, .fixed_threads = 1 /* a fixed shape (patterns.h) */,
 	.summary = "hunt: steal with 2 stealers and a timer that stalls threads inside the library's text",
 	.op = "token taken or stolen",
 };

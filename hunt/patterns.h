@@ -1,6 +1,6 @@
 /* hunt/patterns.h — the stress patterns of `futexlab hunt` (hunt/README.md):
  * shapes that expose lost wakeups, each a struct fl_workload so that the
- * harness runs it like any workload, in process or in a remote design's
+ * harness runs it like any workload, in process or in a helper-run design's
  * helper (proc/helper.h). They are not in the registry of `run` and
  * `sweep` (fl_workloads[]): a hunt is not a benchmark, and its patterns
  * would only slow `--workload all`; fl_hunt_pattern_find names them.

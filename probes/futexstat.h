@@ -307,7 +307,7 @@ void futexstat_count_self(struct futexstat *fs, int on);
  * the loader's pid namespace) instead of the target, until called with pid
  * 0 (back to the target). Programs and maps stay as they are: the target's
  * host tgid, the one variable every plain program compares against, is
- * swapped (the harness counts a remote design's helper for its reps this
+ * swapped (the harness counts a helper-run design's helper for its reps this
  * way: proc/helper.h). Call between reps. 0; -EINVAL in follow mode;
  * -EXDEV when the loader's pid namespace is not the kernel's global one (a
  * pid here is then not the host tgid the programs see); another negative

@@ -53,7 +53,7 @@ void fl_probes_stranded_note(int tid, bool measured, char *out, size_t n);
  * per-futex-word counts (fl_probes_words). */
 void fl_probes_follow_children(void);
 
-/* A remote design's rep (run in the design's helper process): count process `pid` (the
+/* A helper-run design's rep (run in the design's helper process): count process `pid` (the
  * helper) instead of this one from the next fl_probes_rep_begin, until
  * called with 0; its rows' `procs` says 1. Call between reps. When the
  * collector cannot (follow mode, a nested pid namespace) one line says

@@ -166,7 +166,7 @@ void fl_probes_rep_end(const char *workload, int64_t ops)
 		snprintf(wtr, sizeof wtr, "0,,");
 	if (other_failed) /* not the helper's counts: none */
 		return;
-	char procs[24] = ""; /* processes followed (exec), or the design's helper */
+	char procs[24] = ""; /* processes followed (exec), or the helper (a helper-run design) */
 	if (follow)
 		snprintf(procs, sizeof procs, "%llu", (unsigned long long)c.procs);
 	else if (other)

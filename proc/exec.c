@@ -113,9 +113,9 @@ static void read_log(const char *path, struct fl_exec_shim *sh)
 		return;
 	char line[1024];
 	while (fgets(line, sizeof line, f)) {
-		struct fl_shim_report r;
-		if (fl_shim_report_parse(line, &r))
-			continue; /* a debug message, not a report */
+		struct fl_shim_logline r;
+		if (fl_shim_logline_parse(line, &r))
+			continue; /* a debug message, not a logline */
 		if (sh->n < (int)(sizeof sh->r / sizeof sh->r[0]))
 			sh->r[sh->n] = r;
 		sh->n++;
@@ -171,7 +171,7 @@ static bool verdict(const struct fl_program_end *e, struct fl_result *r)
 	return true;
 }
 
-/* The shim's report lines of a run that ended well, into r's note. */
+/* The shim's loglines of a run that ended well, into r's note. */
 static void shim_verdict(const struct fl_variant *v, const char *logp, struct fl_result *r,
 			 struct fl_exec_shim *sh)
 {
@@ -234,14 +234,14 @@ static void exec_run(const struct fl_variant *v, const struct fl_params *p, stru
 
 /* What the shim would refuse (shim/README.md), as a skipped row up front
  * instead of a run on glibc labelled with the design's name. (The shim's
- * report is checked after every run too: the two must agree.) */
-static const char *exec_unfit(const struct fl_variant *v, const struct fl_params *p)
+ * logline is checked after every run too: the two must agree.) */
+static const char *exec_unavailable(const struct fl_variant *v, const struct fl_params *p)
 {
 	(void)p;
 	static char buf[200];
-	if (v->remote) { /* no ops in this process, none in the shim's */
+	if (v->helper) { /* no ops in this process, none in the shim's */
 		snprintf(buf, sizeof buf, "runs only in its helper (%s): the shim, loaded into the "
-			 "program's glibc, cannot put its semaphores on it", v->remote);
+			 "program's glibc, cannot put its semaphores on it", v->helper);
 		return buf;
 	}
 	if (v->flags & FL_CAPPED) {
@@ -271,5 +271,5 @@ const struct fl_workload fl_exec_workload = {
 	.op = "run",
 	.fixed_threads = 1,
 	.run = exec_run,
-	.unfit = exec_unfit,
+	.unavailable = exec_unavailable,
 };

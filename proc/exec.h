@@ -6,7 +6,7 @@
  * deadline, the group killed at the end; stderr's first line kept for an
  * error row unless `output` is set). Its wall time (fork to reaped),
  * wait4's rusage (the command and every descendant it waited for) and the
- * shim's per-process report lines (FUTEXLAB_LOG) make the rep's result. A
+ * shim's per-process loglines (FUTEXLAB_LOG) make the rep's result. A
  * non-zero exit, a signal, a timeout, or a shim that did
  * not put the program's semaphores on the design is an error, never a
  * figure. */
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "shim/report.h" /* the shim's report line (its published format) */
+#include "shim/logline.h" /* the shim's logline (its published format) */
 #include "workloads/workload.h"
 
 #define FL_EXEC_MAXENV 32
@@ -39,10 +39,10 @@ extern struct fl_exec fl_exec_cfg;
  * runner): one op per rep, elapsed = the program's wall time. */
 extern const struct fl_workload fl_exec_workload;
 
-/* The shim's report lines of one run. */
+/* The shim's loglines of one run. */
 struct fl_exec_shim {
 	int n;                        /* lines (processes that reported) */
-	struct fl_shim_report r[64];  /* the first 64 of them */
+	struct fl_shim_logline r[64];  /* the first 64 of them */
 	unsigned long long ours, handed, named, inits; /* summed over every line */
 	unsigned long long waits, blocked, posts;      /* (FUTEXLAB_STATS) waits of the three kinds */
 	int not_on;                   /* lines whose state is not `on` */
@@ -52,11 +52,11 @@ struct fl_exec_shim {
 /* One run of the command: `v` NULL runs it unshimmed; else under the shim
  * with FUTEXLAB_VARIANT = v->name (and FUTEXLAB_STATS=1 when stats). Fills
  * r (ops 1, elapsed, cpu, or error) and, when sh is not NULL, the shim's
- * report lines. */
+ * loglines. */
 void fl_exec_once(const struct fl_variant *v, bool stats, struct fl_result *r,
 		  struct fl_exec_shim *sh);
 
-/* The shim's report lines of the last run of the workload. */
+/* The shim's loglines of the last run of the workload. */
 const struct fl_exec_shim *fl_exec_last_shim(void);
 
 /* Finds the shim beside this futexlab (FUTEXLAB_SHIM overrides) into

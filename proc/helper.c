@@ -1,4 +1,4 @@
-/* proc/helper.c — see helper.h. One helper per remote executable name
+/* proc/helper.c — see helper.h. One helper per helper executable name
  * (today one: futexlab-musl), kept between reps; its state is here. Every
  * wait on the helper is a poll with an absolute CLOCK_MONOTONIC deadline,
  * so a hung or dead helper ends as an error row, never as a hung run. */
@@ -21,7 +21,7 @@
 #include "proc/wire.h"
 
 struct helper {
-	const char *name;   /* v->remote */
+	const char *name;   /* v->helper */
 	pid_t pid;          /* 0: not running */
 	int to, from;       /* its stdin, its stdout */
 };
@@ -37,22 +37,30 @@ void fl_helper_set_hash(const char *item)
 static struct helper *helper_of(const struct fl_variant *v)
 {
 	for (size_t i = 0; i < sizeof helpers / sizeof helpers[0]; i++)
-		if (helpers[i].name && !strcmp(helpers[i].name, v->remote))
+		if (helpers[i].name && !strcmp(helpers[i].name, v->helper))
 			return &helpers[i];
 	for (size_t i = 0; i < sizeof helpers / sizeof helpers[0]; i++)
 		if (!helpers[i].name) {
-			helpers[i].name = v->remote;
+			helpers[i].name = v->helper;
 			return &helpers[i];
 		}
 	return NULL;
 }
 
-/* The helper's executable: $FUTEXLAB_REMOTE_HELPER (tests), else beside
+/* An environment variable, or (unset) its former name: the FUTEXLAB_REMOTE*
+ * spellings are still read. */
+static const char *env_of(const char *name, const char *former)
+{
+	const char *v = getenv(name);
+	return v ? v : getenv(former);
+}
+
+/* The helper's executable: $FUTEXLAB_HELPER (tests), else beside
  * this futexlab (installed: both in bindir), else in the build tree's
  * proc/ (build/harness/futexlab -> build/proc/futexlab-musl). */
 static void path_of(const struct fl_variant *v, char *out, size_t n)
 {
-	const char *env = getenv("FUTEXLAB_REMOTE_HELPER");
+	const char *env = env_of("FUTEXLAB_HELPER", "FUTEXLAB_REMOTE_HELPER");
 	if (env && *env) {
 		snprintf(out, n, "%s", env);
 		return;
@@ -60,7 +68,7 @@ static void path_of(const struct fl_variant *v, char *out, size_t n)
 	char self[900];
 	ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (k <= 0) {
-		snprintf(out, n, "%s", v->remote); /* not found: the message names it */
+		snprintf(out, n, "%s", v->helper); /* not found: the message names it */
 		return;
 	}
 	self[k] = '\0';
@@ -68,11 +76,11 @@ static void path_of(const struct fl_variant *v, char *out, size_t n)
 	if (slash)
 		*slash = '\0';
 	char tree[1100], real[PATH_MAX];
-	snprintf(tree, sizeof tree, "%.900s/../proc/%.100s", self, v->remote);
+	snprintf(tree, sizeof tree, "%.900s/../proc/%.100s", self, v->helper);
 	if (access(tree, X_OK) == 0 && realpath(tree, real))
 		snprintf(out, n, "%.1000s", real);
 	else /* not in a build tree: beside this one */
-		snprintf(out, n, "%.900s/%.100s", self, v->remote);
+		snprintf(out, n, "%.900s/%.100s", self, v->helper);
 }
 
 const char *fl_helper_unavailable(const struct fl_variant *v)
@@ -193,7 +201,7 @@ static int write_all(int fd, const char *s, size_t len)
 
 static int64_t timeout_ns(const struct fl_params *p)
 {
-	const char *env = getenv("FUTEXLAB_REMOTE_TIMEOUT");
+	const char *env = env_of("FUTEXLAB_HELPER_TIMEOUT", "FUTEXLAB_REMOTE_TIMEOUT");
 	if (env && atof(env) > 0)
 		return (int64_t)(atof(env) * 1e9);
 	return 30000000000LL + 10 * (p ? p->duration_ns : 0);
@@ -272,7 +280,7 @@ static int start(struct helper *h, const struct fl_variant *v, char *meta, size_
 		snprintf(why, n, "helper %.300s: cannot apply --hash %.60s: %.200s", path, hash_item, kv[5][1]);
 		return -1;
 	}
-	snprintf(meta, metan, "remote %s: helper %s pid %d, libc %s %s (%s), hash %s", v->name,
+	snprintf(meta, metan, "helper %s: %s pid %d, libc %s %s (%s), hash %s", v->name,
 			    path, (int)pid, kv[0][1], kv[1][1],
 			    strcmp(kv[2][1], "1") ? "dynamic" : "static",
 			    kv[4][1][0] ? kv[4][1] : "not set (auto)");
@@ -285,7 +293,7 @@ pid_t fl_helper_ready(const struct fl_variant *v, char *meta, size_t metan, stru
 		meta[0] = '\0';
 	struct helper *h = helper_of(v);
 	if (!h) {
-		fl_fail(r, "more remote helpers than this harness keeps");
+		fl_fail(r, "more helpers than this harness keeps");
 		return -1;
 	}
 	if (h->pid)
@@ -339,13 +347,14 @@ void fl_helper_run(const struct fl_rep *x, struct fl_result *r)
 	}
 	*r = got;
 	fl_msg_free(&m);
-	if (getenv("FUTEXLAB_REMOTE") && !strcmp(getenv("FUTEXLAB_REMOTE"), "fresh"))
+	const char *fresh = getenv("FUTEXLAB_HELPER_FRESH"), *former = getenv("FUTEXLAB_REMOTE");
+	if (fresh ? !strcmp(fresh, "1") : former && !strcmp(former, "fresh"))
 		reap(h, false, NULL, 0); /* measured: proc/README.md */
 	return;
 dead:
 	fl_msg_free(&m);
 	reap(h, true, st, sizeof st);
-	fl_fail(r, "%s helper (%s): %s; %s", v->name, v->remote, why, st);
+	fl_fail(r, "%s helper (%s): %s; %s", v->name, v->helper, why, st);
 }
 
 void fl_helper_shutdown(void)

@@ -1,6 +1,6 @@
-/* proc/helper.h — futexlab's side of a remote design (a variant whose
- * descriptor has .remote: musl-libc). "Remote" is the design's word: its
- * reps run in a helper process on this machine (proc/helper_main.c, built
+/* proc/helper.h — futexlab's side of a helper-run design (a variant whose
+ * descriptor has .helper: musl-libc): its reps run in a helper process on
+ * this machine (proc/helper_main.c, built
  * with musl-gcc beside the futexlab executable), one per run, started at
  * the design's first rep and kept warm (a fresh process per rep pays page
  * faults and cold caches the in-process designs do not: proc/README.md);
@@ -9,9 +9,9 @@
  *
  * Failure is a row, never a hung harness: a helper that exits or is killed
  * during a rep, sends something unreadable, or does not answer within the
- * deadline (30 s + 10 x the rep's duration; FUTEXLAB_REMOTE_TIMEOUT=S
+ * deadline (30 s + 10 x the rep's duration; FUTEXLAB_HELPER_TIMEOUT=S
  * overrides) gives an error row saying so, and is killed and reaped; the
- * next rep of a remote design starts a new one. */
+ * next rep of a helper-run design starts a new one. */
 #ifndef FUTEXLAB_HELPER_H
 #define FUTEXLAB_HELPER_H
 
@@ -22,9 +22,9 @@
 
 /* NULL when v's helper can be run, else why not (a skipped row): the
  * build had no musl-gcc (v->unavailable says so first) or the executable is
- * not found. The helper is $FUTEXLAB_REMOTE_HELPER (tests), else
- * `dirname(/proc/self/exe)/../proc/v->remote` (the build tree), else
- * `dirname(/proc/self/exe)/v->remote` (installed: both in bindir). */
+ * not found. The helper is $FUTEXLAB_HELPER (tests), else
+ * `dirname(/proc/self/exe)/../proc/v->helper` (the build tree), else
+ * `dirname(/proc/self/exe)/v->helper` (installed: both in bindir). */
 const char *fl_helper_unavailable(const struct fl_variant *v);
 
 /* The --hash mode this run applied (runner.c, single mode): the helper
@@ -33,7 +33,7 @@ void fl_helper_set_hash(const char *item);
 
 /* Starts v's helper unless it runs. Returns its pid, or -1 with r->error
  * saying why. A helper started here says what it runs on in meta (the
- * `remote` metadata line for the CSV, without "# ": its libc, pid and hash
+ * `helper` metadata line for the CSV, without "# ": its libc, pid and hash
  * mode); meta is "" when it was running already. */
 pid_t fl_helper_ready(const struct fl_variant *v, char *meta, size_t metan, struct fl_result *r);
 

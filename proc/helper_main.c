@@ -1,5 +1,5 @@
-/* proc/helper_main.c — the helper of a remote design (`futexlab-musl`):
- * the workload core (workloads/, the lib/ files they use) and the remote
+/* proc/helper_main.c — the helper of a helper-run design (`futexlab-musl`):
+ * the workload core (workloads/, the lib/ files they use) and the helper-run
  * variants (variants/musl_libc.c with -DFL_MUSL), built a second time,
  * statically, with musl-gcc. futexlab (proc/helper.c) starts it and
  * talks to it over its stdin and stdout (proc/wire.h):
@@ -84,7 +84,7 @@ static void run(char *text, FILE *out)
 	} else if (!(v = fl_variant_find(q.variant))) {
 		fl_fail(&r, "helper: no variant '%s' in this build", q.variant);
 	} else {
-		const char *why = fl_workload_unfit(w, v, &q.p);
+		const char *why = fl_workload_unavailable(w, v, &q.p);
 		if (why)
 			fl_fail(&r, "helper: %s", why);
 		else /* the detector, wake, spin, rusage: here, where the threads are */
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 	}
 	if (serve == only_hello) {
 		fprintf(stderr, "usage: futexlab-musl --serve [--hash MODE] | --hello\n"
-			"(the helper of futexlab's remote designs: the harness runs it)\n");
+			"(the helper of futexlab's helper-run designs: the harness runs it)\n");
 		return 2;
 	}
 	if (only_hello) {

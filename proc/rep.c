@@ -3,9 +3,17 @@
 
 #include "proc/helper.h"
 
+const char *fl_rep_unavailable(const struct fl_variant *v)
+{
+	const char *why = v->unavailable ? v->unavailable() : NULL;
+	if (!why && v->helper)
+		why = fl_helper_unavailable(v); /* its helper beside futexlab */
+	return why;
+}
+
 void fl_rep_run(const struct fl_rep *x, const struct fl_rep_hooks *h, struct fl_result *r)
 {
-	if (!x->v->remote) {
+	if (!x->v->helper) {
 		fl_rep_here(x, h, r);
 		return;
 	}

@@ -3,8 +3,8 @@
  * hunt).
  *
  * An in-process design's rep runs here (workloads/rep.h: wake and spin, the
- * stranded-waiter detector, the hooks, rusage, in that order). A remote
- * design's (v->remote: musl-libc) runs in its helper (proc/helper.h),
+ * stranded-waiter detector, the hooks, rusage, in that order). A helper-run
+ * design's (v->helper: musl-libc) runs in its helper (proc/helper.h),
  * started here on its first rep, before hooks->begin: the hooks see the
  * helper's pid and bracket the request and its reply; the helper brackets
  * the run itself with the same fl_rep_here (its detector, wake, spin and
@@ -14,6 +14,12 @@
 #define FUTEXLAB_PROC_REP_H
 
 #include "workloads/rep.h"
+
+/* NULL when v's reps can run here, else why not (one line, for a skipped
+ * row): the kernel or the build lacks the design (v->unavailable), or it
+ * runs in a helper that cannot be run (fl_helper_unavailable). Whether a
+ * workload fits the design is the workload's (fl_workload_unavailable). */
+const char *fl_rep_unavailable(const struct fl_variant *v);
 
 /* Runs x into r (initialised by the caller; r->lat is the caller's to
  * free). On Ctrl-C (proc/interrupt.h) r is not a measurement. */

@@ -1,4 +1,4 @@
-/* proc/wire.h — the messages between futexlab and a remote design's
+/* proc/wire.h — the messages between futexlab and a helper-run design's
  * helper process (proc/helper.h), compiled into both: futexlab (glibc)
  * and the helper (musl-gcc, static). Text, one `key=value` a line, so that
  * a field added to struct fl_params is one line in a table of wire.c, one

@@ -18,7 +18,7 @@
  *                     would give it lines with or without the counting keys
  *                     it did not ask for.
  *   FUTEXLAB_LOG      unset or empty: no log; else the PATH every process
- *                     appends its report line to (shim/report.h). It must be
+ *                     appends its logline to (shim/logline.h). It must be
  *                     absolute: the file is opened when a line is written,
  *                     at exit, after the program may have changed directory,
  *                     and an exec'd child resolves the same value again in

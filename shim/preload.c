@@ -40,8 +40,8 @@
  * set backwards extends the wait as POSIX requires (a clock set forwards
  * is noticed only at the converted deadline).
  *
- * FUTEXLAB_LOG=PATH: every process appends one report line to PATH at exit
- * (shim/report.h; "the log" below); FUTEXLAB_STATS=1 counts the calls into
+ * FUTEXLAB_LOG=PATH: every process appends one logline to PATH at exit
+ * (shim/logline.h; "the log" below); FUTEXLAB_STATS=1 counts the calls into
  * it ("counting" below). Neither writes a byte on the program's stderr. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -63,7 +63,7 @@
 
 #include "lib/clock.h"
 #include "shim/env.h"
-#include "shim/report.h"
+#include "shim/logline.h"
 #include "variants/variant.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -74,12 +74,12 @@ static int debug;
  * successes. Since the process started (a forked child: since the fork). */
 static _Atomic long n_inits, n_ours, n_handed, n_named;
 
-/* What the report line says (shim/report.h), set once by shim_setup. */
+/* What the logline says (shim/logline.h), set once by shim_setup. */
 static enum fl_shim_state state;
 static char reason[FL_SHIM_REASON_MAX + 1] = "-";
 static char vname[FL_SHIM_VARIANT_MAX + 1];
 static char log_path[FL_SHIM_LOG_MAX + 1]; /* FUTEXLAB_LOG; "" none */
-_Static_assert(FL_SHIM_VARIANT_MAX == FL_SHIM_NAME_MAX, "env.h and report.h disagree");
+_Static_assert(FL_SHIM_VARIANT_MAX == FL_SHIM_NAME_MAX, "env.h and logline.h disagree");
 
 static int (*real_init)(sem_t *, int, unsigned);
 static int (*real_destroy)(sem_t *);
@@ -145,7 +145,7 @@ static size_t message(char *buf, size_t len, const char *fmt, va_list ap)
 }
 
 /* A message: "futexlab-preload: ...", only under FUTEXLAB_DEBUG=1, on
- * stderr and, with FUTEXLAB_LOG, in the log too (one write, like a report
+ * stderr and, with FUTEXLAB_LOG, in the log too (one write, like a logline
  * line; cut at 511 bytes). Never called on a hot path. */
 static void say(const char *fmt, ...)
 {
@@ -164,7 +164,7 @@ static void say(const char *fmt, ...)
 }
 
 /* A usage error: one line on stderr — and in the log when FUTEXLAB_LOG
- * itself is valid — then exit 2, before the program runs (no report line:
+ * itself is valid — then exit 2, before the program runs (no logline:
  * the destructor does not run on _exit). */
 __attribute__((noreturn, format(printf, 1, 2))) static void usage(const char *fmt, ...)
 {
@@ -241,14 +241,14 @@ static int n_usable;
 /* A design usable from this shim: registered, available, fits before the tag. */
 static const char *misfit(const struct fl_variant *v)
 {
-	if (v->remote) /* its ops exist only in its helper (variant.h) */
+	if (v->helper) /* its ops exist only in its helper (variant.h) */
 		return "it runs only in its own helper process (another libc), not in a program";
 	if (v->size > FL_TAG_OFF || v->align > alignof(sem_t))
 		return "its state does not fit a sem_t before the shim's tag";
 	return NULL;
 }
 
-static const char *unfit(const struct fl_variant *v)
+static const char *shim_unavailable(const struct fl_variant *v)
 {
 	const char *why = v->unavailable ? v->unavailable() : NULL;
 	return why ? why : misfit(v);
@@ -284,7 +284,7 @@ static const char *broken(unsigned flags, char *buf, size_t len)
 	return buf;
 }
 
-/* The report's reason: printable ASCII (anything else as '?'), cut to fit. */
+/* The logline's reason: printable ASCII (anything else as '?'), cut to fit. */
 static void set_reason(const char *why)
 {
 	size_t n = 0;
@@ -295,7 +295,7 @@ static void set_reason(const char *why)
 	reason[n] = '\0';
 }
 
-/* The design is not run: semaphores stay glibc's, and the report says why
+/* The design is not run: semaphores stay glibc's, and the logline says why
  * (through a buffer of the reason's size: cppcheck reads a literal longer
  * than it as an overrun in set_reason's loop). */
 static void skip_design(const char *name, const char *why)
@@ -524,7 +524,7 @@ static void choose_design(const char *name, unsigned allow)
 	/* Refusals are silent unless FUTEXLAB_DEBUG: the program's stderr is
 	 * the program's (a test that checks a child's stderr is empty must not
 	 * fail because of the shim). */
-	const char *why = unfit(v);
+	const char *why = shim_unavailable(v);
 	if (why) {
 		skip_design(name, why);
 		return;
@@ -594,9 +594,9 @@ __attribute__((constructor)) static void shim_start(void)
 	start();
 }
 
-/* The process's name for the report: /proc/self/comm (the thread group
+/* The process's name for the logline: /proc/self/comm (the thread group
  * leader's, whichever thread exits), or this thread's if /proc is not
- * there; every byte outside '!'..'~' as '?' (report.h). */
+ * there; every byte outside '!'..'~' as '?' (logline.h). */
 static void process_name(char out[FL_SHIM_COMM_MAX + 1])
 {
 	char buf[64] = "";
@@ -621,10 +621,10 @@ static void process_name(char out[FL_SHIM_COMM_MAX + 1])
 	out[len] = '\0';
 }
 
-/* The report line (shim/report.h), appended to the log at exit. */
-static void report(void)
+/* The logline (shim/logline.h), appended to the log at exit. */
+static void write_logline(void)
 {
-	struct fl_shim_report r;
+	struct fl_shim_logline r;
 	memset(&r, 0, sizeof r);
 	r.pid = (int)getpid();
 	r.ppid = (int)getppid();
@@ -647,12 +647,12 @@ static void report(void)
 		r.timeouts = counted(K_TIMEOUTS);
 	}
 	memcpy(r.reason, reason, sizeof r.reason);
-	char line[FL_SHIM_REPORT_LINE_MAX];
-	int n = fl_shim_report_format(&r, line, sizeof line);
+	char line[FL_SHIM_LOGLINE_MAX];
+	int n = fl_shim_logline_format(&r, line, sizeof line);
 	if (n > 0)
 		log_write(log_path, line, (size_t)n);
 	else
-		say("pid %d: no report line: a field out of report.h's ranges", r.pid);
+		say("pid %d: no logline: a field out of logline.h's ranges", r.pid);
 }
 
 /* At exit (exit() or a return from main; not _exit, not a fatal signal, not
@@ -664,7 +664,7 @@ __attribute__((destructor)) static void shim_end(void)
 		    (int)getpid(), atomic_load(&n_ours), V->name, atomic_load(&n_handed),
 		    atomic_load(&n_named));
 	if (log_path[0])
-		report();
+		write_logline();
 }
 
 /* ---- the interface ----------------------------------------------------- */

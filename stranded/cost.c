@@ -84,7 +84,7 @@ static void uncontended(const struct fl_variant *v)
 	double t[3][BLOCKS];
 	for (int b = 0; b < BLOCKS; b++)
 		for (int mode = 0; mode < 3; mode++) {
-			struct fl_stranded_report rep;
+			struct fl_stranded_findings rep;
 			fl_stranded_begin(mode == 2 ? THRESHOLD_NS : 0);
 			void *s = sem_open(v, 0);
 			t[mode][b] = block(v, s, mode);
@@ -117,7 +117,7 @@ static void *ponger(void *arg)
 /* ns per round trip of one rep, the detector at `threshold_ns` (0: off). */
 static double pingpong_rep(const struct fl_variant *v, int64_t threshold_ns)
 {
-	struct fl_stranded_report rep;
+	struct fl_stranded_findings rep;
 	fl_stranded_begin(threshold_ns);
 	struct pp p = { v, sem_open(v, 0), sem_open(v, 1) };
 	pthread_t t;

@@ -513,7 +513,7 @@ void fl_stranded_begin(int64_t threshold_ns)
 	}
 }
 
-void fl_stranded_end(struct fl_stranded_report *rep)
+void fl_stranded_end(struct fl_stranded_findings *rep)
 {
 	rep->stranded = -1;
 	rep->max_ns = 0;

@@ -49,7 +49,7 @@
  * one bracket at a time. */
 void fl_stranded_begin(int64_t threshold_ns);
 
-struct fl_stranded_report {
+struct fl_stranded_findings {
 	/* Waiters found stranded (a lost wakeup); -1: not watched (detector
 	 * off, no op to judge, or the rep's threads outgrew the records). */
 	int64_t stranded;
@@ -60,7 +60,7 @@ struct fl_stranded_report {
 				      * the first one's semaphore up to its
 				      * confirmation */
 };
-void fl_stranded_end(struct fl_stranded_report *rep);
+void fl_stranded_end(struct fl_stranded_findings *rep);
 
 /* Called by the watchdog with a stranded thread's id at the moment it is
  * confirmed, while the thread still sleeps, before the rescue (the probes

@@ -1,7 +1,7 @@
 /* tests/test_count_tgid.c — futexstat_count_tgid (probes/futexstat.h): the
  * collector's plain programs count another process instead of the caller's,
  * and only it, then the caller's again — exactly, as the harness uses it for
- * a remote design's helper (proc/helper.h).
+ * a helper-run design's helper (proc/helper.h).
  *
  * A forked child makes N_CHILD FUTEX_WAKEs (nobody waits) each time the
  * parent asks (one byte on a pipe; its answer, one byte back); the parent

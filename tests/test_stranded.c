@@ -63,13 +63,13 @@ static void rep(const char *w, int threads, int armed, int64_t stranded_ns, bool
 	atomic_store(&fl_mut_drop_wakes, armed);
 	if (probes)
 		fl_probes_stranded_clear();
-	fl_watch_begin(&p);
+	fl_stranded_rep_begin(&p);
 	if (probes)
 		fl_probes_rep_begin();
 	fl_workload_find(w)->run(drop, &p, r);
 	if (probes)
 		fl_probes_rep_end(w, r->ops);
-	fl_watch_end(r);
+	fl_stranded_rep_end(r);
 	free(r->lat);
 	r->lat = NULL;
 }

@@ -10,7 +10,7 @@
  *     harness (two libcs, two thread libraries, one process), so this is
  *     the only place they run.
  *   - by the project's compiler (glibc): a descriptor with no ops and
- *     `.remote` naming the helper; the harness runs every rep of this design
+ *     `.helper` naming the helper; the harness runs every rep of this design
  *     in that helper (proc/helper.h), the in-process suites, the shim and
  *     `exec` leave it out.
  *
@@ -115,7 +115,7 @@ const struct fl_variant fl_variant_musl_libc = {
 	.words = ml_words,
 };
 
-#else /* the glibc build: a remote descriptor */
+#else /* the glibc build: a helper-run descriptor */
 
 static const char *ml_unavailable(void)
 {
@@ -134,7 +134,7 @@ const struct fl_variant fl_variant_musl_libc = {
 	.value_max = INT_MAX, /* musl's SEM_VALUE_MAX */
 	.flags = FL_LOST_WAKEUP, /* 1.2.3: post's ABA (musl 159d1f6c, in 1.2.4) */
 	.unavailable = ml_unavailable,
-	.remote = "futexlab-musl",
+	.helper = "futexlab-musl",
 	.text = ML_TEXT, /* (read in the helper) */
 };
 

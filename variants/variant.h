@@ -128,7 +128,7 @@ struct fl_variant {
 	 * the harness's own (proc/helper.h); the harness sends it the rep
 	 * and takes its result back as the row. The in-process suites, the
 	 * shim and `exec` leave such a design out, with this reason. */
-	const char *remote;
+	const char *helper;
 	/* Optional (NULL: none declared): where the design's code is in a
 	 * process, for `futexlab hunt`'s in-library-text preemption
 	 * (hunt/preempt.h; the grammar in hunt/elfsym.h): items
@@ -136,7 +136,7 @@ struct fl_variant {
 	 * segments), "sym:P1,P2" (the executable's functions named P*),
 	 * "src:FILE.c" (the executable's static functions of FILE.c),
 	 * "span:libc.so.6:sem_" (from the first to the end of the last
-	 * function named sem_* of libc.so.6). A remote design's text is read
+	 * function named sem_* of libc.so.6). A helper-run design's text is read
 	 * in its helper. */
 	const char *text;
 };

@@ -6,7 +6,7 @@
  * threads crossed). Checked: between the turnstiles every thread sees
  * exactly (phase+1)*T units of work done (no thread ran ahead or was left
  * behind), final values 0. Posting T tokens at once needs T <= the
- * variant's value_max (its unfit hook). */
+ * variant's value_max (its unavailable hook). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +51,9 @@ static void *bar_worker(void *arg)
 		 * phase k's work (t1 opens only after all T arrived). */
 		int64_t w = atomic_load_explicit(&b->work, memory_order_relaxed);
 		if (w != (k + 1) * T)
-			fl_report(&b->err, "phase %lld: %lld units of work done between the "
-			       "turnstiles, expected %lld", (long long)k, (long long)w,
-			       (long long)((k + 1) * T));
+			fl_fail_box(&b->err, "phase %lld: %lld units of work done between the "
+				 "turnstiles, expected %lld", (long long)k, (long long)w,
+				 (long long)((k + 1) * T));
 		if (atomic_fetch_add(&b->a2, 1) + 1 == T) {
 			atomic_store_explicit(&b->a2, 0, memory_order_relaxed);
 			fl_sem_post(&b->t2, (unsigned)T, &b->err);
@@ -89,8 +89,8 @@ static void fl_run_barrier(const struct fl_variant *v, const struct fl_params *p
 	res->elapsed_ns = fl_now_ns() - t0;
 	res->ops = atomic_load(&b.phases);
 	if (fl_sem_value_or(&b.t1, 0) != 0 || fl_sem_value_or(&b.t2, 0) != 0)
-		fl_report(&b.err, "final values %d/%d, expected 0/0", fl_sem_value_or(&b.t1, 0),
-		       fl_sem_value_or(&b.t2, 0));
+		fl_fail_box(&b.err, "final values %d/%d, expected 0/0", fl_sem_value_or(&b.t1, 0),
+			 fl_sem_value_or(&b.t2, 0));
 	fl_take_error(res, &b.err);
 	pthread_barrier_destroy(&b.start);
 	free(t);
@@ -98,7 +98,7 @@ static void fl_run_barrier(const struct fl_variant *v, const struct fl_params *p
 	fl_sem_close(&b.t2);
 }
 
-static const char *fl_unfit_barrier(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unavailable_barrier(const struct fl_variant *v, const struct fl_params *p)
 {
 	static __thread char why[160];
 	if (p->threads <= v->value_max)
@@ -112,7 +112,7 @@ static const char *fl_unfit_barrier(const struct fl_variant *v, const struct fl_
 const struct fl_workload fl_workload_barrier = {
 	.name = "barrier",
 	.run = fl_run_barrier,
-	.unfit = fl_unfit_barrier,
+	.unavailable = fl_unavailable_barrier,
 	.summary = "T threads cross a two-turnstile barrier; the last releases all with post(T)",
 	.op = "phase",
 };

@@ -114,7 +114,7 @@ out:
 /* floor-atomic spins: on one CPU (--pin 0) its partner runs only when the
  * spinner's timeslice ends, ~8 ms a round trip, which bounds nothing and
  * took 7 minutes of a 200-round run. */
-static const char *fl_unfit_pingpong(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unavailable_pingpong(const struct fl_variant *v, const struct fl_params *p)
 {
 	(void)p;
 	cpu_set_t set;
@@ -127,7 +127,7 @@ static const char *fl_unfit_pingpong(const struct fl_variant *v, const struct fl
 const struct fl_workload fl_workload_pingpong = {
 	.name = "pingpong",
 	.run = fl_run_pingpong,
-	.unfit = fl_unfit_pingpong,
+	.unavailable = fl_unavailable_pingpong,
 	.summary = "two threads, two semaphores: a sleep/wake handoff per half trip",
 	.op = "round trip",
 	.fixed_threads = 2,

@@ -13,7 +13,7 @@
  * semaphore: at most K holders of each, each final value K.
  *
  * `oversub` is the same code with more threads than online cores, so token
- * holders get preempted while holding; its unfit hook skips T <= cores. */
+ * holders get preempted while holding; its unavailable hook skips T <= cores. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +129,7 @@ static void fl_run_pool(const struct fl_variant *v, const struct fl_params *p,
 	fl_sems_close(pl.sem, p->sems);
 }
 
-static const char *fl_unfit_oversub(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unavailable_oversub(const struct fl_variant *v, const struct fl_params *p)
 {
 	static __thread char why[160];
 	(void)v;
@@ -159,7 +159,7 @@ const struct fl_workload fl_workload_pool = {
 const struct fl_workload fl_workload_oversub = {
 	.name = "oversub",
 	.run = fl_run_pool,
-	.unfit = fl_unfit_oversub,
+	.unavailable = fl_unavailable_oversub,
 	.summary = "pool with threads >> cores: holders are preempted holding a token",
 	.op = "acquire+release",
 	.uses_tokens = true,

@@ -11,7 +11,7 @@
  * producer and taken by each consumer, one share per thread. Latency: an
  * item's, from the start of its producer's put (before the wait on
  * `empty`) to a consumer's taking it. Needs a producer and a
- * consumer: T >= 2 (its unfit hook). */
+ * consumer: T >= 2 (its unavailable hook). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +47,7 @@ static void pc_enter(struct pc *pc)
 {
 	fl_sem_wait(&pc->mutex);
 	if (atomic_fetch_add_explicit(&pc->inside, 1, memory_order_relaxed) != 0)
-		fl_report(&pc->err, "two threads inside the mutex semaphore at once");
+		fl_fail_box(&pc->err, "two threads inside the mutex semaphore at once");
 }
 
 static void pc_leave(struct pc *pc)
@@ -63,7 +63,7 @@ static void pc_put(struct pc *pc, int64_t item, int64_t born)
 	fl_sem_wait(&pc->empty);
 	pc_enter(pc);
 	if (pc->count == pc->cap) {
-		fl_report(&pc->err, "empty let a producer into a full buffer (capacity %d)", pc->cap);
+		fl_fail_box(&pc->err, "empty let a producer into a full buffer (capacity %d)", pc->cap);
 	} else {
 		pc->ring[(pc->head + pc->count) % pc->cap] = item;
 		pc->born[(pc->head + pc->count) % pc->cap] = born;
@@ -106,7 +106,7 @@ static void *pc_consumer(void *arg)
 		fl_sem_wait(&pc->full);
 		pc_enter(pc);
 		if (pc->count == 0) {
-			fl_report(&pc->err, "full let a consumer into an empty buffer");
+			fl_fail_box(&pc->err, "full let a consumer into an empty buffer");
 			pc_leave(pc);
 			fl_sem_post(&pc->empty, 1, &pc->err);
 			break;
@@ -118,12 +118,12 @@ static void *pc_consumer(void *arg)
 			int p = (int)(item >> PC_SEQ_BITS);
 			int64_t seq = item & ((INT64_C(1) << PC_SEQ_BITS) - 1);
 			if (p < 0 || p >= pc->nprod)
-				fl_report(&pc->err, "item from unknown producer %d", p);
+				fl_fail_box(&pc->err, "item from unknown producer %d", p);
 			else {
 				if (seq != pc->next[p])
-					fl_report(&pc->err, "producer %d: item %lld arrived, expected %lld "
-					       "(lost, duplicated or reordered)", p, (long long)seq,
-					       (long long)pc->next[p]);
+					fl_fail_box(&pc->err, "producer %d: item %lld arrived, expected %lld "
+						 "(lost, duplicated or reordered)", p, (long long)seq,
+						 (long long)pc->next[p]);
 				pc->next[p] = seq + 1;
 			}
 		}
@@ -188,16 +188,16 @@ static void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *
 	for (int i = 0; i < pc.nprod; i++) {
 		made += pc.made[i];
 		if (pc.next[i] != pc.made[i])
-			fl_report(&pc.err, "producer %d made %lld items, consumers saw %lld", i,
-			       (long long)pc.made[i], (long long)pc.next[i]);
+			fl_fail_box(&pc.err, "producer %d made %lld items, consumers saw %lld", i,
+				 (long long)pc.made[i], (long long)pc.next[i]);
 	}
 	if (made != res->ops)
-		fl_report(&pc.err, "%lld items made, %lld consumed", (long long)made, (long long)res->ops);
+		fl_fail_box(&pc.err, "%lld items made, %lld consumed", (long long)made, (long long)res->ops);
 	int ve = fl_sem_value_or(&pc.empty, pc.cap), vf = fl_sem_value_or(&pc.full, 0),
 	    vm = fl_sem_value_or(&pc.mutex, 1);
 	if (ve != pc.cap || vf != 0 || vm != 1)
-		fl_report(&pc.err, "final values empty/full/mutex %d/%d/%d, expected %d/0/1", ve, vf, vm,
-		       pc.cap);
+		fl_fail_box(&pc.err, "final values empty/full/mutex %d/%d/%d, expected %d/0/1", ve, vf, vm,
+			 pc.cap);
 	fl_take_error(res, &pc.err);
 	pthread_barrier_destroy(&pc.start);
 	free(prod);
@@ -212,7 +212,7 @@ static void fl_run_prodcons(const struct fl_variant *v, const struct fl_params *
 	fl_sem_close(&pc.mutex);
 }
 
-static const char *fl_unfit_prodcons(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unavailable_prodcons(const struct fl_variant *v, const struct fl_params *p)
 {
 	(void)v;
 	return p->threads < 2 ? "prodcons needs >= 2 threads (a producer and a consumer)" : NULL;
@@ -222,7 +222,7 @@ static const char *fl_unfit_prodcons(const struct fl_variant *v, const struct fl
 const struct fl_workload fl_workload_prodcons = {
 	.name = "prodcons",
 	.run = fl_run_prodcons,
-	.unfit = fl_unfit_prodcons,
+	.unavailable = fl_unavailable_prodcons,
 	.summary = "bounded buffer: empty/full/mutex semaphores, T/2 producers, K slots",
 	.op = "item through the buffer",
 	.uses_tokens = true,

@@ -27,7 +27,7 @@ void fl_rep_here(const struct fl_rep *x, const struct fl_rep_hooks *h, struct fl
 	struct rusage a = { 0 }, b = { 0 };
 	fl_wake_set_strategy((enum fl_wake_strategy)x->wake);
 	fl_spin_set(x->spin);
-	fl_watch_begin(&x->p);
+	fl_stranded_rep_begin(&x->p);
 	if (h && h->begin)
 		h->begin(h->arg, 0);
 	getrusage(RUSAGE_SELF, &a);
@@ -35,7 +35,7 @@ void fl_rep_here(const struct fl_rep *x, const struct fl_rep_hooks *h, struct fl
 	getrusage(RUSAGE_SELF, &b);
 	if (h && h->end)
 		h->end(h->arg, 0, r);
-	fl_watch_end(r);
+	fl_stranded_rep_end(r);
 	if (!r->cpu_set)
 		rusage_diff(&a, &b, r);
 }

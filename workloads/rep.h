@@ -1,7 +1,7 @@
 /* workloads/rep.h — one rep of a workload on a design, in this process.
  *
  * The one place a rep is bracketed, whoever runs it (the runner of `run`,
- * `sweep` and `exec`, the hunt, a remote design's helper; proc/rep.h
+ * `sweep` and `exec`, the hunt, a helper-run design's helper; proc/rep.h
  * chooses between this process and the helper). In this order:
  *
  *   wake strategy and spin bound set (lib/wake.h: the design's post and

@@ -43,7 +43,7 @@
  *     writes its cell (harness/run_row.c: one function per column).
  *
  * The wire order and the CSV order are the one order of this list: the
- * helper's golden text (tests/test_remote_proto.c) and every CSV written so
+ * helper's golden text (tests/test_helper_wire.c) and every CSV written so
  * far fix both, so a field moves only with both in mind. */
 #ifndef FUTEXLAB_RESULT_FIELDS_H
 #define FUTEXLAB_RESULT_FIELDS_H
@@ -94,9 +94,9 @@
 	/* Semaphores the LD_PRELOAD shim initialised on the design during the \
 	 * rep (exec only; -1: not known). */                                  \
 	FIELD(I64, shim_sems, -1, known)                                       \
-	/* The stranded-waiter detector (stranded.c, filled by fl_watch_end):  \
-	 * waiters found stranded (a lost wakeup); -1: not watched (detector   \
-	 * off, or the rep's threads outgrew it). */                           \
+	/* The stranded-waiter detector (stranded.c, filled by                 \
+	 * fl_stranded_rep_end): waiters found stranded (a lost wakeup); -1:   \
+	 * not watched (detector off, or the rep's threads outgrew it). */     \
 	FIELD(I64, stranded, -1, known)                                        \
 	FIELD(I64, stranded_max_ns, 0, stranded) /* the longest stranding */   \
 	FIELD(STR, stranded_note, 200, none) /* the first one's evidence */    \

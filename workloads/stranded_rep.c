@@ -1,7 +1,7 @@
 /* workloads/stranded_rep.c — the stranded-waiter detector (stranded/)
- * around one rep: its threshold from the rep's parameters, its report into
- * the rep's result (workload.h: fl_watch_begin/end), and its hook for the
- * rooms that may not include stranded/ (the probes).
+ * around one rep: its threshold from the rep's parameters, its findings into
+ * the rep's result (workload.h: fl_stranded_rep_begin/end), and its hook
+ * for the rooms that may not include stranded/ (the probes).
  *
  * A stranded waiter is the rep's error: the rescue may have left an extra
  * token (the watchdog's own posts), so the workload's invariant checks may
@@ -12,14 +12,14 @@
 #include "stranded/stranded.h"
 #include "workloads/workload.h"
 
-void fl_watch_begin(const struct fl_params *p)
+void fl_stranded_rep_begin(const struct fl_params *p)
 {
 	fl_stranded_begin(p->stranded_ns);
 }
 
-void fl_watch_end(struct fl_result *r)
+void fl_stranded_rep_end(struct fl_result *r)
 {
-	struct fl_stranded_report rep;
+	struct fl_stranded_findings rep;
 	fl_stranded_end(&rep);
 	r->stranded = rep.stranded;
 	r->stranded_max_ns = rep.max_ns;

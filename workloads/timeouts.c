@@ -58,11 +58,11 @@ static void *to_waiter(void *arg)
 		else if (r == ETIMEDOUT) {
 			int64_t now = fl_now_ns();
 			if (now < dl_ns)
-				fl_report(&t->err, "timedwait timed out %lld ns before its deadline",
-				       (long long)(dl_ns - now));
+				fl_fail_box(&t->err, "timedwait timed out %lld ns before its deadline",
+					 (long long)(dl_ns - now));
 			tmo++;
 		} else if (r != EINTR) {
-			fl_report(&t->err, "timedwait: %s", strerror(r));
+			fl_fail_box(&t->err, "timedwait: %s", strerror(r));
 			break;
 		}
 	} while (!atomic_load_explicit(&t->stop, memory_order_relaxed));
@@ -116,8 +116,8 @@ static void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *
 	fl_tstats_finish(&t.ts, res);
 	int left = fl_sem_value_or(&t.sem, (int)(posts - atomic_load(&t.ok)));
 	if (posts != ok + left)
-		fl_report(&t.err, "tokens not conserved: %lld posted, %lld taken, %d left "
-		       "(%lld timeouts)", (long long)posts, (long long)ok, left, (long long)tmo);
+		fl_fail_box(&t.err, "tokens not conserved: %lld posted, %lld taken, %d left "
+			 "(%lld timeouts)", (long long)posts, (long long)ok, left, (long long)tmo);
 	fl_take_error(res, &t.err);
 	snprintf(res->info, sizeof res->info, "%lld posted, %lld taken, %lld timed out", (long long)posts,
 		 (long long)ok, (long long)tmo);

@@ -12,7 +12,7 @@
  * Checks, per semaphore: posted == taken from it (by the index wait-any
  * returned) + final value; any other wait-any result is an error.
  * Fairness: tokens taken per consumer.
- * Not every variant can run it (its unfit hook): it needs wait-any support
+ * Not every variant can run it (its unavailable hook): it needs wait-any support
  * (fl_wait_any_unsupported says why not) and T >= 2. */
 #include <errno.h>
 #include <sched.h>
@@ -62,7 +62,7 @@ static void *producer(void *arg)
 		int e = fl_sem_post_r(&w->sem[i], 1);
 		if (e) {
 			atomic_fetch_sub_explicit(&w->posted[i], 1, memory_order_relaxed);
-			fl_report(&w->err, "post: %s", strerror(e));
+			fl_fail_box(&w->err, "post: %s", strerror(e));
 			break;
 		}
 	}
@@ -79,7 +79,7 @@ static void *consumer(void *arg)
 		if (r == -EINTR)
 			continue;
 		if (r < 0 || r >= FL_WA_SEMS) {
-			fl_report(&w->err, "wait_any: %s", strerror(r < 0 ? -r : EINVAL));
+			fl_fail_box(&w->err, "wait_any: %s", strerror(r < 0 ? -r : EINVAL));
 			return NULL;
 		}
 		atomic_fetch_add_explicit(&w->taken[r], 1, memory_order_relaxed);
@@ -148,7 +148,7 @@ static void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p
 	for (int c = 0; c < consumers; c++) {
 		atomic_fetch_add(&w->posted[c % FL_WA_SEMS], 1);
 		if (fl_sem_post_r(&w->sem[c % FL_WA_SEMS], 1))
-			fl_report(&w->err, "post: %s", strerror(EOVERFLOW));
+			fl_fail_box(&w->err, "post: %s", strerror(EOVERFLOW));
 	}
 	for (int i = 0; i < consumers; i++)
 		pthread_join(cons[i], NULL);
@@ -171,7 +171,7 @@ static void fl_run_waitany(const struct fl_variant *v, const struct fl_params *p
 	free(w);
 }
 
-static const char *fl_unfit_waitany(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unavailable_waitany(const struct fl_variant *v, const struct fl_params *p)
 {
 	if (p->threads < 2)
 		return "waitany needs >= 2 threads (a producer and a consumer)";
@@ -182,7 +182,7 @@ static const char *fl_unfit_waitany(const struct fl_variant *v, const struct fl_
 const struct fl_workload fl_workload_waitany = {
 	.name = "waitany",
 	.run = fl_run_waitany,
-	.unfit = fl_unfit_waitany,
+	.unavailable = fl_unavailable_waitany,
 	.summary = "T/2 producers post to random semaphores of 4, the rest wait on all 4 (wait-any)",
 	.op = "token handed over",
 	.fairness = true,

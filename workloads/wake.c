@@ -27,7 +27,7 @@
  * Checked: every waiter returns exactly once per round (a second return in
  * one round, or one before the first post, is an error), no wait or post
  * fails, the value is 0 after every round. Posting T tokens at once (or
- * letting T accumulate) needs T <= the variant's value_max (unfit hook, as
+ * letting T accumulate) needs T <= the variant's value_max (unavailable hook, as
  * barrier); floor-atomic is skipped (its waiters spin: nobody sleeps). */
 #include <errno.h>
 #include <poll.h>
@@ -74,15 +74,15 @@ static void *wk_waiter(void *arg)
 		int e = fl_sem_wait(&w->sem);
 		int64_t t = fl_now_ns();
 		if (e) {
-			fl_report(&w->err, "wait: %s", strerror(e));
+			fl_fail_box(&w->err, "wait: %s", strerror(e));
 			t = 0; /* still count this waiter back: the round ends */
 		}
 		if (atomic_load(&w->stop))
 			break;
 		int64_t r = atomic_load(&w->round);
 		if (r == mine)
-			fl_report(&w->err, "waiter %d returned %s", a->i,
-				  r ? "twice in one round" : "before any post");
+			fl_fail_box(&w->err, "waiter %d returned %s", a->i,
+				    r ? "twice in one round" : "before any post");
 		mine = r;
 		int64_t last = atomic_load_explicit(&w->last_ns, memory_order_relaxed);
 		while (t > last && !atomic_compare_exchange_weak(&w->last_ns, &last, t))
@@ -90,7 +90,7 @@ static void *wk_waiter(void *arg)
 		if (atomic_fetch_add(&w->returned, 1) + 1 == w->T) {
 			uint64_t one = 1;
 			if (write(w->efd, &one, sizeof one) != sizeof one)
-				fl_report(&w->err, "eventfd write: %s", strerror(errno));
+				fl_fail_box(&w->err, "eventfd write: %s", strerror(errno));
 		}
 		/* No waiter waits again before the round is over: a barging design
 		 * would hand it a token meant for another, legitimately. */
@@ -204,14 +204,14 @@ static void run_wake(const struct fl_variant *v, const struct fl_params *p,
 	bool stuck = false;
 	do {
 		if (rounds && !open_gate(&w)) {
-			fl_report(&w.err, "round %lld: the %d waiters did not all pass the gate "
-				  "within %lld s", (long long)rounds + 1, w.T,
-				  ASLEEP_BOUND_NS / 1000000000);
+			fl_fail_box(&w.err, "round %lld: the %d waiters did not all pass the gate "
+				    "within %lld s", (long long)rounds + 1, w.T,
+				    ASLEEP_BOUND_NS / 1000000000);
 			break;
 		}
 		if (!wait_asleep(&w)) {
-			fl_report(&w.err, "round %lld: the %d waiters were not all asleep within "
-				  "%lld s", (long long)rounds + 1, w.T, ASLEEP_BOUND_NS / 1000000000);
+			fl_fail_box(&w.err, "round %lld: the %d waiters were not all asleep within "
+				    "%lld s", (long long)rounds + 1, w.T, ASLEEP_BOUND_NS / 1000000000);
 			break;
 		}
 		atomic_store(&w.returned, 0);
@@ -220,17 +220,17 @@ static void run_wake(const struct fl_variant *v, const struct fl_params *p,
 		int64_t t0 = fl_now_ns();
 		release(&w, each, w.T);
 		if (!wait_returned(&w)) {
-			fl_report(&w.err, "round %lld: %d of %d waiters back %lld s after the post "
-				  "(a lost wakeup)", (long long)rounds + 1, atomic_load(&w.returned),
-				  w.T, RETURN_BOUND_NS / 1000000000);
+			fl_fail_box(&w.err, "round %lld: %d of %d waiters back %lld s after the post "
+				    "(a lost wakeup)", (long long)rounds + 1, atomic_load(&w.returned),
+				    w.T, RETURN_BOUND_NS / 1000000000);
 			stuck = true;
 			break;
 		}
 		timed += atomic_load(&w.last_ns) - t0;
 		rounds++;
 		if (fl_sem_value_or(&w.sem, 0) != 0) {
-			fl_report(&w.err, "round %lld: value %d after all %d waiters returned "
-				  "(expected 0)", (long long)rounds, fl_sem_value_or(&w.sem, 0), w.T);
+			fl_fail_box(&w.err, "round %lld: value %d after all %d waiters returned "
+				    "(expected 0)", (long long)rounds, fl_sem_value_or(&w.sem, 0), w.T);
 			break;
 		}
 	} while (!atomic_load(&w.err.set) && (p->ops ? rounds < p->ops : fl_now_ns() < end));
@@ -241,7 +241,7 @@ static void run_wake(const struct fl_variant *v, const struct fl_params *p,
 	atomic_store(&w.stop, 1);
 	uint64_t n = (uint64_t)w.T;
 	if (write(w.gate, &n, sizeof n) != sizeof n)
-		fl_report(&w.err, "eventfd write: %s", strerror(errno));
+		fl_fail_box(&w.err, "eventfd write: %s", strerror(errno));
 	release(&w, false, w.T);
 	for (int i = 0; i < w.T; i++)
 		pthread_join(t[i], NULL);
@@ -270,7 +270,7 @@ static void fl_run_wake_each(const struct fl_variant *v, const struct fl_params 
 	run_wake(v, p, r, true);
 }
 
-static const char *fl_unfit_wake(const struct fl_variant *v, const struct fl_params *p)
+static const char *fl_unavailable_wake(const struct fl_variant *v, const struct fl_params *p)
 {
 	static __thread char why[160];
 	if (v == &fl_floor_atomic)
@@ -286,7 +286,7 @@ static const char *fl_unfit_wake(const struct fl_variant *v, const struct fl_par
 const struct fl_workload fl_workload_wake = {
 	.name = "wake",
 	.run = fl_run_wake,
-	.unfit = fl_unfit_wake,
+	.unavailable = fl_unavailable_wake,
 	.summary = "T threads asleep on one semaphore; one post(T) releases them all",
 	.op = "round: post(T) to last return",
 	.has_floors = true,
@@ -296,7 +296,7 @@ const struct fl_workload fl_workload_wake = {
 const struct fl_workload fl_workload_wake_each = {
 	.name = "wake-each",
 	.run = fl_run_wake_each,
-	.unfit = fl_unfit_wake,
+	.unavailable = fl_unavailable_wake,
 	.summary = "T threads asleep on one semaphore; T post(1) in a row release them",
 	.op = "round: T post(1) to last return",
 	.has_floors = true,

@@ -27,7 +27,7 @@ void fl_fail(struct fl_result *r, const char *fmt, ...)
 }
 
 /* Threads report through this, the main thread copies it out. */
-void fl_report(struct fl_errbox *e, const char *fmt, ...)
+void fl_fail_box(struct fl_errbox *e, const char *fmt, ...)
 {
 	int expect = 0;
 	if (!atomic_compare_exchange_strong(&e->set, &expect, 1))
@@ -49,7 +49,7 @@ void fl_sem_post(struct fl_sem *m, unsigned n, struct fl_errbox *e)
 {
 	int r = fl_sem_post_r(m, n);
 	if (r)
-		fl_report(e, "post(%u): %s", n, strerror(r));
+		fl_fail_box(e, "post(%u): %s", n, strerror(r));
 }
 
 /* ---- threads and time -------------------------------------------------------- */

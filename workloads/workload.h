@@ -73,7 +73,7 @@ struct fl_workload {
 		    struct fl_result *r);
 	/* NULL: every point fits. Else NULL when (v, p) can run, or why not
 	 * (one line, for a skipped row). */
-	const char *(*unfit)(const struct fl_variant *v, const struct fl_params *p);
+	const char *(*unavailable)(const struct fl_variant *v, const struct fl_params *p);
 };
 
 /* The registry (registry.c). */
@@ -84,9 +84,9 @@ const struct fl_workload *fl_workload_find(const char *name);
 /* NULL when (w, v, p) can run, else why not (for a skipped row): first the
  * check every token-using workload shares (--tokens at most the variant's
  * value_max), the one of --sems (at most --threads), then the workload's own
- * unfit hook. */
-const char *fl_workload_unfit(const struct fl_workload *w, const struct fl_variant *v,
-			      const struct fl_params *p);
+ * unavailable hook. */
+const char *fl_workload_unavailable(const struct fl_workload *w,
+				    const struct fl_variant *v, const struct fl_params *p);
 
 /* Floors (floors.c): minimal semaphores measured in the same run as the
  * variants, so every figure can be read as a ratio to what the hardware and
@@ -108,7 +108,7 @@ struct fl_errbox {
 	_Atomic int set;
 	char msg[200];
 };
-void fl_report(struct fl_errbox *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fl_fail_box(struct fl_errbox *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fl_take_error(struct fl_result *r, struct fl_errbox *e);
 /* post(n) on m (sem.h); a failure goes to e. */
 void fl_sem_post(struct fl_sem *m, unsigned n, struct fl_errbox *e);
@@ -116,14 +116,14 @@ void fl_sem_post(struct fl_sem *m, unsigned n, struct fl_errbox *e);
 /* ---- the stranded-waiter detector around a rep (stranded_rep.c) ----------
  *
  * The detector is stranded/ (stranded/README.md); these adapt it to a rep.
- * The runner brackets each rep: fl_watch_begin(p) before w->run (a no-op
- * when p->stranded_ns is 0), fl_watch_end(r) after it (always; it fills
- * r->stranded*, and on a stranded waiter replaces r->error with
+ * The runner brackets each rep: fl_stranded_rep_begin(p) before w->run (a
+ * no-op when p->stranded_ns is 0), fl_stranded_rep_end(r) after it (always;
+ * it fills r->stranded*, and on a stranded waiter replaces r->error with
  * "lost wakeup: <evidence>"). Between the two, a watchdog thread samples the
  * counts the wrappers of sem.h keep; a workload gets the detector by using
  * the wrappers, nothing else. Not reentrant: one bracket at a time. */
-void fl_watch_begin(const struct fl_params *p);
-void fl_watch_end(struct fl_result *r);
+void fl_stranded_rep_begin(const struct fl_params *p);
+void fl_stranded_rep_end(struct fl_result *r);
 /* Sets the function the watchdog calls with a stranded thread's id at the
  * moment it is confirmed, while the thread still sleeps, before the rescue
  * (the probes: a snapshot of the kernel's view of that thread). NULL: none.

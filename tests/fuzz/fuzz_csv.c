@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "tests/fuzz/fuzz.h"
-#include "harness/report.h"
+#include "harness/ratios.h"
 #include "harness/table.h"
 
 static FILE *devnull;

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_hash.c — `--hash auto|global|private:N[,...]` on
- * arbitrary bytes (harness/hashmode.c fl_hash_list over lib/prctl.c
+ * arbitrary bytes (harness/spec.c fl_hash_list over lib/prctl.c
  * fl_hash_parse).
  *
  * The input is the option's value, cut as fl_spec_parse cuts it (its first
@@ -13,7 +13,6 @@
 
 #define FUZZ_USAGE_TRAP
 #include "tests/fuzz/fuzz.h"
-#include "harness/hashmode.h"
 #include "lib/prctl.h"
 #include "harness/spec.h"
 

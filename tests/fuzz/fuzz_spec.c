@@ -14,7 +14,6 @@
 
 #define FUZZ_USAGE_TRAP
 #include "tests/fuzz/fuzz.h"
-#include "probes/perf.h"
 #include "harness/spec.h"
 #include "lib/wake.h"
 
@@ -101,7 +100,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_ASSERT(fuzz_usage_line[0] != '\0', "empty usage error");
 		}
 		fl_usage_trap = NULL;
-		fl_perf_enabled = false;
 	}
 	free(argv);
 	free(buf);

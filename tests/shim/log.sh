@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# tests/shim/log.sh FUTEXLAB PRELOAD_SO STATPROG REPORTCAT DENY
+# tests/shim/log.sh FUTEXLAB PRELOAD_SO STATPROG LOGCAT DENY
 # The shim's log and counting (FUTEXLAB_LOG, FUTEXLAB_STATS; shim/README.md).
 # statprog (tests/shim/statprog.c) has an exactly known call profile and
 # forks one child that exits normally; its log is read back with the
-# published parser (reportcat: shim/report.c). On every design of
+# published parser (logcat: shim/logline.c). On every design of
 # `futexlab list`, without FUTEXLAB_DEBUG:
 #   - the program's stderr is empty and its answers are right;
-#   - the log holds exactly two report lines: the parent's (its pid) and the
+#   - the log holds exactly two loglines: the parent's (its pid) and the
 #     child's (another pid, its ppid the parent's), each with the design's
 #     state — on, pass (glibc), refused (a promise it breaks, its reason
 #     naming them), capped (lock1), skipped (unavailable) — and, with
@@ -20,7 +20,7 @@
 # opened changes nothing for the program; a process that execs leaves one
 # line, the new image's.
 set -u
-futexlab=$1 so=$2 prog=$3 rcat=$4 deny=$5
+futexlab=$1 so=$2 prog=$3 logcat=$4 deny=$5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -35,7 +35,7 @@ child_counts="1 0 1 0 0 0 1 0 0"
 # FUTEXLAB_LOG=$tmp/log and no FUTEXLAB_DEBUG (unless given), started by the
 # wrapper if any (itself under the shim). Sets pid (the program's: env and
 # the wrappers exec it) and rc; $tmp/out, $tmp/err, and $tmp/rep
-# (reportcat's reading of the log, rcat_rc its status).
+# (logcat's reading of the log, logcat_rc its status).
 shimrun() {
   local vars=() wrap=()
   while [ $# -gt 0 ] && [ "$1" != -- ]; do vars+=("$1"); shift; done
@@ -46,21 +46,21 @@ shimrun() {
   pid=$!
   wait $pid
   rc=$?
-  if [ -f "$tmp/log" ]; then "$rcat" "$tmp/log" >"$tmp/rep" 2>&1; rcat_rc=$?; else : >"$tmp/rep"; rcat_rc=0; fi
+  if [ -f "$tmp/log" ]; then "$logcat" "$tmp/log" >"$tmp/rep" 2>&1; logcat_rc=$?; else : >"$tmp/rep"; logcat_rc=0; fi
 }
 
-# check LABEL VARIANT STATE REASON STATS OURS: the two report lines of the
+# check LABEL VARIANT STATE REASON STATS OURS: the two loglines of the
 # last shimrun. REASON "?" = anything but "-". OURS: the parent's semaphores
 # on the design (7 or 0).
 check() {
   local label=$1 v=$2 state=$3 reason=$4 stats=$5 ours=$6 ok=1
   if [ $rc -ne 0 ]; then bad "$label: statprog exit $rc: $(head -3 "$tmp/err")"; return; fi
   if [ -s "$tmp/err" ]; then bad "$label: $(wc -c <"$tmp/err") bytes on the program's stderr: $(head -3 "$tmp/err")"; return; fi
-  if [ $rcat_rc -ne 0 ]; then bad "$label: a line of the log does not parse:"; cat "$tmp/log"; return; fi
+  if [ $logcat_rc -ne 0 ]; then bad "$label: a line of the log does not parse:"; cat "$tmp/log"; return; fi
   local lines
   lines=$(wc -l <"$tmp/log" 2>/dev/null || echo 0)
   if [ "$lines" -ne 2 ] || [ "$(grep -c '^R ' "$tmp/rep")" -ne 2 ]; then
-    bad "$label: the log holds $lines lines, want 2 report lines (parent, child):"; cat "$tmp/log" 2>/dev/null; return
+    bad "$label: the log holds $lines lines, want 2 loglines (parent, child):"; cat "$tmp/log" 2>/dev/null; return
   fi
   local p c
   p=$(awk -v pid="$pid" '$2 == pid' "$tmp/rep")
@@ -111,7 +111,7 @@ states=""
 while read -r v status vmax _bytes breaks _rest; do
   if [ "$v" = glibc ]; then state=pass reason=- ours=0
   elif [ "$status" != available ]; then state=skipped reason="?" ours=0
-  elif [ "$v" = musl-libc ]; then # a remote design (variants/meson.build: remote_variants)
+  elif [ "$v" = musl-libc ]; then # a helper-run design (variants/meson.build: helper_variants)
     state=skipped ours=0 reason="it runs only in its own helper process (another libc), not in a program"
   elif [[ ",$breaks," =~ ,(getvalue|overflow), ]]; then
     state=skipped ours=0 # not offered by the shim (shim/preload.c: cxx_design, lacks)
@@ -139,7 +139,7 @@ for s in on pass refused capped; do
   [[ " $states " == *" $s "* ]] || bad "no design of futexlab list is '$s' here: that state went untested"
 done
 # posix, the glibc design's former name (variants/registry.c.in): the same
-# pass-through, and the report line names it glibc
+# pass-through, and the logline names it glibc
 shimrun FUTEXLAB_VARIANT=posix FUTEXLAB_STATS=1
 check "FUTEXLAB_VARIANT=posix (glibc's former name)" glibc pass - 1 0
 
@@ -158,24 +158,24 @@ else
 fi
 
 # FUTEXLAB_DEBUG=1 with the log: the messages on stderr and, the same, in
-# the log, besides the two report lines
+# the log, besides the two loglines
 shimrun FUTEXLAB_VARIANT=negcount FUTEXLAB_DEBUG=1
 msgs=$(grep -c '^futexlab-preload: ' "$tmp/err")
 if [ $rc -ne 0 ] || [ "$msgs" -lt 2 ]; then
   bad "FUTEXLAB_DEBUG=1: exit $rc, $msgs messages on stderr"; cat "$tmp/err"
 elif ! diff <(sed -n 's/^M //p' "$tmp/rep") <(grep '^futexlab-preload: ' "$tmp/err") >/dev/null ||
      [ "$(grep -c '^R ' "$tmp/rep")" -ne 2 ]; then
-  bad "FUTEXLAB_DEBUG=1: the log is not stderr's $msgs messages plus 2 report lines:"; cat "$tmp/log"
+  bad "FUTEXLAB_DEBUG=1: the log is not stderr's $msgs messages plus 2 loglines:"; cat "$tmp/log"
 else
-  echo "ok   FUTEXLAB_DEBUG=1: $msgs messages on stderr and in the log, and 2 report lines"
+  echo "ok   FUTEXLAB_DEBUG=1: $msgs messages on stderr and in the log, and 2 loglines"
 fi
 
-# a usage error: one line on stderr, the same in the log, exit 2, no report
+# a usage error: one line on stderr, the same in the log, exit 2, no logline
 shimrun FUTEXLAB_VARIANT=nosuch
 if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || [ "$(cat "$tmp/log" 2>/dev/null)" != "$(cat "$tmp/err")" ]; then
   bad "usage error: exit $rc (want 2), stderr '$(cat "$tmp/err")', log '$(cat "$tmp/log" 2>/dev/null)'"
 else
-  echo "ok   usage error: exit 2, its line on stderr and in the log, no report line"
+  echo "ok   usage error: exit 2, its line on stderr and in the log, no logline"
 fi
 
 # a log that cannot be opened: the program runs as ever, silent

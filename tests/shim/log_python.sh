@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# tests/shim/log_python.sh PRELOAD_SO REPORTCAT SCRIPT
+# tests/shim/log_python.sh PRELOAD_SO LOGCAT SCRIPT
 # Debian's python3 (/usr/bin/python3, not whatever python3 PATH finds: a
-# pyenv build is not Debian's package) runs SCRIPT (python_report.py) under
+# pyenv build is not Debian's package) runs SCRIPT (log_python.py) under
 # the shim on negcount with FUTEXLAB_LOG and FUTEXLAB_STATS=1, without
 # FUTEXLAB_DEBUG. Its stderr must be empty and the log, read with the
-# published parser (reportcat), must hold exactly one report line per
+# published parser (logcat), must hold exactly one logline per
 # python process that exited normally — the main one, the fork that left by
 # sys.exit, the subprocess (exec'd) — and none for the fork that left by
 # os._exit; each state=on with its pid and ppid, hundreds of semaphores on
 # the design in the main process and the subprocess, the counting keys
 # present and blocked=- (not the pass-through).
 set -u
-so=$1 rcat=$2 script=$3
+so=$1 logcat=$2 script=$3
 python=/usr/bin/python3
 if [ ! -x $python ]; then echo "SKIP: $python (Debian's python3) is not installed"; exit 77; fi
 tmp=$(mktemp -d)
@@ -27,14 +27,14 @@ rc=$?
 echo "# $($python --version 2>&1) under the shim: exit $rc"
 if [ $rc -ne 0 ]; then bad "python3 exit $rc:"; cat "$tmp/err"; exit 1; fi
 [ -s "$tmp/err" ] && bad "$(wc -c <"$tmp/err") bytes on python's stderr: $(head -3 "$tmp/err")"
-if ! "$rcat" "$tmp/log" >"$tmp/rep"; then bad "the log does not parse:"; cat "$tmp/log"; exit 1; fi
+if ! "$logcat" "$tmp/log" >"$tmp/rep"; then bad "the log does not parse:"; cat "$tmp/log"; exit 1; fi
 role() { awk -v r="$1" '$1 == r {print $2}' "$tmp/out"; }
 main=$(role main) fexit=$(role fork-exit) f_exit=$(role fork-_exit) sub=$(role subprocess)
 [ -n "$main" ] && [ -n "$fexit" ] && [ -n "$f_exit" ] && [ -n "$sub" ] ||
   { bad "the script's pids: $(tr '\n' ' ' <"$tmp/out")"; exit 1; }
 n=$(wc -l <"$tmp/log")
 [ "$n" -eq 3 ] && [ "$(grep -c '^R ' "$tmp/rep")" -eq 3 ] ||
-  bad "$n lines in the log, want 3 report lines (main, fork-exit, subprocess):"
+  bad "$n lines in the log, want 3 loglines (main, fork-exit, subprocess):"
 # R pid ppid comm variant state inits ours handed named stats wait trywait
 #   timedwait clockwait post blocked timeouts reason
 line() { awk -v p="$1" '$2 == p' "$tmp/rep"; }

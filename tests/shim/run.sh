@@ -45,7 +45,7 @@ run() { # label cmd...
     echo "    ($v is capped, a lock: the shim keeps glibc's semaphores and says so)"
     passthrough=1
   else
-    # the main process's report: at least one semaphore on the variant
+    # the main process's exit message: at least one semaphore on the variant
     if ! grep -Eq "pid [0-9]+: [1-9][0-9]* semaphores initialised on $v" "$err"; then
       echo "FAIL $label: no semaphore was initialised on $v"; cat "$err"; fail=1; return
     fi

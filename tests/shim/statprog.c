@@ -1,5 +1,5 @@
 /* tests/shim/statprog.c — a plain POSIX program with an exactly known call
- * profile, for the shim's counting (FUTEXLAB_STATS=1) and report line
+ * profile, for the shim's counting (FUTEXLAB_STATS=1) and logline
  * (FUTEXLAB_LOG). Knows nothing of futexlab.
  *
  *   statprog          the profile below; prints one line per outcome
@@ -283,7 +283,7 @@ int main(void)
 		sem_t g;
 		if (sem_init(&g, 0, 0) || sem_post(&g) || sem_wait(&g) || sem_destroy(&g))
 			DIE("child: %s", strerror(errno));
-		exit(0); /* exit, not _exit: the shim's report line is written */
+		exit(0); /* exit, not _exit: the shim's logline is written */
 	}
 	int status;
 	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))

@@ -1,10 +1,10 @@
-/* harness/exec_report.h — the per-program report of `futexlab exec`: the
+/* harness/exec_summary.h — the per-program summary of `futexlab exec`: the
  * designs side by side on what the program did (wall, CPU, context
  * switches, semaphores on the design, processes) and on what the kernel saw
  * (futex calls by op, wakes that woke nobody, herds, EAGAIN storms, wait
  * time), then each design's most contended futex words. */
-#ifndef FUTEXLAB_EXEC_REPORT_H
-#define FUTEXLAB_EXEC_REPORT_H
+#ifndef FUTEXLAB_EXEC_SUMMARY_H
+#define FUTEXLAB_EXEC_SUMMARY_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 
 #define FL_EXEC_TOP 5
 
-/* What one measured rep leaves for the report besides its CSV row. */
+/* What one measured rep leaves for the summary besides its CSV row. */
 struct fl_exec_rep {
 	char label[40];                     /* the entry (variant, or BASELINE#2) */
 	int round;
@@ -23,7 +23,7 @@ struct fl_exec_rep {
 	int ntop[2];
 	int nwords;                         /* distinct words seen in the rep */
 	unsigned long long lost;            /* words the collector could not record */
-	struct { unsigned pid; char comm[17]; } procs[16]; /* from the shim's reports */
+	struct { unsigned pid; char comm[17]; } procs[16]; /* from the shim's loglines */
 	int nprocs;
 };
 
@@ -31,7 +31,7 @@ struct fl_exec_rep {
 const char *fl_exec_comm(const struct fl_exec_rep *x, unsigned pid);
 
 /* labels: the entries in the table's order; reps: every measured ok rep. */
-void fl_exec_report(FILE *f, const struct fl_table *t, const char *const *labels, int nlabels,
-		    const struct fl_exec_rep *reps, int nreps, bool probes);
+void fl_exec_summary(FILE *f, const struct fl_table *t, const char *const *labels, int nlabels,
+		     const struct fl_exec_rep *reps, int nreps, bool probes);
 
 #endif

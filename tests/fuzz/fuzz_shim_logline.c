@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_shim_report.c — the shim's report line (shim/report.c):
+/* tests/fuzz/fuzz_shim_logline.c — the shim's logline (shim/logline.c):
  * its parser and its writer against each other, on arbitrary bytes.
  *
  * Input, when byte 0 is not 0: a line (the input up to its first NUL), in a
@@ -11,17 +11,17 @@
  *     the same fields.
  * Input, when byte 0 is 0: the fields of a struct (fixed-width integers,
  * then comm, variant and reason separated by NUL bytes). The oracle: the
- * writer accepts it exactly when every field is in report.h's ranges; a
- * written line is one line of at most FL_SHIM_REPORT_LINE_MAX bytes that
+ * writer accepts it exactly when every field is in logline.h's ranges; a
+ * written line is one line of at most FL_SHIM_LOGLINE_MAX bytes that
  * parses back to the same fields (the counts only when stats, blocked only
  * when blocked_known). */
 #include <stdbool.h>
 #include <string.h>
 
 #include "tests/fuzz/fuzz.h"
-#include "shim/report.h"
+#include "shim/logline.h"
 
-static bool same(const struct fl_shim_report *a, const struct fl_shim_report *b)
+static bool same(const struct fl_shim_logline *a, const struct fl_shim_logline *b)
 {
 	if (a->pid != b->pid || a->ppid != b->ppid || strcmp(a->comm, b->comm) ||
 	    strcmp(a->variant, b->variant) || a->state != b->state || a->inits != b->inits ||
@@ -45,9 +45,9 @@ static void line_mode(const uint8_t *data, size_t size)
 	memcpy(line, data, n);
 	line[n] = '\0';
 
-	struct fl_shim_report got;
+	struct fl_shim_logline got;
 	memset(&got, 0xA5, sizeof got);
-	int r = fl_shim_report_parse(line, &got);
+	int r = fl_shim_logline_parse(line, &got);
 	bool tagged = !strncmp(line, "futexlab-shim ", 14);
 	FUZZ_ASSERT(r == 0 || r == 1 || r == -1, "returned %d", r);
 	FUZZ_ASSERT((r == 1) == !tagged, "returned %d for a line %s the tag", r,
@@ -59,14 +59,14 @@ static void line_mode(const uint8_t *data, size_t size)
 		free(line);
 		return;
 	}
-	char out[FL_SHIM_REPORT_LINE_MAX];
-	int w = fl_shim_report_format(&got, out, sizeof out);
+	char out[FL_SHIM_LOGLINE_MAX];
+	int w = fl_shim_logline_format(&got, out, sizeof out);
 	FUZZ_ASSERT(w > 0, "an accepted line does not format back: %s", line);
 	bool nl = n > 0 && line[n - 1] == '\n';
 	FUZZ_ASSERT((size_t)w == n + !nl && !memcmp(out, line, n) && out[w - 1] == '\n',
 		    "not canonical:\n  read  '%s'\n  wrote '%s'", line, out);
-	struct fl_shim_report again;
-	FUZZ_ASSERT(fl_shim_report_parse(out, &again) == 0 && same(&got, &again),
+	struct fl_shim_logline again;
+	FUZZ_ASSERT(fl_shim_logline_parse(out, &again) == 0 && same(&got, &again),
 		    "the written line parses differently: %s", out);
 	free(line);
 }
@@ -108,7 +108,7 @@ static bool in_class(const char *s, size_t cap, char lo, bool names)
 static void struct_mode(const uint8_t *data, size_t size)
 {
 	const uint8_t *p = data, *end = data + size;
-	struct fl_shim_report r;
+	struct fl_shim_logline r;
 	memset(&r, 0, sizeof r);
 	unsigned flags = (unsigned)take_int(&p, end, 1);
 	r.pid = (int)(uint32_t)take_int(&p, end, 4);
@@ -130,13 +130,13 @@ static void struct_mode(const uint8_t *data, size_t size)
 		     in_class(r.comm, sizeof r.comm, '!', false) &&
 		     in_class(r.variant, sizeof r.variant, 0, true) &&
 		     in_class(r.reason, sizeof r.reason, ' ', false);
-	size_t len = flags & 32 ? (size_t)take_int(&p, end, 2) % (FL_SHIM_REPORT_LINE_MAX + 1)
-				: FL_SHIM_REPORT_LINE_MAX;
+	size_t len = flags & 32 ? (size_t)take_int(&p, end, 2) % (FL_SHIM_LOGLINE_MAX + 1)
+				: FL_SHIM_LOGLINE_MAX;
 	char *buf = malloc(len ? len : 1); /* exactly len: ASan sees a write past it */
 	FUZZ_ASSERT(buf, "out of memory");
-	int w = fl_shim_report_format(&r, buf, len);
-	if (!valid || len < FL_SHIM_REPORT_LINE_MAX) {
-		FUZZ_ASSERT(valid || w == -1, "an invalid report formatted: %.*s", w, buf);
+	int w = fl_shim_logline_format(&r, buf, len);
+	if (!valid || len < FL_SHIM_LOGLINE_MAX) {
+		FUZZ_ASSERT(valid || w == -1, "an invalid logline formatted: %.*s", w, buf);
 		FUZZ_ASSERT(w == -1 || (size_t)w < len, "wrote %d bytes into %zu", w, len);
 		if (w == -1) {
 			FUZZ_ASSERT(len == 0 || buf[0] == '\0', "-1 left '%.20s' in buf", buf);
@@ -144,11 +144,11 @@ static void struct_mode(const uint8_t *data, size_t size)
 			return;
 		}
 	}
-	FUZZ_ASSERT(w > 0 && w < FL_SHIM_REPORT_LINE_MAX, "a valid report not formatted: %d", w);
+	FUZZ_ASSERT(w > 0 && w < FL_SHIM_LOGLINE_MAX, "a valid logline not formatted: %d", w);
 	FUZZ_ASSERT(buf[w] == '\0' && buf[w - 1] == '\n' && !memchr(buf, '\n', (size_t)w - 1),
 		    "not one terminated line");
-	struct fl_shim_report back;
-	FUZZ_ASSERT(fl_shim_report_parse(buf, &back) == 0, "the written line is refused: %s", buf);
+	struct fl_shim_logline back;
+	FUZZ_ASSERT(fl_shim_logline_parse(buf, &back) == 0, "the written line is refused: %s", buf);
 	FUZZ_ASSERT(same(&r, &back), "parsed back differently: %s", buf);
 	free(buf);
 }

@@ -1,4 +1,4 @@
-/* tests/test_remote_proto.c — the messages between the harness and a remote
+/* tests/test_helper_wire.c — the messages between the harness and a helper-run
  * design's helper (proc/wire.h): a request and a result survive
  * the round trip field for field (doubles exactly, strings with newlines and
  * backslashes, the stranded-waiter fields, the latency histogram bucket for
@@ -286,6 +286,6 @@ int main(void)
 	t_refusals();
 	t_golden_decode();
 	t_golden_encode();
-	printf("%s\n", failures ? "FAILED" : "remote_proto: all ok");
+	printf("%s\n", failures ? "FAILED" : "helper_wire: all ok");
 	return failures ? 1 : 0;
 }

@@ -1,16 +1,16 @@
-/* harness/exec_report.c — the per-program report of `futexlab exec`
- * (exec_report.h): what each design made the program do, from the run's
+/* harness/exec_summary.c — the per-program summary of `futexlab exec`
+ * (exec_summary.h): what each design made the program do, from the run's
  * rows (medians over the ok rounds), and the futex words it contended on,
  * from the collector's per-word counts of one rep per design (the rep
  * whose wall time is that design's median: a typical run, not the worst). */
-#include "harness/exec_report.h"
+#include "harness/exec_summary.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness/columns.h"
-#include "harness/report.h"
+#include "harness/ratios.h"
 #include "harness/stats.h"
 #include "harness/xalloc.h"
 
@@ -103,8 +103,8 @@ const char *fl_exec_comm(const struct fl_exec_rep *x, unsigned tgid)
 	return "";
 }
 
-void fl_exec_report(FILE *f, const struct fl_table *t, const char *const *labels, int nlabels,
-		    const struct fl_exec_rep *reps, int nreps, bool probes)
+void fl_exec_summary(FILE *f, const struct fl_table *t, const char *const *labels, int nlabels,
+		     const struct fl_exec_rep *reps, int nreps, bool probes)
 {
 	fprintf(f, "\nper program: medians over the ok rounds of each design (wall: fork to "
 		   "reaped; CPU and context switches: wait4's, the whole tree)\n");

@@ -1,5 +1,5 @@
-/* shim/report.c — see report.h. */
-#include "shim/report.h"
+/* shim/logline.c — see logline.h. */
+#include "shim/logline.h"
 
 #include <limits.h>
 #include <string.h>
@@ -141,7 +141,7 @@ static bool state_field(const char **p, enum fl_shim_state *out)
 	return false;
 }
 
-static bool counts(const char **p, struct fl_shim_report *r)
+static bool counts(const char **p, struct fl_shim_logline *r)
 {
 	if (!(count_field(p, "wait", &r->wait) && next(p) &&
 	      count_field(p, "trywait", &r->trywait) && next(p) &&
@@ -159,14 +159,14 @@ static bool counts(const char **p, struct fl_shim_report *r)
 	return next(p) && count_field(p, "timeouts", &r->timeouts) && next(p);
 }
 
-int fl_shim_report_parse(const char *line, struct fl_shim_report *out)
+int fl_shim_logline_parse(const char *line, struct fl_shim_logline *out)
 {
-	static const char tag[] = FL_SHIM_REPORT_TAG " ";
+	static const char tag[] = FL_SHIM_LOGLINE_TAG " ";
 	if (strncmp(line, tag, sizeof tag - 1) != 0)
 		return 1;
 	const char *p = line + sizeof tag - 1;
 	/* every field is written before *out is: untouched on error */
-	struct fl_shim_report r;
+	struct fl_shim_logline r;
 	memset(&r, 0, sizeof r);
 	if (!(int_field(&p, "pid", 1, &r.pid) && next(&p) &&
 	      int_field(&p, "ppid", 0, &r.ppid) && next(&p) &&
@@ -246,7 +246,7 @@ static void put_count(struct line *l, const char *k, uint64_t v)
 	put_u64(l, v);
 }
 
-int fl_shim_report_format(const struct fl_shim_report *r, char *buf, size_t len)
+int fl_shim_logline_format(const struct fl_shim_logline *r, char *buf, size_t len)
 {
 	if (len)
 		buf[0] = '\0';
@@ -258,7 +258,7 @@ int fl_shim_report_format(const struct fl_shim_report *r, char *buf, size_t len)
 	if (len == 0)
 		return -1;
 	struct line l = { buf, len, 0, false };
-	put(&l, FL_SHIM_REPORT_TAG);
+	put(&l, FL_SHIM_LOGLINE_TAG);
 	put_count(&l, "pid", (uint64_t)r->pid);
 	put_count(&l, "ppid", (uint64_t)r->ppid);
 	put_key(&l, "comm");

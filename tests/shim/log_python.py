@@ -1,4 +1,4 @@
-"""tests/shim/python_report.py — Debian's python3 under the shim's log
+"""tests/shim/log_python.py — Debian's python3 under the shim's log
 (tests/shim/log_python.sh). Standard library only.
 
 Makes 200 threading.Lock objects (each a sem_init in CPython 3.11) and uses
@@ -16,7 +16,7 @@ import threading
 
 
 def fail(msg):
-    print("python_report: FAIL", msg, file=sys.stderr)
+    print("log_python: FAIL", msg, file=sys.stderr)
     sys.exit(1)
 
 

@@ -1,12 +1,13 @@
-/* harness/report.h — what the tables say, from cells (table.h).
+/* harness/ratios.h — the ratio table, the before/after comparison and the
+ * TSV: what the tables say, from cells (table.h).
  *
  * Every verdict is a paired one (stats.h): a variant against the baseline
  * measured in the same rounds of the same run. Across two runs (compare A
  * B) the default compares those in-run ratios, which the machine's drift
  * between the runs does not move; --absolute compares ns per op and says
  * that it cannot tell a change from the machine drifting. */
-#ifndef FUTEXLAB_REPORT_H
-#define FUTEXLAB_REPORT_H
+#ifndef FUTEXLAB_RATIOS_H
+#define FUTEXLAB_RATIOS_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
-/* tests/test_shim_report.c — shim/report.c, the shim's report line, on lines
+/* tests/test_shim_logline.c — shim/logline.c, the shim's logline, on lines
  * whose answers are known: a line with and without the counting keys
  * formats to exactly the documented bytes and parses back; every state;
  * every field at and past its bound (pid 1..INT_MAX, ppid from 0, counts up
  * to 2^64-1, comm 15 bytes, a variant name 63, reason 255); every kind of
  * malformed line refused (-1, *out untouched) and other lines not taken for
- * a report (1); the formatter refuses what the parser would and never
- * writes past its buffer. (tests/fuzz/fuzz_shim_report.c checks the round
+ * a logline (1); the formatter refuses what the parser would and never
+ * writes past its buffer. (tests/fuzz/fuzz_shim_logline.c checks the round
  * trip on arbitrary bytes.) */
 #include <limits.h>
 #include <stdbool.h>
@@ -13,15 +13,15 @@
 #include <string.h>
 
 #include "tests/check.h"
-#include "shim/report.h"
+#include "shim/logline.h"
 
-static struct fl_shim_report rep;
+static struct fl_shim_logline rep;
 
 /* Parses with a sentinel in rep. */
 static int parse(const char *line)
 {
 	memset(&rep, 0xA5, sizeof rep);
-	return fl_shim_report_parse(line, &rep);
+	return fl_shim_logline_parse(line, &rep);
 }
 
 static bool untouched(void)
@@ -40,10 +40,10 @@ static void refuse(const char *line)
 	CHECK(untouched(), "*out written for '%s'", line);
 }
 
-static void not_report(const char *line)
+static void not_logline(const char *line)
 {
 	int r = parse(line);
-	CHECK(r == 1, "%d, want 1 (not a report): '%s'", r, line);
+	CHECK(r == 1, "%d, want 1 (not a logline): '%s'", r, line);
 	CHECK(untouched(), "*out written for '%s'", line);
 }
 
@@ -59,9 +59,9 @@ static const char *line3(const char *head, const char *mid, const char *reason)
 #define HEAD "pid=42 ppid=1 comm=semprog variant=negcount state=on inits=3 ours=2 handed=1 named=0"
 #define MID " wait=4 trywait=5 timedwait=6 clockwait=7 post=8 blocked=- timeouts=9"
 
-static struct fl_shim_report sample(void)
+static struct fl_shim_logline sample(void)
 {
-	struct fl_shim_report r;
+	struct fl_shim_logline r;
 	memset(&r, 0, sizeof r);
 	r.pid = 42;
 	r.ppid = 1;
@@ -76,17 +76,17 @@ static struct fl_shim_report sample(void)
 static void t_format(void *arg)
 {
 	(void)arg;
-	char buf[FL_SHIM_REPORT_LINE_MAX];
-	struct fl_shim_report r = sample();
+	char buf[FL_SHIM_LOGLINE_MAX];
+	struct fl_shim_logline r = sample();
 	r.wait = 99; /* not on the line without stats */
-	int n = fl_shim_report_format(&r, buf, sizeof buf);
+	int n = fl_shim_logline_format(&r, buf, sizeof buf);
 	const char *want = "futexlab-shim " HEAD " reason=-\n";
 	CHECK(n == (int)strlen(want) && !strcmp(buf, want), "got %d '%s'\nwant '%s'", n, buf, want);
 
 	r.stats = true;
 	r.wait = 4, r.trywait = 5, r.timedwait = 6, r.clockwait = 7, r.post = 8, r.timeouts = 9;
 	r.blocked = 77; /* not on the line: blocked_known is false */
-	n = fl_shim_report_format(&r, buf, sizeof buf);
+	n = fl_shim_logline_format(&r, buf, sizeof buf);
 	want = "futexlab-shim " HEAD MID " reason=-\n";
 	CHECK(n == (int)strlen(want) && !strcmp(buf, want), "got '%s'\nwant '%s'", buf, want);
 
@@ -95,18 +95,18 @@ static void t_format(void *arg)
 	r.state = FL_SHIM_PASS;
 	strcpy(r.variant, "glibc");
 	strcpy(r.reason, "breaks signal,eintr (FUTEXLAB_ALLOW=signal,eintr runs it)");
-	n = fl_shim_report_format(&r, buf, sizeof buf);
+	n = fl_shim_logline_format(&r, buf, sizeof buf);
 	CHECK(n > 0 && strstr(buf, " variant=glibc state=pass ") &&
 		      strstr(buf, " post=8 blocked=0 timeouts=9 reason=breaks signal,eintr "
 				  "(FUTEXLAB_ALLOW=signal,eintr runs it)\n"),
 	      "'%s'", buf);
 }
 
-/* Every field at its largest: still one line below FL_SHIM_REPORT_LINE_MAX. */
+/* Every field at its largest: still one line below FL_SHIM_LOGLINE_MAX. */
 static void t_longest(void *arg)
 {
 	(void)arg;
-	struct fl_shim_report r = sample();
+	struct fl_shim_logline r = sample();
 	r.pid = r.ppid = INT_MAX;
 	memset(r.comm, '~', FL_SHIM_COMM_MAX);
 	r.comm[FL_SHIM_COMM_MAX] = '\0';
@@ -119,14 +119,14 @@ static void t_longest(void *arg)
 		UINT64_MAX;
 	memset(r.reason, ' ', FL_SHIM_REASON_MAX);
 	r.reason[FL_SHIM_REASON_MAX] = '\0';
-	char buf[FL_SHIM_REPORT_LINE_MAX + 16];
+	char buf[FL_SHIM_LOGLINE_MAX + 16];
 	memset(buf, 'Z', sizeof buf);
-	int n = fl_shim_report_format(&r, buf, FL_SHIM_REPORT_LINE_MAX);
-	CHECK(n > 0 && n < FL_SHIM_REPORT_LINE_MAX && buf[n - 1] == '\n' && buf[n] == '\0',
+	int n = fl_shim_logline_format(&r, buf, FL_SHIM_LOGLINE_MAX);
+	CHECK(n > 0 && n < FL_SHIM_LOGLINE_MAX && buf[n - 1] == '\n' && buf[n] == '\0',
 	      "the longest line: %d bytes", n);
 	CHECK(memchr(buf, '\n', (size_t)n - 1) == NULL, "more than one line");
-	struct fl_shim_report back;
-	CHECK(fl_shim_report_parse(buf, &back) == 0, "the longest line does not parse: %s", buf);
+	struct fl_shim_logline back;
+	CHECK(fl_shim_logline_parse(buf, &back) == 0, "the longest line does not parse: %s", buf);
 	CHECK(back.pid == INT_MAX && back.ppid == INT_MAX && back.inits == UINT64_MAX &&
 		      back.timeouts == UINT64_MAX && back.blocked == UINT64_MAX &&
 		      !strcmp(back.comm, r.comm) && !strcmp(back.variant, r.variant) &&
@@ -136,7 +136,7 @@ static void t_longest(void *arg)
 	/* too small a buffer, by any amount: -1, "" and nothing past len */
 	for (int len = 1; len <= n; len++) {
 		memset(buf, 'Z', sizeof buf);
-		CHECK(fl_shim_report_format(&r, buf, (size_t)len) == -1 && buf[0] == '\0',
+		CHECK(fl_shim_logline_format(&r, buf, (size_t)len) == -1 && buf[0] == '\0',
 		      "len %d accepted (needs %d)", len, n + 1);
 		for (size_t i = (size_t)len; i < sizeof buf; i++)
 			if (buf[i] != 'Z') {
@@ -144,8 +144,8 @@ static void t_longest(void *arg)
 				break;
 			}
 	}
-	CHECK(fl_shim_report_format(&r, buf, (size_t)n + 1) == n, "exactly n + 1 bytes refused");
-	CHECK(fl_shim_report_format(&r, buf, 0) == -1, "len 0 accepted");
+	CHECK(fl_shim_logline_format(&r, buf, (size_t)n + 1) == n, "exactly n + 1 bytes refused");
+	CHECK(fl_shim_logline_format(&r, buf, 0) == -1, "len 0 accepted");
 }
 
 static void t_parse(void *arg)
@@ -212,16 +212,16 @@ static void t_parse(void *arg)
 static void t_refuse(void *arg)
 {
 	(void)arg;
-	/* not reports at all */
-	not_report("");
-	not_report("futexlab-preload: pid 1: 3 semaphores initialised on negcount, 0 handed to "
+	/* not loglines at all */
+	not_logline("");
+	not_logline("futexlab-preload: pid 1: 3 semaphores initialised on negcount, 0 handed to "
 		   "glibc, 0 named opens");
-	not_report("futexlab-shim");
-	not_report("futexlab-shim\n");
-	not_report("futexlab-shimpid=1");
-	not_report(" futexlab-shim " HEAD " reason=-");
-	not_report("FUTEXLAB-SHIM " HEAD " reason=-");
-	/* reports, broken */
+	not_logline("futexlab-shim");
+	not_logline("futexlab-shim\n");
+	not_logline("futexlab-shimpid=1");
+	not_logline(" futexlab-shim " HEAD " reason=-");
+	not_logline("FUTEXLAB-SHIM " HEAD " reason=-");
+	/* loglines, broken */
 	refuse("futexlab-shim ");
 	refuse("futexlab-shim " HEAD);
 	refuse("futexlab-shim " HEAD " ");
@@ -296,14 +296,14 @@ static void t_refuse(void *arg)
 static void t_format_refuse(void *arg)
 {
 	(void)arg;
-	char buf[FL_SHIM_REPORT_LINE_MAX];
-	struct fl_shim_report r;
+	char buf[FL_SHIM_LOGLINE_MAX];
+	struct fl_shim_logline r;
 #define BAD(what, change)                                                      \
 	do {                                                                   \
 		r = sample();                                                  \
 		change;                                                        \
 		memset(buf, 'Z', sizeof buf);                                  \
-		CHECK(fl_shim_report_format(&r, buf, sizeof buf) == -1 && buf[0] == '\0', \
+		CHECK(fl_shim_logline_format(&r, buf, sizeof buf) == -1 && buf[0] == '\0', \
 		      "formatted %s: %s", what, buf);                          \
 	} while (0)
 	BAD("pid 0", r.pid = 0);
@@ -322,7 +322,7 @@ static void t_format_refuse(void *arg)
 	BAD("an unterminated reason", memset(r.reason, 'r', sizeof r.reason));
 #undef BAD
 	r = sample();
-	CHECK(fl_shim_report_format(&r, buf, sizeof buf) > 0, "the sample refused");
+	CHECK(fl_shim_logline_format(&r, buf, sizeof buf) > 0, "the sample refused");
 }
 
 int main(void)
@@ -332,5 +332,5 @@ int main(void)
 	run_test("parse", t_parse, NULL, 10);
 	run_test("refuse", t_refuse, NULL, 10);
 	run_test("format-refuse", t_format_refuse, NULL, 10);
-	return tests_done("shim_report");
+	return tests_done("shim_logline");
 }

@@ -1,24 +1,24 @@
-/* tests/shim/reportcat.c — the shim's log read back with the published
- * parser (shim/report.h), as the harness reads it.
+/* tests/shim/logcat.c — the shim's log read back with the published
+ * parser (shim/logline.h), as the harness reads it.
  *
- *   reportcat FILE
+ *   logcat FILE
  *
  * One output line per line of FILE:
  *   R pid ppid comm variant state inits ours handed named stats wait trywait
  *     timedwait clockwait post blocked timeouts reason...
- *       a report (stats 0 or 1; without stats the counts print as -,
+ *       a logline (stats 0 or 1; without stats the counts print as -,
  *       blocked as - when not known)
  *   M line      another line (a FUTEXLAB_DEBUG message)
- *   BAD line    a line that starts like a report and does not parse
+ *   BAD line    a line that starts like a logline and does not parse
  * Exits 1 if a line was BAD or the file cannot be read, 0 otherwise. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "shim/report.h"
+#include "shim/logline.h"
 
-static void count(const struct fl_shim_report *r, uint64_t v)
+static void count(const struct fl_shim_logline *r, uint64_t v)
 {
 	if (r->stats)
 		printf(" %" PRIu64, v);
@@ -29,7 +29,7 @@ static void count(const struct fl_shim_report *r, uint64_t v)
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fputs("usage: reportcat FILE\n", stderr);
+		fputs("usage: logcat FILE\n", stderr);
 		return 2;
 	}
 	FILE *f = fopen(argv[1], "r");
@@ -41,8 +41,8 @@ int main(int argc, char **argv)
 	size_t cap = 0;
 	int bad = 0;
 	while (getline(&line, &cap, f) > 0) {
-		struct fl_shim_report r;
-		int p = fl_shim_report_parse(line, &r);
+		struct fl_shim_logline r;
+		int p = fl_shim_logline_parse(line, &r);
 		if (p == 1) {
 			printf("M %s", line);
 		} else if (p != 0) {

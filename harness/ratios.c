@@ -1,5 +1,5 @@
-/* harness/report.c — the ratio table, before/after, TSV (report.h). */
-#include "harness/report.h"
+/* harness/ratios.c — the ratio table, before/after, TSV (ratios.h). */
+#include "harness/ratios.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* shim/report.h — the shim's report line: its published format.
+/* shim/logline.h — the shim's logline: its published format.
  *
  * With FUTEXLAB_LOG=PATH, every process that loaded libfutexlab-preload.so
  * appends one line to PATH when it exits (shim/log.md, "The log"):
@@ -12,33 +12,29 @@
  * in exactly this order, every value but reason free of spaces, reason last
  * and running to the end of the line. The line is canonical: numbers in
  * decimal without sign or leading zero, so a parsed line formats back to
- * the same bytes (the fuzz target's oracle, tests/fuzz/fuzz_shim_report.c).
+ * the same bytes (the fuzz target's oracle, tests/fuzz/fuzz_shim_logline.c).
  *
- * The shim writes lines with fl_shim_report_format and the harness reads
- * them with fl_shim_report_parse: both are here, pure (no globals, no
+ * The shim writes lines with fl_shim_logline_format and the harness reads
+ * them with fl_shim_logline_parse: both are here, pure (no globals, no
  * allocation, no locale: neither strtoul nor printf), so one file defines
  * the format for its writer and its readers. The harness may include this
- * header and link report.c; nothing else of the shim. The harness has a
- * report.h of its own: include this one as "shim/report.h" with the project
- * root on the include path, never with shim/ on the path of a file that
- * also includes harness/report.h (the first found would shadow the other;
- * tests/fuzz/meson.build keeps shim/ to the shim's targets).
- * Unit-tested by tests/test_shim_report.c, fuzzed by
- * tests/fuzz/fuzz_shim_report.c. */
-#ifndef FUTEXLAB_SHIM_REPORT_H
-#define FUTEXLAB_SHIM_REPORT_H
+ * header and link logline.c; nothing else of the shim.
+ * Unit-tested by tests/test_shim_logline.c, fuzzed by
+ * tests/fuzz/fuzz_shim_logline.c. */
+#ifndef FUTEXLAB_SHIM_LOGLINE_H
+#define FUTEXLAB_SHIM_LOGLINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define FL_SHIM_REPORT_TAG "futexlab-shim" /* the line's first word */
+#define FL_SHIM_LOGLINE_TAG "futexlab-shim" /* the line's first word */
 #define FL_SHIM_COMM_MAX 15     /* the kernel's TASK_COMM_LEN - 1 */
 #define FL_SHIM_NAME_MAX 63     /* a variant name: FL_SHIM_VARIANT_MAX (env.h) */
 #define FL_SHIM_REASON_MAX 255
 /* A line's bytes at most, its newline included: below PIPE_BUF (4096), so
  * one write() of it is one atomic append even to a pipe. */
-#define FL_SHIM_REPORT_LINE_MAX 1024
+#define FL_SHIM_LOGLINE_MAX 1024
 
 /* What the shim did with the process's semaphores (FUTEXLAB_VARIANT). */
 enum fl_shim_state {
@@ -50,7 +46,7 @@ enum fl_shim_state {
 };
 #define FL_SHIM_NSTATES 5
 
-struct fl_shim_report {
+struct fl_shim_logline {
 	int pid;  /* > 0 */
 	int ppid; /* >= 0 (0: the parent is outside the pid namespace) */
 	/* /proc/self/comm, each byte outside '!'..'~' (space, control, non-ASCII)
@@ -78,21 +74,21 @@ struct fl_shim_report {
 const char *fl_shim_state_name(enum fl_shim_state s);
 
 /* Parses one line (with or without its final '\n'; nothing after it).
- *   0   a report: *out filled (every field, the counts absent from the line
+ *   0   a logline: *out filled (every field, the counts absent from the line
  *       zero);
- *   1   not a report line (it does not start with "futexlab-shim "): the
+ *   1   not a logline (it does not start with "futexlab-shim "): the
  *       log also holds the shim's FUTEXLAB_DEBUG messages ("futexlab-preload:
  *       ...") when both are set; *out untouched;
- *  -1   starts like a report but is not one (a key missing, out of order or
+ *  -1   starts like a logline but is not one (a key missing, out of order or
  *       unknown, a value out of range or not canonical, a byte a field may
  *       not hold, a line too long): *out untouched. */
-int fl_shim_report_parse(const char *line, struct fl_shim_report *out);
+int fl_shim_logline_parse(const char *line, struct fl_shim_logline *out);
 
 /* Writes r's line, '\n' and NUL included, into buf: its length (without the
- * NUL, at most FL_SHIM_REPORT_LINE_MAX), or -1 when a field is out of the
+ * NUL, at most FL_SHIM_LOGLINE_MAX), or -1 when a field is out of the
  * ranges above (nothing a parser would accept; buf then holds "" if len >
  * 0) or len is too small. Fields that the line does not carry (the counts
  * when !stats, blocked when !blocked_known) are not looked at. */
-int fl_shim_report_format(const struct fl_shim_report *r, char *buf, size_t len);
+int fl_shim_logline_format(const struct fl_shim_logline *r, char *buf, size_t len);
 
 #endif

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# tests/test_remote.sh — musl-libc, a remote design (proc/helper.h), end to
+# tests/test_helper.sh — musl-libc, a helper-run design (proc/helper.h), end to
 # end through futexlab: its rows come from musl's sem_t in the helper, a
 # helper that crashes or hangs is an error row (never a hung run), Ctrl-C
 # keeps the rows and takes the helper with it, the probes count the helper's
 # futex calls for its rows only, and exec/the shim refuse it.
-#   test_remote.sh path/to/futexlab path/to/libfutexlab-preload.so
+#   test_helper.sh path/to/futexlab path/to/libfutexlab-preload.so
 # (shim `-` in a sanitizer build: its preload check is skipped, said so)
 set -u
 fl=$1 shim=$2
@@ -35,7 +35,7 @@ csv=$tmp/a.csv
   --tokens 1 --rounds 3 --warmup 1 --duration 0.03 --latency --no-control --quiet \
   --no-probes --csv "$csv" >"$tmp/a.out" 2>&1
 rc=$?
-meta=$(grep '^# remote musl-libc:' "$csv")
+meta=$(grep '^# helper musl-libc:' "$csv")
 if [ $rc -eq 0 ] && [[ $meta == *"libc musl 1."*"(static)"* ]]; then ok "helper says: ${meta#\# }"
 else bad "rc=$rc meta='$meta'"; tail -5 "$tmp/a.out"; fi
 n_ok=$(for w in pool pingpong uncontended; do col "$csv" musl-libc $w status; done | grep -c '^ok$')
@@ -83,7 +83,7 @@ run=$!
 # a sleep; 60 s is generous for one 0.1 s rep)
 pid= t0=$(ms)
 while [ $(( $(ms) - t0 )) -lt 60000 ] && kill -0 $run 2>/dev/null; do
-  pid=$(sed -n 's/^# remote musl-libc: .* pid \([0-9]*\),.*/\1/p' "$csv" 2>/dev/null | head -1)
+  pid=$(sed -n 's/^# helper musl-libc: .* pid \([0-9]*\),.*/\1/p' "$csv" 2>/dev/null | head -1)
   [ -n "$pid" ] && [ "$(col "$csv" musl-libc pool status 2>/dev/null | grep -c '^ok$')" -ge 1 ] && break
   sleep 0.05
 done
@@ -98,7 +98,7 @@ if [ $rc -eq 1 ] && [[ $note == *"killed by signal 11"* ]] && [ "$pok" -ge 30 ];
 else bad "crash: rc=$rc pid=$pid (after $waited ms) glibc ok=$pok note: $note; load $(cat /proc/loadavg)"; fi
 
 # 5. a helper that hangs (a stand-in that says hello and never answers):
-#    an error row after FUTEXLAB_REMOTE_TIMEOUT, the helper killed, the run
+#    an error row after FUTEXLAB_HELPER_TIMEOUT, the helper killed, the run
 #    ends. Each stand-in started writes its pid before it execs sleep: the
 #    check looks for those very processes (sleep 600 under that pid) after
 #    the run; a harness that did not kill them leaves them running.
@@ -111,7 +111,7 @@ EOF
 chmod +x "$tmp/hang.sh"
 csv=$tmp/h.csv
 t0=$(date +%s)
-HANG_PIDFILE=$tmp/hang.pid FUTEXLAB_REMOTE_HELPER=$tmp/hang.sh FUTEXLAB_REMOTE_TIMEOUT=1 timeout 60 "$fl" run \
+HANG_PIDFILE=$tmp/hang.pid FUTEXLAB_HELPER=$tmp/hang.sh FUTEXLAB_HELPER_TIMEOUT=1 timeout 60 "$fl" run \
   --variant musl-libc,glibc --workload uncontended --rounds 3 --duration 0.02 --no-control \
   --quiet --no-probes --csv "$csv" >"$tmp/h.out" 2>&1
 rc=$?
@@ -141,7 +141,7 @@ while [ $(( $(ms) - t0 )) -lt 60000 ] && kill -0 $run 2>/dev/null; do
   sleep 0.05
 done
 waited=$(( $(ms) - t0 ))
-pid=$(sed -n 's/^# remote musl-libc: .* pid \([0-9]*\),.*/\1/p' "$csv" | head -1)
+pid=$(sed -n 's/^# helper musl-libc: .* pid \([0-9]*\),.*/\1/p' "$csv" | head -1)
 kill -INT -- -"$run"
 wait $run
 rc=$?
@@ -158,13 +158,13 @@ st=$(col "$csv" musl-libc uncontended status)
 note=$(grep '^musl-libc,uncontended,' "$csv" | grep -o '"[^"]*"' | head -1)
 if [ "$st" = skipped ] && [[ $note == *PR_FUTEX_HASH* ]]; then
   skip "--hash private:16 in the helper: $note"
-elif grep -q '^# remote musl-libc: .*hash private:16$' "$csv" && [ "$st" = ok ]; then
+elif grep -q '^# helper musl-libc: .*hash private:16$' "$csv" && [ "$st" = ok ]; then
   ok "--hash private:16 applied in the helper"
-else bad "hash: status $st, $(grep '^# remote' "$csv")"; fi
+else bad "hash: status $st, $(grep '^# helper' "$csv")"; fi
 
 # 8. no helper: a skipped row with the reason
 csv=$tmp/m.csv
-FUTEXLAB_REMOTE_HELPER=$tmp/none "$fl" run --variant musl-libc --workload uncontended \
+FUTEXLAB_HELPER=$tmp/none "$fl" run --variant musl-libc --workload uncontended \
   --rounds 1 --duration 0.01 --quiet --no-probes --csv "$csv" >/dev/null 2>&1
 if grep -q "^musl-libc,uncontended,.*,skipped,\"its helper $tmp/none cannot be run" "$csv"; then
   ok "missing helper: skipped row"
@@ -184,5 +184,5 @@ else
   else bad "shim: '$msg'"; fi
 fi
 
-echo "remote: $pass passed, $fail failed, $skipped skipped"
+echo "helper: $pass passed, $fail failed, $skipped skipped"
 [ $fail -eq 0 ]
