@@ -13,18 +13,8 @@
 #include <string.h>
 
 #include "proc/wire.h"
+#include "tests/expect.h"
 
-static int failures;
-
-#define EXPECT(c, ...)                                                   \
-	do {                                                             \
-		if (!(c)) {                                              \
-			failures++;                                      \
-			printf("FAIL %s:%d %s: ", __FILE__, __LINE__, #c); \
-			printf(__VA_ARGS__);                             \
-			printf("\n");                                    \
-		}                                                        \
-	} while (0)
 
 static void t_request(void)
 {

@@ -22,18 +22,8 @@
 #include "proc/wire.h"
 #include "harness/run_row.h"
 #include "harness/table.h"
+#include "tests/expect.h"
 
-static int failures;
-
-#define EXPECT(c, ...)                                                   \
-	do {                                                             \
-		if (!(c)) {                                              \
-			failures++;                                      \
-			printf("FAIL %s:%d %s: ", __FILE__, __LINE__, #c); \
-			printf(__VA_ARGS__);                             \
-			printf("\n");                                    \
-		}                                                        \
-	} while (0)
 
 /* The table's part of the header as every run CSV so far has it. A
  * deliberate change of the schema changes this text (and says so to every
