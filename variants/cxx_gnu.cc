@@ -115,4 +115,5 @@ FL_VARIANT_NAMED(cxx_gnu, "cxx-gnu", sem_type,
 	 * inlined into them), the atomic-wait templates left out of line, and
 	 * libc's syscall() its futex calls go through */
 	.text = "src:cxx_gnu.cc;sym:_ZSt26__atomic_wait_address,_ZSt32__atomic_wait_address,"
-		"_ZNSt8__detail;dsym:libc.so.6:syscall");
+		"_ZNSt8__detail;dsym:libc.so.6:syscall",
+	.own_policy = "12 polls with a pause, 4 with sched_yield, then FUTEX_WAIT (shared)");

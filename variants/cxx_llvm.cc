@@ -107,7 +107,8 @@ FL_VARIANT_NAMED(cxx_llvm, "cxx-llvm", sem_type,
 	 * syscall() its futex calls go through */
 	.text = "src:cxx_llvm.cc;span:libc++.so.1:_ZNSt3__120__libcpp_atomic_wait,"
 		"_ZNSt3__123__cxx_atomic_notify,_ZNSt3__123__libcpp_atomic_monitor;"
-		"dsym:libc.so.6:syscall");
+		"dsym:libc.so.6:syscall",
+	.own_policy = "64 polls, polls to 4 us, sched_yield to 64 us, then FUTEX_WAIT on a proxy word");
 
 #else /* built without libc++ */
 
@@ -134,6 +135,8 @@ FL_VARIANT_NAMED(cxx_llvm, "cxx-llvm", long long,
 	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW | FL_LOST_WAKEUP,
 	.unavailable = cl_unavailable, .init = cl_refuse_init, .destroy = cl_refuse_destroy,
 	.post = cl_refuse_post, .wait = cl_refuse_wait, .trywait = cl_refuse_wait,
-	.timedwait = cl_refuse_timedwait, .getvalue = nullptr, .words = cl_refuse_words);
+	.timedwait = cl_refuse_timedwait, .getvalue = nullptr, .words = cl_refuse_words,
+	.text = nullptr,
+	.own_policy = "64 polls, polls to 4 us, sched_yield to 64 us, then FUTEX_WAIT on a proxy word");
 
 #endif

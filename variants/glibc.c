@@ -43,6 +43,7 @@ static int glibc_words(void *p, _Atomic uint32_t **out, int max)
 FL_VARIANT(glibc, sem_t,
 	.text = "span:libc.so.6:sem_", /* hunt: glibc's sem_*.c code (variant.h) */
 	.summary = "glibc's sem_t (nptl): the peer every comparison includes",
+	.own_policy = "parks at once: one try, then FUTEX_WAIT_BITSET (no spin)",
 	.value_max = SEM_VALUE_MAX,
 	.init = fl_sem_api_init, .destroy = fl_sem_api_destroy, .post = fl_sem_api_post,
 	.wait = fl_sem_api_wait, .trywait = fl_sem_api_trywait, .timedwait = glibc_timedwait,

@@ -55,6 +55,9 @@
 
 #include "variants/variant.h"
 
+/* How musl waits (sem_timedwait.c), for `futexlab list`: its own policy. */
+#define ML_POLICY "spins 100 times while the value is empty and nobody waits, then FUTEX_WAIT"
+
 /* hunt's in-library-text preemption (variant.h .text): musl's semaphore
  * code inside the static helper — sem_*, the futex sleep (__timedwait*,
  * __wait), the cancellable syscall path it sleeps through; sem_post's wake
@@ -107,6 +110,7 @@ const struct fl_variant fl_variant_musl_libc = {
 	.name = "musl-libc", .size = sizeof(sem_t), .align = _Alignof(sem_t),
 	.summary = "musl 1.2.3's sem_t (Debian musl-tools), run in a static musl helper",
 	.text = ML_TEXT,
+	.own_policy = ML_POLICY,
 	.value_max = SEM_VALUE_MAX,
 	.flags = FL_LOST_WAKEUP, /* 1.2.3: post's ABA (musl 159d1f6c, in 1.2.4) */
 	.init = fl_sem_api_init, .destroy = fl_sem_api_destroy, .post = fl_sem_api_post,
@@ -136,6 +140,7 @@ const struct fl_variant fl_variant_musl_libc = {
 	.unavailable = ml_unavailable,
 	.helper = "futexlab-musl",
 	.text = ML_TEXT, /* (read in the helper) */
+	.own_policy = ML_POLICY,
 };
 
 #endif

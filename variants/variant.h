@@ -139,6 +139,12 @@ struct fl_variant {
 	 * function named sem_* of libc.so.6). A helper-run design's text is read
 	 * in its helper. */
 	const char *text;
+	/* Non-NULL: a shipped library, which waits the way it is built to; the
+	 * text says how (printed by `futexlab list`). The waiting policy of
+	 * variants/policy.h applies to the other designs only: fl_wait calls
+	 * this one's wait directly, and the harness and the shim refuse a
+	 * policy for it. */
+	const char *own_policy;
 };
 
 #ifndef __cplusplus

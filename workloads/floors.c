@@ -89,6 +89,7 @@ const struct fl_variant fl_floor_atomic = {
 	.size = sizeof(struct fl_floor), .align = _Alignof(struct fl_floor), .value_max = INT32_MAX,
 	.init = fa_init, .destroy = fa_destroy, .post = fa_post, .wait = fa_wait,
 	.trywait = fa_trywait, .timedwait = fa_timedwait, .getvalue = fa_getvalue,
+	.own_policy = "spins until a token comes; never sleeps",
 };
 
 static int ff_post(void *p, unsigned n)
@@ -120,4 +121,5 @@ const struct fl_variant fl_floor_futex = {
 	.size = sizeof(struct fl_floor), .align = _Alignof(struct fl_floor), .value_max = INT32_MAX,
 	.init = fa_init, .destroy = fa_destroy, .post = ff_post, .wait = ff_wait,
 	.trywait = fa_trywait, .timedwait = ff_timedwait, .getvalue = fa_getvalue,
+	.own_policy = "sleeps at once (FUTEX_WAIT on the count)",
 };

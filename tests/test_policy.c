@@ -1,0 +1,155 @@
+/* tests/test_policy.c — the waiting policy (variants/policy.h): its text,
+ * the adaptive policy's learning on scripted wait costs, and fl_wait's
+ * single-threaded contract on a real design under every policy. (The
+ * multi-threaded proof — no token lost or invented, no wakeup lost, under
+ * every policy — is the shared suite's, run with FUTEXLAB_POLICY set:
+ * tests/README.md, "Policies".) */
+#include <errno.h>
+#include <string.h>
+
+#include "expect.h"
+#include "lib/clock.h"
+#include "variants/policy.h"
+
+extern const struct fl_variant fl_variant_negcount, fl_variant_glibc;
+
+static void test_text(void)
+{
+	static const char *const good[] = { "park", "spin:1", "spin:200", "spin-yield:16",
+					    "adaptive", "spin:1000000" };
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		struct fl_policy p;
+		char err[160], buf[FL_POLICY_TEXT_MAX];
+		EXPECT(fl_policy_parse(good[i], &p, err, sizeof err) == 0, "%s: %s", good[i], err);
+		EXPECT(!strcmp(fl_policy_format(&p, buf, sizeof buf), good[i]), "%s -> %s", good[i],
+		       buf);
+	}
+	static const char *const bad[] = { "", "spin", "spin:", "spin:0", "spin:-3", "spin:x",
+					   "spin:1000001", "spin:12abc", "adaptive:3", "park:1",
+					   "yield", "Spin:4", "spin-yield" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct fl_policy p = { FL_POLICY_ADAPTIVE, 7 };
+		char err[160] = "";
+		EXPECT(fl_policy_parse(bad[i], &p, err, sizeof err) == -1, "'%s' accepted", bad[i]);
+		EXPECT(err[0] && !strchr(err, '\n'), "'%s': no one-line reason", bad[i]);
+		EXPECT(p.kind == FL_POLICY_ADAPTIVE && p.bound == 7, "'%s' wrote *out", bad[i]);
+	}
+}
+
+/* Waits whose token comes cost_ns after the waiter found none: a wait that
+ * tries for at least that long wins after cost_ns; one that tries less
+ * parks and is woken (after the wake-to-run latency). Counts what the last
+ * `tail` of n waits did. */
+struct tally {
+	int spin, yield, park, won;
+	uint64_t tried_ns;              /* CPU spent trying, over the tail */
+	uint32_t min_budget;            /* shortest budget of a trying plan in the tail */
+};
+
+static struct tally run(struct fl_adapt *a, uint64_t cost_ns, bool over, int n, int tail)
+{
+	struct tally t = { 0, 0, 0, 0, 0, UINT32_MAX };
+	for (int i = 0; i < n; i++) {
+		struct fl_adapt_plan plan = fl_adapt_plan(a, over);
+		bool trying = plan.mode != FL_ADAPT_PARK;
+		bool won = trying && cost_ns <= plan.budget_ns;
+		uint64_t tried = !trying ? 0 : won ? cost_ns : plan.budget_ns;
+		fl_adapt_learn(a, &plan, won, tried, won ? 0 : cost_ns - tried + 20000);
+		if (i < n - tail)
+			continue;
+		t.spin += plan.mode == FL_ADAPT_SPIN;
+		t.yield += plan.mode == FL_ADAPT_YIELD;
+		t.park += plan.mode == FL_ADAPT_PARK;
+		t.won += won;
+		t.tried_ns += tried;
+		if (trying && plan.budget_ns < t.min_budget)
+			t.min_budget = plan.budget_ns;
+	}
+	return t;
+}
+
+static void test_adaptive(void)
+{
+	/* short waits: spinning, every wait won, a window above the cost */
+	struct fl_adapt a = FL_ADAPT_INIT;
+	struct tally t = run(&a, 300, false, 200, 100);
+	EXPECT(t.spin == 100 && t.won == 100, "300 ns waits: %d spin, %d won of 100", t.spin, t.won);
+	EXPECT(a.window_ns >= 600 && a.window_ns <= 4000, "300 ns waits: window %u", a.window_ns);
+
+	/* long waits: parking, and the probes cost under 0.5% of a park (20 us) */
+	a = (struct fl_adapt)FL_ADAPT_INIT;
+	t = run(&a, 1000000, false, 3000, 2000);
+	EXPECT(t.park >= 1990, "1 ms waits: %d of 2000 parked at once", t.park);
+	EXPECT(t.tried_ns / 2000 <= 100, "1 ms waits: %llu ns tried per wait",
+	       (unsigned long long)(t.tried_ns / 2000));
+	EXPECT(a.window_ns == 0 && a.probe_shift == FL_ADAPT_PROBE_SHIFT_MAX,
+	       "1 ms waits: window %u, probe shift %u", a.window_ns, a.probe_shift);
+
+	/* waits a little longer than the first window (6 us > 4 us): the
+	 * window closes, a probe finds that trying pays, and it reopens */
+	a = (struct fl_adapt)FL_ADAPT_INIT;
+	t = run(&a, 6000, false, 100, 50);
+	EXPECT(t.spin == 50 && t.won == 50 && t.min_budget >= 6000,
+	       "6 us waits: %d spin, %d won of 50, budget >= %u", t.spin, t.won, t.min_budget);
+
+	/* long, then short again: spinning within a probe interval or two */
+	t = run(&a, 1000000, false, 2000, 0);
+	t = run(&a, 300, false, 600, 100);
+	EXPECT(t.spin == 100 && t.won == 100, "1 ms then 300 ns: %d spin, %d won of the last 100",
+	       t.spin, t.won);
+
+	/* oversubscribed: short waits yield instead of spinning; long ones park */
+	a = (struct fl_adapt)FL_ADAPT_INIT;
+	t = run(&a, 300, true, 200, 100);
+	EXPECT(t.yield == 100 && t.won == 100, "oversubscribed 300 ns: %d yield of 100", t.yield);
+	t = run(&a, 1000000, true, 2000, 1000);
+	EXPECT(t.park >= 990, "oversubscribed 1 ms: %d of 1000 parked", t.park);
+
+	/* the window stays within its bounds whatever it is told */
+	a = (struct fl_adapt)FL_ADAPT_INIT;
+	run(&a, 10000000, false, 3, 0);
+	struct fl_adapt_plan probe = { FL_ADAPT_SPIN, FL_ADAPT_MAX_NS, true };
+	fl_adapt_learn(&a, &probe, true, 1000000000ull, 0);
+	EXPECT(a.window_ns == FL_ADAPT_MAX_NS, "won after 1 s: window %u", a.window_ns);
+	fl_adapt_learn(&a, &probe, true, 1, 0);
+	EXPECT(a.window_ns == FL_ADAPT_MIN_NS, "won after 1 ns: window %u", a.window_ns);
+}
+
+/* fl_wait / fl_timedwait on negcount under every policy: a token is taken
+ * once, an empty semaphore times out at a past deadline (ETIMEDOUT, the
+ * design's answer) and rejects a bad one (EINVAL), and a policy never
+ * leaves a token taken that it did not return. */
+static void test_waits(const char *text)
+{
+	struct fl_policy p;
+	char err[160];
+	EXPECT(fl_policy_parse(text, &p, err, sizeof err) == 0, "%s", err);
+	fl_policy_set(&p);
+	const struct fl_variant *v = &fl_variant_negcount;
+	_Alignas(16) unsigned char s[FL_STATE_MAX];
+	EXPECT(v->init(s, 2, 0) == 0, "%s: init", text);
+	EXPECT(fl_wait(v, s) == 0 && fl_wait(v, s) == 0, "%s: two tokens", text);
+	struct timespec past = fl_deadline_after_ns(-1000), bad = { 0, FL_NSEC_PER_SEC };
+	EXPECT(fl_timedwait(v, s, &past) == ETIMEDOUT, "%s: empty, past deadline", text);
+	struct timespec soon = fl_deadline_after_ns(200000);
+	EXPECT(fl_timedwait(v, s, &soon) == ETIMEDOUT, "%s: empty, 200 us", text);
+	EXPECT(fl_timedwait(v, s, &bad) == EINVAL, "%s: tv_nsec 1e9", text);
+	EXPECT(v->getvalue(s) == 0, "%s: value %d after the failed waits", text, v->getvalue(s));
+	v->post(s, 1);
+	EXPECT(fl_timedwait(v, s, &past) == 0, "%s: a token is taken past the deadline", text);
+	EXPECT(v->getvalue(s) == 0, "%s: value %d", text, v->getvalue(s));
+	v->destroy(s);
+	EXPECT(!fl_policy_applies(&fl_variant_glibc) && fl_policy_applies(v),
+	       "glibc keeps its own policy, negcount takes the process's");
+}
+
+int main(void)
+{
+	test_text();
+	test_adaptive();
+	static const char *const all[] = { "park", "spin:100", "spin-yield:4", "adaptive" };
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		test_waits(all[i]);
+	printf("%s\n", failures ? "FAIL" : "ok");
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,134 @@
+/* variants/policy.h — the waiting policy: what a waiter does between finding
+ * no token and sleeping on the design's words.
+ *
+ * A design (variants/NAME.c) is a protocol: which words a wait and a post
+ * touch, in which order, and how a sleeper is found and woken. How long a
+ * waiter keeps trying before it sleeps is another question — the shipped
+ * libraries answer it inside their code (libstdc++ 12 spins 12 times and
+ * yields 4; libc++ 14 polls 64 times, then polls and yields for up to 64 us;
+ * musl spins 100 times while nobody waits; glibc's sem_wait sleeps at
+ * once) — and a table that compares a spinning library with a parking
+ * design compares two things at once. Here the answer is an axis of its
+ * own, applied in this one place, the same way to every futexlab design:
+ *
+ *   park          call the design's wait at once (the designs as written;
+ *                 the default)
+ *   spin:N        re-try the design's trywait up to N times, a CPU pause
+ *                 between tries, then the design's wait
+ *   spin-yield:N  the same with sched_yield(2) between tries
+ *   adaptive      spin, yield or park per semaphore, learned from what
+ *                 recent waits cost (the argument is above its code in
+ *                 policy.c)
+ *
+ * CORRECTNESS. The policy touches the design only through its own trywait
+ * and then its own wait/timedwait: it never reads or writes the design's
+ * words, never sleeps outside the design's wait, and never returns a token
+ * the design's trywait or wait did not give. A trywait takes a token or
+ * changes nothing (variant.h), so any number of failed re-tries leave the
+ * semaphore as they found it, and the design's wait that follows starts
+ * from its own fast path and re-checks its own condition before it sleeps
+ * — every argument of the design's comment holds unchanged. What a policy
+ * can cost is time and CPU, never a token or a wakeup: the shared suite,
+ * torture, the promises suite and the mutants run under every policy
+ * (tests/README.md, "Policies").
+ *
+ * The shipped libraries (.own_policy in variant.h) keep the policy they are
+ * built with: fl_wait calls their wait directly whatever is set, and the
+ * harness refuses a policy for them.
+ *
+ * The policy is a process-wide run parameter, like the wake strategy
+ * (lib/wake.h): set before the rep's threads start, read relaxed. */
+#ifndef FUTEXLAB_POLICY_H
+#define FUTEXLAB_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "variants/variant.h"
+
+enum fl_policy_kind {
+	FL_POLICY_PARK,
+	FL_POLICY_SPIN,
+	FL_POLICY_SPIN_YIELD,
+	FL_POLICY_ADAPTIVE,
+};
+
+struct fl_policy {
+	enum fl_policy_kind kind;
+	int bound;                      /* spin, spin-yield: tries, 1..FL_POLICY_BOUND_MAX */
+};
+
+#define FL_POLICY_BOUND_MAX 1000000
+#define FL_POLICY_PARK_INIT { FL_POLICY_PARK, 0 }
+/* The longest text fl_policy_format writes, with its NUL. */
+#define FL_POLICY_TEXT_MAX 24
+
+/* "park", "spin:N", "spin-yield:N", "adaptive" -> *out: 0, or -1 with a
+ * one-line reason in err (unknown name, a bound missing, not a number, out
+ * of 1..FL_POLICY_BOUND_MAX; "spin:0" is not a spin: say park). */
+int fl_policy_parse(const char *text, struct fl_policy *out, char *err, size_t errlen);
+/* The canonical text of p (what fl_policy_parse reads back). */
+const char *fl_policy_format(const struct fl_policy *p, char *buf, size_t n);
+/* The policies, for usage lines: "park, spin:N, spin-yield:N, adaptive". */
+#define FL_POLICY_NAMES "park, spin:N, spin-yield:N, adaptive"
+
+/* The process's policy (park until set). */
+void fl_policy_set(const struct fl_policy *p);
+struct fl_policy fl_policy_get(void);
+
+/* Whether a policy applies to v: false for a shipped library (its
+ * .own_policy is the policy it is built with). */
+static inline bool fl_policy_applies(const struct fl_variant *v)
+{
+	return v->own_policy == NULL;
+}
+
+/* The one place a wait passes through: v's wait (abs_deadline NULL) or
+ * timedwait under the process's policy. Returns what the design returns. */
+int fl_wait(const struct fl_variant *v, void *s);
+int fl_timedwait(const struct fl_variant *v, void *s, const struct timespec *abs_deadline);
+
+/* ---- the adaptive policy's learning, as pure functions (unit-tested on
+ * scripted wait costs: tests/test_policy.c) -------------------------------- */
+
+/* What one semaphore has learned (policy.c keeps one per slot of a small
+ * table keyed by the semaphore's address). */
+struct fl_adapt {
+	uint32_t window_ns;             /* how long a waiter tries before it parks; 0: park at once */
+	uint32_t seq;                   /* waits seen (the probe schedule) */
+	uint32_t probe_shift;           /* a parked semaphore probes once in 2^probe_shift waits */
+};
+#define FL_ADAPT_INIT { 4000, 0, 0 }
+
+enum fl_adapt_mode { FL_ADAPT_SPIN, FL_ADAPT_YIELD, FL_ADAPT_PARK };
+
+struct fl_adapt_plan {
+	enum fl_adapt_mode mode;
+	uint32_t budget_ns;             /* SPIN, YIELD: try for this long, then park */
+	bool probe;                     /* a probe of a parked semaphore */
+};
+
+/* The bounds of the window (argued in policy.c). */
+#define FL_ADAPT_MIN_NS 500u
+#define FL_ADAPT_MAX_NS 20000u
+#define FL_ADAPT_PROBE_SHIFT_MAX 8u
+
+/* What the next wait on a semaphore does, given what it learned and
+ * whether the machine has more runnable threads than CPUs. */
+struct fl_adapt_plan fl_adapt_plan(const struct fl_adapt *a, bool oversubscribed);
+/* What it learns from a wait that followed plan: won (a try took a token
+ * before parking) after tried_ns of trying, or parked for parked_ns after
+ * tried_ns of trying. */
+void fl_adapt_learn(struct fl_adapt *a, const struct fl_adapt_plan *plan, bool won,
+		    uint64_t tried_ns, uint64_t parked_ns);
+
+/* Whether the machine has more runnable threads than this process may use
+ * CPUs (from /proc/loadavg, read at most every FL_ADAPT_LOAD_NS by one
+ * waiter; false when it cannot be read). FUTEXLAB_POLICY_LOAD=0/1 forces
+ * the answer (tests). */
+#define FL_ADAPT_LOAD_NS 4000000
+bool fl_adapt_oversubscribed(void);
+
+#endif
