@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "expect.h"
+#include "tests/expect.h"
 #include "lib/clock.h"
 #include "variants/policy.h"
 
