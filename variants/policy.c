@@ -169,7 +169,8 @@ void fl_adapt_learn(struct fl_adapt *a, const struct fl_adapt_plan *plan, bool w
 {
 	(void)parked_ns; /* a park lasts at least the wake-to-run latency: it says
 			  * nothing about how soon the token came (point 2 above) */
-	a->seq++;
+	if (a->window_ns == 0)
+		a->seq++; /* the probe schedule counts the waits of a parked semaphore */
 	if (plan->mode == FL_ADAPT_PARK)
 		return;
 	if (won) {
@@ -241,6 +242,18 @@ bool fl_adapt_oversubscribed(void)
 	return oversubscribed_at(fl_now_ns());
 }
 
+/* The machine's load for a plan: the clock is read (to see whether the
+ * sample is due) once in 64 calls of a thread, so the spinning fast path
+ * pays no clock read; a sample is at most 64 slow waits older than
+ * FL_ADAPT_LOAD_NS. */
+static bool oversubscribed(void)
+{
+	static _Thread_local unsigned calls;
+	if (calls++ % 64 == 0 || atomic_load_explicit(&load_forced, memory_order_relaxed) >= 0)
+		return oversubscribed_at(fl_now_ns());
+	return atomic_load_explicit(&load_over, memory_order_relaxed);
+}
+
 /* ---- the table of what each semaphore learned ----------------------------- */
 
 struct slot {
@@ -297,26 +310,39 @@ static bool try_bounded(const struct fl_variant *v, void *s, const struct timesp
 	return false;
 }
 
-/* Tries under an adaptive plan from t0 until its budget (or the wait's
- * deadline) runs out; *t is the last clock read. True when a try won. */
-static bool try_timed(const struct fl_variant *v, void *s, const struct timespec *dl,
-		      const struct fl_adapt_plan *plan, int64_t t0, int64_t *t)
+/* Tries under an adaptive plan; true when a try won, with *tried_ns the
+ * time it took. A spinning plan first tries FL_ADAPT_QUICK times without
+ * reading the clock (a clock read costs ~27 ns on the VM, a try with its
+ * pause about as much: a wait that wins within them is "short", tried 0),
+ * then tries until plan->budget_ns has passed since (or the wait's
+ * deadline). A yielding plan reads the clock from the start: a yield costs
+ * a syscall, the clock nothing beside it. */
+#define FL_ADAPT_QUICK 32
+static bool try_adaptive(const struct fl_variant *v, void *s, const struct timespec *dl,
+			 const struct fl_adapt_plan *plan, uint64_t *tried_ns)
 {
-	int64_t end = t0 + plan->budget_ns;
-	if (dl && fl_deadline_passed(dl))
-		end = t0;
+	bool yield = plan->mode == FL_ADAPT_YIELD;
+	int quick = yield ? 0 : FL_ADAPT_QUICK;
+	int64_t t0 = 0, t = 0;
+	*tried_ns = 0;
 	for (int i = 1;; i++) {
-		if (plan->mode == FL_ADAPT_YIELD)
+		if (i == quick + 1) {
+			t0 = t = fl_now_ns();
+			if (dl && fl_deadline_passed(dl))
+				return false;
+		}
+		if (yield)
 			sched_yield();
 		else
 			fl_cpu_relax();
 		if (v->trywait(s) == 0) {
-			*t = fl_now_ns();
+			*tried_ns = i <= quick ? 0 : (uint64_t)(fl_now_ns() - t0);
 			return true;
 		}
-		if (plan->mode == FL_ADAPT_YIELD || i % 8 == 0) {
-			*t = fl_now_ns();
-			if (*t >= end || (dl && i % 64 == 0 && fl_deadline_passed(dl)))
+		if (i > quick && (yield || i % 8 == 0)) {
+			t = fl_now_ns();
+			*tried_ns = (uint64_t)(t - t0);
+			if (t - t0 >= plan->budget_ns || (dl && i % 64 == 0 && fl_deadline_passed(dl)))
 				return false;
 		}
 	}
@@ -325,17 +351,16 @@ static bool try_timed(const struct fl_variant *v, void *s, const struct timespec
 static int wait_adaptive(const struct fl_variant *v, void *s, const struct timespec *dl)
 {
 	struct slot *sl = slot_of(s);
-	struct fl_adapt a = slot_load(sl);
-	int64_t t0 = fl_now_ns(), t1 = t0;
-	struct fl_adapt_plan plan = fl_adapt_plan(&a, oversubscribed_at(t0));
-	if (plan.mode != FL_ADAPT_PARK && try_timed(v, s, dl, &plan, t0, &t1)) {
-		fl_adapt_learn(&a, &plan, true, (uint64_t)(t1 - t0), 0);
+	struct fl_adapt a = slot_load(sl), was = a;
+	struct fl_adapt_plan plan = fl_adapt_plan(&a, oversubscribed());
+	uint64_t tried = 0;
+	bool won = plan.mode != FL_ADAPT_PARK && try_adaptive(v, s, dl, &plan, &tried);
+	int r = won ? 0 : design_wait(v, s, dl);
+	fl_adapt_learn(&a, &plan, won, tried, 0);
+	/* a lesson that changes nothing is not written: many waiters winning
+	 * on one semaphore would otherwise pass its slot's line around */
+	if (memcmp(&a, &was, sizeof a))
 		slot_store(sl, &a);
-		return 0;
-	}
-	int r = design_wait(v, s, dl);
-	fl_adapt_learn(&a, &plan, false, (uint64_t)(t1 - t0), (uint64_t)(fl_now_ns() - t1));
-	slot_store(sl, &a);
 	return r;
 }
 

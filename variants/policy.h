@@ -97,7 +97,7 @@ int fl_timedwait(const struct fl_variant *v, void *s, const struct timespec *abs
  * table keyed by the semaphore's address). */
 struct fl_adapt {
 	uint32_t window_ns;             /* how long a waiter tries before it parks; 0: park at once */
-	uint32_t seq;                   /* waits seen (the probe schedule) */
+	uint32_t seq;                   /* waits seen while parked (the probe schedule) */
 	uint32_t probe_shift;           /* a parked semaphore probes once in 2^probe_shift waits */
 };
 #define FL_ADAPT_INIT { 4000, 0, 0 }
