@@ -325,6 +325,19 @@ check "compare: no time change, one CPU note" \
 expect_ok "compare an older CSV with a new one" compare "$d/b.csv" "$d/cpu.csv" --all
 check "compare: - in the cpu column where a file lacks it" \
   grep -qE ' negcount +1\.4[0-9]{2} +0\.5[0-9]{2} .* +-  FASTER$' /tmp/fl_cli_out.$$
+# scripts/plot: the ratio PNG gets the CPU panel (two panels, 1800 px wide)
+# from a CSV with the CPU columns, and stays one panel (1400) without.
+pngw() { python3 -c 'import struct, sys; print(struct.unpack(">I", open(sys.argv[1], "rb").read()[16:20])[0])' "$1"; }
+if command -v gnuplot >/dev/null; then
+  plot=$(cd "$(dirname "$0")/.." && pwd)/scripts/plot
+  fla=$(cd "$(dirname "$fl")" && pwd)/$(basename "$fl")
+  FUTEXLAB=$fla "$plot" "$d/cpu.csv" "$d/png" >/dev/null 2>&1 &&
+    FUTEXLAB=$fla "$plot" "$d/b.csv" "$d/png" >/dev/null 2>&1
+  check "plot: the CPU panel beside the ratio with the CPU columns, none without" \
+    test "$(pngw "$d/png/cpu-pool-ratio.png" 2>/dev/null) $(pngw "$d/png/b-pool-ratio.png" 2>/dev/null)" = "1800 1400"
+else
+  skip "plot: the CPU panel: gnuplot not installed (scripts/setup installs it)"
+fi
 
 # Rounds: the seed fixes the order; the control row comes and goes.
 expect_usage "bad seed" run --seed -3
