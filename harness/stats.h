@@ -122,9 +122,10 @@ bool fl_ratio_apart(const struct fl_ratio *a, const struct fl_ratio *b);
  * the whole rep (thread start and join, the stranded-waiter detector's
  * thread), which dilutes a design's own difference, so 10% of that total is
  * already a real difference in what the design spends; a spinning or
- * yielding waiter, what the note is for, shows 1.5x to 100x; and "1.0x
- * CPU", what a smaller factor prints as, would read as no difference. On a
- * noisy run the control's CPU resolution raises the bar further (cpu_v). */
+ * yielding waiter, what the note is for, keeps a core busy for as long as
+ * it waits, a multiple rather than a few percent; and "1.0x CPU", what a
+ * smaller factor prints as, would read as no difference. On a noisy run
+ * the control's CPU resolution raises the bar further (cpu_v). */
 #define FL_CPU_NOTE 1.10
 /* Whether time verdict v carries the note "<factor>x CPU": cpu_v, the CPU
  * ratio's own verdict, is decided (FL_FASTER: less CPU, FL_SLOWER: more),
