@@ -38,57 +38,132 @@ static int cmp_d(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The run's A/A floor at a point (stats.h): the control's resolution; 0
- * without a usable control. */
-static double control_floor(const struct fl_cells *c, const char *point, const char *baseline)
+/* The run's A/A floor at a point (stats.h): the control's resolution, of
+ * the time ratio or (cpu) the CPU ratio; 0 without a usable control. */
+static double control_floor(const struct fl_cells *c, const char *point, const char *baseline,
+			    bool cpu)
 {
 	char name[80];
 	snprintf(name, sizeof name, "%s#2", baseline);
+	const struct fl_cell *x = fl_cell_find(c, point, name), *b = fl_cell_find(c, point, baseline);
 	struct fl_ratio q;
-	if (!fl_cell_ratio(fl_cell_find(c, point, name), fl_cell_find(c, point, baseline), &q) ||
-	    q.level < 0.95)
+	if (!(cpu ? fl_cell_cpu_ratio(x, b, &q) : fl_cell_ratio(x, b, &q)) || q.level < 0.95)
 		return 0;
 	return q.resolution;
 }
 
-/* A row's ratio, interval, resolution and verdict against the baseline; the
- * control is judged by its own interval, every other row also against the
- * control's floor, which its resolution then includes. False: no pairs. */
+/* What a row says against the baseline: the time ratio and its verdict,
+ * and where both rows have CPU figures the CPU ratio and its own verdict
+ * (FL_SLOWER: more CPU), which fl_cpu_note turns into the verdict's note. */
+struct judged {
+	struct fl_ratio q, cq;
+	enum fl_verdict v, cv;
+	bool cpu; /* cq, cv hold */
+};
+
+/* The control is judged by its own intervals, every other row also against
+ * the control's floor (time's and CPU's), which its resolution then
+ * includes. False: no pairs. */
 static bool judge(const struct fl_cells *c, const struct fl_cell *y, const struct fl_cell *ref,
-		  const char *baseline, struct fl_ratio *q, enum fl_verdict *v)
+		  const char *baseline, struct judged *j)
 {
-	if (!fl_cell_ratio(y, ref, q))
+	if (!fl_cell_ratio(y, ref, &j->q))
 		return false;
-	double floor = is_control(y->variant) ? 0 : control_floor(c, y->point, baseline);
-	if (floor > q->resolution)
-		q->resolution = floor;
-	*v = fl_ratio_verdict(q, floor);
+	bool control = is_control(y->variant);
+	double floor = control ? 0 : control_floor(c, y->point, baseline, false);
+	if (floor > j->q.resolution)
+		j->q.resolution = floor;
+	j->v = fl_ratio_verdict(&j->q, floor);
+	j->cpu = fl_cell_cpu_ratio(y, ref, &j->cq);
+	if (j->cpu) {
+		double cfloor = control ? 0 : control_floor(c, y->point, baseline, true);
+		if (cfloor > j->cq.resolution)
+			j->cq.resolution = cfloor;
+		j->cv = fl_ratio_verdict(&j->cq, cfloor);
+	}
 	return true;
+}
+
+/* A verdict as every table prints it: its word ("faster", "FASTER", "~
+ * within the noise"), then ", 2.0x CPU" when fl_cpu_note (stats.h, the one
+ * rule) says time and CPU part ways; short is the word a noted ~ takes
+ * instead of a long one. */
+static const char *verdict_text(char *b, size_t n, const char *word, const char *short_word,
+				enum fl_verdict v, bool cpu, enum fl_verdict cv, double factor)
+{
+	if (!cpu || !fl_cpu_note(v, cv, factor)) {
+		snprintf(b, n, "%s", word);
+		return b;
+	}
+	const char *w = v == FL_SAME ? short_word : word;
+	if (factor >= 9.95)
+		snprintf(b, n, "%s, %.0fx CPU", w, factor);
+	else if (factor >= 0.095)
+		snprintf(b, n, "%s, %.1fx CPU", w, factor);
+	else
+		snprintf(b, n, "%s, %.2gx CPU", w, factor);
+	return b;
+}
+
+/* CPU ns per op and context switches per op in the table's columns; "-"
+ * for none (a file without the CPU columns). */
+static const char *cpu_text(char *b, size_t n, double x)
+{
+	if (isnan(x))
+		snprintf(b, n, "-");
+	else if (x < 1e6)
+		snprintf(b, n, "%.1f", x);
+	else if (x < 1e9)
+		snprintf(b, n, "%.0f", x);
+	else
+		snprintf(b, n, "%.3g", x);
+	return b;
+}
+
+static const char *csw_text(char *b, size_t n, double x)
+{
+	if (isnan(x))
+		snprintf(b, n, "-");
+	else if (x < 100)
+		snprintf(b, n, "%.3f", x);
+	else if (x < 1e7)
+		snprintf(b, n, "%.0f", x);
+	else
+		snprintf(b, n, "%.3g", x);
+	return b;
+}
+
+/* The columns every row of the ratio table starts with. */
+static void row_start(FILE *f, const struct fl_cell *y)
+{
+	char a[24], b[24];
+	fprintf(f, "  %-14s %11.1f %10s %7s", y->variant, y->ns.median,
+		cpu_text(a, sizeof a, y->cpu.median), csw_text(b, sizeof b, y->csw.median));
 }
 
 static void print_row(FILE *f, const struct fl_cells *c, const struct fl_cell *y,
 		      const struct fl_cell *ref, const char *baseline, struct control_sum *cs)
 {
-	fprintf(f, "  %-14s %11.1f %12.0f", y->variant, y->ns.median, y->ops_s);
-	struct fl_ratio q;
-	enum fl_verdict v;
+	row_start(f, y);
+	struct judged j;
 	if (y == ref) {
 		fprintf(f, " %7.3f  baseline (%d rounds)\n", 1.0, y->ns.n);
 		return;
 	}
-	if (!judge(c, y, ref, baseline, &q, &v)) {
+	if (!judge(c, y, ref, baseline, &j)) {
 		fprintf(f, " %7s  (no baseline rounds to pair with)\n", "-");
 		return;
 	}
-	char ci[64];
-	snprintf(ci, sizeof ci, "[%.3f, %.3f] %2.0f%%", q.lo, q.hi, 100 * q.level);
-	fprintf(f, " %7.3f  %-22s %6.1f%%  %s\n", q.median, ci, 100 * q.resolution,
-		fl_verdict_name(v));
+	char ci[64], vt[64];
+	snprintf(ci, sizeof ci, "[%.3f, %.3f] %2.0f%%", j.q.lo, j.q.hi, 100 * j.q.level);
+	fprintf(f, " %7.3f  %-22s %6.1f%%  %s\n", j.q.median, ci, 100 * j.q.resolution,
+		verdict_text(vt, sizeof vt, fl_verdict_name(j.v), "~", j.v, j.cpu, j.cv,
+			     j.cq.median));
 	if (cs && is_control(y->variant)) {
 		cs->points++;
-		cs->same += v == FL_SAME;
+		cs->same += j.v == FL_SAME;
 		if (cs->nres < 512)
-			cs->res[cs->nres++] = 100 * q.resolution;
+			cs->res[cs->nres++] = 100 * j.q.resolution;
 	}
 }
 
@@ -193,7 +268,11 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		   "of that median\n(order statistics, coverage shown); verdict faster/slower "
 		   "when it excludes 1 and the ratio is beyond\nthe control's resolution "
 		   "(%s#2: the run's A/A), else ~ (no difference beyond about +-res);\n? when "
-		   "too few rounds for 95%%\n", baseline, baseline);
+		   "too few rounds for 95%%\ncpu ns/op, csw/op: CPU time (user+sys, every thread; "
+		   "exec: the whole tree) and context\nswitches per op; \", 2.0x CPU\": the CPU "
+		   "ratio, paired the same way, when beyond its noise and %.0f%%\nor more against "
+		   "the verdict (more CPU when faster, less when slower) or beside a ~\n", baseline,
+		baseline, 100 * (FL_CPU_NOTE - 1));
 	if (!c->paired)
 		fprintf(f, "warning: this file predates rounds (no round column): reps are paired "
 			   "by index, not in time\n");
@@ -204,8 +283,9 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		int nrow;
 		if (!(row = point_rows(c, i, baseline, &nrow)))
 			continue; /* each point once, at its first cell */
-		fprintf(f, "\n%s\n  %-14s %11s %12s %7s  %-22s %7s  %s\n", x->point, "variant",
-			"median ns", "ops/s", "ratio", "interval, coverage", "+-res", "verdict");
+		fprintf(f, "\n%s\n  %-14s %11s %10s %7s %7s  %-22s %7s  %s\n", x->point, "variant",
+			"median ns", "cpu ns/op", "csw/op", "ratio", "interval, coverage", "+-res",
+			"verdict");
 		const struct fl_cell *ref = fl_cell_find(c, x->point, baseline);
 		for (int j = 0; j < nrow; j++) {
 			const struct fl_cell *y = row[j];
@@ -214,8 +294,8 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 					y->note[0] ? ": " : "", y->note);
 				errors += !strcmp(y->status, "error");
 			} else if (!fl_cell_usable(ref)) {
-				fprintf(f, "  %-14s %11.1f %12.0f %7s  (baseline %s did not run)\n",
-					y->variant, y->ns.median, y->ops_s, "-", baseline);
+				row_start(f, y);
+				fprintf(f, " %7s  (baseline %s did not run)\n", "-", baseline);
 			} else {
 				print_row(f, c, y, ref, baseline, &cs);
 			}
@@ -237,38 +317,77 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 /* ---- before / after ------------------------------------------------------ */
 
 struct tally {
-	int changed, same, only, status;
+	int changed, same, only, status, cpu;
 };
+
+/* One pair compared: time before and after (ratios to the baseline, or ns
+ * per op) and whether they are apart; CPU the same way (CPU ratios, or CPU
+ * ns per op), where both files have it. */
+struct pair {
+	double before, after;
+	bool apart;
+	bool cpu;
+	double cpu_before, cpu_after;
+	bool cpu_apart;
+};
+
+/* Lists the pair when it changed beyond the noise, when its CPU did (the
+ * verdict's note: fl_cpu_note over after/before, as in the ratio table),
+ * or with `all`; counts it. decimals: of before and after. */
+static void pair_line(FILE *f, const struct fl_cell *y, const struct pair *p, int decimals,
+		      bool all, struct tally *n)
+{
+	enum fl_verdict v = !p->apart ? FL_SAME : p->after < p->before ? FL_FASTER : FL_SLOWER;
+	double factor = p->cpu ? p->cpu_after / p->cpu_before : NAN;
+	enum fl_verdict cv = !p->cpu || !p->cpu_apart ? FL_SAME
+			     : factor < 1		 ? FL_FASTER
+							 : FL_SLOWER;
+	bool noted = p->cpu && fl_cpu_note(v, cv, factor);
+	n->changed += p->apart;
+	n->same += !p->apart;
+	n->cpu += noted;
+	if (!p->apart && !noted && !all)
+		return;
+	char chg[24] = "-", vt[64];
+	if (p->cpu)
+		snprintf(chg, sizeof chg, "%+.1f%%", 100 * (factor - 1));
+	verdict_text(vt, sizeof vt, v == FL_SAME ? "~ within the noise" : v == FL_FASTER ? "FASTER"
+				: "SLOWER", "~", v, p->cpu, cv, factor);
+	fprintf(f, "%-40s %-14s %8.*f %8.*f %+7.1f%% %8s  %s\n", y->point, y->variant, decimals,
+		p->before, decimals, p->after, 100 * (p->after / p->before - 1), chg, vt);
+}
 
 /* One pair in ratio mode; false if it could not be compared. */
 static bool ratio_pair(FILE *f, const struct fl_cell *x, const struct fl_cell *y,
 		       const struct fl_cells *ca, const struct fl_cells *cb, const char *baseline,
 		       bool all, struct tally *n)
 {
-	struct fl_ratio qa, qb;
-	if (!fl_cell_ratio(x, fl_cell_find(ca, x->point, baseline), &qa) ||
-	    !fl_cell_ratio(y, fl_cell_find(cb, y->point, baseline), &qb))
+	const struct fl_cell *ba = fl_cell_find(ca, x->point, baseline),
+			     *bb = fl_cell_find(cb, y->point, baseline);
+	struct fl_ratio qa, qb, cpa, cpb;
+	if (!fl_cell_ratio(x, ba, &qa) || !fl_cell_ratio(y, bb, &qb))
 		return false;
-	bool apart = fl_ratio_apart(&qa, &qb);
-	n->changed += apart;
-	n->same += !apart;
-	if (apart || all)
-		fprintf(f, "%-44s %-14s %9.3f %9.3f %+7.1f%%  %s\n", y->point, y->variant, qa.median,
-			qb.median, 100 * (qb.median / qa.median - 1),
-			!apart ? "~ within the noise" : qb.median < qa.median ? "FASTER" : "SLOWER");
+	struct pair p = { .before = qa.median, .after = qb.median,
+			  .apart = fl_ratio_apart(&qa, &qb),
+			  .cpu = fl_cell_cpu_ratio(x, ba, &cpa) && fl_cell_cpu_ratio(y, bb, &cpb) };
+	if (p.cpu) {
+		p.cpu_before = cpa.median;
+		p.cpu_after = cpb.median;
+		p.cpu_apart = fl_ratio_apart(&cpa, &cpb);
+	}
+	pair_line(f, y, &p, 3, all, n);
 	return true;
 }
 
 static void absolute_pair(FILE *f, const struct fl_cell *x, const struct fl_cell *y, bool all,
 			  struct tally *n)
 {
-	bool apart = fl_ci_apart(&x->ns, &y->ns);
-	n->changed += apart;
-	n->same += !apart;
-	if (apart || all)
-		fprintf(f, "%-44s %-14s %9.1f %9.1f %+7.1f%%  %s\n", y->point, y->variant,
-			x->ns.median, y->ns.median, 100 * (y->ns.median / x->ns.median - 1),
-			!apart ? "~ within the noise" : y->ns.median < x->ns.median ? "FASTER" : "SLOWER");
+	struct pair p = { .before = x->ns.median, .after = y->ns.median,
+			  .apart = fl_ci_apart(&x->ns, &y->ns),
+			  .cpu = x->cpu.n > 0 && y->cpu.n > 0 && x->cpu.median > 0,
+			  .cpu_before = x->cpu.median, .cpu_after = y->cpu.median,
+			  .cpu_apart = fl_ci_apart(&x->cpu, &y->cpu) };
+	pair_line(f, y, &p, 1, all, n);
 }
 
 static void header(FILE *f, const struct fl_table *a, const struct fl_table *b,
@@ -289,8 +408,12 @@ static void header(FILE *f, const struct fl_table *a, const struct fl_table *b,
 		fprintf(f, "mode: ratios to %s measured in each run (drift between the runs "
 			   "cancels; --absolute for ns per op)\na change is flagged when the two "
 			   "ratio intervals do not overlap\n", baseline);
-	fprintf(f, "\n%-44s %-14s %9s %9s %8s  %s\n", "point", "variant", "before", "after",
-		"change", "verdict");
+	fprintf(f, "cpu: the change of %s (-: a file lacks it); \", 2.0x CPU\": that change, "
+		   "when\nbeyond the noise and %.0f%% or more, against the time verdict or beside a ~ "
+		   "(as in the ratio table)\n", absolute ? "CPU ns per op" : "the CPU-per-op ratio",
+		100 * (FL_CPU_NOTE - 1));
+	fprintf(f, "\n%-40s %-14s %8s %8s %8s %8s  %s\n", "point", "variant", "before", "after",
+		"change", "cpu", "verdict");
 }
 
 int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *ca,
@@ -308,8 +431,8 @@ int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *c
 		if (!fl_cell_usable(x) || !fl_cell_usable(y)) {
 			bool st = strcmp(x->status, y->status) != 0;
 			if (st || all)
-				fprintf(f, "%-44s %-14s %9s %9s %8s  %s\n", y->point, y->variant,
-					x->status, y->status, "", st ? "STATUS CHANGED" : "-");
+				fprintf(f, "%-40s %-14s %8s %8s %8s %8s  %s\n", y->point, y->variant,
+					x->status, y->status, "", "", st ? "STATUS CHANGED" : "-");
 			n.status += st;
 			continue;
 		}
@@ -322,11 +445,29 @@ int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *c
 	for (int i = 0; i < ca->n; i++)
 		n.only += !fl_cell_find(cb, ca->c[i].point, ca->c[i].variant);
 	fprintf(f, "\n%d of %d pairs changed beyond the noise, %d within it; %d status changes, "
-		   "%d in one file only\n", n.changed, n.changed + n.same, n.same, n.status, n.only);
+		   "%d in one file only; %d with a CPU note\n", n.changed, n.changed + n.same, n.same,
+		n.status, n.only, n.cpu);
 	return n.changed + n.status;
 }
 
 /* ---- TSV for the plots ----------------------------------------------------- */
+
+/* The columns after the extras (added at the end, so a reader's column
+ * numbers from before stay): CPU ns and context switches per op (medians),
+ * the CPU ratio to the baseline and its interval, and the verdict with its
+ * CPU note ("faster, 2.0x CPU"; the verdict column before stays the bare
+ * word, which scripts/aa compares). */
+static const char *const tsv_cpu_cols[] = { "cpu_ns_op", "csw_op", "cpu_ratio", "cpu_ratio_lo",
+					    "cpu_ratio_hi", "verdict_cpu" };
+#define NTSV_CPU ((int)(sizeof tsv_cpu_cols / sizeof tsv_cpu_cols[0]))
+
+static void tsv_num(FILE *f, double x)
+{
+	if (isnan(x))
+		fputc('\t', f);
+	else
+		fprintf(f, "\t%.6g", x);
+}
 
 static void tsv_line(FILE *f, const struct fl_cells *c, const struct fl_cell *x,
 		     const char *baseline)
@@ -336,7 +477,7 @@ static void tsv_line(FILE *f, const struct fl_cells *c, const struct fl_cell *x,
 	if (!fl_cell_usable(x)) {
 		fprintf(f, "%s\t%s\t%s\t%d\t%s\t0\t\t\t\t\t\t\t\t%s\t\t\t\t", x->workload,
 			x->point, x->variant, x->threads, x->status, op);
-		for (int k = 0; k < FL_NEXTRA; k++)
+		for (int k = 0; k < FL_NEXTRA + NTSV_CPU; k++)
 			fputc('\t', f);
 		fputc('\n', f);
 		return;
@@ -344,21 +485,30 @@ static void tsv_line(FILE *f, const struct fl_cells *c, const struct fl_cell *x,
 	fprintf(f, "%s\t%s\t%s\t%d\tok\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%s",
 		x->workload, x->point, x->variant, x->threads, x->ns.n, x->ns.median, x->ns.mad,
 		x->ns.ci_lo, x->ns.ci_hi, x->ns.min, x->ns.max, x->ops_s, op);
-	struct fl_ratio q;
-	enum fl_verdict v;
+	struct judged j = { .cpu = false };
+	char vt[64] = "";
 	const struct fl_cell *ref = fl_cell_find(c, x->point, baseline);
-	if (ref == x)
+	bool base = ref == x, judged = !base && judge(c, x, ref, baseline, &j);
+	if (base)
 		fprintf(f, "\t1\t1\t1\tbaseline");
-	else if (judge(c, x, ref, baseline, &q, &v))
-		fprintf(f, "\t%.4f\t%.4f\t%.4f\t%s", q.median, q.lo, q.hi, fl_verdict_name(v));
+	else if (judged)
+		fprintf(f, "\t%.4f\t%.4f\t%.4f\t%s", j.q.median, j.q.lo, j.q.hi,
+			fl_verdict_name(j.v));
 	else
 		fprintf(f, "\t\t\t\t");
 	for (int k = 0; k < FL_NEXTRA; k++) /* the fairness and latency medians */
-		if (isnan(x->extra[k]))
-			fputc('\t', f);
-		else
-			fprintf(f, "\t%.6g", x->extra[k]);
-	fputc('\n', f);
+		tsv_num(f, x->extra[k]);
+	tsv_num(f, x->cpu.median);
+	tsv_num(f, x->csw.median);
+	if (base && x->cpu.n > 0)
+		fprintf(f, "\t1\t1\t1");
+	else if (judged && j.cpu)
+		fprintf(f, "\t%.4f\t%.4f\t%.4f", j.cq.median, j.cq.lo, j.cq.hi);
+	else
+		fprintf(f, "\t\t\t");
+	if (judged)
+		verdict_text(vt, sizeof vt, fl_verdict_name(j.v), "~", j.v, j.cpu, j.cv, j.cq.median);
+	fprintf(f, "\t%s\n", base ? "baseline" : vt);
 }
 
 void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline)
@@ -367,6 +517,8 @@ void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline)
 		   "min_ns\tmax_ns\tops_s\top\tratio\tratio_lo\tratio_hi\tverdict");
 	for (int k = 0; k < FL_NEXTRA; k++)
 		fprintf(f, "\t%s", fl_extra_cols[k]);
+	for (int k = 0; k < NTSV_CPU; k++)
+		fprintf(f, "\t%s", tsv_cpu_cols[k]);
 	fputc('\n', f);
 	for (int i = 0; i < c->n; i++) {
 		const struct fl_cell **row;

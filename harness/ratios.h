@@ -14,8 +14,10 @@
 
 #include "harness/table.h"
 
-/* The ratio table of every entry against `baseline`, per point, and the
- * control's summary line. Returns the count of error rows. */
+/* The ratio table of every entry against `baseline`, per point: median ns,
+ * CPU ns and context switches per op, the paired ratio, its interval and
+ * the verdict with its CPU note (stats.h, fl_cpu_note); then the control's
+ * summary line. Returns the count of error rows. */
 int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		    const char *baseline);
 
@@ -27,7 +29,8 @@ int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *c
 		     bool all, bool absolute);
 
 /* One tab-separated line per point and variant (scripts/plot reads it),
- * with the paired ratio to `baseline`. */
+ * with the paired ratio to `baseline`, the fairness and latency medians,
+ * then the CPU figures (new columns go at the end: harness/verdicts.md). */
 void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline);
 
 /* A duration in ns as text: 3 significant digits and a unit (ns, us, ms,

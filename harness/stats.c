@@ -111,6 +111,14 @@ bool fl_ratio_apart(const struct fl_ratio *a, const struct fl_ratio *b)
 	return a->level >= 0.95 && b->level >= 0.95 && (a->hi < b->lo || b->hi < a->lo);
 }
 
+bool fl_cpu_note(enum fl_verdict v, enum fl_verdict cpu_v, double factor)
+{
+	bool more = cpu_v == FL_SLOWER && factor >= FL_CPU_NOTE,
+	     less = cpu_v == FL_FASTER && factor <= 1 / FL_CPU_NOTE;
+	return (v == FL_FASTER && more) || (v == FL_SLOWER && less) ||
+	       (v == FL_SAME && (more || less));
+}
+
 uint64_t fl_rng_next(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);

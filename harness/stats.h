@@ -102,6 +102,37 @@ const char *fl_verdict_name(enum fl_verdict v); /* "faster" "slower" "~" "?" */
  * coverage and do not overlap. */
 bool fl_ratio_apart(const struct fl_ratio *a, const struct fl_ratio *b);
 
+/* ---- CPU beside time ------------------------------------------------------
+ *
+ * A design can win on time by keeping a core busy: a waiter that spins or
+ * yields instead of sleeping hands a token over sooner and burns CPU that
+ * a sleeping one would leave to other work. So the tables put CPU per op
+ * beside ns per op, and a verdict says when the two part ways: "faster,
+ * 2.0x CPU" (faster than the baseline, spending twice its CPU per op),
+ * "slower, 0.5x CPU" (slower, spending half), "~, 1.8x CPU" (no difference
+ * in time, a clear one in CPU). The CPU ratio is paired like the time ratio
+ * (per round, the median over the rounds, the same interval: table.h) and
+ * judged like it, by fl_ratio_verdict against the control's CPU resolution
+ * (FL_SLOWER: more CPU beyond the noise). A faster row that also spends
+ * less, or a slower one that also spends more, carries no note: time and
+ * CPU tell one story, and the cpu ns/op column shows it.
+ *
+ * FL_CPU_NOTE is the least factor worth a note, either way (>= 1.10 or <=
+ * 1/1.10). Below it: the harness's CPU per op is the whole process's over
+ * the whole rep (thread start and join, the stranded-waiter detector's
+ * thread), which dilutes a design's own difference, so 10% of that total is
+ * already a real difference in what the design spends; a spinning or
+ * yielding waiter, what the note is for, keeps a core busy for as long as
+ * it waits, a multiple rather than a few percent; and "1.0x CPU", what a
+ * smaller factor prints as, would read as no difference. On a noisy run
+ * the control's CPU resolution raises the bar further (cpu_v). */
+#define FL_CPU_NOTE 1.10
+/* Whether time verdict v carries the note "<factor>x CPU": cpu_v, the CPU
+ * ratio's own verdict, is decided (FL_FASTER: less CPU, FL_SLOWER: more),
+ * factor (the CPU ratio) is FL_CPU_NOTE or more away from 1, and v is
+ * faster with more CPU, slower with less, or ~. */
+bool fl_cpu_note(enum fl_verdict v, enum fl_verdict cpu_v, double factor);
+
 /* ---- the order of a round ----------------------------------------------- */
 /* A small seeded generator (splitmix64): the same --seed gives the same
  * orders, so a run can be repeated exactly. */

@@ -332,6 +332,7 @@ static struct fl_cell *cell_for(struct fl_cells *out, int *cap, const char *key,
 	c->point = fl_xstrdup(key);
 	for (int k = 0; k < FL_NEXTRA; k++)
 		c->extra[k] = NAN;
+	c->cpu.median = c->csw.median = NAN; /* no ok rep yet */
 	c->variant = fl_xstrdup(row[ix[0]]);
 	c->workload = fl_xstrdup(row[ix[1]]);
 	c->threads = ix[2] >= 0 ? atoi(row[ix[2]]) : 0;
@@ -348,30 +349,116 @@ static void set_status(struct fl_cell *c, const char *status, const char *note)
 	c->note = fl_xstrdup(note);
 }
 
+/* The columns fl_cells_build reads, looked up once (-1: not in the file). */
+struct build_cols {
+	int irep, iround, iopsn, ins, iops, inote;
+	int ix[5];          /* variant, workload, threads, status, note: what cell_for copies */
+	int iex[FL_NEXTRA]; /* fl_extra_cols */
+	int icpu[2], icsw[2]; /* cpu_user_ns, cpu_sys_ns; csw_vol, csw_invol */
+};
+
+/* A rep's counters summed over its ops: NAN when a column is absent, a cell
+ * empty or not a number (skipped, error and older rows), or ops not
+ * positive. */
+static double per_op(char **row, const int *ic, int n, int iopsn)
+{
+	double sum = 0, ops = strtod(row[iopsn], NULL);
+	for (int k = 0; k < n; k++) {
+		if (ic[k] < 0)
+			return NAN;
+		char *end;
+		double x = strtod(row[ic[k]], &end);
+		if (end == row[ic[k]] || !isfinite(x) || x < 0)
+			return NAN;
+		sum += x;
+	}
+	return ops > 0 ? sum / ops : NAN;
+}
+
+/* One ok rep of cell c: its round, ns per op (v), ops/s, extra and CPU
+ * columns. */
+static void add_rep(struct fl_cell *c, char **row, const struct build_cols *k, double v)
+{
+	if ((c->nr & (c->nr - 1)) == 0) { /* grow at powers of two */
+		size_t m = (size_t)(c->nr ? 2 * c->nr : 1);
+		c->round = fl_xrealloc(c->round, m * sizeof *c->round);
+		c->ns_r = fl_xrealloc(c->ns_r, m * sizeof *c->ns_r);
+		c->ops_r = fl_xrealloc(c->ops_r, m * sizeof *c->ops_r);
+		c->cpu_r = fl_xrealloc(c->cpu_r, m * sizeof *c->cpu_r);
+		c->csw_r = fl_xrealloc(c->csw_r, m * sizeof *c->csw_r);
+		for (int e = 0; e < FL_NEXTRA; e++)
+			c->ex_r[e] = fl_xrealloc(c->ex_r[e], m * sizeof *c->ex_r[e]);
+	}
+	for (int e = 0; e < FL_NEXTRA; e++) {
+		const char *cell = k->iex[e] >= 0 ? row[k->iex[e]] : "";
+		char *end;
+		double x = strtod(cell, &end);
+		c->ex_r[e][c->nr] = end == cell || !isfinite(x) ? NAN : x;
+	}
+	c->round[c->nr] = atoi(row[k->iround >= 0 ? k->iround : k->irep]);
+	c->ns_r[c->nr] = v;
+	c->ops_r[c->nr] = k->iops >= 0 ? strtod(row[k->iops], NULL) : 1e9 / v;
+	c->cpu_r[c->nr] = per_op(row, k->icpu, 2, k->iopsn);
+	c->csw_r[c->nr] = per_op(row, k->icsw, 2, k->iopsn);
+	c->nr++;
+}
+
+/* The summary of the values of x[0..n) that are not NAN (tmp: n doubles of
+ * scratch); n == 0 and median NAN when there are none. */
+static struct fl_summary summarize_known(const double *x, int n, double *tmp)
+{
+	int m = 0;
+	for (int r = 0; r < n; r++)
+		if (!isnan(x[r]))
+			tmp[m++] = x[r];
+	if (m)
+		return fl_summarize(tmp, m);
+	return (struct fl_summary){ .median = NAN, .min = NAN, .max = NAN, .mad = NAN,
+				    .ci_lo = NAN, .ci_hi = NAN };
+}
+
+static void summarize_cell(struct fl_cell *c)
+{
+	double *tmp = fl_xmalloc((size_t)c->nr * sizeof *tmp);
+	memcpy(tmp, c->ns_r, (size_t)c->nr * sizeof *tmp);
+	c->ns = fl_summarize(tmp, c->nr);
+	memcpy(tmp, c->ops_r, (size_t)c->nr * sizeof *tmp);
+	c->ops_s = fl_median(tmp, c->nr);
+	for (int k = 0; k < FL_NEXTRA; k++)
+		c->extra[k] = summarize_known(c->ex_r[k], c->nr, tmp).median;
+	c->cpu = summarize_known(c->cpu_r, c->nr, tmp);
+	c->csw = summarize_known(c->csw_r, c->nr, tmp);
+	free(tmp);
+}
+
 int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, int errlen)
 {
 	memset(out, 0, sizeof *out);
-	int irep = fl_table_col(t, OLD_REP), iround = fl_table_col(t, FL_COL(round)),
-	    iopsn = fl_table_col(t, FL_COL(ops)), ins = fl_table_col(t, FL_COL(ns_per_op)),
-	    iops = fl_table_col(t, FL_COL(ops_per_s)), inote = fl_table_col(t, FL_COL(note));
-	/* variant, workload, threads, status, note: what cell_for copies */
-	const int ix[5] = { fl_table_col(t, FL_COL(variant)), fl_table_col(t, FL_COL(workload)), fl_table_col(t, FL_COL(threads)),
-			    fl_table_col(t, FL_COL(status)), inote };
-	if (ix[0] < 0 || ix[1] < 0 || (irep < 0 && iround < 0) || iopsn < 0 || ins < 0 || ix[3] < 0) {
+	struct build_cols k = {
+		.irep = fl_table_col(t, OLD_REP), .iround = fl_table_col(t, FL_COL(round)),
+		.iopsn = fl_table_col(t, FL_COL(ops)), .ins = fl_table_col(t, FL_COL(ns_per_op)),
+		.iops = fl_table_col(t, FL_COL(ops_per_s)), .inote = fl_table_col(t, FL_COL(note)),
+		.ix = { fl_table_col(t, FL_COL(variant)), fl_table_col(t, FL_COL(workload)),
+			fl_table_col(t, FL_COL(threads)), fl_table_col(t, FL_COL(status)),
+			fl_table_col(t, FL_COL(note)) },
+		.icpu = { fl_table_col(t, FL_COL(cpu_user_ns)), fl_table_col(t, FL_COL(cpu_sys_ns)) },
+		.icsw = { fl_table_col(t, FL_COL(csw_vol)), fl_table_col(t, FL_COL(csw_invol)) },
+	};
+	if (k.ix[0] < 0 || k.ix[1] < 0 || (k.irep < 0 && k.iround < 0) || k.iopsn < 0 ||
+	    k.ins < 0 || k.ix[3] < 0) {
 		snprintf(err, (size_t)errlen, "missing columns");
 		return -1;
 	}
-	out->paired = iround >= 0;
-	int iex[FL_NEXTRA];
-	for (int k = 0; k < FL_NEXTRA; k++)
-		iex[k] = fl_table_col(t, fl_extra_cols[k]);
+	out->paired = k.iround >= 0;
+	for (int e = 0; e < FL_NEXTRA; e++)
+		k.iex[e] = fl_table_col(t, fl_extra_cols[e]);
 	int cap = 0;
 	for (int r = 0; r < t->nrows; r++) {
 		char **row = t->rows[r];
 		char key[512];
-		point_key(t, row, iopsn, key, sizeof key);
-		struct fl_cell *c = cell_for(out, &cap, key, row, ix);
-		const char *st = row[ix[3]], *note = inote >= 0 ? row[inote] : "";
+		point_key(t, row, k.iopsn, key, sizeof key);
+		struct fl_cell *c = cell_for(out, &cap, key, row, k.ix);
+		const char *st = row[k.ix[3]], *note = k.inote >= 0 ? row[k.inote] : "";
 		if (strcmp(st, "ok")) {
 			/* error wins over everything; skipped/interrupted over ok-less */
 			if (strcmp(c->status, "error") && (!strcmp(st, "error") || c->nr == 0))
@@ -379,48 +466,20 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 			continue;
 		}
 		char *end;
-		double v = strtod(row[ins], &end);
-		if (end == row[ins] || !(v > 0)) {
+		double v = strtod(row[k.ins], &end);
+		if (end == row[k.ins] || !(v > 0)) {
 			snprintf(err, (size_t)errlen, "row %d: ns_per_op '%s' is not a positive number",
-				 r + 1, row[ins]);
+				 r + 1, row[k.ins]);
 			fl_cells_free(out);
 			return -1;
 		}
-		if ((c->nr & (c->nr - 1)) == 0) { /* grow at powers of two */
-			size_t m = (size_t)(c->nr ? 2 * c->nr : 1);
-			c->round = fl_xrealloc(c->round, m * sizeof *c->round);
-			c->ns_r = fl_xrealloc(c->ns_r, m * sizeof *c->ns_r);
-			c->ops_r = fl_xrealloc(c->ops_r, m * sizeof *c->ops_r);
-			for (int k = 0; k < FL_NEXTRA; k++)
-				c->ex_r[k] = fl_xrealloc(c->ex_r[k], m * sizeof *c->ex_r[k]);
-		}
-		for (int k = 0; k < FL_NEXTRA; k++) {
-			const char *cell = iex[k] >= 0 ? row[iex[k]] : "";
-			double x = strtod(cell, &end);
-			c->ex_r[k][c->nr] = end == cell || !isfinite(x) ? NAN : x;
-		}
-		c->round[c->nr] = atoi(row[iround >= 0 ? iround : irep]);
-		c->ns_r[c->nr] = v;
-		c->ops_r[c->nr] = iops >= 0 ? strtod(row[iops], NULL) : 1e9 / v;
-		c->nr++;
+		add_rep(c, row, &k, v);
 	}
 	for (int i = 0; i < out->n; i++) {
 		struct fl_cell *c = &out->c[i];
 		if (!c->nr)
 			continue;
-		double *tmp = fl_xmalloc((size_t)c->nr * sizeof *tmp);
-		memcpy(tmp, c->ns_r, (size_t)c->nr * sizeof *tmp);
-		c->ns = fl_summarize(tmp, c->nr);
-		memcpy(tmp, c->ops_r, (size_t)c->nr * sizeof *tmp);
-		c->ops_s = fl_median(tmp, c->nr);
-		for (int k = 0; k < FL_NEXTRA; k++) {
-			int m = 0;
-			for (int r = 0; r < c->nr; r++)
-				if (!isnan(c->ex_r[k][r]))
-					tmp[m++] = c->ex_r[k][r];
-			c->extra[k] = m ? fl_median(tmp, m) : NAN;
-		}
-		free(tmp);
+		summarize_cell(c);
 		if (strcmp(c->status, "error"))
 			set_status(c, "ok", "");
 	}
@@ -432,7 +491,7 @@ void fl_cells_free(struct fl_cells *c)
 	for (int i = 0; i < c->n; i++) {
 		struct fl_cell *x = &c->c[i];
 		free(x->point), free(x->workload), free(x->variant), free(x->status), free(x->note);
-		free(x->round), free(x->ns_r), free(x->ops_r);
+		free(x->round), free(x->ns_r), free(x->ops_r), free(x->cpu_r), free(x->csw_r);
 		for (int k = 0; k < FL_NEXTRA; k++)
 			free(x->ex_r[k]);
 	}
@@ -462,20 +521,35 @@ bool fl_cell_usable(const struct fl_cell *c)
 	return c && !strcmp(c->status, "ok") && c->ns.n > 0;
 }
 
-bool fl_cell_ratio(const struct fl_cell *x, const struct fl_cell *base, struct fl_ratio *out)
+/* Paired per round: x's value over base's, of ns per op or (cpu) CPU ns
+ * per op, over the rounds where both have a positive one. */
+static bool paired(const struct fl_cell *x, const struct fl_cell *base, bool cpu,
+		   struct fl_ratio *out)
 {
 	if (!fl_cell_usable(x) || !fl_cell_usable(base))
 		return false;
+	const double *xv = cpu ? x->cpu_r : x->ns_r, *bv = cpu ? base->cpu_r : base->ns_r;
 	double *r = fl_xmalloc((size_t)x->nr * sizeof *r);
 	int n = 0;
 	for (int i = 0; i < x->nr; i++)
 		for (int j = 0; j < base->nr; j++)
 			if (x->round[i] == base->round[j]) {
-				r[n++] = x->ns_r[i] / base->ns_r[j];
+				if (xv[i] > 0 && bv[j] > 0) /* NAN: not in the file */
+					r[n++] = xv[i] / bv[j];
 				break;
 			}
 	if (n)
 		*out = fl_ratio_summarize(r, n);
 	free(r);
 	return n > 0;
+}
+
+bool fl_cell_ratio(const struct fl_cell *x, const struct fl_cell *base, struct fl_ratio *out)
+{
+	return paired(x, base, false, out);
+}
+
+bool fl_cell_cpu_ratio(const struct fl_cell *x, const struct fl_cell *base, struct fl_ratio *out)
+{
+	return paired(x, base, true, out);
 }

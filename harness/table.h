@@ -11,7 +11,12 @@
  * configuration columns later options append (hash, spin, sems) when
  * present; sems=1 (and a file without the column) keys as no sems at all.
  * The rows of one (point, variant) are its reps; their ns_per_op values are
- * summarized by stats.h. Each rep carries its round (column `round`; files
+ * summarized by stats.h, and beside them what each rep cost in CPU: CPU ns
+ * per op, (cpu_user_ns + cpu_sys_ns) / ops (user+sys of the whole process
+ * over the rep, every thread: the kernel's precise total, though its split
+ * into user and sys is sampled at the tick), and context switches per op,
+ * (csw_vol + csw_invol) / ops; a file or a row without those cells has
+ * none (NAN). Each rep carries its round (column `round`; files
  * written before rounds existed pair by `rep` instead, and say so;
  * harness/csv.md, "Reading older files"): the
  * ratio of a variant to the baseline is taken round by round (stats.h). */
@@ -50,7 +55,9 @@ struct fl_cell {
 	int *round;              /*   their round */
 	double *ns_r, *ops_r;    /*   their ns per op and ops/s */
 	double *ex_r[FL_NEXTRA]; /*   their extra columns (NAN: empty) */
+	double *cpu_r, *csw_r;   /*   their CPU ns and context switches per op (NAN: none) */
 	double extra[FL_NEXTRA]; /* medians of those (NAN: none) */
+	struct fl_summary cpu, csw; /* over the reps that have them (n == 0, median NAN: none) */
 };
 
 struct fl_cells {
@@ -83,7 +90,11 @@ const struct fl_cell *fl_cell_find(const struct fl_cells *c, const char *point,
 const struct fl_cell *fl_cell_find_variant(const struct fl_cells *c, const char *variant);
 /* status ok with at least one ok rep */
 bool fl_cell_usable(const struct fl_cell *c);
-/* The per-round ratios x/base over the rounds both ran ok; false if none. */
+/* The per-round ratios x/base of ns per op over the rounds both ran ok;
+ * false if none. */
 bool fl_cell_ratio(const struct fl_cell *x, const struct fl_cell *base, struct fl_ratio *out);
+/* The same of CPU ns per op, over the rounds both have a CPU figure for;
+ * false if none (a file without the CPU columns). */
+bool fl_cell_cpu_ratio(const struct fl_cell *x, const struct fl_cell *base, struct fl_ratio *out);
 
 #endif

@@ -263,6 +263,82 @@ check "ratio table flags the slower variant" grep -qE '^  negcount .* 1\.4[0-9]{
 check "and the control row is ~" grep -qE '^  glibc#2 .* ~$' <<<"$out"
 check "control summary line" grep -q '^control (glibc#2, .*~ at 1 of 1 points' <<<"$out"
 
+# CPU beside time (harness/verdicts.md#cpu-beside-time): crafted runs of 8
+# rounds with the CPU columns, 1000 ops a rep, g = 100+r. glibc: g ns and g
+# CPU ns per op (70% user), 0.5 context switches per op; glibc#2 as glibc
+# +-1; negcount: 50+r ns (faster) at F x glibc's CPU; textbook: 150+r ns
+# (slower) at half the CPU; split: glibc#2's ns (~) at 3x the CPU; musl:
+# faster at the same CPU. a.csv and b.csv above have no CPU columns.
+craft_cpu() { # file, negcount's CPU factor F
+  { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
+    echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol"
+    for r in 0 1 2 3 4 5 6 7; do
+      g=$((100 + r)) h=$((100 + r + r % 2))
+      p="pool,4,1,0,0,exact,1000,1"
+      echo "glibc,$p,$g.0,1,ok,\"\",auto,0,$r,0,1,$((g * 700)),$((g * 300)),400,100"
+      echo "glibc#2,$p,$h.0,1,ok,\"\",auto,0,$r,1,1,$((h * 700)),$((h * 300)),400,100"
+      echo "negcount,$p,$((50 + r)).0,1,ok,\"\",auto,0,$r,2,1,$((g * 1000 * $2)),0,0,0"
+      echo "textbook,$p,$((150 + r)).0,1,ok,\"\",auto,0,$r,3,1,$((g * 500)),0,200,0"
+      echo "split,$p,$h.0,1,ok,\"\",auto,0,$r,4,1,$((g * 3000)),0,400,100"
+      echo "musl,$p,$((50 + r)).0,1,ok,\"\",auto,0,$r,5,1,$((g * 700)),$((g * 300)),400,100"
+    done; } >"$1"
+}
+craft_cpu "$d/cpu.csv" 2
+expect_ok "compare of a CSV with CPU columns" compare "$d/cpu.csv"
+out=$(cat /tmp/fl_cli_out.$$)
+check "the table's header has cpu ns/op and csw/op beside median ns" \
+  grep -qE '^  variant +median ns +cpu ns/op +csw/op +ratio ' <<<"$out"
+check "glibc: cpu ns/op 103.5 (median of 100..107), csw/op 0.500" \
+  grep -qE '^  glibc +103\.5 +103\.5 +0\.500 +1\.000  baseline \(8 rounds\)$' <<<"$out"
+check "faster at twice the CPU: 'faster, 2.0x CPU' (cpu ns/op 207.0, csw/op 0.000)" \
+  grep -qE '^  negcount +53\.5 +207\.0 +0\.000 +0\.5[0-9]{2} .* faster, 2\.0x CPU$' <<<"$out"
+check "slower at half the CPU: 'slower, 0.5x CPU'" \
+  grep -qE '^  textbook +153\.5 +51\.8 +0\.200 .* slower, 0\.5x CPU$' <<<"$out"
+check "~ at three times the CPU: '~, 3.0x CPU'" grep -qE '^  split .* ~, 3\.0x CPU$' <<<"$out"
+check "faster at the same CPU: no note" grep -qE '^  musl +53\.5 +103\.5 .* faster$' <<<"$out"
+check "the control is ~ with no note" grep -qE '^  glibc#2 .* ~$' <<<"$out"
+expect_ok "compare of a CSV without the CPU columns" compare "$d/b.csv"
+out=$(cat /tmp/fl_cli_out.$$)
+check "an older CSV loads and shows - for cpu ns/op and csw/op" \
+  grep -qE '^  negcount +[0-9.]+ +- +- +1\.4[0-9]{2} .* slower$' <<<"$out"
+# --tsv: the CPU figures at the end; the 18 columns scripts/plot and
+# scripts/aa read keep their places, the verdict column its bare word.
+expect_ok "compare --tsv with CPU columns" compare --tsv "$d/cpu.csv"
+out=$(cat /tmp/fl_cli_out.$$)
+check "TSV: the first 18 columns as before, the CPU columns last" \
+  test "$(head -1 <<<"$out" | cut -f1-18,27-)" = "$(printf 'workload\tpoint\tvariant\tthreads\tstatus\tn\tmedian_ns\tmad_ns\tci_lo\tci_hi\tmin_ns\tmax_ns\tops_s\top\tratio\tratio_lo\tratio_hi\tverdict\tcpu_ns_op\tcsw_op\tcpu_ratio\tcpu_ratio_lo\tcpu_ratio_hi\tverdict_cpu')"
+check "TSV: negcount's CPU figures, its verdict and its noted verdict" \
+  test "$(awk -F'\t' '$3 == "negcount" { print $18 "|" $27 "|" $28 "|" $29 "|" $30 "|" $31 "|" $32 }' <<<"$out")" = "faster|207|0|2.0000|2.0000|2.0000|faster, 2.0x CPU"
+check "TSV: every line has 32 fields" \
+  test "$(awk -F'\t' 'NF != 32' <<<"$out" | wc -l)" -eq 0
+expect_ok "compare --tsv without CPU columns" compare --tsv "$d/b.csv"
+check "TSV of an older CSV: the CPU cells empty, 32 fields" \
+  test "$(awk -F'\t' 'NR > 1 && (NF != 32 || $27 $28 $29 $30 $31 != "")' /tmp/fl_cli_out.$$ | wc -l)" -eq 0
+# before/after: negcount's time unchanged, its CPU doubled.
+craft_cpu "$d/cpu1.csv" 1
+expect_ok "compare two files with CPU columns" compare "$d/cpu1.csv" "$d/cpu.csv"
+out=$(cat /tmp/fl_cli_out.$$)
+check "compare: same time, twice the CPU: listed as '~, 2.0x CPU', cpu +100.0%" \
+  grep -qE '^pool T=4 K=1 wake=exact.* negcount +0\.5[0-9]{2} +0\.5[0-9]{2} +\+0\.0% +\+100\.0%  ~, 2\.0x CPU$' <<<"$out"
+check "compare: no time change, one CPU note" \
+  grep -q '^0 of 5 pairs changed beyond the noise, 5 within it; 0 status changes, 0 in one file only; 1 with a CPU note$' <<<"$out"
+expect_ok "compare an older CSV with a new one" compare "$d/b.csv" "$d/cpu.csv" --all
+check "compare: - in the cpu column where a file lacks it" \
+  grep -qE ' negcount +1\.4[0-9]{2} +0\.5[0-9]{2} .* +-  FASTER$' /tmp/fl_cli_out.$$
+# scripts/plot: the ratio PNG gets the CPU panel (two panels, 1800 px wide)
+# from a CSV with the CPU columns, and stays one panel (1400) without.
+pngw() { python3 -c 'import struct, sys; print(struct.unpack(">I", open(sys.argv[1], "rb").read()[16:20])[0])' "$1"; }
+if command -v gnuplot >/dev/null; then
+  plot=$(cd "$(dirname "$0")/.." && pwd)/scripts/plot
+  fla=$(cd "$(dirname "$fl")" && pwd)/$(basename "$fl")
+  FUTEXLAB=$fla "$plot" "$d/cpu.csv" "$d/png" >/dev/null 2>&1 &&
+    FUTEXLAB=$fla "$plot" "$d/b.csv" "$d/png" >/dev/null 2>&1
+  check "plot: the CPU panel beside the ratio with the CPU columns, none without" \
+    test "$(pngw "$d/png/cpu-pool-ratio.png" 2>/dev/null) $(pngw "$d/png/b-pool-ratio.png" 2>/dev/null)" = "1800 1400"
+else
+  skip "plot: the CPU panel: gnuplot not installed (scripts/setup installs it)"
+fi
+
 # Rounds: the seed fixes the order; the control row comes and goes.
 expect_usage "bad seed" run --seed -3
 expect_ok "seeded run" run --variant negcount,glibc --workload uncontended --ops 200 --rounds 6 \

@@ -2,7 +2,8 @@
  * hand: median (odd, even, unsorted), MAD, the order-statistics confidence
  * interval of the median and its exact binomial coverage, the noise test and
  * the "apart" test compare uses to flag a change; then the paired-ratio
- * verdicts on synthetic runs with a known answer under injected drift. */
+ * verdicts on synthetic runs with a known answer under injected drift, and
+ * when a verdict carries its CPU note. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -122,6 +123,27 @@ static void t_ratio_verdicts(void *arg)
 	      "a difference within the control's resolution is ~, beyond it a verdict");
 }
 
+/* The CPU note (stats.h, fl_cpu_note): only where time and CPU part ways,
+ * or time says ~, and only from FL_CPU_NOTE (10%) either way. */
+static void t_cpu_note(void *arg)
+{
+	(void)arg;
+	CHECK(fl_cpu_note(FL_FASTER, FL_SLOWER, 2.0), "faster with 2x the CPU: noted");
+	CHECK(fl_cpu_note(FL_FASTER, FL_SLOWER, 1.10), "faster with 1.10x: noted (the threshold)");
+	CHECK(!fl_cpu_note(FL_FASTER, FL_SLOWER, 1.09), "faster with 1.09x: not (below 10%%)");
+	CHECK(!fl_cpu_note(FL_FASTER, FL_SAME, 2.0), "a CPU ratio within its noise: never");
+	CHECK(!fl_cpu_note(FL_FASTER, FL_UNDECIDED, 2.0), "nor one without a verdict");
+	CHECK(!fl_cpu_note(FL_FASTER, FL_FASTER, 0.5), "faster and cheaper: one story, no note");
+	CHECK(fl_cpu_note(FL_SLOWER, FL_FASTER, 0.5), "slower with half the CPU: noted");
+	CHECK(fl_cpu_note(FL_SLOWER, FL_FASTER, 1 / 1.10), "slower with 1/1.10: noted");
+	CHECK(!fl_cpu_note(FL_SLOWER, FL_FASTER, 0.92), "slower with 0.92x: not");
+	CHECK(!fl_cpu_note(FL_SLOWER, FL_SLOWER, 2.0), "slower and dearer: no note");
+	CHECK(fl_cpu_note(FL_SAME, FL_SLOWER, 1.8) && fl_cpu_note(FL_SAME, FL_FASTER, 0.5),
+	      "~ with a clear CPU difference either way: noted");
+	CHECK(!fl_cpu_note(FL_SAME, FL_SLOWER, 1.05), "~ with 5%% more: not");
+	CHECK(!fl_cpu_note(FL_UNDECIDED, FL_SLOWER, 3.0), "? (too few rounds): never");
+}
+
 static void t_round_order(void *arg)
 {
 	(void)arg;
@@ -212,6 +234,7 @@ int main(void)
 	run_test("ci_values", t_ci_values, NULL, 10);
 	run_test("apart", t_apart, NULL, 10);
 	run_test("ratio_verdicts", t_ratio_verdicts, NULL, 10);
+	run_test("cpu_note", t_cpu_note, NULL, 10);
 	run_test("round_order", t_round_order, NULL, 10);
 	run_test("paired_drift", t_paired_drift, NULL, 30);
 	return tests_done("stats");
