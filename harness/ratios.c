@@ -137,7 +137,7 @@ static const char *csw_text(char *b, size_t n, double x)
 static void row_start(FILE *f, const struct fl_cell *y)
 {
 	char a[24], b[24];
-	fprintf(f, "  %-14s %11.1f %10s %7s", y->variant, y->ns.median,
+	fprintf(f, "  %-20s %11.1f %10s %7s", y->variant, y->ns.median,
 		cpu_text(a, sizeof a, y->cpu.median), csw_text(b, sizeof b, y->csw.median));
 }
 
@@ -245,14 +245,14 @@ static void print_extras(FILE *f, const struct fl_cell **row, int nrow)
 			any |= fl_cell_usable(row[j]) && !isnan(row[j]->extra[k]);
 	if (!any)
 		return;
-	fprintf(f, "  %-14s %6s %6s %7s %8s %8s %8s %8s %8s  (medians over rounds)\n", "",
+	fprintf(f, "  %-20s %6s %6s %7s %8s %8s %8s %8s %8s  (medians over rounds)\n", "",
 		"jain", "cv", "min/max", "starve", "lat p50", "p99", "p99.9", "max");
 	for (int j = 0; j < nrow; j++) {
 		const struct fl_cell *y = row[j];
 		if (!fl_cell_usable(y))
 			continue;
 		char a[16], b[16], c2[16], d[16], e[16], g[16], h[16], i[16];
-		fprintf(f, "  %-14s %6s %6s %7s %8s %8s %8s %8s %8s\n", y->variant,
+		fprintf(f, "  %-20s %6s %6s %7s %8s %8s %8s %8s %8s\n", y->variant,
 			num(a, sizeof a, y->extra[0]), num(b, sizeof b, y->extra[1]),
 			num(c2, sizeof c2, y->extra[2]), fl_dur_text(d, sizeof d, y->extra[3]),
 			fl_dur_text(e, sizeof e, y->extra[4]), fl_dur_text(g, sizeof g, y->extra[5]),
@@ -283,14 +283,14 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		int nrow;
 		if (!(row = point_rows(c, i, baseline, &nrow)))
 			continue; /* each point once, at its first cell */
-		fprintf(f, "\n%s\n  %-14s %11s %10s %7s %7s  %-22s %7s  %s\n", x->point, "variant",
+		fprintf(f, "\n%s\n  %-20s %11s %10s %7s %7s  %-22s %7s  %s\n", x->point, "variant",
 			"median ns", "cpu ns/op", "csw/op", "ratio", "interval, coverage", "+-res",
 			"verdict");
 		const struct fl_cell *ref = fl_cell_find(c, x->point, baseline);
 		for (int j = 0; j < nrow; j++) {
 			const struct fl_cell *y = row[j];
 			if (!fl_cell_usable(y)) {
-				fprintf(f, "  %-14s %s%s%s\n", y->variant, y->status,
+				fprintf(f, "  %-20s %s%s%s\n", y->variant, y->status,
 					y->note[0] ? ": " : "", y->note);
 				errors += !strcmp(y->status, "error");
 			} else if (!fl_cell_usable(ref)) {
@@ -353,7 +353,7 @@ static void pair_line(FILE *f, const struct fl_cell *y, const struct pair *p, in
 		snprintf(chg, sizeof chg, "%+.1f%%", 100 * (factor - 1));
 	verdict_text(vt, sizeof vt, v == FL_SAME ? "~ within the noise" : v == FL_FASTER ? "FASTER"
 				: "SLOWER", "~", v, p->cpu, cv, factor);
-	fprintf(f, "%-40s %-14s %8.*f %8.*f %+7.1f%% %8s  %s\n", y->point, y->variant, decimals,
+	fprintf(f, "%-38s %-20s %8.*f %8.*f %+7.1f%% %8s  %s\n", y->point, y->variant, decimals,
 		p->before, decimals, p->after, 100 * (p->after / p->before - 1), chg, vt);
 }
 
@@ -412,7 +412,7 @@ static void header(FILE *f, const struct fl_table *a, const struct fl_table *b,
 		   "when\nbeyond the noise and %.0f%% or more, against the time verdict or beside a ~ "
 		   "(as in the ratio table)\n", absolute ? "CPU ns per op" : "the CPU-per-op ratio",
 		100 * (FL_CPU_NOTE - 1));
-	fprintf(f, "\n%-40s %-14s %8s %8s %8s %8s  %s\n", "point", "variant", "before", "after",
+	fprintf(f, "\n%-38s %-20s %8s %8s %8s %8s  %s\n", "point", "variant", "before", "after",
 		"change", "cpu", "verdict");
 }
 
@@ -431,7 +431,7 @@ int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *c
 		if (!fl_cell_usable(x) || !fl_cell_usable(y)) {
 			bool st = strcmp(x->status, y->status) != 0;
 			if (st || all)
-				fprintf(f, "%-40s %-14s %8s %8s %8s %8s  %s\n", y->point, y->variant,
+				fprintf(f, "%-38s %-20s %8s %8s %8s %8s  %s\n", y->point, y->variant,
 					x->status, y->status, "", "", st ? "STATUS CHANGED" : "-");
 			n.status += st;
 			continue;
