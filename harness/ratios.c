@@ -1,5 +1,6 @@
 /* harness/ratios.c — the ratio table, before/after, TSV (ratios.h). */
 #include "harness/ratios.h"
+#include "harness/peers.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -277,6 +278,7 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		fprintf(f, "warning: this file predates rounds (no round column): reps are paired "
 			   "by index, not in time\n");
 	struct control_sum cs = { 0 };
+	struct fl_peers_tally peers = { 0 };
 	int errors = 0;
 	for (int i = 0; i < c->n; i++) {
 		const struct fl_cell *x = &c->c[i], **row;
@@ -301,6 +303,7 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 			}
 		}
 		print_extras(f, row, nrow);
+		fl_peers_line(f, row, nrow, &peers);
 		free(row);
 	}
 	if (cs.points) {
@@ -309,6 +312,7 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 			   "resolution +-%.1f%% median, +-%.1f%% to +-%.1f%%\n", baseline, cs.same,
 			cs.points, cs.res[cs.nres / 2], cs.res[0], cs.res[cs.nres - 1]);
 	}
+	fl_peers_summary(f, &peers);
 	if (errors)
 		fprintf(f, "%d row(s) broke an invariant (error above)\n", errors);
 	return errors;

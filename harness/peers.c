@@ -1,0 +1,77 @@
+/* harness/peers.c — the futexlab designs against the fastest shipped
+ * library, point by point (peers.h). */
+#include "harness/peers.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "variants/variant.h"
+
+/* The registered design of an entry label (NAME or NAME@POLICY), or NULL
+ * for a floor, the control (BASELINE#2) or anything unknown. */
+static const struct fl_variant *design_of(const char *label)
+{
+	char name[64];
+	size_t n = strcspn(label, "@#");
+	if (label[n] == '#' || n >= sizeof name)
+		return NULL;
+	memcpy(name, label, n);
+	name[n] = '\0';
+	return fl_variant_find(name);
+}
+
+struct closest {
+	const struct fl_cell *y;
+	double time, cpu;               /* paired ratios to the library (cpu NAN: not known) */
+	bool cheap;                     /* cpu <= FL_PEERS_CPU */
+};
+
+/* Whether y is closer to the library than *best: a CPU-cheap entry beats
+ * any other; among equals, the lower time ratio. */
+static void consider(struct closest *best, const struct fl_cell *y, const struct fl_cell *lib)
+{
+	struct fl_ratio t, c;
+	if (!fl_cell_ratio(y, lib, &t))
+		return;
+	double cpu = fl_cell_cpu_ratio(y, lib, &c) ? c.median : NAN;
+	bool cheap = !isnan(cpu) && cpu <= FL_PEERS_CPU;
+	if (best->y && (best->cheap > cheap || (best->cheap == cheap && best->time <= t.median)))
+		return;
+	*best = (struct closest){ y, t.median, cpu, cheap };
+}
+
+void fl_peers_line(FILE *f, const struct fl_cell *const *row, int nrow, struct fl_peers_tally *t)
+{
+	const struct fl_cell *lib = NULL;
+	for (int i = 0; i < nrow; i++) {
+		const struct fl_variant *v = design_of(row[i]->variant);
+		if (v && v->own_policy && fl_cell_usable(row[i]) &&
+		    (!lib || row[i]->ns.median < lib->ns.median))
+			lib = row[i];
+	}
+	struct closest best = { 0 };
+	for (int i = 0; lib && i < nrow; i++) {
+		const struct fl_variant *v = design_of(row[i]->variant);
+		if (v && !v->own_policy && fl_cell_usable(row[i]))
+			consider(&best, row[i], lib);
+	}
+	if (!best.y)
+		return;
+	bool within = best.time <= FL_PEERS_TIME && best.cheap;
+	t->points++;
+	t->within += within;
+	fprintf(f, "  vs the libraries: fastest %s (%.1f ns, %.1f cpu ns/op); closest %s: %.2fx its "
+		   "time, ", lib->variant, lib->ns.median, lib->cpu.median, best.y->variant, best.time);
+	if (isnan(best.cpu))
+		fprintf(f, "CPU not known\n");
+	else
+		fprintf(f, "%.2fx its CPU: %s\n", best.cpu, within ? "within" : "not within");
+}
+
+void fl_peers_summary(FILE *f, const struct fl_peers_tally *t)
+{
+	if (t->points)
+		fprintf(f, "vs the libraries: some futexlab entry within %.0f%% of the fastest library's "
+			   "time at <= %.2fx its CPU at %d of %d points\n", 100 * (FL_PEERS_TIME - 1),
+			FL_PEERS_CPU, t->within, t->points);
+}
