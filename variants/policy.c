@@ -87,8 +87,9 @@ static int parse_bound(const char *name, const char *num, int *out, char *err, s
 	}
 	char *end;
 	errno = 0;
-	long v = strtol(num, &end, 10);
-	if (errno || *end || end == num || v < 1 || v > FL_POLICY_BOUND_MAX) {
+	long v = strtol(num, &end, 10); /* (digits only: strtol would take " +5") */
+	if (*num < '0' || *num > '9' || errno || *end || end == num || v < 1 ||
+	    v > FL_POLICY_BOUND_MAX) {
 		snprintf(err, errlen, "policy %s:%s: the bound must be an integer in 1..%d%s", name,
 			 num, FL_POLICY_BOUND_MAX, !errno && !*end && v == 0 ? " (no spin: say park)" : "");
 		return -1;
