@@ -794,8 +794,10 @@ EXPORT int sem_post(sem_t *s)
  *    and restored before glibc's wait otherwise (EAGAIN was ours).
  * "Blocked" so means found empty: a wait that then got a token posted
  * before its own sleep, or a timed wait whose deadline had passed, is
- * counted too. Designs' waits are their own code: no first attempt there
- * (it would change the design measured, e.g. a FIFO handoff), blocked=-. */
+ * counted too. Designs' waits are their own code under the waiting policy
+ * (fl_wait): no first attempt of the counting's there (it would change the
+ * design measured, e.g. a FIFO handoff, beyond what FUTEXLAB_POLICY asked),
+ * blocked=-. */
 static bool first_try(sem_t *s, bool cancel_point)
 {
 	int e = errno;
