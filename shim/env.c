@@ -56,6 +56,8 @@ static int fail(struct msg *m, const char *what, const char *s, size_t n, const 
 	return -1;
 }
 
+_Static_assert(FL_POLICY_BOUND_MAX == 1000000, "FUTEXLAB_POLICY's message says 1..1000000");
+
 static bool name_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
@@ -79,7 +81,7 @@ int fl_shim_env_parse(const struct fl_shim_vars *in, struct fl_shim_env *out, ch
 		err[0] = '\0';
 	else
 		m.cap = 0;
-	struct fl_shim_env e = { .variant = "negcount" }; /* *out only on success */
+	struct fl_shim_env e = { .variant = "negcount", .policy = FL_POLICY_PARK_INIT }; /* *out only on success */
 	const char *variant = in->variant, *allow = in->allow, *stats = in->stats,
 		   *log = in->log;
 
@@ -130,6 +132,16 @@ int fl_shim_env_parse(const struct fl_shim_vars *in, struct fl_shim_env *out, ch
 			return fail(&m, "FUTEXLAB_LOG", log, n, "is not an absolute path");
 		memcpy(e.log, log, n);
 		e.log[n] = '\0';
+	}
+
+	const char *policy = in->policy;
+	if (policy && *policy) {
+		/* (the reason fl_policy_parse gives repeats the value unquoted:
+		 * the message quotes it and names the policies instead) */
+		char why[160];
+		if (fl_policy_parse(policy, &e.policy, why, sizeof why))
+			return fail(&m, "FUTEXLAB_POLICY", policy, strnlen(policy, 64),
+				    "is not a policy (" FL_POLICY_NAMES "; N in 1..1000000)");
 	}
 
 	*out = e;

@@ -25,9 +25,16 @@
  *                     its own directory — a relative path would scatter one
  *                     run's lines over several files. At most
  *                     FL_SHIM_LOG_MAX bytes (PATH_MAX - 1).
+ *   FUTEXLAB_POLICY   the waiting policy of the design's waits
+ *                     (variants/policy.h: park, spin:N, spin-yield:N,
+ *                     adaptive); unset or empty: park. Anything
+ *                     fl_policy_parse refuses is an error. (Whether the
+ *                     design takes a policy is the caller's question: a
+ *                     shipped library keeps its own.)
  *
  * Pure: the caller passes getenv's values (NULL for unset); no getenv, no
- * allocation, no stdio, no global state, so it can run first thing in the
+ * allocation, no stdio stream (the policy's reason is formatted into a
+ * local buffer by fl_policy_parse), no global state, so it can run first thing in the
  * shim's setup. Fuzzed by tests/fuzz/fuzz_shim_env.c, unit-tested by
  * tests/test_shim_env.c. */
 #ifndef FUTEXLAB_SHIM_ENV_H
@@ -35,6 +42,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "variants/policy.h"
 
 #define FL_SHIM_VARIANT_MAX 63
 #define FL_SHIM_LOG_MAX 4095
@@ -46,6 +55,7 @@ struct fl_shim_vars {
 	const char *allow;   /* FUTEXLAB_ALLOW */
 	const char *stats;   /* FUTEXLAB_STATS */
 	const char *log;     /* FUTEXLAB_LOG */
+	const char *policy;  /* FUTEXLAB_POLICY */
 };
 
 struct fl_shim_env {
@@ -56,6 +66,7 @@ struct fl_shim_env {
 	/* A copy, not a pointer into the environment: a program may rewrite
 	 * its environment strings (setproctitle-style) before it exits. */
 	char log[FL_SHIM_LOG_MAX + 1]; /* "" : no log */
+	struct fl_policy policy;       /* park unless FUTEXLAB_POLICY says */
 };
 
 /* 0 with *out filled; or -1 with *out untouched and, when errlen > 0, a

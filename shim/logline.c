@@ -4,6 +4,10 @@
 #include <limits.h>
 #include <string.h>
 
+#include "variants/policy.h" /* FL_POLICY_BOUND_MAX, FL_POLICY_TEXT_MAX: macros only */
+
+_Static_assert(FL_SHIM_POLICY_MAX + 1 == FL_POLICY_TEXT_MAX, "logline.h and policy.h disagree");
+
 static const char *const state_names[FL_SHIM_NSTATES] = {
 	[FL_SHIM_ON] = "on",
 	[FL_SHIM_PASS] = "pass",
@@ -43,6 +47,30 @@ static bool field_ok(const char *s, size_t max, bool (*ok)(char))
 		if (!ok(s[i]))
 			return false;
 	return true;
+}
+
+/* The canonical text of a waiting policy (what fl_policy_format writes):
+ * park, adaptive, or spin:N / spin-yield:N with N in canonical decimal
+ * 1..FL_POLICY_BOUND_MAX. Written here rather than called (fl_policy_parse
+ * uses strtol): this file stays pure and links nothing. */
+static bool policy_ok(const char *s, size_t n)
+{
+	if ((n == 4 && !memcmp(s, "park", 4)) || (n == 8 && !memcmp(s, "adaptive", 8)))
+		return true;
+	size_t k = 0; /* where the bound starts */
+	if (n > 5 && !memcmp(s, "spin:", 5))
+		k = 5;
+	else if (n > 11 && !memcmp(s, "spin-yield:", 11))
+		k = 11;
+	if (k == 0 || s[k] == '0' || n - k > 7) /* (7 digits: FL_POLICY_BOUND_MAX's) */
+		return false;
+	uint32_t v = 0;
+	for (size_t i = k; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (uint32_t)(s[i] - '0');
+	}
+	return v <= FL_POLICY_BOUND_MAX;
 }
 
 /* ---- parsing ------------------------------------------------------------- */
@@ -127,6 +155,19 @@ static bool word(const char **p, const char *k, size_t max, bool (*ok)(char), ch
 	return true;
 }
 
+static bool policy_field(const char **p, char *out)
+{
+	if (!key(p, "policy"))
+		return false;
+	size_t n = value_len(*p);
+	if (n > FL_SHIM_POLICY_MAX || !policy_ok(*p, n))
+		return false;
+	memcpy(out, *p, n);
+	out[n] = '\0';
+	*p += n;
+	return true;
+}
+
 static bool state_field(const char **p, enum fl_shim_state *out)
 {
 	if (!key(p, "state"))
@@ -172,6 +213,7 @@ int fl_shim_logline_parse(const char *line, struct fl_shim_logline *out)
 	      int_field(&p, "ppid", 0, &r.ppid) && next(&p) &&
 	      word(&p, "comm", FL_SHIM_COMM_MAX, comm_char, r.comm) && next(&p) &&
 	      word(&p, "variant", FL_SHIM_NAME_MAX, name_char, r.variant) && next(&p) &&
+	      policy_field(&p, r.policy) && next(&p) &&
 	      state_field(&p, &r.state) && next(&p) &&
 	      count_field(&p, "inits", &r.inits) && next(&p) &&
 	      count_field(&p, "ours", &r.ours) && next(&p) &&
@@ -253,6 +295,7 @@ int fl_shim_logline_format(const struct fl_shim_logline *r, char *buf, size_t le
 	if (r->pid < 1 || r->ppid < 0 || !fl_shim_state_name(r->state) ||
 	    !field_ok(r->comm, FL_SHIM_COMM_MAX, comm_char) ||
 	    !field_ok(r->variant, FL_SHIM_NAME_MAX, name_char) ||
+	    !policy_ok(r->policy, strnlen(r->policy, FL_SHIM_POLICY_MAX + 1)) ||
 	    !field_ok(r->reason, FL_SHIM_REASON_MAX, reason_char))
 		return -1;
 	if (len == 0)
@@ -265,6 +308,8 @@ int fl_shim_logline_format(const struct fl_shim_logline *r, char *buf, size_t le
 	put(&l, r->comm);
 	put_key(&l, "variant");
 	put(&l, r->variant);
+	put_key(&l, "policy");
+	put(&l, r->policy);
 	put_key(&l, "state");
 	put(&l, fl_shim_state_name(r->state));
 	put_count(&l, "inits", r->inits);

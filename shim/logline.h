@@ -3,9 +3,9 @@
  * With FUTEXLAB_LOG=PATH, every process that loaded libfutexlab-preload.so
  * appends one line to PATH when it exits (shim/log.md, "The log"):
  *
- *   futexlab-shim pid=N ppid=N comm=NAME variant=V state=S inits=N ours=N
- *     handed=N named=N [wait=N trywait=N timedwait=N clockwait=N post=N
- *     blocked=N timeouts=N] reason=TEXT
+ *   futexlab-shim pid=N ppid=N comm=NAME variant=V policy=P state=S
+ *     inits=N ours=N handed=N named=N [wait=N trywait=N timedwait=N
+ *     clockwait=N post=N blocked=N timeouts=N] reason=TEXT
  *
  * (one line; the bracketed keys only with FUTEXLAB_STATS=1, all seven or
  * none; blocked is `-` unless state=pass). One space between fields, keys
@@ -31,6 +31,7 @@
 #define FL_SHIM_LOGLINE_TAG "futexlab-shim" /* the line's first word */
 #define FL_SHIM_COMM_MAX 15     /* the kernel's TASK_COMM_LEN - 1 */
 #define FL_SHIM_NAME_MAX 63     /* a variant name: FL_SHIM_VARIANT_MAX (env.h) */
+#define FL_SHIM_POLICY_MAX 23   /* a policy's text: FL_POLICY_TEXT_MAX - 1 (variants/policy.h) */
 #define FL_SHIM_REASON_MAX 255
 /* A line's bytes at most, its newline included: below PIPE_BUF (4096), so
  * one write() of it is one atomic append even to a pipe. */
@@ -53,6 +54,10 @@ struct fl_shim_logline {
 	 * written as '?'; 1..15 bytes */
 	char comm[FL_SHIM_COMM_MAX + 1];
 	char variant[FL_SHIM_NAME_MAX + 1]; /* FUTEXLAB_VARIANT, [a-z0-9_-]{1,63} */
+	/* FUTEXLAB_POLICY in its canonical text (variants/policy.h's
+	 * fl_policy_format: park, spin:N, spin-yield:N with N 1..1000000 in
+	 * canonical decimal, adaptive); park when unset */
+	char policy[FL_SHIM_POLICY_MAX + 1];
 	enum fl_shim_state state;
 	uint64_t inits;  /* sem_init calls, successful or not */
 	uint64_t ours;   /* of them, semaphores initialised on the design */

@@ -40,6 +40,13 @@
  * set backwards extends the wait as POSIX requires (a clock set forwards
  * is noticed only at the converted deadline).
  *
+ * Waits go through the waiting policy (variants/policy.h: fl_wait,
+ * fl_timedwait) that FUTEXLAB_POLICY names (park when unset): the design's
+ * trywait re-tried before its wait, as in the harness's reps. A shipped
+ * library (glibc's pass-through, the C++ and helper-run designs) keeps its
+ * own: a policy other than park for one is a usage error, as an unknown
+ * FUTEXLAB_VARIANT is.
+ *
  * FUTEXLAB_LOG=PATH: every process appends one logline to PATH at exit
  * (shim/logline.h; "the log" below); FUTEXLAB_STATS=1 counts the calls into
  * it ("counting" below). Neither writes a byte on the program's stderr. */
@@ -64,6 +71,7 @@
 #include "lib/clock.h"
 #include "shim/env.h"
 #include "shim/logline.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -79,7 +87,9 @@ static enum fl_shim_state state;
 static char reason[FL_SHIM_REASON_MAX + 1] = "-";
 static char vname[FL_SHIM_VARIANT_MAX + 1];
 static char log_path[FL_SHIM_LOG_MAX + 1]; /* FUTEXLAB_LOG; "" none */
+static char policy_text[FL_POLICY_TEXT_MAX] = "park"; /* FUTEXLAB_POLICY, canonical */
 _Static_assert(FL_SHIM_VARIANT_MAX == FL_SHIM_NAME_MAX, "env.h and logline.h disagree");
+_Static_assert(FL_POLICY_TEXT_MAX == FL_SHIM_POLICY_MAX + 1, "policy.h and logline.h disagree");
 
 static int (*real_init)(sem_t *, int, unsigned);
 static int (*real_destroy)(sem_t *);
@@ -445,8 +455,8 @@ static void collect_usable(void)
 }
 
 /* FUTEXLAB_VARIANT, FUTEXLAB_DEBUG, FUTEXLAB_ALLOW, FUTEXLAB_STATS,
- * FUTEXLAB_LOG (shim/env.h) into the shim's settings; a bad one is a usage
- * error. Registers the fork handler. Returns the parsed variables (static
+ * FUTEXLAB_LOG, FUTEXLAB_POLICY (shim/env.h) into the shim's settings; a bad
+ * one is a usage error. Registers the fork handler. Returns the parsed variables (static
  * storage). */
 static const struct fl_shim_env *read_env(void)
 {
@@ -458,9 +468,11 @@ static const struct fl_shim_env *read_env(void)
 		.allow = getenv("FUTEXLAB_ALLOW"),
 		.stats = getenv("FUTEXLAB_STATS"),
 		.log = getenv("FUTEXLAB_LOG"),
+		.policy = getenv("FUTEXLAB_POLICY"),
 	};
 	if (fl_shim_env_parse(&vars, &env, err, sizeof err))
 		usage("%s", err);
+	fl_policy_format(&env.policy, policy_text, sizeof policy_text);
 	debug = env.debug;
 	stats = env.stats;
 	memcpy(log_path, env.log, sizeof log_path);
@@ -501,19 +513,34 @@ static bool design_acceptable(const char *name, const struct fl_variant *v, unsi
 	return true;
 }
 
-/* The design FUTEXLAB_VARIANT names, with the promises FUTEXLAB_ALLOW
- * waives: sets the shim's state (on, pass-through, capped, refused,
- * skipped) and, when on, the design. */
-static void choose_design(const char *name, unsigned allow)
+/* A waiting policy other than park for a shipped library (v, or a C++
+ * design the shim does not link: v NULL) is a usage error, as in the
+ * harness: it waits by its own (variant.h, .own_policy). */
+static void refuse_policy(const char *name, const struct fl_variant *v,
+			  const struct fl_policy *p)
 {
+	if (p->kind == FL_POLICY_PARK || (v && fl_policy_applies(v)))
+		return;
+	usage("FUTEXLAB_POLICY=%s: variant %s keeps its own waiting policy (%s); only park "
+	      "applies to it", policy_text, name, v ? v->own_policy : "a C++ standard library's");
+}
+
+/* The design FUTEXLAB_VARIANT names, with the promises FUTEXLAB_ALLOW
+ * waives, under FUTEXLAB_POLICY: sets the shim's state (on, pass-through,
+ * capped, refused, skipped) and, when on, the design. */
+static void choose_design(const struct fl_shim_env *env)
+{
+	const char *name = env->variant;
 	const struct fl_variant *v = fl_variant_find(name);
 	if (!v && cxx_design(name)) {
 		/* Registered, but not linked into the shim (shim/meson.build). */
+		refuse_policy(name, NULL, &env->policy);
 		skip_design(name, CXX_REFUSAL);
 		return;
 	}
 	if (!v)
 		usage("unknown variant '%s' (futexlab list)", name);
+	refuse_policy(v->name, v, &env->policy);
 	/* a former name (FUTEXLAB_VARIANT=posix) reports as the current one */
 	snprintf(vname, sizeof vname, "%s", v->name);
 	if (strcmp(v->name, "glibc") == 0) {
@@ -542,7 +569,7 @@ static void choose_design(const char *name, unsigned allow)
 		    "semaphore; semaphores stay glibc's", name, v->value_max);
 		return;
 	}
-	if (!design_acceptable(name, v, allow))
+	if (!design_acceptable(name, v, env->allow))
 		return;
 	V = v;
 	v_hash = name_hash(v->name);
@@ -558,7 +585,10 @@ static void shim_setup(void)
 	resolve_real();
 	collect_usable();
 	const struct fl_shim_env *env = read_env();
-	choose_design(env->variant, env->allow);
+	choose_design(env);
+	/* before any thread of the program waits on a design (set-up runs at
+	 * load, or at the first call: start()) */
+	fl_policy_set(&env->policy);
 }
 
 /* Set up once, at load or at the first call, whichever comes first: another
@@ -630,6 +660,7 @@ static void write_logline(void)
 	r.ppid = (int)getppid();
 	process_name(r.comm);
 	memcpy(r.variant, vname, sizeof r.variant);
+	memcpy(r.policy, policy_text, sizeof r.policy);
 	r.state = state;
 	r.inits = (uint64_t)atomic_load(&n_inits);
 	r.ours = (uint64_t)atomic_load(&n_ours);
@@ -763,8 +794,10 @@ EXPORT int sem_post(sem_t *s)
  *    and restored before glibc's wait otherwise (EAGAIN was ours).
  * "Blocked" so means found empty: a wait that then got a token posted
  * before its own sleep, or a timed wait whose deadline had passed, is
- * counted too. Designs' waits are their own code: no first attempt there
- * (it would change the design measured, e.g. a FIFO handoff), blocked=-. */
+ * counted too. Designs' waits are their own code under the waiting policy
+ * (fl_wait): no first attempt of the counting's there (it would change the
+ * design measured, e.g. a FIFO handoff, beyond what FUTEXLAB_POLICY asked),
+ * blocked=-. */
 static bool first_try(sem_t *s, bool cancel_point)
 {
 	int e = errno;
@@ -792,7 +825,7 @@ static int timed_result(int r)
 
 static int design_wait(const struct fl_variant *o, sem_t *s)
 {
-	int r = o->wait(s);
+	int r = fl_wait(o, s);
 	return r ? fail(r) : 0;
 }
 
@@ -838,14 +871,14 @@ static int wait_on_clock(const struct fl_variant *o, sem_t *s, clockid_t clock,
 	if (clock == CLOCK_MONOTONIC || !fl_ts_valid(abs)) {
 		/* (a malformed deadline is passed as is: the variant takes an
 		 * available token, else reports EINVAL) */
-		int r = o->timedwait(s, abs);
+		int r = fl_timedwait(o, s, abs);
 		return r ? fail(r) : 0;
 	}
 	for (;;) {
 		struct timespec now_c, mono;
 		clock_gettime(clock, &now_c);
 		mono = fl_ts_add_ns(fl_now(), fl_ts_diff_ns(abs, &now_c));
-		int r = o->timedwait(s, &mono);
+		int r = fl_timedwait(o, s, &mono);
 		if (r != ETIMEDOUT)
 			return r ? fail(r) : 0;
 		clock_gettime(clock, &now_c);

@@ -4,7 +4,8 @@
  *
  * uncontended: one thread, post(1)+wait pairs on one semaphore, in blocks
  * of N pairs, three modes interleaved block by block — raw (v->post and
- * v->wait called directly: no marks), off (the marked ops, which are the
+ * fl_wait, the design's wait under the process's waiting policy,
+ * variants/policy.h, called directly: no marks), off (the marked ops, which are the
  * workloads' fl_sem_* wrappers, with the detector off: a thread-local read
  * and a compare) and on (the marked ops inside fl_stranded_begin/end with
  * the watchdog running at 50 ms) — each mode's fastest block and median
@@ -23,6 +24,7 @@
 
 #include "lib/clock.h"
 #include "stranded/stranded.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
 
 #define BLOCKS 15
@@ -68,7 +70,7 @@ static double block(const struct fl_variant *v, void *s, int mode)
 	int64_t t0 = fl_now_ns();
 	if (mode == 0) {
 		for (int i = 0; i < N; i++)
-			if (v->post(s, 1) || v->wait(s))
+			if (v->post(s, 1) || fl_wait(v, s))
 				die("raw post/wait failed");
 	} else {
 		for (int i = 0; i < N; i++)

@@ -52,6 +52,8 @@
  *     still be coming): its tokens count only once it returns, so they are
  *     not in the value yet;
  *   - a waiter woken but not yet scheduled: it is runnable (c);
+ *   - a waiter re-trying under a waiting policy (variants/policy.h: spin,
+ *     spin-yield, adaptive) before the design's wait: it is runnable (c);
  *   - a thread that took the token (returned from its wait or trywait) but
  *     has not counted it yet: its op is still in flight on s, and it is
  *     runnable (c) — it cannot sleep between the two, the count is the next

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "variants/policy.h"
 #include "variants/variant.h"
 
 /* The slots a rep may have open at once (a slot is a bit of a wait-any's
@@ -167,7 +168,12 @@ static inline void fl_stranded_leave(struct fl_stranded_thread *t, uint64_t op)
  *
  * Each brackets the call with the marks above: enter (what the op is on),
  * the call, the count of what it did (a token taken, tokens posted — a post
- * counts once it has returned), leave. With the detector off
+ * counts once it has returned), leave. A wait's call is fl_wait /
+ * fl_timedwait (variants/policy.h): the design's wait under the process's
+ * waiting policy, so the re-tries a policy makes before the design's wait
+ * are inside the op — one op, one token at most, whoever of the re-tries
+ * and the wait took it; a waiter re-trying is running, never asleep, so
+ * the rule (stranded.c) never counts it stranded. With the detector off
  * fl_stranded_self is NULL and the call is all there is. Inline: measured,
  * an out-of-line call cost as much as the marks (stranded/README.md). They
  * return the design's result. */
@@ -179,13 +185,13 @@ static inline int fl_stranded_wait(const struct fl_variant *v, void *s, int slot
 	struct fl_stranded_thread *t = fl_stranded_self();
 	int r;
 	if (!t) {
-		while ((r = v->wait(s)) == EINTR)
+		while ((r = fl_wait(v, s)) == EINTR)
 			;
 		return r;
 	}
 	do {
 		uint64_t op = fl_stranded_enter(t, slot, FL_OP_WAIT);
-		r = v->wait(s);
+		r = fl_wait(v, s);
 		if (!r)
 			fl_stranded_add(&t->taken[slot], 1);
 		fl_stranded_leave(t, op);
@@ -211,9 +217,9 @@ static inline int fl_stranded_timedwait(const struct fl_variant *v, void *s, int
 {
 	struct fl_stranded_thread *t = fl_stranded_self();
 	if (!t)
-		return v->timedwait(s, abs_deadline);
+		return fl_timedwait(v, s, abs_deadline);
 	uint64_t op = fl_stranded_enter(t, slot, FL_OP_TIMED);
-	int r = v->timedwait(s, abs_deadline);
+	int r = fl_timedwait(v, s, abs_deadline);
 	if (!r)
 		fl_stranded_add(&t->taken[slot], 1);
 	fl_stranded_leave(t, op);

@@ -3,7 +3,9 @@
  *   conformance VARIANT [--stress-only]
  *
  * meson registers one test per entry of variants/meson.build, so a new
- * design is covered the moment it is registered. --stress-only runs the
+ * design is covered the moment it is registered, and again per waiting
+ * policy (FUTEXLAB_POLICY, tests/policy_env.h): every wait goes through
+ * fl_wait / fl_timedwait (variants/policy.h). --stress-only runs the
  * multi-threaded tests alone (the ThreadSanitizer build uses it).
  * Timing appears only as one-sided correctness bounds (a timeout never
  * fires early; a past deadline does not sleep for seconds), never as a
@@ -19,9 +21,10 @@
 #include "tests/check.h"
 #include "lib/clock.h"
 #include "tests/sleepers.h"
+#include "tests/policy_env.h"
 #include "tests/value.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
-#include "lib/wake.h"
 
 static const struct fl_variant *V;
 
@@ -58,7 +61,7 @@ static void rm(struct sem m)
 static int wait_noeintr(void *s)
 {
 	int r;
-	while ((r = V->wait(s)) == EINTR)
+	while ((r = fl_wait(V, s)) == EINTR)
 		;
 	return r;
 }
@@ -67,7 +70,7 @@ static int timedwait_ns(void *s, int64_t rel_ns)
 {
 	struct timespec dl = fl_deadline_after_ns(rel_ns);
 	int r;
-	while ((r = V->timedwait(s, &dl)) == EINTR)
+	while ((r = fl_timedwait(V, s, &dl)) == EINTR)
 		;
 	return r;
 }
@@ -159,8 +162,8 @@ static void t_timedwait_past(void *arg)
 	int64_t t0 = fl_now_ns();
 	CHECK(timedwait_ns(m.s, -1000000) == ETIMEDOUT, "past deadline, no token");
 	struct timespec zero = { 0, 0 }, neg = { -1, 0 };
-	CHECK(V->timedwait(m.s, &zero) == ETIMEDOUT, "deadline at the clock's epoch");
-	CHECK(V->timedwait(m.s, &neg) == ETIMEDOUT, "negative deadline");
+	CHECK(fl_timedwait(V, m.s, &zero) == ETIMEDOUT, "deadline at the clock's epoch");
+	CHECK(fl_timedwait(V, m.s, &neg) == ETIMEDOUT, "negative deadline");
 	CHECK(fl_now_ns() - t0 < 1000000000, "past deadlines do not sleep");
 	CHECK(fl_test_value(V, m.s) == 0, "value unchanged: %d", fl_test_value(V, m.s));
 	/* a token that is there is taken whatever the deadline says */
@@ -168,8 +171,8 @@ static void t_timedwait_past(void *arg)
 	CHECK(timedwait_ns(m.s, -1000000) == 0, "past deadline, token available");
 	V->post(m.s, 1);
 	struct timespec bad = { 0, 2000000000 };
-	CHECK(V->timedwait(m.s, &bad) == 0, "bad deadline, token available: taken");
-	CHECK(V->timedwait(m.s, &bad) == EINVAL, "bad deadline, no token: EINVAL");
+	CHECK(fl_timedwait(V, m.s, &bad) == 0, "bad deadline, token available: taken");
+	CHECK(fl_timedwait(V, m.s, &bad) == EINVAL, "bad deadline, no token: EINVAL");
 	CHECK(fl_test_value(V, m.s) == 0, "value still 0");
 	V->post(m.s, 1);
 	CHECK(V->trywait(m.s) == 0, "semaphore still works after EINVAL");
@@ -182,7 +185,7 @@ static void t_timedwait_never_early(void *arg)
 	struct sem m = mk(0);
 	struct timespec dl = fl_deadline_after_ns(20000000);
 	int r;
-	while ((r = V->timedwait(m.s, &dl)) == EINTR)
+	while ((r = fl_timedwait(V, m.s, &dl)) == EINTR)
 		;
 	CHECK(r == ETIMEDOUT, "times out: %d", r);
 	CHECK(fl_deadline_passed(&dl), "not before the deadline");
@@ -574,7 +577,7 @@ static void *race_timed(void *p)
 	for (int i = 0; i < rc->rounds; i++) {
 		pthread_barrier_wait(&rc->go);
 		int r;
-		while ((r = V->timedwait(rc->m.s, &rc->dl)) == EINTR)
+		while ((r = fl_timedwait(V, rc->m.s, &rc->dl)) == EINTR)
 			;
 		if (r == 0)
 			atomic_fetch_add(&rc->ok, 1);
@@ -703,11 +706,9 @@ int main(int argc, char **argv)
 	int scale = getenv("FL_TEST_SCALE") ? atoi(getenv("FL_TEST_SCALE")) : 1;
 	if (scale < 1)
 		scale = 1;
-	/* FL_SPIN=N runs the suite with spin-then-park on (lib/wake.h). */
-	if (getenv("FL_SPIN"))
-		fl_spin_set(atoi(getenv("FL_SPIN")));
 	watchdog_dump = dump;
-	printf("# variant %s (spin %d)\n", V->name, fl_spin_get());
+	printf("# variant %s\n", V->name);
+	test_policy_setup("conformance", V); /* FUTEXLAB_POLICY (tests/policy_env.h) */
 	if (!stress_only) {
 		run_test("init_value", t_init_value, NULL, 10);
 		run_test("trywait", t_trywait, NULL, 10);

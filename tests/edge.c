@@ -4,6 +4,9 @@
  *
  *   edge VARIANT
  *
+ * Waits go through fl_wait / fl_timedwait under FUTEXLAB_POLICY
+ * (tests/policy_env.h; variants/policy.h).
+ *
  *   huge_deadlines        a deadline near INT64_MAX seconds (or 2^31 s, 2^32
  *                         ms away, ...) must not overflow into "already
  *                         past" or a negative sentinel: the waiter blocks
@@ -67,8 +70,10 @@
 #include "lib/futex.h"
 #include "tests/loadavg.h"
 #include "lib/race.h"
+#include "tests/policy_env.h"
 #include "tests/sleepers.h"
 #include "tests/value.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
 
 static const struct fl_variant *V;
@@ -162,7 +167,7 @@ static void *waiter(void *p)
 	atomic_store(&a->tid, gettid());
 	int r;
 	for (;;) {
-		r = a->timed ? V->timedwait(a->s, &a->dl) : V->wait(a->s);
+		r = a->timed ? fl_timedwait(V, a->s, &a->dl) : fl_wait(V, a->s);
 		if (r != EINTR || a->stop_on_eintr)
 			break;
 		atomic_fetch_add(&a->eintrs, 1);
@@ -238,7 +243,7 @@ static void t_huge_deadlines(void *arg)
 		CHECK(fl_test_value(V, s) == 0, "value 0 after: %d", fl_test_value(V, s));
 		/* with a token there, a huge deadline takes it at once */
 		V->post(s, 1);
-		CHECK(V->timedwait(s, &dls[i]) == 0, "token available, huge deadline");
+		CHECK(fl_timedwait(V, s, &dls[i]) == 0, "token available, huge deadline");
 		rm(s);
 	}
 }
@@ -258,7 +263,7 @@ static void t_notify_not_remembered(void *arg)
 	CHECK(fl_test_value(V, s) == 0, "value 0: %d", fl_test_value(V, s));
 	struct timespec dl = fl_deadline_after_ns(30000000);
 	int r;
-	while ((r = V->timedwait(s, &dl)) == EINTR)
+	while ((r = fl_timedwait(V, s, &dl)) == EINTR)
 		;
 	CHECK(r == ETIMEDOUT, "the next wait times out: %d", r);
 	CHECK(fl_deadline_passed(&dl), "and not before its deadline");
@@ -269,7 +274,7 @@ static void t_notify_not_remembered(void *arg)
 	CHECK(fl_test_value(V, s) == 1, "value 1: %d", fl_test_value(V, s));
 	CHECK(V->trywait(s) == 0, "taken");
 	dl = fl_deadline_after_ns(20000000);
-	while ((r = V->timedwait(s, &dl)) == EINTR)
+	while ((r = fl_timedwait(V, s, &dl)) == EINTR)
 		;
 	CHECK(r == ETIMEDOUT, "and the wait after that times out again: %d", r);
 	rm(s);
@@ -491,7 +496,7 @@ struct pp {
 static int wait_ok(void *s)
 {
 	int r;
-	while ((r = V->wait(s)) == EINTR)
+	while ((r = fl_wait(V, s)) == EINTR)
 		;
 	return r;
 }
@@ -717,7 +722,7 @@ static void t_left_no_registration(void *arg)
 	/* A waiter that times out. */
 	struct timespec dl = fl_deadline_after_ns(20000000);
 	int r;
-	while ((r = V->timedwait(s, &dl)) == EINTR)
+	while ((r = fl_timedwait(V, s, &dl)) == EINTR)
 		;
 	CHECK(r == ETIMEDOUT, "timedwait on an empty semaphore: %d", r);
 	timeouts++;
@@ -897,7 +902,7 @@ static void destruction_child(int pshared, int64_t ns, struct dstats *st)
 		spin_ns(w_delay);
 		int64_t t0 = fl_now_ns();
 		int w;
-		while ((w = V->wait(page)) == EINTR)
+		while ((w = fl_wait(V, page)) == EINTR)
 			;
 		if (w) {
 			fprintf(stderr, "  wait: %s\n", strerror(w));
@@ -1175,7 +1180,7 @@ static void stale_role(struct crew *c, int me, long round)
 		return;
 	}
 	spin_until(&x->w_go, round, NULL);
-	while ((r = V->wait(x->s)) == EINTR)
+	while ((r = fl_wait(V, x->s)) == EINTR)
 		;
 	if (r)
 		atomic_fetch_add(&x->errors, 1);
@@ -1308,7 +1313,7 @@ static void steal_role(struct crew *c, int me, long round)
 			atomic_fetch_add(&x->errors, 1);
 		return;
 	}
-	while ((r = V->wait(x->a)) == EINTR)
+	while ((r = fl_wait(V, x->a)) == EINTR)
 		;
 	if (r)
 		atomic_fetch_add(&x->errors, 1);
@@ -1486,6 +1491,7 @@ int main(int argc, char **argv)
 	}
 	watchdog_dump = dump;
 	printf("# edge %s\n", V->name);
+	test_policy_setup("edge", V); /* FUTEXLAB_POLICY (tests/policy_env.h) */
 	run_test("huge_deadlines", t_huge_deadlines, NULL, 30);
 	run_test("notify_not_remembered", t_notify_not_remembered, NULL, 10);
 	run_test("spurious_wakes", t_spurious_wakes, NULL, 10);

@@ -1,5 +1,5 @@
-/* tests/test_exclusion.c — K tokens admit at most K holders, with and
- * without spin-then-park.
+/* tests/test_exclusion.c — K tokens admit at most K holders, under the
+ * park policy and under spinning ones.
  *
  *   test_exclusion VARIANT
  *
@@ -7,24 +7,28 @@
  * acquisitions + final value); a design that hands out a token it does not
  * have and repays it later with a token nobody sees can still conserve. This
  * test counts holders: T threads acquire (wait, timedwait or trywait), check
- * that no more than K hold a token at once, and release. It runs once with
- * no spin and once with --spin 100 (lib/wake.h), since the spin is a second
- * path to a token: a spinner that takes one it cannot own is caught here.
- * A holder sometimes yields its CPU while it holds, so other takers run
- * while a token is out: a holding interval a scheduler quantum long, where a
- * second holder shows (tests/mutants' mut_neg_spin_credit).
- * Linked against the race-window build so the windows inside the spin are
+ * that no more than K hold a token at once, and release. Waits go through
+ * fl_wait / fl_timedwait (variants/policy.h), under park, under spin:100
+ * and under FUTEXLAB_POLICY when it names another policy
+ * (tests/policy_env.h): a policy's re-tries are a second path to a token,
+ * and a re-try that takes one it cannot own is caught here. A holder
+ * sometimes yields its CPU while it holds, so other takers run while a
+ * token is out: a holding interval a scheduler quantum long, where a
+ * second holder shows (tests/mutants' mut_policy_credit_neg).
+ * Linked against the race-window build so the designs' windows are
  * widened. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tests/check.h"
 #include "lib/clock.h"
+#include "tests/policy_env.h"
 #include "tests/value.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
-#include "lib/wake.h"
 
 static const struct fl_variant *V;
 
@@ -42,11 +46,11 @@ static void *worker(void *p)
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		int op = (int)(x % 10), r;
 		if (op < 5) {
-			while ((r = V->wait(e->s)) == EINTR)
+			while ((r = fl_wait(V, e->s)) == EINTR)
 				;
 		} else if (op < 8) {
 			struct timespec dl = fl_deadline_after_ns((int64_t)(x >> 40) % 100000);
-			while ((r = V->timedwait(e->s, &dl)) == EINTR)
+			while ((r = fl_timedwait(V, e->s, &dl)) == EINTR)
 				;
 		} else {
 			r = V->trywait(e->s);
@@ -81,10 +85,13 @@ static void run(int k, int threads, int iters)
 	for (int i = 0; i < threads; i++)
 		pthread_join(t[i], NULL);
 	CHECK(atomic_load(&e.errors) == 0, "%d unexpected results", atomic_load(&e.errors));
-	CHECK(atomic_load(&e.max_seen) <= k, "spin %d: %d holders of %d tokens at once",
-	      fl_spin_get(), atomic_load(&e.max_seen), k);
+	char pol[FL_POLICY_TEXT_MAX];
+	struct fl_policy p = fl_policy_get();
+	fl_policy_format(&p, pol, sizeof pol);
+	CHECK(atomic_load(&e.max_seen) <= k, "policy %s: %d holders of %d tokens at once", pol,
+	      atomic_load(&e.max_seen), k);
 	int fin = fl_test_value(V, e.s); /* the workers joined: draining is exact */
-	CHECK(fin == k, "spin %d: final value %d, expected %d", fl_spin_get(), fin, k);
+	CHECK(fin == k, "policy %s: final value %d, expected %d", pol, fin, k);
 	V->destroy(e.s);
 	free(e.s);
 }
@@ -92,13 +99,18 @@ static void run(int k, int threads, int iters)
 static void t_exclusion(void *arg)
 {
 	int scale = *(int *)arg;
-	for (int spin = 0; spin <= 100; spin += 100) {
-		fl_spin_set(spin);
+	struct fl_policy env = test_policy_env("test_exclusion");
+	struct fl_policy list[3] = { FL_POLICY_PARK_INIT, { FL_POLICY_SPIN, 100 }, env };
+	bool listed = env.kind == FL_POLICY_PARK || (env.kind == FL_POLICY_SPIN && env.bound == 100);
+	int n = listed ? 2 : 3;
+	for (int i = 0; i < n; i++) {
+		fl_policy_set(&list[i]);
 		run(1, 4, 20000 / scale);
 		if (V->value_max >= 2)
 			run(2, 6, 10000 / scale);
 	}
-	fl_spin_set(0);
+	struct fl_policy park = FL_POLICY_PARK_INIT;
+	fl_policy_set(&park);
 }
 
 int main(int argc, char **argv)
@@ -116,6 +128,7 @@ int main(int argc, char **argv)
 	if (scale < 1)
 		scale = 1;
 	printf("# variant %s\n", V->name);
+	test_policy_setup("test_exclusion", V); /* (prints it; t_exclusion sets each in turn) */
 	run_test("exclusion", t_exclusion, &scale, 120);
 	return tests_done(V->name);
 }

@@ -26,7 +26,8 @@ static void test_text(void)
 	}
 	static const char *const bad[] = { "", "spin", "spin:", "spin:0", "spin:-3", "spin:x",
 					   "spin:1000001", "spin:12abc", "adaptive:3", "park:1",
-					   "yield", "Spin:4", "spin-yield" };
+					   "yield", "Spin:4", "spin-yield", "spin:+5", "spin: 5",
+					   "spin-yield:\t4" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct fl_policy p = { FL_POLICY_ADAPTIVE, 7 };
 		char err[160] = "";

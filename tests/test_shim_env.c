@@ -3,7 +3,8 @@
  * bound, every character class, FUTEXLAB_DEBUG's on/off values, every
  * FUTEXLAB_ALLOW item alone and combined with empty items, FUTEXLAB_STATS's
  * three accepted values, FUTEXLAB_LOG's absolute paths up to the 4095-byte
- * bound, and every kind of rejected input: -1, *out untouched, one line
+ * bound, FUTEXLAB_POLICY's policies (variants/policy.h), and every kind
+ * of rejected input: -1, *out untouched, one line
  * naming the variable and quoting the value, cut safely to any errlen. (tests/fuzz/fuzz_shim_env.c
  * checks the same properties on arbitrary bytes.) */
 #include <stdbool.h>
@@ -24,6 +25,15 @@ static int parse5(const char *v, const char *d, const char *a, const char *st, c
 	memset(&env, 0xA5, sizeof env);
 	memset(err, 'Z', sizeof err);
 	struct fl_shim_vars in = { .variant = v, .debug = d, .allow = a, .stats = st, .log = log };
+	return fl_shim_env_parse(&in, &env, err, sizeof err);
+}
+
+/* FUTEXLAB_POLICY alone (a sentinel in *out and err); 0 or -1. */
+static int parse_policy(const char *pol, const char *log)
+{
+	memset(&env, 0xA5, sizeof env);
+	memset(err, 'Z', sizeof err);
+	struct fl_shim_vars in = { .log = log, .policy = pol };
 	return fl_shim_env_parse(&in, &env, err, sizeof err);
 }
 
@@ -56,6 +66,8 @@ static void accept(const char *v, const char *d, const char *a, const char *want
 	      want_a);
 	CHECK(!env.stats && env.log[0] == '\0', "stats %d, log '%.40s' with both unset",
 	      env.stats, env.log);
+	CHECK(env.policy.kind == FL_POLICY_PARK && env.policy.bound == 0,
+	      "policy %d:%d with FUTEXLAB_POLICY unset", env.policy.kind, env.policy.bound);
 }
 
 /* The result of parse5 is refused: -1, *out untouched, one line in err
@@ -218,6 +230,36 @@ static void t_log(void *arg)
 	refused(parse5("UP", NULL, NULL, NULL, "rel"), "FUTEXLAB_VARIANT");
 }
 
+static void t_policy(void *arg)
+{
+	(void)arg;
+	static const struct {
+		const char *in;
+		enum fl_policy_kind kind;
+		int bound;
+	} ok[] = { { NULL, FL_POLICY_PARK, 0 },	     { "", FL_POLICY_PARK, 0 },
+		   { "park", FL_POLICY_PARK, 0 },    { "spin:100", FL_POLICY_SPIN, 100 },
+		   { "spin:1000000", FL_POLICY_SPIN, 1000000 },
+		   { "spin-yield:4", FL_POLICY_SPIN_YIELD, 4 },
+		   { "adaptive", FL_POLICY_ADAPTIVE, 0 } };
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		int r = parse_policy(ok[i].in, NULL);
+		CHECK(r == 0 && env.policy.kind == ok[i].kind && env.policy.bound == ok[i].bound &&
+			      !strcmp(env.variant, "negcount"),
+		      "FUTEXLAB_POLICY='%s': %d, policy %d:%d (%s)", ok[i].in ? ok[i].in : "NULL", r,
+		      env.policy.kind, env.policy.bound, r ? err : "");
+	}
+	static const char *const bad[] = { "spin", "spin:0", "spin:1000001", "spin:+5", "Park",
+					   "adaptive:2", "yield", "spin-yield", " park" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		refused(parse_policy(bad[i], NULL), "FUTEXLAB_POLICY: '");
+	refused(parse_policy("spin:0", NULL), "FUTEXLAB_POLICY: 'spin:0' is not a policy (park, "
+					      "spin:N, spin-yield:N, adaptive; N in 1..1000000)");
+	refused(parse_policy("spin:\n4", NULL), "'spin:\\x0a4'");
+	/* checked last: a bad LOG is the one named */
+	refused(parse_policy("bogus", "rel"), "FUTEXLAB_LOG");
+}
+
 /* Any errlen: never a byte past it, always terminated, a prefix of the
  * whole message; errlen 0 or a NULL err writes nothing. */
 static void t_errlen(void *arg)
@@ -255,6 +297,7 @@ int main(void)
 	run_test("allow", t_allow, NULL, 10);
 	run_test("stats", t_stats, NULL, 10);
 	run_test("log", t_log, NULL, 10);
+	run_test("policy", t_policy, NULL, 10);
 	run_test("errlen", t_errlen, NULL, 10);
 	return tests_done("shim_env");
 }

@@ -2,7 +2,8 @@
  * whose answers are known: a line with and without the counting keys
  * formats to exactly the documented bytes and parses back; every state;
  * every field at and past its bound (pid 1..INT_MAX, ppid from 0, counts up
- * to 2^64-1, comm 15 bytes, a variant name 63, reason 255); every kind of
+ * to 2^64-1, comm 15 bytes, a variant name 63, reason 255; the policy in
+ * each canonical form, spin-yield:1000000 the longest); every kind of
  * malformed line refused (-1, *out untouched) and other lines not taken for
  * a logline (1); the formatter refuses what the parser would and never
  * writes past its buffer. (tests/fuzz/fuzz_shim_logline.c checks the round
@@ -56,7 +57,7 @@ static const char *line3(const char *head, const char *mid, const char *reason)
 	return buf;
 }
 
-#define HEAD "pid=42 ppid=1 comm=semprog variant=negcount state=on inits=3 ours=2 handed=1 named=0"
+#define HEAD "pid=42 ppid=1 comm=semprog variant=negcount policy=park state=on inits=3 ours=2 handed=1 named=0"
 #define MID " wait=4 trywait=5 timedwait=6 clockwait=7 post=8 blocked=- timeouts=9"
 
 static struct fl_shim_logline sample(void)
@@ -67,6 +68,7 @@ static struct fl_shim_logline sample(void)
 	r.ppid = 1;
 	strcpy(r.comm, "semprog");
 	strcpy(r.variant, "negcount");
+	strcpy(r.policy, "park");
 	r.state = FL_SHIM_ON;
 	r.inits = 3, r.ours = 2, r.handed = 1, r.named = 0;
 	strcpy(r.reason, "-");
@@ -90,13 +92,18 @@ static void t_format(void *arg)
 	want = "futexlab-shim " HEAD MID " reason=-\n";
 	CHECK(n == (int)strlen(want) && !strcmp(buf, want), "got '%s'\nwant '%s'", buf, want);
 
+	strcpy(r.policy, "spin-yield:16");
+	n = fl_shim_logline_format(&r, buf, sizeof buf);
+	CHECK(n > 0 && strstr(buf, " variant=negcount policy=spin-yield:16 state=on "), "'%s'", buf);
+	strcpy(r.policy, "park");
+
 	r.blocked_known = true;
 	r.blocked = 0;
 	r.state = FL_SHIM_PASS;
 	strcpy(r.variant, "glibc");
 	strcpy(r.reason, "breaks signal,eintr (FUTEXLAB_ALLOW=signal,eintr runs it)");
 	n = fl_shim_logline_format(&r, buf, sizeof buf);
-	CHECK(n > 0 && strstr(buf, " variant=glibc state=pass ") &&
+	CHECK(n > 0 && strstr(buf, " variant=glibc policy=park state=pass ") &&
 		      strstr(buf, " post=8 blocked=0 timeouts=9 reason=breaks signal,eintr "
 				  "(FUTEXLAB_ALLOW=signal,eintr runs it)\n"),
 	      "'%s'", buf);
@@ -112,6 +119,7 @@ static void t_longest(void *arg)
 	r.comm[FL_SHIM_COMM_MAX] = '\0';
 	memset(r.variant, '_', FL_SHIM_NAME_MAX);
 	r.variant[FL_SHIM_NAME_MAX] = '\0';
+	strcpy(r.policy, "spin-yield:1000000"); /* the longest canonical policy */
 	r.state = FL_SHIM_SKIPPED;
 	r.inits = r.ours = r.handed = r.named = UINT64_MAX;
 	r.stats = r.blocked_known = true;
@@ -130,7 +138,7 @@ static void t_longest(void *arg)
 	CHECK(back.pid == INT_MAX && back.ppid == INT_MAX && back.inits == UINT64_MAX &&
 		      back.timeouts == UINT64_MAX && back.blocked == UINT64_MAX &&
 		      !strcmp(back.comm, r.comm) && !strcmp(back.variant, r.variant) &&
-		      !strcmp(back.reason, r.reason),
+		      !strcmp(back.policy, r.policy) && !strcmp(back.reason, r.reason),
 	      "the longest line parsed back differs");
 
 	/* too small a buffer, by any amount: -1, "" and nothing past len */
@@ -176,7 +184,7 @@ static void t_parse(void *arg)
 	for (int s = 0; s < FL_SHIM_NSTATES; s++) {
 		char head[256];
 		snprintf(head, sizeof head,
-			 "pid=7 ppid=0 comm=x variant=v state=%s inits=0 ours=0 handed=0 named=0", st[s]);
+			 "pid=7 ppid=0 comm=x variant=v policy=park state=%s inits=0 ours=0 handed=0 named=0", st[s]);
 		CHECK(parse(line3(head, "", "-")) == 0 && rep.state == (enum fl_shim_state)s &&
 			      rep.ppid == 0,
 		      "state=%s", st[s]);
@@ -184,7 +192,7 @@ static void t_parse(void *arg)
 	}
 	CHECK(fl_shim_state_name((enum fl_shim_state)FL_SHIM_NSTATES) == NULL, "a 6th state");
 	/* bounds that hold */
-	CHECK(parse(line3("pid=2147483647 ppid=2147483647 comm=123456789012345 variant=v state=on "
+	CHECK(parse(line3("pid=2147483647 ppid=2147483647 comm=123456789012345 variant=v policy=park state=on "
 			  "inits=18446744073709551615 ours=0 handed=0 named=0",
 			  "", "-")) == 0 &&
 		      rep.pid == INT_MAX && rep.inits == UINT64_MAX && strlen(rep.comm) == 15,
@@ -193,12 +201,22 @@ static void t_parse(void *arg)
 	memset(longname, 'a', sizeof longname);
 	longname[63] = '\0';
 	snprintf(head, sizeof head,
-		 "pid=1 ppid=1 comm=c variant=%s state=on inits=0 ours=0 handed=0 named=0", longname);
+		 "pid=1 ppid=1 comm=c variant=%s policy=park state=on inits=0 ours=0 handed=0 named=0", longname);
 	CHECK(parse(line3(head, "", "-")) == 0 && strlen(rep.variant) == 63, "a 63-byte variant");
+	/* every policy, in its canonical text (variants/policy.h) */
+	static const char *const pol[] = { "park", "adaptive", "spin:1", "spin:100",
+					   "spin:1000000", "spin-yield:4", "spin-yield:1000000" };
+	for (size_t i = 0; i < sizeof pol / sizeof pol[0]; i++) {
+		snprintf(head, sizeof head,
+			 "pid=1 ppid=1 comm=c variant=v policy=%s state=on inits=0 ours=0 handed=0 "
+			 "named=0", pol[i]);
+		CHECK(parse(line3(head, "", "-")) == 0 && !strcmp(rep.policy, pol[i]), "policy=%s",
+		      pol[i]);
+	}
 	longname[63] = 'a';
 	longname[64] = '\0';
 	snprintf(head, sizeof head,
-		 "pid=1 ppid=1 comm=c variant=%s state=on inits=0 ours=0 handed=0 named=0", longname);
+		 "pid=1 ppid=1 comm=c variant=%s policy=park state=on inits=0 ours=0 handed=0 named=0", longname);
 	refuse(line3(head, "", "-"));
 	char reason[300];
 	memset(reason, 'r', sizeof reason);
@@ -243,40 +261,57 @@ static void t_refuse(void *arg)
 	for (size_t i = 0; i < sizeof pids / sizeof pids[0]; i++) {
 		char head[256];
 		snprintf(head, sizeof head,
-			 "pid=%s ppid=1 comm=c variant=v state=on inits=0 ours=0 handed=0 named=0",
+			 "pid=%s ppid=1 comm=c variant=v policy=park state=on inits=0 ours=0 handed=0 named=0",
 			 pids[i]);
 		refuse(line3(head, "", "-"));
 	}
-	refuse(line3("pid=1 ppid=-1 comm=c variant=v state=on inits=0 ours=0 handed=0 named=0", "",
+	refuse(line3("pid=1 ppid=-1 comm=c variant=v policy=park state=on inits=0 ours=0 handed=0 named=0", "",
 		     "-"));
-	refuse(line3("pid=1 ppid=1 comm=c variant=v state=on inits=18446744073709551616 ours=0 "
+	refuse(line3("pid=1 ppid=1 comm=c variant=v policy=park state=on inits=18446744073709551616 ours=0 "
 		     "handed=0 named=0",
 		     "", "-"));
-	refuse(line3("pid=1 ppid=1 comm=c variant=v state=on inits=00 ours=0 handed=0 named=0", "",
+	refuse(line3("pid=1 ppid=1 comm=c variant=v policy=park state=on inits=00 ours=0 handed=0 named=0", "",
 		     "-"));
 	/* words */
-	refuse(line3("pid=1 ppid=1 comm=1234567890123456 variant=v state=on inits=0 ours=0 "
+	refuse(line3("pid=1 ppid=1 comm=1234567890123456 variant=v policy=park state=on inits=0 ours=0 "
 		     "handed=0 named=0",
 		     "", "-"));
-	refuse(line3("pid=1 ppid=1 comm= variant=v state=on inits=0 ours=0 handed=0 named=0", "",
+	refuse(line3("pid=1 ppid=1 comm= variant=v policy=park state=on inits=0 ours=0 handed=0 named=0", "",
 		     "-"));
-	refuse(line3("pid=1 ppid=1 comm=a\x01 variant=v state=on inits=0 ours=0 handed=0 named=0", "",
+	refuse(line3("pid=1 ppid=1 comm=a\x01 variant=v policy=park state=on inits=0 ours=0 handed=0 named=0", "",
 		     "-"));
-	refuse(line3("pid=1 ppid=1 comm=c variant=Negcount state=on inits=0 ours=0 handed=0 named=0",
+	refuse(line3("pid=1 ppid=1 comm=c variant=Negcount policy=park state=on inits=0 ours=0 handed=0 named=0",
 		     "", "-"));
-	refuse(line3("pid=1 ppid=1 comm=c variant= state=on inits=0 ours=0 handed=0 named=0", "",
+	refuse(line3("pid=1 ppid=1 comm=c variant= policy=park state=on inits=0 ours=0 handed=0 named=0", "",
 		     "-"));
-	refuse(line3("pid=1 ppid=1 comm=c variant=v state=off inits=0 ours=0 handed=0 named=0", "",
+	refuse(line3("pid=1 ppid=1 comm=c variant=v policy=park state=off inits=0 ours=0 handed=0 named=0", "",
 		     "-"));
-	refuse(line3("pid=1 ppid=1 comm=c variant=v state=o inits=0 ours=0 handed=0 named=0", "",
+	refuse(line3("pid=1 ppid=1 comm=c variant=v policy=park state=o inits=0 ours=0 handed=0 named=0", "",
 		     "-"));
-	refuse(line3("pid=1 ppid=1 comm=c variant=v state=onn inits=0 ours=0 handed=0 named=0", "",
+	refuse(line3("pid=1 ppid=1 comm=c variant=v policy=park state=onn inits=0 ours=0 handed=0 named=0", "",
 		     "-"));
-	/* keys: order, missing, unknown */
-	refuse(line3("ppid=1 pid=1 comm=c variant=v state=on inits=0 ours=0 handed=0 named=0", "",
+	/* the policy: canonical text only (what fl_policy_format writes) */
+	static const char *const badpol[] = { "", "spin", "spin:", "spin:0", "spin:01", "spin:+1",
+					      "spin:-1", "spin:1000001", "spin:12345678", "Spin:4",
+					      "spin-yield", "spin-yield:0", "adaptive:3", "park:1",
+					      "parked", "spin:4x", "yield:4" };
+	for (size_t i = 0; i < sizeof badpol / sizeof badpol[0]; i++) {
+		char head[256];
+		snprintf(head, sizeof head,
+			 "pid=1 ppid=1 comm=c variant=v policy=%s state=on inits=0 ours=0 handed=0 "
+			 "named=0", badpol[i]);
+		refuse(line3(head, "", "-"));
+	}
+	/* keys: order, missing, unknown (a line without the policy: an older
+	 * shim's, refused as any line with a key missing) */
+	refuse(line3("pid=1 ppid=1 comm=c variant=v state=on inits=0 ours=0 handed=0 named=0", "",
 		     "-"));
-	refuse(line3("pid=1 ppid=1 comm=c variant=v state=on inits=0 ours=0 named=0", "", "-"));
-	refuse(line3("pid=1 ppid=1 comm=c variant=v state=on inits=0 ours=0 handed=0 named=0 x=1",
+	refuse(line3("pid=1 ppid=1 comm=c policy=park variant=v state=on inits=0 ours=0 handed=0 "
+		     "named=0", "", "-"));
+	refuse(line3("ppid=1 pid=1 comm=c variant=v policy=park state=on inits=0 ours=0 handed=0 named=0", "",
+		     "-"));
+	refuse(line3("pid=1 ppid=1 comm=c variant=v policy=park state=on inits=0 ours=0 named=0", "", "-"));
+	refuse(line3("pid=1 ppid=1 comm=c variant=v policy=park state=on inits=0 ours=0 handed=0 named=0 x=1",
 		     "", "-"));
 	/* the counting keys: all seven in order, or none */
 	refuse(line3(HEAD, " wait=1", "-"));
@@ -315,6 +350,12 @@ static void t_format_refuse(void *arg)
 	BAD("an empty variant", r.variant[0] = '\0');
 	BAD("an upper-case variant", strcpy(r.variant, "Musl"));
 	BAD("a variant with a space", strcpy(r.variant, "a b"));
+	BAD("an empty policy", r.policy[0] = '\0');
+	BAD("policy spin:0", strcpy(r.policy, "spin:0"));
+	BAD("policy spin:007", strcpy(r.policy, "spin:007"));
+	BAD("policy spin:1000001", strcpy(r.policy, "spin:1000001"));
+	BAD("policy Park", strcpy(r.policy, "Park"));
+	BAD("an unterminated policy", memset(r.policy, 'p', sizeof r.policy));
 	BAD("state 5", r.state = (enum fl_shim_state)5);
 	BAD("state -1", r.state = (enum fl_shim_state)-1);
 	BAD("an empty reason", r.reason[0] = '\0');

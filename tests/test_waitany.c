@@ -24,6 +24,8 @@
 #include "tests/check.h"
 #include "lib/clock.h"
 #include "tests/sleepers.h"
+#include "tests/policy_env.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
 #include "variants/waitany.h"
 
@@ -281,7 +283,7 @@ static void *mix_plain(void *p)
 			r = V->trywait(m->st.s[i]);
 		} else {
 			struct timespec dl = fl_deadline_after_ns((int64_t)((x >> 30) % 200000));
-			while ((r = V->timedwait(m->st.s[i], &dl)) == EINTR)
+			while ((r = fl_timedwait(V, m->st.s[i], &dl)) == EINTR)
 				;
 		}
 		if (r == 0) {
@@ -451,6 +453,12 @@ int main(int argc, char **argv)
 	if (scale < 1)
 		scale = 1;
 	watchdog_dump = dump;
+	/* the plain consumers' waits under FUTEXLAB_POLICY (tests/policy_env.h;
+	 * the wait-any itself is the design's own) */
+	struct fl_policy pol = test_policy_env("test_waitany");
+	char text[FL_POLICY_TEXT_MAX];
+	fl_policy_set(&pol);
+	printf("# policy %s\n", fl_policy_format(&pol, text, sizeof text));
 	int ran = 0;
 	for (int k = 0; k < fl_nvariants; k++) {
 		V = fl_variants[k];

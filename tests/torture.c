@@ -8,6 +8,8 @@
  * with a handler installed without SA_RESTART, so waits see EINTR; an
  * injector issues FUTEX_WAKE (private and shared) on the variant's futex
  * words (the `words` hook) at random, so every wait sees spurious wakeups.
+ * Waits go through fl_wait / fl_timedwait under FUTEXLAB_POLICY
+ * (tests/policy_env.h; variants/policy.h).
  *
  * The run is a sequence of cycles (a fresh semaphore each, with a different
  * initial value, thread count and wake strategy). A cycle ends with a drain:
@@ -44,9 +46,11 @@
 
 #include "lib/clock.h"
 #include "lib/futex.h"
-#include "tests/value.h"
-#include "variants/variant.h"
 #include "lib/wake.h"
+#include "tests/policy_env.h"
+#include "tests/value.h"
+#include "variants/policy.h"
+#include "variants/variant.h"
 
 #define MAXW 8
 
@@ -179,7 +183,7 @@ static void *worker(void *p)
 			op = (int)(r0 % 80);
 		if (op < 25) {
 			atomic_store(&c->cur_op[w], OP_WAIT);
-			r = V->wait(c->s);
+			r = fl_wait(V, c->s);
 			if (r != 0 && r != EINTR)
 				bad(c, "wait", r);
 		} else if (op < 45) {
@@ -201,7 +205,7 @@ static void *worker(void *p)
 			} else {
 				dl = fl_deadline_after_ns((int64_t)((r0 >> 16) % 300000));
 			}
-			r = V->timedwait(c->s, &dl);
+			r = fl_timedwait(V, c->s, &dl);
 			if (r == ETIMEDOUT)
 				atomic_fetch_add(&c->timeouts, 1);
 			else if (r == EINVAL && malformed)
@@ -511,6 +515,7 @@ int main(int argc, char **argv)
 	int64_t start = fl_now_ns(), end = start + (int64_t)(total * 1e9);
 	int cycles = 0, failed = 0;
 	printf("# torture %s: %.1f s%s\n", V->name, total, soak ? " (soak)" : "");
+	test_policy_setup("torture", V); /* FUTEXLAB_POLICY (tests/policy_env.h) */
 	do {
 		int64_t left = end - fl_now_ns();
 		if (!run_cycle(cycles, left < cycle_ns ? (left > 0 ? left : 1) : cycle_ns,

@@ -25,7 +25,7 @@ static int f2_init(void *p, unsigned value, int pshared)
 }
 
 FL_VARIANT(futex2, struct fl_negcount,
-	.text = "src:futex2.c,negcount.c;sym:fl_negcount_,fl_futex2_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
+	.text = "src:futex2.c,negcount.c,policy.c;sym:fl_negcount_,fl_futex2_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "negcount's algorithm on the futex2 syscalls futex_wait/futex_wake (6.7+)",
 	.unavailable = fl_futex2_unavailable,
 	.init = f2_init, FL_NEGCOUNT_OPS,

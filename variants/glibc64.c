@@ -197,7 +197,7 @@ static int g_words(void *p, _Atomic uint32_t **out, int max)
 }
 
 FL_VARIANT(glibc64, struct glibc64,
-	.text = "src:glibc64.c;sym:fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
+	.text = "src:glibc64.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "glibc's layout: count and waiters in one 64-bit word, post is one CAS (bug 12674)",
 	.value_max = G64_MAX,
 	.init = g_init, .destroy = g_destroy, .post = g_post, .wait = g_wait,

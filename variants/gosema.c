@@ -419,7 +419,7 @@ static int gs_words(void *p, _Atomic uint32_t **out, int max)
 }
 
 FL_VARIANT(gosema, struct gosema,
-	.text = "src:gosema.c;sym:fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
+	.text = "src:gosema.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "Go's runtime semaphore: any word is a semaphore; sleepers in a global 251-root table (treap + FIFO), nwait fast path",
 	.flags = FL_SIGNAL_UNSAFE,
 	.value_max = GS_MAX,

@@ -39,7 +39,7 @@ static int l1_post(void *p, unsigned n)
 }
 
 FL_VARIANT(lock1, struct fl_negcount,
-	.text = "src:lock1.c,negcount.c;sym:fl_negcount_,fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
+	.text = "src:lock1.c,negcount.c,policy.c;sym:fl_negcount_,fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "a lock of one token; negcount with a CAS clamp so over-release never adds a permit",
 	.flags = FL_CAPPED,
 	.value_max = LOCK1_CAP, .init = l1_init, .destroy = fl_negcount_destroy,

@@ -66,16 +66,25 @@
  *   CAS follows the spare units it made takeable — it needs a value near
  *   2^30, and is documented rather than fixed.
  *
- * SPIN  There is none (`--spin` is another axis). The place for a bounded
- *   spin is marked in mu_timedwait: before the claim, while val0 <= 0 and
- *   val1 == 0 — a spinner holds no claim, so it costs posts nothing. */
+ * WAITING  No spin here: what a waiter does before it claims is the
+ *   process's waiting policy (variants/policy.h), whose fl_wait re-tries
+ *   mu_trywait before it calls mu_timedwait. A re-trier holds no claim
+ *   once its trywait returned (policy.h, CORRECTNESS), so a post meanwhile
+ *   owes it nothing and rightly skips the wake; once it gives up, the
+ *   fetch_sub in mu_timedwait sees every token posted until then. What
+ *   changed with the move: the design's own spin (as musl's) stopped while
+ *   claimants waited (val0 < 0) or a wake was pending (val1 > 0); a trywait
+ *   loop cannot see that, so under a spin policy a re-trier behind
+ *   claimants spends its tries failing (two loads each), and one that finds
+ *   a pending unit steals it as any trywait may (the thread above: the
+ *   sleeper it was meant for finds none and sleeps again, a futile wake) —
+ *   CPU and wakes, never a token. */
 #include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "lib/clock.h"
-#include "lib/cpu.h"
 #include "lib/futex.h"
 #include "lib/race.h"
 #include "lib/wake.h"
@@ -223,19 +232,6 @@ static int mu_timedwait(void *p, const struct timespec *dl)
 	struct musl *s = p;
 	if (take_val0(s))
 		return 0;
-	/* Spin-then-park (--spin N, lib/wake.h), as musl does: re-try while
-	 * nobody waits (val0 >= 0) and no wake is pending, before taking a
-	 * claim. A spinner holds no claim, so a post meanwhile owes it nothing
-	 * and rightly skips the wake; once it gives up, the fetch_sub below
-	 * sees every token posted until then. */
-	for (int i = fl_spin_get(); i > 0; i--) {
-		if (atomic_load_explicit(&s->val0, memory_order_relaxed) < 0 ||
-		    atomic_load_explicit(&s->val1, memory_order_relaxed) > 0)
-			break;
-		if (take_val0(s))
-			return 0;
-		fl_cpu_relax();
-	}
 	if (atomic_fetch_sub_explicit(&s->val0, 1, memory_order_acquire) > 0)
 		return 0;
 	fl_race_window(); /* we hold a claim, have not looked at val1 yet */
@@ -270,7 +266,7 @@ static int mu_words(void *p, _Atomic uint32_t **out, int max)
 }
 
 FL_VARIANT(musl, struct musl,
-	.text = "src:musl.c;sym:fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
+	.text = "src:musl.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "musl's 2015 redesign: val0 goes negative for waiters, val1 counts pending wakes, post-stealing",
 	.value_max = MUSL_MAX,
 	.init = mu_init, .destroy = mu_destroy, .post = mu_post, .wait = mu_wait,

@@ -24,8 +24,10 @@
  *   tries, spins 100 times while the value is empty and nobody waits, then
  *   registers in __val[1], sets __val[0] from 0 to -1 and sleeps with
  *   FUTEX_WAIT on __val[0] (not WAIT_BITSET: the probes' `wait` column, not
- *   glibc's `wait_bs`). musl ignores futexlab's --spin and --wake (as glibc's
- *   sem_t does for `glibc`): its spin bound and its wake-one are its own.
+ *   glibc's `wait_bs`). musl keeps its own waiting policy (.own_policy: a
+ *   policy of variants/policy.h is refused for it) and ignores futexlab's
+ *   --wake (as glibc's sem_t does for `glibc`): its spin bound and its
+ *   wake-one are its own.
  *
  * What this file adds, and its caveats:
  *   - post(n) is n sem_post calls (no multi-token post), with the value

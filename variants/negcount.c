@@ -86,7 +86,6 @@
 #include <stdlib.h>
 
 #include "lib/clock.h"
-#include "lib/cpu.h"
 #include "lib/futex.h"
 #include "lib/futex2.h"
 #include "lib/portable.h"
@@ -247,36 +246,22 @@ static int abandon(struct fl_negcount *s, int why)
 	}
 }
 
-/* Spin-then-park (--spin N, lib/wake.h): before claiming, re-try to take a
- * token up to N times. The spin goes BEFORE the claim: a spinner holds no
- * claim, so a post landing meanwhile sees old >= 0 and rightly skips the
- * grant and the wake — nobody it owes one is waiting; the spinner sees the
- * token on its next load and takes it like a trywait. If it gives up, its
- * fetch_sub below observes every token posted until then (the unspun path).
- * Spinning AFTER the claim would not save the post anything: the claim is
- * visible, so the post must publish a grant and call wake all the same.
- * The spin stops as soon as count < 0: claimants are queued and a post
- * resolves their claims first, so the spinner could not win a token —
- * it queues behind them (musl's "spin only while nobody waits"). */
-static bool spin_for_token(struct fl_negcount *s)
-{
-	for (int i = fl_spin_get(); i > 0; i--) {
-		int32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
-		if (c < 0)
-			return false;
-		fl_race_window(); /* a post or another taker lands mid-spin */
-		if (c > 0 && fl_negcount_trywait(s) == 0)
-			return true;
-		fl_cpu_relax();
-	}
-	return false;
-}
-
+/* WAITING  No spin here: what a waiter does before it claims is the
+ * process's waiting policy (variants/policy.h), whose fl_wait re-tries this
+ * design's trywait before it calls this timedwait. Before the claim is
+ * where re-tries belong: a re-trier holds no claim (policy.h, CORRECTNESS),
+ * so a post landing meanwhile sees old >= 0 and rightly skips the grant and
+ * the wake, and once it gives up the fetch_sub below observes every token
+ * posted until then. Re-trying after the claim would save the post
+ * nothing: the claim is visible, so it must grant and wake all the same.
+ * What changed with the move: the design's own spin stopped as soon as
+ * count < 0 (claimants queued: a post resolves their claims first, so a
+ * spinner could not win a token); a trywait loop cannot see that, so under
+ * spin:N a waiter behind queued claimants spends its tries failing (each a
+ * load, no CAS while count <= 0) before it claims — CPU, never a token. */
 int fl_negcount_timedwait(void *p, const struct timespec *dl)
 {
 	struct fl_negcount *s = p;
-	if (spin_for_token(s))
-		return 0;
 	int32_t old = atomic_fetch_sub_explicit(&s->count, 1, memory_order_acquire);
 	if (old > 0)
 		return 0;
@@ -312,6 +297,6 @@ int fl_negcount_words(void *p, _Atomic uint32_t **out, int max)
 }
 
 FL_VARIANT(negcount, struct fl_negcount,
-	.text = "src:negcount.c;sym:fl_negcount_,fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
+	.text = "src:negcount.c,policy.c;sym:fl_negcount_,fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "one signed word, post = one fetch_add, exact-count wake, two-exit timeout",
 	.init = nc_init, FL_NEGCOUNT_OPS, .any = &fl_negcount_any);

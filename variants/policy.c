@@ -68,6 +68,10 @@
 
 #include "lib/clock.h"
 #include "lib/cpu.h"
+#ifdef FL_POLICY_MUTANTS
+#include "lib/futex.h"
+#include "lib/race.h"
+#endif
 
 /* ---- text ----------------------------------------------------------------- */
 
@@ -87,8 +91,9 @@ static int parse_bound(const char *name, const char *num, int *out, char *err, s
 	}
 	char *end;
 	errno = 0;
-	long v = strtol(num, &end, 10);
-	if (errno || *end || end == num || v < 1 || v > FL_POLICY_BOUND_MAX) {
+	long v = strtol(num, &end, 10); /* (digits only: strtol would take " +5") */
+	if (*num < '0' || *num > '9' || errno || *end || end == num || v < 1 ||
+	    v > FL_POLICY_BOUND_MAX) {
 		snprintf(err, errlen, "policy %s:%s: the bound must be an integer in 1..%d%s", name,
 			 num, FL_POLICY_BOUND_MAX, !errno && !*end && v == 0 ? " (no spin: say park)" : "");
 		return -1;
@@ -291,6 +296,81 @@ static int design_wait(const struct fl_variant *v, void *s, const struct timespe
 	return dl ? v->timedwait(s, dl) : v->wait(s);
 }
 
+/* ---- the mutation run's policy mutants -----------------------------------
+ * Compiled only into tests/mutants' suites (-DFL_POLICY_MUTANTS), never into
+ * the product, as lib/race.h's windows: a design of that registry named
+ * mut_policy_KIND_... is waited on with mutation KIND, every other one by
+ * the policy as written (tests/mutants.md, "Policy mutants"). Each breaks
+ * one clause of policy.h's CORRECTNESS, and only where the policy acts
+ * (after a failed first try, under spin, spin-yield or adaptive):
+ *   skip    after its tries, returns 0 without the design's wait: a token
+ *           nobody gave (the design's wait is what re-checks its condition
+ *           before it sleeps, and what takes the token it returns);
+ *   sleep   after its tries, sleeps on the design's word (v->words) with
+ *           the value it read there instead of calling the design's wait,
+ *           then re-tries: a sleep outside the design — no claim, no
+ *           registration, so no post owes it a wake;
+ *   credit  a try of the policy's (its first or a re-try) that saw a token
+ *           (getvalue > 0) returns success even when its trywait lost that
+ *           token to another taker. */
+#ifdef FL_POLICY_MUTANTS
+enum { MUT_NONE, MUT_SKIP, MUT_SLEEP, MUT_CREDIT, MUT_N };
+
+static int mutant_of(const struct fl_variant *v)
+{
+	static const char *const prefix[MUT_N] = {
+		[MUT_SKIP] = "mut_policy_skip_",
+		[MUT_SLEEP] = "mut_policy_sleep_",
+		[MUT_CREDIT] = "mut_policy_credit_",
+	};
+	for (int k = MUT_SKIP; k < MUT_N; k++)
+		if (!strncmp(v->name, prefix[k], strlen(prefix[k])))
+			return k;
+	return MUT_NONE;
+}
+
+static int sleep_outside(const struct fl_variant *v, void *s, const struct timespec *dl)
+{
+	_Atomic uint32_t *w;
+	if (!v->words || v->words(s, &w, 1) < 1)
+		return design_wait(v, s, dl);
+	for (;;) {
+		uint32_t val = atomic_load_explicit(w, memory_order_relaxed);
+		int r = fl_futex_wait(w, val, dl, false);
+		if (v->trywait(s) == 0)
+			return 0;
+		if (r == ETIMEDOUT || r == EINTR || r == EINVAL)
+			return r;
+	}
+}
+#endif
+
+/* One try: the design's trywait. */
+static bool try_once(const struct fl_variant *v, void *s)
+{
+#ifdef FL_POLICY_MUTANTS
+	if (mutant_of(v) == MUT_CREDIT) {
+		bool seen = v->getvalue && v->getvalue(s) > 0;
+		fl_race_window(); /* another taker lands between the look and the try */
+		return v->trywait(s) == 0 || seen;
+	}
+#endif
+	return v->trywait(s) == 0;
+}
+
+/* What follows re-tries that took nothing: the design's wait. */
+static int after_tries(const struct fl_variant *v, void *s, const struct timespec *dl)
+{
+#ifdef FL_POLICY_MUTANTS
+	int m = mutant_of(v);
+	if (m == MUT_SKIP)
+		return 0;
+	if (m == MUT_SLEEP)
+		return sleep_outside(v, s, dl);
+#endif
+	return design_wait(v, s, dl);
+}
+
 /* spin:N and spin-yield:N: up to n re-tries; true when one took a token.
  * A timed wait stops trying at its deadline (checked every 64 pauses, or
  * every yield). */
@@ -302,7 +382,7 @@ static bool try_bounded(const struct fl_variant *v, void *s, const struct timesp
 			sched_yield();
 		else
 			fl_cpu_relax();
-		if (v->trywait(s) == 0)
+		if (try_once(v, s))
 			return true;
 		if (dl && (yield || i % 64 == 0) && fl_deadline_passed(dl))
 			return false;
@@ -335,7 +415,7 @@ static bool try_adaptive(const struct fl_variant *v, void *s, const struct times
 			sched_yield();
 		else
 			fl_cpu_relax();
-		if (v->trywait(s) == 0) {
+		if (try_once(v, s)) {
 			*tried_ns = i <= quick ? 0 : (uint64_t)(fl_now_ns() - t0);
 			return true;
 		}
@@ -355,7 +435,7 @@ static int wait_adaptive(const struct fl_variant *v, void *s, const struct times
 	struct fl_adapt_plan plan = fl_adapt_plan(&a, oversubscribed());
 	uint64_t tried = 0;
 	bool won = plan.mode != FL_ADAPT_PARK && try_adaptive(v, s, dl, &plan, &tried);
-	int r = won ? 0 : design_wait(v, s, dl);
+	int r = won ? 0 : after_tries(v, s, dl);
 	fl_adapt_learn(&a, &plan, won, tried, 0);
 	/* a lesson that changes nothing is not written: many waiters winning
 	 * on one semaphore would otherwise pass its slot's line around */
@@ -371,13 +451,13 @@ int fl_timedwait(const struct fl_variant *v, void *s, const struct timespec *dl)
 	 * (EINVAL when no token is available): the design alone */
 	if (p.kind == FL_POLICY_PARK || !fl_policy_applies(v) || (dl && !fl_ts_valid(dl)))
 		return design_wait(v, s, dl);
-	if (v->trywait(s) == 0)
+	if (try_once(v, s))
 		return 0;
 	if (p.kind == FL_POLICY_ADAPTIVE)
 		return wait_adaptive(v, s, dl);
 	if (try_bounded(v, s, dl, p.bound, p.kind == FL_POLICY_SPIN_YIELD))
 		return 0;
-	return design_wait(v, s, dl);
+	return after_tries(v, s, dl);
 }
 
 int fl_wait(const struct fl_variant *v, void *s)

@@ -44,7 +44,7 @@ static int pt_init(void *p, unsigned value, int pshared)
 }
 
 FL_VARIANT(portable, struct fl_negcount,
-	.text = "src:portable.c,negcount.c;sym:fl_negcount_,fl_portable_;dsym:libc.so.6:pthread_mutex_,pthread_cond_", /* hunt: its code (variant.h) */
+	.text = "src:portable.c,negcount.c,policy.c;sym:fl_negcount_,fl_portable_,fl_wait,fl_timedwait;dsym:libc.so.6:pthread_mutex_,pthread_cond_", /* hunt: its code (variant.h) */
 	.summary = "negcount's portable fallback: on one global mutex+condvar (broadcast) for every address",
 	.flags = FL_SIGNAL_UNSAFE | FL_NO_EINTR,
 	.init = pt_init, FL_NEGCOUNT_OPS);

@@ -54,7 +54,6 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "lib/cpu.h"
 #include "lib/futex.h"
 #include "lib/race.h"
 #include "lib/wake.h"
@@ -112,23 +111,21 @@ static int sp_trywait(void *p)
 	return EAGAIN;
 }
 
+/* WAITING  No spin here: the process's waiting policy (variants/policy.h)
+ * re-tries sp_trywait before this is called. A re-trier is not in
+ * `waiters` and holds nothing (policy.h, CORRECTNESS), so a post meanwhile
+ * may read 0 and skip the wake: none is owed, the re-trier reads count
+ * itself, and once it gives up it registers below and the kernel re-checks
+ * count (pair 2) exactly as without the re-tries. What changed with the
+ * move: the design's own spin stopped once waiters were registered; a
+ * trywait loop cannot see them, so under a spin policy a re-trier may barge
+ * past sleepers and take a token posted for one of them. That is this
+ * design's rule anyway (a woken thread owns nothing, it competes like a
+ * newcomer): the sleeper's wake becomes a futile one and it sleeps again —
+ * a cost the policy's rows show, never a token or a wakeup lost. */
 static int sp_timedwait(void *p, const struct timespec *dl)
 {
 	struct split *s = p;
-	/* Spin-then-park (--spin N, lib/wake.h): re-try for a token up to N
-	 * times before registering. A spinner is not in `waiters`, so a post
-	 * meanwhile may read 0 and skip the wake: none is owed, since the
-	 * spinner re-reads count itself, and once it gives up it registers and
-	 * the kernel re-checks count (pair 2) exactly as without the spin. It
-	 * stops once waiters are registered: barging past sleepers would take
-	 * the tokens posted for them and turn their wakes into futile ones. */
-	for (int i = fl_spin_get(); i > 0; i--) {
-		if (sp_trywait(s) == 0)
-			return 0;
-		if (atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0)
-			break;
-		fl_cpu_relax();
-	}
 	for (;;) {
 		if (sp_trywait(s) == 0)
 			return 0;
@@ -218,7 +215,7 @@ static const struct fl_any_ops split_any = {
 };
 
 FL_VARIANT(split, struct split,
-	.text = "src:split.c;sym:fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
+	.text = "src:split.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "count and waiters in two words, seq_cst pairs, wake only if waiters",
 	.flags = FL_DESTROY_UNSAFE,
 	.value_max = SPLIT_MAX,

@@ -249,7 +249,7 @@ static int tb_words(void *p, _Atomic uint32_t **out, int max)
 }
 
 FL_VARIANT(textbook, struct textbook,
-	.text = "src:textbook.c;sym:fl_futex_,fl_notify,fl_spin_;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
+	.text = "src:textbook.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "spinlock + signed value + FIFO queue, direct handoff to the head, per-waiter futex",
 	.flags = FL_SIGNAL_UNSAFE,
 	.value_max = TB_MAX,

@@ -34,7 +34,7 @@ static const struct fl_any_ops uring_any = {
 };
 
 FL_VARIANT(uring, struct fl_negcount,
-	.text = "src:uring.c,negcount.c;sym:fl_negcount_,fl_uring_,fl_notify,fl_spin_;dso:liburing.so", /* hunt: its code (variant.h) */
+	.text = "src:uring.c,negcount.c,policy.c;sym:fl_negcount_,fl_uring_,fl_notify,fl_wait,fl_timedwait;dso:liburing.so", /* hunt: its code (variant.h) */
 	.summary = "negcount's algorithm, sleeps/wakes as io_uring FUTEX_WAIT/WAKE SQEs (6.7+), one ring per thread",
 	.unavailable = fl_uring_unavailable,
 	.init = ur_init, FL_NEGCOUNT_OPS,

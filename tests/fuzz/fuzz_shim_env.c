@@ -3,11 +3,11 @@
  *
  * Input: byte 0 says which variables are unset (bit 0 FUTEXLAB_VARIANT,
  * bit 1 FUTEXLAB_DEBUG, bit 2 FUTEXLAB_ALLOW, bit 3 FUTEXLAB_STATS, bit 4
- * FUTEXLAB_LOG), byte 1 is errlen (0-255), the rest the five values
- * separated by NUL bytes (a missing one is empty). Each value and the
+ * FUTEXLAB_LOG, bit 5 FUTEXLAB_POLICY), byte 1 is errlen (0-255), the rest
+ * the six values separated by NUL bytes (a missing one is empty). Each value and the
  * message buffer are heap blocks of exactly their size, so ASan sees any
  * byte read or written past them. The oracle: the verdict, variant, debug,
- * allow, stats and log equal the reference's (written from shim/env.h's
+ * allow, stats, log and policy equal the reference's (written from shim/env.h's
  * words, sharing no code), *out is untouched on error, and the message is
  * one terminated line within errlen that names the first bad variable. */
 #include <stdbool.h>
@@ -44,6 +44,34 @@ static int check_allow(const char *a, struct fl_shim_env *out)
 	return r;
 }
 
+/* FUTEXLAB_POLICY (variants/policy.h's words: park, adaptive, spin:N or
+ * spin-yield:N, N a decimal integer 1..1000000, leading zeros allowed, as
+ * strtol reads them, no sign or space) into *out: 0, or -1. */
+static int check_policy(const char *t, struct fl_policy *out)
+{
+	if (!strcmp(t, "park") || !strcmp(t, "adaptive")) {
+		out->kind = !strcmp(t, "park") ? FL_POLICY_PARK : FL_POLICY_ADAPTIVE;
+		return 0;
+	}
+	const char *num = NULL;
+	if (!strncmp(t, "spin:", 5))
+		num = t + 5, out->kind = FL_POLICY_SPIN;
+	else if (!strncmp(t, "spin-yield:", 11))
+		num = t + 11, out->kind = FL_POLICY_SPIN_YIELD;
+	if (!num || !*num)
+		return -1;
+	long v = 0;
+	for (const char *c = num; *c; c++) {
+		if (*c < '0' || *c > '9' || v > 1000000)
+			return -1;
+		v = v * 10 + (*c - '0');
+	}
+	if (v < 1 || v > 1000000)
+		return -1;
+	out->bound = (int)v;
+	return 0;
+}
+
 /* The reference: NULL and the result, or the name of the first bad variable. */
 static const char *reference(const struct fl_shim_vars *in, struct fl_shim_env *out)
 {
@@ -71,6 +99,8 @@ static const char *reference(const struct fl_shim_vars *in, struct fl_shim_env *
 			return "FUTEXLAB_LOG";
 		strcpy(out->log, log);
 	}
+	if (in->policy && *in->policy && check_policy(in->policy, &out->policy))
+		return "FUTEXLAB_POLICY";
 	return NULL;
 }
 
@@ -95,8 +125,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned unset = data[0];
 	size_t errlen = data[1];
 	const uint8_t *p = data + 2, *end = data + size;
-	char *val[5];
-	for (int i = 0; i < 5; i++)
+	char *val[6];
+	for (int i = 0; i < 6; i++)
 		val[i] = take(&p, end);
 	const struct fl_shim_vars in = {
 		.variant = unset & 1 ? NULL : val[0],
@@ -104,6 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.allow = unset & 4 ? NULL : val[2],
 		.stats = unset & 8 ? NULL : val[3],
 		.log = unset & 16 ? NULL : val[4],
+		.policy = unset & 32 ? NULL : val[5],
 	};
 	char *err = errlen ? malloc(errlen) : NULL;
 	FUZZ_ASSERT(!errlen || err, "out of memory");
@@ -125,6 +156,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(got.stats == want.stats, "stats %d", got.stats);
 		FUZZ_ASSERT(memchr(got.log, '\0', sizeof got.log) && !strcmp(got.log, want.log),
 			    "log '%.64s', want '%.64s'", got.log, want.log);
+		FUZZ_ASSERT(got.policy.kind == want.policy.kind && got.policy.bound == want.policy.bound,
+			    "policy %d:%d, want %d:%d", got.policy.kind, got.policy.bound,
+			    want.policy.kind, want.policy.bound);
 	} else {
 		const unsigned char *g = (const unsigned char *)&got;
 		for (size_t i = 0; i < sizeof got; i++)
@@ -140,7 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	free(err);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		free(val[i]);
 	return 0;
 }

@@ -10,7 +10,7 @@
  *     same bytes (with a '\n' when the line had none), and that parses to
  *     the same fields.
  * Input, when byte 0 is 0: the fields of a struct (fixed-width integers,
- * then comm, variant and reason separated by NUL bytes). The oracle: the
+ * then comm, variant, policy and reason separated by NUL bytes). The oracle: the
  * writer accepts it exactly when every field is in logline.h's ranges; a
  * written line is one line of at most FL_SHIM_LOGLINE_MAX bytes that
  * parses back to the same fields (the counts only when stats, blocked only
@@ -24,7 +24,8 @@
 static bool same(const struct fl_shim_logline *a, const struct fl_shim_logline *b)
 {
 	if (a->pid != b->pid || a->ppid != b->ppid || strcmp(a->comm, b->comm) ||
-	    strcmp(a->variant, b->variant) || a->state != b->state || a->inits != b->inits ||
+	    strcmp(a->variant, b->variant) || strcmp(a->policy, b->policy) ||
+	    a->state != b->state || a->inits != b->inits ||
 	    a->ours != b->ours || a->handed != b->handed || a->named != b->named ||
 	    a->stats != b->stats || strcmp(a->reason, b->reason))
 		return false;
@@ -105,6 +106,32 @@ static bool in_class(const char *s, size_t cap, char lo, bool names)
 	return true;
 }
 
+/* A policy's canonical text, from logline.h's words (park, adaptive,
+ * spin:N or spin-yield:N with N 1..1000000 written without leading zeros),
+ * sharing no code with logline.c. */
+static bool policy_canonical(const char *s, size_t cap)
+{
+	size_t n = strnlen(s, cap);
+	if (n == cap)
+		return false;
+	if (!strcmp(s, "park") || !strcmp(s, "adaptive"))
+		return true;
+	const char *num = NULL;
+	if (!strncmp(s, "spin:", 5))
+		num = s + 5;
+	else if (!strncmp(s, "spin-yield:", 11))
+		num = s + 11;
+	if (!num || *num < '1' || *num > '9' || strlen(num) > 7)
+		return false;
+	long v = 0;
+	for (const char *c = num; *c; c++) {
+		if (*c < '0' || *c > '9')
+			return false;
+		v = v * 10 + (*c - '0');
+	}
+	return v <= 1000000;
+}
+
 static void struct_mode(const uint8_t *data, size_t size)
 {
 	const uint8_t *p = data, *end = data + size;
@@ -124,11 +151,13 @@ static void struct_mode(const uint8_t *data, size_t size)
 	r.blocked_known = flags & 2;
 	take_str(&p, end, r.comm, sizeof r.comm, flags & 4);
 	take_str(&p, end, r.variant, sizeof r.variant, flags & 8);
+	take_str(&p, end, r.policy, sizeof r.policy, flags & 64);
 	take_str(&p, end, r.reason, sizeof r.reason, flags & 16);
 
 	bool valid = r.pid > 0 && r.ppid >= 0 && (unsigned)r.state < FL_SHIM_NSTATES &&
 		     in_class(r.comm, sizeof r.comm, '!', false) &&
 		     in_class(r.variant, sizeof r.variant, 0, true) &&
+		     policy_canonical(r.policy, sizeof r.policy) &&
 		     in_class(r.reason, sizeof r.reason, ' ', false);
 	size_t len = flags & 32 ? (size_t)take_int(&p, end, 2) % (FL_SHIM_LOGLINE_MAX + 1)
 				: FL_SHIM_LOGLINE_MAX;

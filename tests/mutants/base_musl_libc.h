@@ -27,7 +27,9 @@
  *   CLOCK_REALTIME; no cancellation (the cleanup runs inline, as
  *   pthread_cleanup_pop(1) does); EINTR is always reported (musl suppresses
  *   it when no interrupting handler was ever installed). musl's 100 spins
- *   before waiting are `--spin` here (lib/wake.h; 0 by default). musl's
+ *   before waiting are here as in musl (ML_SPINS): its own waiting policy,
+ *   which futexlab's (variants/policy.h) leaves to the shipped libraries.
+ *   musl's
  *   atomics are full barriers and its plain loads volatile: seq_cst RMWs,
  *   seq_cst loads of `waiters`. Race windows (lib/race.h) mark where the
  *   bugs live: between post's sample and its CAS, and between its CAS and
@@ -72,6 +74,7 @@
 
 #define ML_MAX INT32_MAX                 /* SEM_VALUE_MAX */
 #define ML_BIT 0x80000000u               /* waiters present (not MUT_ABA) */
+#define ML_SPINS 100                     /* sem_timedwait.c: int spins=100 */
 #ifdef MUT_ABA
 #define ML_SLEEP_ON 0xffffffffu          /* -1: "0 with potential waiters" */
 #else
@@ -164,7 +167,7 @@ static int ml_timedwait(void *p, const struct timespec *dl)
 	struct mlibc *s = p;
 	if (ml_trywait(s) == 0)
 		return 0;
-	for (int spins = fl_spin_get(); spins > 0; spins--) {
+	for (int spins = ML_SPINS; spins > 0; spins--) {
 		uint32_t v = atomic_load_explicit(&s->val, memory_order_relaxed);
 #ifdef MUT_ABA
 		if ((int32_t)v > 0 || atomic_load_explicit(&s->waiters, memory_order_relaxed))

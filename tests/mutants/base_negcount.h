@@ -26,14 +26,10 @@
  *                   its claim in count: the next post is swallowed.
  *   MUT_NO_CLAMP    no overflow check: post past the maximum wraps into
  *                   phantom claims.
- *   MUT_SPIN_CREDIT the spin (spin-then-park, --spin N; variants/negcount.c
- *                   spin_for_token) ignores its trywait's result: a spinner
- *                   that saw a token and lost the CAS for it to another
- *                   taker returns success anyway. Two holders of one token;
- *                   its release is a post, so the count ends one above what
- *                   it was. Only with a spin, which edge, torture and
- *                   conformance do not set in the mutation run: killed by
- *                   test_exclusion (spin 100: more holders than tokens).
+ *
+ * No spin: as variants/negcount.c, the re-tries before a wait are the
+ * waiting policy's (variants/policy.h), whose mutants (mut_policy_*.c,
+ * tests/mutants.md) run over this copy unmutated.
  *
  * PRIVATE_ONLY (a control) refuses process-shared semaphores (ENOTSUP), as a
  * design whose waiters live outside the sem_t must: the shim test checks
@@ -51,7 +47,6 @@
 #include "lib/futex.h"
 #include "lib/race.h"
 #include "tests/mutants/mutant.h"
-#include "lib/cpu.h"
 #include "lib/wake.h"
 
 #ifdef CAPPED
@@ -153,30 +148,6 @@ static int mn_trywait(void *p)
 	return EAGAIN;
 }
 
-/* Spin-then-park as in variants/negcount.c (the argument is there): before
- * claiming, re-try to take a token up to fl_spin_get() times, stopping as
- * soon as claimants are queued. */
-static bool mn_spin_for_token(struct mneg *s)
-{
-	for (int i = fl_spin_get(); i > 0; i--) {
-		int32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
-		if (c < 0)
-			return false;
-		fl_race_window(); /* a post or another taker lands mid-spin */
-#ifdef MUT_SPIN_CREDIT
-		if (c > 0) {
-			(void)mn_trywait(s); /* lost the CAS? a token all the same */
-			return true;
-		}
-#else
-		if (c > 0 && mn_trywait(s) == 0)
-			return true;
-#endif
-		fl_cpu_relax();
-	}
-	return false;
-}
-
 static bool mn_take_grant(struct mneg *s)
 {
 	uint32_t g = atomic_load_explicit(&s->grants, memory_order_relaxed);
@@ -217,8 +188,6 @@ static int mn_abandon(struct mneg *s, int why)
 static int mn_timedwait(void *p, const struct timespec *dl)
 {
 	struct mneg *s = p;
-	if (mn_spin_for_token(s))
-		return 0;
 	int32_t old = atomic_fetch_sub_explicit(&s->count, 1, memory_order_acquire);
 	if (old > 0)
 		return 0;

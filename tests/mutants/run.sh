@@ -30,6 +30,14 @@
 # suite and must pass each, or the kills prove nothing; a case a control's
 # suite skipped is printed as a SKIP line.
 #
+# A mutant or control may also declare the waiting policy its suites run
+# under (variants/policy.h), a comment line
+#     policy: POLICY
+# (FUTEXLAB_POLICY for each of its suite runs; none: park). The policy
+# mutants (mut_policy_*.c: variants/policy.c's FL_POLICY_MUTANTS, selected
+# by the design's name) declare one; a killer case must then be passed by a
+# control of the same design under the same policy (ctl_*_spin.c).
+#
 # The list is checked: every tests/mutants/mut_*.c and ctl_*.c is a NAME and
 # every NAME such a file (no file left out of the run), each once, and every
 # NAME has a result. Two names run at a time (MUTANT_JOBS; most kills wait
@@ -92,11 +100,21 @@ passed_cases() { # SUITE LOG RC
 }
 export -f failed_cases passed_cases
 
+# The policy NAME.c declares ("policy: P"), or nothing (park).
+policy_of() { # NAME
+  sed -nE 's/^[[:space:]/*]*policy: ([a-z0-9:-]+)[[:space:]]*(\*\/)?[[:space:]]*$/\1/p' "$src/$1.c" | head -1
+}
+export src
+export -f policy_of
+
 # one NAME [SUITE]: runs SUITE (a mutant's killer) or every suite (a control)
-# on NAME; $out/NAME.res, one line per suite run: "suite|rc|secs|failed|passed"
-# (cases comma-separated), written whole at the end; logs in $out/NAME.SUITE.log.
+# on NAME, under its declared policy; $out/NAME.res, one line per suite run:
+# "suite|rc|secs|failed|passed" (cases comma-separated), written whole at the
+# end; logs in $out/NAME.SUITE.log.
 one() {
   local name=$1 list=${2:-$suites} suite log rc start ms res=""
+  FUTEXLAB_POLICY=$(policy_of "$name")
+  export FUTEXLAB_POLICY
   for suite in $list; do
     log=$out/$name.$suite.log
     start=$(date +%s%N)
@@ -120,7 +138,7 @@ errors=0
 err() { echo "ERROR           $*"; errors=$((errors + 1)); }
 
 # ---- the list against the files, and the declarations --------------------
-declare -A listed killer_suite killer_case base
+declare -A listed killer_suite killer_case base policy
 for name in "$@"; do
   case $name in
     mut_*|ctl_*) ;;
@@ -131,6 +149,10 @@ for name in "$@"; do
   f=$src/$name.c
   if [ ! -f "$f" ]; then err "$name: listed, but $f does not exist"; continue; fi
   base[$name]=$(sed -nE 's/^#include "(tests\/mutants\/)?(base_[a-z0-9_]+)\.h".*/\2/p' "$f" | head -1)
+  policy[$name]=$(policy_of "$name")
+  if [ "$(grep -c 'policy:' "$f")" -gt 1 ] || { grep -q 'policy:' "$f" && [ -z "${policy[$name]}" ]; }; then
+    err "$name: malformed or repeated policy declaration in $f (one \"policy: P\" line)"; continue
+  fi
   decl=$(grep -c 'killed-by:' "$f")
   if [ "${name#ctl_}" != "$name" ]; then
     [ "$decl" -gt 0 ] && err "$name: a control declares a killer ($f)"
@@ -195,7 +217,8 @@ for name in "$@"; do
     for suite in $suites; do tail -20 "$out/$name.$suite.log" 2>/dev/null | grep -E 'FAIL|watchdog' | head -5; done
   else
     ctl_ok=$((ctl_ok + 1))
-    printf 'control ok      %-24s passes every suite (%s s)\n' "$name" "$secs"
+    printf 'control ok      %-24s passes every suite (%s s)%s\n' "$name" "$secs" \
+      "${policy[$name]:+ under policy ${policy[$name]}}"
   fi
   printf '%s' "$skips" | grep -v '^$'
 done
@@ -210,15 +233,17 @@ for name in "$@"; do
   res_mut=$((res_mut + 1))
   IFS='|' read -r rsuite rc secs failed _ <"$out/$name.res"
   log=$out/$name.$suite.log
-  # the killer case must be one a control of the same design passes
+  # the killer case must be one a control of the same design passes, under
+  # the same policy
   ctls="" passing=""
   for c in "$@"; do
-    if [ "${c#ctl_}" = "$c" ] || [ "${base[$c]:-}" != "${base[$name]:-?}" ]; then continue; fi
+    if [ "${c#ctl_}" = "$c" ] || [ "${base[$c]:-}" != "${base[$name]:-?}" ] ||
+       [ "${policy[$c]:-}" != "${policy[$name]:-}" ]; then continue; fi
     ctls+=" $c"
     [[ ${passes[$c|$suite]:-} == *",$case,"* ]] && passing+=" $c"
   done
   if [ -z "$ctls" ]; then
-    err "$name: no control includes its ${base[$name]:-base_*}.h: a kill would prove nothing"
+    err "$name: no control includes its ${base[$name]:-base_*}.h${policy[$name]:+ under policy ${policy[$name]}}: a kill would prove nothing"
   elif [ -z "$passing" ]; then
     err "$name: declares '$suite $case', a case no control of its design passes (${ctls# })"
   fi
@@ -228,8 +253,8 @@ for name in "$@"; do
   elif [[ ",$failed," == *",$case,"* ]]; then
     killed=$((killed + 1))
     others=$(tr ',' '\n' <<<"$failed" | grep -vx -- "$case" | paste -sd, -)
-    printf 'killed          %-24s %s s  by %s %s%s\n' "$name" "$secs" "$suite" "$case" \
-      "${others:+ (also failed: $others)}"
+    printf 'killed          %-24s %s s  by %s %s%s%s\n' "$name" "$secs" "$suite" "$case" \
+      "${policy[$name]:+ under policy ${policy[$name]}}" "${others:+ (also failed: $others)}"
     continue
   elif grep -Eq "^SKIP $case: " "$log" && [ -z "$failed" ] && { [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; }; then
     skipped=$((skipped + 1))

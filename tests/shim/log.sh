@@ -16,9 +16,13 @@
 #     without the shim): the blocked-count's first attempt changes nothing.
 # Then: a design seen as skipped (futex2, uring) under a seccomp filter that
 # hides their system calls (deny; x86-64 numbers); FUTEXLAB_DEBUG's messages
-# in the log too; a usage error's line in the log; a log that cannot be
-# opened changes nothing for the program; a process that execs leaves one
-# line, the new image's.
+# in the log too; a usage error's line in the log (also for a bad
+# FUTEXLAB_POLICY, and for a policy given to glibc, which keeps its own); a
+# log that cannot be opened changes nothing for the program; a process that
+# execs leaves one line, the new image's. Every line says the policy (park
+# unless FUTEXLAB_POLICY is set; each design that is on runs again under
+# spin:100, its counts unchanged: the policy's re-tries are the design's
+# trywait, never a call of the program's).
 set -u
 futexlab=$1 so=$2 prog=$3 logcat=$4 deny=$5
 tmp=$(mktemp -d)
@@ -41,7 +45,7 @@ shimrun() {
   while [ $# -gt 0 ] && [ "$1" != -- ]; do vars+=("$1"); shift; done
   [ $# -gt 0 ] && { shift; wrap=("$@"); }
   rm -f "$tmp/log"
-  env -u FUTEXLAB_DEBUG -u FUTEXLAB_ALLOW -u FUTEXLAB_STATS FUTEXLAB_LOG="$tmp/log" \
+  env -u FUTEXLAB_DEBUG -u FUTEXLAB_ALLOW -u FUTEXLAB_STATS -u FUTEXLAB_POLICY FUTEXLAB_LOG="$tmp/log" \
     LD_PRELOAD="$so" "${vars[@]}" "${wrap[@]}" "$prog" >"$tmp/out" 2>"$tmp/err" &
   pid=$!
   wait $pid
@@ -49,11 +53,11 @@ shimrun() {
   if [ -f "$tmp/log" ]; then "$logcat" "$tmp/log" >"$tmp/rep" 2>&1; logcat_rc=$?; else : >"$tmp/rep"; logcat_rc=0; fi
 }
 
-# check LABEL VARIANT STATE REASON STATS OURS: the two loglines of the
-# last shimrun. REASON "?" = anything but "-". OURS: the parent's semaphores
-# on the design (7 or 0).
+# check LABEL VARIANT STATE REASON STATS OURS [POLICY]: the two loglines of
+# the last shimrun. REASON "?" = anything but "-". OURS: the parent's
+# semaphores on the design (7 or 0). POLICY: the line's policy (park).
 check() {
-  local label=$1 v=$2 state=$3 reason=$4 stats=$5 ours=$6 ok=1
+  local label=$1 v=$2 state=$3 reason=$4 stats=$5 ours=$6 pol=${7:-park} ok=1
   if [ $rc -ne 0 ]; then bad "$label: statprog exit $rc: $(head -3 "$tmp/err")"; return; fi
   if [ -s "$tmp/err" ]; then bad "$label: $(wc -c <"$tmp/err") bytes on the program's stderr: $(head -3 "$tmp/err")"; return; fi
   if [ $logcat_rc -ne 0 ]; then bad "$label: a line of the log does not parse:"; cat "$tmp/log"; return; fi
@@ -68,26 +72,26 @@ check() {
   if [ -z "$p" ] || [ -z "$c" ]; then
     bad "$label: want the parent's line (pid $pid) and its child's (ppid $pid):"; cat "$tmp/log"; return
   fi
-  # R pid ppid comm variant state inits ours handed named stats wait trywait
-  #   timedwait clockwait post blocked timeouts reason...
+  # R pid ppid comm variant policy state inits ours handed named stats wait
+  #   trywait timedwait clockwait post blocked timeouts reason...
   local want_p want_c b_p=- b_c=- cours=0
   [ "$state" = pass ] && { b_p=5; b_c=0; }
   [ "$ours" -gt 0 ] && cours=1
   set -- $parent_counts
   if [ "$stats" = 1 ]; then
-    want_p="statprog $v $state $1 $ours 0 $2 1 $3 $4 $5 $6 $7 $b_p $9"
+    want_p="statprog $v $pol $state $1 $ours 0 $2 1 $3 $4 $5 $6 $7 $b_p $9"
   else
-    want_p="statprog $v $state $1 $ours 0 $2 0 - - - - - - -"
+    want_p="statprog $v $pol $state $1 $ours 0 $2 0 - - - - - - -"
   fi
   set -- $child_counts
   if [ "$stats" = 1 ]; then
-    want_c="statprog $v $state $1 $cours 0 $2 1 $3 $4 $5 $6 $7 $b_c $9"
+    want_c="statprog $v $pol $state $1 $cours 0 $2 1 $3 $4 $5 $6 $7 $b_c $9"
   else
-    want_c="statprog $v $state $1 $cours 0 $2 0 - - - - - - -"
+    want_c="statprog $v $pol $state $1 $cours 0 $2 0 - - - - - - -"
   fi
   local got_p got_c r_p r_c
-  got_p=$(cut -d' ' -f4-18 <<<"$p") r_p=$(cut -d' ' -f19- <<<"$p")
-  got_c=$(cut -d' ' -f4-18 <<<"$c") r_c=$(cut -d' ' -f19- <<<"$c")
+  got_p=$(cut -d' ' -f4-19 <<<"$p") r_p=$(cut -d' ' -f20- <<<"$p")
+  got_c=$(cut -d' ' -f4-19 <<<"$c") r_c=$(cut -d' ' -f20- <<<"$c")
   [ "$got_p" = "$want_p" ] || { bad "$label: parent: got '$got_p', want '$want_p'"; ok=0; }
   [ "$got_c" = "$want_c" ] || { bad "$label: child: got '$got_c', want '$want_c'"; ok=0; }
   for r in "$r_p" "$r_c"; do
@@ -134,7 +138,13 @@ while read -r v status vmax _bytes breaks _rest; do
   fi
   shimrun FUTEXLAB_VARIANT="$v"
   check "$v" "$v" "$state" "$reason" 0 "$ours"
+  if [ "$state" = on ]; then
+    shimrun FUTEXLAB_VARIANT="$v" FUTEXLAB_STATS=1 FUTEXLAB_POLICY=spin:100
+    check "$v, FUTEXLAB_POLICY=spin:100 FUTEXLAB_STATS=1" "$v" on - 1 "$ours" spin:100
+  fi
 done <<<"$list"
+shimrun FUTEXLAB_VARIANT=negcount FUTEXLAB_POLICY=adaptive
+check "negcount, FUTEXLAB_POLICY=adaptive" negcount on - 0 7 adaptive
 for s in on pass refused capped; do
   [[ " $states " == *" $s "* ]] || bad "no design of futexlab list is '$s' here: that state went untested"
 done
@@ -177,6 +187,21 @@ if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || [ "$(cat "$tmp/log" 2>/d
 else
   echo "ok   usage error: exit 2, its line on stderr and in the log, no logline"
 fi
+
+# the policy's usage errors, as FUTEXLAB_VARIANT's: a value that is not a
+# policy, and one for glibc, which waits by its own
+for pv in "negcount spin:0 FUTEXLAB_POLICY: 'spin:0' is not a policy" \
+          "glibc spin:4 FUTEXLAB_POLICY=spin:4: variant glibc keeps its own waiting policy"; do
+  set -- $pv
+  v=$1 pol=$2; shift 2
+  shimrun FUTEXLAB_VARIANT="$v" FUTEXLAB_POLICY="$pol"
+  if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -qF -- "$*" "$tmp/err" ||
+     [ "$(cat "$tmp/log" 2>/dev/null)" != "$(cat "$tmp/err")" ]; then
+    bad "FUTEXLAB_VARIANT=$v FUTEXLAB_POLICY=$pol: exit $rc (want 2), stderr '$(cat "$tmp/err")' (want '$*'), log '$(cat "$tmp/log" 2>/dev/null)'"
+  else
+    echo "ok   FUTEXLAB_VARIANT=$v FUTEXLAB_POLICY=$pol: exit 2, '$(cat "$tmp/err")'"
+  fi
+done
 
 # a log that cannot be opened: the program runs as ever, silent
 rm -f "$tmp/log"

@@ -20,7 +20,7 @@ fail=0
 bad() { echo "FAIL $*"; fail=1; }
 
 # (timeout outside the preload: it would be a process of the log too)
-timeout -s KILL 100 env -u FUTEXLAB_DEBUG -u FUTEXLAB_ALLOW FUTEXLAB_VARIANT=negcount \
+timeout -s KILL 100 env -u FUTEXLAB_DEBUG -u FUTEXLAB_ALLOW -u FUTEXLAB_POLICY FUTEXLAB_VARIANT=negcount \
   FUTEXLAB_STATS=1 FUTEXLAB_LOG="$tmp/log" LD_PRELOAD="$so" $python "$script" \
   >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -47,9 +47,9 @@ for r in "main $main 100" "fork-exit $fexit 1" "subprocess $sub 100"; do
   set -- $r
   l=$(line "$2")
   if [ -z "$l" ]; then bad "no line for $1 (pid $2)"; continue; fi
-  read -r _ pid ppid comm v state inits ours handed named stats wait trywait tw cw post blocked to reason <<<"$l"
+  read -r _ pid ppid comm v pol state inits ours handed named stats wait trywait tw cw post blocked to reason <<<"$l"
   want_ppid=$main; [ "$1" = main ] && want_ppid=$ppid
-  if [ "$ppid" != "$want_ppid" ] || [ "$comm" != python3 ] || [ "$v" != negcount ] ||
+  if [ "$ppid" != "$want_ppid" ] || [ "$comm" != python3 ] || [ "$v" != negcount ] || [ "$pol" != park ] ||
      [ "$state" != on ] || [ "$ours" -lt "$3" ] || [ "$inits" -lt "$ours" ] || [ "$stats" != 1 ] ||
      [ "$blocked" != - ] || [ "$reason" != - ] || [ $((wait + trywait + tw + cw)) -lt 1 ] || [ "$post" -lt 1 ]; then
     bad "$1 (pid $2): $l"

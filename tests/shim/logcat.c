@@ -4,8 +4,8 @@
  *   logcat FILE
  *
  * One output line per line of FILE:
- *   R pid ppid comm variant state inits ours handed named stats wait trywait
- *     timedwait clockwait post blocked timeouts reason...
+ *   R pid ppid comm variant policy state inits ours handed named stats wait
+ *     trywait timedwait clockwait post blocked timeouts reason...
  *       a logline (stats 0 or 1; without stats the counts print as -,
  *       blocked as - when not known)
  *   M line      another line (a FUTEXLAB_DEBUG message)
@@ -49,9 +49,9 @@ int main(int argc, char **argv)
 			printf("BAD %s", line);
 			bad = 1;
 		} else {
-			printf("R %d %d %s %s %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d",
-			       r.pid, r.ppid, r.comm, r.variant, fl_shim_state_name(r.state), r.inits,
-			       r.ours, r.handed, r.named, r.stats);
+			printf("R %d %d %s %s %s %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d",
+			       r.pid, r.ppid, r.comm, r.variant, r.policy, fl_shim_state_name(r.state),
+			       r.inits, r.ours, r.handed, r.named, r.stats);
 			count(&r, r.wait);
 			count(&r, r.trywait);
 			count(&r, r.timedwait);

@@ -597,6 +597,8 @@ static void pshared_exec(const char *self)
 		const char *wv = getenv("PROMISES_WORKER_VARIANT");
 		if (wv)
 			setenv("FUTEXLAB_VARIANT", wv, 1);
+		if (wv && !strcmp(wv, "glibc"))
+			unsetenv("FUTEXLAB_POLICY"); /* glibc keeps its own: the shim refuses one */
 		execl(self, self, "--worker", name, rounds, (char *)NULL);
 		_exit(127);
 	}

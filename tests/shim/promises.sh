@@ -12,6 +12,9 @@
 # promises are glibc's to begin with.
 #   PROMISES_SECONDS  length of the timed scenarios (default 2 for the two
 #                     destroy ones, 1 for sigpost)
+#   FUTEXLAB_POLICY   passed on to the program: the shim's waits under that
+#                     waiting policy (variants/policy.h; tests/README.md,
+#                     "Policies"); the exec'd worker under glibc goes without
 # FUTEXLAB may be `-`: VARIANT is then one of the mutants' registry
 # (tests/mutants/run.sh, with PRELOAD_SO its libfutexlab-preload-mutants.so),
 # which `futexlab list` does not list: it is taken as available, the shim's
