@@ -174,7 +174,8 @@ static void run_rep(struct cell *c, const struct fl_params *base, struct fl_csv 
 {
 	struct fl_result r = FL_RESULT_EMPTY;
 	struct fl_rep_hooks hooks = { .meta = csv_meta, .arg = csv };
-	fl_rep_run(&(struct fl_rep){ c->v, c->w, *base, FL_WAKE_EXACT, 0 }, &hooks, &r);
+	fl_rep_run(&(struct fl_rep){ c->v, c->w, *base, FL_WAKE_EXACT, FL_POLICY_PARK_INIT },
+		   &hooks, &r);
 	free(r.lat);
 	if (fl_interrupted)
 		return; /* an interrupted rep is not a result */

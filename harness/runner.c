@@ -158,7 +158,9 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	struct rep_ctx c = { .measured = measured, .csv = csv, .workload = pt->w->name };
 	struct fl_rep_hooks hooks = { rep_begin, rep_end, rep_meta, &c };
 	fl_probes_stranded_clear();
-	fl_rep_run(&(struct fl_rep){ e->v, pt->w, p, pt->wake, pt->spin }, &hooks, &r);
+	/* --spin N: the waiting policy spin:N (variants/policy.h) */
+	struct fl_policy pol = { pt->spin ? FL_POLICY_SPIN : FL_POLICY_PARK, pt->spin };
+	fl_rep_run(&(struct fl_rep){ e->v, pt->w, p, pt->wake, pol }, &hooks, &r);
 	fl_perf_enabled = pe;
 	if (fl_interrupted) {
 		free(r.lat);
