@@ -59,7 +59,7 @@ static const struct fl_spec *spec;
 static void summary(const struct fl_table *t)
 {
 	const struct fl_point *pt = NULL;
-	const char *labels[FL_MAXLIST + 3];
+	const char *labels[FL_MAXENTRY];
 	int n = 0;
 	struct fl_point *pts;
 	int npts = fl_points_build(spec, &pts);
@@ -226,7 +226,7 @@ static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 		case REPS_ALIAS: fl_reps_deprecated(); __attribute__((fallthrough));
 		case 'r': s->rounds = (int)fl_parse_int("--rounds", optarg, 1, 1000); break;
 		case 'u': s->warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
-		case 'B': s->baseline = fl_variant_name(optarg); break;
+		case 'B': s->baseline = optarg; break;
 		case 'C': s->control = false; break;
 		case 's': s->seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
 			  a->seed_given = true; break;
@@ -285,7 +285,8 @@ int fl_cmd_exec(int argc, char **argv)
 		fl_usage_error("%s", why);
 	if (a.survey)
 		return survey();
-	fl_spec_variants(&s, a.vlist);
+	fl_spec_baseline(&s);
+	fl_spec_entries(&s, a.vlist, NULL, true);
 	if (!a.seed_given)
 		s.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	s.argc = argc;
