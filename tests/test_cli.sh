@@ -73,7 +73,7 @@ for c in run sweep exec compare list hunt; do
   elif [ $c != list ] && [ $c != compare ] && [ $c != hunt ] &&
        { ! grep -q -- '--rounds R ' <<<"$h" || grep -q -- '--reps' <<<"$h"; }; then
     fail=$((fail+1)); echo "FAIL $c help: --rounds not listed, or --reps listed"
-  elif { [ $c = run ] || [ $c = sweep ] || [ $c = exec ]; } &&
+  elif [ $c != list ] && [ $c != compare ] &&
        { ! grep -qE -- '--policy (LIST|POLICY) +waiting policies|--policy POLICY +the designs' <<<"$h" ||
          ! grep -q 'spin-yield:N, adaptive' <<<"$h" || grep -q -- '--spin ' <<<"$h"; }; then
     fail=$((fail+1)); echo "FAIL $c help: --policy not listed with the policies, or --spin listed"
