@@ -518,6 +518,14 @@ out=$(cat /tmp/fl_cli_out.$$)
 check "they pair point by point: nothing changed" grep -q '^0 of 2 pairs changed beyond the noise, 2 within it' <<<"$out"
 expect_ok "compare of an old CSV alone" compare "$d/a.csv"
 check "its point keyed without spin=0" grep -qx 'pool T=4 K=1 wake=exact hash=auto' /tmp/fl_cli_out.$$
+# futexlab list: the policies a design takes, a shipped library's own
+"$fl" list >"$d/list.out"
+# the sub-line of a variant's line in the listing: policy_line VARIANT
+policy_line() { awk -v v="$1" '$1 == v { on = 1; next } on && /^ / { if ($1 == "policy:") { print; exit } next } { on = 0 }' "$d/list.out"; }
+check "list: negcount takes the policies" grep -qx ' *policy: park, spin:N, spin-yield:N, adaptive' <(policy_line negcount)
+check "list: glibc waits its own way: $(policy_line glibc)" grep -q '^ *policy: its own: parks at once' <(policy_line glibc)
+check "list: cxx-gnu waits its own way: $(policy_line cxx-gnu)" grep -q '^ *policy: its own: 12 polls' <(policy_line cxx-gnu)
+
 # ---- --sems and the wake workloads ----
 expect_usage "sems zero" run --sems 0
 expect_usage "sems above the arena" run --sems 999
