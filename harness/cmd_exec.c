@@ -59,7 +59,7 @@ static const struct fl_spec *spec;
 static void summary(const struct fl_table *t)
 {
 	const struct fl_point *pt = NULL;
-	const char *labels[FL_MAXLIST + 3];
+	const char *labels[FL_MAXENTRY];
 	int n = 0;
 	struct fl_point *pts;
 	int npts = fl_points_build(spec, &pts);
@@ -91,7 +91,7 @@ static int survey(void)
 	struct fl_result r = { .shim_sems = -1 };
 	struct fl_exec_shim sh;
 	const struct fl_variant *glibc = fl_variant_find("glibc");
-	fl_exec_once(glibc, true, &r, &sh);
+	fl_exec_once(glibc, &(struct fl_policy)FL_POLICY_PARK_INIT, true, &r, &sh);
 	if (r.error[0]) {
 		fprintf(stderr, "futexlab: exec --survey: %s\n", r.error);
 		return 1;
@@ -140,13 +140,17 @@ static const struct fl_option opts[] = {
 	  "(default all: those the shim refuses are skipped rows, with the reason; also "
 	  "--variants)" },
 	{ "variants", required_argument, 'v', NULL, NULL },
+	{ "policy", required_argument, 'Y', "LIST", "waiting policies, comma separated: "
+	  FL_POLICY_NAMES " (default park); each design runs once per policy, as NAME@POLICY "
+	  "(park: NAME), the shim told by FUTEXLAB_POLICY; glibc and the other shipped libraries "
+	  "wait their own way, once. --variant takes NAME@POLICY items too" },
 	{ "rounds", required_argument, 'r', "R", "measured rounds, 1..1000 (default 10; below "
 	  "6, every verdict is ?)" },
 	{ "reps", required_argument, REPS_ALIAS, NULL, NULL },
 	{ "warmup", required_argument, 'u', "N", "unmeasured rounds first, 0..100 (default 1: "
 	  "caches, page cache)" },
-	{ "baseline", required_argument, 'B', "NAME", "the design ratios are taken against "
-	  "(default glibc)" },
+	{ "baseline", required_argument, 'B', "NAME", "the entry ratios are taken against: a "
+	  "design or NAME@POLICY (default glibc)" },
 	{ "no-control", no_argument, 'C', NULL, "do not run the baseline twice (BASELINE#2, the "
 	  "A/A row)" },
 	{ "seed", required_argument, 's', "N", "the order of the rounds (default: from the "
@@ -206,7 +210,7 @@ static void set_allow(const char *list)
 }
 
 struct exec_args {
-	const char *vlist;
+	const char *vlist, *plist;      /* --variant, --policy (NULL: not given) */
 	bool survey, seed_given;
 };
 
@@ -223,10 +227,11 @@ static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 	while ((c = getopt_long(argc, argv, "+", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'v': a->vlist = optarg; break;
+		case 'Y': a->plist = optarg; break;
 		case REPS_ALIAS: fl_reps_deprecated(); __attribute__((fallthrough));
 		case 'r': s->rounds = (int)fl_parse_int("--rounds", optarg, 1, 1000); break;
 		case 'u': s->warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
-		case 'B': s->baseline = fl_variant_name(optarg); break;
+		case 'B': s->baseline = optarg; break;
 		case 'C': s->control = false; break;
 		case 's': s->seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
 			  a->seed_given = true; break;
@@ -285,7 +290,8 @@ int fl_cmd_exec(int argc, char **argv)
 		fl_usage_error("%s", why);
 	if (a.survey)
 		return survey();
-	fl_spec_variants(&s, a.vlist);
+	fl_spec_baseline(&s);
+	fl_spec_entries(&s, a.vlist, a.plist, true);
 	if (!a.seed_given)
 		s.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	s.argc = argc;

@@ -18,6 +18,12 @@
  * row); the table and the verdicts are printed at the end, from the cells'
  * totals.
  *
+ * --policy P: the designs' waiting policy (variants/policy.h) for the whole
+ * hunt, one policy (a lost wakeup is a property of a design under a
+ * policy: a spin that takes the token may hide a wake the design loses, or
+ * change which interleavings the patterns reach); a design runs as
+ * NAME@POLICY (park: NAME), a shipped library waits its own way.
+ *
  * fl_hunt_main is the command's core (commands.h), so that a test
  * executable can hunt in designs that are not registered (tests/
  * hunt_mutants.c). Exit status: 0 when the hunt ran (a lost wakeup is a
@@ -48,6 +54,9 @@
 static const struct fl_option hunt_opts[] = {
 	{ "variant", required_argument, 'v', "LIST", "designs, comma separated, or 'all' "
 	  "(default all)" },
+	{ "policy", required_argument, 'P', "POLICY", "the designs' waiting policy, one of "
+	  FL_POLICY_NAMES " (default park); the designs run as NAME@POLICY, the shipped "
+	  "libraries wait their own way" },
 	{ "pattern", required_argument, 'p', "LIST", "herd, steal, crowd, preempt, or 'all' "
 	  "(default all; the patterns are below)" },
 	{ "seconds", required_argument, 's', "S", "per design and pattern (default 2)" },
@@ -94,6 +103,8 @@ static const char csv_header[] =
 
 struct cell {
 	const struct fl_variant *v;
+	struct fl_policy policy;  /* --policy, park for a shipped library */
+	char label[40];           /* NAME or NAME@POLICY (fl_entry_label) */
 	const struct fl_workload *w;
 	const char *unavailable; /* non-NULL: why this cell does not run */
 	int reps;
@@ -109,6 +120,8 @@ struct cell {
 /* The options, as given (fl_hunt_main's defaults). */
 struct opts {
 	const char *vlist, *plist, *text, *csv_path;
+	struct fl_policy policy;  /* --policy */
+	bool policy_given;
 	int64_t seconds_ns, rep_ns, stranded_ms, stall_us, interval_us;
 	bool quiet;
 };
@@ -160,7 +173,7 @@ static void fold(struct cell *c, const struct fl_result *r, struct fl_csv *csv)
 		first_finding(c, r);
 	char q[512], row[1024];
 	fl_csv_quote(q, sizeof q, note);
-	snprintf(row, sizeof row, "%s,%s,%d,%lld,%lld,%lld,%lld,%lld,%lld,%s,%s", c->v->name,
+	snprintf(row, sizeof row, "%s,%s,%d,%lld,%lld,%lld,%lld,%lld,%lld,%s,%s", c->label,
 		 c->w->name, c->reps, (long long)r->ops, (long long)r->elapsed_ns,
 		 (long long)r->preempt_signals, (long long)r->preempt_hits, (long long)stranded,
 		 (long long)smax, status, q);
@@ -174,7 +187,7 @@ static void run_rep(struct cell *c, const struct fl_params *base, struct fl_csv 
 {
 	struct fl_result r = FL_RESULT_EMPTY;
 	struct fl_rep_hooks hooks = { .meta = csv_meta, .arg = csv };
-	fl_rep_run(&(struct fl_rep){ c->v, c->w, *base, FL_WAKE_EXACT, 0 }, &hooks, &r);
+	fl_rep_run(&(struct fl_rep){ c->v, c->w, *base, FL_WAKE_EXACT, c->policy }, &hooks, &r);
 	free(r.lat);
 	if (fl_interrupted)
 		return; /* an interrupted rep is not a result */
@@ -206,7 +219,7 @@ static void print_cells(const struct cell *cells, int nc)
 		const struct cell *c = &cells[i];
 		char ops[32], sig[40] = "-";
 		if (c->unavailable) {
-			printf("%-12s %-8s %5s %9s %7s %17s %8s  skipped: %s\n", c->v->name,
+			printf("%-12s %-8s %5s %9s %7s %17s %8s  skipped: %s\n", c->label,
 			       c->w->name, "-", "-", "-", "-", "-", c->unavailable);
 			continue;
 		}
@@ -220,7 +233,7 @@ static void print_cells(const struct cell *cells, int nc)
 				 (long long)c->found_ops, c->found);
 		else if (!strcmp(c->w->name, "preempt") && c->reps && !c->hits)
 			snprintf(ev, sizeof ev, "(no signal landed in library text: proves nothing)");
-		printf("%-12s %-8s %5d %9s %7.1f %17s %8lld  %s\n", c->v->name, c->w->name, c->reps,
+		printf("%-12s %-8s %5d %9s %7.1f %17s %8lld  %s\n", c->label, c->w->name, c->reps,
 		       ops, c->elapsed_ns / 1e9, sig, (long long)c->stranded, ev);
 	}
 }
@@ -240,7 +253,7 @@ static void print_verdicts(const struct cell *cells, int nc, int np)
 			if (first < 0 && cells[k].found_rep)
 				first = k;
 		}
-		const char *name = cells[i].v->name;
+		const char *name = cells[i].label;
 		if (!ran) {
 			printf("%s: not run\n", name);
 		} else if (stranded) {
@@ -265,6 +278,17 @@ static void renamed(const char *old, const char *now)
 	fprintf(stderr, "futexlab: hunt: %s is now %s (the old name still works)\n", old, now);
 }
 
+/* --policy P: one policy (a list is refused: run and sweep cross them). */
+static void policy_opt(struct opts *o, const char *text)
+{
+	char err[160];
+	if (strchr(text, ','))
+		fl_usage_error("hunt: --policy takes one policy, not a list ('%s')", text);
+	if (fl_policy_parse(text, &o->policy, err, sizeof err))
+		fl_usage_error("--policy: %s", err);
+	o->policy_given = true;
+}
+
 /* argv into o (the defaults set by the caller). 1 when --help was printed. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -277,6 +301,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 'v': o->vlist = optarg; break;
 		case 'p': o->plist = optarg; break;
+		case 'P': policy_opt(o, optarg); break;
 		case 's': o->seconds_ns = fl_parse_seconds("--seconds", optarg, 86400); break;
 		case 'r': o->rep_ns = fl_parse_seconds("--rep-seconds", optarg, 60); break;
 		case 'R': /* the note after the value parsed: bad input stays one line */
@@ -336,14 +361,25 @@ static int patterns(const char *plist, const struct fl_workload **ws)
 
 /* The cells, design-major, each with why it cannot run (or NULL). */
 static struct cell *make_cells(const struct fl_variant **vs, int nv,
-			       const struct fl_workload **ws, int np, const struct fl_params *base)
+			       const struct fl_workload **ws, int np, const struct fl_params *base,
+			       const struct opts *o)
 {
+	bool takes = false;
+	for (int i = 0; i < nv; i++)
+		takes |= fl_policy_applies(vs[i]);
+	if (o->policy_given && !takes)
+		fl_usage_error("hunt: --policy: no design of --variant takes a policy (the shipped "
+			       "libraries wait their own way: futexlab list)");
 	struct cell *cells = fl_xcalloc((size_t)(nv * np), sizeof *cells);
 	for (int i = 0; i < nv; i++)
 		for (int k = 0; k < np; k++) {
 			struct cell *c = &cells[i * np + k];
 			c->v = vs[i];
 			c->w = ws[k];
+			c->policy = (struct fl_policy)FL_POLICY_PARK_INIT;
+			if (fl_policy_applies(vs[i]))
+				c->policy = o->policy;
+			fl_entry_label(vs[i], &c->policy, c->label, sizeof c->label);
 			c->unavailable = fl_rep_unavailable(vs[i]);
 			if (!c->unavailable && ws[k]->unavailable)
 				c->unavailable = ws[k]->unavailable(vs[i], base);
@@ -377,8 +413,8 @@ static void hunt(struct cell *cells, int nc, const struct opts *o, const struct 
 
 int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, int nextra)
 {
-	struct opts o = { .vlist = "all", .plist = "all", .seconds_ns = 2000000000,
-			  .rep_ns = 500000000, .stranded_ms = 50,
+	struct opts o = { .vlist = "all", .plist = "all", .policy = FL_POLICY_PARK_INIT,
+			  .seconds_ns = 2000000000, .rep_ns = 500000000, .stranded_ms = 50,
 			  .stall_us = FL_PREEMPT_STALL_NS / 1000,
 			  .interval_us = FL_PREEMPT_INTERVAL_NS / 1000 };
 	if (parse_opts(argc, argv, &o))
@@ -393,7 +429,7 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 				  .preempt_interval_ns = o.interval_us * 1000 };
 	snprintf(base.preempt_text, sizeof base.preempt_text, "%s", o.text ? o.text : "");
 	int nc = nv * np;
-	struct cell *cells = make_cells(vs, nv, ws, np, &base);
+	struct cell *cells = make_cells(vs, nv, ws, np, &base, &o);
 	struct fl_csv csv;
 	int e = fl_csv_open(&csv, o.csv_path, csv_header, argc, argv);
 	if (e) {
@@ -406,9 +442,12 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 		    "time%s%s", (long long)(o.seconds_ns / 1000000000), o.rep_ns / 1e9,
 		    (long long)o.stranded_ms, (long long)o.stall_us, (long long)o.interval_us,
 		    o.text ? ", text " : "", o.text ? o.text : "");
+	char ptext[FL_POLICY_TEXT_MAX];
+	fl_csv_meta(&csv, "policy: %s (the designs'; the shipped libraries wait their own way)",
+		    fl_policy_format(&o.policy, ptext, sizeof ptext));
 	fl_interrupt_catch();
-	printf("futexlab hunt — %d designs x %d patterns, %.1f s each in reps of %.2f s\n", nv,
-	       np, o.seconds_ns / 1e9, o.rep_ns / 1e9);
+	printf("futexlab hunt — %d designs x %d patterns, %.1f s each in reps of %.2f s, "
+	       "policy %s\n", nv, np, o.seconds_ns / 1e9, o.rep_ns / 1e9, ptext);
 	fflush(stdout);
 	int64_t t0 = fl_now_ns();
 	hunt(cells, nc, &o, &base, &csv, t0);

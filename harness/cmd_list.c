@@ -2,7 +2,8 @@
  * availability (a design the kernel or the build lacks is listed as skipped
  * with the reason, never dropped), the POSIX promises it does not keep and
  * the capabilities it lacks (`breaks`, from its flags: variants/variant.h),
- * and every workload. */
+ * the waiting policies it takes (variants/policy.h) or, for a shipped
+ * library, the one it is built with (.own_policy), and every workload. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "proc/rep.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
 #include "workloads/workload.h"
 
@@ -49,6 +51,8 @@ static void usage(void)
 		"  overflow = post never reports EOVERFLOW (past value_max is undefined)\n"
 		"  lostwake = the shipped library has a published lost-wakeup bug\n"
 		"  (a waiter may sleep with tokens available: futexlab hunt)\n"
+		"  policy: the waiting policies a design takes (--policy; park: as\n"
+		"  written), or the one a shipped library is built with (its own)\n"
 		"  workloads: [fairness] fills the fair_* columns; [latency: on] times\n"
 		"  its blocking op by default, [latency: --latency] only when asked\n");
 }
@@ -76,6 +80,10 @@ int fl_cmd_list(int argc, char **argv)
 		       v->value_max, v->size, width, breaks_of(v->flags, buf, sizeof buf), v->summary);
 		if (why)
 			printf("%-12s   reason: %s\n", "", why);
+		if (fl_policy_applies(v))
+			printf("%-12s   policy: %s\n", "", FL_POLICY_NAMES);
+		else
+			printf("%-12s   policy: its own: %s\n", "", v->own_policy);
 	}
 	printf("\n%-12s  %s\n", "workload", "what it measures");
 	for (int i = 0; i < fl_nworkloads; i++) {

@@ -112,7 +112,7 @@ void fl_csv_close(struct fl_csv *c)
 }
 
 const char fl_lat_csv_header[] =
-	"variant,workload,threads,tokens,hold_ns,think_ns,wake,spin,hash,lo_ns,width_ns,count,"
+	"variant,workload,threads,tokens,hold_ns,think_ns,wake,policy,hash,lo_ns,width_ns,count,"
 	"timer_ns";
 
 void fl_lat_path(const char *csv_path, char *out, size_t n)

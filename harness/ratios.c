@@ -179,9 +179,11 @@ static int rank(const char *variant, const char *baseline)
 	bool control = is_control(base);
 	if (control)
 		base[l - 2] = '\0';
+	bool is_base = !strcmp(base, baseline);
+	base[strcspn(base, "@")] = '\0'; /* NAME@POLICY: beside NAME */
 	for (int i = 0; i < fl_nvariants; i++)
 		if (!strcmp(fl_variants[i]->name, base))
-			return 4 * i + 2 * control + (strcmp(base, baseline) != 0);
+			return 4 * i + (is_base ? control : 2);
 	return 4 * fl_nvariants + (strncmp(base, "floor-", 6) != 0);
 }
 

@@ -158,7 +158,12 @@ COLUMN_CELL(ops_per_s)
 COLUMN_CELL(status) { UNUSED(pt, 0); put(b, "%s", x->status); }
 COLUMN_CELL(note) { UNUSED(pt, 0); put_quoted(b, x->note); }
 COLUMN_CELL(hash) { UNUSED(pt, x); put(b, "%s", fl_hash_column()); }
-COLUMN_CELL(spin) { UNUSED(x, 0); put(b, "%d", pt->spin); }
+COLUMN_CELL(policy)
+{
+	char t[FL_POLICY_TEXT_MAX];
+	UNUSED(pt, 0);
+	put(b, "%s", fl_entry_policy_text(x->e, t, sizeof t));
+}
 COLUMN_CELL(round) { UNUSED(pt, 0); put(b, "%d", x->round); }
 COLUMN_CELL(slot) { UNUSED(pt, 0); put(b, "%d", x->slot); }
 COLUMN_CELL(sems) { UNUSED(x, 0); put(b, "%d", pt->p.sems); }

@@ -96,8 +96,6 @@ static void show(const struct progress *g, const struct fl_point *pt, int round,
 	fprintf(stderr, "\r\033[K[%d/%d] %3.0f%% elapsed %s, ~%s left  %s T=%d K=%d %s",
 		g->point, g->npoints, 100 * g->done / g->total, a, b, pt->w->name, pt->p.threads,
 		pt->p.tokens, fl_wake_name((enum fl_wake_strategy)pt->wake));
-	if (pt->spin)
-		fprintf(stderr, " spin=%d", pt->spin);
 	if (pt->p.sems > 1)
 		fprintf(stderr, " sems=%d", pt->p.sems);
 	fprintf(stderr, round < 0 ? "  warm-up" : "  round %d/%d", round + 1, rounds);
@@ -158,7 +156,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	struct rep_ctx c = { .measured = measured, .csv = csv, .workload = pt->w->name };
 	struct fl_rep_hooks hooks = { rep_begin, rep_end, rep_meta, &c };
 	fl_probes_stranded_clear();
-	fl_rep_run(&(struct fl_rep){ e->v, pt->w, p, pt->wake, pt->spin }, &hooks, &r);
+	fl_rep_run(&(struct fl_rep){ e->v, pt->w, p, pt->wake, e->policy }, &hooks, &r);
 	fl_perf_enabled = pe;
 	if (fl_interrupted) {
 		free(r.lat);
@@ -218,6 +216,8 @@ static void emit_hists(struct fl_csv *lat, const struct fl_point *pt, struct fl_
 	for (int i = 0; i < pt->ne; i++) {
 		if (!acc[i])
 			continue;
+		char pol[FL_POLICY_TEXT_MAX];
+		fl_entry_policy_text(&pt->e[i], pol, sizeof pol);
 		for (int g = 0; lat && g < FL_HIST_BUCKETS / COARSE; g++) {
 			uint64_t c = 0;
 			for (int b = g * COARSE; b < (g + 1) * COARSE; b++)
@@ -228,12 +228,12 @@ static void emit_hists(struct fl_csv *lat, const struct fl_point *pt, struct fl_
 			int64_t lo = fl_hist_lo(g * COARSE);
 			int64_t width = fl_hist_lo(last) + fl_hist_width(last) - lo;
 			char row[300];
-			snprintf(row, sizeof row, "%s,%s,%d,%d,%lld,%lld,%s,%d,%s,%lld,%lld,%llu,%.0f",
+			snprintf(row, sizeof row, "%s,%s,%d,%d,%lld,%lld,%s,%s,%s,%lld,%lld,%llu,%.0f",
 				 pt->e[i].label, pt->w->name, pt->p.threads,
 				 pt->w->uses_tokens ? pt->p.tokens : 0,
 				 (long long)(pt->w->uses_tokens ? pt->p.hold_ns : 0),
 				 (long long)(pt->w->uses_tokens ? pt->p.think_ns : 0),
-				 fl_wake_name((enum fl_wake_strategy)pt->wake), pt->spin,
+				 fl_wake_name((enum fl_wake_strategy)pt->wake), pol,
 				 fl_hash_column(), (long long)lo, (long long)width,
 				 (unsigned long long)c, timer_ns);
 			csv_check(lat, fl_csv_append(lat, row));
@@ -258,8 +258,8 @@ static const char *entry_unavailable(const struct fl_point *pt, const struct fl_
 
 /* What a point carries across the run's rounds (run_points interleaves them). */
 struct point_run {
-	struct fl_hist *acc[FL_MAXLIST + 3]; /* latency over the measured reps */
-	bool live[FL_MAXLIST + 3];           /* neither skipped nor failed */
+	struct fl_hist *acc[FL_MAXENTRY];    /* latency over the measured reps */
+	bool live[FL_MAXENTRY];              /* neither skipped nor failed */
 	bool latency;
 	struct fl_cpu_sample cpu;            /* summed over the point's rounds */
 	double load_first, load_last;
@@ -290,7 +290,7 @@ static void point_round(const struct fl_spec *s, const struct fl_point *pt, int 
 		pr->load_first = la;
 	fl_cpu_sample(&a);
 	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9;
-	int order[FL_MAXLIST + 3];
+	int order[FL_MAXENTRY];
 	show(g, pt, round < 0 ? -1 : round, s->rounds);
 	fl_round_order(rng, pt->ne, order);
 	for (int k = 0, slot = 0; k < pt->ne && !fl_interrupted; k++) {
@@ -343,10 +343,10 @@ static int dry_run(const struct fl_spec *s, const struct fl_point *pts, int n)
 		for (int j = 0; j < pts[i].ne; j++) {
 			const struct fl_point *p = &pts[i];
 			const char *why = entry_unavailable(p, &p->e[j]);
-			printf("%-14s %-12s T=%-4d K=%-4d sems=%-2d wake=%-5s spin=%-4d %s%s\n",
+			printf("%-20s %-12s T=%-4d K=%-4d sems=%-2d wake=%-5s %s%s\n",
 			       p->e[j].label, p->w->name, p->p.threads, p->p.tokens, p->p.sems,
-			       fl_wake_name((enum fl_wake_strategy)p->wake), p->spin,
-			       why ? "skipped: " : "", why ? why : "");
+			       fl_wake_name((enum fl_wake_strategy)p->wake), why ? "skipped: " : "",
+			       why ? why : "");
 		}
 	printf("%d points, %d + %d rounds each, about %.0f s of timed work\n", n, s->warmup,
 	       s->rounds, expected_cost(s, pts, n));

@@ -6,9 +6,13 @@
  * uncontended does not. Axes that do not apply to a workload collapse for
  * it (uncontended ignores --threads; only workloads that use tokens read
  * --tokens, only those that spread over semaphores --sems; a --sems above 1
- * that no workload of the group reads is a usage error, not a silent 1). A combination a variant cannot run becomes a skipped row with
- * the reason; a workload none of whose combinations can run is a bad
- * specification (exit 2). */
+ * that no workload of the group reads is a usage error, not a silent 1). A
+ * combination a variant cannot run becomes a skipped row with the reason;
+ * a workload none of whose combinations can run is a bad specification
+ * (exit 2). The waiting policies (--policy) are not an axis of the points
+ * but of their entries, crossed with the designs (fl_spec_entries): every
+ * policy of a design runs in the same rounds as the baseline, so its ratio
+ * is paired like any design's. */
 #include "harness/spec.h"
 
 #include <getopt.h>
@@ -37,18 +41,18 @@ static const struct {
 	const char *preset;
 	struct fl_group g;
 } preset_groups[] = {
-	{ "quick", { "uncontended,pingpong", "1", "1", "exact", "0", "1" } },
-	{ "quick", { "pool", "2,4,8", "1", "exact", "0", "1" } },
-	{ "quick", { "prodcons", "4", "4", "exact", "0", "1" } },
-	{ "quick", { "barrier", "4", "1", "exact,all", "0", "1" } },
-	{ "quick", { "timeouts", "4", "1", "exact", "0", "1" } },
-	{ "quick", { "oversub", "32", "2", "exact", "0", "1" } },
-	{ "full", { "uncontended,pingpong", "1", "1", "exact", "0", "1" } },
-	{ "full", { "pool", "1,2,4,8,16", "1,4", "exact,one,all", "0", "1" } },
-	{ "full", { "prodcons", "2,4,8", "1,16", "exact", "0", "1" } },
-	{ "full", { "barrier", "2,4,8,16", "1", "exact,one,all", "0", "1" } },
-	{ "full", { "timeouts", "2,8,32", "1", "exact", "0", "1" } },
-	{ "full", { "oversub", "16,64", "1,2", "exact,all", "0", "1" } },
+	{ "quick", { "uncontended,pingpong", "1", "1", "exact", "1" } },
+	{ "quick", { "pool", "2,4,8", "1", "exact", "1" } },
+	{ "quick", { "prodcons", "4", "4", "exact", "1" } },
+	{ "quick", { "barrier", "4", "1", "exact,all", "1" } },
+	{ "quick", { "timeouts", "4", "1", "exact", "1" } },
+	{ "quick", { "oversub", "32", "2", "exact", "1" } },
+	{ "full", { "uncontended,pingpong", "1", "1", "exact", "1" } },
+	{ "full", { "pool", "1,2,4,8,16", "1,4", "exact,one,all", "1" } },
+	{ "full", { "prodcons", "2,4,8", "1,16", "exact", "1" } },
+	{ "full", { "barrier", "2,4,8,16", "1", "exact,one,all", "1" } },
+	{ "full", { "timeouts", "2,8,32", "1", "exact", "1" } },
+	{ "full", { "oversub", "16,64", "1,2", "exact,all", "1" } },
 };
 static const struct {
 	const char *name;
@@ -102,16 +106,166 @@ int fl_variant_list(const char *list, const struct fl_variant *const *extra, int
 	return nv;
 }
 
-void fl_spec_variants(struct fl_spec *s, const char *list)
+/* ---- entries: the designs crossed with the waiting policies ---------------- */
+
+void fl_entry_label(const struct fl_variant *v, const struct fl_policy *p, char *out, size_t n)
 {
-	s->nv = fl_variant_list(list, NULL, 0, s->vs);
-	if (!fl_variant_find(s->baseline))
-		fl_usage_error("--baseline: unknown variant '%s' (see futexlab list)", s->baseline);
-	for (int i = 0; i < s->nv; i++)
-		if (!strcmp(s->vs[i]->name, s->baseline))
+	char t[FL_POLICY_TEXT_MAX];
+	if (!fl_policy_applies(v) || p->kind == FL_POLICY_PARK)
+		snprintf(out, n, "%s", v->name); /* park: today's name, today's CSVs */
+	else
+		snprintf(out, n, "%s@%s", v->name, fl_policy_format(p, t, sizeof t));
+}
+
+const char *fl_entry_policy_text(const struct fl_entry *e, char *buf, size_t n)
+{
+	if (!fl_policy_applies(e->v))
+		snprintf(buf, n, "own");
+	else
+		fl_policy_format(&e->policy, buf, n);
+	return buf;
+}
+
+/* One item of --variant (or the baseline): a design, and the policy it
+ * names (NAME@POLICY: pinned), else park, to be crossed with --policy. */
+struct pick {
+	const struct fl_variant *v;
+	struct fl_policy pol;
+	bool pinned;
+};
+
+static const struct fl_variant *find_floor(const char *name)
+{
+	return !strcmp(name, fl_floor_atomic.name) ? &fl_floor_atomic
+	       : !strcmp(name, fl_floor_futex.name) ? &fl_floor_futex : NULL;
+}
+
+/* "NAME" or "NAME@POLICY" (item is modified); floors: a floor's name too. */
+static struct pick parse_pick(const char *what, char *item, bool floors)
+{
+	struct pick k = { NULL, FL_POLICY_PARK_INIT, false };
+	char *at = strchr(item, '@'), err[160];
+	if (at)
+		*at = '\0';
+	k.v = fl_variant_find(item);
+	if (!k.v && floors)
+		k.v = find_floor(item);
+	if (!k.v)
+		fl_usage_error("%s: unknown variant '%s' (see futexlab list)", what, item);
+	if (!at)
+		return k;
+	*at = '@';
+	if (!fl_policy_applies(k.v))
+		fl_usage_error("%s %s: %s is %s and waits its own way (%s): no policy", what, item,
+			       k.v->name, find_floor(k.v->name) ? "a floor" : "a shipped library",
+			       k.v->own_policy);
+	if (fl_policy_parse(at + 1, &k.pol, err, sizeof err))
+		fl_usage_error("%s %s: %s", what, item, err);
+	k.pinned = true;
+	return k;
+}
+
+void fl_spec_baseline(struct fl_spec *s)
+{
+	char b[sizeof s->blabel];
+	if (snprintf(b, sizeof b, "%s", s->baseline) >= (int)sizeof b)
+		fl_usage_error("--baseline: '%s' is longer than any entry's label", s->baseline);
+	struct pick k = parse_pick("--baseline", b, true);
+	fl_entry_label(k.v, &k.pol, s->blabel, sizeof s->blabel);
+	s->baseline = s->blabel;
+}
+
+/* --variant LIST into picks[] (FL_MAXLIST): "all" (the registry's, each
+ * crossed) or items, no item twice however its policy is spelled. */
+static int pick_list(const char *list, struct pick *picks)
+{
+	int n = 0;
+	if (!strcmp(list, "all")) {
+		for (int i = 0; i < fl_nvariants && n < FL_MAXLIST; i++)
+			picks[n++] = (struct pick){ fl_variants[i], FL_POLICY_PARK_INIT, false };
+		return n;
+	}
+	char buf[1024], *items[FL_MAXLIST];
+	copy_list("--variant", buf, sizeof buf, list);
+	int ni = fl_split_list("--variant", buf, items, FL_MAXLIST);
+	for (int i = 0; i < ni; i++) {
+		struct pick k = parse_pick("--variant", items[i], false);
+		for (int j = 0; j < n; j++)
+			if (picks[j].v == k.v && picks[j].pinned == k.pinned &&
+			    (!k.pinned || (picks[j].pol.kind == k.pol.kind &&
+					   picks[j].pol.bound == k.pol.bound)))
+				fl_usage_error("--variant: '%s' given twice", items[i]);
+		picks[n++] = k;
+	}
+	return n;
+}
+
+/* --policy LIST into pols[] (FL_MAXLIST): each a policy, none twice. */
+static int policy_list(const char *list, struct fl_policy *pols)
+{
+	char buf[1024], *items[FL_MAXLIST], err[160], a[FL_POLICY_TEXT_MAX], b[FL_POLICY_TEXT_MAX];
+	copy_list("--policy", buf, sizeof buf, list);
+	int n = fl_split_list("--policy", buf, items, FL_MAXLIST);
+	for (int i = 0; i < n; i++) {
+		if (fl_policy_parse(items[i], &pols[i], err, sizeof err))
+			fl_usage_error("--policy: %s", err);
+		for (int j = 0; j < i; j++)
+			if (!strcmp(fl_policy_format(&pols[i], a, sizeof a),
+				    fl_policy_format(&pols[j], b, sizeof b)))
+				fl_usage_error("--policy: '%s' given twice", items[i]);
+	}
+	return n;
+}
+
+/* One entry more, and the control right after the baseline's. */
+static void push_entry(struct fl_spec *s, const struct fl_variant *v, struct fl_policy p)
+{
+	for (int control = 0; control < 2; control++) {
+		struct fl_entry e = { v, FL_POLICY_PARK_INIT, "" };
+		if (fl_policy_applies(v))
+			e.policy = p;
+		fl_entry_label(v, &e.policy, e.label, sizeof e.label);
+		if (control && (!s->control || strcmp(e.label, s->baseline)))
 			return;
-	if (s->nv < FL_MAXLIST) /* the baseline runs whether named or not */
-		s->vs[s->nv++] = fl_variant_find(s->baseline);
+		if (control)
+			snprintf(e.label + strlen(e.label), sizeof e.label - strlen(e.label), "#2");
+		for (int i = 0; i < s->nent; i++)
+			if (!strcmp(s->ents[i].label, e.label))
+				fl_usage_error("%s: the entry %s twice (a NAME@POLICY of --variant is "
+					       "also NAME crossed with --policy)", s->cmd, e.label);
+		if (s->nent == FL_MAXENTRY - 2)
+			fl_usage_error("%s: more than %d entries at a point (designs x policies, the "
+				       "control): fewer designs or policies", s->cmd, FL_MAXENTRY - 2);
+		s->ents[s->nent++] = e;
+	}
+}
+
+void fl_spec_entries(struct fl_spec *s, const char *vlist, const char *plist, bool add_baseline)
+{
+	struct fl_policy pols[FL_MAXLIST];
+	struct pick picks[FL_MAXLIST];
+	int np = policy_list(plist ? plist : "park", pols), nk = pick_list(vlist, picks);
+	bool takes = false;
+	for (int i = 0; i < nk; i++)
+		takes |= !picks[i].pinned && fl_policy_applies(picks[i].v);
+	if (plist && !takes)
+		fl_usage_error("--policy %s: no design of --variant takes a policy (the shipped "
+			       "libraries wait their own way: futexlab list)", plist);
+	s->nent = 0;
+	for (int i = 0; i < nk; i++) {
+		bool cross = !picks[i].pinned && fl_policy_applies(picks[i].v);
+		for (int j = 0; j < (cross ? np : 1); j++)
+			push_entry(s, picks[i].v, cross ? pols[j] : picks[i].pol);
+	}
+	for (int i = 0; i < s->nent; i++)
+		if (!strcmp(s->ents[i].label, s->baseline))
+			return;
+	if (add_baseline) { /* the baseline runs whether named or not */
+		char b[sizeof s->blabel];
+		snprintf(b, sizeof b, "%s", s->baseline);
+		struct pick k = parse_pick("--baseline", b, false);
+		push_entry(s, k.v, k.pol);
+	}
 }
 
 int fl_hash_list(char *list, char **items, int max)
@@ -142,7 +296,7 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 {
 	if (s->preset && axes_given)
 		fl_usage_error("%s: --preset sets the axes; drop --workloads/--threads/--tokens/"
-			       "--sems/--wake/--spin", s->cmd);
+			       "--sems/--wake", s->cmd);
 	if (s->base.ops && duration_ns > 0)
 		fl_usage_error("%s: give --duration or --ops, not both", s->cmd);
 	if (s->base.ops && s->budget_ns)
@@ -177,9 +331,7 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 	s->base.duration_ns = s->base.ops ? 0 : duration_ns;
 	if (!seed_given) /* recorded in the CSV: any run can be repeated exactly */
 		s->seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
-	if (!fl_variant_find(s->baseline) && strcmp(s->baseline, fl_floor_atomic.name) &&
-	    strcmp(s->baseline, fl_floor_futex.name))
-		fl_usage_error("--baseline: unknown variant '%s' (see futexlab list)", s->baseline);
+	fl_spec_baseline(s);
 	char h[1024], *items[FL_MAXLIST];
 	copy_list("--hash", h, sizeof h, s->hlist);
 	fl_hash_list(h, items, FL_MAXLIST); /* validated before anything runs */
@@ -188,11 +340,14 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 /* The options of run and sweep: one table, the help text in it (each
  * command gives only its synopsis and notes: cmd_run.c, cmd_sweep.c). */
 #define REPS_ALIAS 0x107 /* --reps: the old name of --rounds */
+#define POLICY_OPT 0x108
+#define SPIN_ALIAS 0x109 /* --spin N,M: the old form of --policy spin:N,spin:M */
 static const struct fl_option opts[] = {
 	{ "preset", required_argument, 'p', "NAME", "the axes, rounds and duration of a "
 	  "preset: quick (the README's default, < 60 s on 2 cores) or full" },
 	{ "variant", required_argument, 'v', "LIST", "variants, comma separated, or 'all' "
-	  "(default all; also --variants)" },
+	  "(default all; also --variants); NAME@POLICY: that design under that policy alone, "
+	  "beside the --policy crossing" },
 	{ "variants", required_argument, 'v', NULL, NULL },
 	{ "workload", required_argument, 'w', "LIST", "workloads, comma separated, or 'all' "
 	  "(default all; also --workloads)" },
@@ -206,8 +361,11 @@ static const struct fl_option opts[] = {
 	  "other workloads: 1)" },
 	{ "wake", required_argument, 'W', "LIST", "how a release wakes: exact, one, all, a comma "
 	  "list (default exact)" },
-	{ "spin", required_argument, 'S', "LIST", "spin up to N times before parking, "
-	  "0..1000000 each, e.g. 0,100 (default 0)" },
+	{ "policy", required_argument, POLICY_OPT, "LIST", "waiting policies, comma separated: "
+	  FL_POLICY_NAMES " (default park: the designs as written); each design runs once per "
+	  "policy, as NAME@POLICY (park: NAME); the shipped libraries wait their own way, once "
+	  "(futexlab list)" },
+	{ "spin", required_argument, SPIN_ALIAS, NULL, NULL },
 	{ "hash", required_argument, 'X', "LIST", "futex hash modes auto|global|private:N; more "
 	  "than one: the run once per mode, each in a process of its own (default auto; kernel "
 	  "6.16+)" },
@@ -225,8 +383,8 @@ static const struct fl_option opts[] = {
 	{ "warmup", required_argument, 'u', "N", "unmeasured rounds first, 0..100 (default 1)" },
 	{ "seed", required_argument, 's', "N", "the order of the rounds (default: from the "
 	  "clock; in the CSV)" },
-	{ "baseline", required_argument, 'B', "NAME", "the variant ratios are taken against "
-	  "(default glibc)" },
+	{ "baseline", required_argument, 'B', "NAME", "the entry ratios are taken against: a "
+	  "variant or NAME@POLICY (default glibc)" },
 	{ "no-control", no_argument, 'C', NULL, "do not run the baseline twice per round "
 	  "(BASELINE#2: the A/A row)" },
 	{ "no-floors", no_argument, 'F', NULL, "omit the floor-atomic and floor-futex reference "
@@ -255,6 +413,25 @@ static const struct fl_option opts[] = {
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
+/* --spin N,M (the old form of --policy): each N is spin:N, 0 park. (Its
+ * note is printed once the whole command line has parsed: bad input stays
+ * one line.) */
+static void spin_alias(struct fl_spec *s, const char *list)
+{
+	char buf[1024], *items[FL_MAXLIST];
+	copy_list("--spin", buf, sizeof buf, list);
+	int n = fl_split_list("--spin", buf, items, FL_MAXLIST);
+	size_t l = 0;
+	for (int i = 0; i < n; i++) {
+		int v = (int)fl_parse_int("--spin", items[i], 0, FL_POLICY_BOUND_MAX);
+		char *at = s->spin_policies + l;
+		size_t room = sizeof s->spin_policies - l;
+		l += (size_t)(v ? snprintf(at, room, "%sspin:%d", i ? "," : "", v)
+			      : snprintf(at, room, "%spark", i ? "," : ""));
+	}
+	s->policies = s->spin_policies;
+}
+
 void fl_spec_usage(FILE *f, const struct fl_spec_defaults *d)
 {
 	fl_options_usage(f, d->synopsis, opts, NOPTS, d->notes);
@@ -266,7 +443,7 @@ static void spec_init(struct fl_spec *s, const char *cmd, const struct fl_spec_d
 {
 	memset(s, 0, sizeof *s);
 	s->cmd = cmd;
-	s->cli = (struct fl_group){ "all", d->threads, "1", "exact", "0", "1" };
+	s->cli = (struct fl_group){ "all", d->threads, "1", "exact", "1" };
 	s->groups = &s->cli;
 	s->ngroups = 1;
 	s->rounds = s->warmup = -1;
@@ -286,7 +463,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 {
 	spec_init(s, cmd, d, argc, argv);
 	const char *vlist = "all";
-	bool axes_given = false, seed_given = false;
+	bool axes_given = false, seed_given = false, policy_given = false, spin_given = false;
 	int64_t duration_ns = -1;
 	struct option lopts[NOPTS + 1];
 	fl_options_getopt(opts, NOPTS, lopts);
@@ -308,7 +485,8 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 't': s->cli.threads = optarg; axes_given = true; break;
 		case 'k': s->cli.tokens = optarg; axes_given = true; break;
 		case 'W': s->cli.wake = optarg; axes_given = true; break;
-		case 'S': s->cli.spin = optarg; axes_given = true; break;
+		case POLICY_OPT: s->policies = optarg; policy_given = true; break;
+		case SPIN_ALIAS: spin_alias(s, optarg); spin_given = true; break;
 		case 0x103: s->cli.sems = optarg; axes_given = true; break;
 		case 'X': copy_list("--hash", s->hlist, sizeof s->hlist, optarg); break;
 		case 'H': s->base.hold_ns = fl_parse_int("--hold", optarg, 0, 1000000000); break;
@@ -321,7 +499,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 'b': s->budget_ns = fl_parse_seconds("--budget", optarg, 86400); break;
 		case 'P': s->pin = optarg; break;
 		case 'c': s->csv_path = optarg; break;
-		case 'B': s->baseline = fl_variant_name(optarg); break;
+		case 'B': s->baseline = optarg; break;
 		case 'F': s->floors = false; break;
 		case 'C': s->control = false; break;
 		case 's': s->seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
@@ -350,8 +528,12 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	}
 	if (optind < argc)
 		fl_usage_error("%s: unexpected argument '%s'", cmd, argv[optind]);
-	s->nv = fl_variant_list(vlist, NULL, 0, s->vs);
+	if (policy_given && spin_given)
+		fl_usage_error("%s: --spin is the old form of --policy: give one", cmd);
 	finish(s, d, axes_given, duration_ns, seed_given);
+	fl_spec_entries(s, vlist, s->policies, false);
+	if (spin_given)
+		fprintf(stderr, "futexlab: --spin is now --policy (here --policy %s)\n", s->policies);
 	return 0;
 }
 
@@ -364,7 +546,6 @@ struct axes {
 	int tokens[FL_MAXLIST], nk;
 	int sems[FL_MAXLIST], ns;
 	int wake[3], nwake;
-	int spin[FL_MAXLIST], nspin;
 };
 
 static void parse_ints(const char *what, const char *list, int lo, int hi, int *out, int *n)
@@ -400,7 +581,6 @@ static void parse_group(const struct fl_group *g, struct axes *a)
 	for (int i = 0; i < a->nwake; i++)
 		if ((a->wake[i] = fl_wake_parse(items[i])) < 0)
 			fl_usage_error("--wake: unknown mode '%s' (exact, one, all)", items[i]);
-	parse_ints("--spin", g->spin ? g->spin : "0", 0, FL_SPIN_MAX, a->spin, &a->nspin);
 	parse_ints("--sems", g->sems ? g->sems : "1", 1, FL_SEM_SLOTS, a->sems, &a->ns);
 	/* An axis no workload of the group reads would be dropped silently. */
 	bool uses = false, more = false;
@@ -413,38 +593,24 @@ static void parse_group(const struct fl_group *g, struct axes *a)
 			       g->workloads);
 }
 
-static void add_entry(struct fl_point *pt, const struct fl_variant *v, const char *label)
-{
-	for (int i = 0; i < pt->ne; i++)
-		if (!strcmp(pt->e[i].label, label))
-			return; /* a variant named twice runs once */
-	pt->e[pt->ne].v = v;
-	snprintf(pt->e[pt->ne].label, sizeof pt->e[pt->ne].label, "%s", label);
-	pt->ne++;
-}
-
-/* The entries of a point: variants, floors, and the control right after
- * the baseline it doubles. */
+/* The entries of a point: the spec's (designs x policies, the control),
+ * then the floors where they mean something. */
 static void fill_entries(const struct fl_spec *s, struct fl_point *pt)
 {
-	for (int i = 0; i < s->nv; i++) {
-		add_entry(pt, s->vs[i], s->vs[i]->name);
-		if (s->control && !strcmp(s->vs[i]->name, s->baseline)) {
-			char l[40];
-			snprintf(l, sizeof l, "%s#2", s->baseline);
-			add_entry(pt, s->vs[i], l);
+	memcpy(pt->e, s->ents, (size_t)s->nent * sizeof *pt->e);
+	pt->ne = s->nent;
+	if (s->floors && pt->w->has_floors)
+		for (int i = 0; i < 2; i++) {
+			const struct fl_variant *f = i ? &fl_floor_futex : &fl_floor_atomic;
+			pt->e[pt->ne++] = (struct fl_entry){ f, FL_POLICY_PARK_INIT, "" };
+			snprintf(pt->e[pt->ne - 1].label, sizeof pt->e[0].label, "%s", f->name);
 		}
-	}
-	if (s->floors && pt->w->has_floors) {
-		add_entry(pt, &fl_floor_atomic, fl_floor_atomic.name);
-		add_entry(pt, &fl_floor_futex, fl_floor_futex.name);
-	}
 }
 
 static bool same_config(const struct fl_point *x, const struct fl_point *y)
 {
 	return x->w == y->w && x->p.threads == y->p.threads && x->p.tokens == y->p.tokens &&
-	       x->p.sems == y->p.sems && x->wake == y->wake && x->spin == y->spin;
+	       x->p.sems == y->p.sems && x->wake == y->wake;
 }
 
 /* NULL when some point of workload w in [from, n) has an entry that fits,
@@ -491,22 +657,21 @@ int fl_points_build(const struct fl_spec *s, struct fl_point **out)
 			const struct fl_workload *w = a.w[wi];
 			int from = n, nt = w->fixed_threads ? 1 : a.nt, nk = w->uses_tokens ? a.nk : 1;
 			int ns = w->uses_sems ? a.ns : 1;
-			combinations += (long)nt * nk * ns * a.nwake * a.nspin;
+			combinations += (long)nt * nk * ns * a.nwake;
 			if (combinations > FL_MAX_COMBINATIONS) {
 				free(pts);
 				fl_usage_error("%s: more than %d combinations of workloads, threads, tokens, "
-					       "semaphores, wake modes and spin bounds; split the sweep", s->cmd,
+					       "semaphores and wake modes; split the sweep", s->cmd,
 					       FL_MAX_COMBINATIONS);
 			}
-			for (int i = 0; i < nt * nk * ns * a.nwake * a.nspin; i++) {
+			for (int i = 0; i < nt * nk * ns * a.nwake; i++) {
 				struct fl_point pt = { .w = w, .p = s->base };
-				/* threads outermost, then tokens, sems, wake; spin innermost */
-				int ti = i / a.nspin / a.nwake / ns / nk, ki = i / a.nspin / a.nwake / ns % nk;
-				pt.p.sems = w->uses_sems ? a.sems[i / a.nspin / a.nwake % ns] : 1;
+				/* threads outermost, then tokens, sems; wake innermost */
+				int ti = i / a.nwake / ns / nk, ki = i / a.nwake / ns % nk;
+				pt.p.sems = w->uses_sems ? a.sems[i / a.nwake % ns] : 1;
 				pt.p.threads = w->fixed_threads ? w->fixed_threads : a.threads[ti];
 				pt.p.tokens = w->uses_tokens ? a.tokens[ki] : 1;
-				pt.wake = a.wake[i / a.nspin % a.nwake];
-				pt.spin = a.spin[i % a.nspin];
+				pt.wake = a.wake[i % a.nwake];
 				bool dup = false;
 				for (int j = 0; j < n && !dup; j++)
 					dup = same_config(&pts[j], &pt);

@@ -8,11 +8,13 @@
  *   ratios.c   cells -> the ratio table, the before/after comparison, TSV
  *
  * A *point* is one configuration: a workload with its threads, tokens,
- * semaphores (--sems), hold/think, wake mode and spin bound. Its *entries* are what run at it:
- * the chosen variants, the floors where they mean something, and the
- * control — the baseline a second time, as BASELINE#2 — whose ratio to the
- * baseline is the run's own A/A: the noise floor every verdict of the
- * table stands on. */
+ * semaphores (--sems), hold/think and wake mode. Its *entries* are what run
+ * at it: the chosen variants crossed with the waiting policies (--policy:
+ * each design a policy applies to once per policy, labelled NAME for park
+ * and NAME@POLICY otherwise; a shipped library once, waiting its own way),
+ * the floors where they mean something, and the control — the baseline a
+ * second time, as BASELINE#2 — whose ratio to the baseline is the run's own
+ * A/A: the noise floor every verdict of the table stands on. */
 #ifndef FUTEXLAB_SPEC_H
 #define FUTEXLAB_SPEC_H
 
@@ -21,14 +23,26 @@
 #include <stdio.h>
 
 #include "probes/probes.h"
+#include "variants/policy.h"
 #include "workloads/workload.h"
 
 #define FL_MAXLIST 64
+/* The entries a point holds: designs x policies and the control, then the
+ * two floors. */
+#define FL_MAXENTRY 128
 
 /* One cartesian product of axes; comma lists. */
 struct fl_group {
-	const char *workloads, *threads, *tokens, *wake, *spin;
+	const char *workloads, *threads, *tokens, *wake;
 	const char *sems;               /* NULL: "1" (the presets) */
+};
+
+/* One entry of a point: a design under a waiting policy (park for what
+ * waits its own way: a shipped library, a floor). */
+struct fl_entry {
+	const struct fl_variant *v;
+	struct fl_policy policy;
+	char label[40];                 /* the CSV's variant: NAME, NAME@POLICY, BASELINE#2 */
 };
 
 struct fl_csv;
@@ -57,12 +71,17 @@ struct fl_spec {
 	const struct fl_group *groups;  /* pgroups (a preset's), or &cli */
 	int ngroups;
 	struct fl_group cli, pgroups[16];
-	const struct fl_variant *vs[FL_MAXLIST];
-	int nv;
+	/* what runs at every point but the floors: --variant x --policy, the
+	 * control right after the baseline (fl_spec_entries) */
+	struct fl_entry ents[FL_MAXENTRY - 2];
+	int nent;
 	struct fl_params base;          /* hold, think, ops, duration */
 	int rounds, warmup;             /* rounds measured, rounds unmeasured */
 	int64_t budget_ns;
 	const char *csv_path, *baseline, *pin, *bt_script;
+	char blabel[48];                /* the baseline's label, canonical (baseline points here) */
+	const char *policies;           /* --policy LIST as given; NULL: not given (park) */
+	char spin_policies[1024];       /* --spin N,M (the old name) as a policy list */
 	bool floors, control, quiet, dry;
 	bool perf;                      /* --perf: the runner turns the counters on */
 	int latency;                    /* -1 the workload's default, 0 off, 1 on */
@@ -95,7 +114,8 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 /* --variant LIST into out[] (FL_MAXLIST): "all" (the extra designs, then
  * the registry's) or names, comma separated, an extra design found by name
  * before the registry's (the hunt's test designs). An unknown name or one
- * given twice: usage error (one line, exit 2). Returns how many. */
+ * given twice: usage error (one line, exit 2). Returns how many. (run,
+ * sweep and exec take NAME@POLICY items too: fl_spec_entries.) */
 int fl_variant_list(const char *list, const struct fl_variant *const *extra, int nextra,
 		    const struct fl_variant **out);
 
@@ -104,20 +124,36 @@ int fl_variant_list(const char *list, const struct fl_variant *const *extra, int
  * 2). Returns how many. */
 int fl_hash_list(char *list, char **items, int max);
 
-/* exec: --variant LIST into s->vs, the baseline added when not listed
- * (usage error, exit 2, for an unknown name). */
-void fl_spec_variants(struct fl_spec *s, const char *list);
+/* The entries into s->ents: each item of vlist ("all", or NAME and
+ * NAME@POLICY items) in order — a design a policy applies to
+ * (fl_policy_applies) once per policy of plist (NULL: park, not given), a
+ * NAME@POLICY item once, a shipped library once — and the control
+ * (s->control) right after the baseline's entry; with add_baseline (exec)
+ * the baseline appended when no item gave it. s->baseline must be
+ * canonical (fl_spec_baseline). Bad input, usage error (one line, exit 2):
+ * an unknown design or policy, a policy for a shipped library, a plist
+ * given with no design it applies to, an entry twice, more than fit. */
+void fl_spec_entries(struct fl_spec *s, const char *vlist, const char *plist,
+		     bool add_baseline);
 
-struct fl_entry {
-	const struct fl_variant *v;
-	char label[40];                 /* the CSV's variant: name, or BASELINE#2 */
-};
+/* --baseline NAME or NAME@POLICY (a design's, a floor's; a former name
+ * read as today's) into s->blabel, its canonical label, s->baseline
+ * pointing there. Usage error for an unknown design or a bad policy. */
+void fl_spec_baseline(struct fl_spec *s);
+
+/* An entry's label: v's name under park and for what waits its own way,
+ * else NAME@POLICY (fl_policy_format's text). */
+void fl_entry_label(const struct fl_variant *v, const struct fl_policy *p, char *out, size_t n);
+
+/* The policy cell of the CSV: the policy's text, or "own" for what waits
+ * its own way (a shipped library, a floor). */
+const char *fl_entry_policy_text(const struct fl_entry *e, char *buf, size_t n);
 
 struct fl_point {
 	const struct fl_workload *w;
 	struct fl_params p;
-	int wake, spin;
-	struct fl_entry e[FL_MAXLIST + 3];
+	int wake;
+	struct fl_entry e[FL_MAXENTRY];
 	int ne;
 };
 

@@ -19,6 +19,10 @@
  * from before rounds, the round since; files from before the renames have
  * both, and a round column wins). */
 #define OLD_REP "rep"
+/* Older files' spin bound, a configuration column of the point then; the
+ * waiting policy that replaced it is the entry's (its label, NAME@POLICY),
+ * not the point's. */
+#define OLD_SPIN "spin"
 
 /* ---- CSV text -> table ------------------------------------------------- */
 
@@ -278,7 +282,7 @@ const char *const fl_extra_cols[FL_NEXTRA] = {
 };
 
 /* Configuration columns appended right of `ops` by later options. */
-static const char *const extra_config[] = { FL_COL(hash), FL_COL(spin), FL_COL(sems) };
+static const char *const extra_config[] = { FL_COL(hash), OLD_SPIN, FL_COL(sems) };
 
 static void point_key(const struct fl_table *t, char **row, int iops, char *out, size_t n)
 {
@@ -313,6 +317,9 @@ static void point_key(const struct fl_table *t, char **row, int iops, char *out,
 			continue;
 		/* one semaphore: the default, and what files without the column ran */
 		if (!strcmp(name, FL_COL(sems)) && (!strcmp(v, "1") || !v[0]))
+			continue;
+		/* an older file's spin 0 is park, what files since run by default */
+		if (!strcmp(name, OLD_SPIN) && (!strcmp(v, "0") || !v[0]))
 			continue;
 		j += (size_t)snprintf(out + j, n - j, " %s=%s", label, v);
 	}

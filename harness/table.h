@@ -8,8 +8,11 @@
  *
  * A *point* is one configuration: every column left of `ops` except
  * `variant` (workload, threads, tokens, hold_ns, think_ns, wake), plus the
- * configuration columns later options append (hash, spin, sems) when
- * present; sems=1 (and a file without the column) keys as no sems at all.
+ * configuration columns later options append (hash, sems) when present;
+ * sems=1 (and a file without the column) keys as no sems at all. An older
+ * file's `spin` is configuration too, spin 0 keying as none (park, what the
+ * waiting policy's `policy` column, the entry's and not the point's,
+ * replaced it with: harness/csv.md).
  * The rows of one (point, variant) are its reps; their ns_per_op values are
  * summarized by stats.h, and beside them what each rep cost in CPU: CPU ns
  * per op, (cpu_user_ns + cpu_sys_ns) / ops (user+sys of the whole process

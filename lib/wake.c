@@ -64,16 +64,3 @@ int fl_notify_on(const struct fl_waitaddr *wa, _Atomic uint32_t *addr, int n, bo
 		return wa->wake(addr, n, shared);
 	}
 }
-
-static _Atomic int spin;
-
-void fl_spin_set(int n)
-{
-	atomic_store_explicit(&spin, n < 0 ? 0 : n > FL_SPIN_MAX ? FL_SPIN_MAX : n,
-			      memory_order_relaxed);
-}
-
-int fl_spin_get(void)
-{
-	return atomic_load_explicit(&spin, memory_order_relaxed);
-}

@@ -33,14 +33,4 @@ int fl_notify(_Atomic uint32_t *addr, int n, bool shared);
 /* The same through any wait-on-address backend. */
 int fl_notify_on(const struct fl_waitaddr *wa, _Atomic uint32_t *addr, int n, bool shared);
 
-/* Spin-then-park (musl spins up to 100 times): how many times a
- * waiter re-checks the fast path before it registers as a waiter and
- * sleeps. 0 (the default) measures every design as written. Like the wake
- * strategy, a process-wide run parameter: set before worker threads start,
- * read relaxed. Where the spin goes is each design's business (negcount.c,
- * split.c argue theirs). */
-#define FL_SPIN_MAX 1000000
-void fl_spin_set(int n);
-int fl_spin_get(void);
-
 #endif

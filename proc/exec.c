@@ -83,6 +83,7 @@ struct shim_env {
 	const struct fl_variant *v;
 	bool stats;
 	const char *logp;
+	const char *policy;             /* FUTEXLAB_POLICY's text; NULL: park */
 };
 
 static void shim_setup(void *arg)
@@ -96,6 +97,10 @@ static void shim_setup(void *arg)
 		setenv("LD_PRELOAD", pre, 1);
 		setenv("FUTEXLAB_VARIANT", x->v->name, 1);
 		setenv("FUTEXLAB_LOG", x->logp, 1);
+		if (x->policy)
+			setenv("FUTEXLAB_POLICY", x->policy, 1);
+		else
+			unsetenv("FUTEXLAB_POLICY");
 		if (fl_exec_cfg.allow[0])
 			setenv("FUTEXLAB_ALLOW", fl_exec_cfg.allow, 1);
 		if (x->stats)
@@ -191,9 +196,11 @@ static void shim_verdict(const struct fl_variant *v, const char *logp, struct fl
 	}
 }
 
-void fl_exec_once(const struct fl_variant *v, bool stats, struct fl_result *r,
-		  struct fl_exec_shim *sh)
+void fl_exec_once(const struct fl_variant *v, const struct fl_policy *pol, bool stats,
+		  struct fl_result *r, struct fl_exec_shim *sh)
 {
+	char ptext[FL_POLICY_TEXT_MAX]; /* formatted here: the child only sets it */
+	fl_policy_format(pol, ptext, sizeof ptext);
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || tmp[0] != '/')
 		tmp = "/tmp"; /* FUTEXLAB_LOG must be absolute (shim/env.h) */
@@ -205,7 +212,7 @@ void fl_exec_once(const struct fl_variant *v, bool stats, struct fl_result *r,
 		return;
 	}
 	close(lfd);
-	struct shim_env env = { v, stats, logp };
+	struct shim_env env = { v, stats, logp, pol->kind == FL_POLICY_PARK ? NULL : ptext };
 	struct fl_program p = { fl_exec_cfg.argv, fl_exec_cfg.timeout_s, fl_exec_cfg.output,
 				shim_setup, &env };
 	struct fl_program_end e;
@@ -228,8 +235,10 @@ static void exec_run(const struct fl_variant *v, const struct fl_params *p, stru
 {
 	(void)p;
 	memset(&last, 0, sizeof last);
-	/* glibc: the sem_t the program runs on today, no shim at all */
-	fl_exec_once(strcmp(v->name, "glibc") ? v : NULL, false, r, &last);
+	/* glibc: the sem_t the program runs on today, no shim at all; the
+	 * policy is the rep's, set in this process (workloads/rep.h) */
+	struct fl_policy pol = fl_policy_get();
+	fl_exec_once(strcmp(v->name, "glibc") ? v : NULL, &pol, false, r, &last);
 }
 
 /* What the shim would refuse (shim/README.md), as a skipped row up front

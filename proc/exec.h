@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "shim/logline.h" /* the shim's logline (its published format) */
+#include "variants/policy.h"
 #include "workloads/workload.h"
 
 #define FL_EXEC_MAXENV 32
@@ -50,11 +51,15 @@ struct fl_exec_shim {
 };
 
 /* One run of the command: `v` NULL runs it unshimmed; else under the shim
- * with FUTEXLAB_VARIANT = v->name (and FUTEXLAB_STATS=1 when stats). Fills
- * r (ops 1, elapsed, cpu, or error) and, when sh is not NULL, the shim's
- * loglines. */
-void fl_exec_once(const struct fl_variant *v, bool stats, struct fl_result *r,
-		  struct fl_exec_shim *sh);
+ * with FUTEXLAB_VARIANT = v->name, FUTEXLAB_POLICY = pol's text unless pol
+ * is park (which the shim's designs run by default: the variable is then
+ * removed, so that none inherited from futexlab's own environment changes
+ * what the row's label says), and FUTEXLAB_STATS=1 when stats. Fills r
+ * (ops 1, elapsed, cpu, or error) and, when sh is not NULL, the shim's
+ * loglines. As a workload (fl_exec_workload), pol is the rep's policy
+ * (workloads/rep.h sets it in this process before the run). */
+void fl_exec_once(const struct fl_variant *v, const struct fl_policy *pol, bool stats,
+		  struct fl_result *r, struct fl_exec_shim *sh);
 
 /* The shim's loglines of the last run of the workload. */
 const struct fl_exec_shim *fl_exec_last_shim(void);

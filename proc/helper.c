@@ -315,7 +315,7 @@ void fl_helper_run(const struct fl_rep *x, struct fl_result *r)
 		fl_fail(r, "no helper running for %s", v->name);
 		return;
 	}
-	struct fl_helper_req q = { .wake = x->wake, .spin = x->spin, .p = *p };
+	struct fl_helper_req q = { .wake = x->wake, .policy = x->policy, .p = *p };
 	snprintf(q.variant, sizeof q.variant, "%s", v->name);
 	snprintf(q.workload, sizeof q.workload, "%s", x->w->name);
 	struct fl_msg m = { 0 };

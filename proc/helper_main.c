@@ -9,7 +9,7 @@
  *   futexlab-musl --hello                 prints the hello and exits (tests)
  *
  * A rep here is what an in-process design's rep is (workloads/rep.h:
- * fl_rep_here, the same code): wake and spin set, the detector, the
+ * fl_rep_here, the same code): wake and policy set, the detector, the
  * workload's run (its own timed section: start-up, the request and the
  * reply are outside it) with getrusage(RUSAGE_SELF) around it.
  * --hash applies the harness's futex hash mode (PR_FUTEX_HASH is per process)
@@ -87,8 +87,8 @@ static void run(char *text, FILE *out)
 		const char *why = fl_workload_unavailable(w, v, &q.p);
 		if (why)
 			fl_fail(&r, "helper: %s", why);
-		else /* the detector, wake, spin, rusage: here, where the threads are */
-			fl_rep_here(&(struct fl_rep){ v, w, q.p, q.wake, q.spin }, NULL, &r);
+		else /* the detector, wake, policy, rusage: here, where the threads are */
+			fl_rep_here(&(struct fl_rep){ v, w, q.p, q.wake, q.policy }, NULL, &r);
 	}
 	struct fl_msg m = { 0 };
 	fl_wire_put_result(&m, &r);

@@ -2,12 +2,12 @@
  * command's reps go through (the runner of `run`, `sweep` and `exec`, the
  * hunt).
  *
- * An in-process design's rep runs here (workloads/rep.h: wake and spin, the
+ * An in-process design's rep runs here (workloads/rep.h: wake and policy, the
  * stranded-waiter detector, the hooks, rusage, in that order). A helper-run
  * design's (v->helper: musl-libc) runs in its helper (proc/helper.h),
  * started here on its first rep, before hooks->begin: the hooks see the
  * helper's pid and bracket the request and its reply; the helper brackets
- * the run itself with the same fl_rep_here (its detector, wake, spin and
+ * the run itself with the same fl_rep_here (its detector, wake, policy and
  * rusage are there, where the threads are), and its fields come back with
  * the result. */
 #ifndef FUTEXLAB_PROC_REP_H

@@ -187,7 +187,9 @@ void fl_wire_put_req(struct fl_msg *m, const struct fl_helper_req *q)
 	fl_msg_add(m, "run\n");
 	fl_msg_str(m, "variant", q->variant);
 	fl_msg_str(m, "workload", q->workload);
-	fl_msg_add(m, "wake=%d\nspin=%d\n", q->wake, q->spin);
+	char pol[FL_POLICY_TEXT_MAX];
+	fl_msg_add(m, "wake=%d\npolicy=%s\n", q->wake,
+		   fl_policy_format(&q->policy, pol, sizeof pol));
 	put_fields(m, params_fields, NF(params_fields), &q->p);
 	fl_msg_add(m, "end\n");
 }
@@ -252,10 +254,16 @@ static int req_line(const char *key, char *v, void *arg, char *err, size_t n)
 		snprintf(q->variant, sizeof q->variant, "%s", v);
 	} else if (!strcmp(key, "workload")) {
 		snprintf(q->workload, sizeof q->workload, "%s", v);
-	} else if (!strcmp(key, "wake") || !strcmp(key, "spin")) {
+	} else if (!strcmp(key, "wake")) {
 		if (num(key, v, &x, err, n))
 			return -1;
-		*(key[0] == 'w' ? &q->wake : &q->spin) = (int)x;
+		q->wake = (int)x;
+	} else if (!strcmp(key, "policy")) {
+		char why[160];
+		if (fl_policy_parse(v, &q->policy, why, sizeof why)) {
+			snprintf(err, n, "field policy: %s", why);
+			return -1;
+		}
 	} else {
 		int k = get_field(params_fields, NF(params_fields), &q->p, key, v, err, n);
 		if (k > 0)
@@ -268,7 +276,7 @@ static int req_line(const char *key, char *v, void *arg, char *err, size_t n)
 
 int fl_wire_get_req(char *text, struct fl_helper_req *q, char *err, size_t n)
 {
-	*q = (struct fl_helper_req){ .p.sems = 1 };
+	*q = (struct fl_helper_req){ .policy = FL_POLICY_PARK_INIT, .p.sems = 1 };
 	return fl_wire_parse(text, "run", req_line, q, err, n);
 }
 

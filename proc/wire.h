@@ -11,7 +11,9 @@
  *   helper -> futexlab, once at start:  hello     libc, libc_version, static,
  *                                                pid, hash, hash_error
  *   futexlab -> helper, per rep:        run       variant, workload, wake,
- *                                                spin, then struct fl_params
+ *                                                policy (its text:
+ *                                                variants/policy.h), then
+ *                                                struct fl_params
  *   helper -> futexlab, per rep:        result    struct fl_result, the
  *                                                latency histogram as lat_n,
  *                                                lat_min, lat_max and one
@@ -26,6 +28,7 @@
 
 #include <stddef.h>
 
+#include "variants/policy.h"
 #include "workloads/workload.h"
 
 /* A growing text buffer (exits the process when out of memory). */
@@ -41,7 +44,8 @@ void fl_msg_free(struct fl_msg *m);
 /* What a `run` names besides the parameters. */
 struct fl_helper_req {
 	char variant[40], workload[40];
-	int wake, spin;
+	int wake;
+	struct fl_policy policy;
 	struct fl_params p;
 };
 

@@ -73,6 +73,10 @@ for c in run sweep exec compare list hunt; do
   elif [ $c != list ] && [ $c != compare ] && [ $c != hunt ] &&
        { ! grep -q -- '--rounds R ' <<<"$h" || grep -q -- '--reps' <<<"$h"; }; then
     fail=$((fail+1)); echo "FAIL $c help: --rounds not listed, or --reps listed"
+  elif [ $c != list ] && [ $c != compare ] &&
+       { ! grep -qE -- '--policy (LIST|POLICY) +waiting policies|--policy POLICY +the designs' <<<"$h" ||
+         ! grep -q 'spin-yield:N, adaptive' <<<"$h" || grep -q -- '--spin ' <<<"$h"; }; then
+    fail=$((fail+1)); echo "FAIL $c help: --policy not listed with the policies, or --spin listed"
   elif ! grep -q -- '--help  *this text' <<<"$h"; then
     fail=$((fail+1)); echo "FAIL $c help: --help not listed"
   else pass=$((pass+1)); echo "ok   $c help lists its options"; fi
@@ -125,8 +129,10 @@ import csv, sys
 rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
 print(sum(1 for r in rows if r.get(sys.argv[2]) == sys.argv[3]))' "$@"; }
 export -f col
-if grep -q '^variant,.*,status,note,hash,spin' "$hcsv" &&
-   [ "$(col "$hcsv" hash global)" -eq 8 ] && [ "$(col "$hcsv" spin 7)" -eq 16 ] &&
+# --spin 7, the old form of --policy spin:7: negcount@spin:7 and portable@spin:7
+if grep -q '^variant,.*,status,note,hash,policy' "$hcsv" &&
+   [ "$(col "$hcsv" hash global)" -eq 8 ] && [ "$(col "$hcsv" policy spin:7)" -eq 16 ] &&
+   [ "$(col "$hcsv" variant negcount@spin:7)" -eq 8 ] && [ "$(col "$hcsv" variant portable@spin:7)" -eq 8 ] &&
    [ "$(col "$hcsv" hash private:16)" -eq 8 ] &&
    [ "$(grep -vc '^#' "$hcsv")" -eq 17 ]; then
   if grep -q ',skipped,' "$hcsv"; then
@@ -136,7 +142,7 @@ if grep -q '^variant,.*,status,note,hash,spin' "$hcsv" &&
       skip "hash rows run under global and private:16: the kernel lacks PR_FUTEX_HASH"
     else fail=$((fail+1)); echo "FAIL hash rows skipped without the reason"; cat "$hcsv"; fi
   elif [ "$(col "$hcsv" status ok)" -eq 16 ]; then
-    pass=$((pass+1)); echo "ok   hash rows: 8 global, 8 private:16, spin 7"
+    pass=$((pass+1)); echo "ok   hash rows: 8 global, 8 private:16, policy spin:7"
   else fail=$((fail+1)); echo "FAIL hash rows not ok"; cat "$hcsv"; fi
 else
   fail=$((fail+1)); echo "FAIL hash csv"; cat "$hcsv"
@@ -197,7 +203,6 @@ expect_usage "sweep: stray argument" sweep extra
 expect_usage "sweep: unknown baseline" sweep --baseline nosuch
 expect_usage "sweep: negative spin" sweep --spin 0,-1
 expect_usage "sweep: bad hash mode" sweep --hash private:3
-expect_usage "sweep: preset with spin" sweep --preset quick --spin 10
 expect_usage "compare: no file" compare
 expect_usage "compare: three files" compare a b c
 expect_usage "compare: missing file" compare /nonexistent/x.csv
@@ -470,21 +475,132 @@ else
   skip "perf: task_clock_ns filled: perf's task-clock counter cannot be opened here"
 fi
 
-# --spin is an axis; a --hash list runs the sweep once per mode (own process).
-expect_ok "sweep over spin and hash modes" sweep --variants negcount --workloads uncontended \
-  --spin 0,50 --hash global,private:16 --ops 500 --rounds 2 --warmup 0 --no-floors \
+# --policy crosses the entries; a --hash list runs the sweep once per mode (own process).
+expect_ok "sweep over policies and hash modes" sweep --variants negcount --workloads uncontended \
+  --policy park,spin:50 --hash global,private:16 --ops 500 --rounds 2 --warmup 0 --no-floors \
   --csv "$d/hs.csv" --quiet
-check "one row per spin x hash x rep (8)" test "$(nrows "$d/hs.csv" "r['variant'] == 'negcount'")" -eq 8
-# each mode that the kernel can set ran its 2 reps at each spin; one it
+check "one row per policy x hash x rep (8)" test "$(nrows "$d/hs.csv" "r['variant'].startswith('negcount')")" -eq 8
+# each mode that the kernel can set ran its 2 reps under each policy; one it
 # cannot is a SKIP (its rows skipped with the reason), never a pass
 for m in global private:16; do
   if hash_skipped "$d/hs.csv" "$m"; then
     skip "sweep rows under hash $m: the kernel lacks PR_FUTEX_HASH"
   else
-    check "hash $m: 2 ok rows at spin 0 and 2 at spin 50" \
-      test "$(nrows "$d/hs.csv" "r['hash'] == '$m' and r['status'] == 'ok' and r['spin'] == '0'") $(nrows "$d/hs.csv" "r['hash'] == '$m' and r['status'] == 'ok' and r['spin'] == '50'")" = "2 2"
+    check "hash $m: 2 ok rows of negcount (park) and 2 of negcount@spin:50" \
+      test "$(nrows "$d/hs.csv" "r['hash'] == '$m' and r['status'] == 'ok' and r['variant'] == 'negcount' and r['policy'] == 'park'") $(nrows "$d/hs.csv" "r['hash'] == '$m' and r['status'] == 'ok' and r['variant'] == 'negcount@spin:50' and r['policy'] == 'spin:50'")" = "2 2"
   fi
 done
+
+# ---- the waiting policy: --policy crossed with the designs (harness/spec.c) ----
+# expect_usage_msg "description" REGEX args...: expect_usage, and the line matches REGEX
+expect_usage_msg() {
+  local what=$1 re=$2; shift 2
+  expect_usage "$what" "$@"
+  grep -qE -- "$re" /tmp/fl_cli_err.$$ ||
+    { pass=$((pass-1)); fail=$((fail+1)); echo "FAIL $what: '$(cat /tmp/fl_cli_err.$$)' lacks /$re/"; }
+}
+expect_usage_msg "policy: unknown" "^futexlab: --policy: unknown policy 'lazy' \(park, spin:N" \
+  run --policy park,lazy
+expect_usage_msg "policy: bound 0" "^futexlab: --policy: policy spin:0: .*1\.\.1000000" run --policy spin:0
+expect_usage_msg "policy: bound too large" "^futexlab: --policy: policy spin-yield:1000001: " \
+  sweep --policy spin-yield:1000001
+expect_usage_msg "policy: a bound where none is taken" "^futexlab: --policy: policy 'adaptive:3' takes no bound" \
+  run --policy adaptive:3
+expect_usage_msg "policy for a shipped library" \
+  "^futexlab: --variant glibc@adaptive: glibc is a shipped library and waits its own way \(parks at once.*\): no policy$" \
+  run --variant negcount,glibc@adaptive
+expect_usage_msg "a bad policy in NAME@POLICY" "^futexlab: --variant negcount@spin:x: " run --variant negcount@spin:x
+expect_usage_msg "--policy and no design it applies to" \
+  "^futexlab: --policy adaptive: no design of --variant takes a policy" run --policy adaptive --variant glibc,cxx-gnu
+expect_usage_msg "the same entry twice (NAME@POLICY and the crossing)" "the entry negcount@adaptive twice" \
+  run --variant negcount,negcount@adaptive --policy park,adaptive
+expect_usage_msg "the same policy twice, however spelled" "^futexlab: --policy: 'spin:050' given twice" \
+  run --policy spin:50,spin:050
+expect_usage_msg "the same NAME@POLICY twice" "^futexlab: --variant: 'negcount@spin:005' given twice" \
+  run --variant negcount@spin:5,negcount@spin:005
+expect_usage_msg "--spin and --policy together" "--spin is the old form of --policy" run --spin 5 --policy park
+expect_usage_msg "--baseline with a bad policy" "^futexlab: --baseline negcount@lazy: unknown policy" \
+  run --baseline negcount@lazy
+expect_usage_msg "--baseline: a policy for a shipped library" "^futexlab: --baseline glibc@spin:5: glibc is a shipped library" \
+  run --baseline glibc@spin:5
+expect_usage_msg "more entries than a point holds" "more than 126 entries at a point" \
+  run --variant all --policy "$(seq -s, -f 'spin:%g' 13)"
+expect_usage_msg "the combination limit no longer names spin bounds" \
+  "more than 10000 combinations of workloads, threads, tokens, semaphores and wake modes; split" \
+  sweep --workloads pool --threads "$(seq -s, 1 64)" --tokens "$(seq -s, 1 64)" --wake exact,one,all
+
+# A run over three policies: each design a policy applies to once per
+# policy, NAME for park and NAME@POLICY otherwise; glibc (a shipped library)
+# once, whatever the list, and its control.
+expect_ok "run --policy park,spin:50,adaptive --variant negcount,glibc" run --policy park,spin:50,adaptive \
+  --variant negcount,glibc --workload pingpong --ops 500 --rounds 2 --warmup 0 --no-floors \
+  --no-probes --latency --csv "$d/pol.csv" --quiet
+entries() { python3 -c '
+import csv, sys, collections
+rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")) if r["status"] == "ok"]
+c = collections.Counter((r["variant"], r["policy"]) for r in rows)
+print(" ".join("%s=%s:%d" % (v, p, n) for (v, p), n in sorted(c.items())))' "$1"; }
+want="glibc=own:2 glibc#2=own:2 negcount=park:2 negcount@adaptive=adaptive:2 negcount@spin:50=spin:50:2"
+check "rows (variant=policy:rounds): $(entries "$d/pol.csv")" test "$(entries "$d/pol.csv")" = "$want"
+check "the policy column where spin was (after hash)" grep -q '^variant,.*,note,hash,policy,round,' "$d/pol.csv"
+# the first N labels of the table's rows that start with PREFIX
+table_rows() { grep -E "^  $2" "$1" | awk '{print $1}' | head -"$3" | tr '\n' ' '; }
+cp /tmp/fl_cli_out.$$ "$d/pol.out"
+check "the table: a row per entry, each design's policies beside it: $(table_rows "$d/pol.out" '(negcount|glibc)' 5)" \
+  test "$(table_rows "$d/pol.out" '(negcount|glibc)' 5)" = 'negcount negcount@adaptive negcount@spin:50 glibc glibc#2 '
+check "the point without spin" grep -qx 'pingpong T=2 wake=exact hash=[^ ]*' "$d/pol.out"
+check "the latency side file: a policy column where spin was, the entry's policy in it" \
+  grep -q '^variant,workload,threads,tokens,hold_ns,think_ns,wake,policy,hash,' "$d/pol.lat.csv"
+check "the latency side file: negcount@spin:50's rows under spin:50, glibc's under own" \
+  bash -c "grep -q '^negcount@spin:50,pingpong,2,0,0,0,exact,spin:50,' '$d/pol.lat.csv' &&
+           grep -q '^glibc,pingpong,2,0,0,0,exact,own,' '$d/pol.lat.csv'"
+# --baseline names an entry: NAME@POLICY, its control NAME@POLICY#2 beside it
+expect_ok "--baseline negcount@adaptive" run --policy park,adaptive --variant negcount \
+  --baseline negcount@adaptive --workload uncontended --ops 500 --rounds 2 --warmup 0 --no-floors \
+  --no-probes --csv "$d/polb.csv" --quiet
+cp /tmp/fl_cli_out.$$ "$d/polb.out"
+check "ratios to negcount@adaptive" grep -q 'ratio: ns per op / negcount@adaptive' "$d/polb.out"
+check "its control negcount@adaptive#2 right after it: $(table_rows "$d/polb.out" negcount 3)" \
+  test "$(table_rows "$d/polb.out" negcount 3)" = 'negcount@adaptive negcount@adaptive#2 negcount '
+check "the control's rows: negcount@adaptive#2 under adaptive" \
+  grep -q '^negcount@adaptive#2,uncontended,.*,adaptive,' "$d/polb.csv"
+# --spin N,M, the old form: spin:N (0: park), with one line on stderr
+serr=$("$fl" run --spin 0,50 --variant negcount --workload uncontended --ops 300 --rounds 2 \
+  --warmup 0 --no-floors --no-control --no-probes --quiet --csv "$d/spin.csv" 2>&1 >/dev/null); rc=$?
+check "--spin 0,50: accepted (exit $rc), one note: '$serr'" \
+  test "$rc $serr" = '0 futexlab: --spin is now --policy (here --policy park,spin:50)'
+check "--spin 0,50: rows negcount (park) and negcount@spin:50: $(entries "$d/spin.csv")" \
+  test "$(entries "$d/spin.csv")" = 'negcount=park:2 negcount@spin:50=spin:50:2'
+# dry-run lists the entries; a preset takes --policy (it crosses the entries, not the axes)
+check "sweep --preset quick --policy park,adaptive: negcount@adaptive at each of its 10 points" \
+  test "$("$fl" sweep --preset quick --policy park,adaptive --dry-run | grep -c '^negcount@adaptive ')" -eq 10
+# An older CSV (a spin column, no policy) still loads and compares with a
+# file written since: its spin 0 keys the point as park does today.
+to_new() { python3 -c '
+import csv, sys
+src = open(sys.argv[1]).read().splitlines()
+meta = [l for l in src if l.startswith("#")]
+rows = list(csv.DictReader(l for l in src if not l.startswith("#")))
+print("\n".join(meta))
+cols = [("policy" if c == "spin" else c) for c in rows[0].keys() if c != "rep"]
+w = csv.writer(sys.stdout, lineterminator="\n"); w.writerow(cols)
+for r in rows:
+    r["policy"] = "own" if r["variant"].startswith("glibc") else "park"
+    w.writerow([r[c] for c in cols])' "$1"; }
+to_new "$d/a.csv" >"$d/a_new.csv"
+check "the new-format copy has policy, not spin" bash -c "grep -q ',hash,policy,round,' '$d/a_new.csv' && ! grep -q ',spin,' '$d/a_new.csv'"
+expect_ok "compare an old CSV (spin) with a new one (policy)" compare "$d/a.csv" "$d/a_new.csv"
+out=$(cat /tmp/fl_cli_out.$$)
+check "they pair point by point: nothing changed" grep -q '^0 of 2 pairs changed beyond the noise, 2 within it' <<<"$out"
+expect_ok "compare of an old CSV alone" compare "$d/a.csv"
+check "its point keyed without spin=0" grep -qx 'pool T=4 K=1 wake=exact hash=auto' /tmp/fl_cli_out.$$
+# futexlab list: the policies a design takes, a shipped library's own
+"$fl" list >"$d/list.out"
+# the sub-line of a variant's line in the listing: policy_line VARIANT
+policy_line() { awk -v v="$1" '$1 == v { on = 1; next } on && /^ / { if ($1 == "policy:") { print; exit } next } { on = 0 }' "$d/list.out"; }
+check "list: negcount takes the policies" grep -qx ' *policy: park, spin:N, spin-yield:N, adaptive' <(policy_line negcount)
+check "list: glibc waits its own way: $(policy_line glibc)" grep -q '^ *policy: its own: parks at once' <(policy_line glibc)
+check "list: cxx-gnu waits its own way: $(policy_line cxx-gnu)" grep -q '^ *policy: its own: 12 polls' <(policy_line cxx-gnu)
 
 # ---- --sems and the wake workloads ----
 expect_usage "sems zero" run --sems 0
@@ -507,7 +623,7 @@ check "every semaphore was used (the note: ops per semaphore MIN..MAX)" \
   test "$(rows "$d/sems.csv" 'r["note"].startswith("ops per semaphore ") and not r["note"].startswith("ops per semaphore 0.")')" -eq 6
 check "the sems column comes right after slot" grep -q '^variant,.*,round,slot,sems' "$d/sems.csv"
 expect_ok "compare keys the point by sems" compare "$d/sems.csv"
-check "the point says sems=2" grep -q '^pool T=4 K=1 wake=exact hash=[^ ]* spin=0 sems=2$' /tmp/fl_cli_out.$$
+check "the point says sems=2" grep -q '^pool T=4 K=1 wake=exact hash=[^ ]* sems=2$' /tmp/fl_cli_out.$$
 expect_ok "wake workloads" run --variant negcount,glibc,lock1 --workload wake,wake-each \
   --threads 3 --ops 40 --rounds 2 --no-control --no-probes --csv "$d/wake.csv" --quiet
 check "wake, wake-each: ok rows with ops > 0 for negcount and glibc, sems=1" \

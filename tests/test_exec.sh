@@ -2,7 +2,10 @@
 # tests/test_exec.sh — `futexlab exec`: bad input (one line, exit 2), a
 # failing program (error rows, exit 1: exit status, signal, timeout), the
 # rows of a good run (rusage, the shim's semaphore count, skipped designs),
-# Ctrl-C keeping the finished rows, --survey's exact counts, and, with the
+# Ctrl-C keeping the finished rows, --survey's exact counts, --policy
+# crossed with the designs (the policy reaching the program's shim as
+# FUTEXLAB_POLICY, and only there: a park entry's program never inherits
+# one), and, with the
 # collector (root), the probe columns counting the program's process tree
 # exactly: tree_prog's root, child and grandchild, not the harness.
 # Usage: test_exec.sh FUTEXLAB SEMPROG TREE_PROG
@@ -42,6 +45,15 @@ usage "not found" --variant negcount -- no-such-command-xyz
 usage "bad --env" --env NOEQUALS -- true
 usage "bad --allow" --allow destroy,bogus -- true
 usage "bad --rounds" --rounds 0 -- true
+usage "unknown policy" --policy park,lazy -- true
+usage "policy bound out of range" --policy spin:0 -- true
+usage "a policy for glibc" --variant negcount,glibc@adaptive -- true
+usage "--policy with no design it applies to" --policy adaptive --variant glibc -- true
+usage "an entry twice" --variant negcount,negcount@adaptive --policy park,adaptive -- true
+usage "a bad policy in --baseline" --baseline negcount@lazy -- true
+grep -q "glibc is a shipped library and waits its own way (parks at once" <(
+  "$fl" exec --variant glibc@adaptive -- true 2>&1) &&
+  ok "a policy for glibc: the message says it waits its own way" || bad "a policy for glibc: the message"
 
 # 2. a program that fails: error rows with the reason, exit 1
 fails() { # label want-in-note cmd...
@@ -86,6 +98,26 @@ grep -q "per program" "$tmp/g.out" && grep -q "glibc#2" "$tmp/g.out" && ok "tabl
   --csv "$tmp/a.csv" -- "$semprog" >/dev/null 2>&1
 [ "$(rows "$tmp/a.csv" split status)" = ok ] && ok "--allow destroy runs split" ||
   bad "--allow destroy: split '$(rows "$tmp/a.csv" split status)' $(rows "$tmp/a.csv" split note)"
+
+# 3b. --policy park,spin:50: negcount and negcount@spin:50, glibc (unshimmed,
+#     its own policy) and its control once each. The program writes the
+#     design and policy the shim was given; futexlab's own environment holds
+#     FUTEXLAB_POLICY=adaptive, which a park entry must not pass on.
+FUTEXLAB_POLICY=adaptive "$fl" exec --policy park,spin:50 --variant negcount,glibc --rounds 2 \
+  --warmup 0 --no-probes --quiet --csv "$tmp/pol.csv" -- \
+  sh -c "echo \"\${FUTEXLAB_VARIANT-}:\${FUTEXLAB_POLICY-}\" >> '$tmp/pol.log'" >"$tmp/pol.out" 2>&1
+rc=$?
+ents=$("$py" -c 'import csv, sys, collections
+rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")) if r["status"] == "ok"]
+c = collections.Counter((r["variant"], r["policy"]) for r in rows)
+print(" ".join("%s=%s:%d" % (v, p, n) for (v, p), n in sorted(c.items())))' "$tmp/pol.csv")
+[ $rc -eq 0 ] && [ "$ents" = "glibc=own:2 glibc#2=own:2 negcount=park:2 negcount@spin:50=spin:50:2" ] &&
+  ok "--policy park,spin:50: $ents" || { bad "--policy park,spin:50: exit $rc, rows '$ents'"; cat "$tmp/pol.out"; }
+seen=$(sort "$tmp/pol.log" | uniq -c | awk '{print $2 "x" $1}' | tr '\n' ' ')
+# glibc runs unshimmed: the program as it is, its environment untouched
+[ "$seen" = ":adaptivex4 negcount:x2 negcount:spin:50x2 " ] &&
+  ok "the shim's environment: FUTEXLAB_POLICY=spin:50 for negcount@spin:50 only: $seen" ||
+  bad "the shim's environment (VARIANT:POLICY x runs): '$seen'"
 
 # 4. Ctrl-C: exit 130, the rows finished before it kept. Interrupt once two
 #    reps are in the CSV (the state, not a sleep: a loaded machine may take

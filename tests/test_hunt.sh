@@ -12,6 +12,9 @@
 #   preemption landed in library text (hits > 0) for glibc (glibc's code)
 #   and for a futexlab design (negcount), in process, and for musl-libc in
 #   its helper when it is built;
+# - --policy P: the designs hunted under P, as NAME@POLICY in the table, the
+#   verdicts and the CSV, the shipped libraries under their own (and bad
+#   policies refused);
 # - Ctrl-C: exit 130, the table of what finished, the CSV keeps its rows.
 set -u
 fx=$1 hm=$2
@@ -28,7 +31,8 @@ hits() { awk -v v="$2" -v p="$3" '$1 == v && $2 == p { split($6, a, "/"); print 
 for args in "--variant nosuch" "--pattern nosuch" "--seconds 0" "--seconds x" \
 	    "--rep-seconds" "--rep-seconds 0" "--rep 0" "--text dso" "--text span:libc.so.6" \
 	    "--stranded-ms 0" "--stall-us -1" "--spin-us -1" "--interval-us 5" "stray" \
-	    "--variant glibc,glibc" "--pattern herd,,steal"; do
+	    "--variant glibc,glibc" "--pattern herd,,steal" "--policy lazy" "--policy spin:0" \
+	    "--policy park,adaptive" "--policy adaptive --variant glibc,cxx-gnu"; do
 	$fx hunt $args >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	check "bad input '$args': exit 2, one line" \
@@ -120,6 +124,21 @@ else
 fi
 check "a CSV row per rep (>= 1 per cell that ran: $cells)" '[ "$(rows "$tmp/c.csv")" -ge $cells ]'
 [ $fail -eq 0 ] || cat "$tmp/c.out"
+
+# --policy spin:20: negcount hunted as negcount@spin:20, glibc as itself.
+$fx hunt --policy spin:20 --variant negcount,glibc --pattern steal --seconds 0.2 --rep-seconds 0.1 \
+	--csv "$tmp/pol.csv" >"$tmp/pol.out" 2>&1
+rc=$?
+check "--policy spin:20: exit 0, the policy in the banner and the CSV's metadata" \
+	'[ $rc -eq 0 ] && grep -q "^futexlab hunt .*, policy spin:20$" "$tmp/pol.out" &&
+	 grep -q "^# policy: spin:20 " "$tmp/pol.csv"'
+check "--policy spin:20: table and verdict of negcount@spin:20, glibc as glibc" \
+	'grep -qE "^negcount@spin:20 +steal +[1-9]" "$tmp/pol.out" && grep -qE "^glibc +steal +[1-9]" "$tmp/pol.out" &&
+	 grep -q "^negcount@spin:20: clean" "$tmp/pol.out" && grep -q "^glibc: clean" "$tmp/pol.out"'
+check "--policy spin:20: the CSV rows by label" \
+	'grep -q "^negcount@spin:20,steal,1," "$tmp/pol.csv" && grep -q "^glibc,steal,1," "$tmp/pol.csv" &&
+	 ! grep -q "^negcount,steal," "$tmp/pol.csv"'
+[ $fail -eq 0 ] || cat "$tmp/pol.out"
 
 # Ctrl-C keeps what finished. Interrupt once two reps are in the CSV (the
 # state, not a sleep; reps are 0.5 s: 60 s is generous).

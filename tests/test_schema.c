@@ -10,6 +10,11 @@
  *     read back by the CSV reader), and the reader's cells
  *     carry the values it summarizes (ns per op, the fairness and latency
  *     columns) and the round;
+ *   - the policy column holds the entry's policy (its text for a design,
+ *     `own` for a shipped library), and the point's key does not (the
+ *     policy is the entry's: its label);
+ *   - a file of the previous schema (a `spin` column, no `policy`) still
+ *     loads: spin 0 keys its points as today's (park), spin N as spin=N;
  *   - every FIELD crosses the helper's wire (proc/wire.c): its
  *     key is sent, in the table's order, and it comes back equal. */
 #include <math.h>
@@ -30,7 +35,7 @@
  * script that reads the CSV). */
 static const char golden_columns[] =
 	"variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,"
-	"ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems,"
+	"ns_per_op,ops_per_s,status,note,hash,policy,round,slot,sems,"
 	"fair_jain,fair_cv,fair_min_max,starve_max_ns,"
 	"lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,lat_n,"
 	"cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol,shim_sems,stranded,stranded_max_ns";
@@ -65,15 +70,20 @@ static void t_header(void)
 	free(dup);
 }
 
-/* A point of pool (fairness columns, latency) with negcount, and an ok
- * result whose every field holds a value of its own. */
+/* A point of pool (fairness columns, latency) with negcount under spin:5,
+ * glibc (its own policy), and an ok result whose every field holds a value
+ * of its own. */
 static struct fl_point point(void)
 {
 	struct fl_point pt = { .w = fl_workload_find("pool"), .p = { .threads = 3, .tokens = 2,
-				.sems = 1, .hold_ns = 7, .think_ns = 9 }, .wake = 0, .spin = 5 };
+				.sems = 1, .hold_ns = 7, .think_ns = 9 }, .wake = 0 };
 	pt.e[0].v = fl_variant_find("negcount");
-	snprintf(pt.e[0].label, sizeof pt.e[0].label, "negcount");
-	pt.ne = 1;
+	pt.e[0].policy = (struct fl_policy){ FL_POLICY_SPIN, 5 };
+	fl_entry_label(pt.e[0].v, &pt.e[0].policy, pt.e[0].label, sizeof pt.e[0].label);
+	pt.e[1].v = fl_variant_find("glibc");
+	pt.e[1].policy = (struct fl_policy)FL_POLICY_PARK_INIT;
+	fl_entry_label(pt.e[1].v, &pt.e[1].policy, pt.e[1].label, sizeof pt.e[1].label);
+	pt.ne = 2;
 	return pt;
 }
 
@@ -111,7 +121,7 @@ static void t_rows(void)
 	fl_run_row(rows[1], sizeof rows[1], &pt,
 		   &(struct fl_run_rep){ &pt.e[0], 5, 1, "error", "lost", &r, NULL }, 0);
 	fl_run_row(rows[2], sizeof rows[2], &pt,
-		   &(struct fl_run_rep){ &pt.e[0], 0, 0, "skipped", "why", NULL, NULL }, 0);
+		   &(struct fl_run_rep){ &pt.e[1], 0, 0, "skipped", "why", NULL, NULL }, 0);
 	int nh = count_cells(fl_run_csv_header());
 	for (int i = 0; i < 3; i++)
 		EXPECT(count_cells(rows[i]) == nh, "row %d has %d cells, the header %d: %s", i,
@@ -147,12 +157,23 @@ static void t_rows(void)
 	int ops = fl_table_col(&t, FL_COL(ops)), sh = fl_table_col(&t, FL_COL(shim_sems));
 	EXPECT(!t.rows[1][ops][0] && !strcmp(t.rows[1][sh], "15"), "error row: ops '%s' shim '%s'",
 	       t.rows[1][ops], t.rows[1][sh]);
+	/* the entry's label and policy: negcount@spin:5 under spin:5, glibc its own */
+	int var = fl_table_col(&t, FL_COL(variant)), pol = fl_table_col(&t, FL_COL(policy));
+	EXPECT(!strcmp(t.rows[0][var], "negcount@spin:5") && !strcmp(t.rows[0][pol], "spin:5") &&
+	       !strcmp(t.rows[2][var], "glibc") && !strcmp(t.rows[2][pol], "own"),
+	       "labels and policies: '%s' '%s', '%s' '%s'", t.rows[0][var], t.rows[0][pol],
+	       t.rows[2][var], t.rows[2][pol]);
 	struct fl_cells cells;
 	EXPECT(fl_cells_build(&t, &cells, err, sizeof err) == 0, "cells: %s", err);
 	const struct fl_cell *c = cells.n ? &cells.c[0] : NULL;
 	EXPECT(c && c->nr == 1 && c->round[0] == 4 && fabs(c->ns_r[0] - 250.0) < 1e-9,
 	       "the reader's cell: %d reps, round %d, %g ns", c ? c->nr : -1,
 	       c ? c->round[0] : -1, c ? c->ns_r[0] : NAN);
+	/* the policy is the entry's, not the point's: one point for both */
+	EXPECT(c && cells.n == 2 && !strcmp(c->point, cells.c[1].point) &&
+	       !strcmp(c->point, "pool T=3 K=2 hold=7 think=9 wake=exact hash=auto") &&
+	       !strcmp(c->variant, "negcount@spin:5"), "the point: %d cells, '%s' '%s'", cells.n,
+	       c ? c->point : "", cells.n > 1 ? cells.c[1].point : "");
 	EXPECT(c && c->extra[0] == 0.875 && c->extra[1] == 0.125 && c->extra[2] == 0.5 &&
 	       c->extra[3] == 4242 && c->extra[4] > 0, "the reader's extra columns: %g %g %g %g %g",
 	       c ? c->extra[0] : NAN, c ? c->extra[1] : NAN, c ? c->extra[2] : NAN,
@@ -160,6 +181,32 @@ static void t_rows(void)
 	fl_cells_free(&cells);
 	fl_table_free(&t);
 	free(r.lat);
+}
+
+/* A file of the previous schema: `spin` where `policy` is now. Its spin 0
+ * points key as today's (park: comparable with files written since), its
+ * spin N points as spin=N (a spin inside the design then, not a policy). */
+static void t_old_spin(void)
+{
+	static const char header[] = "variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,"
+		"elapsed_ns,ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems";
+	char r0[] = "negcount,pool,4,1,0,0,exact,10,1000,100.0,1,ok,\"\",auto,0,0,0,1";
+	char r1[] = "negcount,pool,4,1,0,0,exact,10,1000,90.0,1,ok,\"\",auto,100,0,0,1";
+	char r2[] = "glibc,pool,4,1,0,0,exact,10,1000,100.0,1,ok,\"\",auto,100,0,1,1";
+	char *lines[] = { r0, r1, r2 };
+	struct fl_table t;
+	struct fl_cells cells;
+	char err[300] = "";
+	int rc = fl_table_from_lines(&t, "# futexlab old\n", header, lines, 3, err, sizeof err);
+	EXPECT(rc == 0 && fl_cells_build(&t, &cells, err, sizeof err) == 0, "old file: %s", err);
+	if (rc)
+		return;
+	EXPECT(cells.n == 3 && !strcmp(cells.c[0].point, "pool T=4 K=1 wake=exact hash=auto") &&
+	       !strcmp(cells.c[1].point, "pool T=4 K=1 wake=exact hash=auto spin=100") &&
+	       !strcmp(cells.c[2].point, cells.c[1].point), "old file's points: %d: '%s' '%s'",
+	       cells.n, cells.n > 0 ? cells.c[0].point : "", cells.n > 1 ? cells.c[1].point : "");
+	fl_cells_free(&cells);
+	fl_table_free(&t);
 }
 
 /* Every FIELD: its key on the wire in the table's order, its value back. */
@@ -200,6 +247,7 @@ int main(void)
 {
 	t_header();
 	t_rows();
+	t_old_spin();
 	t_wire();
 	printf("%s\n", failures ? "FAILED" : "schema: all ok");
 	return failures ? 1 : 0;

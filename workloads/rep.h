@@ -4,8 +4,9 @@
  * `sweep` and `exec`, the hunt, a helper-run design's helper; proc/rep.h
  * chooses between this process and the helper). In this order:
  *
- *   wake strategy and spin bound set (lib/wake.h: the design's post and
- *     wait read them; set per rep, so no rep inherits another's)
+ *   wake strategy and waiting policy set (lib/wake.h: the design's post
+ *     reads the one; variants/policy.h: fl_wait applies the other; set per
+ *     rep, so no rep inherits another's)
  *   the stranded-waiter detector begins (its watchdog thread starts
  *     outside the window the hooks measure: its start-up is not the rep's)
  *   hooks->begin (the runner: probes, then perf counters)
@@ -24,6 +25,7 @@
 
 #include <sys/types.h>
 
+#include "variants/policy.h"
 #include "workloads/workload.h"
 
 /* What one rep runs. */
@@ -32,7 +34,8 @@ struct fl_rep {
 	const struct fl_workload *w;
 	struct fl_params p;
 	int wake;   /* enum fl_wake_strategy (lib/wake.h) */
-	int spin;   /* the spin-then-park bound (fl_spin_set) */
+	struct fl_policy policy; /* the waiting policy (fl_policy_set; park for
+				    a design that waits its own way: ignored) */
 };
 
 /* Called around the rep's run, inside the detector's window. Any may be

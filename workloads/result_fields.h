@@ -65,7 +65,7 @@
 	FIELD(STR, info, 120, none)  /* optional, ok rows: a detail for the note */ \
 	COLUMN(note)          /* error, info, or why skipped/empty; quoted */  \
 	COLUMN(hash)                                                           \
-	COLUMN(spin)                                                           \
+	COLUMN(policy)        /* the waiting policy; own: a peer's or floor's */ \
 	COLUMN(round)         /* the round; -1 never written (warm-up) */      \
 	COLUMN(slot)          /* the rep's place in its round's order */       \
 	COLUMN(sems)                                                           \

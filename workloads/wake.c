@@ -20,9 +20,10 @@
  * 20 us, at most 2 s (then an error row: the waiters never slept). Bias: a
  * waiter counted asleep may still be in the wait path's last steps (S is set
  * just before schedule()); a design whose waiters spin before sleeping
- * (--spin) is measured after the spin has run out. The waiters' return is
- * signalled to the main thread through an eventfd, not a futex, so the probe
- * columns count the semaphore's futex calls only.
+ * (--policy spin:N, a peer's own spin) is measured after the spin has run
+ * out. The waiters' return is signalled to the main thread through an
+ * eventfd, not a futex, so the probe columns count the semaphore's futex
+ * calls only.
  *
  * Checked: every waiter returns exactly once per round (a second return in
  * one round, or one before the first post, is an error), no wait or post

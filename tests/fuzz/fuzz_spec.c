@@ -5,10 +5,12 @@
  * (`run` or `sweep`, with that command's defaults; anything else is not
  * tried), the rest its options, e.g. "sweep\n--threads\n1,2,4\n". It is
  * parsed by fl_spec_parse and expanded by fl_points_build, which parses the
- * lists: variants, workloads, threads, tokens, sems, wake modes, spin bounds,
- * --hash. A usage error is trapped (fuzz.h) instead of exiting. The
- * oracle: no crash, leak or undefined behaviour, and every point built
- * holds values inside the ranges the options promise. Nothing runs. */
+ * lists: variants (NAME@POLICY items too), waiting policies (--policy, its
+ * old form --spin), workloads, threads, tokens, sems, wake modes, --hash.
+ * A usage error is trapped (fuzz.h) instead of exiting. The oracle: no
+ * crash, leak or undefined behaviour, and every point built holds values
+ * inside the ranges the options promise, its entries a policy only where
+ * one applies, none twice. Nothing runs. */
 #include <getopt.h>
 #include <string.h>
 
@@ -53,12 +55,22 @@ static void check_points(const struct fl_spec *s, const struct fl_point *pts, in
 			    (p->w->uses_sems || p->p.sems == 1), "%s: sems %d", p->w->name,
 			    p->p.sems);
 		FUZZ_ASSERT(p->wake >= 0 && p->wake <= 2, "wake %d", p->wake);
-		FUZZ_ASSERT(p->spin >= 0 && p->spin <= FL_SPIN_MAX, "spin %d", p->spin);
-		FUZZ_ASSERT(p->ne >= 0 && p->ne <= FL_MAXLIST + 3, "%d entries", p->ne);
-		for (int j = 0; j < p->ne; j++)
-			FUZZ_ASSERT(p->e[j].v != NULL && memchr(p->e[j].label, '\0',
-								sizeof p->e[j].label),
+		FUZZ_ASSERT(p->ne >= 0 && p->ne <= FL_MAXENTRY, "%d entries", p->ne);
+		for (int j = 0; j < p->ne; j++) {
+			const struct fl_entry *e = &p->e[j];
+			FUZZ_ASSERT(e->v != NULL && memchr(e->label, '\0', sizeof e->label),
 				    "entry %d", j);
+			/* a policy only where one applies, its bound in range */
+			FUZZ_ASSERT(e->policy.kind == FL_POLICY_PARK || fl_policy_applies(e->v),
+				    "%s: a policy for what waits its own way", e->label);
+			FUZZ_ASSERT((e->policy.kind != FL_POLICY_SPIN &&
+				     e->policy.kind != FL_POLICY_SPIN_YIELD) ||
+				    (e->policy.bound >= 1 && e->policy.bound <= FL_POLICY_BOUND_MAX),
+				    "%s: bound %d", e->label, e->policy.bound);
+			for (int k = 0; k < j; k++)
+				FUZZ_ASSERT(strcmp(p->e[k].label, e->label), "entry %s twice",
+					    e->label);
+		}
 	}
 	FUZZ_ASSERT(s->rounds >= 1 && s->warmup >= 0, "rounds %d warmup %d", s->rounds, s->warmup);
 	FUZZ_ASSERT(s->base.ops > 0 || s->base.duration_ns > 0, "duration %lld ns",
