@@ -109,7 +109,7 @@ if ! "$prog" >"$tmp/plain.out" 2>"$tmp/plain.err"; then
   echo "FAIL statprog without the shim:"; cat "$tmp/plain.err"; exit 1
 fi
 
-list=$("$futexlab" list | awk 'NR > 1 && NF == 0 {exit} NR > 1')
+list=$("$futexlab" list | awk 'NR > 1 && NF == 0 {exit} NR > 1 && !/^ /')
 [ -n "$list" ] || { echo "FAIL: futexlab list printed no design"; exit 1; }
 states=""
 while read -r v status vmax _bytes breaks _rest; do
