@@ -54,13 +54,21 @@ static const struct {
 	{ "full", { "timeouts", "2,8,32", "1", "exact", "1" } },
 	{ "full", { "oversub", "16,64", "1,2", "exact,all", "1" } },
 };
+/* quick's entries: every design as written and every library, and the
+ * adaptive waiting policy (variants/policy.h) on each design whose protocol
+ * is its own — negcount stands for lock1, portable, futex2 and uring, its
+ * algorithm on other sleeps, whose adaptive rows would re-try the same
+ * trywait (six rows more: the round stays within the minute). */
+#define QUICK_VARIANTS "all,negcount@adaptive,split@adaptive,musl@adaptive,glibc64@adaptive," \
+		       "textbook@adaptive,gosema@adaptive"
 static const struct {
 	const char *name;
 	int rounds, warmup;
 	double duration;
+	const char *variants;           /* the default --variant */
 } presets[] = {
-	{ "quick", 20, 1, 0.015 },
-	{ "full", 20, 1, 0.05 },
+	{ "quick", 20, 1, 0.015, QUICK_VARIANTS },
+	{ "full", 20, 1, 0.05, "all" },
 };
 
 /* A list option into a writable buffer: one longer than the buffer is a
@@ -175,20 +183,25 @@ void fl_spec_baseline(struct fl_spec *s)
 	s->baseline = s->blabel;
 }
 
-/* --variant LIST into picks[] (FL_MAXLIST): "all" (the registry's, each
- * crossed) or items, no item twice however its policy is spelled. */
+/* --variant LIST into picks[] (FL_MAXLIST): items, the first of which may
+ * be "all" (the registry's, each crossed), no item twice however its
+ * policy is spelled. */
 static int pick_list(const char *list, struct pick *picks)
 {
 	int n = 0;
-	if (!strcmp(list, "all")) {
-		for (int i = 0; i < fl_nvariants && n < FL_MAXLIST; i++)
-			picks[n++] = (struct pick){ fl_variants[i], FL_POLICY_PARK_INIT, false };
-		return n;
-	}
 	char buf[1024], *items[FL_MAXLIST];
 	copy_list("--variant", buf, sizeof buf, list);
 	int ni = fl_split_list("--variant", buf, items, FL_MAXLIST);
 	for (int i = 0; i < ni; i++) {
+		if (!strcmp(items[i], "all")) { /* the registry's, each crossed, in its order */
+			if (n)
+				fl_usage_error("--variant: 'all' goes first");
+			for (int r = 0; r < fl_nvariants && n < FL_MAXLIST; r++)
+				picks[n++] = (struct pick){ fl_variants[r], FL_POLICY_PARK_INIT, false };
+			continue;
+		}
+		if (n == FL_MAXLIST)
+			fl_usage_error("--variant: more than %d items", FL_MAXLIST);
 		struct pick k = parse_pick("--variant", items[i], false);
 		for (int j = 0; j < n; j++)
 			if (picks[j].v == k.v && picks[j].pinned == k.pinned &&
@@ -288,6 +301,15 @@ int fl_hash_list(char *list, char **items, int max)
 		}
 	}
 	return n;
+}
+
+/* The preset's default --variant, or "all". */
+static const char *preset_variants(const struct fl_spec *s)
+{
+	for (size_t i = 0; s->preset && i < sizeof presets / sizeof presets[0]; i++)
+		if (!strcmp(s->preset, presets[i].name))
+			return presets[i].variants;
+	return "all";
 }
 
 /* Presets and the default seed: what is left after the options. */
@@ -462,7 +484,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		  int argc, char **argv)
 {
 	spec_init(s, cmd, d, argc, argv);
-	const char *vlist = "all";
+	const char *vlist = NULL; /* NULL: the preset's, or all */
 	bool axes_given = false, seed_given = false, policy_given = false, spin_given = false;
 	int64_t duration_ns = -1;
 	struct option lopts[NOPTS + 1];
@@ -531,7 +553,8 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	if (policy_given && spin_given)
 		fl_usage_error("%s: --spin is the old form of --policy: give one", cmd);
 	finish(s, d, axes_given, duration_ns, seed_given);
-	fl_spec_entries(s, vlist, s->policies, false);
+	fl_spec_entries(s, vlist ? vlist : !policy_given && !spin_given ? preset_variants(s) : "all",
+			s->policies, false);
 	if (spin_given)
 		fprintf(stderr, "futexlab: --spin is now --policy (here --policy %s)\n", s->policies);
 	return 0;

@@ -403,11 +403,11 @@ static bool try_adaptive(const struct fl_variant *v, void *s, const struct times
 {
 	bool yield = plan->mode == FL_ADAPT_YIELD;
 	int quick = yield ? 0 : FL_ADAPT_QUICK;
-	int64_t t0 = 0, t = 0;
+	int64_t t0 = 0;
 	*tried_ns = 0;
 	for (int i = 1;; i++) {
 		if (i == quick + 1) {
-			t0 = t = fl_now_ns();
+			t0 = fl_now_ns();
 			if (dl && fl_deadline_passed(dl))
 				return false;
 		}
@@ -420,7 +420,7 @@ static bool try_adaptive(const struct fl_variant *v, void *s, const struct times
 			return true;
 		}
 		if (i > quick && (yield || i % 8 == 0)) {
-			t = fl_now_ns();
+			int64_t t = fl_now_ns();
 			*tried_ns = (uint64_t)(t - t0);
 			if (t - t0 >= plan->budget_ns || (dl && i % 64 == 0 && fl_deadline_passed(dl)))
 				return false;
