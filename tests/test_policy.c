@@ -106,6 +106,18 @@ static void test_adaptive(void)
 	t = run(&a, 1000000, true, 2000, 1000);
 	EXPECT(t.park >= 990, "oversubscribed 1 ms: %d of 1000 parked", t.park);
 
+	/* a yielding waiter's window may outgrow a spinner's: 30 us waits are
+	 * worth trying for when oversubscribed (FL_ADAPT_YIELD_MAX_NS), not
+	 * when spinning (FL_ADAPT_MAX_NS, 20 us) */
+	a = (struct fl_adapt)FL_ADAPT_INIT;
+	t = run(&a, 30000, true, 300, 100);
+	EXPECT(t.yield == 100 && t.won == 100, "oversubscribed 30 us: %d yield, %d won of 100",
+	       t.yield, t.won);
+	a = (struct fl_adapt)FL_ADAPT_INIT;
+	t = run(&a, 30000, false, 300, 100);
+	EXPECT(t.won == 0 && t.park >= 95, "30 us, not oversubscribed: %d won, %d parked of 100",
+	       t.won, t.park);
+
 	/* the window stays within its bounds whatever it is told */
 	a = (struct fl_adapt)FL_ADAPT_INIT;
 	run(&a, 10000000, false, 3, 0);

@@ -113,6 +113,7 @@ struct fl_adapt_plan {
 /* The bounds of the window (argued in policy.c). */
 #define FL_ADAPT_MIN_NS 500u
 #define FL_ADAPT_MAX_NS 20000u
+#define FL_ADAPT_YIELD_MAX_NS 64000u /* the window of a yielding waiter */
 #define FL_ADAPT_PROBE_SHIFT_MAX 8u
 
 /* What the next wait on a semaphore does, given what it learned and
