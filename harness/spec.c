@@ -29,14 +29,15 @@
 
 /* The presets: each a list of groups (one cartesian product each), in one
  * table. quick is the README's default — every variant on the main
- * workloads, under a minute on 2 cores with a dozen variants and the
- * control: 20 rounds of 0.015 s at 10 points. Many short rounds beat few
- * long ones here: a round of 14 entries then spans ~0.2 s, so the two reps
- * of a pair see nearly the same machine, and the interval of a median over
- * 20 rounds ([x(6), x(15)], 95.9%) is narrow. Measured on the 2-vCPU VM
- * (control resolution, uncontended / pool T=4 K=1): 10 x 0.03 s gave
- * +-3.3% / +-10.0%, 20 x 0.015 s +-1.8% / +-4.1%. full is the reference
- * sweep (results/): every axis that tells designs apart. */
+ * workloads, and the adaptive waiting policy beside six of them, under a
+ * minute on 2 cores: 16 rounds of 0.013 s at 10 points, 23 entries. Many
+ * short rounds beat few long ones here: a round then spans ~0.3 s, so the
+ * two reps of a pair see nearly the same machine, and the interval of a
+ * median over 16 rounds ([x(4), x(13)], 98%) is narrow. Measured on the
+ * 2-vCPU VM (control resolution, uncontended / pool T=4 K=1): 10 x 0.03 s
+ * gave +-3.3% / +-10.0%, 20 x 0.015 s +-1.8% / +-4.1% (with 17 entries:
+ * 20 x 0.015 s with 23 took 76 s). full is the reference sweep (results/):
+ * every axis that tells designs apart. */
 static const struct {
 	const char *preset;
 	struct fl_group g;
@@ -67,7 +68,7 @@ static const struct {
 	double duration;
 	const char *variants;           /* the default --variant */
 } presets[] = {
-	{ "quick", 20, 1, 0.015, QUICK_VARIANTS },
+	{ "quick", 16, 1, 0.013, QUICK_VARIANTS },
 	{ "full", 20, 1, 0.05, "all" },
 };
 
