@@ -301,6 +301,22 @@ check "slower at half the CPU: 'slower, 0.5x CPU'" \
   grep -qE '^  textbook +153\.5 +51\.8 +0\.200 .* slower, 0\.5x CPU$' <<<"$out"
 check "~ at three times the CPU: '~, 3.0x CPU'" grep -qE '^  split .* ~, 3\.0x CPU$' <<<"$out"
 check "faster at the same CPU: no note" grep -qE '^  musl +53\.5 +103\.5 .* faster$' <<<"$out"
+# The libraries line (harness/peers.h): the fastest library (a design with
+# its own policy), the futexlab entry closest to it (a CPU-cheap one first),
+# within 5% of its time at <= 1.05x its CPU or not; the count at the end.
+check "libraries line: glibc the fastest library, musl (0.5x the time at its CPU) within" \
+  grep -qE '^  vs the libraries: fastest glibc \(103\.5 ns, 103\.5 cpu ns/op\); closest musl: 0\.5[0-9]x its time, 1\.00x its CPU: within$' <<<"$out"
+check "libraries line: the count" \
+  grep -q '^vs the libraries: some futexlab entry within 5% of the fastest library.s time at <= 1.05x its CPU at 1 of 1 points$' <<<"$out"
+# musl as cxx-llvm (now the fastest library), negcount under a policy (as
+# fast at twice the CPU): the closest is textbook, the one at <= 1.05x the
+# CPU, however slow; not within.
+sed 's/^musl,/cxx-llvm,/; s/^negcount,/negcount@adaptive,/' "$d/cpu.csv" >"$d/cpu-peers.csv"
+expect_ok "compare with a faster library" compare "$d/cpu-peers.csv"
+out=$(cat /tmp/fl_cli_out.$$)
+check "libraries line: cxx-llvm the fastest; textbook, the CPU-cheap entry, closest; not within" \
+  grep -qE '^  vs the libraries: fastest cxx-llvm \(53\.5 ns, 103\.5 cpu ns/op\); closest textbook: 2\.[0-9]{2}x its time, 0\.50x its CPU: not within$' <<<"$out"
+check "libraries line: 0 of 1" grep -q 'at <= 1.05x its CPU at 0 of 1 points$' <<<"$out"
 check "the control is ~ with no note" grep -qE '^  glibc#2 .* ~$' <<<"$out"
 expect_ok "compare of a CSV without the CPU columns" compare "$d/b.csv"
 out=$(cat /tmp/fl_cli_out.$$)
