@@ -44,6 +44,18 @@ int64_t fl_parse_int(const char *what, const char *s, int64_t lo, int64_t hi)
 	return v;
 }
 
+double fl_parse_double(const char *what, const char *s, double lo, double hi)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (*s == '\0' || *end != '\0' || isnan(v))
+		fl_usage_error("%s: '%s' is not a number", what, s);
+	if (errno == ERANGE || v < lo || v > hi)
+		fl_usage_error("%s: %s is out of range [%g, %g]", what, s, lo, hi);
+	return v;
+}
+
 int64_t fl_parse_seconds(const char *what, const char *s, double hi)
 {
 	char *end;

@@ -17,6 +17,8 @@ extern void (*fl_usage_trap)(const char *line);
 
 /* Integer in [lo, hi], named `what` in the error. */
 int64_t fl_parse_int(const char *what, const char *s, int64_t lo, int64_t hi);
+/* A decimal number in [lo, hi], named `what` in the error. */
+double fl_parse_double(const char *what, const char *s, double lo, double hi);
 /* Seconds as a decimal (e.g. 0.25) in (0, hi]; returns nanoseconds. */
 int64_t fl_parse_seconds(const char *what, const char *s, double hi);
 /* Splits a comma list in place; returns the count (at most max). Empty

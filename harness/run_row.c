@@ -25,7 +25,8 @@ const char *fl_run_csv_header(void)
 	for (int i = 0; i < FL_RUN_NCOLS; i++)
 		l += (size_t)snprintf(header + l, sizeof header - l, "%s%s", i ? "," : "",
 				      fl_run_cols[i]);
-	snprintf(header + l, sizeof header - l, "%s%s", fl_perf_header(), fl_probes_csv_header);
+	snprintf(header + l, sizeof header - l, "%s%s,probed", fl_perf_header(),
+		 fl_probes_csv_header);
 	return header;
 }
 
@@ -217,5 +218,12 @@ void fl_run_row(char *out, size_t n, const struct fl_point *pt, const struct fl_
 		exit(1);
 	}
 	memcpy(out + b.len, perf, strlen(perf) + 1);
-	fl_probes_append(out, n, counted);
+	fl_probes_append(out, n, counted && x->probed);
+	size_t l = strlen(out);
+	if (l + 3 > n) {
+		fprintf(stderr, "futexlab: CSV row longer than %zu bytes\n", n);
+		exit(1);
+	}
+	/* probed: whether the collector counted this rep (harness/csv.md) */
+	snprintf(out + l, n - l, ",%s", !x->r ? "" : counted && x->probed ? "1" : "0");
 }

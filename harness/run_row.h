@@ -6,6 +6,7 @@
 #ifndef FUTEXLAB_RUN_ROW_H
 #define FUTEXLAB_RUN_ROW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "harness/columns.h"
@@ -13,7 +14,7 @@
 #include "harness/spec.h"
 
 /* The whole header: the table's columns, the perf columns, the probe
- * columns. */
+ * columns, `probed`. */
 const char *fl_run_csv_header(void);
 
 /* One measured (or skipped, or failed) rep. */
@@ -23,6 +24,7 @@ struct fl_run_rep {
 	const char *status, *note;      /* ok, error, skipped, empty; its note */
 	const struct fl_result *r;      /* NULL for skipped rows */
 	const struct fl_perf_reading *perf; /* NULL: none (empty cells) */
+	bool probed;                    /* the collector counted this rep */
 };
 
 /* x's row at pt (no newline) into out[n]: the table's cells, the perf

@@ -107,7 +107,7 @@ static void show(const struct progress *g, const struct fl_point *pt, int round,
  * one for the rep, and --perf, open on this process, has nothing of it to
  * count (its cells stay empty). */
 struct rep_ctx {
-	bool measured;
+	bool measured, probed;
 	struct fl_csv *csv;
 	struct fl_perf_reading perf;
 	const char *workload;
@@ -116,7 +116,7 @@ struct rep_ctx {
 static void rep_begin(void *arg, pid_t pid)
 {
 	struct rep_ctx *c = arg;
-	if (c->measured) {
+	if (c->measured && c->probed) {
 		if (pid > 0)
 			fl_probes_count_process(pid);
 		fl_probes_rep_begin();
@@ -130,7 +130,7 @@ static void rep_end(void *arg, pid_t pid, const struct fl_result *r)
 	struct rep_ctx *c = arg;
 	if (!pid)
 		fl_perf_end(&c->perf);
-	if (c->measured) {
+	if (c->measured && c->probed) {
 		fl_probes_rep_end(c->workload, r->ops);
 		if (pid > 0)
 			fl_probes_count_process(0);
@@ -143,17 +143,35 @@ static void rep_meta(void *arg, const char *line)
 	fl_csv_meta(c->csv, "%s", line);
 }
 
+/* What kind of round a rep is in: its number (-1: warm-up), whether it is
+ * measured and whether the collector counts it. */
+struct round_kind {
+	int round;
+	bool measured, probed;
+};
+
+/* What the runner keeps of a rep beyond its row: ns per op (NAN when it did
+ * not run ok) and its voluntary context switches (its blocking ops). */
+struct rep_out {
+	double ns_per_op;
+	int64_t blocking;
+};
+
 /* Runs one rep of one entry; false (and the error row) if it failed. */
 static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl_point *pt,
-		    int ei, int round, int slot, bool measured, bool latency, struct fl_hist **acc)
+		    int ei, struct round_kind k, int slot, bool latency, struct fl_hist **acc,
+		    struct rep_out *out)
 {
 	const struct fl_entry *e = &pt->e[ei];
 	struct fl_result r = FL_RESULT_EMPTY;
 	struct fl_params p = pt->p;
 	p.latency = latency;
-	bool pe = fl_perf_enabled;
+	bool pe = fl_perf_enabled, measured = k.measured;
+	int round = k.round;
+	out->ns_per_op = NAN;
 	fl_perf_enabled = pe && measured; /* warm-up rounds count nothing */
-	struct rep_ctx c = { .measured = measured, .csv = csv, .workload = pt->w->name };
+	struct rep_ctx c = { .measured = measured, .probed = k.probed, .csv = csv,
+			     .workload = pt->w->name };
 	struct fl_rep_hooks hooks = { rep_begin, rep_end, rep_meta, &c };
 	fl_probes_stranded_clear();
 	fl_rep_run(&(struct fl_rep){ e->v, pt->w, p, pt->wake, e->policy }, &hooks, &r);
@@ -164,7 +182,8 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	}
 	if (measured && s->hooks && s->hooks->rep_done)
 		s->hooks->rep_done(pt, ei, round, &r);
-	struct fl_run_rep x = { e, round, slot, "ok", r.info, &r, e->v->helper ? NULL : &c.perf };
+	struct fl_run_rep x = { e, round, slot, "ok", r.info, &r, e->v->helper ? NULL : &c.perf,
+				k.probed };
 	char why[120], lost[420];
 	if (r.error[0]) {
 		x.status = "error";
@@ -186,6 +205,10 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	}
 	if (measured || r.error[0])
 		emit(csv, pt, &x);
+	if (!strcmp(x.status, "ok")) {
+		out->ns_per_op = (double)r.elapsed_ns / (double)r.ops;
+		out->blocking = r.csw_vol;
+	}
 	if (measured && r.lat && !strcmp(x.status, "ok")) { /* the point's distribution */
 		if (!*acc)
 			*acc = fl_xcalloc(1, sizeof **acc);
@@ -263,47 +286,83 @@ struct point_run {
 	bool latency;
 	struct fl_cpu_sample cpu;            /* summed over the point's rounds */
 	double load_first, load_last;
+	int base, ctrl;                      /* the baseline's and the control's entry, or -1 */
+	double *bns, *cns;                   /* their ns per op in the timed rounds both ran ok */
+	int npair, cap;
+	int64_t warm[FL_MAXENTRY];           /* each entry's blocking ops in the last warm-up */
+	int next;                            /* the number of the point's next round */
 };
+
+/* A timed round's baseline and control, paired (the control's resolution:
+ * harness/rounds.h). */
+static void pair_push(struct point_run *pr, double b, double c)
+{
+	if (isnan(b) || isnan(c))
+		return;
+	if (pr->npair == pr->cap) {
+		pr->cap = pr->cap ? 2 * pr->cap : 32;
+		pr->bns = fl_xrealloc(pr->bns, (size_t)pr->cap * sizeof *pr->bns);
+		pr->cns = fl_xrealloc(pr->cns, (size_t)pr->cap * sizeof *pr->cns);
+	}
+	pr->bns[pr->npair] = b;
+	pr->cns[pr->npair++] = c;
+}
 
 /* Before the first round: the skipped rows, once. */
 static void point_begin(const struct fl_spec *s, const struct fl_point *pt, struct fl_csv *csv,
 			struct point_run *pr, struct counts *n)
 {
 	pr->latency = want_latency(s, pt->w);
+	pr->base = pr->ctrl = -1;
+	char ctrl[64];
+	snprintf(ctrl, sizeof ctrl, "%s#2", s->blabel);
 	for (int i = 0; i < pt->ne; i++) {
+		if (!strcmp(pt->e[i].label, s->blabel))
+			pr->base = i;
+		else if (!strcmp(pt->e[i].label, ctrl))
+			pr->ctrl = i;
 		const char *why = entry_unavailable(pt, &pt->e[i]);
 		pr->live[i] = !why;
 		if (why)
-			emit(csv, pt, &(struct fl_run_rep){ &pt->e[i], 0, 0, "skipped", why, NULL, NULL });
+			emit(csv, pt, &(struct fl_run_rep){ &pt->e[i], 0, 0, "skipped", why, NULL, NULL,
+							      false });
 		n->skipped += !pr->live[i];
 	}
 }
 
-/* One round of one point: every live entry once, in a fresh random order. */
-static void point_round(const struct fl_spec *s, const struct fl_point *pt, int round,
-			struct fl_csv *csv, struct point_run *pr, uint64_t *rng,
+/* One round of one point: every live entry once, in a fresh random order.
+ * A timed round (measured, not one of --probe-rounds' probed rounds)
+ * pairs the baseline with its control for the stop rule. */
+static void point_round(const struct fl_spec *s, const struct fl_point *pt, struct round_kind rk,
+			bool timed, struct fl_csv *csv, struct point_run *pr, uint64_t *rng,
 			struct progress *g, struct counts *n)
 {
 	struct fl_cpu_sample a, b;
 	double la = fl_loadavg();
-	if (round == -s->warmup)
+	if (rk.round == -s->warmup)
 		pr->load_first = la;
 	fl_cpu_sample(&a);
-	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9;
+	double per_rep = s->base.ops ? 0.05 : (double)pt->p.duration_ns / 1e9;
+	double ns[FL_MAXENTRY];
 	int order[FL_MAXENTRY];
-	show(g, pt, round < 0 ? -1 : round, s->rounds);
+	show(g, pt, rk.round, s->rounds);
 	fl_round_order(rng, pt->ne, order);
+	if (rk.round < 0)
+		rk.round = -1;
 	for (int k = 0, slot = 0; k < pt->ne && !fl_interrupted; k++) {
 		int i = order[k];
-		if (!pr->live[i])
-			continue;
-		if (!run_rep(s, csv, pt, i, round < 0 ? -1 : round, slot++, round >= 0,
-			     pr->latency, &pr->acc[i])) {
+		struct rep_out o = { NAN, 0 };
+		if (pr->live[i] && !run_rep(s, csv, pt, i, rk, slot++, pr->latency, &pr->acc[i], &o)) {
 			pr->live[i] = false; /* one error row is the verdict */
 			n->error++;
 		}
-		g->done += per_rep;
+		ns[i] = o.ns_per_op;
+		if (!rk.measured)
+			pr->warm[i] = isnan(o.ns_per_op) ? -1 : o.blocking;
+		g->done += pr->live[i] ? per_rep : 0;
 	}
+	if (timed && pr->base >= 0 && pr->ctrl >= 0)
+		pair_push(pr, ns[pr->base], ns[pr->ctrl]);
 	csv_check(csv, fl_csv_flush(csv)); /* a round's rows at once */
 	fl_cpu_sample(&b);
 	pr->cpu.busy_ns += b.busy_ns - a.busy_ns;
@@ -331,9 +390,13 @@ static void pin(const char *list)
 static double expected_cost(const struct fl_spec *s, const struct fl_point *pts, int n)
 {
 	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9, total = 0;
+	int rounds = s->warmup + s->rounds +
+		     (s->probe_rounds > 0 && s->probes != FL_PROBES_OFF ? s->probe_rounds : 0);
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < pts[i].ne; j++)
-			total += entry_unavailable(&pts[i], &pts[i].e[j]) ? 0 : per_rep * (s->warmup + s->rounds);
+			total += entry_unavailable(&pts[i], &pts[i].e[j]) ? 0 : per_rep * rounds;
+	if (s->target_res > 0 && total < (double)s->res_budget_ns / 1e9)
+		total = (double)s->res_budget_ns / 1e9; /* at most: the budget */
 	return total;
 }
 
@@ -348,8 +411,9 @@ static int dry_run(const struct fl_spec *s, const struct fl_point *pts, int n)
 			       fl_wake_name((enum fl_wake_strategy)p->wake), why ? "skipped: " : "",
 			       why ? why : "");
 		}
-	printf("%d points, %d + %d rounds each, about %.0f s of timed work\n", n, s->warmup,
-	       s->rounds, expected_cost(s, pts, n));
+	printf("%d points, %d + %d rounds each (+ %d probed), about %.0f s of timed work\n", n,
+	       s->warmup, s->rounds, s->probes == FL_PROBES_OFF ? 0 : s->probe_rounds,
+	       expected_cost(s, pts, n));
 	return 0;
 }
 
@@ -414,6 +478,72 @@ static void print_table(const struct fl_spec *s, struct fl_csv *csv)
 	}
 }
 
+/* ---- probed rounds, stretched reps ------------------------------------------ */
+
+/* The probed rounds this run adds beside its timed ones: --probe-rounds N
+ * when the collector is loaded, else none (the run takes no longer for
+ * counts it cannot have). */
+static int probed_rounds(const struct fl_spec *s)
+{
+	return s->probe_rounds > 0 && fl_probes_loaded() ? s->probe_rounds : 0;
+}
+
+/* Whether measured round r is probed. With --probe-rounds N the N probed
+ * rounds are spread evenly through the R + N (round r is probed where
+ * floor(r N / (R + N)) steps up: never the first, always the last), so
+ * they sample the run's machine states like the timed ones; the timed
+ * rounds run with the collector detached, their time untaxed
+ * (probes/overhead.md). Without it every round is probed (0: when the
+ * collector is loaded). */
+static bool round_probed(const struct fl_spec *s, int r)
+{
+	int np = probed_rounds(s), m = s->rounds + np;
+	if (!np)
+		return fl_probes_loaded();
+	return (int64_t)(r + 1) * np / m != (int64_t)r * np / m;
+}
+
+/* --min-blocking: after the warm-up, each point's rep is stretched so that
+ * it holds its workload's min_blocking blocking ops (workload.h), judged by
+ * the median over the point's entries of their warm-up reps' voluntary
+ * context switches; at most STRETCH_MAX times the duration. The median: a
+ * design that spins and never sleeps must not stretch a point whose other
+ * entries block plenty, nor one that blocks on every op shrink it. */
+enum { STRETCH_MAX = 4 };
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void stretch(const struct fl_spec *s, struct fl_point *pts, struct point_run *pr,
+		    int npts, struct fl_csv *csv)
+{
+	for (int i = 0; i < npts; i++) {
+		int64_t v[FL_MAXENTRY];
+		int nv = 0;
+		for (int e = 0; e < pts[i].ne; e++)
+			if (pr[i].live[e] && pr[i].warm[e] >= 0)
+				v[nv++] = pr[i].warm[e];
+		int want = pts[i].w->min_blocking;
+		if (!nv || !want || s->base.ops)
+			continue;
+		qsort(v, (size_t)nv, sizeof *v, cmp_i64);
+		int64_t med = v[nv / 2];
+		double f = med >= want ? 1 : med < 1 ? STRETCH_MAX : (double)want / (double)med;
+		if (f > STRETCH_MAX)
+			f = STRETCH_MAX;
+		if (f <= 1.05)
+			continue;
+		pts[i].p.duration_ns = (int64_t)((double)pts[i].p.duration_ns * f);
+		fl_csv_meta(csv, "point %d (%s T=%d K=%d): reps stretched to %.0f ms (%lld blocking "
+			    "ops a warm-up rep, median over its entries; its workload asks %d)", i + 1,
+			    pts[i].w->name, pts[i].p.threads, pts[i].p.tokens,
+			    (double)pts[i].p.duration_ns / 1e6, (long long)med, want);
+	}
+}
+
 /* The rounds are interleaved across the points: each round runs every point
  * once, the points in a fresh random order (the warm-up and first rounds in
  * their listed order), so a point's rounds are spread over the whole run
@@ -435,7 +565,10 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 	int *porder = fl_xcalloc((size_t)npts, sizeof *porder);
 	for (int i = 0; i < npts; i++)
 		point_begin(s, &pts[i], csv, &pr[i], n);
-	for (int round = -s->warmup; round < s->rounds && !fl_interrupted; round++) {
+	int nprobed = probed_rounds(s), nround = s->rounds + nprobed;
+	for (int round = -s->warmup; round < nround && !fl_interrupted; round++) {
+		if (round == 0 && s->warmup > 0 && s->min_blocking)
+			stretch(s, pts, pr, npts, csv);
 		/* The warm-up rounds and the first measured one (the CSV's first
 		 * rows: warm-up reps are not written) take the points in their
 		 * listed order, so the CSV and every table list them so. The
@@ -446,10 +579,13 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 				porder[k] = k;
 		else
 			fl_round_order(&rng, npts, porder);
+		struct round_kind rk = { round, round >= 0, round >= 0 && round_probed(s, round) };
+		bool timed = rk.measured && (!rk.probed || !nprobed);
 		for (int k = 0; k < npts && !fl_interrupted; k++) {
 			int i = porder[k];
 			g.point = k + 1;
-			point_round(s, &pts[i], round, csv, &pr[i], &rng, &g, n);
+			point_round(s, &pts[i], rk, timed, csv, &pr[i], &rng, &g, n);
+			pr[i].next = round + 1;
 		}
 	}
 	*done = fl_interrupted ? 0 : npts; /* a point is done when its last round is */
@@ -462,6 +598,8 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 		for (int e = 0; e < pts[i].ne && !fl_interrupted; e++)
 			n->ok += pr[i].live[e]; /* neither skipped nor failed */
 		emit_hists(lat, &pts[i], pr[i].acc);
+		free(pr[i].bns);
+		free(pr[i].cns);
 	}
 	free(porder);
 	free(pr);
@@ -519,6 +657,13 @@ static void probes_start(const struct fl_spec *s, struct fl_csv *csv)
 		fl_perf_probe(what, sizeof what);
 		fprintf(stderr, "futexlab: perf counters: %s\n", what);
 	}
+	if (!fl_probes_loaded())
+		fl_csv_meta(csv, "probes: off");
+	else if (probed_rounds(s))
+		fl_csv_meta(csv, "probes: %d probed rounds beside %d timed (unprobed) rounds, "
+			    "spread through them", probed_rounds(s), s->rounds);
+	else
+		fl_csv_meta(csv, "probes: every round");
 	if (s->bt_script)
 		fl_bpftrace_start(s->bt_script, s->csv_path);
 }

@@ -48,6 +48,12 @@ static const struct {
 	{ "quick", { "barrier", "4", "1", "exact,all", "1" } },
 	{ "quick", { "timeouts", "4", "1", "exact", "1" } },
 	{ "quick", { "oversub", "32", "2", "exact", "1" } },
+	{ "standard", { "uncontended,pingpong", "1", "1", "exact", "1" } },
+	{ "standard", { "pool", "2,4,8", "1", "exact", "1" } },
+	{ "standard", { "prodcons", "4", "4", "exact", "1" } },
+	{ "standard", { "barrier", "4", "1", "exact,all", "1" } },
+	{ "standard", { "timeouts", "4", "1", "exact", "1" } },
+	{ "standard", { "oversub", "32", "2", "exact", "1" } },
 	{ "full", { "uncontended,pingpong", "1", "1", "exact", "1" } },
 	{ "full", { "pool", "1,2,4,8,16", "1,4", "exact,one,all", "1" } },
 	{ "full", { "prodcons", "2,4,8", "1,16", "exact", "1" } },
@@ -67,9 +73,13 @@ static const struct {
 	int rounds, warmup;
 	double duration;
 	const char *variants;           /* the default --variant */
+	int probe_rounds;               /* --probe-rounds */
+	double target_pct, budget_s;    /* --target-res, --res-budget (0: off) */
+	bool min_blocking;              /* --min-blocking */
 } presets[] = {
-	{ "quick", 16, 1, 0.013, QUICK_VARIANTS },
-	{ "full", 20, 1, 0.05, "all" },
+	{ "quick", 16, 1, 0.013, QUICK_VARIANTS, 3, 0, 0, false },
+	{ "standard", 16, 1, 0.02, QUICK_VARIANTS, 4, 5, 280, true },
+	{ "full", 20, 1, 0.05, "all", 4, 0, 0, false },
 };
 
 /* A list option into a writable buffer: one longer than the buffer is a
@@ -313,6 +323,41 @@ static const char *preset_variants(const struct fl_spec *s)
 	return "all";
 }
 
+/* The probed rounds and buying resolution: the preset's unless given;
+ * bad combinations are usage errors. */
+static void resolution_finish(struct fl_spec *s)
+{
+	for (size_t i = 0; s->preset && i < sizeof presets / sizeof presets[0]; i++)
+		if (!strcmp(s->preset, presets[i].name)) {
+			if (s->probe_rounds < 0 && s->probes != FL_PROBES_ON)
+				s->probe_rounds = presets[i].probe_rounds;
+			if (s->target_res < 0 && s->res_budget_ns < 0 && presets[i].target_pct > 0) {
+				s->target_res = presets[i].target_pct / 100;
+				s->res_budget_ns = (int64_t)(presets[i].budget_s * 1e9);
+			}
+			if (s->min_blocking < 0)
+				s->min_blocking = presets[i].min_blocking;
+		}
+	if (s->probe_rounds > 0 && s->probes == FL_PROBES_OFF)
+		fl_usage_error("%s: --probe-rounds counts with the probes: drop --no-probes", s->cmd);
+	if (s->target_res >= 0 && s->res_budget_ns < 0)
+		fl_usage_error("%s: --target-res needs --res-budget SECONDS (what the run may "
+			       "spend reaching it)", s->cmd);
+	if (s->res_budget_ns >= 0 && s->target_res < 0)
+		s->target_res = 0.05;
+	if (s->target_res > 0 && !s->control)
+		fl_usage_error("%s: --target-res is the control's resolution: drop --no-control",
+			       s->cmd);
+	if (s->probe_rounds < 0)
+		s->probe_rounds = 0;
+	if (s->target_res < 0)
+		s->target_res = 0;
+	if (s->res_budget_ns < 0)
+		s->res_budget_ns = 0;
+	if (s->min_blocking < 0)
+		s->min_blocking = s->target_res > 0;
+}
+
 /* Presets and the default seed: what is left after the options. */
 static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axes_given,
 		   int64_t duration_ns, bool seed_given)
@@ -339,6 +384,7 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 			s->warmup = s->warmup < 0 ? presets[i].warmup : s->warmup;
 			dur = presets[i].duration;
 		}
+	resolution_finish(s);
 	if (s->rounds < 0)
 		s->rounds = d->rounds;
 	if (s->warmup < 0)
@@ -367,7 +413,8 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 #define SPIN_ALIAS 0x109 /* --spin N,M: the old form of --policy spin:N,spin:M */
 static const struct fl_option opts[] = {
 	{ "preset", required_argument, 'p', "NAME", "the axes, rounds and duration of a "
-	  "preset: quick (the README's default, < 60 s on 2 cores) or full" },
+	  "preset: quick (the README's default, < 60 s on 2 cores), standard (+-5% aimed at every "
+	  "point, < 5 min) or full" },
 	{ "variant", required_argument, 'v', "LIST", "variants, comma separated, or 'all' "
 	  "(default all; also --variants); NAME@POLICY: that design under that policy alone, "
 	  "beside the --policy crossing" },
@@ -400,6 +447,19 @@ static const struct fl_option opts[] = {
 	{ "ops", required_argument, 'o', "N", "operations per rep instead of a duration" },
 	{ "budget", required_argument, 'b', "S", "cap per point and variant: the rep's duration "
 	  "becomes S/(warmup+rounds)" },
+	{ "probe-rounds", required_argument, 0x10a, "N", "N probed rounds, 0..100, spread "
+	  "through the timed ones, which then run with the collector detached: the time "
+	  "untaxed, the kernel's counts from the probed rounds (presets: quick 3, standard 4, "
+	  "full 4; 0: every round probed)" },
+	{ "target-res", required_argument, 0x10b, "PCT", "after the first rounds, more rounds "
+	  "to the points whose control resolution is worse than +-PCT%, 0.5..50 (needs "
+	  "--res-budget; default 5 with it)" },
+	{ "res-budget", required_argument, 0x10c, "S", "seconds the whole run may take buying "
+	  "resolution (--target-res), 1..86400" },
+	{ "min-blocking", no_argument, 0x10d, NULL, "stretch each point's reps (up to 4x) to "
+	  "hold its workload's minimum of blocking ops, judged in the warm-up (default with "
+	  "--res-budget and the standard preset)" },
+	{ "no-min-blocking", no_argument, 0x10e, NULL, NULL },
 	{ "rounds", required_argument, 'r', "R", "measured rounds per point, 1..1000 (default "
 	  "10): a round runs every variant of the point once, in a fresh random order" },
 	{ "reps", required_argument, REPS_ALIAS, NULL, NULL },
@@ -455,6 +515,22 @@ static void spin_alias(struct fl_spec *s, const char *list)
 	s->policies = s->spin_policies;
 }
 
+/* --probe-rounds, --target-res, --res-budget, --min-blocking */
+static void resolution_option(struct fl_spec *s, int c, const char *arg)
+{
+	switch (c) {
+	case 0x10a: s->probe_rounds = (int)fl_parse_int("--probe-rounds", arg, 0, 100); break;
+	case 0x10b: s->target_res = fl_parse_double("--target-res", arg, 0.5, 50) / 100; break;
+	case 0x10c:
+		s->res_budget_ns = fl_parse_seconds("--res-budget", arg, 86400);
+		if (s->res_budget_ns < 1000000000)
+			fl_usage_error("--res-budget: '%s' is under 1 s", arg);
+		break;
+	case 0x10d: s->min_blocking = 1; break;
+	default: s->min_blocking = 0; break;
+	}
+}
+
 void fl_spec_usage(FILE *f, const struct fl_spec_defaults *d)
 {
 	fl_options_usage(f, d->synopsis, opts, NOPTS, d->notes);
@@ -473,6 +549,9 @@ static void spec_init(struct fl_spec *s, const char *cmd, const struct fl_spec_d
 	s->baseline = "glibc";
 	s->floors = s->control = true;
 	s->probes = FL_PROBES_DEFAULT;
+	s->probe_rounds = s->min_blocking = -1;
+	s->target_res = -1;
+	s->res_budget_ns = -1;
 	s->latency = -1;
 	s->base = (struct fl_params){ .threads = 1, .tokens = 1,
 				      .stranded_ns = FL_STRANDED_NS_DEFAULT };
@@ -501,7 +580,8 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 			for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
 				known |= !strcmp(optarg, presets[i].name);
 			if (!known)
-				fl_usage_error("--preset: unknown preset '%s' (quick, full)", optarg);
+				fl_usage_error("--preset: unknown preset '%s' (quick, standard, full)",
+					       optarg);
 			break;
 		case 'v': vlist = optarg; break;
 		case 'w': s->cli.workloads = optarg; axes_given = true; break;
@@ -535,6 +615,9 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 0x102: s->bt_script = optarg; fl_bpftrace_check(optarg); break;
 		case 0x104: s->latency = 1; break;
 		case 0x105: s->latency = 0; break;
+		case 0x10a: case 0x10b: case 0x10c: case 0x10d: case 0x10e:
+			resolution_option(s, c, optarg);
+			break;
 		case 0x106: /* the stranded-waiter threshold; 0: off */
 			s->base.stranded_ns =
 				fl_parse_int("--stranded-ms", optarg, 0, 3600000) * 1000000;

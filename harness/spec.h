@@ -78,6 +78,21 @@ struct fl_spec {
 	struct fl_params base;          /* hold, think, ops, duration */
 	int rounds, warmup;             /* rounds measured, rounds unmeasured */
 	int64_t budget_ns;
+	/* the probed rounds (--probe-rounds N): N rounds beside the timed
+	 * ones, spread through them, in which the collector counts; the
+	 * timed rounds run unprobed. 0: every round probed (--probes);
+	 * -1: not given (the preset's, else 0) */
+	int probe_rounds;
+	/* buying resolution (--target-res, --res-budget: harness/rounds.h):
+	 * after the first rounds, more rounds go to the points whose control
+	 * resolution is above target_res (a fraction; 0: off) until the run
+	 * has taken res_budget_ns */
+	double target_res;              /* < 0: not given */
+	int64_t res_budget_ns;          /* < 0: not given */
+	/* stretch each point's reps to its workload's min_blocking blocking
+	 * ops, from the warm-up round (--min-blocking; the standard preset);
+	 * -1: not given */
+	int min_blocking;
 	const char *csv_path, *baseline, *pin, *bt_script;
 	char blabel[48];                /* the baseline's label, canonical (baseline points here) */
 	const char *policies;           /* --policy LIST as given; NULL: not given (park) */

@@ -34,6 +34,9 @@ void fl_probes_rep_end(const char *workload, int64_t ops);
  * when !have_rep or the collector is off); never overflows row[n]. */
 void fl_probes_append(char *row, size_t n, bool have_rep);
 void fl_probes_teardown(void);
+/* Whether the collector is loaded and counting reps is possible (setup
+ * succeeded and no rep has failed to attach since). */
+bool fl_probes_loaded(void);
 
 /* The stranded-waiter detector's kernel side (stranded/). While the
  * collector counts, fl_probes_setup sets the detector's hook

@@ -189,6 +189,11 @@ void fl_probes_rep_end(const char *workload, int64_t ops)
 		 per_op, per_post, (unsigned long long)c.resleeps, wtr, procs);
 }
 
+bool fl_probes_loaded(void)
+{
+	return fs != NULL;
+}
+
 void fl_probes_teardown(void)
 {
 	fl_rep_stranded_hook(NULL);
@@ -208,6 +213,7 @@ void fl_probes_follow_children(void) {}
 void fl_probes_count_process(pid_t pid) { (void)pid; }
 void fl_probes_rep_end(const char *workload, int64_t ops) { (void)workload, (void)ops; }
 void fl_probes_teardown(void) {}
+bool fl_probes_loaded(void) { return false; }
 #endif
 
 void fl_probes_append(char *row, size_t n, bool have_rep)

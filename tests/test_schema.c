@@ -55,7 +55,7 @@ static void t_header(void)
 {
 	const char *h = fl_run_csv_header();
 	char want[2048];
-	snprintf(want, sizeof want, "%s%s%s", golden_columns, fl_perf_header(),
+	snprintf(want, sizeof want, "%s%s%s,probed", golden_columns, fl_perf_header(),
 		 fl_probes_csv_header);
 	EXPECT(!strcmp(h, want), "header differs:\n%s\nwant\n%s", h, want);
 	EXPECT(count_cells(golden_columns) == FL_RUN_NCOLS, "the table has %d columns, golden %d",
@@ -117,11 +117,11 @@ static void t_rows(void)
 	struct fl_perf_reading perf = { { 1, 2, 3, -1, 5 } };
 	char rows[3][4096];
 	fl_run_row(rows[0], sizeof rows[0], &pt,
-		   &(struct fl_run_rep){ &pt.e[0], 4, 0, "ok", "a \"note\", quoted", &r, &perf }, 0);
+		   &(struct fl_run_rep){ &pt.e[0], 4, 0, "ok", "a \"note\", quoted", &r, &perf, true }, 0);
 	fl_run_row(rows[1], sizeof rows[1], &pt,
-		   &(struct fl_run_rep){ &pt.e[0], 5, 1, "error", "lost", &r, NULL }, 0);
+		   &(struct fl_run_rep){ &pt.e[0], 5, 1, "error", "lost", &r, NULL, false }, 0);
 	fl_run_row(rows[2], sizeof rows[2], &pt,
-		   &(struct fl_run_rep){ &pt.e[1], 0, 0, "skipped", "why", NULL, NULL }, 0);
+		   &(struct fl_run_rep){ &pt.e[1], 0, 0, "skipped", "why", NULL, NULL, false }, 0);
 	int nh = count_cells(fl_run_csv_header());
 	for (int i = 0; i < 3; i++)
 		EXPECT(count_cells(rows[i]) == nh, "row %d has %d cells, the header %d: %s", i,
@@ -157,6 +157,12 @@ static void t_rows(void)
 	int ops = fl_table_col(&t, FL_COL(ops)), sh = fl_table_col(&t, FL_COL(shim_sems));
 	EXPECT(!t.rows[1][ops][0] && !strcmp(t.rows[1][sh], "15"), "error row: ops '%s' shim '%s'",
 	       t.rows[1][ops], t.rows[1][sh]);
+	/* probed: 1 on a counted rep, 0 on one the collector did not count,
+	 * empty on a skipped row */
+	int pr = fl_table_col(&t, "probed");
+	EXPECT(pr >= 0 && !strcmp(t.rows[0][pr], "1") && !strcmp(t.rows[1][pr], "0") &&
+	       !t.rows[2][pr][0], "probed: '%s' '%s' '%s'", pr >= 0 ? t.rows[0][pr] : "-",
+	       pr >= 0 ? t.rows[1][pr] : "-", pr >= 0 ? t.rows[2][pr] : "-");
 	/* the entry's label and policy: negcount@spin:5 under spin:5, glibc its own */
 	int var = fl_table_col(&t, FL_COL(variant)), pol = fl_table_col(&t, FL_COL(policy));
 	EXPECT(!strcmp(t.rows[0][var], "negcount@spin:5") && !strcmp(t.rows[0][pol], "spin:5") &&

@@ -69,6 +69,12 @@ struct fl_workload {
 	bool latency;         /* times a blocking op (fl_tstat_lat_*) when asked */
 	bool latency_default; /* ... and by default (its overhead measured <= 5 %:
 				 workloads/README.md) */
+	/* Blocking operations a rep should hold when the run stretches its reps
+	 * (harness/options.md, --min-blocking): a rep's blocking ops are its
+	 * voluntary context switches (a wait that sleeps is one); a rep with
+	 * fewer is a handful of scheduling events, and its ns/op is theirs.
+	 * 0: never stretched (nothing blocks: uncontended). */
+	int min_blocking;
 	void (*run)(const struct fl_variant *v, const struct fl_params *p,
 		    struct fl_result *r);
 	/* NULL: every point fits. Else NULL when (v, p) can run, or why not
