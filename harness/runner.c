@@ -17,6 +17,7 @@
 #include "harness/machine.h"
 #include "probes/perf.h"
 #include "harness/ratios.h"
+#include "harness/rounds.h"
 #include "harness/run_row.h"
 #include "harness/stats.h"
 #include "harness/table.h"
@@ -291,6 +292,7 @@ struct point_run {
 	int npair, cap;
 	int64_t warm[FL_MAXENTRY];           /* each entry's blocking ops in the last warm-up */
 	int next;                            /* the number of the point's next round */
+	int timed;                           /* its timed rounds so far */
 };
 
 /* A timed round's baseline and control, paired (the control's resolution:
@@ -361,6 +363,7 @@ static void point_round(const struct fl_spec *s, const struct fl_point *pt, stru
 			pr->warm[i] = isnan(o.ns_per_op) ? -1 : o.blocking;
 		g->done += pr->live[i] ? per_rep : 0;
 	}
+	pr->timed += timed;
 	if (timed && pr->base >= 0 && pr->ctrl >= 0)
 		pair_push(pr, ns[pr->base], ns[pr->ctrl]);
 	csv_check(csv, fl_csv_flush(csv)); /* a round's rows at once */
@@ -544,6 +547,90 @@ static void stretch(const struct fl_spec *s, struct fl_point *pts, struct point_
 	}
 }
 
+/* ---- buying resolution: --target-res, --res-budget -------------------------- */
+
+/* The most timed rounds a point may reach: ROUNDS_CAP times the run's
+ * --rounds (a point in two regimes never reaches a target: the cap keeps
+ * it from taking the whole budget). */
+enum { ROUNDS_CAP = 8 };
+
+/* The points of pick[0..np) whose next round still fits in the budget,
+ * worst first (a point's round: its live entries, one rep each), in a
+ * fresh random order; returns how many. */
+static int fit_budget(const struct fl_spec *s, const struct fl_point *pts,
+		      const struct point_run *pr, int *pick, int np, int64_t t0, uint64_t *rng)
+{
+	double left = (double)(s->res_budget_ns - (fl_now_ns() - t0)) / 1e9;
+	int k = 0;
+	for (int j = 0; j < np; j++) {
+		const struct point_run *r = &pr[pick[j]];
+		int live = 0;
+		for (int e = 0; e < pts[pick[j]].ne; e++)
+			live += r->live[e];
+		double cost = live * (double)pts[pick[j]].p.duration_ns / 1e9;
+		if (cost > left)
+			break;
+		left -= cost;
+		pick[k++] = pick[j];
+	}
+	int order[FL_MAXLIST * 8], tmp[FL_MAXLIST * 8];
+	if (k > (int)(sizeof order / sizeof order[0]))
+		k = (int)(sizeof order / sizeof order[0]);
+	fl_round_order(rng, k, order);
+	for (int j = 0; j < k; j++)
+		tmp[j] = pick[order[j]];
+	memcpy(pick, tmp, (size_t)k * sizeof *pick);
+	return k;
+}
+
+/* After the first rounds: passes of one more timed round for each point
+ * fl_rounds_pick names (the control's resolution above the target: the
+ * control alone decides, never a design's ratio: stats.h), until it names
+ * none, the points it names are at the cap, or the next pass would not fit
+ * in what is left of --res-budget, counted from the run's start. */
+static void buy_rounds(const struct fl_spec *s, struct fl_point *pts, int npts,
+		       struct fl_csv *csv, struct point_run *pr, uint64_t *rng,
+		       struct progress *g, struct counts *n, int64_t t0)
+{
+	double *res = fl_xcalloc((size_t)npts, sizeof *res);
+	int *rounds = fl_xcalloc((size_t)npts, sizeof *rounds);
+	int *pick = fl_xcalloc((size_t)npts, sizeof *pick), extra = 0, passes = 0;
+	int cap = s->rounds * ROUNDS_CAP > 1000 ? 1000 : s->rounds * ROUNDS_CAP;
+	while (!fl_interrupted) {
+		for (int i = 0; i < npts; i++) {
+			bool paired = pr[i].base >= 0 && pr[i].ctrl >= 0 && pr[i].live[pr[i].base] &&
+				      pr[i].live[pr[i].ctrl];
+			res[i] = paired ? fl_control_resolution(pr[i].bns, pr[i].cns, pr[i].npair) : 0;
+			rounds[i] = pr[i].timed;
+		}
+		int np = fl_rounds_pick(res, rounds, npts, s->target_res, cap, pick);
+		np = fit_budget(s, pts, pr, pick, np, t0, rng);
+		if (!np)
+			break;
+		passes++;
+		for (int j = 0; j < np && !fl_interrupted; j++, extra++) {
+			struct point_run *r = &pr[pick[j]];
+			g->point = j + 1;
+			point_round(s, &pts[pick[j]], (struct round_kind){ r->next, true, false }, true,
+				    csv, r, rng, g, n);
+			r->next++;
+		}
+	}
+	int under = 0;
+	for (int i = 0; i < npts; i++) {
+		double q = fl_control_resolution(pr[i].bns, pr[i].cns, pr[i].npair);
+		under += q <= s->target_res;
+		fl_csv_meta(csv, "point %d (%s T=%d K=%d): %d timed rounds, control +-%.1f%%", i + 1,
+			    pts[i].w->name, pts[i].p.threads, pts[i].p.tokens, pr[i].timed, 100 * q);
+	}
+	fl_csv_meta(csv, "resolution: target +-%.1f%%, budget %.0f s: %d extra rounds in %d "
+		    "passes; %d of %d points at or under the target", 100 * s->target_res,
+		    (double)s->res_budget_ns / 1e9, extra, passes, under, npts);
+	free(res);
+	free(rounds);
+	free(pick);
+}
+
 /* The rounds are interleaved across the points: each round runs every point
  * once, the points in a fresh random order (the warm-up and first rounds in
  * their listed order), so a point's rounds are spread over the whole run
@@ -588,6 +675,8 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 			pr[i].next = round + 1;
 		}
 	}
+	if (s->target_res > 0)
+		buy_rounds(s, pts, npts, csv, pr, &rng, &g, n, g.t0);
 	*done = fl_interrupted ? 0 : npts; /* a point is done when its last round is */
 	for (int i = 0; i < npts; i++) {
 		double steal, others = fl_cpu_others(&(struct fl_cpu_sample){ 0 }, &pr[i].cpu, &steal);

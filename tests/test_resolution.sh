@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# tests/test_resolution.sh — the runner's probed rounds (--probe-rounds),
+# stretched reps (--min-blocking) and bought rounds (--target-res,
+# --res-budget): bad input is one line and exit 2; the CSV says which rows
+# were probed and holds the counts there only; a point whose reps hold too
+# few blocking ops is stretched; rounds go to a point above the target and
+# stop at the budget, none to a point under it.
+# Usage: test_resolution.sh path/to/futexlab
+set -u
+fl=$1
+pass=0 fail=0 skipped=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { pass=$((pass+1)); echo "ok   $1"; }
+bad() { fail=$((fail+1)); echo "FAIL $1"; }
+skip() { skipped=$((skipped+1)); echo "SKIP $1"; }
+# py FILE EXPR: EXPR evaluated with rows (the CSV's dicts) and meta (its '#' lines)
+py() { python3 -c '
+import csv, sys
+lines = open(sys.argv[1]).read().splitlines()
+meta = [l[2:] for l in lines if l.startswith("#")]
+rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
+print(eval(sys.argv[2]))' "$@"; }
+
+expect_usage() {
+  local what=$1; shift
+  local out err rc
+  out=$("$fl" "$@" 2>"$tmp/err"); rc=$?
+  err=$(cat "$tmp/err")
+  if [ "$rc" -eq 2 ] && [ "$(printf '%s' "$err" | grep -c '')" -eq 1 ] && [ -z "$out" ]; then
+    ok "$what: $err"
+  else
+    bad "$what: rc=$rc stdout='$out' stderr='$err'"
+  fi
+}
+expect_usage "a target with no budget" run --workload pingpong --target-res 5
+expect_usage "a target under 0.5%" run --workload pingpong --target-res 0.1 --res-budget 10
+expect_usage "a target over 50%" run --workload pingpong --target-res 60 --res-budget 10
+expect_usage "a target that is not a number" run --workload pingpong --target-res 5x --res-budget 10
+expect_usage "a budget under 1 s" run --workload pingpong --res-budget 0.5
+expect_usage "a budget that is not a number" run --workload pingpong --res-budget soon
+expect_usage "a target without the control" run --workload pingpong --res-budget 10 --no-control
+expect_usage "probed rounds without the probes" run --workload pingpong --probe-rounds 2 --no-probes
+expect_usage "too many probed rounds" run --workload pingpong --probe-rounds 101
+expect_usage "an unknown preset names standard" sweep --preset nosuch
+
+# The standard preset parses and plans (no run): its points and the budget.
+if "$fl" sweep --preset standard --dry-run >"$tmp/dry" 2>&1 &&
+   grep -q '^10 points, 1 + 16 rounds each (+ 4 probed), about 280 s' "$tmp/dry"; then
+  ok "--preset standard: 10 points, 16 + 4 probed rounds, a 280 s budget"
+else
+  bad "--preset standard --dry-run"; tail -3 "$tmp/dry"
+fi
+
+# Probed rounds: 6 timed + 2 probed; rounds 3 and 7 probed (floor(r 2 / 8)
+# steps up there), the others timed with the collector detached.
+"$fl" run --workload pingpong --variant negcount,glibc --no-floors --rounds 6 --probe-rounds 2 \
+  --duration 0.005 --quiet --csv "$tmp/p.csv" >"$tmp/p.out" 2>&1
+if grep -q '^# probes: off' "$tmp/p.csv"; then
+  skip "probed rounds: the collector is not loaded here (not root, or no BPF)"
+else
+  got=$(py "$tmp/p.csv" "sorted({r['round'] for r in rows if r['probed'] == '1'}), \
+all(r['futex_syscalls'] != '' for r in rows if r['probed'] == '1'), \
+all(r['futex_syscalls'] == '' for r in rows if r['probed'] == '0'), \
+len([r for r in rows if r['status'] == 'ok']), \
+[m for m in meta if m.startswith('probes:')]")
+  want="(['3', '7'], True, True, 24, ['probes: 2 probed rounds beside 6 timed (unprobed) rounds, spread through them'])"
+  [ "$got" = "$want" ] && ok "probed rounds 3 and 7 of 8 carry the counts, the timed ones none" ||
+    bad "probed rounds: $got (want $want)"
+fi
+
+# Stretched reps: pingpong at 1 ms a rep holds one batch of 256 round
+# trips (two sleeps each: ~512 blocking ops), under the 1000 its workload
+# asks: the reps become D x min(4, 1000 / M) long, M the median warm-up
+# count the line reports, and the measured reps' timed sections at least
+# that; without --min-blocking, no stretch.
+"$fl" run --workload pingpong --variant negcount,glibc --no-floors --rounds 3 --duration 0.001 \
+  --min-blocking --no-probes --quiet --csv "$tmp/s.csv" >/dev/null 2>&1
+"$fl" run --workload pingpong --variant negcount,glibc --no-floors --rounds 3 --duration 0.001 \
+  --no-probes --quiet --csv "$tmp/n.csv" >/dev/null 2>&1
+s=$(py "$tmp/s.csv" "(lambda m: 'none' if not m else (lambda ms, b: \
+'ok' if abs(ms - min(4, 1000 / b)) < 0.51 and sorted(int(r['elapsed_ns']) for r in rows \
+if r['status'] == 'ok')[4] > 0.9e6 * ms else 'bad %s ms for %s' % (ms, b))(float(m[0].split('to ')[1].split(' ms')[0]), \
+int(m[0].split('(')[2].split(' ')[0])))([x for x in meta if 'stretched' in x])")
+n=$(py "$tmp/n.csv" "len([m for m in meta if 'stretched' in m])")
+if [ "$s|$n" = "ok|0" ]; then
+  ok "--min-blocking: 1 ms reps stretched to D x min(4, 1000 / M) and run so; not without it"
+elif [ "$s" = none ] && [ "$n" = 0 ]; then
+  skip "--min-blocking: the warm-up reps held 1000 blocking ops already (a slow machine)"
+else
+  bad "--min-blocking: $s / without: $n stretch lines"
+fi
+
+# Bought rounds. Under the target (uncontended's control is a few percent
+# at 24 rounds — its interval [x(7), x(18)] stands six stretched reps at
+# each end even when other tests load the machine —, the target 50%): no
+# extra round. Over it (pool T=4, never +-0.5% at 6 rounds): extra rounds
+# until the 4 s budget, no later.
+"$fl" run --workload uncontended --variant negcount,glibc --no-floors --rounds 24 --duration 0.002 \
+  --target-res 50 --res-budget 10 --no-probes --quiet --csv "$tmp/u.csv" >/dev/null 2>&1
+u=$(py "$tmp/u.csv" "[m for m in meta if m.startswith('resolution:')][0].split(': ', 1)[1].split(';')[0], \
+max(int(r['round']) for r in rows)")
+[ "$u" = "('target +-50.0%, budget 10 s: 0 extra rounds in 0 passes', 23)" ] &&
+  ok "a point under the target gets no extra round" || bad "under the target: $u"
+start=$(date +%s.%N)
+"$fl" run --workload pool --threads 4 --variant negcount,glibc --rounds 6 --duration 0.01 \
+  --target-res 0.5 --res-budget 4 --no-probes --quiet --csv "$tmp/b.csv" >/dev/null 2>&1
+took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+b=$(py "$tmp/b.csv" "len({r['round'] for r in rows if r['variant'] == 'glibc#2'}), \
+[m for m in meta if m.startswith('point 1 ') and 'timed rounds' in m][0]")
+rounds=$(py "$tmp/b.csv" "len({r['round'] for r in rows if r['variant'] == 'glibc#2'})")
+# 6 rounds take ~0.3 s: 4 s buys dozens, up to the cap (8 x 6 = 48)
+if [ "$rounds" -gt 12 ] && [ "$rounds" -le 48 ] && awk -v t="$took" 'BEGIN { exit !(t < 4 + 3) }'; then
+  ok "a point over the target: $rounds timed rounds in ${took} s (budget 4 s): $b"
+else
+  bad "over the target: $rounds rounds in ${took} s: $b"
+fi
+
+echo "resolution: $pass passed, $fail failed, $skipped skipped"
+[ "$fail" -eq 0 ]
