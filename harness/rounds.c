@@ -1,0 +1,57 @@
+/* harness/rounds.c — see rounds.h. */
+#include "harness/rounds.h"
+#include "harness/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "harness/xalloc.h"
+
+double fl_control_resolution(const double *base, const double *ctl, int n)
+{
+	double *r = fl_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *r);
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (base[i] > 0 && ctl[i] > 0) /* false for NAN */
+			r[m++] = ctl[i] / base[i];
+	double res = INFINITY;
+	if (m > 0) {
+		struct fl_ratio q = fl_ratio_summarize(r, m);
+		if (q.level >= 0.95 && q.resolution >= 0)
+			res = q.resolution;
+	}
+	free(r);
+	return res;
+}
+
+static double known(double r)
+{
+	return isnan(r) ? INFINITY : r;
+}
+
+/* Point x goes before point y: worse resolution, then fewer rounds, then
+ * the lower index. */
+static int worse(const double *res, const int *rounds, int x, int y)
+{
+	double rx = known(res[x]), ry = known(res[y]);
+	if (rx != ry)
+		return rx > ry;
+	if (rounds[x] != rounds[y])
+		return rounds[x] < rounds[y];
+	return x < y;
+}
+
+int fl_rounds_pick(const double *res, const int *rounds, int np, double target, int cap,
+		   int *pick)
+{
+	int n = 0;
+	for (int p = 0; p < np; p++) {
+		if (rounds[p] >= cap || known(res[p]) <= target)
+			continue;
+		int i = n++; /* insertion: a run has tens of points, not thousands */
+		for (; i > 0 && worse(res, rounds, p, pick[i - 1]); i--)
+			pick[i] = pick[i - 1];
+		pick[i] = p;
+	}
+	return n;
+}
