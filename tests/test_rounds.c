@@ -230,13 +230,13 @@ static void judge_run(const struct sim *s, const struct peek *pk, struct tally *
 static struct sim sim;
 static struct peek peeking;
 
-static int runs; /* RUNS, less in a sanitizer build (FL_TEST_SCALE) */
+static int runs, peek_runs; /* RUNS, PEEK_RUNS: less in a sanitizer build (FL_TEST_SCALE) */
 
 static void simulate(bool peek, uint64_t seed, struct tally *t)
 {
 	uint64_t rng = seed;
 	memset(t, 0, sizeof *t);
-	for (int i = 0; i < (peek ? runs * PEEK_RUNS / RUNS : runs); i++) {
+	for (int i = 0; i < (peek ? peek_runs : runs); i++) {
 		run(&sim, peek ? &peeking : NULL, &rng);
 		judge_run(&sim, peek ? &peeking : NULL, t);
 	}
@@ -260,7 +260,7 @@ static void t_synthetic(void *arg)
 		       "%5.1f rounds, nulls flagged %4.1f%%\n",
 		       models[p].name, (double)t.rounds[p] / runs, pct(t.reached[p], runs),
 		       pct(t.null_flagged[p], t.nulls[p]), pct(t.found[p], 2L * t.reached[p]),
-		       pct(t.wrong[p], t.diffs[p]), (double)pk.rounds[p] / (runs * PEEK_RUNS / RUNS),
+		       pct(t.wrong[p], t.diffs[p]), (double)pk.rounds[p] / peek_runs,
 		       pct(pk.null_flagged[p], pk.nulls[p]));
 		CHECK(t.null_flagged[p] * 100 <= 5 * t.nulls[p],
 		      "%s: nulls flagged %d of %d (<= 5%% expected)", models[p].name,
@@ -293,6 +293,7 @@ int main(void)
 {
 	int scale = getenv("FL_TEST_SCALE") ? atoi(getenv("FL_TEST_SCALE")) : 1;
 	runs = RUNS / (scale > 1 ? scale : 1);
+	peek_runs = PEEK_RUNS / (scale > 1 ? scale : 1);
 	run_test("resolution", t_resolution, NULL, 10);
 	run_test("pick", t_pick, NULL, 10);
 	run_test("synthetic", t_synthetic, NULL, 120);
