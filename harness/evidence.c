@@ -4,7 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "harness/ratios.h"
 #include "workloads/workload.h"
 
 enum ev_kind { PER_OP, PER_POST, HERD, DUR };
@@ -29,6 +28,21 @@ static const struct ev_desc {
 	{ "w2r p50", "w2r p50", "wake-to-run p50", DUR, true },
 	{ "w2r p99", "w2r p99", "wake-to-run p99", DUR, true },
 };
+
+const char *fl_dur_text(char *b, size_t n, double ns)
+{
+	if (isnan(ns))
+		snprintf(b, n, "-");
+	else if (ns < 1e3)
+		snprintf(b, n, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(b, n, "%.3gus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(b, n, "%.3gms", ns / 1e6);
+	else
+		snprintf(b, n, "%.3gs", ns / 1e9);
+	return b;
+}
 
 void fl_evidence_values(const struct fl_cell *c, double v[FL_NEV])
 {

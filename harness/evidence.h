@@ -57,4 +57,8 @@ void fl_print_evidence(FILE *f, const struct fl_cell *const *row, int nrow,
 const char *fl_evidence_change(char *b, size_t n, const struct fl_cell *before,
 			       const struct fl_cell *after);
 
+/* A duration in ns as text: 3 significant digits and a unit (ns, us, ms,
+ * s); "-" for NAN. */
+const char *fl_dur_text(char *b, size_t n, double ns);
+
 #endif

@@ -186,21 +186,6 @@ static const struct fl_cell **point_rows(const struct fl_cells *c, int i, const 
 	return row;
 }
 
-const char *fl_dur_text(char *b, size_t n, double ns)
-{
-	if (isnan(ns))
-		snprintf(b, n, "-");
-	else if (ns < 1e3)
-		snprintf(b, n, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(b, n, "%.3gus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(b, n, "%.3gms", ns / 1e6);
-	else
-		snprintf(b, n, "%.3gs", ns / 1e9);
-	return b;
-}
-
 static const char *num(char *b, size_t n, double x)
 {
 	if (isnan(x))

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "harness/evidence.h" /* fl_dur_text */
 #include "harness/table.h"
 
 /* The ratio table of every entry against `baseline`, per point: median ns,
@@ -32,9 +33,5 @@ int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *c
  * with the paired ratio to `baseline`, the fairness and latency medians,
  * then the CPU figures (new columns go at the end: harness/verdicts.md). */
 void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline);
-
-/* A duration in ns as text: 3 significant digits and a unit (ns, us, ms,
- * s); "-" for NAN. */
-const char *fl_dur_text(char *b, size_t n, double ns);
 
 #endif
