@@ -1,5 +1,6 @@
 /* harness/ratios.c — the ratio table, before/after, TSV (ratios.h). */
 #include "harness/ratios.h"
+#include "harness/evidence.h"
 #include "harness/peers.h"
 
 #include <math.h>
@@ -106,40 +107,11 @@ static const char *verdict_text(char *b, size_t n, const char *word, const char 
 	return b;
 }
 
-/* CPU ns per op and context switches per op in the table's columns; "-"
- * for none (a file without the CPU columns). */
-static const char *cpu_text(char *b, size_t n, double x)
-{
-	if (isnan(x))
-		snprintf(b, n, "-");
-	else if (x < 1e6)
-		snprintf(b, n, "%.1f", x);
-	else if (x < 1e9)
-		snprintf(b, n, "%.0f", x);
-	else
-		snprintf(b, n, "%.3g", x);
-	return b;
-}
-
-static const char *csw_text(char *b, size_t n, double x)
-{
-	if (isnan(x))
-		snprintf(b, n, "-");
-	else if (x < 100)
-		snprintf(b, n, "%.3f", x);
-	else if (x < 1e7)
-		snprintf(b, n, "%.0f", x);
-	else
-		snprintf(b, n, "%.3g", x);
-	return b;
-}
-
-/* The columns every row of the ratio table starts with. */
+/* The columns every row of the ratio table starts with (CPU and context
+ * switches per op are in the evidence block under it: evidence.h). */
 static void row_start(FILE *f, const struct fl_cell *y)
 {
-	char a[24], b[24];
-	fprintf(f, "  %-20s %11.1f %10s %7s", y->variant, y->ns.median,
-		cpu_text(a, sizeof a, y->cpu.median), csw_text(b, sizeof b, y->csw.median));
+	fprintf(f, "  %-20s %11.1f", y->variant, y->ns.median);
 }
 
 static void print_row(FILE *f, const struct fl_cells *c, const struct fl_cell *y,
@@ -214,21 +186,6 @@ static const struct fl_cell **point_rows(const struct fl_cells *c, int i, const 
 	return row;
 }
 
-const char *fl_dur_text(char *b, size_t n, double ns)
-{
-	if (isnan(ns))
-		snprintf(b, n, "-");
-	else if (ns < 1e3)
-		snprintf(b, n, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(b, n, "%.3gus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(b, n, "%.3gms", ns / 1e6);
-	else
-		snprintf(b, n, "%.3gs", ns / 1e9);
-	return b;
-}
-
 static const char *num(char *b, size_t n, double x)
 {
 	if (isnan(x))
@@ -263,6 +220,34 @@ static void print_extras(FILE *f, const struct fl_cell **row, int nrow)
 	}
 }
 
+/* A point's first line, with its rounds (the baseline's timed rounds),
+ * then the columns' names. */
+static void point_header(FILE *f, const struct fl_cell *x, const struct fl_cell *ref)
+{
+	fprintf(f, "\n%s", x->point);
+	if (fl_cell_usable(ref))
+		fprintf(f, "  (%d round%s)", ref->ns.n, ref->ns.n == 1 ? "" : "s");
+	fprintf(f, "\n  %-20s %11s %7s  %-22s %7s  %s\n", "variant", "median ns", "ratio",
+		"interval, coverage", "+-res", "verdict");
+}
+
+/* The evidence block and the why line under a point's rows (evidence.h),
+ * with each row's time verdict as its row gave it. */
+static void point_evidence(FILE *f, const struct fl_cells *c, const struct fl_cell **row,
+			   int nrow, const struct fl_cell *ref, const char *baseline, bool probed)
+{
+	enum fl_verdict *v = fl_xcalloc((size_t)nrow, sizeof *v);
+	for (int j = 0; j < nrow; j++) {
+		struct judged jd;
+		v[j] = FL_UNDECIDED;
+		if (fl_cell_usable(row[j]) && fl_cell_usable(ref) && row[j] != ref &&
+		    judge(c, row[j], ref, baseline, &jd))
+			v[j] = jd.v;
+	}
+	fl_print_evidence(f, row, nrow, ref, v, probed);
+	free(v);
+}
+
 int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		    const char *baseline)
 {
@@ -271,26 +256,32 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		   "of that median\n(order statistics, coverage shown); verdict faster/slower "
 		   "when it excludes 1 and the ratio is beyond\nthe control's resolution "
 		   "(%s#2: the run's A/A), else ~ (no difference beyond about +-res);\n? when "
-		   "too few rounds for 95%%\ncpu ns/op, csw/op: CPU time (user+sys, every thread; "
-		   "exec: the whole tree) and context\nswitches per op; \", 2.0x CPU\": the CPU "
-		   "ratio, paired the same way, when beyond its noise and %.0f%%\nor more against "
-		   "the verdict (more CPU when faster, less when slower) or beside a ~\n", baseline,
-		baseline, 100 * (FL_CPU_NOTE - 1));
+		   "too few rounds for 95%%; \", 2.0x CPU\": the CPU ratio, paired the same way, "
+		   "when beyond its noise\nand %.0f%% or more against the verdict (more CPU when "
+		   "faster, less when slower) or beside a ~\n", baseline, baseline,
+		100 * (FL_CPU_NOTE - 1));
+	fprintf(f, "evidence (under each point), per op: CPU ns (user+sys, every thread; exec: the "
+		   "whole tree) and context\nswitches (csw), medians over the timed rounds; the "
+		   "kernel's counts, medians over the probed rounds:\nfutex syscalls, waits, wakes, "
+		   "wakes that woke nobody (woke 0), EAGAINs, wakes per post (wk/post),\nresleeps, "
+		   "herd bursts per 1000 ops (herd/1k), wake-to-run p50 and p99 (w2r); why: the "
+		   "counts that\ndiffer most from the baseline's, for each design faster or slower\n");
 	if (!c->paired)
 		fprintf(f, "warning: this file predates rounds (no round column): reps are paired "
 			   "by index, not in time\n");
 	struct control_sum cs = { 0 };
 	struct fl_peers_tally peers = { 0 };
 	int errors = 0;
+	bool probed = false;
+	for (int i = 0; i < c->n; i++)
+		probed |= c->c[i].nprobed > 0;
 	for (int i = 0; i < c->n; i++) {
 		const struct fl_cell *x = &c->c[i], **row;
 		int nrow;
 		if (!(row = point_rows(c, i, baseline, &nrow)))
 			continue; /* each point once, at its first cell */
-		fprintf(f, "\n%s\n  %-20s %11s %10s %7s %7s  %-22s %7s  %s\n", x->point, "variant",
-			"median ns", "cpu ns/op", "csw/op", "ratio", "interval, coverage", "+-res",
-			"verdict");
 		const struct fl_cell *ref = fl_cell_find(c, x->point, baseline);
+		point_header(f, x, ref);
 		for (int j = 0; j < nrow; j++) {
 			const struct fl_cell *y = row[j];
 			if (!fl_cell_usable(y)) {
@@ -305,6 +296,7 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 			}
 		}
 		print_extras(f, row, nrow);
+		point_evidence(f, c, row, nrow, ref, baseline, probed);
 		fl_peers_line(f, row, nrow, &peers);
 		free(row);
 	}
@@ -337,11 +329,21 @@ struct pair {
 	bool cpu_apart;
 };
 
+/* After a pair that changed beyond the noise, the count that changed
+ * most where both files have probed rounds (evidence.h). */
+static void pair_evidence(FILE *f, const struct fl_cell *x, const struct fl_cell *y,
+			  enum fl_verdict v)
+{
+	char b[96];
+	if (v != FL_SAME && fl_evidence_change(b, sizeof b, x, y)[0])
+		fprintf(f, "  (%s)", b);
+}
+
 /* Lists the pair when it changed beyond the noise, when its CPU did (the
  * verdict's note: fl_cpu_note over after/before, as in the ratio table),
  * or with `all`; counts it. decimals: of before and after. */
-static void pair_line(FILE *f, const struct fl_cell *y, const struct pair *p, int decimals,
-		      bool all, struct tally *n)
+static void pair_line(FILE *f, const struct fl_cell *x, const struct fl_cell *y,
+		      const struct pair *p, int decimals, bool all, struct tally *n)
 {
 	enum fl_verdict v = !p->apart ? FL_SAME : p->after < p->before ? FL_FASTER : FL_SLOWER;
 	double factor = p->cpu ? p->cpu_after / p->cpu_before : NAN;
@@ -359,8 +361,10 @@ static void pair_line(FILE *f, const struct fl_cell *y, const struct pair *p, in
 		snprintf(chg, sizeof chg, "%+.1f%%", 100 * (factor - 1));
 	verdict_text(vt, sizeof vt, v == FL_SAME ? "~ within the noise" : v == FL_FASTER ? "FASTER"
 				: "SLOWER", "~", v, p->cpu, cv, factor);
-	fprintf(f, "%-38s %-20s %8.*f %8.*f %+7.1f%% %8s  %s\n", y->point, y->variant, decimals,
+	fprintf(f, "%-38s %-20s %8.*f %8.*f %+7.1f%% %8s  %s", y->point, y->variant, decimals,
 		p->before, decimals, p->after, 100 * (p->after / p->before - 1), chg, vt);
+	pair_evidence(f, x, y, v);
+	fputc('\n', f);
 }
 
 /* One pair in ratio mode; false if it could not be compared. */
@@ -381,7 +385,7 @@ static bool ratio_pair(FILE *f, const struct fl_cell *x, const struct fl_cell *y
 		p.cpu_after = cpb.median;
 		p.cpu_apart = fl_ratio_apart(&cpa, &cpb);
 	}
-	pair_line(f, y, &p, 3, all, n);
+	pair_line(f, x, y, &p, 3, all, n);
 	return true;
 }
 
@@ -393,7 +397,7 @@ static void absolute_pair(FILE *f, const struct fl_cell *x, const struct fl_cell
 			  .cpu = x->cpu.n > 0 && y->cpu.n > 0 && x->cpu.median > 0,
 			  .cpu_before = x->cpu.median, .cpu_after = y->cpu.median,
 			  .cpu_apart = fl_ci_apart(&x->cpu, &y->cpu) };
-	pair_line(f, y, &p, 1, all, n);
+	pair_line(f, x, y, &p, 1, all, n);
 }
 
 static void header(FILE *f, const struct fl_table *a, const struct fl_table *b,
@@ -466,6 +470,27 @@ int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *c
 static const char *const tsv_cpu_cols[] = { "cpu_ns_op", "csw_op", "cpu_ratio", "cpu_ratio_lo",
 					    "cpu_ratio_hi", "verdict_cpu" };
 #define NTSV_CPU ((int)(sizeof tsv_cpu_cols / sizeof tsv_cpu_cols[0]))
+/* Then the evidence block's kernel counts (evidence.h): the cell's probed
+ * rounds and the medians over them, per op (wakes_per_post per post, the
+ * wake-to-run quantiles in ns), in table.h's order (enum fl_kcount). */
+static const char *const tsv_k_cols[1 + FL_NKCOUNT] = {
+	"probed_rounds", "futex_op", "waits_op", "wakes_op", "wake_none_op", "eagain_op",
+	"wakes_per_post", "resleeps_op", "herd_op", "wake_to_run_p50_ns", "wake_to_run_p99_ns",
+};
+
+static void tsv_num(FILE *f, double x);
+
+/* The kernel counts' columns of a line (empty where the cell has none). */
+static void tsv_kcounts(FILE *f, const struct fl_cell *x)
+{
+	bool have = fl_cell_usable(x) && x->nprobed > 0;
+	if (have)
+		fprintf(f, "\t%d", x->nprobed);
+	else
+		fputc('\t', f);
+	for (int k = 0; k < FL_NKCOUNT; k++)
+		tsv_num(f, have ? x->k[k] : NAN);
+}
 
 static void tsv_num(FILE *f, double x)
 {
@@ -485,6 +510,7 @@ static void tsv_line(FILE *f, const struct fl_cells *c, const struct fl_cell *x,
 			x->point, x->variant, x->threads, x->status, op);
 		for (int k = 0; k < FL_NEXTRA + NTSV_CPU; k++)
 			fputc('\t', f);
+		tsv_kcounts(f, x);
 		fputc('\n', f);
 		return;
 	}
@@ -514,7 +540,9 @@ static void tsv_line(FILE *f, const struct fl_cells *c, const struct fl_cell *x,
 		fprintf(f, "\t\t\t");
 	if (judged)
 		verdict_text(vt, sizeof vt, fl_verdict_name(j.v), "~", j.v, j.cpu, j.cv, j.cq.median);
-	fprintf(f, "\t%s\n", base ? "baseline" : vt);
+	fprintf(f, "\t%s", base ? "baseline" : vt);
+	tsv_kcounts(f, x);
+	fputc('\n', f);
 }
 
 void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline)
@@ -525,6 +553,8 @@ void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline)
 		fprintf(f, "\t%s", fl_extra_cols[k]);
 	for (int k = 0; k < NTSV_CPU; k++)
 		fprintf(f, "\t%s", tsv_cpu_cols[k]);
+	for (int k = 0; k < 1 + FL_NKCOUNT; k++)
+		fprintf(f, "\t%s", tsv_k_cols[k]);
 	fputc('\n', f);
 	for (int i = 0; i < c->n; i++) {
 		const struct fl_cell **row;

@@ -12,17 +12,21 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "harness/evidence.h" /* fl_dur_text */
 #include "harness/table.h"
 
-/* The ratio table of every entry against `baseline`, per point: median ns,
- * CPU ns and context switches per op, the paired ratio, its interval and
- * the verdict with its CPU note (stats.h, fl_cpu_note); then the control's
- * summary line. Returns the count of error rows. */
+/* The ratio table of every entry against `baseline`, per point (its first
+ * line with its rounds): median ns, the paired ratio, its interval and the
+ * verdict with its CPU note (stats.h, fl_cpu_note); under the rows the
+ * fairness medians, the evidence block and its why line (evidence.h), the
+ * libraries line; then the control's summary line. Returns the count of
+ * error rows. */
 int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		    const char *baseline);
 
 /* Before (a) / after (b): prints the (point, variant) pairs that changed
- * beyond the noise (every pair with `all`) and the line
+ * beyond the noise (every pair with `all`; a changed one ends with the
+ * count that changed most: fl_evidence_change) and the line
  * "N of M pairs changed beyond the noise, ...". Returns N. */
 int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *ca,
 		     const struct fl_table *b, const struct fl_cells *cb, const char *baseline,
@@ -30,11 +34,8 @@ int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *c
 
 /* One tab-separated line per point and variant (scripts/plot reads it),
  * with the paired ratio to `baseline`, the fairness and latency medians,
- * then the CPU figures (new columns go at the end: harness/verdicts.md). */
+ * then the CPU figures, then the kernel counts (new columns go at the end:
+ * harness/verdicts.md). */
 void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline);
-
-/* A duration in ns as text: 3 significant digits and a unit (ns, us, ms,
- * s); "-" for NAN. */
-const char *fl_dur_text(char *b, size_t n, double ns);
 
 #endif

@@ -281,6 +281,15 @@ const char *const fl_extra_cols[FL_NEXTRA] = {
 	FL_COL(lat_p50_ns), FL_COL(lat_p99_ns), FL_COL(lat_p999_ns),  FL_COL(lat_max_ns),
 };
 
+/* Probe columns (probes/columns.md; written by probes/session.c, so not
+ * FL_COL names) and the column that says a row was probed (older files:
+ * a non-empty futex_syscalls). */
+const char *const fl_kcount_cols[FL_NKCOUNT] = {
+	"futex_syscalls", "wait_calls", "wake_calls", "wake_none", "wait_eagain", "wakes_per_post",
+	"resleeps", "herd_bursts", "wake_to_run_p50_ns", "wake_to_run_p99_ns",
+};
+#define PROBED_COL "probed"
+
 /* Configuration columns appended right of `ops` by later options. */
 static const char *const extra_config[] = { FL_COL(hash), OLD_SPIN, FL_COL(sems) };
 
@@ -340,6 +349,8 @@ static struct fl_cell *cell_for(struct fl_cells *out, int *cap, const char *key,
 	for (int k = 0; k < FL_NEXTRA; k++)
 		c->extra[k] = NAN;
 	c->cpu.median = c->csw.median = NAN; /* no ok rep yet */
+	for (int k = 0; k < FL_NKCOUNT; k++)
+		c->k[k] = NAN;
 	c->variant = fl_xstrdup(row[ix[0]]);
 	c->workload = fl_xstrdup(row[ix[1]]);
 	c->threads = ix[2] >= 0 ? atoi(row[ix[2]]) : 0;
@@ -362,14 +373,16 @@ struct build_cols {
 	int ix[5];          /* variant, workload, threads, status, note: what cell_for copies */
 	int iex[FL_NEXTRA]; /* fl_extra_cols */
 	int icpu[2], icsw[2]; /* cpu_user_ns, cpu_sys_ns; csw_vol, csw_invol */
+	int iprobed;          /* probed (-1: an older file) */
+	int ik[FL_NKCOUNT];   /* fl_kcount_cols */
 };
 
-/* A rep's counters summed over its ops: NAN when a column is absent, a cell
- * empty or not a number (skipped, error and older rows), or ops not
- * positive. */
+/* A rep's counters summed over its ops (iopsn -1: the sum itself): NAN
+ * when a column is absent, a cell empty or not a number (skipped, error
+ * and older rows), or ops not positive. */
 static double per_op(char **row, const int *ic, int n, int iopsn)
 {
-	double sum = 0, ops = strtod(row[iopsn], NULL);
+	double sum = 0, ops = iopsn >= 0 ? strtod(row[iopsn], NULL) : 1;
 	for (int k = 0; k < n; k++) {
 		if (ic[k] < 0)
 			return NAN;
@@ -382,10 +395,38 @@ static double per_op(char **row, const int *ic, int n, int iopsn)
 	return ops > 0 ? sum / ops : NAN;
 }
 
+/* Whether a row was probed: its `probed` cell is 1, or in a file without
+ * that column its futex_syscalls cell is not empty. */
+static bool row_probed(char **row, const struct build_cols *k)
+{
+	if (k->iprobed >= 0)
+		return !strcmp(row[k->iprobed], "1");
+	return k->ik[FL_K_FUTEX] >= 0 && row[k->ik[FL_K_FUTEX]][0] != '\0';
+}
+
+/* A probed ok rep's kernel counts: per op, but wakes_per_post and the
+ * wake-to-run quantiles as written. */
+static void add_kcounts(struct fl_cell *c, char **row, const struct build_cols *k)
+{
+	if ((c->nprobed & (c->nprobed - 1)) == 0) /* grow at powers of two */
+		for (int e = 0; e < FL_NKCOUNT; e++)
+			c->k_r[e] = fl_xrealloc(c->k_r[e], (size_t)(c->nprobed ? 2 * c->nprobed : 1) *
+							   sizeof *c->k_r[e]);
+	for (int e = 0; e < FL_NKCOUNT; e++) {
+		bool as_is = e == FL_K_WAKES_PER_POST || e == FL_K_W2R_P50 || e == FL_K_W2R_P99;
+		c->k_r[e][c->nprobed] = as_is ? per_op(row, &k->ik[e], 1, -1)
+					       : per_op(row, &k->ik[e], 1, k->iopsn);
+	}
+	c->nprobed++;
+}
+
 /* One ok rep of cell c: its round, ns per op (v), ops/s, extra and CPU
- * columns. */
+ * columns; a probed one's kernel counts. */
 static void add_rep(struct fl_cell *c, char **row, const struct build_cols *k, double v)
 {
+	bool probed = row_probed(row, k);
+	if (probed)
+		add_kcounts(c, row, k);
 	if ((c->nr & (c->nr - 1)) == 0) { /* grow at powers of two */
 		size_t m = (size_t)(c->nr ? 2 * c->nr : 1);
 		c->round = fl_xrealloc(c->round, m * sizeof *c->round);
@@ -393,6 +434,7 @@ static void add_rep(struct fl_cell *c, char **row, const struct build_cols *k, d
 		c->ops_r = fl_xrealloc(c->ops_r, m * sizeof *c->ops_r);
 		c->cpu_r = fl_xrealloc(c->cpu_r, m * sizeof *c->cpu_r);
 		c->csw_r = fl_xrealloc(c->csw_r, m * sizeof *c->csw_r);
+		c->probed_r = fl_xrealloc(c->probed_r, m * sizeof *c->probed_r);
 		for (int e = 0; e < FL_NEXTRA; e++)
 			c->ex_r[e] = fl_xrealloc(c->ex_r[e], m * sizeof *c->ex_r[e]);
 	}
@@ -407,6 +449,7 @@ static void add_rep(struct fl_cell *c, char **row, const struct build_cols *k, d
 	c->ops_r[c->nr] = k->iops >= 0 ? strtod(row[k->iops], NULL) : 1e9 / v;
 	c->cpu_r[c->nr] = per_op(row, k->icpu, 2, k->iopsn);
 	c->csw_r[c->nr] = per_op(row, k->icsw, 2, k->iopsn);
+	c->probed_r[c->nr] = probed;
 	c->nr++;
 }
 
@@ -424,8 +467,31 @@ static struct fl_summary summarize_known(const double *x, int n, double *tmp)
 				    .ci_lo = NAN, .ci_hi = NAN };
 }
 
+/* Keeps only the unprobed reps in the timed arrays when the cell has both
+ * kinds (table.h: time, CPU and csw come from unprobed rounds). */
+static void drop_probed(struct fl_cell *c)
+{
+	int m = 0;
+	for (int r = 0; r < c->nr; r++)
+		m += !c->probed_r[r];
+	if (m == 0 || m == c->nr)
+		return;
+	m = 0;
+	for (int r = 0; r < c->nr; r++) {
+		if (c->probed_r[r])
+			continue;
+		c->round[m] = c->round[r], c->ns_r[m] = c->ns_r[r], c->ops_r[m] = c->ops_r[r];
+		c->cpu_r[m] = c->cpu_r[r], c->csw_r[m] = c->csw_r[r], c->probed_r[m] = false;
+		for (int e = 0; e < FL_NEXTRA; e++)
+			c->ex_r[e][m] = c->ex_r[e][r];
+		m++;
+	}
+	c->nr = m;
+}
+
 static void summarize_cell(struct fl_cell *c)
 {
+	drop_probed(c);
 	double *tmp = fl_xmalloc((size_t)c->nr * sizeof *tmp);
 	memcpy(tmp, c->ns_r, (size_t)c->nr * sizeof *tmp);
 	c->ns = fl_summarize(tmp, c->nr);
@@ -435,6 +501,10 @@ static void summarize_cell(struct fl_cell *c)
 		c->extra[k] = summarize_known(c->ex_r[k], c->nr, tmp).median;
 	c->cpu = summarize_known(c->cpu_r, c->nr, tmp);
 	c->csw = summarize_known(c->csw_r, c->nr, tmp);
+	free(tmp);
+	tmp = fl_xmalloc((size_t)(c->nprobed ? c->nprobed : 1) * sizeof *tmp);
+	for (int e = 0; e < FL_NKCOUNT; e++)
+		c->k[e] = summarize_known(c->k_r[e], c->nprobed, tmp).median;
 	free(tmp);
 }
 
@@ -450,7 +520,10 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 			fl_table_col(t, FL_COL(note)) },
 		.icpu = { fl_table_col(t, FL_COL(cpu_user_ns)), fl_table_col(t, FL_COL(cpu_sys_ns)) },
 		.icsw = { fl_table_col(t, FL_COL(csw_vol)), fl_table_col(t, FL_COL(csw_invol)) },
+		.iprobed = fl_table_col(t, PROBED_COL),
 	};
+	for (int e = 0; e < FL_NKCOUNT; e++)
+		k.ik[e] = fl_table_col(t, fl_kcount_cols[e]);
 	if (k.ix[0] < 0 || k.ix[1] < 0 || (k.irep < 0 && k.iround < 0) || k.iopsn < 0 ||
 	    k.ins < 0 || k.ix[3] < 0) {
 		snprintf(err, (size_t)errlen, "missing columns");
@@ -499,8 +572,11 @@ void fl_cells_free(struct fl_cells *c)
 		struct fl_cell *x = &c->c[i];
 		free(x->point), free(x->workload), free(x->variant), free(x->status), free(x->note);
 		free(x->round), free(x->ns_r), free(x->ops_r), free(x->cpu_r), free(x->csw_r);
+		free(x->probed_r);
 		for (int k = 0; k < FL_NEXTRA; k++)
 			free(x->ex_r[k]);
+		for (int k = 0; k < FL_NKCOUNT; k++)
+			free(x->k_r[k]);
 	}
 	free(c->c);
 	memset(c, 0, sizeof *c);

@@ -22,7 +22,14 @@
  * none (NAN). Each rep carries its round (column `round`; files
  * written before rounds existed pair by `rep` instead, and say so;
  * harness/csv.md, "Reading older files"): the
- * ratio of a variant to the baseline is taken round by round (stats.h). */
+ * ratio of a variant to the baseline is taken round by round (stats.h).
+ *
+ * Probed rows: a row is probed when its `probed` cell is 1 (older files
+ * without that column: when its futex_syscalls cell is not empty). A
+ * cell's time, CPU and context-switch figures (everything a ratio, a
+ * verdict or a control floor reads) come from its unprobed ok reps when it
+ * has any, else from all its ok reps (a --probes run); the kernel counts
+ * (fl_kcount_cols) from its probed ok reps. */
 #ifndef FUTEXLAB_TABLE_H
 #define FUTEXLAB_TABLE_H
 
@@ -45,7 +52,17 @@ struct fl_table {
 #define FL_NEXTRA 8
 extern const char *const fl_extra_cols[FL_NEXTRA]; /* fair_jain ... lat_max_ns */
 
-/* One (point, variant): the summary of its ok reps. */
+/* The kernel counts a cell summarizes from its probed reps (probes/columns.md):
+ * per op (the column over `ops`) but for wakes_per_post (the column: per
+ * post) and the wake-to-run quantiles (ns). */
+enum fl_kcount {
+	FL_K_FUTEX, FL_K_WAITS, FL_K_WAKES, FL_K_WAKE_NONE, FL_K_EAGAIN, FL_K_WAKES_PER_POST,
+	FL_K_RESLEEPS, FL_K_HERD, FL_K_W2R_P50, FL_K_W2R_P99, FL_NKCOUNT
+};
+extern const char *const fl_kcount_cols[FL_NKCOUNT]; /* futex_syscalls ... wake_to_run_p99_ns */
+
+/* One (point, variant): the summary of its ok reps (the unprobed ones when
+ * it has any: above). */
 struct fl_cell {
 	char *point;             /* display key, e.g. "pool T=4 K=1 wake=exact" */
 	char *workload, *variant;
@@ -59,8 +76,12 @@ struct fl_cell {
 	double *ns_r, *ops_r;    /*   their ns per op and ops/s */
 	double *ex_r[FL_NEXTRA]; /*   their extra columns (NAN: empty) */
 	double *cpu_r, *csw_r;   /*   their CPU ns and context switches per op (NAN: none) */
+	bool *probed_r;          /*   whether probed (all false, or all true: above) */
 	double extra[FL_NEXTRA]; /* medians of those (NAN: none) */
 	struct fl_summary cpu, csw; /* over the reps that have them (n == 0, median NAN: none) */
+	int nprobed;             /* its probed ok reps: */
+	double *k_r[FL_NKCOUNT]; /*   their kernel counts (NAN: empty) */
+	double k[FL_NKCOUNT];    /* medians of those (NAN: none) */
 };
 
 struct fl_cells {

@@ -291,16 +291,21 @@ craft_cpu() { # file, negcount's CPU factor F
 craft_cpu "$d/cpu.csv" 2
 expect_ok "compare of a CSV with CPU columns" compare "$d/cpu.csv"
 out=$(cat /tmp/fl_cli_out.$$)
-check "the table's header has cpu ns/op and csw/op beside median ns" \
-  grep -qE '^  variant +median ns +cpu ns/op +csw/op +ratio ' <<<"$out"
-check "glibc: cpu ns/op 103.5 (median of 100..107), csw/op 0.500" \
-  grep -qE '^  glibc +103\.5 +103\.5 +0\.500 +1\.000  baseline \(8 rounds\)$' <<<"$out"
-check "faster at twice the CPU: 'faster, 2.0x CPU' (cpu ns/op 207.0, csw/op 0.000)" \
-  grep -qE '^  negcount +53\.5 +207\.0 +0\.000 +0\.5[0-9]{2} .* faster, 2\.0x CPU$' <<<"$out"
-check "slower at half the CPU: 'slower, 0.5x CPU'" \
-  grep -qE '^  textbook +153\.5 +51\.8 +0\.200 .* slower, 0\.5x CPU$' <<<"$out"
+# CPU and context switches per op are in the evidence block under the
+# rows (harness/verdicts.md#the-evidence-block): ev VARIANT is its row there.
+ev() { awk -v v="$1" '$1 == v { x = $2 " " $3 } END { print x }' <<<"$out"; }
+check "the ratio table's header: median ns, then the ratio (CPU is in the evidence block)" \
+  grep -qE '^  variant +median ns +ratio +interval' <<<"$out"
+check "the evidence block's columns: cpu ns, csw" grep -qE '^ +cpu ns +csw +futex ' <<<"$out"
+check "glibc: baseline of 8 rounds; cpu ns/op 103.5 (median of 100..107), csw/op 0.500" \
+  bash -c 'grep -qE "^  glibc +103\.5 +1\.000  baseline \(8 rounds\)$" <<<"$1" && test "$2" = "103.5 0.500"' _ "$out" "$(ev glibc)"
+check "faster at twice the CPU: 'faster, 2.0x CPU' (cpu ns/op 207.0, csw/op 0)" \
+  bash -c 'grep -qE "^  negcount +53\.5 +0\.5[0-9]{2} .* faster, 2\.0x CPU$" <<<"$1" && test "$2" = "207.0 0"' _ "$out" "$(ev negcount)"
+check "slower at half the CPU: 'slower, 0.5x CPU' (cpu ns/op 51.8, csw/op 0.200)" \
+  bash -c 'grep -qE "^  textbook +153\.5 .* slower, 0\.5x CPU$" <<<"$1" && test "$2" = "51.8 0.200"' _ "$out" "$(ev textbook)"
 check "~ at three times the CPU: '~, 3.0x CPU'" grep -qE '^  split .* ~, 3\.0x CPU$' <<<"$out"
-check "faster at the same CPU: no note" grep -qE '^  musl +53\.5 +103\.5 .* faster$' <<<"$out"
+check "faster at the same CPU: no note" \
+  bash -c 'grep -qE "^  musl +53\.5 .* faster$" <<<"$1" && test "$2" = "103.5 0.500"' _ "$out" "$(ev musl)"
 # The libraries line (harness/peers.h): the fastest library (a design with
 # its own policy), the futexlab entry closest to it (a CPU-cheap one first),
 # within 5% of its time at <= 1.05x its CPU or not; the count at the end.
@@ -321,20 +326,20 @@ check "the control is ~ with no note" grep -qE '^  glibc#2 .* ~$' <<<"$out"
 expect_ok "compare of a CSV without the CPU columns" compare "$d/b.csv"
 out=$(cat /tmp/fl_cli_out.$$)
 check "an older CSV loads and shows - for cpu ns/op and csw/op" \
-  grep -qE '^  negcount +[0-9.]+ +- +- +1\.4[0-9]{2} .* slower$' <<<"$out"
+  bash -c 'grep -qE "^  negcount +[0-9.]+ +1\.4[0-9]{2} .* slower$" <<<"$1" && test "$2" = "- -"' _ "$out" "$(ev negcount)"
 # --tsv: the CPU figures at the end; the 18 columns scripts/plot and
 # scripts/aa read keep their places, the verdict column its bare word.
 expect_ok "compare --tsv with CPU columns" compare --tsv "$d/cpu.csv"
 out=$(cat /tmp/fl_cli_out.$$)
 check "TSV: the first 18 columns as before, the CPU columns last" \
-  test "$(head -1 <<<"$out" | cut -f1-18,27-)" = "$(printf 'workload\tpoint\tvariant\tthreads\tstatus\tn\tmedian_ns\tmad_ns\tci_lo\tci_hi\tmin_ns\tmax_ns\tops_s\top\tratio\tratio_lo\tratio_hi\tverdict\tcpu_ns_op\tcsw_op\tcpu_ratio\tcpu_ratio_lo\tcpu_ratio_hi\tverdict_cpu')"
+  test "$(head -1 <<<"$out" | cut -f1-18,27-32)" = "$(printf 'workload\tpoint\tvariant\tthreads\tstatus\tn\tmedian_ns\tmad_ns\tci_lo\tci_hi\tmin_ns\tmax_ns\tops_s\top\tratio\tratio_lo\tratio_hi\tverdict\tcpu_ns_op\tcsw_op\tcpu_ratio\tcpu_ratio_lo\tcpu_ratio_hi\tverdict_cpu')"
 check "TSV: negcount's CPU figures, its verdict and its noted verdict" \
   test "$(awk -F'\t' '$3 == "negcount" { print $18 "|" $27 "|" $28 "|" $29 "|" $30 "|" $31 "|" $32 }' <<<"$out")" = "faster|207|0|2.0000|2.0000|2.0000|faster, 2.0x CPU"
-check "TSV: every line has 32 fields" \
-  test "$(awk -F'\t' 'NF != 32' <<<"$out" | wc -l)" -eq 0
+check "TSV: every line has 43 fields (the kernel counts after the CPU ones: test_evidence.sh)" \
+  test "$(awk -F'\t' 'NF != 43' <<<"$out" | wc -l)" -eq 0
 expect_ok "compare --tsv without CPU columns" compare --tsv "$d/b.csv"
-check "TSV of an older CSV: the CPU cells empty, 32 fields" \
-  test "$(awk -F'\t' 'NR > 1 && (NF != 32 || $27 $28 $29 $30 $31 != "")' /tmp/fl_cli_out.$$ | wc -l)" -eq 0
+check "TSV of an older CSV: the CPU cells empty, 43 fields" \
+  test "$(awk -F'\t' 'NR > 1 && (NF != 43 || $27 $28 $29 $30 $31 != "")' /tmp/fl_cli_out.$$ | wc -l)" -eq 0
 # before/after: negcount's time unchanged, its CPU doubled.
 craft_cpu "$d/cpu1.csv" 1
 expect_ok "compare two files with CPU columns" compare "$d/cpu1.csv" "$d/cpu.csv"
@@ -564,7 +569,8 @@ table_rows() { grep -E "^  $2" "$1" | awk '{print $1}' | head -"$3" | tr '\n' ' 
 cp /tmp/fl_cli_out.$$ "$d/pol.out"
 check "the table: a row per entry, each design's policies beside it: $(table_rows "$d/pol.out" '(negcount|glibc)' 5)" \
   test "$(table_rows "$d/pol.out" '(negcount|glibc)' 5)" = 'negcount negcount@adaptive negcount@spin:50 glibc glibc#2 '
-check "the point without spin" grep -qx 'pingpong T=2 wake=exact hash=[^ ]*' "$d/pol.out"
+check "the point without spin (then its rounds)" \
+  grep -qxE 'pingpong T=2 wake=exact hash=[^ ]*  \([0-9]+ rounds?\)' "$d/pol.out"
 check "the latency side file: a policy column where spin was, the entry's policy in it" \
   grep -q '^variant,workload,threads,tokens,hold_ns,think_ns,wake,policy,hash,' "$d/pol.lat.csv"
 check "the latency side file: negcount@spin:50's rows under spin:50, glibc's under own" \
@@ -609,7 +615,8 @@ expect_ok "compare an old CSV (spin) with a new one (policy)" compare "$d/a.csv"
 out=$(cat /tmp/fl_cli_out.$$)
 check "they pair point by point: nothing changed" grep -q '^0 of 2 pairs changed beyond the noise, 2 within it' <<<"$out"
 expect_ok "compare of an old CSV alone" compare "$d/a.csv"
-check "its point keyed without spin=0" grep -qx 'pool T=4 K=1 wake=exact hash=auto' /tmp/fl_cli_out.$$
+check "its point keyed without spin=0 (then its 8 rounds)" \
+  grep -qx 'pool T=4 K=1 wake=exact hash=auto  (8 rounds)' /tmp/fl_cli_out.$$
 # futexlab list: the policies a design takes, a shipped library's own
 "$fl" list >"$d/list.out"
 # the sub-line of a variant's line in the listing: policy_line VARIANT
@@ -639,7 +646,8 @@ check "every semaphore was used (the note: ops per semaphore MIN..MAX)" \
   test "$(rows "$d/sems.csv" 'r["note"].startswith("ops per semaphore ") and not r["note"].startswith("ops per semaphore 0.")')" -eq 6
 check "the sems column comes right after slot" grep -q '^variant,.*,round,slot,sems' "$d/sems.csv"
 expect_ok "compare keys the point by sems" compare "$d/sems.csv"
-check "the point says sems=2" grep -q '^pool T=4 K=1 wake=exact hash=[^ ]* sems=2$' /tmp/fl_cli_out.$$
+check "the point says sems=2" \
+  grep -qE '^pool T=4 K=1 wake=exact hash=[^ ]* sems=2  \([0-9]+ rounds?\)$' /tmp/fl_cli_out.$$
 expect_ok "wake workloads" run --variant negcount,glibc,lock1 --workload wake,wake-each \
   --threads 3 --ops 40 --rounds 2 --no-control --no-probes --csv "$d/wake.csv" --quiet
 check "wake, wake-each: ok rows with ops > 0 for negcount and glibc, sems=1" \

@@ -1,0 +1,288 @@
+/* harness/evidence.c — the evidence block and the why line (evidence.h). */
+#include "harness/evidence.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "workloads/workload.h"
+
+enum ev_kind { PER_OP, PER_POST, HERD, DUR };
+
+/* Each value of fl_evidence_values: its column in the block, its name in
+ * compare's change ("csw/op"), its noun in the why line; why: a candidate
+ * of the why line. */
+static const struct ev_desc {
+	const char *col, *label, *noun;
+	enum ev_kind kind;
+	bool why;
+} ev[FL_NEV] = {
+	{ "csw", "csw/op", "context switches", PER_OP, true },
+	{ "futex", "futex/op", "futex syscalls", PER_OP, false },
+	{ "waits", "waits/op", "futex waits", PER_OP, true },
+	{ "wakes", "wakes/op", "futex wakes", PER_OP, true },
+	{ "woke 0", "woke-0/op", "wakes that woke nobody", PER_OP, true },
+	{ "EAGAIN", "EAGAIN/op", "EAGAINs", PER_OP, true },
+	{ "wk/post", "wakes/post", "wakes per post", PER_POST, true },
+	{ "resleep", "resleeps/op", "resleeps", PER_OP, true },
+	{ "herd/1k", "herd/1k", "herd bursts", HERD, true },
+	{ "w2r p50", "w2r p50", "wake-to-run p50", DUR, true },
+	{ "w2r p99", "w2r p99", "wake-to-run p99", DUR, true },
+};
+
+const char *fl_dur_text(char *b, size_t n, double ns)
+{
+	if (isnan(ns))
+		snprintf(b, n, "-");
+	else if (ns < 1e3)
+		snprintf(b, n, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(b, n, "%.3gus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(b, n, "%.3gms", ns / 1e6);
+	else
+		snprintf(b, n, "%.3gs", ns / 1e9);
+	return b;
+}
+
+void fl_evidence_values(const struct fl_cell *c, double v[FL_NEV])
+{
+	v[FL_EV_CSW] = c->csw.median;
+	for (int k = 0; k < FL_NKCOUNT; k++)
+		v[1 + k] = c->k[k];
+}
+
+/* How far apart x and b are (|log x/b|, INFINITY when one is 0), or -1
+ * when count k is no candidate (evidence.h). */
+static double apart(int k, double x, double b)
+{
+	if (isnan(x) || isnan(b) || x < 0 || b < 0 || (x == 0 && b == 0))
+		return -1;
+	if (ev[k].kind != DUR && x < FL_WHY_MIN && b < FL_WHY_MIN)
+		return -1;
+	double d = x == 0 || b == 0 ? INFINITY : fabs(log(x / b));
+	return d >= log(FL_WHY_FACTOR) - 1e-12 ? d : -1;
+}
+
+int fl_why_pick(const double x[FL_NEV], const double base[FL_NEV], struct fl_why out[2])
+{
+	int n = 0;
+	double best[2] = { -1, -1 };
+	for (int k = 0; k < FL_NEV; k++) {
+		double d = ev[k].why ? apart(k, x[k], base[k]) : -1;
+		if (d < 0)
+			continue;
+		struct fl_why w = { k, x[k], base[k] };
+		if (n == 0 || d > best[0]) { /* ties: the earlier count stays first */
+			out[1] = out[0], best[1] = best[0];
+			out[0] = w, best[0] = d;
+		} else if (n == 1 || d > best[1]) {
+			out[1] = w, best[1] = d;
+		}
+		n += n < 2;
+	}
+	return n;
+}
+
+/* A count in a column of the block or compare's change: "-" for none. */
+static const char *cnt_text(char *b, size_t n, int k, double x)
+{
+	if (ev[k].kind == DUR)
+		return fl_dur_text(b, n, x);
+	if (ev[k].kind == HERD)
+		x *= 1000;
+	if (isnan(x))
+		snprintf(b, n, "-");
+	else if (x == 0)
+		snprintf(b, n, "0");
+	else if (x < 100)
+		snprintf(b, n, "%.3f", x);
+	else if (x < 1e7)
+		snprintf(b, n, "%.0f", x);
+	else
+		snprintf(b, n, "%.3g", x);
+	return b;
+}
+
+static const char *cpu_text(char *b, size_t n, double x)
+{
+	if (isnan(x))
+		snprintf(b, n, "-");
+	else if (x < 1e6)
+		snprintf(b, n, "%.1f", x);
+	else if (x < 1e9)
+		snprintf(b, n, "%.0f", x);
+	else
+		snprintf(b, n, "%.3g", x);
+	return b;
+}
+
+static void block_row(FILE *f, const struct fl_cell *y)
+{
+	double v[FL_NEV];
+	char b[24];
+	fl_evidence_values(y, v);
+	fprintf(f, "  %-20s %10s", y->variant, cpu_text(b, sizeof b, y->cpu.median));
+	for (int k = 0; k < FL_NEV; k++)
+		fprintf(f, k < FL_NEV - 2 ? " %7s" : " %8s", cnt_text(b, sizeof b, k, v[k]));
+	fputc('\n', f);
+}
+
+/* The probed rounds of the point's usable rows: "4", "3-5", or "" (none). */
+static void probed_rounds(const struct fl_cell *const *row, int nrow, char *b, size_t n)
+{
+	int lo = 0, hi = 0;
+	for (int j = 0; j < nrow; j++) {
+		int p = fl_cell_usable(row[j]) ? row[j]->nprobed : 0;
+		if (p && (!lo || p < lo))
+			lo = p;
+		if (p > hi)
+			hi = p;
+	}
+	if (!hi)
+		snprintf(b, n, "%s", "");
+	else if (lo == hi)
+		snprintf(b, n, "%d", hi);
+	else
+		snprintf(b, n, "%d-%d", lo, hi);
+}
+
+/* The point's block: a line of units, the columns, a row per usable entry
+ * (the note on the kernel counts when the file has none). */
+static void block(FILE *f, const struct fl_cell *const *row, int nrow, const char *op,
+		  bool probed_file)
+{
+	char pr[32];
+	probed_rounds(row, nrow, pr, sizeof pr);
+	fprintf(f, "  evidence, per %s (medians over the timed rounds", op);
+	if (pr[0])
+		fprintf(f, "; kernel counts: over %s probed round%s", pr, strcmp(pr, "1") ? "s" : "");
+	fprintf(f, ")\n");
+	fprintf(f, "  %-20s %10s", "", "cpu ns");
+	for (int k = 0; k < FL_NEV; k++)
+		fprintf(f, k < FL_NEV - 2 ? " %7s" : " %8s", ev[k].col);
+	fputc('\n', f);
+	for (int j = 0; j < nrow; j++)
+		if (fl_cell_usable(row[j]))
+			block_row(f, row[j]);
+	if (!probed_file)
+		fprintf(f, "  (no kernel counts in this file: run with --probe-rounds N, or --probes, "
+			   "as root)\n");
+}
+
+/* A factor as the why line prints it: 4.0x, 12x, 0.05x. */
+static void factor_text(char *b, size_t n, double r)
+{
+	if (r >= 9.95)
+		snprintf(b, n, "%.0fx", r);
+	else if (r >= 0.095)
+		snprintf(b, n, "%.1fx", r);
+	else
+		snprintf(b, n, "%.2gx", r);
+}
+
+/* One count of the why line: "4.0x the context switches per item",
+ * "0.87 futex waits per item against none"; per: whether to say "per
+ * OP" (the design's first per-op count). */
+static int why_item(char *b, size_t n, const struct fl_why *w, const char *op, bool per)
+{
+	const struct ev_desc *e = &ev[w->k];
+	char x[24], u[48] = "", z[48]; /* z: the unit of a count beside none */
+	if (per && e->kind != DUR && e->kind != PER_POST)
+		snprintf(u, sizeof u, " per %s", op);
+	snprintf(z, sizeof z, "%s", u);
+	if (e->kind == HERD)
+		snprintf(z, sizeof z, " per 1000 ops");
+	if (w->base == 0)
+		return snprintf(b, n, "%s %s%s against none", cnt_text(x, sizeof x, w->k, w->x),
+				 e->noun, z);
+	if (w->x == 0)
+		return snprintf(b, n, "no %s against %s%s", e->noun,
+				cnt_text(x, sizeof x, w->k, w->base), z);
+	factor_text(x, sizeof x, w->x / w->base);
+	return snprintf(b, n, "%s the %s%s", x, e->noun, u);
+}
+
+/* One design's part of the why line ("negcount 4.0x ..., 3.1x ..."), or 0
+ * when no count differs. */
+static int why_part(char *b, size_t n, const struct fl_cell *y, const struct fl_cell *ref,
+		    const char *op)
+{
+	double x[FL_NEV], base[FL_NEV];
+	struct fl_why w[2];
+	fl_evidence_values(y, x);
+	fl_evidence_values(ref, base);
+	int m = fl_why_pick(x, base, w);
+	if (!m)
+		return 0;
+	size_t l = (size_t)snprintf(b, n, "%s ", y->variant);
+	bool per = true;
+	for (int i = 0; i < m && l < n; i++) {
+		if (i)
+			l += (size_t)snprintf(b + l, n - l, ", ");
+		if (l < n)
+			l += (size_t)why_item(b + l, n - l, &w[i], op, per);
+		per &= ev[w[i].k].kind == DUR || ev[w[i].k].kind == PER_POST;
+	}
+	return (int)l;
+}
+
+#define WHY_WIDTH 128
+
+/* "  why: A ...; B ..." wrapped at WHY_WIDTH with an indent; nothing when
+ * no design faster or slower differs in a count. */
+static void why_line(FILE *f, const struct fl_cell *const *row, int nrow,
+		     const struct fl_cell *ref, const enum fl_verdict *v, const char *op)
+{
+	int col = 0;
+	for (int j = 0; j < nrow; j++) {
+		const struct fl_cell *y = row[j];
+		size_t l = strlen(y->variant);
+		bool design = l < 2 || strcmp(y->variant + l - 2, "#2");
+		design &= strncmp(y->variant, "floor-", 6) != 0;
+		char part[320];
+		if (y == ref || !design || !fl_cell_usable(y) || (v[j] != FL_FASTER && v[j] != FL_SLOWER)
+		    || !why_part(part, sizeof part, y, ref, op))
+			continue;
+		if (!col)
+			col = fprintf(f, "  why: %s", part);
+		else if (col + 2 + (int)strlen(part) > WHY_WIDTH)
+			col = fprintf(f, ";\n       %s", part) - 2;
+		else
+			col += fprintf(f, "; %s", part);
+	}
+	if (col)
+		fputc('\n', f);
+}
+
+void fl_print_evidence(FILE *f, const struct fl_cell *const *row, int nrow,
+		       const struct fl_cell *ref, const enum fl_verdict *v, bool probed_file)
+{
+	bool any = false;
+	for (int j = 0; j < nrow; j++)
+		any |= fl_cell_usable(row[j]);
+	if (!any)
+		return;
+	const struct fl_workload *w = fl_workload_find(row[0]->workload);
+	const char *op = w ? w->op : "op";
+	block(f, row, nrow, op, probed_file);
+	if (fl_cell_usable(ref))
+		why_line(f, row, nrow, ref, v, op);
+}
+
+const char *fl_evidence_change(char *b, size_t n, const struct fl_cell *before,
+			       const struct fl_cell *after)
+{
+	double x[FL_NEV], base[FL_NEV];
+	struct fl_why w[2];
+	b[0] = '\0';
+	if (!before->nprobed || !after->nprobed)
+		return b;
+	fl_evidence_values(after, x);
+	fl_evidence_values(before, base);
+	if (fl_why_pick(x, base, w)) {
+		char p[24], q[24];
+		snprintf(b, n, "%s %s -> %s", ev[w[0].k].label, cnt_text(p, sizeof p, w[0].k, w[0].base),
+			 cnt_text(q, sizeof q, w[0].k, w[0].x));
+	}
+	return b;
+}

@@ -1,0 +1,64 @@
+/* harness/evidence.h — what explains a time: under each point's ratio
+ * table, per row the medians over rounds of CPU ns and context switches per
+ * op (its timed rounds) and of the kernel's futex counts per op (its probed
+ * rounds: table.h), then one line naming, for each design faster or slower
+ * than the baseline, the counts that differ most from the baseline's
+ * (harness/verdicts.md, "The evidence block").
+ *
+ * The why line's rule (fl_why_pick): a count is a candidate when both
+ * medians are known, they differ by FL_WHY_FACTOR or more either way (or
+ * one is zero and the other not), and one of them is at least FL_WHY_MIN
+ * per op (the wake-to-run durations: always); the largest |log ratio|
+ * first, at most two. The total of futex syscalls is left out: its kinds
+ * (waits, wakes) are in, and a total never differs more than its most
+ * different kind. */
+#ifndef FUTEXLAB_EVIDENCE_H
+#define FUTEXLAB_EVIDENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "harness/stats.h"
+#include "harness/table.h"
+
+/* The values a row's evidence is made of: context switches per op, then
+ * the kernel counts (table.h, enum fl_kcount) at 1 + FL_K_... */
+#define FL_EV_CSW 0
+#define FL_NEV (1 + FL_NKCOUNT)
+void fl_evidence_values(const struct fl_cell *c, double v[FL_NEV]);
+
+#define FL_WHY_FACTOR 1.5
+#define FL_WHY_MIN 0.01
+
+/* One count named by the why line: which (FL_EV_CSW or 1 + FL_K_...),
+ * the design's median and the baseline's. */
+struct fl_why {
+	int k;
+	double x, base;
+};
+
+/* The at most two counts of x (a design's values) that differ most from
+ * base (the baseline's), by the rule above, most different first; returns
+ * how many. Pure: tests call it directly. */
+int fl_why_pick(const double x[FL_NEV], const double base[FL_NEV], struct fl_why out[2]);
+
+/* The block and the why line of one point's rows (rank order, as the
+ * ratio table prints them): ref the baseline's cell (NULL: none), v[j] row
+ * j's time verdict against it (FL_UNDECIDED where there is none);
+ * probed_file: some row of the file was probed (else the kernel columns
+ * are "-" and a note says how to get them). */
+void fl_print_evidence(FILE *f, const struct fl_cell *const *row, int nrow,
+		       const struct fl_cell *ref, const enum fl_verdict *v, bool probed_file);
+
+/* compare A B: the count that changed most from before to after, by the
+ * same rule, as "csw/op 0.220 -> 0.870"; "" when either has no probed
+ * rounds or no count changed that much. */
+const char *fl_evidence_change(char *b, size_t n, const struct fl_cell *before,
+			       const struct fl_cell *after);
+
+/* A duration in ns as text: 3 significant digits and a unit (ns, us, ms,
+ * s); "-" for NAN. */
+const char *fl_dur_text(char *b, size_t n, double ns);
+
+#endif

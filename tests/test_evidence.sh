@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# tests/test_evidence.sh — the evidence block, the why line, probed rounds
+# (harness/evidence.h, harness/table.h) on crafted CSVs: `futexlab compare
+# FILE`, `compare --tsv`, `compare A B`. Usage: test_evidence.sh path/to/futexlab
+set -u
+fl=$1
+pass=0 fail=0
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+check() { # description, command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
+}
+absent() { ! grep -qE "$1" <<<"$2"; }
+run() { # args...: futexlab's stdout in $out, a failed command counts
+  if out=$("$fl" "$@" 2>&1); then pass=$((pass+1)); echo "ok   futexlab $*"
+  else fail=$((fail+1)); echo "FAIL futexlab $* (rc $?)"; echo "$out"; fi
+}
+# field WORD N: field N (awk) of the block row of variant WORD (the last
+# line starting with it: the ratio row comes first)
+field() { awk -v v="$1" -v n="$2" '$1 == v { x = $n } END { print x }' <<<"$out"; }
+
+BASE="variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol"
+PROBE="futex_syscalls,wake_calls,wake_none,wait_calls,wait_eagain,herd_bursts,wakes_per_post,resleeps,wake_to_run_n,wake_to_run_p50_ns,wake_to_run_p99_ns"
+head4() { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"; }
+# row VARIANT ROUND NS CSW WAITS WAKES WAKE_NONE P50 PROBED: one prodcons
+# T=4 K=4 rep of 1000 ops (ns and CPU ns per op NS, csw CSW in 1000 ops),
+# the probe cells filled (counts in 1000 ops) when PROBED is 1, else empty;
+# PROBED "old": filled, no probed cell (a file from before the column).
+row() {
+  local v=$1 r=$2 ns=$3 csw=$4 wt=$5 wk=$6 wn=$7 p50=$8 pr=$9 slot=0
+  local s="$v,prodcons,4,4,0,0,exact,1000,1,$ns.0,1,ok,\"\",auto,0,$r,$slot,1,$((ns * 1000)),0,$csw,0"
+  if [ "$pr" = 0 ]; then echo "$s,,,,,,,,,,,,0"; return; fi
+  s="$s,$((wt + wk)),$wk,$wn,$wt,5,0,,100,100,$p50,$((p50 * 4))"
+  if [ "$pr" = old ]; then echo "$s"; else echo "$s,1"; fi
+}
+# The probed file: rounds 0-7 timed (unprobed), 8-15 probed and ten times
+# slower for every entry, negcount thirty. glibc 100+r ns, 0.2 csw, 0.1 waits, 0.05 wakes,
+# wake-to-run p50 2us; glibc#2 as glibc +-1; negcount 200+r ns (slower),
+# 0.8 csw (4x), 0.31 waits (3.1x); split as glibc#2 (~) with 5x the waits;
+# textbook 150+r (slower) with a 4x wake-to-run p50; musl 50+r (faster)
+# with 0.5 wakes that woke nobody per op against none.
+craft() { # file, MODE: new (probed column), old (no column, every row probed)
+  { head4
+    if [ "$2" = old ]; then echo "$BASE,$PROBE"; else echo "$BASE,$PROBE,probed"; fi
+    for r in $(seq 0 15); do
+      local k=$((r % 8)) m=1 pr=0
+      if [ "$2" = old ]; then pr=old; [ "$r" -ge 8 ] && break
+      elif [ "$r" -ge 8 ]; then m=10 pr=1; fi
+      local g=$(( (100 + k) * m )) h=$(( (100 + k + k % 2) * m ))
+      row glibc $r $g 200 100 50 0 2000 $pr
+      row 'glibc#2' $r $h 200 100 50 0 2000 $pr
+      row negcount $r $(( (200 + k) * m * (m > 1 ? 3 : 1) )) 800 310 50 0 2000 $pr
+      row split $r $h 200 500 50 0 2000 $pr
+      row textbook $r $(( (150 + k) * m )) 200 100 50 0 8000 $pr
+      row musl $r $(( (50 + k) * m )) 200 100 550 500 2000 $pr
+    done; } >"$1"
+}
+craft "$d/probed.csv" new
+run compare "$d/probed.csv"
+check "the point's header line shows its rounds (the baseline's 8 timed rounds)" \
+  grep -q '^prodcons T=4 K=4 wake=exact hash=auto  (8 rounds)$' <<<"$out"
+check "the ratio table keeps variant, median ns, ratio, interval, +-res, verdict" \
+  grep -qE '^  variant +median ns +ratio +interval, coverage +\+-res +verdict$' <<<"$out"
+check "glibc's median ns from its unprobed rounds only (103.5, not the probed 1000s)" \
+  grep -qE '^  glibc +103\.5 +1\.000  baseline \(8 rounds\)$' <<<"$out"
+check "negcount's ratio from the unprobed rounds only: 1.9x, slower" \
+  grep -qE '^  negcount +203\.5 +1\.9[0-9]{2} .* slower$' <<<"$out"
+check "the block's header: per item, the timed rounds, 8 probed rounds, the units" \
+  grep -q '^  evidence, per item through the buffer (medians over the timed rounds; kernel counts: over 8 probed rounds)$' <<<"$out"
+check "the block's columns" \
+  grep -qE '^ +cpu ns +csw +futex +waits +wakes +woke 0 +EAGAIN +wk/post +resleep +herd/1k +w2r p50 +w2r p99$' <<<"$out"
+check "glibc's block row: cpu 103.5, csw 0.200 (timed), futex 0.150 waits 0.100 wakes 0.050 (probed)" \
+  test "$(field glibc 2) $(field glibc 3) $(field glibc 4) $(field glibc 5) $(field glibc 6)" = "103.5 0.200 0.150 0.100 0.050"
+check "the rest of glibc's row: woke 0 0, EAGAIN 0.005, wk/post -, resleeps 0.100, herd 0, w2r 2us 8us" \
+  test "$(field glibc 7) $(field glibc 8) $(field glibc 9) $(field glibc 10) $(field glibc 11) $(field glibc 12) $(field glibc 13)" = "0 0.005 - 0.100 0 2us 8us"
+check "negcount's block row: csw 0.800, waits 0.310" \
+  test "$(field negcount 3) $(field negcount 5)" = "0.800 0.310"
+check "no note on how to get the counts when the file has them" absent 'no kernel counts' "$out"
+check "why: negcount 4.0x the context switches per item, 3.1x the futex waits" \
+  grep -qE '^  why: .*negcount 4\.0x the context switches per item through the buffer, 3\.1x the futex waits(;|$)' <<<"$out"
+check "why: textbook's wake-to-run p50 4.0x (a duration)" \
+  grep -qE '(why: |; |^       )textbook 4\.0x the wake-to-run p50, 4\.0x the wake-to-run p99(;|$)' <<<"$out"
+check "why: musl's wakes that woke nobody against none" \
+  grep -qE '(why: |; |^       )musl 0\.500 wakes that woke nobody per item through the buffer against none, 11x the futex wakes(;|$)' <<<"$out"
+check "why: split (~, with 5x the waits) and the control are not named" \
+  absent '(why: |; |^       )(split|glibc#2) ' "$out"
+check "the why line wraps with an indent" grep -q '^       [a-z]' <<<"$out"
+check "no line over 130 characters" absent '.{131}' "$out"
+
+# The same file, the probed rounds read as timed (the probed cells dropped):
+# the ratio mixes them in and comes out lower — what the check above rules out.
+sed 's/,1$/,0/' "$d/probed.csv" >"$d/mixed.csv"
+run compare "$d/mixed.csv"
+check "(probed rounds counted as timed: negcount's ratio moves off 1.9x)" \
+  absent '^  negcount +[0-9.]+ +1\.9[0-9]{2} ' "$out"
+check "(and the kernel columns are - with the note)" \
+  grep -q '^  (no kernel counts in this file: run with --probe-rounds N, or --probes, as root)$' <<<"$out"
+
+# An older --probes file: no probed column, every row's futex_syscalls
+# filled: every row is probed, time and counts from all of them.
+craft "$d/old.csv" old
+run compare "$d/old.csv"
+check "old --probes file: the counts from all 8 rows" \
+  grep -q 'kernel counts: over 8 probed rounds' <<<"$out"
+check "old --probes file: negcount waits 0.310" test "$(field negcount 5)" = 0.310
+check "old --probes file: glibc's ratio row from the same rows" \
+  grep -qE '^  glibc +103\.5 +1\.000  baseline \(8 rounds\)$' <<<"$out"
+
+# No probe columns at all: the kernel columns -, one note.
+awk -F, -v OFS=, '/^#/ { print; next } { NF = 22 } $16 == "round" || $16 < 8' "$d/probed.csv" >"$d/plain.csv"
+run compare "$d/plain.csv"
+check "no probe columns: csw still there, the kernel columns -" \
+  test "$(field glibc 3) $(field glibc 5) $(field glibc 13)" = "0.200 - -"
+check "no probe columns: the note says how to get them" \
+  grep -q '^  (no kernel counts in this file: run with --probe-rounds N, or --probes, as root)$' <<<"$out"
+check "no probe columns: the why line names the context switches only" \
+  grep -qE '^  why: negcount 4\.0x the context switches per item through the buffer$' <<<"$out"
+
+# TSV: the count medians after the 32 columns before.
+run compare --tsv "$d/probed.csv"
+check "TSV: the probed counts as the last columns" \
+  test "$(head -1 <<<"$out" | cut -f33-)" = "$(printf 'probed_rounds\tfutex_op\twaits_op\twakes_op\twake_none_op\teagain_op\twakes_per_post\tresleeps_op\therd_op\twake_to_run_p50_ns\twake_to_run_p99_ns')"
+check "TSV: negcount's: 8 probed rounds, waits 0.31, csw (col 28) 0.8, verdict (18) slower" \
+  test "$(awk -F'\t' '$3 == "negcount" { print $33 "|" $35 "|" $28 "|" $18 "|" $42 }' <<<"$out")" = "8|0.31|0.8|slower|2000"
+check "TSV: every line has 43 fields" test "$(awk -F'\t' 'NF != 43' <<<"$out" | wc -l)" -eq 0
+
+# compare A B: negcount's futex waits doubled in its probed rounds, its
+# time and CPU in its timed ones, its context switches 1.6x (less).
+awk -F, -v OFS=, '!/^#/ && $1 == "negcount" && $16 < 8 { $10 = ($10 * 2) ".0"; $19 = $19 * 2; $21 = 1280 }
+                  !/^#/ && $1 == "negcount" && $16 >= 8 { $26 = 620 } { print }' "$d/probed.csv" >"$d/after.csv"
+run compare "$d/probed.csv" "$d/after.csv"
+check "compare: the pair that changed names its count that changed most" \
+  grep -qE '^prodcons T=4 K=4 wake=exact hash=auto +negcount .*SLOWER  \(waits/op 0\.310 -> 0\.620\)$' <<<"$out"
+run compare "$d/plain.csv" "$d/after.csv"
+check "compare: no count (not even csw) where a file has no probed rounds" \
+  grep -qE '^prodcons T=4 K=4 wake=exact hash=auto +negcount .*SLOWER$' <<<"$out"
+
+echo "evidence: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
