@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/ratios.h"
 #include "harness/xalloc.h"
 
 /* The least within-state spread the distance is measured against (1% in
@@ -54,8 +53,8 @@ struct fl_regime_split fl_regimes_detect(const double *x, int n)
 	double bar = FL_REGIME_D + FL_REGIME_D_N / (m > 0 ? m : 1), best = 0;
 	for (int k = least; k <= m - least; k++) {
 		double ma = sorted_median(y, k), mb = sorted_median(y + k, m - k);
-		double sep = mb - ma, gap = y[k] - y[k - 1];
-		if (sep < log(FL_REGIME_SEP) || gap < FL_REGIME_GAP * sep)
+		double sep = mb - ma;
+		if (sep < log(FL_REGIME_SEP))
 			continue;
 		double score = sep / within_spread(y, m, k, ma, mb);
 		if (score < bar || score <= best)
@@ -169,11 +168,26 @@ static void entry_line(FILE *f, const struct fl_cell *y, const struct fl_cell *r
 	fputc('\n', f);
 }
 
+/* ns as text, 3 significant digits and a unit (ratios.c's fl_dur_text:
+ * not included, ratios.c includes this file). */
+static const char *dur(char *b, size_t n, double ns)
+{
+	if (isnan(ns))
+		snprintf(b, n, "-");
+	else if (ns < 1e3)
+		snprintf(b, n, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(b, n, "%.3gus", ns / 1e3);
+	else
+		snprintf(b, n, "%.3gms", ns / 1e6);
+	return b;
+}
+
 static void state_desc(FILE *f, const char *label, const struct fl_cell *ref,
 		       const struct fl_regime_split *s, int state, int rounds)
 {
 	char ns[24], csw[24] = "-";
-	fl_dur_text(ns, sizeof ns, state_median(ref, s, state, false));
+	dur(ns, sizeof ns, state_median(ref, s, state, false));
 	double w = state_median(ref, s, state, true);
 	if (!isnan(w))
 		snprintf(csw, sizeof csw, "%.2f", w);

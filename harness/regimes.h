@@ -28,28 +28,31 @@
  *           wander, and closer ones are within what one state's noise
  *           already spans on a busy machine (a quick sweep's reps differ by
  *           10-30%): the median ratio and its interval describe them;
- *   gap     the empty stretch y(k+1) - y(k) is >= FL_REGIME_GAP (0.3) of the
- *           distance between the medians: two states leave a hole between
- *           them; a slow drift or one wide state fills it evenly;
  *   tight   the distance between the medians is >= FL_REGIME_D + FL_REGIME_D_N
  *           / n (4.5 + 16/n: 6.5 at 8 rounds, 5.5 at 16, 4.9 at 40) times
  *           the within-state spread, the root mean square of every y's
- *           distance to its own side's median (n - 2 degrees of freedom;
- *           pooled, since a side of 3 rounds has no spread of its own
- *           worth the name).
+ *           distance to its own side's median (n - 2 degrees of freedom).
+ *           The cut taken is the one that passes with the largest ratio.
  *
- * "tight" is what tells two states from one wide one. A unimodal sample cut
- * anywhere has sides whose medians can be 1.5x apart (lognormal noise of
- * sigma 30% over 40 rounds spans ~3.5x), but each side is then as wide as
- * the distance between them: the ratio stays near 2-3 (Ashman's D, the
- * textbook measure of how far apart two modes are, is this ratio; above 2
- * a mixture of two normals has two modes). Two real states are each
- * narrower than the distance between them by a wide margin (1.5x apart at
- * 5% noise each: ~8). The bar rises at small n because the spread is then
- * itself estimated from few rounds and a small sample is often tight by
- * chance. A few preempted reps 3x slower are a tight group far away: the
- * size rule stops them, so a state needs its share; three of ten hit alike
- * are a state by this rule, and could be one.
+ * "tight" is what tells two states from one wide one, and it is the gap
+ * between them measured in the right unit. A unimodal sample cut anywhere
+ * has sides whose medians can be 1.5x apart (lognormal noise of sigma 30%
+ * over 40 rounds spans ~3.5x), but each side is then about as wide as the
+ * distance between them: the ratio stays near 2-3 (it is Ashman's D, the
+ * textbook measure of how far apart two modes are). Two real states are
+ * each far narrower than the distance between them (1.5x apart at 5% noise
+ * each: ~8), which leaves an empty stretch between them; a slow drift or a
+ * wide state fills that stretch evenly and keeps the sides wide. An
+ * explicit gap test (the empty stretch >= 0.3 of the distance) was tried
+ * and dropped: on the test's samples it changed no rate by more than 0.4
+ * points, tightness already implying it. The spread is pooled (a side of 3
+ * rounds has no spread of its own worth the name) and taken as a root mean
+ * square, not a median deviation, so that one side's stragglers count. The
+ * bar rises at small n because the spread is then itself estimated from
+ * few rounds and a small sample is often tight by chance. A few preempted
+ * reps 3x slower are a tight group far away: the size rule stops them, so
+ * a state needs its share; three of ten hit alike are a state by this
+ * rule, and could be one.
  *
  * The constants were set on tests/test_regimes.c's seeded synthetic samples
  * (4000 a case): unimodal lognormal noise at sigma 5, 15 and 30%, 5% noise
@@ -82,7 +85,6 @@
 #define FL_REGIME_MIN_ROUNDS 3
 #define FL_REGIME_MIN_SHARE 0.20
 #define FL_REGIME_SEP 1.35
-#define FL_REGIME_GAP 0.3
 #define FL_REGIME_D 4.5
 #define FL_REGIME_D_N 16.0
 

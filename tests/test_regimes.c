@@ -124,7 +124,9 @@ static void t_mixture(void *arg)
 /* A run of n rounds at one point: glibc (the baseline) in state A (200 ns,
  * 0.02 csw/op) in the first na rounds, B (2000 ns, 1 csw/op) in the others;
  * glibc#2 in the same state as glibc in each round; negcount ra x glibc in
- * A and rb x in B. Noise 3%. */
+ * A and rb x in B; split 5x glibc in A and 0.25x in B (its own reps on the
+ * other side of the states' cut: a round's state is the baseline's). Noise
+ * 3%. */
 static void craft(struct fl_cells *c, struct fl_table *t, int n, int na, double ra, double rb)
 {
 	char *buf = NULL;
@@ -136,9 +138,9 @@ static void craft(struct fl_cells *c, struct fl_table *t, int n, int na, double 
 	for (int r = 0; r < n; r++) {
 		bool a = r < na;
 		double g = a ? 200 : 2000;
-		const char *v[] = { "glibc", "glibc#2", "negcount" };
-		double ns[] = { g, g, g * (a ? ra : rb) };
-		for (int k = 0; k < 3; k++)
+		const char *v[] = { "glibc", "glibc#2", "negcount", "split" };
+		double ns[] = { g, g, g * (a ? ra : rb), g * (a ? 5 : 0.25) };
+		for (int k = 0; k < 4; k++)
 			fprintf(f, "%s,pool,2,1,0,0,exact,1000,1,%.3f,1,ok,,%d,1000,0,%d,0\n", v[k],
 				ns[k] * exp(0.03 * normal()), r, a ? 20 : 1000);
 	}
@@ -154,11 +156,11 @@ static void craft(struct fl_cells *c, struct fl_table *t, int n, int na, double 
 /* The regimes block of the crafted point, into out. */
 static void block(const struct fl_cells *c, char *out, size_t n)
 {
-	const struct fl_cell *row[3], *ref = fl_cell_find(c, c->c[0].point, "glibc");
-	for (int i = 0; i < 3; i++)
+	const struct fl_cell *row[4], *ref = fl_cell_find(c, c->c[0].point, "glibc");
+	for (int i = 0; i < 4; i++)
 		row[i] = &c->c[i];
 	FILE *f = fmemopen(out, n, "w");
-	fl_print_regimes(f, c, row, 3, ref, "glibc");
+	fl_print_regimes(f, c, row, 4, ref, "glibc");
 	fclose(f);
 }
 
@@ -179,6 +181,12 @@ static void t_per_state(void *arg)
 	      "A: %d rounds, %.3f %s", a.n, a.q.median, fl_verdict_name(a.v));
 	CHECK(b.n == 12 && b.v == FL_SLOWER && fabs(b.q.median - 1.2) < 0.05,
 	      "B: %d rounds, %.3f %s", b.n, b.q.median, fl_verdict_name(b.v));
+	const struct fl_cell *split = fl_cell_find(&c, c.c[0].point, "split");
+	a = fl_regime_ratio(split, ref, &s, 0, 0);
+	b = fl_regime_ratio(split, ref, &s, 1, 0);
+	CHECK(a.n == 12 && fabs(a.q.median - 5) < 0.3 && b.n == 12 && fabs(b.q.median - 0.25) < 0.02,
+	      "split by the baseline's state: A %d rounds %.3f, B %d rounds %.3f", a.n,
+	      a.q.median, b.n, b.q.median);
 	char out[4096];
 	block(&c, out, sizeof out);
 	printf("%s", out);
