@@ -2,6 +2,7 @@
 #include "harness/ratios.h"
 #include "harness/evidence.h"
 #include "harness/peers.h"
+#include "harness/regimes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -130,8 +131,9 @@ static void print_row(FILE *f, const struct fl_cells *c, const struct fl_cell *y
 	char ci[64], vt[64];
 	snprintf(ci, sizeof ci, "[%.3f, %.3f] %2.0f%%", j.q.lo, j.q.hi, 100 * j.q.level);
 	fprintf(f, " %7.3f  %-22s %6.1f%%  %s\n", j.q.median, ci, 100 * j.q.resolution,
-		verdict_text(vt, sizeof vt, fl_verdict_name(j.v), "~", j.v, j.cpu, j.cv,
-			     j.cq.median));
+		fl_point_has_regimes(ref) ? "regimes (below)" /* one median, two states */
+		: verdict_text(vt, sizeof vt, fl_verdict_name(j.v), "~", j.v, j.cpu, j.cv,
+			       j.cq.median));
 	if (cs && is_control(y->variant)) {
 		cs->points++;
 		cs->same += j.v == FL_SAME;
@@ -271,7 +273,7 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 			   "by index, not in time\n");
 	struct control_sum cs = { 0 };
 	struct fl_peers_tally peers = { 0 };
-	int errors = 0;
+	int errors = 0, regimes = 0, points = 0;
 	bool probed = false;
 	for (int i = 0; i < c->n; i++)
 		probed |= c->c[i].nprobed > 0;
@@ -295,6 +297,8 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 				print_row(f, c, y, ref, baseline, &cs);
 			}
 		}
+		regimes += fl_print_regimes(f, c, row, nrow, ref, baseline);
+		points += fl_cell_usable(ref);
 		print_extras(f, row, nrow);
 		point_evidence(f, c, row, nrow, ref, baseline, probed);
 		fl_peers_line(f, row, nrow, &peers);
@@ -307,6 +311,8 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 			cs.points, cs.res[cs.nres / 2], cs.res[0], cs.res[cs.nres - 1]);
 	}
 	fl_peers_summary(f, &peers);
+	if (regimes)
+		fprintf(f, "regimes: %d of %d points run in two states\n", regimes, points);
 	if (errors)
 		fprintf(f, "%d row(s) broke an invariant (error above)\n", errors);
 	return errors;

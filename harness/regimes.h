@@ -1,0 +1,126 @@
+/* harness/regimes.h — a point whose baseline runs in two states, named.
+ *
+ * On a contended point a design can settle into one of two behaviours for
+ * a whole rep: pool T=2 K=1 on 2 vCPUs either hands the token over at every
+ * op (~2 us/op, a context switch per op) or lets one thread keep it (~200
+ * ns/op, none). A round falls in one or the other, so the per-round ratios
+ * of a design to the baseline mix two populations: their median lands on
+ * whichever state happened to hold more rounds, its interval spans both,
+ * and two identical runs disagree. Such a point is reported as two states,
+ * each with its rounds and its own paired ratios, instead of one median.
+ *
+ * ---- the rule (fl_regimes_detect) ----------------------------------------
+ *
+ * Over the baseline's per-round ns/op x(1..n), taken as y = ln x and sorted.
+ * Log space because both the noise and the difference between states are
+ * multiplicative: a rep's noise is a percentage of its time, and "1.5x
+ * apart" must mean the same at 200 ns as at 2 us (in ns a slow state's
+ * noise would dwarf a fast one's and every spread below would mix scales).
+ * Two states when some cut between adjacent sorted values y(k) < y(k+1)
+ * has all of:
+ *
+ *   size    each side holds >= FL_REGIME_MIN_ROUNDS (3) rounds and >=
+ *           FL_REGIME_MIN_SHARE (20%) of them: a stray rep or two (a
+ *           preempted one, a migration) are outliers, not a state, and a
+ *           state seen in fewer rounds could not be described;
+ *   apart   the sides' medians are >= FL_REGIME_SEP (1.35x) apart: states
+ *           1.5x apart must be found though the medians of 4 noisy rounds
+ *           wander, and closer ones are within what one state's noise
+ *           already spans on a busy machine (a quick sweep's reps differ by
+ *           10-30%): the median ratio and its interval describe them;
+ *   tight   the distance between the medians is >= FL_REGIME_D + FL_REGIME_D_N
+ *           / n (4.5 + 16/n: 6.5 at 8 rounds, 5.5 at 16, 4.9 at 40) times
+ *           the within-state spread, the root mean square of every y's
+ *           distance to its own side's median (n - 2 degrees of freedom).
+ *           The cut taken is the one that passes with the largest ratio.
+ *
+ * "tight" is what tells two states from one wide one, and it is the gap
+ * between them measured in the right unit. A unimodal sample cut anywhere
+ * has sides whose medians can be 1.5x apart (lognormal noise of sigma 30%
+ * over 40 rounds spans ~3.5x), but each side is then about as wide as the
+ * distance between them: the ratio stays near 2-3 (it is Ashman's D, the
+ * textbook measure of how far apart two modes are). Two real states are
+ * each far narrower than the distance between them (1.5x apart at 5% noise
+ * each: ~8), which leaves an empty stretch between them; a slow drift or a
+ * wide state fills that stretch evenly and keeps the sides wide. An
+ * explicit gap test (the empty stretch >= 0.3 of the distance) was tried
+ * and dropped: on the test's samples it changed no rate by more than 0.4
+ * points, tightness already implying it. The spread is pooled (a side of 3
+ * rounds has no spread of its own worth the name) and taken as a root mean
+ * square, not a median deviation, so that one side's stragglers count. The
+ * bar rises at small n because the spread is then itself estimated from
+ * few rounds and a small sample is often tight by chance. A few preempted
+ * reps 3x slower are a tight group far away: the size rule stops them, so
+ * a state needs its share; three of ten hit alike are a state by this
+ * rule, and could be one.
+ *
+ * The constants were set on tests/test_regimes.c's seeded synthetic samples
+ * (4000 a case): unimodal lognormal noise at sigma 5, 15 and 30%, 5% noise
+ * with 1 rep in 20 3x slower, 5% noise under a 2x drift, at n = 8, 16, 40,
+ * called two states in under 1% of samples (the worst: sigma 30% at n = 8,
+ * and the outliers at n = 8 and 16, ~0.7%); mixtures of shares 25/75 and
+ * 50/50 at 1.5x, 3x and 10x, each state's own noise 5%, found in >= 97% at
+ * n = 16 and 40. The test prints every rate; harness/verdicts.md quotes
+ * them.
+ *
+ * ---- per state ---------------------------------------------------------------
+ *
+ * Each round is put in the state of its baseline rep (below the cut: A, the
+ * faster state; above: B). A design's paired ratios (table.h) are split by
+ * the state of their round and summarized per state like the point's
+ * (fl_ratio_summarize), with a verdict per state by fl_ratio_verdict against
+ * the control's resolution within that state (as ratios.c does over all
+ * rounds). A state with fewer rounds than a 95% interval needs gets `?` and
+ * the reason ("N rounds: too few"). The baseline's medians within each state
+ * (ns/op, context switches per op) describe the state. */
+#ifndef FUTEXLAB_REGIMES_H
+#define FUTEXLAB_REGIMES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "harness/stats.h"
+#include "harness/table.h"
+
+#define FL_REGIME_MIN_ROUNDS 3
+#define FL_REGIME_MIN_SHARE 0.20
+#define FL_REGIME_SEP 1.35
+#define FL_REGIME_D 4.5
+#define FL_REGIME_D_N 16.0
+
+/* The detector's answer over one sample. */
+struct fl_regime_split {
+	bool two;            /* two states */
+	double cut;          /* a value between them: x <= cut is state A */
+	int na, nb;          /* values in A (the faster) and B */
+	double med_a, med_b; /* their medians */
+	double score;        /* the cut's distance over the within-state spread */
+};
+
+/* The rule above over x[0..n) (not modified; values <= 0 or NAN are left
+ * out). Pure. */
+struct fl_regime_split fl_regimes_detect(const double *x, int n);
+
+/* One entry's paired ratios to the baseline within one state. */
+struct fl_regime_ratio {
+	int n;                  /* its paired rounds in the state */
+	struct fl_ratio q;      /* valid when n > 0; resolution raised to the floor */
+	enum fl_verdict v;      /* FL_UNDECIDED when n is too few for 95% */
+};
+
+/* The baseline's (ref's) states at its point, from its ns/op per round. */
+struct fl_regime_split fl_point_regimes(const struct fl_cell *ref);
+bool fl_point_has_regimes(const struct fl_cell *ref);
+/* y against ref within state (0: A, 1: B) of split s; floor: the
+ * control's resolution within the state (0 for the control itself). */
+struct fl_regime_ratio fl_regime_ratio(const struct fl_cell *y, const struct fl_cell *ref,
+				       const struct fl_regime_split *s, int state, double floor);
+
+/* Under a point's rows, when its baseline runs in two states: the states
+ * (rounds, the baseline's ns/op and csw/op in each), then per entry its
+ * rounds in each state and its ratio and verdict within each. Returns
+ * whether it printed (the point has two states). */
+bool fl_print_regimes(FILE *f, const struct fl_cells *c, const struct fl_cell **row, int nrow,
+		      const struct fl_cell *ref, const char *baseline);
+
+#endif

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# tests/test_regimes.sh — a point whose baseline runs in two states, end to
+# end through `futexlab compare FILE` (harness/regimes.h; the rule's rates
+# are test_regimes.c's): a crafted run of 16 rounds at two points. pool T=2:
+# glibc in state A (200+r ns, 0.02 csw/op) in rounds 0-8 and B (2300+10r ns,
+# 1.01 csw/op) in 9-15, glibc#2 in the same state each round (+-1 ns),
+# negcount 0.8x glibc in A and 1.2x in B. pool T=4: one state, negcount
+# 0.8x. Usage: test_regimes.sh path/to/futexlab
+set -u
+fl=$1
+pass=0 fail=0
+d=$(mktemp -d /tmp/futexlab-regimes.XXXXXX)
+trap 'rm -rf "$d"' EXIT
+check() { # description, command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
+}
+{ echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
+  echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,round,slot,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol"
+  for r in $(seq 0 15); do
+    if [ "$r" -lt 9 ]; then g=$((200 + r)) w=20; else g=$((2300 + 10 * r)) w=1010; fi
+    h=$((g + 1 - 2 * (r % 2))) n=$((g * (r < 9 ? 8 : 12) / 10))
+    p="pool,2,1,0,0,exact,1000,1" q="pool,4,1,0,0,exact,1000,1"
+    echo "glibc,$p,$g.0,1,ok,,$r,0,$((g * 1000)),0,$w,0"
+    echo "glibc#2,$p,$h.0,1,ok,,$r,1,$((h * 1000)),0,$w,0"
+    echo "negcount,$p,$n.0,1,ok,,$r,2,$((n * 1000)),0,$w,0"
+    echo "glibc,$q,$((500 + r)).0,1,ok,,$r,0,500000,0,500,0"
+    echo "glibc#2,$q,$((500 + r + r % 2)).0,1,ok,,$r,1,500000,0,500,0"
+    echo "negcount,$q,$((400 + r)).0,1,ok,,$r,2,500000,0,500,0"
+  done; } >"$d/r.csv"
+out=$("$fl" compare "$d/r.csv" 2>&1)
+rc=$?
+check "compare of a two-state run: exit 0" test "$rc" -eq 0
+t2=$(awk '/^pool T=2 /{on=1} /^pool T=4 /{on=0} on' <<<"$out")
+t4=$(awk '/^pool T=4 /{on=1} /^control /{on=0} on' <<<"$out")
+check "the states named, with the baseline's medians in each" grep -qF \
+  '  regimes: glibc runs in 2 states: A 9 of 16 rounds (204ns/op, 0.02 csw/op), B 7 of 16 rounds (2.42us/op, 1.01 csw/op)' <<<"$t2"
+below() { [ "$(grep -cE '^  (negcount|glibc#2) .* regimes \(below\)$' <<<"$t2")" -eq 2 ]; }
+check "its main rows give no one-median verdict: 'regimes (below)'" below
+check "negcount: faster in A (0.80), slower in B (1.200), each with its rounds" \
+  grep -qE '^  negcount +A  9/16  0\.(79|80)[0-9] \[[0-9., ]+\] +faster +B  7/16  1\.200 \[[0-9., ]+\] +slower$' <<<"$t2"
+check "the control: ~ in each state" \
+  grep -qE '^  glibc#2 +A  9/16 .* ~ +B  7/16 .* ~$' <<<"$t2"
+one() { ! grep -q 'regimes' <<<"$t4" && grep -qE '^  negcount .* faster$' <<<"$t4"; }
+check "a one-state point: no regimes block, its verdict as before" one
+check "the count at the end" grep -q '^regimes: 1 of 2 points run in two states$' <<<"$out"
+[ "$fail" -eq 0 ] || printf '%s\n' "$out"
+echo "regimes-cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
