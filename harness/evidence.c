@@ -169,15 +169,18 @@ static void block(FILE *f, const struct fl_cell *const *row, int nrow, const cha
 			   "as root)\n");
 }
 
-/* A factor as the why line prints it: 4.0x, 12x, 0.05x. */
+/* A factor as the why line prints it: 4.0x, 12x, 0.5x, and under 0.095
+ * as a fraction to two figures, 1/1600 (not 0.00062x). */
 static void factor_text(char *b, size_t n, double r)
 {
-	if (r >= 9.95)
+	if (r >= 9.95) {
 		snprintf(b, n, "%.0fx", r);
-	else if (r >= 0.095)
+	} else if (r >= 0.095) {
 		snprintf(b, n, "%.1fx", r);
-	else
-		snprintf(b, n, "%.2gx", r);
+	} else {
+		double d = 1 / r, mag = pow(10, floor(log10(d)) - 1);
+		snprintf(b, n, "1/%.0f", round(d / mag) * mag);
+	}
 }
 
 /* One count of the why line: "4.0x the context switches per item",
@@ -199,7 +202,7 @@ static int why_item(char *b, size_t n, const struct fl_why *w, const char *op, b
 		return snprintf(b, n, "no %s against %s%s", e->noun,
 				cnt_text(x, sizeof x, w->k, w->base), z);
 	factor_text(x, sizeof x, w->x / w->base);
-	return snprintf(b, n, "%s the %s%s", x, e->noun, u);
+	return snprintf(b, n, "%s %sthe %s%s", x, x[0] == '1' && x[1] == '/' ? "of " : "", e->noun, u);
 }
 
 /* One design's part of the why line ("negcount 4.0x ..., 3.1x ..."), or 0

@@ -39,7 +39,8 @@ row() {
 # wake-to-run p50 2us; glibc#2 as glibc +-1; negcount 200+r ns (slower),
 # 0.8 csw (4x), 0.31 waits (3.1x); split as glibc#2 (~) with 5x the waits;
 # textbook 150+r (slower) with a 4x wake-to-run p50; musl 50+r (faster)
-# with 0.5 wakes that woke nobody per op against none.
+# with 0.5 wakes that woke nobody per op against none; gosema 40+r
+# (faster) with 1/20 of the waits.
 craft() { # file, MODE: new (probed column), old (no column, every row probed)
   { head4
     if [ "$2" = old ]; then echo "$BASE,$PROBE"; else echo "$BASE,$PROBE,probed"; fi
@@ -54,6 +55,7 @@ craft() { # file, MODE: new (probed column), old (no column, every row probed)
       row split $r $h 200 500 50 0 2000 $pr
       row textbook $r $(( (150 + k) * m )) 200 100 50 0 8000 $pr
       row musl $r $(( (50 + k) * m )) 200 100 550 500 2000 $pr
+      row gosema $r $(( (40 + k) * m )) 200 5 50 0 2000 $pr
     done; } >"$1"
 }
 craft "$d/probed.csv" new
@@ -77,6 +79,8 @@ check "the rest of glibc's row: woke 0 0, EAGAIN 0.005, wk/post -, resleeps 0.10
 check "negcount's block row: csw 0.800, waits 0.310" \
   test "$(field negcount 3) $(field negcount 5)" = "0.800 0.310"
 check "no note on how to get the counts when the file has them" absent 'no kernel counts' "$out"
+check "why: a factor under 0.095 as a fraction: gosema 1/20 of the futex waits" \
+  grep -qE '(why: |; |^       )gosema 1/20 of the futex waits per item through the buffer(;|$)' <<<"$out"
 check "why: negcount 4.0x the context switches per item, 3.1x the futex waits" \
   grep -qE '^  why: .*negcount 4\.0x the context switches per item through the buffer, 3\.1x the futex waits(;|$)' <<<"$out"
 check "why: textbook's wake-to-run p50 4.0x (a duration)" \
