@@ -46,8 +46,8 @@ expect_usage "an unknown preset names standard" sweep --preset nosuch
 
 # The standard preset parses and plans (no run): its points and the budget.
 if "$fl" sweep --preset standard --dry-run >"$tmp/dry" 2>&1 &&
-   grep -q '^10 points, 1 + 16 rounds each (+ 4 probed), about 280 s' "$tmp/dry"; then
-  ok "--preset standard: 10 points, 16 + 4 probed rounds, a 280 s budget"
+   grep -q '^10 points, 1 + 10 rounds each (+ 3 probed), about 270 s' "$tmp/dry"; then
+  ok "--preset standard: 10 points, 10 + 3 probed rounds, a 270 s budget"
 else
   bad "--preset standard --dry-run"; tail -3 "$tmp/dry"
 fi

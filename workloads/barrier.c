@@ -111,7 +111,7 @@ static const char *fl_unavailable_barrier(const struct fl_variant *v, const stru
 /* registered in workloads/meson.build (workload_names) */
 const struct fl_workload fl_workload_barrier = {
 	.name = "barrier",
-	.min_blocking = 1000,
+	.min_blocking = 8000,
 	.run = fl_run_barrier,
 	.unavailable = fl_unavailable_barrier,
 	.summary = "T threads cross a two-turnstile barrier; the last releases all with post(T)",

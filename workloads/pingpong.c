@@ -126,7 +126,7 @@ static const char *fl_unavailable_pingpong(const struct fl_variant *v, const str
 
 const struct fl_workload fl_workload_pingpong = {
 	.name = "pingpong",
-	.min_blocking = 1000,
+	.min_blocking = 8000,
 	.run = fl_run_pingpong,
 	.unavailable = fl_unavailable_pingpong,
 	.summary = "two threads, two semaphores: a sleep/wake handoff per half trip",

@@ -145,7 +145,7 @@ static const char *fl_unavailable_oversub(const struct fl_variant *v, const stru
 /* registered in workloads/meson.build (workload_names) */
 const struct fl_workload fl_workload_pool = {
 	.name = "pool",
-	.min_blocking = 1000,
+	.min_blocking = 8000,
 	.run = fl_run_pool,
 	.summary = "T threads contend for K tokens with hold/think busy work",
 	.op = "acquire+release",
@@ -159,7 +159,7 @@ const struct fl_workload fl_workload_pool = {
 /* registered in workloads/meson.build (workload_names) */
 const struct fl_workload fl_workload_oversub = {
 	.name = "oversub",
-	.min_blocking = 1000,
+	.min_blocking = 8000,
 	.run = fl_run_pool,
 	.unavailable = fl_unavailable_oversub,
 	.summary = "pool with threads >> cores: holders are preempted holding a token",

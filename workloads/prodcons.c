@@ -221,7 +221,7 @@ static const char *fl_unavailable_prodcons(const struct fl_variant *v, const str
 /* registered in workloads/meson.build (workload_names) */
 const struct fl_workload fl_workload_prodcons = {
 	.name = "prodcons",
-	.min_blocking = 1000,
+	.min_blocking = 8000,
 	.run = fl_run_prodcons,
 	.unavailable = fl_unavailable_prodcons,
 	.summary = "bounded buffer: empty/full/mutex semaphores, T/2 producers, K slots",

@@ -129,7 +129,7 @@ static void fl_run_timeouts(const struct fl_variant *v, const struct fl_params *
 /* registered in workloads/meson.build (workload_names) */
 const struct fl_workload fl_workload_timeouts = {
 	.name = "timeouts",
-	.min_blocking = 300,
+	.min_blocking = 1000,
 	.run = fl_run_timeouts,
 	.summary = "T threads timedwait 50-150us while one token is posted per 100us",
 	.op = "timedwait call",

@@ -181,7 +181,7 @@ static const char *fl_unavailable_waitany(const struct fl_variant *v, const stru
 /* registered in workloads/meson.build (workload_names) */
 const struct fl_workload fl_workload_waitany = {
 	.name = "waitany",
-	.min_blocking = 1000,
+	.min_blocking = 8000,
 	.run = fl_run_waitany,
 	.unavailable = fl_unavailable_waitany,
 	.summary = "T/2 producers post to random semaphores of 4, the rest wait on all 4 (wait-any)",
