@@ -70,8 +70,8 @@ len([r for r in rows if r['status'] == 'ok']), \
 fi
 
 # Stretched reps: pingpong at 1 ms a rep holds one batch of 256 round
-# trips (two sleeps each: ~512 blocking ops), under the 1000 its workload
-# asks: the reps become D x min(4, 1000 / M) long, M the median warm-up
+# trips (two sleeps each: ~512 blocking ops), under the 8000 its workload
+# asks: the reps become D x min(4, 8000 / M) long, M the median warm-up
 # count the line reports, and the measured reps' timed sections at least
 # that; without --min-blocking, no stretch.
 "$fl" run --workload pingpong --variant negcount,glibc --no-floors --rounds 3 --duration 0.001 \
@@ -79,14 +79,14 @@ fi
 "$fl" run --workload pingpong --variant negcount,glibc --no-floors --rounds 3 --duration 0.001 \
   --no-probes --quiet --csv "$tmp/n.csv" >/dev/null 2>&1
 s=$(py "$tmp/s.csv" "(lambda m: 'none' if not m else (lambda ms, b: \
-'ok' if abs(ms - min(4, 1000 / b)) < 0.51 and sorted(int(r['elapsed_ns']) for r in rows \
+'ok' if abs(ms - min(4, 8000 / b)) < 0.51 and sorted(int(r['elapsed_ns']) for r in rows \
 if r['status'] == 'ok')[4] > 0.9e6 * ms else 'bad %s ms for %s' % (ms, b))(float(m[0].split('to ')[1].split(' ms')[0]), \
 int(m[0].split('(')[2].split(' ')[0])))([x for x in meta if 'stretched' in x])")
 n=$(py "$tmp/n.csv" "len([m for m in meta if 'stretched' in m])")
 if [ "$s|$n" = "ok|0" ]; then
-  ok "--min-blocking: 1 ms reps stretched to D x min(4, 1000 / M) and run so; not without it"
+  ok "--min-blocking: 1 ms reps stretched to D x min(4, 8000 / M) and run so; not without it"
 elif [ "$s" = none ] && [ "$n" = 0 ]; then
-  skip "--min-blocking: the warm-up reps held 1000 blocking ops already (a slow machine)"
+  skip "--min-blocking: the warm-up reps held 8000 blocking ops already (a slow machine)"
 else
   bad "--min-blocking: $s / without: $n stretch lines"
 fi
