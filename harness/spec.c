@@ -453,7 +453,7 @@ static const struct fl_option opts[] = {
 	  "becomes S/(warmup+rounds)" },
 	{ "probe-rounds", required_argument, 0x10a, "N", "N probed rounds, 0..100, spread "
 	  "through the timed ones, which then run with the collector detached: the time "
-	  "untaxed, the kernel's counts from the probed rounds (presets: quick 3, standard 4, "
+	  "untaxed, the kernel's counts from the probed rounds (presets: quick 3, standard 3, "
 	  "full 4; 0: every round probed)" },
 	{ "target-res", required_argument, 0x10b, "PCT", "after the first rounds, more rounds "
 	  "to the points whose control resolution is worse than +-PCT%, 0.5..50 (needs "
