@@ -15,6 +15,7 @@
 #ifndef FUTEXLAB_PEERS_H
 #define FUTEXLAB_PEERS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "harness/table.h"
@@ -27,8 +28,12 @@ struct fl_peers_tally {
 };
 
 /* The line of one point's rows (nothing when it has no usable library or
- * no usable futexlab entry). */
-void fl_peers_line(FILE *f, const struct fl_cell *const *row, int nrow, struct fl_peers_tally *t);
+ * no usable futexlab entry). regimes: the point's baseline runs in two
+ * states (regimes.h); then every median there mixes them in a share that
+ * changes from run to run, and the line says `two regimes: not judged`,
+ * the point left out of the tally. */
+void fl_peers_line(FILE *f, const struct fl_cell *const *row, int nrow, bool regimes,
+		   struct fl_peers_tally *t);
 /* The closing line (nothing when no point had one). */
 void fl_peers_summary(FILE *f, const struct fl_peers_tally *t);
 

@@ -301,7 +301,7 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		points += fl_cell_usable(ref);
 		print_extras(f, row, nrow);
 		point_evidence(f, c, row, nrow, ref, baseline, probed);
-		fl_peers_line(f, row, nrow, &peers);
+		fl_peers_line(f, row, nrow, fl_point_has_regimes(ref), &peers);
 		free(row);
 	}
 	if (cs.points) {

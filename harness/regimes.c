@@ -38,6 +38,35 @@ static double within_spread(const double *y, int n, int k, double ma, double mb)
 	return sd > SPREAD_FLOOR ? sd : SPREAD_FLOOR;
 }
 
+/* The spread of one side, y[0..m) about its median md: the root mean
+ * square deviation over m - 1 degrees of freedom. */
+static double side_spread(const double *y, int m, double md)
+{
+	double ss = 0;
+	for (int i = 0; i < m; i++)
+		ss += (y[i] - md) * (y[i] - md);
+	double sd = sqrt(ss / (m - 1));
+	return sd > SPREAD_FLOOR ? sd : SPREAD_FLOOR;
+}
+
+/* The cut at k (A: y[0..k), B: y[k..m)) by both tests: tightness's score
+ * in *tight, the empty stretch over the tighter side's spread in *gap;
+ * whether either passes. */
+static bool cut_passes(const double *y, int m, int k, double bar, double *tight, double *gap,
+		       bool *by_gap)
+{
+	double ma = sorted_median(y, k), mb = sorted_median(y + k, m - k);
+	double sa = side_spread(y, k, ma), sb = side_spread(y + k, m - k, mb);
+	double empty = y[k] - y[k - 1];
+	*tight = (mb - ma) / within_spread(y, m, k, ma, mb);
+	int mt = FL_REGIME_GAP_ROUNDS; /* the tighter side: one of >= mt rounds */
+	double st = k < mt ? sb : m - k < mt ? sa : sa < sb ? sa : sb;
+	*gap = k < mt && m - k < mt ? 0 : empty / st;
+	bool by_tight = mb - ma >= log(FL_REGIME_SEP) && *tight >= bar;
+	*by_gap = empty >= log(FL_REGIME_GAP) && *gap >= FL_REGIME_GAP_T;
+	return by_tight || *by_gap;
+}
+
 struct fl_regime_split fl_regimes_detect(const double *x, int n)
 {
 	struct fl_regime_split s = { .two = false, .cut = NAN, .med_a = NAN, .med_b = NAN };
@@ -50,19 +79,22 @@ struct fl_regime_split fl_regimes_detect(const double *x, int n)
 	int least = (int)ceil(FL_REGIME_MIN_SHARE * m - 1e-9);
 	if (least < FL_REGIME_MIN_ROUNDS)
 		least = FL_REGIME_MIN_ROUNDS;
-	double bar = FL_REGIME_D + FL_REGIME_D_N / (m > 0 ? m : 1), best = 0;
+	double bar = FL_REGIME_D + FL_REGIME_D_N / (m > 0 ? m : 1), best = -1;
+	bool best_by_gap = false;
 	for (int k = least; k <= m - least; k++) {
-		double ma = sorted_median(y, k), mb = sorted_median(y + k, m - k);
-		double sep = mb - ma;
-		if (sep < log(FL_REGIME_SEP))
+		double tight, gap;
+		bool by_gap;
+		if (!cut_passes(y, m, k, bar, &tight, &gap, &by_gap))
 			continue;
-		double score = sep / within_spread(y, m, k, ma, mb);
-		if (score < bar || score <= best)
+		if (best_by_gap ? !by_gap || gap <= best : !by_gap && tight <= best)
 			continue;
-		best = score;
+		best_by_gap = by_gap;
+		best = by_gap ? gap : tight;
 		s = (struct fl_regime_split){ .two = true, .cut = exp((y[k - 1] + y[k]) / 2),
-					      .na = k, .nb = m - k, .med_a = exp(ma),
-					      .med_b = exp(mb), .score = score };
+					      .na = k, .nb = m - k,
+					      .med_a = exp(sorted_median(y, k)),
+					      .med_b = exp(sorted_median(y + k, m - k)),
+					      .score = tight, .gap = gap };
 	}
 	free(y);
 	return s;

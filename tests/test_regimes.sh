@@ -5,7 +5,8 @@
 # glibc in state A (200+r ns, 0.02 csw/op) in rounds 0-8 and B (2300+10r ns,
 # 1.01 csw/op) in 9-15, glibc#2 in the same state each round (+-1 ns),
 # negcount 0.8x glibc in A and 1.2x in B. pool T=4: one state, negcount
-# 0.8x. Usage: test_regimes.sh path/to/futexlab
+# 0.8x. The "vs the libraries" line: not judged at pool T=2.
+# Usage: test_regimes.sh path/to/futexlab
 set -u
 fl=$1
 pass=0 fail=0
@@ -43,6 +44,10 @@ check "the control: ~ in each state" \
   grep -qE '^  glibc#2 +A  9/16 .* ~ +B  7/16 .* ~$' <<<"$t2"
 one() { ! grep -q 'regimes' <<<"$t4" && grep -qE '^  negcount .* faster$' <<<"$t4"; }
 check "a one-state point: no regimes block, its verdict as before" one
+check "vs the libraries at the two-state point: not judged" \
+  grep -qx '  vs the libraries: two regimes: not judged' <<<"$t2"
+check "vs the libraries at the one-state point: judged; the two-state point left out of the tally" \
+  grep -q '^vs the libraries: .* at 1 of 1 points$' <<<"$out"
 check "the count at the end" grep -q '^regimes: 1 of 2 points run in two states$' <<<"$out"
 [ "$fail" -eq 0 ] || printf '%s\n' "$out"
 echo "regimes-cli: $pass passed, $fail failed"
