@@ -577,9 +577,9 @@ static int fit_budget(const struct fl_spec *s, const struct fl_point *pts,
 	if (k > (int)(sizeof order / sizeof order[0]))
 		k = (int)(sizeof order / sizeof order[0]);
 	fl_round_order(rng, k, order);
+	memcpy(tmp, pick, (size_t)k * sizeof *pick);
 	for (int j = 0; j < k; j++)
-		tmp[j] = pick[order[j]];
-	memcpy(pick, tmp, (size_t)k * sizeof *pick);
+		pick[j] = tmp[order[j]];
 	return k;
 }
 
