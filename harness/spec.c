@@ -329,7 +329,7 @@ static void resolution_finish(struct fl_spec *s)
 {
 	for (size_t i = 0; s->preset && i < sizeof presets / sizeof presets[0]; i++)
 		if (!strcmp(s->preset, presets[i].name)) {
-			if (s->probe_rounds < 0 && s->probes != FL_PROBES_ON)
+			if (s->probe_rounds < 0 && s->probes == FL_PROBES_DEFAULT)
 				s->probe_rounds = presets[i].probe_rounds;
 			if (s->target_res < 0 && s->res_budget_ns < 0 && presets[i].target_pct > 0) {
 				s->target_res = presets[i].target_pct / 100;
