@@ -151,6 +151,20 @@ static void test_waits(const char *text)
 	v->post(s, 1);
 	EXPECT(fl_timedwait(v, s, &past) == 0, "%s: a token is taken past the deadline", text);
 	EXPECT(v->getvalue(s) == 0, "%s: value %d", text, v->getvalue(s));
+	if (p.kind == FL_POLICY_ADAPTIVE) {
+		/* waits that all time out close the window (each a loss); a new
+		 * rep forgets it: every semaphore starts from the first window */
+		for (int i = 0; i < 8; i++) {
+			struct timespec d = fl_deadline_after_ns(100000);
+			fl_timedwait(v, s, &d);
+		}
+		uint32_t closed = fl_adapt_window_of(s);
+		fl_policy_forget();
+		struct fl_adapt init = FL_ADAPT_INIT;
+		EXPECT(closed == 0 && fl_adapt_window_of(s) == init.window_ns,
+		       "adaptive: window %u after 8 timeouts, %u forgotten", closed,
+		       fl_adapt_window_of(s));
+	}
 	v->destroy(s);
 	EXPECT(!fl_policy_applies(&fl_variant_glibc) && fl_policy_applies(v),
 	       "glibc keeps its own policy, negcount takes the process's");

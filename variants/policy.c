@@ -296,6 +296,17 @@ static void slot_store(struct slot *sl, const struct fl_adapt *a)
 	atomic_store_explicit(&sl->packed, x, memory_order_relaxed);
 }
 
+void fl_policy_forget(void)
+{
+	for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
+		atomic_store_explicit(&slots[i].packed, 0, memory_order_relaxed);
+}
+
+uint32_t fl_adapt_window_of(const void *s)
+{
+	return slot_load(slot_of(s)).window_ns;
+}
+
 /* ---- the waits ------------------------------------------------------------ */
 
 static int design_wait(const struct fl_variant *v, void *s, const struct timespec *dl)

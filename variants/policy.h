@@ -76,6 +76,12 @@ const char *fl_policy_format(const struct fl_policy *p, char *buf, size_t n);
 
 /* The process's policy (park until set). */
 void fl_policy_set(const struct fl_policy *p);
+/* Forgets what the adaptive policy learned (every semaphore starts again
+ * from FL_ADAPT_INIT). Only while no thread waits: between reps (relaxed
+ * stores; the rep's threads, created after, see them). */
+void fl_policy_forget(void);
+/* The window the adaptive policy has learned for semaphore s (tests). */
+uint32_t fl_adapt_window_of(const void *s);
 struct fl_policy fl_policy_get(void);
 
 /* Whether a policy applies to v: false for a shipped library (its

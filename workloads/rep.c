@@ -27,6 +27,7 @@ void fl_rep_here(const struct fl_rep *x, const struct fl_rep_hooks *h, struct fl
 	struct rusage a = { 0 }, b = { 0 };
 	fl_wake_set_strategy((enum fl_wake_strategy)x->wake);
 	fl_policy_set(&x->policy);
+	fl_policy_forget();
 	fl_stranded_rep_begin(&x->p);
 	if (h && h->begin)
 		h->begin(h->arg, 0);

@@ -6,7 +6,11 @@
  *
  *   wake strategy and waiting policy set (lib/wake.h: the design's post
  *     reads the one; variants/policy.h: fl_wait applies the other; set per
- *     rep, so no rep inherits another's)
+ *     rep, so no rep inherits another's), and what the adaptive policy
+ *     learned forgotten (fl_policy_forget: its table is keyed by address,
+ *     and a rep's semaphores reuse the addresses of the rep before, another
+ *     entry's in the round's random order; kept, a rep would start from
+ *     that entry's window, and its time would depend on who ran before it)
  *   the stranded-waiter detector begins (its watchdog thread starts
  *     outside the window the hooks measure: its start-up is not the rep's)
  *   hooks->begin (the runner: probes, then perf counters)
