@@ -63,13 +63,26 @@ static double apart(int k, double x, double b)
 	return d >= log(FL_WHY_FACTOR) - 1e-12 ? d : -1;
 }
 
-int fl_why_pick(const double x[FL_NEV], const double base[FL_NEV], struct fl_why out[2])
+/* How far the control's count k lies from the baseline's, |log ratio|:
+ * 0 without a control or where either is unknown; INFINITY where one of
+ * the two is zero and the other not. */
+static double control_spread(int k, const double *ctrl, const double *base)
+{
+	if (!ctrl || isnan(ctrl[k]) || isnan(base[k]))
+		return 0;
+	if (ctrl[k] == 0 || base[k] == 0)
+		return ctrl[k] == base[k] ? 0 : INFINITY;
+	return fabs(log(ctrl[k] / base[k]));
+}
+
+int fl_why_pick(const double x[FL_NEV], const double base[FL_NEV], const double *ctrl,
+		struct fl_why out[2])
 {
 	int n = 0;
 	double best[2] = { -1, -1 };
 	for (int k = 0; k < FL_NEV; k++) {
 		double d = ev[k].why ? apart(k, x[k], base[k]) : -1;
-		if (d < 0)
+		if (d < 0 || d <= FL_WHY_CONTROL * control_spread(k, ctrl, base))
 			continue;
 		struct fl_why w = { k, x[k], base[k] };
 		if (n == 0 || d > best[0]) { /* ties: the earlier count stays first */
@@ -208,13 +221,15 @@ static int why_item(char *b, size_t n, const struct fl_why *w, const char *op, b
 /* One design's part of the why line ("negcount 4.0x ..., 3.1x ..."), or 0
  * when no count differs. */
 static int why_part(char *b, size_t n, const struct fl_cell *y, const struct fl_cell *ref,
-		    const char *op)
+		    const struct fl_cell *ctrl, const char *op)
 {
-	double x[FL_NEV], base[FL_NEV];
+	double x[FL_NEV], base[FL_NEV], c[FL_NEV];
 	struct fl_why w[2];
 	fl_evidence_values(y, x);
 	fl_evidence_values(ref, base);
-	int m = fl_why_pick(x, base, w);
+	if (ctrl)
+		fl_evidence_values(ctrl, c);
+	int m = fl_why_pick(x, base, ctrl ? c : NULL, w);
 	if (!m)
 		return 0;
 	size_t l = (size_t)snprintf(b, n, "%s ", y->variant);
@@ -237,6 +252,13 @@ static void why_line(FILE *f, const struct fl_cell *const *row, int nrow,
 		     const struct fl_cell *ref, const enum fl_verdict *v, const char *op)
 {
 	int col = 0;
+	const struct fl_cell *ctrl = NULL; /* the baseline again: BASELINE#2 */
+	for (int j = 0; ref && j < nrow; j++) {
+		size_t l = strlen(row[j]->variant);
+		if (l == strlen(ref->variant) + 2 && !strncmp(row[j]->variant, ref->variant, l - 2) &&
+		    !strcmp(row[j]->variant + l - 2, "#2") && fl_cell_usable(row[j]))
+			ctrl = row[j];
+	}
 	for (int j = 0; j < nrow; j++) {
 		const struct fl_cell *y = row[j];
 		size_t l = strlen(y->variant);
@@ -244,7 +266,7 @@ static void why_line(FILE *f, const struct fl_cell *const *row, int nrow,
 		design &= strncmp(y->variant, "floor-", 6) != 0;
 		char part[320];
 		if (y == ref || !design || !fl_cell_usable(y) || (v[j] != FL_FASTER && v[j] != FL_SLOWER)
-		    || !why_part(part, sizeof part, y, ref, op))
+		    || !why_part(part, sizeof part, y, ref, ctrl, op))
 			continue;
 		if (!col)
 			col = fprintf(f, "  why: %s", part);
@@ -282,7 +304,7 @@ const char *fl_evidence_change(char *b, size_t n, const struct fl_cell *before,
 		return b;
 	fl_evidence_values(after, x);
 	fl_evidence_values(before, base);
-	if (fl_why_pick(x, base, w)) {
+	if (fl_why_pick(x, base, NULL, w)) {
 		char p[24], q[24];
 		snprintf(b, n, "%s %s -> %s", ev[w[0].k].label, cnt_text(p, sizeof p, w[0].k, w[0].base),
 			 cnt_text(q, sizeof q, w[0].k, w[0].x));

@@ -11,7 +11,15 @@
  * per op (the wake-to-run durations: always); the largest |log ratio|
  * first, at most two. The total of futex syscalls is left out: its kinds
  * (waits, wakes) are in, and a total never differs more than its most
- * different kind. */
+ * different kind. And a count the control (the baseline again, ctrl:
+ * NULL without one) already moves is no explanation: a candidate's |log
+ * ratio| must exceed FL_WHY_CONTROL times the control's own on that count
+ * (a control with a zero where the baseline has none, or the reverse,
+ * rules the count out). The counts come from a few probed rounds, and a
+ * tail (the wake-to-run p99) or a rare event (a resleep) can differ by
+ * 10x between the baseline and its control: measured on a quick sweep,
+ * glibc's wake-to-run p50 at prodcons 6.66 us, glibc#2's 704 ns. */
+#define FL_WHY_CONTROL 2.0
 #ifndef FUTEXLAB_EVIDENCE_H
 #define FUTEXLAB_EVIDENCE_H
 
@@ -41,7 +49,8 @@ struct fl_why {
 /* The at most two counts of x (a design's values) that differ most from
  * base (the baseline's), by the rule above, most different first; returns
  * how many. Pure: tests call it directly. */
-int fl_why_pick(const double x[FL_NEV], const double base[FL_NEV], struct fl_why out[2]);
+int fl_why_pick(const double x[FL_NEV], const double base[FL_NEV], const double *ctrl,
+		struct fl_why out[2]);
 
 /* The block and the why line of one point's rows (rank order, as the
  * ratio table prints them): ref the baseline's cell (NULL: none), v[j] row

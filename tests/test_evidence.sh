@@ -92,6 +92,18 @@ check "why: split (~, with 5x the waits) and the control are not named" \
 check "the why line wraps with an indent" grep -q '^       [a-z]' <<<"$out"
 check "no line over 130 characters" absent '.{131}' "$out"
 
+# The control moving a count rules it out: glibc#2's wake-to-run 4x
+# glibc's, as textbook's is — textbook is no longer named for it (it must
+# differ by more than twice the control's |log ratio|), negcount still is
+# for its context switches (the control's are glibc's).
+awk -F, -v OFS=, '$1 == "glibc#2" && $NF == 1 { $(NF-2) = 8000; $(NF-1) = 32000 } { print }' \
+  "$d/probed.csv" >"$d/ctl.csv"
+run compare "$d/ctl.csv"
+check "why: a count the control moves as much is not named (textbook's wake-to-run)" \
+  absent '(why: |; |^       )textbook ' "$out"
+check "why: the others stay (negcount 4.0x the context switches)" \
+  grep -qE '(why: |; |^       )negcount 4\.0x the context switches' <<<"$out"
+
 # The same file, the probed rounds read as timed (the probed cells dropped):
 # the ratio mixes them in and comes out lower — what the check above rules out.
 sed 's/,1$/,0/' "$d/probed.csv" >"$d/mixed.csv"
