@@ -8,6 +8,7 @@
 # Usage: test_resolution.sh path/to/futexlab
 set -u
 fl=$1
+cost=$(cd "$(dirname "$0")/.." && pwd)/scripts/probe-cost
 pass=0 fail=0 skipped=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -67,7 +68,16 @@ len([r for r in rows if r['status'] == 'ok']), \
   want="(['3', '7'], True, True, 24, ['probes: 2 probed rounds beside 6 timed (unprobed) rounds, spread through them'])"
   [ "$got" = "$want" ] && ok "probed rounds 3 and 7 of 8 carry the counts, the timed ones none" ||
     bad "probed rounds: $got (want $want)"
+  # scripts/probe-cost reads the same run: one line for the point, its
+  # three entries (6 timed and 2 probed reps each), a ratio
+  pc=$("$cost" "$tmp/p.csv" 2>&1)
+  grep -qE '^pingpong T=2 K=0 wake=exact +3 +[0-9]+\.[0-9]{2} ' <<<"$pc" &&
+    ok "scripts/probe-cost: the point's probed/timed ratio over its 3 entries" ||
+    bad "scripts/probe-cost: $pc"
 fi
+"$cost" "$tmp/nosuch.csv" >/dev/null 2>"$tmp/err"; rc=$?
+[ "$rc" = 2 ] && [ "$(grep -c '' "$tmp/err")" = 1 ] && ok "scripts/probe-cost: a missing file, one line, exit 2" ||
+  bad "scripts/probe-cost on a missing file: rc $rc, $(cat "$tmp/err")"
 
 # Stretched reps: pingpong at 1 ms a rep holds one batch of 256 round
 # trips (two sleeps each: ~512 blocking ops), under the 8000 its workload
