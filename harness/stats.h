@@ -115,7 +115,7 @@ bool fl_ratio_apart(const struct fl_ratio *a, const struct fl_ratio *b);
  * judged like it, by fl_ratio_verdict against the control's CPU resolution
  * (FL_SLOWER: more CPU beyond the noise). A faster row that also spends
  * less, or a slower one that also spends more, carries no note: time and
- * CPU tell one story, and the cpu ns/op column shows it.
+ * CPU tell one story, and the evidence block's cpu ns column shows it.
  *
  * FL_CPU_NOTE is the least factor worth a note, either way (>= 1.10 or <=
  * 1/1.10). Below it: the harness's CPU per op is the whole process's over
