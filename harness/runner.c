@@ -183,8 +183,10 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	}
 	if (measured && s->hooks && s->hooks->rep_done)
 		s->hooks->rep_done(pt, ei, round, &r);
+	/* probed: the collector counted this rep (it may have failed to attach:
+	 * then it is unloaded, and the row says 0) */
 	struct fl_run_rep x = { e, round, slot, "ok", r.info, &r, e->v->helper ? NULL : &c.perf,
-				k.probed };
+				k.probed && fl_probes_loaded() };
 	char why[120], lost[420];
 	if (r.error[0]) {
 		x.status = "error";
