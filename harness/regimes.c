@@ -1,5 +1,6 @@
 /* harness/regimes.c — two states of a point's baseline (regimes.h). */
 #include "harness/regimes.h"
+#include "harness/evidence.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -200,26 +201,11 @@ static void entry_line(FILE *f, const struct fl_cell *y, const struct fl_cell *r
 	fputc('\n', f);
 }
 
-/* ns as text, 3 significant digits and a unit (ratios.c's fl_dur_text:
- * not included, ratios.c includes this file). */
-static const char *dur(char *b, size_t n, double ns)
-{
-	if (isnan(ns))
-		snprintf(b, n, "-");
-	else if (ns < 1e3)
-		snprintf(b, n, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(b, n, "%.3gus", ns / 1e3);
-	else
-		snprintf(b, n, "%.3gms", ns / 1e6);
-	return b;
-}
-
 static void state_desc(FILE *f, const char *label, const struct fl_cell *ref,
 		       const struct fl_regime_split *s, int state, int rounds)
 {
 	char ns[24], csw[24] = "-";
-	dur(ns, sizeof ns, state_median(ref, s, state, false));
+	fl_dur_text(ns, sizeof ns, state_median(ref, s, state, false));
 	double w = state_median(ref, s, state, true);
 	if (!isnan(w))
 		snprintf(csw, sizeof csw, "%.2f", w);
