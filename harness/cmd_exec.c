@@ -82,6 +82,10 @@ static void meta(struct fl_csv *csv)
 	fl_csv_meta(csv, "exec shim: %s (glibc runs unshimmed)%s%s", fl_exec_cfg.shim,
 		    fl_exec_cfg.allow[0] ? ", FUTEXLAB_ALLOW=" : "", fl_exec_cfg.allow);
 	fl_csv_meta(csv, "exec timeout: %.0f s", fl_exec_cfg.timeout_s);
+	/* the one line that makes every table read the figure (table.h) */
+	if (fl_exec_cfg.metric)
+		fl_csv_meta(csv, "exec metric: %s (%s is better)", fl_exec_cfg.metric->text,
+			    fl_exec_cfg.metric->higher ? "higher" : "lower");
 }
 
 /* ---- --survey ----------------------------------------------------------------- */
@@ -163,7 +167,13 @@ static const struct fl_option opts[] = {
 	{ "timeout", required_argument, 'T', "S", "kill a run after S seconds: an error row "
 	  "(default 600)" },
 	{ "output", no_argument, 'O', NULL, "let CMD's stdout and stderr through (default: "
-	  "discarded; stderr's first line is kept for an error row)" },
+	  "discarded; stderr's first line is kept for an error row; with --metric: kept, and "
+	  "shown after each run)" },
+	{ "metric", required_argument, 'M', "REGEX", "compare CMD's own figure instead of its "
+	  "wall time: the number in REGEX's first group (POSIX ERE), its last match in CMD's "
+	  "stdout and stderr; no match: an error row. Lower is better" },
+	{ "higher-is-better", no_argument, 'H', NULL, "--metric's figure is a throughput: the "
+	  "ratio is then the baseline's over the row's (> 1 still means worse)" },
 	{ "probes", no_argument, 'p', NULL, "count the futex calls of CMD's process tree (eBPF; "
 	  "default when root and BPF works)" },
 	{ "no-probes", no_argument, 'P', NULL, "do not load the eBPF collector" },
@@ -183,8 +193,9 @@ static void usage(void)
 		"  unshimmed), interleaved in a fresh random order every round; prints the\n"
 		"  paired ratio table against glibc and a per-program report.\n",
 		opts, NOPTS,
-		"  Bad input (no --, unknown design, CMD not executable): one line, exit 2. A run\n"
-		"  that exits non-zero, is killed or times out: an error row, exit 1.\n");
+		"  Bad input (no --, unknown design, CMD not executable, a --metric that is not an\n"
+		"  ERE or has no group): one line, exit 2. A run that exits non-zero, is killed,\n"
+		"  times out or lacks --metric's figure: an error row, exit 1.\n");
 }
 
 /* --env K=V: one more variable for the program's environment. */
@@ -211,7 +222,8 @@ static void set_allow(const char *list)
 
 struct exec_args {
 	const char *vlist, *plist;      /* --variant, --policy (NULL: not given) */
-	bool survey, seed_given;
+	const char *metric;             /* --metric (NULL: not given) */
+	bool survey, seed_given, higher;
 };
 
 /* The options into s, fl_exec_cfg and a; returns optind (CMD's index), or
@@ -241,6 +253,8 @@ static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 		case 'T': fl_exec_cfg.timeout_s = (double)fl_parse_seconds("--timeout", optarg, 86400) / 1e9;
 			  break;
 		case 'O': fl_exec_cfg.output = true; break;
+		case 'M': a->metric = optarg; break;
+		case 'H': a->higher = true; break;
 		case 'p': s->probes = FL_PROBES_ON; break;
 		case 'P': s->probes = FL_PROBES_OFF; break;
 		case 'e': s->perf = true; break;
@@ -254,6 +268,23 @@ static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 		}
 	}
 	return optind;
+}
+
+/* --metric, --higher-is-better: compiled once for every run. */
+static void set_metric(const struct exec_args *a)
+{
+	static struct fl_metric m;
+	char why[600];
+	if (a->higher && !a->metric)
+		fl_usage_error("exec: --higher-is-better says which way --metric's figure goes: "
+			       "give --metric REGEX too");
+	if (!a->metric)
+		return;
+	if (a->survey)
+		fl_usage_error("exec: --survey runs CMD once, compares nothing: no --metric");
+	if (fl_metric_compile(&m, a->metric, a->higher, why, sizeof why))
+		fl_usage_error("%s", why);
+	fl_exec_cfg.metric = &m;
 }
 
 int fl_cmd_exec(int argc, char **argv)
@@ -277,6 +308,7 @@ int fl_cmd_exec(int argc, char **argv)
 	int cmd = parse(argc, argv, &s, &a);
 	if (cmd < 0)
 		return 0; /* --help */
+	set_metric(&a);
 	if (cmd >= argc || strcmp(argv[cmd - 1], "--") != 0) {
 		if (cmd < argc)
 			fl_usage_error("exec: the command goes after --: futexlab exec [options] -- %s",

@@ -65,8 +65,14 @@ void fl_peers_line(FILE *f, const struct fl_cell *const *row, int nrow, bool reg
 	bool within = best.time <= FL_PEERS_TIME && best.cheap;
 	t->points++;
 	t->within += within;
-	fprintf(f, "  vs the libraries: fastest %s (%.1f ns, %.1f cpu ns/op); closest %s: %.2fx its "
-		   "time, ", lib->variant, lib->ns.median, lib->cpu.median, best.y->variant, best.time);
+	char v[40]; /* the value column's figure (table.h): ns, or the program's metric */
+	if (lib->value == FL_VALUE_NS)
+		snprintf(v, sizeof v, "%.1f ns", lib->shown);
+	else
+		snprintf(v, sizeof v, "metric %.6g", lib->shown);
+	fprintf(f, "  vs the libraries: fastest %s (%s, %.1f cpu ns/op); closest %s: %.2fx its "
+		   "%s, ", lib->variant, v, lib->cpu.median, best.y->variant, best.time,
+		   lib->value == FL_VALUE_NS ? "time" : "cost");
 	if (isnan(best.cpu))
 		fprintf(f, "CPU not known\n");
 	else

@@ -112,7 +112,10 @@ static const char *verdict_text(char *b, size_t n, const char *word, const char 
  * switches per op are in the evidence block under it: evidence.h). */
 static void row_start(FILE *f, const struct fl_cell *y)
 {
-	fprintf(f, "  %-20s %11.1f", y->variant, y->ns.median);
+	if (y->value == FL_VALUE_NS)
+		fprintf(f, "  %-20s %11.1f", y->variant, y->shown);
+	else /* the program's figure, in its own units and precision */
+		fprintf(f, "  %-20s %11.6g", y->variant, y->shown);
 }
 
 static void print_row(FILE *f, const struct fl_cells *c, const struct fl_cell *y,
@@ -229,8 +232,9 @@ static void point_header(FILE *f, const struct fl_cell *x, const struct fl_cell 
 	fprintf(f, "\n%s", x->point);
 	if (fl_cell_usable(ref))
 		fprintf(f, "  (%d round%s)", ref->ns.n, ref->ns.n == 1 ? "" : "s");
-	fprintf(f, "\n  %-20s %11s %7s  %-22s %7s  %s\n", "variant", "median ns", "ratio",
-		"interval, coverage", "+-res", "verdict");
+	fprintf(f, "\n  %-20s %11s %7s  %-22s %7s  %s\n", "variant",
+		x->value == FL_VALUE_NS ? "median ns" : "metric", "ratio", "interval, coverage",
+		"+-res", "verdict");
 }
 
 /* The evidence block and the why line under a point's rows (evidence.h),
@@ -254,13 +258,25 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		    const char *baseline)
 {
 	print_machine(f, "machine: ", t);
-	fprintf(f, "ratio: ns per op / %s's, round by round, median over the rounds; interval: "
+	/* what the value column and the ratios are of (table.h) */
+	char what[160];
+	if (c->value == FL_VALUE_NS)
+		snprintf(what, sizeof what, "ns per op / %s's", baseline);
+	else
+		fprintf(f, "metric: the program's figure (--metric %s), its median in the value "
+			   "column; wall time: the per-program report\n", c->metric);
+	if (c->value == FL_VALUE_LOWER)
+		snprintf(what, sizeof what, "the figure / %s's", baseline);
+	else if (c->value == FL_VALUE_HIGHER) /* > 1 still worse */
+		snprintf(what, sizeof what, "%s's figure / the row's", baseline);
+	fprintf(f, "ratio: %s, round by round, median over the rounds; interval: "
 		   "of that median\n(order statistics, coverage shown); verdict faster/slower "
 		   "when it excludes 1 and the ratio is beyond\nthe control's resolution "
 		   "(%s#2: the run's A/A), else ~ (no difference beyond about +-res);\n? when "
 		   "too few rounds for 95%%; \", 2.0x CPU\": the CPU ratio, paired the same way, "
 		   "when beyond its noise\nand %.0f%% or more against the verdict (more CPU when "
-		   "faster, less when slower) or beside a ~\n", baseline, baseline,
+		   "faster, less when slower) or beside a ~\n",
+		what, baseline,
 		100 * (FL_CPU_NOTE - 1));
 	fprintf(f, "evidence (under each point), per op: CPU ns (user+sys, every thread; exec: the "
 		   "whole tree) and context\nswitches (csw), medians over the timed rounds; the "
@@ -328,7 +344,8 @@ struct tally {
  * per op) and whether they are apart; CPU the same way (CPU ratios, or CPU
  * ns per op), where both files have it. */
 struct pair {
-	double before, after;
+	double before, after;   /* costs: the ratios, ns per op, a metric's cost (table.h) */
+	double shown[2];        /* what the line prints, before and after (0 0: the same) */
 	bool apart;
 	bool cpu;
 	double cpu_before, cpu_after;
@@ -367,8 +384,14 @@ static void pair_line(FILE *f, const struct fl_cell *x, const struct fl_cell *y,
 		snprintf(chg, sizeof chg, "%+.1f%%", 100 * (factor - 1));
 	verdict_text(vt, sizeof vt, v == FL_SAME ? "~ within the noise" : v == FL_FASTER ? "FASTER"
 				: "SLOWER", "~", v, p->cpu, cv, factor);
-	fprintf(f, "%-38s %-20s %8.*f %8.*f %+7.1f%% %8s  %s", y->point, y->variant, decimals,
-		p->before, decimals, p->after, 100 * (p->after / p->before - 1), chg, vt);
+	double b = p->shown[0] ? p->shown[0] : p->before, a = p->shown[1] ? p->shown[1] : p->after;
+	char nb[24], na[24];
+	if (decimals >= 0) /* decimals < 0: the program's figure, its own precision */
+		snprintf(nb, sizeof nb, "%.*f", decimals, b), snprintf(na, sizeof na, "%.*f", decimals, a);
+	else
+		snprintf(nb, sizeof nb, "%.6g", b), snprintf(na, sizeof na, "%.6g", a);
+	fprintf(f, "%-38s %-20s %8s %8s %+7.1f%% %8s  %s", y->point, y->variant, nb, na,
+		100 * (a / b - 1), chg, vt);
 	pair_evidence(f, x, y, v);
 	fputc('\n', f);
 }
@@ -398,12 +421,15 @@ static bool ratio_pair(FILE *f, const struct fl_cell *x, const struct fl_cell *y
 static void absolute_pair(FILE *f, const struct fl_cell *x, const struct fl_cell *y, bool all,
 			  struct tally *n)
 {
+	/* the verdict's direction from the costs, the line's numbers the
+	 * figures (a throughput that went up is FASTER) */
 	struct pair p = { .before = x->ns.median, .after = y->ns.median,
+			  .shown = { x->shown, y->shown },
 			  .apart = fl_ci_apart(&x->ns, &y->ns),
 			  .cpu = x->cpu.n > 0 && y->cpu.n > 0 && x->cpu.median > 0,
 			  .cpu_before = x->cpu.median, .cpu_after = y->cpu.median,
 			  .cpu_apart = fl_ci_apart(&x->cpu, &y->cpu) };
-	pair_line(f, x, y, &p, 1, all, n);
+	pair_line(f, x, y, &p, x->value == FL_VALUE_NS ? 1 : -1, all, n);
 }
 
 static void header(FILE *f, const struct fl_table *a, const struct fl_table *b,
@@ -416,7 +442,7 @@ static void header(FILE *f, const struct fl_table *a, const struct fl_table *b,
 	    strcmp(fl_table_meta(a, "kernel"), fl_table_meta(b, "kernel")))
 		fprintf(f, "warning: the two files come from different machines or kernels\n");
 	if (absolute)
-		fprintf(f, "mode: absolute ns per op. warning: between two runs the machine drifts "
+		fprintf(f, "mode: absolute ns per op (exec --metric: the figure). warning: between two runs the machine drifts "
 			   "(10-50%% on this kind of VM);\nan absolute change cannot be told from "
 			   "that drift — the default (ratios) can\na change is flagged when the 95%% "
 			   "intervals of the two medians do not overlap\n");
@@ -437,6 +463,10 @@ int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *c
 		     bool all, bool absolute)
 {
 	header(f, a, b, baseline, absolute);
+	if (ca->value != cb->value || (ca->metric && strcmp(ca->metric, cb->metric)))
+		fprintf(f, "warning: the two files' values differ (%s before, %s after): their "
+			   "changes compare unlike figures\n", ca->metric ? ca->metric : "ns per op",
+			cb->metric ? cb->metric : "ns per op");
 	struct tally n = { 0 };
 	for (int i = 0; i < cb->n; i++) {
 		const struct fl_cell *y = &cb->c[i], *x = fl_cell_find(ca, y->point, y->variant);

@@ -153,15 +153,16 @@ static double state_floor(const struct fl_cells *c, const struct fl_cell *ref,
 	return q.n && q.q.level >= 0.95 ? q.q.resolution : 0;
 }
 
-/* The baseline's median within a state of ns/op (csw: context switches
- * per op); NAN when none. */
+/* The baseline's median within a state of its shown value (ns/op, or the
+ * program's figure: table.h) or (csw) of context switches per op; NAN when
+ * none. */
 static double state_median(const struct fl_cell *ref, const struct fl_regime_split *s, int state,
 			   bool csw)
 {
 	double *v = fl_xmalloc((size_t)ref->nr * sizeof *v);
 	int n = 0;
 	for (int j = 0; j < ref->nr; j++) {
-		double x = csw ? ref->csw_r[j] : ref->ns_r[j];
+		double x = csw ? ref->csw_r[j] : fl_value_shown(ref->value, ref->ns_r[j]);
 		if (ref->ns_r[j] > 0 && state_of(ref, j, s) == state && !isnan(x))
 			v[n++] = x;
 	}
@@ -204,13 +205,17 @@ static void entry_line(FILE *f, const struct fl_cell *y, const struct fl_cell *r
 static void state_desc(FILE *f, const char *label, const struct fl_cell *ref,
 		       const struct fl_regime_split *s, int state, int rounds)
 {
-	char ns[24], csw[24] = "-";
-	fl_dur_text(ns, sizeof ns, state_median(ref, s, state, false));
+	char ns[40], csw[24] = "-";
+	double v = state_median(ref, s, state, false);
+	if (ref->value == FL_VALUE_NS)
+		fl_dur_text(ns, sizeof ns, v);
+	else /* the program's figure (table.h) */
+		snprintf(ns, sizeof ns, "metric %.6g", v);
 	double w = state_median(ref, s, state, true);
 	if (!isnan(w))
 		snprintf(csw, sizeof csw, "%.2f", w);
-	fprintf(f, "%s %d of %d rounds (%s/op, %s csw/op)", label, state ? s->nb : s->na, rounds,
-		ns, csw);
+	fprintf(f, "%s %d of %d rounds (%s%s, %s csw/op)", label, state ? s->nb : s->na, rounds,
+		ns, ref->value == FL_VALUE_NS ? "/op" : "", csw);
 }
 
 bool fl_print_regimes(FILE *f, const struct fl_cells *c, const struct fl_cell **row, int nrow,

@@ -5,6 +5,7 @@
  * cells. */
 #include "harness/run_row.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -190,6 +191,17 @@ COLUMN_CELL(lat_n)
 	UNUSED(pt, x);
 	if (b->ok && b->ok->lat && b->ok->lat->n)
 		put(b, "%lld", (long long)b->ok->lat->n);
+	else
+		put_empty(b);
+}
+
+/* exec --metric: the program's figure on an ok row, %.10g (the figure's own
+ * precision, 0.00001 and 1e12 alike); empty otherwise (NAN: no --metric). */
+COLUMN_CELL(metric)
+{
+	UNUSED(pt, x);
+	if (b->ok && !isnan(b->ok->metric))
+		put(b, "%.10g", b->ok->metric);
 	else
 		put_empty(b);
 }

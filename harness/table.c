@@ -370,6 +370,8 @@ static void set_status(struct fl_cell *c, const char *status, const char *note)
 /* The columns fl_cells_build reads, looked up once (-1: not in the file). */
 struct build_cols {
 	int irep, iround, iopsn, ins, iops, inote;
+	enum fl_value value;  /* what a row's value is (table.h) */
+	int ival;             /* its column: ns_per_op or metric */
 	int ix[5];          /* variant, workload, threads, status, note: what cell_for copies */
 	int iex[FL_NEXTRA]; /* fl_extra_cols */
 	int icpu[2], icsw[2]; /* cpu_user_ns, cpu_sys_ns; csw_vol, csw_invol */
@@ -453,6 +455,44 @@ static void add_rep(struct fl_cell *c, char **row, const struct build_cols *k, d
 	c->nr++;
 }
 
+double fl_value_shown(enum fl_value kind, double v)
+{
+	return kind == FL_VALUE_HIGHER ? 1 / v : v;
+}
+
+/* The metadata line that makes a row's value the program's figure: what it
+ * says the figure is (table.h). A file with the line but no metric column
+ * (one written by hand) is refused rather than read as wall time. */
+#define METRIC_META "exec metric"
+static int value_kind(const struct fl_table *t, struct build_cols *k, char *err, int errlen)
+{
+	const char *m = fl_table_meta(t, METRIC_META), *hi = "(higher is better)";
+	k->value = FL_VALUE_NS;
+	k->ival = k->ins;
+	if (!strcmp(m, "?"))
+		return 0; /* fl_table_meta's "?": no such line, wall time as before */
+	size_t l = strlen(m), lh = strlen(hi);
+	k->value = l >= lh && !strcmp(m + l - lh, hi) ? FL_VALUE_HIGHER : FL_VALUE_LOWER;
+	k->ival = fl_table_col(t, FL_COL(metric));
+	if (k->ival < 0) {
+		snprintf(err, (size_t)errlen, "a '# %s:' line but no '%s' column", METRIC_META,
+			 FL_COL(metric));
+		return -1;
+	}
+	return 0;
+}
+
+/* An ok row's value (table.h): > 0, or NAN when its cell is not a positive
+ * number (the file is refused: an ok row always has one). */
+static double row_value(char **row, const struct build_cols *k)
+{
+	char *end;
+	double v = strtod(row[k->ival], &end);
+	if (end == row[k->ival] || !(v > 0)) /* as ns_per_op always was read */
+		return NAN;
+	return k->value == FL_VALUE_HIGHER ? 1 / v : v;
+}
+
 /* The summary of the values of x[0..n) that are not NAN (tmp: n doubles of
  * scratch); n == 0 and median NAN when there are none. */
 static struct fl_summary summarize_known(const double *x, int n, double *tmp)
@@ -495,6 +535,11 @@ static void summarize_cell(struct fl_cell *c)
 	double *tmp = fl_xmalloc((size_t)c->nr * sizeof *tmp);
 	memcpy(tmp, c->ns_r, (size_t)c->nr * sizeof *tmp);
 	c->ns = fl_summarize(tmp, c->nr);
+	/* the figure's own median (of an even count: the mean of the two
+	 * middle figures, not the reciprocal of the costs' mean) */
+	for (int r = 0; r < c->nr; r++)
+		tmp[r] = fl_value_shown(c->value, c->ns_r[r]);
+	c->shown = fl_median(tmp, c->nr);
 	memcpy(tmp, c->ops_r, (size_t)c->nr * sizeof *tmp);
 	c->ops_s = fl_median(tmp, c->nr);
 	for (int k = 0; k < FL_NEXTRA; k++)
@@ -530,6 +575,11 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 		return -1;
 	}
 	out->paired = k.iround >= 0;
+	if (value_kind(t, &k, err, errlen))
+		return -1;
+	out->value = k.value;
+	if (k.value != FL_VALUE_NS)
+		out->metric = fl_xstrdup(fl_table_meta(t, METRIC_META));
 	for (int e = 0; e < FL_NEXTRA; e++)
 		k.iex[e] = fl_table_col(t, fl_extra_cols[e]);
 	int cap = 0;
@@ -545,14 +595,14 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 				set_status(c, st, note);
 			continue;
 		}
-		char *end;
-		double v = strtod(row[k.ins], &end);
-		if (end == row[k.ins] || !(v > 0)) {
-			snprintf(err, (size_t)errlen, "row %d: ns_per_op '%s' is not a positive number",
-				 r + 1, row[k.ins]);
+		double v = row_value(row, &k);
+		if (isnan(v)) {
+			snprintf(err, (size_t)errlen, "row %d: %s '%s' is not a positive number", r + 1,
+				 t->cols[k.ival], row[k.ival]);
 			fl_cells_free(out);
 			return -1;
 		}
+		c->value = k.value;
 		add_rep(c, row, &k, v);
 	}
 	for (int i = 0; i < out->n; i++) {
@@ -579,6 +629,7 @@ void fl_cells_free(struct fl_cells *c)
 			free(x->k_r[k]);
 	}
 	free(c->c);
+	free(c->metric);
 	memset(c, 0, sizeof *c);
 }
 

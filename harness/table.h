@@ -13,8 +13,8 @@
  * file's `spin` is configuration too, spin 0 keying as none (park, what the
  * waiting policy's `policy` column, the entry's and not the point's,
  * replaced it with: harness/csv.md).
- * The rows of one (point, variant) are its reps; their ns_per_op values are
- * summarized by stats.h, and beside them what each rep cost in CPU: CPU ns
+ * The rows of one (point, variant) are its reps; their values (a row's
+ * value: below) are summarized by stats.h, and beside them what each rep cost in CPU: CPU ns
  * per op, (cpu_user_ns + cpu_sys_ns) / ops (user+sys of the whole process
  * over the rep, every thread: the kernel's precise total, though its split
  * into user and sys is sampled at the tick), and context switches per op,
@@ -38,6 +38,17 @@
 
 #include "harness/stats.h"
 
+/* A row's value, the one figure its medians, paired ratios, verdicts,
+ * control, intervals and regimes are taken of (fl_cells_build decides it
+ * per file, row_value in table.c): its ns_per_op; or, in a file with an
+ * `# exec metric: REGEX (lower|higher is better)` line (exec --metric), the
+ * program's own figure, column `metric` — as is when lower is better, its
+ * reciprocal when higher is: a cost either way, so that a ratio row/baseline
+ * (baseline/row of the figures) > 1 still means worse and every verdict
+ * keeps its word. */
+enum fl_value { FL_VALUE_NS, FL_VALUE_LOWER, FL_VALUE_HIGHER };
+/* A value as the tables show it: ns per op, or the program's figure. */
+double fl_value_shown(enum fl_value kind, double v);
 struct fl_table {
 	char *(*meta)[2];        /* key, value ("revision" for the first line) */
 	int nmeta;
@@ -69,11 +80,14 @@ struct fl_cell {
 	int threads;
 	char *status;            /* ok, error, skipped, interrupted */
 	char *note;
-	struct fl_summary ns;    /* ns per op over ok reps (ns.n == 0: none) */
+	enum fl_value value;     /* what ns and ns_r hold (the file's: above) */
+	struct fl_summary ns;    /* the value (ns per op) over ok reps (ns.n == 0: none) */
+	double shown;            /* the median the value column shows: ns.median,
+				  * or the program's figure's */
 	double ops_s;            /* median ops/s */
 	int nr;                  /* ok reps, in file order: */
 	int *round;              /*   their round */
-	double *ns_r, *ops_r;    /*   their ns per op and ops/s */
+	double *ns_r, *ops_r;    /*   their value (ns per op) and ops/s */
 	double *ex_r[FL_NEXTRA]; /*   their extra columns (NAN: empty) */
 	double *cpu_r, *csw_r;   /*   their CPU ns and context switches per op (NAN: none) */
 	bool *probed_r;          /*   whether probed (all false, or all true: above) */
@@ -88,6 +102,8 @@ struct fl_cells {
 	struct fl_cell *c;
 	int n;
 	bool paired;             /* the file has a round column */
+	enum fl_value value;     /* what a row's value is (above) */
+	char *metric;            /* the metric line's text, "REGEX (... is better)"; NULL: none */
 };
 
 /* Loads a CSV file; on failure returns -1 with a one-line reason in err. */

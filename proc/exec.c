@@ -196,6 +196,42 @@ static void shim_verdict(const struct fl_variant *v, const char *logp, struct fl
 	}
 }
 
+/* --metric: the figure from the kept output (stdout and stderr in the order
+ * written: spawn.h) into r->metric, or an error row with the reason; a run
+ * that already failed keeps its own reason. With --output the kept output
+ * is copied to our stdout after the run: the terminal sees it whole, a run
+ * late (a tee while the program runs would need a reader in spawn's wait
+ * loop, and the figure is read after the end anyway). Closes fd. */
+static void figure(int fd, struct fl_result *r)
+{
+	FILE *f = lseek(fd, 0, SEEK_SET) == 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		close(fd);
+		fl_fail(r, "exec: cannot read the program's output back: %s", strerror(errno));
+		return;
+	}
+	if (fl_exec_cfg.output) {
+		char buf[8192];
+		size_t k;
+		fflush(stdout);
+		while ((k = fread(buf, 1, sizeof buf, f)) > 0)
+			fwrite(buf, 1, k, stdout);
+		fflush(stdout);
+		rewind(f);
+	}
+	struct fl_metric_found found;
+	char why[sizeof r->error];
+	fl_metric_found_init(&found);
+	fl_metric_stream(fl_exec_cfg.metric, f, &found);
+	fclose(f);
+	if (r->error[0] || !r->ops)
+		return; /* failed, or interrupted: no figure */
+	if (fl_metric_problem(fl_exec_cfg.metric, &found, why, sizeof why)[0])
+		fl_fail(r, "%s", why);
+	else
+		r->metric = found.value;
+}
+
 void fl_exec_once(const struct fl_variant *v, const struct fl_policy *pol, bool stats,
 		  struct fl_result *r, struct fl_exec_shim *sh)
 {
@@ -214,11 +250,13 @@ void fl_exec_once(const struct fl_variant *v, const struct fl_policy *pol, bool 
 	close(lfd);
 	struct shim_env env = { v, stats, logp, pol->kind == FL_POLICY_PARK ? NULL : ptext };
 	struct fl_program p = { fl_exec_cfg.argv, fl_exec_cfg.timeout_s, fl_exec_cfg.output,
-				shim_setup, &env };
+				shim_setup, &env, fl_exec_cfg.metric != NULL };
 	struct fl_program_end e;
 	fl_program_run(&p, &e);
 	if (verdict(&e, r) && v)
 		shim_verdict(v, logp, r, sh);
+	if (e.out_fd >= 0)
+		figure(e.out_fd, r);
 	unlink(logp);
 }
 

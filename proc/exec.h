@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "proc/metric.h"
 #include "shim/logline.h" /* the shim's logline (its published format) */
 #include "variants/policy.h"
 #include "workloads/workload.h"
@@ -32,6 +33,8 @@ struct fl_exec {
 	unsigned allow_flags;        /* the same as FL_DESTROY_UNSAFE | ... */
 	double timeout_s;            /* per run; then the group is killed */
 	bool output;                 /* the program's stdout and stderr pass through */
+	const struct fl_metric *metric; /* --metric (NULL: none): the figure, from
+				      * stdout and stderr kept in one file */
 };
 
 extern struct fl_exec fl_exec_cfg;

@@ -32,7 +32,9 @@ static void child(const struct fl_program *p, int errfd, int report)
 		if (!p->output)
 			dup2(null, 1);
 	}
-	if (!p->output)
+	if (p->keep)
+		dup2(errfd, 1); /* one open file, one offset: the two interleave, never overwrite */
+	if (!p->output || p->keep)
 		dup2(errfd, 2);
 	/* Nothing of futexlab's reaches the program: its CSV's temporary
 	 * file, bpftrace's pipes, the collector's descriptors. Close-on-exec,
@@ -153,6 +155,7 @@ static void parent(const struct fl_program *p, pid_t pid, int64_t t0, int rfd, i
 void fl_program_run(const struct fl_program *p, struct fl_program_end *e)
 {
 	memset(e, 0, sizeof *e);
+	e->out_fd = -1;
 	const char *tmp = getenv("TMPDIR");
 	char errp[4096];
 	snprintf(errp, sizeof errp, "%s/futexlab-err-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
@@ -181,5 +184,8 @@ void fl_program_run(const struct fl_program *p, struct fl_program_end *e)
 		parent(p, pid, t0, rfd[0], efd, e);
 	}
 	close(rfd[0]);
-	close(efd);
+	if (p->keep)
+		e->out_fd = efd;
+	else
+		close(efd);
 }

@@ -29,6 +29,9 @@ struct fl_program {
 	 * environment (setenv, putenv). NULL: none. */
 	void (*setup)(void *arg);
 	void *arg;
+	/* stdout too into the kept file (the two in the order written, output
+	 * set or not), handed back in out_fd: exec --metric searches both */
+	bool keep;
 };
 
 struct fl_program_end {
@@ -44,6 +47,8 @@ struct fl_program_end {
 	char why[200];              /* NOT_RUN: the reason */
 	char first_line[160];       /* ": " and the first non-empty line of its
 				     * stderr (output unset), else "" */
+	int out_fd;                 /* keep: the kept file (read it from offset
+				     * 0; the caller closes it), else -1 */
 };
 
 /* Runs p to its end (or deadline, or Ctrl-C) into e. */

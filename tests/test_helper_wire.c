@@ -148,6 +148,7 @@ static const char golden_result[] =
 	"stranded_taken=17\n"
 	"preempt_signals=9\n"
 	"preempt_hits=3\n"
+	"metric=0x1.edccccccccccdp+6\n"
 	"lat_n=3\n"
 	"lat_min=5\n"
 	"lat_max=1000\n"
@@ -172,7 +173,8 @@ static void golden_values(struct fl_helper_req *q, struct fl_result *r)
 				 .starve_max_ns = -1, .cpu_set = true, .cpu_user_ns = 1,
 				 .cpu_sys_ns = 2, .csw_vol = 3, .csw_invol = 4, .shim_sems = -1,
 				 .stranded = 2, .stranded_max_ns = 55000123, .stranded_tid = 4242,
-				 .stranded_taken = 17, .preempt_signals = 9, .preempt_hits = 3 };
+				 .stranded_taken = 17, .preempt_signals = 9, .preempt_hits = 3,
+				 .metric = 123.45 };
 	snprintf(r->stranded_note, sizeof r->stranded_note, "tid 4242 slept");
 	snprintf(r->error, sizeof r->error, "a\nb\\c");
 	snprintf(r->info, sizeof r->info, "musl");
@@ -216,6 +218,7 @@ static void t_golden_decode(void)
 	       (long long)r.stranded_taken);
 	EXPECT(r.preempt_signals == 9 && r.preempt_hits == 3, "golden preempt: %lld/%lld",
 	       (long long)r.preempt_hits, (long long)r.preempt_signals);
+	EXPECT(r.metric == 123.45, "golden metric %.17g", r.metric);
 	uint64_t other = 0;
 	for (int i = 0; r.lat && i < FL_HIST_BUCKETS; i++)
 		other += i == 5 || i == 317 ? 0 : r.lat->b[i];

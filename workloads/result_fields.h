@@ -48,6 +48,8 @@
 #ifndef FUTEXLAB_RESULT_FIELDS_H
 #define FUTEXLAB_RESULT_FIELDS_H
 
+#include <math.h> /* NAN: a FIELD's "none" (metric) */
+
 #define FL_RESULT_TABLE(FIELD, COLUMN)                                          \
 	COLUMN(variant)       /* the entry: a design, a floor, BASELINE#2 */  \
 	COLUMN(workload)                                                       \
@@ -108,7 +110,12 @@
 	 * those that landed in the library's text (also in info, for people). \
 	 */                                                                    \
 	FIELD(I64, preempt_signals, 0, none)                                   \
-	FIELD(I64, preempt_hits, 0, none)
+	FIELD(I64, preempt_hits, 0, none)                                      \
+	/* exec --metric: the program's own figure (proc/metric.h; NAN: none). \
+	 * Its column is a COLUMN written by harness/run_row.c with %.10g, not \
+	 * a DBL cell's %.4f: the figure's precision is the program's. */      \
+	FIELD(DBL, metric, NAN, none)                                          \
+	COLUMN(metric)        /* empty without --metric and on error rows */
 
 /* ---- expansions every user shares ---------------------------------------- */
 

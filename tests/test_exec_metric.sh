@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# tests/test_exec_metric.sh — `futexlab exec --metric REGEX
+# [--higher-is-better]`: bad input (one line, exit 2); a program whose figure
+# differs per design (FUTEXLAB_VARIANT): the CSV's metric column holds it,
+# the table's value column shows it, the ratio is its (baseline/row when
+# higher is better: twice the throughput reads 0.500, faster; the same
+# figures lower-is-better read 2.000, slower), `compare FILE` prints the same
+# rows, a file without the metric line reads as wall time again; a run
+# without the figure, or with text where the number should be: an error row
+# with the reason; --output still shows the program's output.
+# Usage: test_exec_metric.sh FUTEXLAB
+set -u
+fl=$1
+py=/usr/bin/python3
+pass=0 fail=0
+tmp=$(mktemp -d /tmp/futexlab-metric.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+ok()  { pass=$((pass+1)); echo "ok   $1"; }
+bad() { fail=$((fail+1)); echo "FAIL $1"; }
+
+rows() { # FILE VARIANT COLUMN: that column of every row of VARIANT
+  "$py" -c 'import csv, sys
+lines = [l for l in open(sys.argv[1]) if not l.startswith("#")]
+for r in csv.DictReader(lines):
+    if r["variant"] == sys.argv[2]:
+        print(r[sys.argv[3]])' "$@"
+}
+
+# 1. bad input: one line on stderr, exit 2, nothing run
+usage() { # label want args...
+  local label=$1 want=$2; shift 2
+  "$fl" exec "$@" >"$tmp/u.out" 2>"$tmp/u.err"
+  local rc=$? n
+  n=$(wc -l <"$tmp/u.err")
+  if [ $rc -eq 2 ] && [ "$n" -eq 1 ] && [ ! -s "$tmp/u.out" ] && grep -q -- "$want" "$tmp/u.err"
+  then ok "$label: exit 2, $(cat "$tmp/u.err")"
+  else bad "$label: exit $rc, $n lines: $(cat "$tmp/u.err" "$tmp/u.out")"; fi
+}
+usage "not a regex" "not a regular expression" --metric 'tps = ([0-9]+' -- true
+usage "no capture group" "no capture group" --metric 'tps = [0-9]+' -- true
+usage "--higher-is-better alone" "give --metric" --higher-is-better -- true
+usage "--metric with --survey" "no --metric" --survey --metric 'x(1)' -- true
+
+# The program: negcount prints twice glibc's figure (glibc's on stderr,
+# after an earlier match that must not count); MODE (--env) none: no
+# figure, text: text where the number goes.
+prog=$tmp/prog.sh
+cat >"$prog" <<'P'
+#!/bin/sh
+case "${MODE:-}$FUTEXLAB_VARIANT" in
+none*) echo "nothing to see" ;;
+text*) echo "tps = n/a" ;;
+negcount) echo "tps = 200" ;;
+*) echo "tps = 1"; echo "tps = 100" >&2 ;;
+esac
+P
+chmod +x "$prog"
+run() { # csv args...: 6 rounds (a verdict needs 6), no warm-up
+  local csv=$1; shift
+  "$fl" exec --variant negcount,glibc --rounds 6 --warmup 0 --no-probes --quiet --csv "$csv" \
+    --metric 'tps = ([0-9.na/]+)' "$@" -- "$prog"
+}
+# row TABLE VARIANT: that entry's row of the ratio table, blanks squeezed
+row() { grep -E "^  $2 " "$1" | head -1 | tr -s ' '; }
+
+# 2. higher is better: the figure in the CSV, the ratio baseline/row
+run "$tmp/h.csv" --higher-is-better >"$tmp/h.out" 2>"$tmp/h.err"
+rc=$?
+m=$(rows "$tmp/h.csv" negcount metric | sort -u | tr '\n' ' ')
+g=$(rows "$tmp/h.csv" glibc metric | sort -u | tr '\n' ' ')
+[ $rc -eq 0 ] && [ "$m" = "200 " ] && [ "$g" = "100 " ] &&
+  ok "metric column: negcount 200, glibc 100 (the last match, stdout or stderr)" ||
+  bad "metric column: exit $rc, negcount '$m', glibc '$g': $(cat "$tmp/h.err")"
+grep -q '^# exec metric: tps = (\[0-9.na/\]+) (higher is better)$' "$tmp/h.csv" &&
+  ok "metadata: # exec metric: ... (higher is better)" || bad "metadata: $(grep 'exec metric' "$tmp/h.csv")"
+r=$(row "$tmp/h.out" negcount)
+case "$r" in
+  " negcount 200 0.500 "*faster*) ok "higher is better: twice the throughput reads 0.500, faster: $r" ;;
+  *) bad "higher is better: '$r'"; cat "$tmp/h.out" ;;
+esac
+grep -qE '^  variant +metric +ratio' "$tmp/h.out" && ok "the value column is headed metric" ||
+  bad "the value column's header: $(grep -E '^  variant' "$tmp/h.out")"
+"$fl" compare "$tmp/h.csv" >"$tmp/hc.out" 2>&1
+[ "$(row "$tmp/hc.out" negcount)" = "$r" ] && [ "$(row "$tmp/hc.out" glibc)" = "$(row "$tmp/h.out" glibc)" ] &&
+  ok "compare FILE: the same rows" || bad "compare FILE: '$(row "$tmp/hc.out" negcount)' vs '$r'"
+# a file without the metric line (as before the option): wall time again
+grep -v '^# exec metric:' "$tmp/h.csv" >"$tmp/old.csv"
+"$fl" compare "$tmp/old.csv" >"$tmp/old.out" 2>&1
+grep -qE '^  variant +median ns +ratio' "$tmp/old.out" && ! grep -q "^  negcount +200 " "$tmp/old.out" &&
+  ok "no metric line: ns per op, as before" || bad "no metric line: $(grep -A2 -E '^  variant' "$tmp/old.out")"
+
+# 3. lower is better (the default): the same figures, the other way
+run "$tmp/l.csv" >"$tmp/l.out" 2>&1
+r=$(row "$tmp/l.out" negcount)
+case "$r" in
+  " negcount 200 2.000 "*slower*) ok "lower is better: twice the figure reads 2.000, slower: $r" ;;
+  *) bad "lower is better: '$r'"; cat "$tmp/l.out" ;;
+esac
+grep -q '^# exec metric: .* (lower is better)$' "$tmp/l.csv" && ok "metadata: (lower is better)" ||
+  bad "metadata: $(grep 'exec metric' "$tmp/l.csv")"
+
+# 4. no figure, or text for it: an error row with the reason, exit 1
+for case in "none|no match for --metric 'tps = ([0-9.na/]+)' in the program's output" \
+            "text|its first group matched 'n/a', not a number"; do
+  mode=${case%%|*} want=${case#*|} v=negcount
+  "$fl" exec --variant "$v" --env "MODE=$mode" --rounds 1 --warmup 0 --no-probes --quiet --csv "$tmp/e.csv" \
+    --metric 'tps = ([0-9.na/]+)' -- "$prog" >"$tmp/e.out" 2>&1
+  rc=$?
+  st=$(rows "$tmp/e.csv" "$v" status | sort -u | tr '\n' ' ')
+  note=$(rows "$tmp/e.csv" "$v" note)
+  [ $rc -eq 1 ] && [ "$st" = "error " ] && grep -qF -- "$want" <<<"$note" &&
+    ok "$mode: error row: $note" || bad "$mode: exit $rc, status '$st', note '$note'"
+done
+
+# 5. --output: the program's output still reaches futexlab's stdout
+"$fl" exec --variant negcount --rounds 1 --warmup 0 --no-probes --quiet --output \
+  --metric 'tps = ([0-9]+)' -- "$prog" >"$tmp/o.out" 2>&1
+grep -q '^tps = 200$' "$tmp/o.out" && grep -q '^tps = 100$' "$tmp/o.out" &&
+  ok "--output with --metric: the output shown (stdout and stderr)" ||
+  bad "--output with --metric: $(head -5 "$tmp/o.out")"
+
+echo "exec --metric: $pass passed, $fail failed"
+[ $fail -eq 0 ]
