@@ -68,6 +68,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
@@ -103,6 +104,7 @@ static int (*real_post)(sem_t *);
 static int (*real_getvalue)(sem_t *, int *);
 static sem_t *(*real_open)(const char *, int, ...);
 static int (*real_close)(sem_t *);
+static void (*real_exit)(int); /* glibc's _exit (_Exit is the same function) */
 /* The named semaphores' table lock, held across fork (below, "named"). */
 static void named_prepare(void);
 static void named_release(void);
@@ -178,6 +180,15 @@ static void say(const char *fmt, ...)
 	errno = e;
 }
 
+/* The shim's own exit (a usage error, no libc to call): the system call
+ * itself, not _exit, which this library interposes (a call from inside it
+ * binds to its own definition) and which would write a logline. */
+__attribute__((noreturn)) static void leave(int code)
+{
+	for (;;)
+		syscall(SYS_exit_group, code);
+}
+
 /* A usage error: one line on stderr — and in the log when FUTEXLAB_LOG
  * itself is valid — then exit 2, before the program runs (no logline:
  * the destructor does not run on _exit). */
@@ -193,7 +204,7 @@ __attribute__((noreturn, format(printf, 1, 2))) static void usage(const char *fm
 	const struct fl_shim_vars v = { .log = getenv("FUTEXLAB_LOG") };
 	if (fl_shim_env_parse(&v, &only_log, NULL, 0) == 0 && only_log.log[0])
 		log_write(only_log.log, buf, n);
-	_exit(2);
+	leave(2);
 }
 
 static void *sym(const char *name)
@@ -201,7 +212,7 @@ static void *sym(const char *name)
 	void *p = dlsym(RTLD_NEXT, name);
 	if (!p) {
 		fprintf(stderr, "futexlab-preload: libc has no %s\n", name);
-		_exit(2);
+		leave(2);
 	}
 	return p;
 }
@@ -443,6 +454,7 @@ static void resolve_real(void)
 	real_getvalue = sym("sem_getvalue");
 	real_open = sym("sem_open");
 	real_close = sym("sem_close");
+	real_exit = sym("_exit");
 }
 
 /* Designs a tag may name: those that fit. Not asked whether they are
@@ -692,16 +704,47 @@ static void write_logline(void)
 		say("pid %d: no logline: a field out of logline.h's ranges", r.pid);
 }
 
-/* At exit (exit() or a return from main; not _exit, not a fatal signal, not
- * exec: shim/log.md, "The log"). */
-__attribute__((destructor)) static void shim_end(void)
+/* The process's report, once: at exit (the destructor: exit() or a return
+ * from main) or at _exit/_Exit (their wrappers, before the real call),
+ * whichever comes first: a program whose destructor or atexit handler
+ * calls _exit after the shim's destructor ran writes one line, not two.
+ * Keyed by pid rather than a flag: a fork child (also one made by clone()
+ * or _Fork, which run no atfork handler) has another pid and writes its own
+ * line; the exchange makes two threads racing to leave write one. Not on a
+ * fatal signal, not on exec (shim/log.md, "The log"). */
+static _Atomic pid_t reported;
+
+static void report_once(void)
 {
+	pid_t me = getpid();
+	if (atomic_exchange(&reported, me) == me)
+		return;
 	if (V)
 		say("pid %d: %ld semaphores initialised on %s, %ld handed to glibc, %ld named opens",
 		    (int)getpid(), atomic_load(&n_ours), V->name, atomic_load(&n_handed),
 		    atomic_load(&n_named));
 	if (log_path[0])
 		write_logline();
+}
+
+__attribute__((destructor)) static void shim_end(void)
+{
+	report_once();
+}
+
+/* _exit and _Exit skip the destructors: the line is written here, before
+ * the real call (Python's os._exit, a multiprocessing worker). */
+EXPORT void _exit(int status)
+{
+	start();
+	report_once();
+	real_exit(status);
+	leave(status); /* (glibc's does not return) */
+}
+
+EXPORT void _Exit(int status)
+{
+	_exit(status);
 }
 
 /* ---- the interface ----------------------------------------------------- */

@@ -24,7 +24,7 @@
 # spin:100, its counts unchanged: the policy's re-tries are the design's
 # trywait, never a call of the program's).
 set -u
-futexlab=$1 so=$2 prog=$3 logcat=$4 deny=$5
+futexlab=$1 so=$2 prog=$3 logcat=$4 deny=$5 exitprog=${6:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -219,5 +219,24 @@ fi
 # its own line under the same pid: still exactly the two lines
 shimrun FUTEXLAB_VARIANT=glibc FUTEXLAB_STATS=1 -- sh -c 'exec "$0"'
 check "glibc, statprog exec'd by sh" glibc pass - 1 0
+
+# _exit, _Exit, and _Exit from an atexit handler: no destructor runs, the
+# shim's _exit writes the line, exactly one, with the semaphore counted
+if [ -n "$exitprog" ]; then
+  for how in "_exit 0" "_Exit 3" "atexit 0"; do
+    set -- $how
+    rm -f "$tmp/log"
+    env -u FUTEXLAB_DEBUG FUTEXLAB_VARIANT=negcount FUTEXLAB_LOG="$tmp/log" LD_PRELOAD="$so" \
+      "$exitprog" "$1" >/dev/null 2>"$tmp/err"
+    rc=$?
+    "$logcat" "$tmp/log" >"$tmp/rep" 2>/dev/null
+    if [ $rc -ne "$2" ] || [ "$(wc -l <"$tmp/log" 2>/dev/null || echo 0)" -ne 1 ] ||
+       ! grep -Eq "^R [0-9]+ [0-9]+ exitprog negcount park on 1 1 0 0 " "$tmp/rep"; then
+      bad "exitprog $1: exit $rc (want $2), log '$(cat "$tmp/log" 2>/dev/null)'"
+    else
+      echo "ok   exitprog $1: exit $rc, one logline (ours 1)"
+    fi
+  done
+fi
 
 exit $fail
