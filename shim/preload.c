@@ -61,14 +61,18 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
@@ -123,8 +127,71 @@ static void named_release(void);
  * program's: kept. A log that cannot be opened (permissions, a sandbox, a
  * missing directory) loses the line, said on stderr under FUTEXLAB_DEBUG=1
  * only: a correct program is never made to fail by its log. */
+/* ---- the report channel: FUTEXLAB_LOG=@NAME ----------------------------
+ * The line goes to the abstract AF_UNIX SOCK_SEQPACKET socket NAME (futexlab
+ * exec's server: proc/report.c), one connection per line: connect, send the
+ * line as one message (SEQPACKET keeps it whole: the server reads one line,
+ * never half of one or two), then wait for the server's 1-byte ack before
+ * closing. The wait is the protocol: the server checks who sent the line
+ * by SO_PEERCRED's pid (in the run's cgroup, /proc/PID/cgroup), which needs
+ * the sender alive when it looks — a process that closed and exited at once
+ * could be gone, or its pid reused. Bounded (SO_RCVTIMEO, SO_SNDTIMEO: 2 s)
+ * so a stalled server delays an exit by 2 s at most, never hangs it. An
+ * abstract socket has no file: no permission bits (a process that changed
+ * user reaches it, which a root-owned log file refused), nothing left
+ * behind; forgery is the server's to refuse by the peer's pid. SOCK_CLOEXEC:
+ * a child that execs gets nothing of ours. MSG_NOSIGNAL: a server gone is
+ * no SIGPIPE for the program. A failure is silent (FUTEXLAB_DEBUG says it):
+ * the program never fails because of its report. errno kept. */
+static void channel_write(const char *name, const char *buf, size_t n)
+{
+	int e = errno;
+	const char *why = NULL;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	size_t len = strnlen(name, sizeof a.sun_path - 1); /* (env.c: at most 107) */
+	memcpy(a.sun_path + 1, name, len); /* sun_path[0] = 0: abstract */
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		why = "socket";
+		goto out;
+	}
+	struct timeval tv = { .tv_sec = 2 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	if (connect(fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len))) {
+		why = "connect";
+		goto out;
+	}
+	ssize_t w;
+	do
+		w = send(fd, buf, n, MSG_NOSIGNAL);
+	while (w < 0 && errno == EINTR);
+	if (w != (ssize_t)n) {
+		why = "send";
+		goto out;
+	}
+	char ack;
+	ssize_t r;
+	do
+		r = recv(fd, &ack, 1, 0);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
+		why = r == 0 ? "no ack (closed)" : "no ack";
+out:
+	if (why && debug)
+		fprintf(stderr, "futexlab-preload: FUTEXLAB_LOG=@%s: %s: %s\n", name, why,
+			strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+}
+
 static void log_write(const char *path, const char *buf, size_t n)
 {
+	if (path[0] == '@') {
+		channel_write(path + 1, buf, n);
+		return;
+	}
 	int e = errno;
 	int fd;
 	do
