@@ -63,6 +63,19 @@ static bool name_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
+/* @NAME's NAME: an abstract socket's name fits sun_path after its leading
+ * NUL (108 bytes in all); printable without spaces, so a message quoting
+ * it stays one line and no NUL or control byte hides in it. */
+static bool channel_name(const char *s, size_t n)
+{
+	if (n == 0 || n > FL_SHIM_CHANNEL_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] <= ' ' || s[i] > '~')
+			return false;
+	return true;
+}
+
 static const struct {
 	const char *name;
 	unsigned flags;
@@ -128,8 +141,12 @@ int fl_shim_env_parse(const struct fl_shim_vars *in, struct fl_shim_env *out, ch
 		size_t n = strnlen(log, FL_SHIM_LOG_MAX + 1);
 		if (n > FL_SHIM_LOG_MAX)
 			return fail(&m, "FUTEXLAB_LOG", log, n, "is longer than 4095 bytes");
-		if (log[0] != '/')
-			return fail(&m, "FUTEXLAB_LOG", log, n, "is not an absolute path");
+		if (log[0] == '@' && !channel_name(log + 1, n - 1))
+			return fail(&m, "FUTEXLAB_LOG", log, n,
+				    "is not @NAME (1-107 bytes of '!'..'~')");
+		if (log[0] != '/' && log[0] != '@')
+			return fail(&m, "FUTEXLAB_LOG", log, n,
+				    "is not an absolute path or @NAME");
 		memcpy(e.log, log, n);
 		e.log[n] = '\0';
 	}

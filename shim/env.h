@@ -17,7 +17,10 @@
  *                     "true ") that silently meant one thing or the other
  *                     would give it lines with or without the counting keys
  *                     it did not ask for.
- *   FUTEXLAB_LOG      unset or empty: no log; else the PATH every process
+ *   FUTEXLAB_LOG      unset or empty: no log; @NAME: the report channel,
+ *                     the abstract AF_UNIX SOCK_SEQPACKET socket NAME (1 to
+ *                     FL_SHIM_CHANNEL_MAX bytes, each '!'..'~'; out->log
+ *                     keeps the '@'); else the PATH every process
  *                     appends its logline to (shim/logline.h). It must be
  *                     absolute: the file is opened when a line is written,
  *                     at exit, after the program may have changed directory,
@@ -47,6 +50,7 @@
 
 #define FL_SHIM_VARIANT_MAX 63
 #define FL_SHIM_LOG_MAX 4095
+#define FL_SHIM_CHANNEL_MAX 107 /* sun_path's 108 bytes, less the leading NUL */
 
 /* The raw values, as getenv returns them (NULL: unset). */
 struct fl_shim_vars {

@@ -61,11 +61,18 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
@@ -101,6 +108,10 @@ static int (*real_post)(sem_t *);
 static int (*real_getvalue)(sem_t *, int *);
 static sem_t *(*real_open)(const char *, int, ...);
 static int (*real_close)(sem_t *);
+static void (*real_exit)(int); /* glibc's _exit (_Exit is the same function) */
+/* The named semaphores' table lock, held across fork (below, "named"). */
+static void named_prepare(void);
+static void named_release(void);
 
 /* ---- the log -------------------------------------------------------------
  * FUTEXLAB_LOG=PATH (absolute: env.h). The file is opened for each line and
@@ -116,8 +127,71 @@ static int (*real_close)(sem_t *);
  * program's: kept. A log that cannot be opened (permissions, a sandbox, a
  * missing directory) loses the line, said on stderr under FUTEXLAB_DEBUG=1
  * only: a correct program is never made to fail by its log. */
+/* ---- the report channel: FUTEXLAB_LOG=@NAME ----------------------------
+ * The line goes to the abstract AF_UNIX SOCK_SEQPACKET socket NAME (futexlab
+ * exec's server: proc/report.c), one connection per line: connect, send the
+ * line as one message (SEQPACKET keeps it whole: the server reads one line,
+ * never half of one or two), then wait for the server's 1-byte ack before
+ * closing. The wait is the protocol: the server checks who sent the line
+ * by SO_PEERCRED's pid (in the run's cgroup, /proc/PID/cgroup), which needs
+ * the sender alive when it looks — a process that closed and exited at once
+ * could be gone, or its pid reused. Bounded (SO_RCVTIMEO, SO_SNDTIMEO: 2 s)
+ * so a stalled server delays an exit by 2 s at most, never hangs it. An
+ * abstract socket has no file: no permission bits (a process that changed
+ * user reaches it, which a root-owned log file refused), nothing left
+ * behind; forgery is the server's to refuse by the peer's pid. SOCK_CLOEXEC:
+ * a child that execs gets nothing of ours. MSG_NOSIGNAL: a server gone is
+ * no SIGPIPE for the program. A failure is silent (FUTEXLAB_DEBUG says it):
+ * the program never fails because of its report. errno kept. */
+static void channel_write(const char *name, const char *buf, size_t n)
+{
+	int e = errno;
+	const char *why = NULL;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	size_t len = strnlen(name, sizeof a.sun_path - 1); /* (env.c: at most 107) */
+	memcpy(a.sun_path + 1, name, len); /* sun_path[0] = 0: abstract */
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		why = "socket";
+		goto out;
+	}
+	struct timeval tv = { .tv_sec = 2 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	if (connect(fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len))) {
+		why = "connect";
+		goto out;
+	}
+	ssize_t w;
+	do
+		w = send(fd, buf, n, MSG_NOSIGNAL);
+	while (w < 0 && errno == EINTR);
+	if (w != (ssize_t)n) {
+		why = "send";
+		goto out;
+	}
+	char ack;
+	ssize_t r;
+	do
+		r = recv(fd, &ack, 1, 0);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
+		why = r == 0 ? "no ack (closed)" : "no ack";
+out:
+	if (why && debug)
+		fprintf(stderr, "futexlab-preload: FUTEXLAB_LOG=@%s: %s: %s\n", name, why,
+			strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+}
+
 static void log_write(const char *path, const char *buf, size_t n)
 {
+	if (path[0] == '@') {
+		channel_write(path + 1, buf, n);
+		return;
+	}
 	int e = errno;
 	int fd;
 	do
@@ -173,6 +247,15 @@ static void say(const char *fmt, ...)
 	errno = e;
 }
 
+/* The shim's own exit (a usage error, no libc to call): the system call
+ * itself, not _exit, which this library interposes (a call from inside it
+ * binds to its own definition) and which would write a logline. */
+__attribute__((noreturn)) static void leave(int code)
+{
+	for (;;)
+		syscall(SYS_exit_group, code);
+}
+
 /* A usage error: one line on stderr — and in the log when FUTEXLAB_LOG
  * itself is valid — then exit 2, before the program runs (no logline:
  * the destructor does not run on _exit). */
@@ -188,7 +271,7 @@ __attribute__((noreturn, format(printf, 1, 2))) static void usage(const char *fm
 	const struct fl_shim_vars v = { .log = getenv("FUTEXLAB_LOG") };
 	if (fl_shim_env_parse(&v, &only_log, NULL, 0) == 0 && only_log.log[0])
 		log_write(only_log.log, buf, n);
-	_exit(2);
+	leave(2);
 }
 
 static void *sym(const char *name)
@@ -196,7 +279,7 @@ static void *sym(const char *name)
 	void *p = dlsym(RTLD_NEXT, name);
 	if (!p) {
 		fprintf(stderr, "futexlab-preload: libc has no %s\n", name);
-		_exit(2);
+		leave(2);
 	}
 	return p;
 }
@@ -421,6 +504,7 @@ static void forked(void)
 	atomic_store_explicit(&n_ours, 0, memory_order_relaxed);
 	atomic_store_explicit(&n_handed, 0, memory_order_relaxed);
 	atomic_store_explicit(&n_named, 0, memory_order_relaxed);
+	named_release(); /* (taken by named_prepare before the fork) */
 }
 
 /* glibc's own semaphore functions: where a call goes that the shim does not
@@ -437,6 +521,7 @@ static void resolve_real(void)
 	real_getvalue = sym("sem_getvalue");
 	real_open = sym("sem_open");
 	real_close = sym("sem_close");
+	real_exit = sym("_exit");
 }
 
 /* Designs a tag may name: those that fit. Not asked whether they are
@@ -481,7 +566,7 @@ static const struct fl_shim_env *read_env(void)
 	 * once, here (start(): set-up runs once). It fails only out of memory: the
 	 * children's lines then count their parent's calls too, which is no
 	 * reason to stop the program. */
-	if (pthread_atfork(NULL, NULL, forked) != 0)
+	if (pthread_atfork(named_prepare, named_release, forked) != 0)
 		say("pthread_atfork failed: a forked child's counts include its parent's");
 	return &env;
 }
@@ -686,16 +771,47 @@ static void write_logline(void)
 		say("pid %d: no logline: a field out of logline.h's ranges", r.pid);
 }
 
-/* At exit (exit() or a return from main; not _exit, not a fatal signal, not
- * exec: shim/log.md, "The log"). */
-__attribute__((destructor)) static void shim_end(void)
+/* The process's report, once: at exit (the destructor: exit() or a return
+ * from main) or at _exit/_Exit (their wrappers, before the real call),
+ * whichever comes first: a program whose destructor or atexit handler
+ * calls _exit after the shim's destructor ran writes one line, not two.
+ * Keyed by pid rather than a flag: a fork child (also one made by clone()
+ * or _Fork, which run no atfork handler) has another pid and writes its own
+ * line; the exchange makes two threads racing to leave write one. Not on a
+ * fatal signal, not on exec (shim/log.md, "The log"). */
+static _Atomic pid_t reported;
+
+static void report_once(void)
 {
+	pid_t me = getpid();
+	if (atomic_exchange(&reported, me) == me)
+		return;
 	if (V)
 		say("pid %d: %ld semaphores initialised on %s, %ld handed to glibc, %ld named opens",
 		    (int)getpid(), atomic_load(&n_ours), V->name, atomic_load(&n_handed),
 		    atomic_load(&n_named));
 	if (log_path[0])
 		write_logline();
+}
+
+__attribute__((destructor)) static void shim_end(void)
+{
+	report_once();
+}
+
+/* _exit and _Exit skip the destructors: the line is written here, before
+ * the real call (Python's os._exit, a multiprocessing worker). */
+EXPORT void _exit(int status)
+{
+	start();
+	report_once();
+	real_exit(status);
+	leave(status); /* (glibc's does not return) */
+}
+
+EXPORT void _Exit(int status)
+{
+	_exit(status);
 }
 
 /* ---- the interface ----------------------------------------------------- */
@@ -952,24 +1068,293 @@ EXPORT int sem_getvalue(sem_t *restrict s, int *restrict value)
 	return 0;
 }
 
-/* Named semaphores are glibc's (untagged: above); these two only count. */
+/* ---- named semaphores on the design ---------------------------------------
+ * sem_open and sem_close put a named semaphore on the design, in the file
+ * glibc uses for it, /dev/shm/sem.NAME, under glibc's name rules (leading
+ * slashes skipped; then not empty, no '/', at most NAME_MAX bytes: else
+ * EINVAL; a NAME the file system finds too long, "sem.NAME" past NAME_MAX,
+ * is open's ENAMETOOLONG: tests/shim/namedprog.c compares the answers). So a name is the same object in every process,
+ * under any design, the pass-through or plain glibc, and glibc's
+ * sem_unlink removes it: it is not interposed (it only unlinks that path).
+ *
+ * Created as glibc creates it: the semaphore's bytes (the design's state,
+ * initialised process-shared, and the tag) are written whole into a
+ * temporary file, which is mapped and then link()ed to the name. Nobody can
+ * open the name and find a file without its full contents (a short file
+ * would read as untagged, i.e. glibc's, and then its design's state as
+ * glibc's); and O_CREAT|O_EXCL is atomic: link() fails with EEXIST when the
+ * name exists, so of racing creators exactly one wins, and without O_EXCL
+ * the others open the winner's file (glibc's loop, too).
+ *
+ * Opened, the file's tag says who serves it, as for an unnamed semaphore: a
+ * file that glibc created (a process without the shim, or under the
+ * pass-through) stays glibc's, whoever maps it.
+ *
+ * A second sem_open of the same file in a process returns the same address
+ * (POSIX): a per-process table of the mappings keyed by the file's (dev,
+ * ino), with a reference count; sem_close unmaps at zero; an address not
+ * in it is glibc's (real sem_close: EINVAL for a stray one). The table is
+ * under a mutex, taken around fork by the pthread_atfork handlers (read_env)
+ * so a child never inherits it locked; the mappings are inherited by a fork
+ * child, so the table stays true there.
+ *
+ * Every named semaphore is glibc's (real sem_open/sem_close) when the
+ * unnamed ones are (V NULL), and when the design cannot be process-shared
+ * (its init with pshared=1 is ENOTSUP, as for sem_init's hand-over): there
+ * the whole process's named semaphores go to glibc, never some of them, so
+ * a name opened twice is one address in one table. An initial value above
+ * the design's value_max (up to SEM_VALUE_MAX) is written as glibc's bytes
+ * (glibc's sem_init, process-shared, untagged): glibc's, in the table. */
+#define SEM_DIR "/dev/shm/"
+#define SEM_PATH_MAX (sizeof SEM_DIR "sem." + NAME_MAX) /* a NAME of NAME_MAX fits */
+
+struct named_map {
+	dev_t dev;
+	ino_t ino;
+	sem_t *sem;
+	long refs;
+};
+static struct named_map *named_tab;
+static size_t named_n, named_cap;
+static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
+static int named_to_glibc = -1; /* -1: not asked yet; under named_lock */
+
+static void named_prepare(void)
+{
+	pthread_mutex_lock(&named_lock);
+}
+
+static void named_release(void)
+{
+	pthread_mutex_unlock(&named_lock);
+}
+
+/* "/dev/shm/sem.NAME" into path; false (EINVAL) when NAME breaks the rules. */
+static bool sem_path(const char *name, char path[SEM_PATH_MAX])
+{
+	while (*name == '/')
+		name++;
+	size_t n = strlen(name);
+	if (n == 0 || n > NAME_MAX || memchr(name, '/', n))
+		return false;
+	snprintf(path, SEM_PATH_MAX, "%ssem.%s", SEM_DIR, name);
+	return true;
+}
+
+/* Whether this process's named semaphores go to glibc (asked once). */
+static bool named_glibc(void)
+{
+	if (!V)
+		return true;
+	pthread_mutex_lock(&named_lock);
+	if (named_to_glibc < 0) {
+		sem_t probe;
+		int r = V->init(&probe, 0, 1);
+		if (r == 0)
+			V->destroy(&probe);
+		named_to_glibc = r == ENOTSUP;
+		if (named_to_glibc)
+			say("variant %s cannot be process-shared: named semaphores stay glibc's",
+			    V->name);
+	}
+	bool g = named_to_glibc;
+	pthread_mutex_unlock(&named_lock);
+	return g;
+}
+
+/* The address of the file fd in this process: an entry's (one more
+ * reference), else `mapped` (already fd's mapping), else a new mapping.
+ * SEM_FAILED with errno on failure; `mapped` is unmapped unless returned. */
+static sem_t *named_add(int fd, sem_t *mapped)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return SEM_FAILED;
+	sem_t *r = SEM_FAILED;
+	pthread_mutex_lock(&named_lock);
+	for (size_t i = 0; i < named_n; i++)
+		if (named_tab[i].dev == st.st_dev && named_tab[i].ino == st.st_ino) {
+			named_tab[i].refs++;
+			r = named_tab[i].sem;
+			goto out;
+		}
+	if (named_n == named_cap) {
+		size_t cap = named_cap ? 2 * named_cap : 16;
+		struct named_map *t = realloc(named_tab, cap * sizeof *t);
+		if (!t)
+			goto out; /* ENOMEM */
+		named_tab = t, named_cap = cap;
+	}
+	if (!mapped) {
+		void *m = mmap(NULL, sizeof(sem_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED)
+			goto out;
+		mapped = m;
+	}
+	named_tab[named_n++] = (struct named_map){ st.st_dev, st.st_ino, mapped, 1 };
+	r = mapped;
+	mapped = NULL;
+out:
+	pthread_mutex_unlock(&named_lock);
+	if (mapped)
+		munmap(mapped, sizeof(sem_t));
+	return r;
+}
+
+/* The bytes of a new named semaphore of `value`: the design's, tagged; or
+ * glibc's above the design's value_max. 0, or an errno. */
+static int named_bytes(sem_t *s, unsigned value, bool *ours)
+{
+	memset(s, 0, sizeof *s);
+	int r = V->init(s, value, 1);
+	if (r == 0) {
+		tag_set(s, V);
+		*ours = true;
+		return 0;
+	}
+	if (r != EINVAL) /* (ENOTSUP: named_glibc said otherwise) */
+		return r;
+	say("sem_open: value %u above variant %s's value_max: handed to glibc", value, V->name);
+	*ours = false;
+	atomic_fetch_add_explicit(&n_handed, 1, memory_order_relaxed);
+	return real_init(s, 1, value) ? errno : 0;
+}
+
+/* A temporary file in SEM_DIR holding s's bytes, its name in tmp. -1 with
+ * errno (EAGAIN after 100 names taken, as glibc after its retries). */
+static int named_temp(const sem_t *s, mode_t mode, char tmp[SEM_PATH_MAX])
+{
+	static _Atomic unsigned seq;
+	int fd = -1;
+	for (int i = 0; i < 100 && fd < 0; i++) {
+		snprintf(tmp, SEM_PATH_MAX, "%sfutexlab-sem.%d.%u", SEM_DIR, (int)getpid(),
+			 atomic_fetch_add(&seq, 1));
+		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (fd < 0)
+		return fail(EAGAIN);
+	ssize_t w;
+	do
+		w = write(fd, s, sizeof *s);
+	while (w < 0 && errno == EINTR);
+	if (w != (ssize_t)sizeof *s) {
+		int e = w < 0 ? errno : ENOSPC;
+		close(fd);
+		unlink(tmp);
+		return fail(e);
+	}
+	return fd;
+}
+
+/* Create `path` holding a new semaphore: its address, or SEM_FAILED with
+ * errno (EEXIST: the name exists; the caller decides). */
+static sem_t *named_create(const char *path, mode_t mode, unsigned value, bool *ours)
+{
+	if (value > SEM_VALUE_MAX) {
+		errno = EINVAL;
+		return SEM_FAILED;
+	}
+	sem_t s;
+	int e = named_bytes(&s, value, ours);
+	if (e) {
+		errno = e;
+		return SEM_FAILED;
+	}
+	char tmp[SEM_PATH_MAX];
+	int fd = named_temp(&s, mode, tmp);
+	if (fd < 0)
+		return SEM_FAILED;
+	sem_t *r = SEM_FAILED;
+	void *m = mmap(NULL, sizeof(sem_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m != MAP_FAILED) {
+		if (link(tmp, path) == 0)
+			r = named_add(fd, m); /* a new file: a new entry */
+		else
+			munmap(m, sizeof(sem_t));
+	}
+	e = errno;
+	unlink(tmp);
+	close(fd);
+	errno = e;
+	return r;
+}
+
+/* An existing `path`, mapped (or this process's mapping of it). */
+static sem_t *named_existing(const char *path, bool *ours)
+{
+	int fd;
+	do
+		fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return SEM_FAILED;
+	sem_t *r = named_add(fd, NULL);
+	int e = errno;
+	close(fd);
+	errno = e;
+	*ours = r != SEM_FAILED && owner(r) != NULL;
+	return r;
+}
+
+/* sem_open on the design: glibc's order. Without O_EXCL an existing name
+ * is opened first; missing and O_CREAT, it is created; a creation that
+ * loses the race to another creator (link's EEXIST) opens the winner's
+ * file, unless O_EXCL (then EEXIST). */
+static sem_t *named_open(const char *name, int oflag, mode_t mode, unsigned value)
+{
+	char path[SEM_PATH_MAX];
+	if (!sem_path(name, path)) {
+		errno = EINVAL;
+		return SEM_FAILED;
+	}
+	bool ours = false;
+	sem_t *r = SEM_FAILED;
+	for (int tries = 0; tries < 100; tries++) {
+		if (!(oflag & O_CREAT) || !(oflag & O_EXCL)) {
+			r = named_existing(path, &ours);
+			if (r != SEM_FAILED || !(oflag & O_CREAT) || errno != ENOENT)
+				break;
+		}
+		r = named_create(path, mode, value, &ours);
+		if (r != SEM_FAILED || errno != EEXIST || (oflag & O_EXCL))
+			break;
+	}
+	if (r != SEM_FAILED && ours)
+		atomic_fetch_add_explicit(&n_ours, 1, memory_order_relaxed);
+	return r;
+}
+
 EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 {
 	start();
-	sem_t *r;
+	mode_t mode = 0;
+	unsigned value = 0;
 	if (oflag & O_CREAT) {
 		va_list ap;
 		va_start(ap, oflag);
-		mode_t mode = va_arg(ap, mode_t);
-		unsigned value = va_arg(ap, unsigned);
+		mode = va_arg(ap, mode_t);
+		value = va_arg(ap, unsigned);
 		va_end(ap);
-		r = real_open(name, oflag, mode, value);
+	}
+	sem_t *r;
+	if (named_glibc()) {
+		r = oflag & O_CREAT ? real_open(name, oflag, mode, value) : real_open(name, oflag);
 	} else {
-		r = real_open(name, oflag);
+		/* open and write are cancellation points; sem_open is not
+		 * (glibc disables cancellation around them too) */
+		int cs;
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+		r = named_open(name, oflag, mode, value);
+		int e = errno;
+		pthread_setcancelstate(cs, NULL);
+		errno = e;
 	}
 	if (r != SEM_FAILED) {
 		atomic_fetch_add_explicit(&n_named, 1, memory_order_relaxed);
-		say("sem_open(%s) = %p: named, stays glibc's", name, (void *)r);
+		say("sem_open(%s) = %p: named, %s's", name, (void *)r,
+		    owner(r) ? owner(r)->name : "glibc");
 	}
 	return r;
 }
@@ -977,5 +1362,19 @@ EXPORT sem_t *sem_open(const char *name, int oflag, ...)
 EXPORT int sem_close(sem_t *s)
 {
 	start();
-	return real_close(s);
+	pthread_mutex_lock(&named_lock);
+	size_t i = 0;
+	while (i < named_n && named_tab[i].sem != s)
+		i++;
+	if (i == named_n) {
+		pthread_mutex_unlock(&named_lock);
+		return real_close(s); /* glibc's, or EINVAL */
+	}
+	bool last = --named_tab[i].refs == 0;
+	if (last)
+		named_tab[i] = named_tab[--named_n];
+	pthread_mutex_unlock(&named_lock);
+	if (last)
+		munmap(s, sizeof(sem_t));
+	return 0;
 }

@@ -209,6 +209,25 @@ static void t_log(void *arg)
 	CHECK(parse5(NULL, NULL, NULL, NULL, "/a b/\n\xc3\xa9,=") == 0 &&
 		      !strcmp(env.log, "/a b/\n\xc3\xa9,="),
 	      "odd bytes: %s", err);
+	/* @NAME: the report channel, an abstract socket's name */
+	CHECK(parse5(NULL, NULL, NULL, NULL, "@futexlab-1-0123456789abcdef") == 0 &&
+		      !strcmp(env.log, "@futexlab-1-0123456789abcdef"),
+	      "@NAME: %s", err);
+	CHECK(parse5(NULL, NULL, NULL, NULL, "@!~") == 0 && !strcmp(env.log, "@!~"), "@!~: %s", err);
+	char chan[FL_SHIM_CHANNEL_MAX + 3];
+	memset(chan, 'c', sizeof chan);
+	chan[0] = '@';
+	chan[FL_SHIM_CHANNEL_MAX + 1] = '\0';
+	CHECK(parse5(NULL, NULL, NULL, NULL, chan) == 0 && strlen(env.log) == FL_SHIM_CHANNEL_MAX + 1,
+	      "@ and %d bytes: %s", FL_SHIM_CHANNEL_MAX, err);
+	chan[FL_SHIM_CHANNEL_MAX + 1] = 'c';
+	chan[FL_SHIM_CHANNEL_MAX + 2] = '\0';
+	refused(parse5(NULL, NULL, NULL, NULL, chan), "is not @NAME (1-107 bytes of '!'..'~')");
+	refused(parse5(NULL, NULL, NULL, NULL, "@"), "FUTEXLAB_LOG: '@' is not @NAME");
+	refused(parse5(NULL, NULL, NULL, NULL, "@a b"), "FUTEXLAB_LOG: '@a b' is not @NAME");
+	refused(parse5(NULL, NULL, NULL, NULL, "@a\nb"), "FUTEXLAB_LOG: '@a\\x0ab' is not @NAME");
+	refused(parse5(NULL, NULL, NULL, NULL, "@\xc3\xa9"), "is not @NAME");
+	refused(parse5(NULL, NULL, NULL, NULL, "@a\x7f"), "is not @NAME");
 	refused(parse5(NULL, NULL, NULL, NULL, "x.log"), "FUTEXLAB_LOG: 'x.log' is not an absolute path");
 	refused(parse5(NULL, NULL, NULL, NULL, "./x.log"), "not an absolute path");
 	refused(parse5(NULL, NULL, NULL, NULL, " /x.log"), "' /x.log' is not an absolute path");

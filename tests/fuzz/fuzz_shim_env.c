@@ -95,8 +95,16 @@ static const char *reference(const struct fl_shim_vars *in, struct fl_shim_env *
 		out->stats = true;
 	}
 	if (log && *log) {
-		if (strlen(log) > 4095 || log[0] != '/')
+		if (strlen(log) > 4095 || (log[0] != '/' && log[0] != '@'))
 			return "FUTEXLAB_LOG";
+		if (log[0] == '@') { /* @NAME: 1-107 bytes of '!'..'~' */
+			size_t n = strlen(log + 1);
+			if (n < 1 || n > 107)
+				return "FUTEXLAB_LOG";
+			for (size_t i = 1; log[i]; i++)
+				if ((unsigned char)log[i] < '!' || (unsigned char)log[i] > '~')
+					return "FUTEXLAB_LOG";
+		}
 		strcpy(out->log, log);
 	}
 	if (in->policy && *in->policy && check_policy(in->policy, &out->policy))

@@ -8,6 +8,7 @@
 #   ctl_negcount — accepts pshared: nothing may be handed over for pshared.
 set -u
 so=$1 semprog=$2
+export SEMPROG_PEER_VARIANT=ctl_negcount # semprog's named peer: this registry has no glibc
 err=$(mktemp)
 fail=0
 FUTEXLAB_DEBUG=1 FUTEXLAB_VARIANT=ctl_private LD_PRELOAD=$so timeout -s KILL 120 "$semprog" >/dev/null 2>"$err"

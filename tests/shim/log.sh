@@ -24,7 +24,7 @@
 # spin:100, its counts unchanged: the policy's re-tries are the design's
 # trywait, never a call of the program's).
 set -u
-futexlab=$1 so=$2 prog=$3 logcat=$4 deny=$5
+futexlab=$1 so=$2 prog=$3 logcat=$4 deny=$5 exitprog=${6:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -124,7 +124,7 @@ while read -r v status vmax _bytes breaks _rest; do
     state=capped reason="post absorbs releases past $vmax: not a POSIX semaphore" ours=0
   elif [[ ",$breaks," =~ ,(destroy|signal|eintr), ]]; then
     state=refused reason="breaks $breaks (FUTEXLAB_ALLOW=$breaks runs it anyway)" ours=0
-  else state=on reason=- ours=7
+  else state=on reason=- ours=8 # 7 sem_inits and the named one: both on the design
   fi
   states="$states $state"
   shimrun FUTEXLAB_VARIANT="$v" FUTEXLAB_STATS=1
@@ -144,7 +144,7 @@ while read -r v status vmax _bytes breaks _rest; do
   fi
 done <<<"$list"
 shimrun FUTEXLAB_VARIANT=negcount FUTEXLAB_POLICY=adaptive
-check "negcount, FUTEXLAB_POLICY=adaptive" negcount on - 0 7 adaptive
+check "negcount, FUTEXLAB_POLICY=adaptive" negcount on - 0 8 adaptive
 for s in on pass refused capped; do
   [[ " $states " == *" $s "* ]] || bad "no design of futexlab list is '$s' here: that state went untested"
 done
@@ -219,5 +219,24 @@ fi
 # its own line under the same pid: still exactly the two lines
 shimrun FUTEXLAB_VARIANT=glibc FUTEXLAB_STATS=1 -- sh -c 'exec "$0"'
 check "glibc, statprog exec'd by sh" glibc pass - 1 0
+
+# _exit, _Exit, and _Exit from an atexit handler: no destructor runs, the
+# shim's _exit writes the line, exactly one, with the semaphore counted
+if [ -n "$exitprog" ]; then
+  for how in "_exit 0" "_Exit 3" "atexit 0"; do
+    set -- $how
+    rm -f "$tmp/log"
+    env -u FUTEXLAB_DEBUG FUTEXLAB_VARIANT=negcount FUTEXLAB_LOG="$tmp/log" LD_PRELOAD="$so" \
+      "$exitprog" "$1" >/dev/null 2>"$tmp/err"
+    rc=$?
+    "$logcat" "$tmp/log" >"$tmp/rep" 2>/dev/null
+    if [ $rc -ne "$2" ] || [ "$(wc -l <"$tmp/log" 2>/dev/null || echo 0)" -ne 1 ] ||
+       ! grep -Eq "^R [0-9]+ [0-9]+ exitprog negcount park on 1 1 0 0 " "$tmp/rep"; then
+      bad "exitprog $1: exit $rc (want $2), log '$(cat "$tmp/log" 2>/dev/null)'"
+    else
+      echo "ok   exitprog $1: exit $rc, one logline (ours 1)"
+    fi
+  done
+fi
 
 exit $fail

@@ -5,7 +5,8 @@ Makes 200 threading.Lock objects (each a sem_init in CPython 3.11) and uses
 them from four threads; then three more processes:
   - a fork whose child makes a lock and leaves by sys.exit (a normal exit:
     the shim's destructor writes its line),
-  - a fork whose child leaves by os._exit (no destructor: no line),
+  - a fork whose child leaves by os._exit (no destructor: the shim's _exit
+    writes its line),
   - a subprocess: python3 again, exec'd, which makes 150 locks.
 Prints one line per process, "ROLE PID": main, fork-exit, fork-_exit,
 subprocess. Exits 1 with a message on a failure of its own."""

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# tests/shim/run.sh VARIANT FUTEXLAB PRELOAD_SO SEMPROG PYTHON_SCRIPT [OLDSYM]
+# tests/shim/run.sh VARIANT FUTEXLAB PRELOAD_SO SEMPROG PYTHON_SCRIPT [OLDSYM [NAMEDPROG]]
 # Runs a plain POSIX program (semprog) and Debian's python3 under
 # libfutexlab-preload.so with FUTEXLAB_VARIANT=VARIANT. The shim's debug
 # line at exit must show that semaphores were really initialised on the
 # variant (or handed to glibc, for the glibc pass-through). A design that
 # breaks a POSIX promise (futexlab list: breaks) must be refused by default,
 # and run the same programs once FUTEXLAB_ALLOW=all opts in.
+# NAMEDPROG (tests/shim/namedprog.c): named semaphores; its answers under the
+# shim must equal plain glibc's, line for line, and on a design that is on
+# they must be on it (the debug line, and the logline's ours and named).
 set -u
-v=$1 futexlab=$2 so=$3 semprog=$4 py=$5 oldsym=${6:-}
+v=$1 futexlab=$2 so=$3 semprog=$4 py=$5 oldsym=${6:-} namedprog=${7:-}
 line=$("$futexlab" list | awk -v v="$v" '$1 == v')
 status=$(echo "$line" | awk '{print $2}')
 vmax=$(echo "$line" | awk '{print $3}')
@@ -78,6 +81,39 @@ if [ -n "$oldsym" ]; then
     run "oldsym (7 calls bound to sem_*@GLIBC_2.2.5)" "$oldsym"
   fi
 fi
+# named semaphores: glibc's answers, and on the design when it is on
+named() {
+  local log; log=$(mktemp)
+  FUTEXLAB_LOG=$log FUTEXLAB_DEBUG=1 FUTEXLAB_VARIANT=$v LD_PRELOAD=$so timeout -s KILL 60 \
+    "$namedprog" >"$answers" 2>"$err"
+  local rc=$? lbl="namedprog${FUTEXLAB_ALLOW:+, FUTEXLAB_ALLOW=$FUTEXLAB_ALLOW}"
+  if [ $rc -ne 0 ]; then echo "FAIL $lbl under the shim: exit $rc"; cat "$err"; fail=1
+  elif ! diff "$plain" "$answers" >/dev/null; then
+    echo "FAIL $lbl: answers differ from plain glibc's (< glibc, > $v):"; diff "$plain" "$answers"; fail=1
+  elif grep -q "variant $v cannot be process-shared: named semaphores stay glibc's" "$err"; then
+    echo "ok   $lbl: glibc's $(wc -l <"$plain") answers ($v cannot be process-shared: named semaphores glibc's)"
+  elif [ "$v" != glibc ] && [ -z "${passthrough:-}" ] && { [ -z "$refusable" ] || [ -n "${FUTEXLAB_ALLOW:-}" ]; }; then
+    if ! grep -q "named, $v's" "$err" ||
+       ! grep -Eq "^futexlab-shim .* state=on .*ours=[1-9][0-9]* handed=[0-9]+ named=[1-9]" "$log"; then
+      echo "FAIL $lbl: named semaphores not on $v (debug lines, logline):"
+      grep -m3 "sem_open" "$err"; grep "^futexlab-shim" "$log" | head -3; fail=1
+    else
+      echo "ok   $lbl: glibc's $(wc -l <"$plain") answers, named semaphores on $v" \
+        "($(grep -c "named, $v's" "$err") opens)"
+    fi
+  else
+    echo "ok   $lbl: glibc's $(wc -l <"$plain") answers (named semaphores glibc's)"
+  fi
+  rm -f "$log"
+}
+if [ -n "$namedprog" ]; then
+  plain=$(mktemp) answers=$(mktemp)
+  if ! timeout -s KILL 60 "$namedprog" >"$plain" 2>"$err"; then
+    echo "FAIL namedprog with plain glibc (no preload)"; cat "$err"; fail=1
+  else
+    named
+  fi
+fi
 if command -v python3 >/dev/null; then
   run "python3 ($(python3 --version 2>&1))" python3 "$py"
   if [ "$v" != glibc ] && [ -z "${passthrough:-}" ] && [ -z "$refusable" ] && [ $fail -eq 0 ] && ! grep -Eq "[1-9][0-9]* named opens" "$err"; then
@@ -90,6 +126,7 @@ if [ -n "$refusable" ]; then
   # opted in, the design itself runs the same programs
   export FUTEXLAB_ALLOW=all
   run "semprog, FUTEXLAB_ALLOW=all" "$semprog"
+  [ -n "$namedprog" ] && [ -s "$plain" ] && named
   if command -v python3 >/dev/null; then
     run "python3, FUTEXLAB_ALLOW=all" python3 "$py"
     if [ $fail -eq 0 ] && ! grep -Eq "[1-9][0-9]* named opens" "$err"; then
@@ -100,5 +137,5 @@ if [ -n "$refusable" ]; then
   fi
   unset FUTEXLAB_ALLOW
 fi
-rm -f "$err"
+rm -f "$err" ${plain:-} ${answers:-}
 exit $fail

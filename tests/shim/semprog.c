@@ -4,14 +4,14 @@
  *
  *   semprog [OVERFLOW_AT]      (default SEM_VALUE_MAX: the initial value
  *                               of the EOVERFLOW check)
- *   semprog --peer NAME        (internal: a plain-glibc peer process for
- *                               the named-semaphore test)
+ *   semprog --peer NAME        (internal: the peer process of the
+ *                               named-semaphore test, on glibc's semaphores)
  *
  * Checks the POSIX contract: values, EAGAIN, ETIMEDOUT against a
  * CLOCK_REALTIME deadline (never early), EINVAL for a bad tv_nsec or clock,
  * EOVERFLOW, EINTR without SA_RESTART, a deadline at the end of time,
  * threads, a process-shared semaphore across fork, and named semaphores
- * shared with a peer process that runs without any preload. Prints one line
+ * shared with a peer process on glibc's semaphores. Prints one line
  * per check group and exits 1 on the first failure. */
 #include <errno.h>
 #include <fcntl.h>
@@ -342,9 +342,12 @@ static void process_shared(void)
 	ok();
 }
 
-/* Named semaphores, shared with a peer process that runs without any
- * LD_PRELOAD: both must agree on glibc's layout. Ping-pong through two of
- * them, each side sleeping in the kernel while the other posts. */
+/* Named semaphores, shared with a peer process that runs under glibc's
+ * semaphores: without a preload, plain glibc; under the shim, its
+ * pass-through (FUTEXLAB_VARIANT=glibc), which must still serve the
+ * semaphores this process made on its design, by their tag. Ping-pong
+ * through two of them, each side sleeping in the kernel while the other
+ * posts. */
 #define NAMED_ROUNDS 500
 
 static int peer(const char *name)
@@ -391,7 +394,10 @@ static void named(const char *self)
 	pid_t pid = fork();
 	REQUIRE(pid >= 0, "fork");
 	if (pid == 0) {
-		unsetenv("LD_PRELOAD");
+		/* (SEMPROG_PEER_VARIANT: a registry without glibc, the mutants') */
+		const char *pv = getenv("SEMPROG_PEER_VARIANT");
+		setenv("FUTEXLAB_VARIANT", pv ? pv : "glibc", 1);
+		unsetenv("FUTEXLAB_POLICY"); /* (glibc takes none) */
 		execl(self, self, "--peer", name, (char *)NULL);
 		_exit(127);
 	}
@@ -403,7 +409,7 @@ static void named(const char *self)
 		int r;
 		while ((r = sem_timedwait(pong, &dl)) != 0 && errno == EINTR)
 			;
-		REQUIRE(r == 0, "round %d: no pong from the plain-glibc peer in 5 s", i);
+		REQUIRE(r == 0, "round %d: no pong from the glibc peer in 5 s", i);
 	}
 	int st;
 	REQUIRE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
