@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proc/cgroup.h"
 #include "proc/spawn.h"
 
 struct fl_exec fl_exec_cfg = { .timeout_s = 600 };
@@ -41,6 +42,12 @@ int fl_exec_find_shim(char *why, size_t whyn)
 	}
 	/* absolute: the program may change directory before it execs another */
 	snprintf(fl_exec_cfg.shim, sizeof fl_exec_cfg.shim, "%s", real);
+	/* Whether runs can have a cgroup is decided here, once, at the
+	 * command's start: the trial forks a child (proc/cgroup.c), which
+	 * inside a rep the collector's follow mode would count as the
+	 * program's. Nothing is left behind (a usage error may still come). */
+	fl_cgroup_usable(why, whyn);
+	why[0] = '\0';
 	return 0;
 }
 
@@ -110,37 +117,46 @@ static void shim_setup(void *arg)
 		putenv(fl_exec_cfg.env[i]);
 }
 
+/* One logline into sh: lines that do not parse (a FUTEXLAB_DEBUG message,
+ * a usage error) are not counted. */
+static void add_line(struct fl_exec_shim *sh, const char *line)
+{
+	struct fl_shim_logline r;
+	if (fl_shim_logline_parse(line, &r))
+		return;
+	if (sh->n < (int)(sizeof sh->r / sizeof sh->r[0]))
+		sh->r[sh->n] = r;
+	sh->n++;
+	sh->ours += r.ours;
+	sh->handed += r.handed;
+	sh->named += r.named;
+	sh->inits += r.inits;
+	sh->waits += r.wait + r.timedwait + r.clockwait;
+	sh->blocked += r.blocked;
+	sh->posts += r.post;
+	if (r.state != FL_SHIM_ON && r.state != FL_SHIM_PASS && !sh->not_on++)
+		snprintf(sh->why, sizeof sh->why, "%s (%.140s)", fl_shim_state_name(r.state),
+			 r.reason);
+}
+
 static void read_log(const char *path, struct fl_exec_shim *sh)
 {
-	memset(sh, 0, sizeof *sh);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return;
 	char line[1024];
-	while (fgets(line, sizeof line, f)) {
-		struct fl_shim_logline r;
-		if (fl_shim_logline_parse(line, &r))
-			continue; /* a debug message, not a logline */
-		if (sh->n < (int)(sizeof sh->r / sizeof sh->r[0]))
-			sh->r[sh->n] = r;
-		sh->n++;
-		sh->ours += r.ours;
-		sh->handed += r.handed;
-		sh->named += r.named;
-		sh->inits += r.inits;
-		sh->waits += r.wait + r.timedwait + r.clockwait;
-		sh->blocked += r.blocked;
-		sh->posts += r.post;
-		if (r.state != FL_SHIM_ON && r.state != FL_SHIM_PASS && !sh->not_on++)
-			snprintf(sh->why, sizeof sh->why, "%s (%.140s)", fl_shim_state_name(r.state),
-				 r.reason);
-	}
+	while (fgets(line, sizeof line, f))
+		add_line(sh, line);
 	fclose(f);
 }
 
 /* The run's verdict into r: an error for a failure, else ops 1, the wall
- * time and wait4's rusage. false when r is not a measurement. */
-static bool verdict(const struct fl_program_end *e, struct fl_result *r)
+ * time, the CPU (the cgroup's cpu.stat: every process of the tree; without
+ * one wait4's rusage: the processes reaped) and the context switches
+ * (wait4's either way: cpu.stat has none). false when r is not a
+ * measurement. */
+static bool verdict(const struct fl_program_end *e, const struct fl_cgroup *cg,
+		    struct fl_result *r)
 {
 	switch (e->how) {
 	case FL_PROGRAM_NOT_RUN:
@@ -165,40 +181,72 @@ static bool verdict(const struct fl_program_end *e, struct fl_result *r)
 		fl_fail(r, "exit status %d%s", WEXITSTATUS(e->status), e->first_line);
 		return false;
 	}
+	if (e->cg_error[0]) { /* something may have survived, or no CPU figure */
+		fl_fail(r, "exec: %s", e->cg_error);
+		return false;
+	}
 	const struct rusage *ru = &e->ru;
 	r->ops = 1;
 	r->elapsed_ns = e->elapsed_ns;
 	r->cpu_set = true;
-	r->cpu_user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 + ru->ru_utime.tv_usec * 1000;
-	r->cpu_sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
+	if (cg) {
+		r->cpu_user_ns = cg->user_ns;
+		r->cpu_sys_ns = cg->sys_ns;
+		r->cgroup_procs = cg->nseen;
+	} else {
+		r->cpu_user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 +
+				 ru->ru_utime.tv_usec * 1000;
+		r->cpu_sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 +
+				ru->ru_stime.tv_usec * 1000;
+	}
 	r->csw_vol = ru->ru_nvcsw;
 	r->csw_invol = ru->ru_nivcsw;
 	return true;
 }
 
-/* The shim's loglines of a run that ended well, into r's note. */
-static void shim_verdict(const struct fl_variant *v, const char *logp, struct fl_result *r,
-			 struct fl_exec_shim *sh)
+/* The shim's loglines of a run that ended well (in s), into r's note. */
+static void shim_verdict(const struct fl_variant *v, const struct fl_exec_shim *s,
+			 struct fl_result *r)
 {
-	static struct fl_exec_shim local; /* 25 KiB: not on the stack */
-	struct fl_exec_shim *s = sh ? sh : &local;
-	read_log(logp, s);
+	const char *forged = "";
 	if (s->not_on && strcmp(v->name, "glibc") != 0) {
 		fl_fail(r, "the shim did not run the semaphores on %s: %s", v->name, s->why);
 	} else if (s->n) {
 		r->shim_sems = (int64_t)s->ours;
 		snprintf(r->info, sizeof r->info, "shim: %d process%s, %llu semaphores on %s, "
-			 "%llu handed to glibc, %llu named", s->n, s->n == 1 ? "" : "es",
-			 s->ours, v->name, s->handed, s->named);
+			 "%llu handed to glibc, %llu named%s", s->n, s->n == 1 ? "" : "es",
+			 s->ours, v->name, s->handed, s->named, forged);
 	} else {
 		snprintf(r->info, sizeof r->info, "no shim report (a static binary, or every "
-			 "process left by _exit or a signal)");
+			 "process killed by a signal)%s", forged);
 	}
+}
+
+/* The cgroup of the next run, made ahead (fl_exec_cgroup_next) or at the
+ * run; its id is the collector's. */
+static struct fl_cgroup next_cg;
+static bool next_ready;
+
+uint64_t fl_exec_cgroup_next(void)
+{
+	static bool said;
+	char why[400];
+	if (!next_ready && !fl_cgroup_make(&next_cg, why, sizeof why))
+		next_ready = true;
+	else if (!next_ready && !said) {
+		said = true; /* once per command */
+		fprintf(stderr, "futexlab: exec: no writable cgroup2 (%s): falls back to the "
+			"process group and wait4's rusage\n", why);
+	}
+	return next_ready ? next_cg.id : 0;
 }
 
 void fl_exec_once(const struct fl_variant *v, const struct fl_policy *pol, bool stats,
 		  struct fl_result *r, struct fl_exec_shim *sh)
 {
+	static struct fl_exec_shim local; /* 25 KiB: not on the stack */
+	struct fl_exec_shim *s = sh ? sh : &local;
+	memset(s, 0, sizeof *s);
 	char ptext[FL_POLICY_TEXT_MAX]; /* formatted here: the child only sets it */
 	fl_policy_format(pol, ptext, sizeof ptext);
 	const char *tmp = getenv("TMPDIR");
@@ -212,14 +260,20 @@ void fl_exec_once(const struct fl_variant *v, const struct fl_policy *pol, bool 
 		return;
 	}
 	close(lfd);
+	struct fl_cgroup *cg = fl_exec_cgroup_next() ? &next_cg : NULL;
+	next_ready = false; /* this run's now: the next one makes its own */
 	struct shim_env env = { v, stats, logp, pol->kind == FL_POLICY_PARK ? NULL : ptext };
 	struct fl_program p = { fl_exec_cfg.argv, fl_exec_cfg.timeout_s, fl_exec_cfg.output,
-				shim_setup, &env };
+				shim_setup, &env, cg, -1, NULL, NULL, NULL };
 	struct fl_program_end e;
 	fl_program_run(&p, &e);
-	if (verdict(&e, r) && v)
-		shim_verdict(v, logp, r, sh);
+	char why[200];
+	if (cg) /* not forked: spawn did not end it */
+		fl_cgroup_end(cg, why, sizeof why);
+	read_log(logp, s);
 	unlink(logp);
+	if (verdict(&e, cg, r) && v)
+		shim_verdict(v, s, r);
 }
 
 /* ---- as a workload ---------------------------------------------------------- */
