@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "proc/cgroup.h"
+#include "proc/report.h"
 #include "proc/spawn.h"
 
 struct fl_exec fl_exec_cfg = { .timeout_s = 600 };
@@ -117,8 +118,8 @@ static void shim_setup(void *arg)
 		putenv(fl_exec_cfg.env[i]);
 }
 
-/* One logline into sh: lines that do not parse (a FUTEXLAB_DEBUG message,
- * a usage error) are not counted. */
+/* One logline from the report channel (proc/report.h) into sh: lines that
+ * do not parse (a FUTEXLAB_DEBUG message, a usage error) are not counted. */
 static void add_line(struct fl_exec_shim *sh, const char *line)
 {
 	struct fl_shim_logline r;
@@ -139,15 +140,28 @@ static void add_line(struct fl_exec_shim *sh, const char *line)
 			 r.reason);
 }
 
-static void read_log(const char *path, struct fl_exec_shim *sh)
+/* A run's channel and container, as spawn's hooks see them. */
+struct run {
+	struct fl_report rep;
+	struct fl_cgroup *cg;        /* NULL: the process group alone */
+	struct fl_exec_shim *sh;
+	pid_t pid;                   /* the program's (fl_program.started) */
+};
+
+static void on_line(void *arg, const char *line, pid_t pid)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	char line[1024];
-	while (fgets(line, sizeof line, f))
-		add_line(sh, line);
-	fclose(f);
+	struct run *x = arg;
+	if (x->cg)
+		fl_cgroup_saw(x->cg, pid); /* a reporter is a process of the run */
+	add_line(x->sh, line);
+}
+
+/* spawn's service hook: who may report is known once the program runs. */
+static void on_service(void *arg)
+{
+	struct run *x = arg;
+	x->rep.pid = x->pid;
+	fl_report_service(&x->rep);
 }
 
 /* The run's verdict into r: an error for a failure, else ops 1, the wall
@@ -208,7 +222,9 @@ static bool verdict(const struct fl_program_end *e, const struct fl_cgroup *cg,
 static void shim_verdict(const struct fl_variant *v, const struct fl_exec_shim *s,
 			 struct fl_result *r)
 {
-	const char *forged = "";
+	char forged[40] = "";
+	if (s->forged)
+		snprintf(forged, sizeof forged, ", forged %d", s->forged);
 	if (s->not_on && strcmp(v->name, "glibc") != 0) {
 		fl_fail(r, "the shim did not run the semaphores on %s: %s", v->name, s->why);
 	} else if (s->n) {
@@ -245,35 +261,33 @@ void fl_exec_once(const struct fl_variant *v, const struct fl_policy *pol, bool 
 		  struct fl_result *r, struct fl_exec_shim *sh)
 {
 	static struct fl_exec_shim local; /* 25 KiB: not on the stack */
-	struct fl_exec_shim *s = sh ? sh : &local;
-	memset(s, 0, sizeof *s);
+	struct run x = { .sh = sh ? sh : &local };
+	memset(x.sh, 0, sizeof *x.sh);
 	char ptext[FL_POLICY_TEXT_MAX]; /* formatted here: the child only sets it */
 	fl_policy_format(pol, ptext, sizeof ptext);
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || tmp[0] != '/')
-		tmp = "/tmp"; /* FUTEXLAB_LOG must be absolute (shim/env.h) */
-	char logp[PATH_MAX];
-	snprintf(logp, sizeof logp, "%s/futexlab-shim-XXXXXX", tmp);
-	int lfd = mkstemp(logp);
-	if (lfd < 0) {
-		fl_fail(r, "exec: cannot make a temporary file or pipe: %s", strerror(errno));
+	x.cg = fl_exec_cgroup_next() ? &next_cg : NULL;
+	next_ready = false; /* this run's now: the next one makes its own */
+	x.rep = (struct fl_report){ .fd = -1, .cg = x.cg, .line = on_line, .arg = &x };
+	char why[200], logname[80];
+	if (v && fl_report_open(&x.rep, why, sizeof why)) {
+		fl_fail(r, "%s", why);
+		if (x.cg)
+			fl_cgroup_end(x.cg, why, sizeof why);
 		return;
 	}
-	close(lfd);
-	struct fl_cgroup *cg = fl_exec_cgroup_next() ? &next_cg : NULL;
-	next_ready = false; /* this run's now: the next one makes its own */
-	struct shim_env env = { v, stats, logp, pol->kind == FL_POLICY_PARK ? NULL : ptext };
+	snprintf(logname, sizeof logname, "@%s", x.rep.name);
+	struct shim_env env = { v, stats, logname, pol->kind == FL_POLICY_PARK ? NULL : ptext };
 	struct fl_program p = { fl_exec_cfg.argv, fl_exec_cfg.timeout_s, fl_exec_cfg.output,
-				shim_setup, &env, cg, -1, NULL, NULL, NULL };
+				shim_setup, &env, x.cg, x.rep.fd, v ? on_service : NULL, &x,
+				&x.pid };
 	struct fl_program_end e;
 	fl_program_run(&p, &e);
-	char why[200];
-	if (cg) /* not forked: spawn did not end it */
-		fl_cgroup_end(cg, why, sizeof why);
-	read_log(logp, s);
-	unlink(logp);
-	if (verdict(&e, cg, r) && v)
-		shim_verdict(v, s, r);
+	if (x.cg) /* not forked: spawn did not end it */
+		fl_cgroup_end(x.cg, why, sizeof why);
+	fl_report_close(&x.rep);
+	x.sh->forged = x.rep.forged;
+	if (verdict(&e, x.cg, r) && v)
+		shim_verdict(v, x.sh, r);
 }
 
 /* ---- as a workload ---------------------------------------------------------- */

@@ -48,6 +48,7 @@ struct fl_exec_shim {
 	unsigned long long ours, handed, named, inits; /* summed over every line */
 	unsigned long long waits, blocked, posts;      /* (FUTEXLAB_STATS) waits of the three kinds */
 	int not_on;                   /* lines whose state is not `on` */
+	int forged;                   /* lines from outside the run, dropped (proc/report.h) */
 	char why[160];                /* the first such line's state and reason */
 };
 
