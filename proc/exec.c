@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proc/cgroup.h"
+#include "proc/report.h"
 #include "proc/spawn.h"
 
 struct fl_exec fl_exec_cfg = { .timeout_s = 600 };
@@ -41,6 +43,12 @@ int fl_exec_find_shim(char *why, size_t whyn)
 	}
 	/* absolute: the program may change directory before it execs another */
 	snprintf(fl_exec_cfg.shim, sizeof fl_exec_cfg.shim, "%s", real);
+	/* Whether runs can have a cgroup is decided here, once, at the
+	 * command's start: the trial forks a child (proc/cgroup.c), which
+	 * inside a rep the collector's follow mode would count as the
+	 * program's. Nothing is left behind (a usage error may still come). */
+	fl_cgroup_usable(why, whyn);
+	why[0] = '\0';
 	return 0;
 }
 
@@ -110,37 +118,59 @@ static void shim_setup(void *arg)
 		putenv(fl_exec_cfg.env[i]);
 }
 
-static void read_log(const char *path, struct fl_exec_shim *sh)
+/* One logline from the report channel (proc/report.h) into sh: lines that
+ * do not parse (a FUTEXLAB_DEBUG message, a usage error) are not counted. */
+static void add_line(struct fl_exec_shim *sh, const char *line)
 {
-	memset(sh, 0, sizeof *sh);
-	FILE *f = fopen(path, "r");
-	if (!f)
+	struct fl_shim_logline r;
+	if (fl_shim_logline_parse(line, &r))
 		return;
-	char line[1024];
-	while (fgets(line, sizeof line, f)) {
-		struct fl_shim_logline r;
-		if (fl_shim_logline_parse(line, &r))
-			continue; /* a debug message, not a logline */
-		if (sh->n < (int)(sizeof sh->r / sizeof sh->r[0]))
-			sh->r[sh->n] = r;
-		sh->n++;
-		sh->ours += r.ours;
-		sh->handed += r.handed;
-		sh->named += r.named;
-		sh->inits += r.inits;
-		sh->waits += r.wait + r.timedwait + r.clockwait;
-		sh->blocked += r.blocked;
-		sh->posts += r.post;
-		if (r.state != FL_SHIM_ON && r.state != FL_SHIM_PASS && !sh->not_on++)
-			snprintf(sh->why, sizeof sh->why, "%s (%.140s)", fl_shim_state_name(r.state),
-				 r.reason);
-	}
-	fclose(f);
+	if (sh->n < (int)(sizeof sh->r / sizeof sh->r[0]))
+		sh->r[sh->n] = r;
+	sh->n++;
+	sh->ours += r.ours;
+	sh->handed += r.handed;
+	sh->named += r.named;
+	sh->inits += r.inits;
+	sh->waits += r.wait + r.timedwait + r.clockwait;
+	sh->blocked += r.blocked;
+	sh->posts += r.post;
+	if (r.state != FL_SHIM_ON && r.state != FL_SHIM_PASS && !sh->not_on++)
+		snprintf(sh->why, sizeof sh->why, "%s (%.140s)", fl_shim_state_name(r.state),
+			 r.reason);
+}
+
+/* A run's channel and container, as spawn's hooks see them. */
+struct run {
+	struct fl_report rep;
+	struct fl_cgroup *cg;        /* NULL: the process group alone */
+	struct fl_exec_shim *sh;
+	pid_t pid;                   /* the program's (fl_program.started) */
+};
+
+static void on_line(void *arg, const char *line, pid_t pid)
+{
+	struct run *x = arg;
+	if (x->cg)
+		fl_cgroup_saw(x->cg, pid); /* a reporter is a process of the run */
+	add_line(x->sh, line);
+}
+
+/* spawn's service hook: who may report is known once the program runs. */
+static void on_service(void *arg)
+{
+	struct run *x = arg;
+	x->rep.pid = x->pid;
+	fl_report_service(&x->rep);
 }
 
 /* The run's verdict into r: an error for a failure, else ops 1, the wall
- * time and wait4's rusage. false when r is not a measurement. */
-static bool verdict(const struct fl_program_end *e, struct fl_result *r)
+ * time, the CPU (the cgroup's cpu.stat: every process of the tree; without
+ * one wait4's rusage: the processes reaped) and the context switches
+ * (wait4's either way: cpu.stat has none). false when r is not a
+ * measurement. */
+static bool verdict(const struct fl_program_end *e, const struct fl_cgroup *cg,
+		    struct fl_result *r)
 {
 	switch (e->how) {
 	case FL_PROGRAM_NOT_RUN:
@@ -165,34 +195,46 @@ static bool verdict(const struct fl_program_end *e, struct fl_result *r)
 		fl_fail(r, "exit status %d%s", WEXITSTATUS(e->status), e->first_line);
 		return false;
 	}
+	if (e->cg_error[0]) { /* something may have survived, or no CPU figure */
+		fl_fail(r, "exec: %s", e->cg_error);
+		return false;
+	}
 	const struct rusage *ru = &e->ru;
 	r->ops = 1;
 	r->elapsed_ns = e->elapsed_ns;
 	r->cpu_set = true;
-	r->cpu_user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 + ru->ru_utime.tv_usec * 1000;
-	r->cpu_sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 + ru->ru_stime.tv_usec * 1000;
+	if (cg) {
+		r->cpu_user_ns = cg->user_ns;
+		r->cpu_sys_ns = cg->sys_ns;
+		r->cgroup_procs = cg->nseen;
+	} else {
+		r->cpu_user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 +
+				 ru->ru_utime.tv_usec * 1000;
+		r->cpu_sys_ns = (int64_t)ru->ru_stime.tv_sec * 1000000000 +
+				ru->ru_stime.tv_usec * 1000;
+	}
 	r->csw_vol = ru->ru_nvcsw;
 	r->csw_invol = ru->ru_nivcsw;
 	return true;
 }
 
-/* The shim's loglines of a run that ended well, into r's note. */
-static void shim_verdict(const struct fl_variant *v, const char *logp, struct fl_result *r,
-			 struct fl_exec_shim *sh)
+/* The shim's loglines of a run that ended well (in s), into r's note. */
+static void shim_verdict(const struct fl_variant *v, const struct fl_exec_shim *s,
+			 struct fl_result *r)
 {
-	static struct fl_exec_shim local; /* 25 KiB: not on the stack */
-	struct fl_exec_shim *s = sh ? sh : &local;
-	read_log(logp, s);
+	char forged[40] = "";
+	if (s->forged)
+		snprintf(forged, sizeof forged, ", forged %d", s->forged);
 	if (s->not_on && strcmp(v->name, "glibc") != 0) {
 		fl_fail(r, "the shim did not run the semaphores on %s: %s", v->name, s->why);
 	} else if (s->n) {
 		r->shim_sems = (int64_t)s->ours;
 		snprintf(r->info, sizeof r->info, "shim: %d process%s, %llu semaphores on %s, "
-			 "%llu handed to glibc, %llu named", s->n, s->n == 1 ? "" : "es",
-			 s->ours, v->name, s->handed, s->named);
+			 "%llu handed to glibc, %llu named%s", s->n, s->n == 1 ? "" : "es",
+			 s->ours, v->name, s->handed, s->named, forged);
 	} else {
 		snprintf(r->info, sizeof r->info, "no shim report (a static binary, or every "
-			 "process left by _exit or a signal)");
+			 "process killed by a signal)%s", forged);
 	}
 }
 
@@ -232,32 +274,58 @@ static void figure(int fd, struct fl_result *r)
 		r->metric = found.value;
 }
 
+/* The cgroup of the next run, made ahead (fl_exec_cgroup_next) or at the
+ * run; its id is the collector's. */
+static struct fl_cgroup next_cg;
+static bool next_ready;
+
+uint64_t fl_exec_cgroup_next(void)
+{
+	static bool said;
+	char why[400];
+	if (!next_ready && !fl_cgroup_make(&next_cg, why, sizeof why))
+		next_ready = true;
+	else if (!next_ready && !said) {
+		said = true; /* once per command */
+		fprintf(stderr, "futexlab: exec: no writable cgroup2 (%s): falls back to the "
+			"process group and wait4's rusage\n", why);
+	}
+	return next_ready ? next_cg.id : 0;
+}
+
 void fl_exec_once(const struct fl_variant *v, const struct fl_policy *pol, bool stats,
 		  struct fl_result *r, struct fl_exec_shim *sh)
 {
+	static struct fl_exec_shim local; /* 25 KiB: not on the stack */
+	struct run x = { .sh = sh ? sh : &local };
+	memset(x.sh, 0, sizeof *x.sh);
 	char ptext[FL_POLICY_TEXT_MAX]; /* formatted here: the child only sets it */
 	fl_policy_format(pol, ptext, sizeof ptext);
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || tmp[0] != '/')
-		tmp = "/tmp"; /* FUTEXLAB_LOG must be absolute (shim/env.h) */
-	char logp[PATH_MAX];
-	snprintf(logp, sizeof logp, "%s/futexlab-shim-XXXXXX", tmp);
-	int lfd = mkstemp(logp);
-	if (lfd < 0) {
-		fl_fail(r, "exec: cannot make a temporary file or pipe: %s", strerror(errno));
+	x.cg = fl_exec_cgroup_next() ? &next_cg : NULL;
+	next_ready = false; /* this run's now: the next one makes its own */
+	x.rep = (struct fl_report){ .fd = -1, .cg = x.cg, .line = on_line, .arg = &x };
+	char why[200], logname[80];
+	if (v && fl_report_open(&x.rep, why, sizeof why)) {
+		fl_fail(r, "%s", why);
+		if (x.cg)
+			fl_cgroup_end(x.cg, why, sizeof why);
 		return;
 	}
-	close(lfd);
-	struct shim_env env = { v, stats, logp, pol->kind == FL_POLICY_PARK ? NULL : ptext };
+	snprintf(logname, sizeof logname, "@%s", x.rep.name);
+	struct shim_env env = { v, stats, logname, pol->kind == FL_POLICY_PARK ? NULL : ptext };
 	struct fl_program p = { fl_exec_cfg.argv, fl_exec_cfg.timeout_s, fl_exec_cfg.output,
-				shim_setup, &env, fl_exec_cfg.metric != NULL };
+				shim_setup, &env, fl_exec_cfg.metric != NULL, x.cg, x.rep.fd,
+				v ? on_service : NULL, &x, &x.pid };
 	struct fl_program_end e;
 	fl_program_run(&p, &e);
-	if (verdict(&e, r) && v)
-		shim_verdict(v, logp, r, sh);
+	if (x.cg) /* not forked: spawn did not end it */
+		fl_cgroup_end(x.cg, why, sizeof why);
+	fl_report_close(&x.rep);
+	x.sh->forged = x.rep.forged;
+	if (verdict(&e, x.cg, r) && v)
+		shim_verdict(v, x.sh, r);
 	if (e.out_fd >= 0)
 		figure(e.out_fd, r);
-	unlink(logp);
 }
 
 /* ---- as a workload ---------------------------------------------------------- */

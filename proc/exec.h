@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "proc/metric.h"
 #include "shim/logline.h" /* the shim's logline (its published format) */
@@ -50,6 +51,7 @@ struct fl_exec_shim {
 	unsigned long long ours, handed, named, inits; /* summed over every line */
 	unsigned long long waits, blocked, posts;      /* (FUTEXLAB_STATS) waits of the three kinds */
 	int not_on;                   /* lines whose state is not `on` */
+	int forged;                   /* lines from outside the run, dropped (proc/report.h) */
 	char why[160];                /* the first such line's state and reason */
 };
 
@@ -64,11 +66,20 @@ struct fl_exec_shim {
 void fl_exec_once(const struct fl_variant *v, const struct fl_policy *pol, bool stats,
 		  struct fl_result *r, struct fl_exec_shim *sh);
 
+/* The cgroup the next run will be in (proc/cgroup.h), made now if it is
+ * not yet: its id (bpf_get_current_cgroup_id()'s value for the program's
+ * processes), for the collector to count by before the run starts; 0 when
+ * runs have no cgroup (then one line on stderr, once). Call between reps;
+ * the next run takes that cgroup and removes it at its end. */
+uint64_t fl_exec_cgroup_next(void);
+
 /* The shim's loglines of the last run of the workload. */
 const struct fl_exec_shim *fl_exec_last_shim(void);
 
 /* Finds the shim beside this futexlab (FUTEXLAB_SHIM overrides) into
- * fl_exec_cfg.shim: 0, or -1 with one line in why when there is none. */
+ * fl_exec_cfg.shim: 0, or -1 with one line in why when there is none.
+ * Also decides, once, whether runs can have a cgroup (proc/cgroup.h's
+ * trial: a forked child, kept out of every rep). */
 int fl_exec_find_shim(char *why, size_t whyn);
 
 /* Whether argv0 can be executed (a path, or found in PATH as execvp

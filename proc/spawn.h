@@ -12,14 +12,17 @@
  *
  * Nothing outlives the run: when it ends, times out or is interrupted
  * (proc/interrupt.h: Ctrl-C is passed on as SIGINT to the group, then
- * SIGKILL after a second), the group is killed, so descendants left behind
- * cannot run into the next rep. */
+ * SIGKILL after a second), the group is killed, and with a cgroup
+ * (fl_program.cg) every process in it — daemons that left the group too —
+ * so descendants left behind cannot run into the next rep. */
 #ifndef FUTEXLAB_SPAWN_H
 #define FUTEXLAB_SPAWN_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
+
+#include "proc/cgroup.h"
 
 struct fl_program {
 	char *const *argv;          /* the command, NULL-terminated (execvp) */
@@ -32,6 +35,20 @@ struct fl_program {
 	/* stdout too into the kept file (the two in the order written, output
 	 * set or not), handed back in out_fd: exec --metric searches both */
 	bool keep;
+	/* The program's container (proc/cgroup.h), made and empty, or NULL
+	 * (the process group alone). The child joins it before the exec (a
+	 * failure is NOT_RUN); it is sampled (cg->seen) every ~20 ms while the
+	 * program runs; at the end it is killed, waited empty, its cpu.stat
+	 * read into cg and removed. */
+	struct fl_cgroup *cg;
+	/* The report channel (proc/report.h), or fd -1: service(service_arg)
+	 * whenever fd is readable, and once after the main process ended,
+	 * before anything is killed (the drain). */
+	int service_fd;
+	void (*service)(void *arg);
+	void *service_arg;
+	pid_t *started;             /* set to the program's pid right after the
+				     * fork, before any service; NULL: not wanted */
 };
 
 struct fl_program_end {
@@ -49,6 +66,8 @@ struct fl_program_end {
 				     * stderr (output unset), else "" */
 	int out_fd;                 /* keep: the kept file (read it from offset
 				     * 0; the caller closes it), else -1 */
+	char cg_error[200];         /* the cgroup's end went wrong (still
+				     * populated, no cpu.stat): why; else "" */
 };
 
 /* Runs p to its end (or deadline, or Ctrl-C) into e. */

@@ -141,6 +141,7 @@ static const char golden_result[] =
 	"csw_vol=3\n"
 	"csw_invol=4\n"
 	"shim_sems=-1\n"
+	"cgroup_procs=-1\n"
 	"stranded=2\n"
 	"stranded_max_ns=55000123\n"
 	"stranded_note=tid 4242 slept\n"
@@ -172,9 +173,9 @@ static void golden_values(struct fl_helper_req *q, struct fl_result *r)
 				 .fair_jain = 0.75, .fair_cv = 0.5, .fair_min_max = 0.25,
 				 .starve_max_ns = -1, .cpu_set = true, .cpu_user_ns = 1,
 				 .cpu_sys_ns = 2, .csw_vol = 3, .csw_invol = 4, .shim_sems = -1,
-				 .stranded = 2, .stranded_max_ns = 55000123, .stranded_tid = 4242,
-				 .stranded_taken = 17, .preempt_signals = 9, .preempt_hits = 3,
-				 .metric = 123.45 };
+				 .cgroup_procs = -1, .stranded = 2, .stranded_max_ns = 55000123,
+				 .stranded_tid = 4242, .stranded_taken = 17, .preempt_signals = 9,
+				 .preempt_hits = 3, .metric = 123.45 };
 	snprintf(r->stranded_note, sizeof r->stranded_note, "tid 4242 slept");
 	snprintf(r->error, sizeof r->error, "a\nb\\c");
 	snprintf(r->info, sizeof r->info, "musl");

@@ -38,7 +38,7 @@ static const char golden_columns[] =
 	"ns_per_op,ops_per_s,status,note,hash,policy,round,slot,sems,"
 	"fair_jain,fair_cv,fair_min_max,starve_max_ns,"
 	"lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,lat_n,"
-	"cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol,shim_sems,stranded,stranded_max_ns,metric";
+	"cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol,shim_sems,cgroup_procs,stranded,stranded_max_ns,metric";
 
 static int count_cells(const char *line)
 {
@@ -94,7 +94,7 @@ static struct fl_result full_result(void)
 	r.fair_n = 3, r.fair_jain = 0.875, r.fair_cv = 0.125, r.fair_min_max = 0.5;
 	r.starve_max_ns = 4242;
 	r.cpu_set = true, r.cpu_user_ns = 11, r.cpu_sys_ns = 12, r.csw_vol = 13, r.csw_invol = 14;
-	r.shim_sems = 15, r.stranded = 0, r.stranded_max_ns = 16;
+	r.shim_sems = 15, r.cgroup_procs = 17, r.stranded = 0, r.stranded_max_ns = 16;
 	r.lat = calloc(1, sizeof *r.lat);
 	for (int64_t v = 1000; v < 100000; v += 1000)
 		fl_hist_add(r.lat, v);

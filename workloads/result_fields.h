@@ -96,6 +96,11 @@
 	/* Semaphores the LD_PRELOAD shim initialised on the design during the \
 	 * rep (exec only; -1: not known). */                                  \
 	FIELD(I64, shim_sems, -1, known)                                       \
+	/* Processes seen in the run's cgroup (exec: distinct tgids sampled    \
+	 * every ~20 ms, plus every process that reported; -1: no cgroup).     \
+	 * A floor: one that lived between two samples and did not report is  \
+	 * missed. */                                                          \
+	FIELD(I64, cgroup_procs, -1, known)                                    \
 	/* The stranded-waiter detector (stranded.c, filled by                 \
 	 * fl_stranded_rep_end): waiters found stranded (a lost wakeup); -1:   \
 	 * not watched (detector off, or the rep's threads outgrew it). */     \
