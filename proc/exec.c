@@ -225,8 +225,15 @@ static void shim_verdict(const struct fl_variant *v, const struct fl_exec_shim *
 	char forged[40] = "";
 	if (s->forged)
 		snprintf(forged, sizeof forged, ", forged %d", s->forged);
-	if (s->not_on && strcmp(v->name, "glibc") != 0) {
+	bool shimmed = strcmp(v->name, "glibc") != 0;
+	if (s->not_on && shimmed) {
 		fl_fail(r, "the shim did not run the semaphores on %s: %s", v->name, s->why);
+	} else if (shimmed && !s->ours && s->inits + s->named > 0) {
+		/* the program used semaphores and not one ran on the design: its
+		 * figure would be glibc's under the design's name */
+		fl_fail(r, "the program's processes used %llu semaphores (%llu sem_init calls, %llu named opens) "
+			"and none was on %s: %llu handed to glibc (shim/semantics.md)%s",
+			s->inits + s->named, s->inits, s->named, v->name, s->handed, forged);
 	} else if (s->n) {
 		r->shim_sems = (int64_t)s->ours;
 		snprintf(r->info, sizeof r->info, "shim: %d process%s, %llu semaphores on %s, "

@@ -12,7 +12,9 @@
 #      never reaps them), and one line says exec falls back;
 #   3. the reports of processes that changed user arrive over the channel:
 #      emulated (the shim kept out by --env LD_PRELOAD=, daemon_prog's
-#      workers sending their own lines), then with the shim itself.
+#      workers sending their own lines), then with the shim itself;
+#   4. a run whose semaphores all went to glibc (textbook cannot be
+#      process-shared) is an error row with the reason.
 # Usage: test_container.sh FUTEXLAB DAEMON_PROG
 set -u
 fl=$1 prog=$2
@@ -64,17 +66,7 @@ run() { # csv-file extra-exec-args... -- daemon_prog args
     >"$tmp/$csv.out" 2>"$tmp/$csv.err"
 }
 
-# Does the shim speak the channel (FUTEXLAB_LOG=@NAME)? A shim before it
-# refuses the variable (exit 2): its designs' rows cannot be run here.
-variants=glibc
-"$fl" exec --variant negcount --rounds 1 --warmup 0 --no-probes --quiet --csv "$tmp/s.csv" \
-  -- true >/dev/null 2>&1
-if rows "$tmp/s.csv" negcount note | grep -q "is not an absolute path"; then
-  skip "negcount rows: this shim predates the report channel (FUTEXLAB_LOG=@NAME)"
-  shim_channel=0
-else
-  variants=negcount,glibc shim_channel=1
-fi
+variants=negcount,glibc
 
 # 1 + 2: with the cgroup
 run c.csv --variant "$variants" -- "$prog" "$marker" 200 "$BURN" --leave
@@ -133,14 +125,17 @@ s=$(rows "$tmp/f.csv" negcount shim_sems | tr -d '\n') n=$(rows "$tmp/f.csv" neg
 if [ -z "$s" ] && [ "$n" -eq 2 ]; then ok "channel, no cgroup: lines from outside the group and tree dropped, 'forged 2'"
 else bad "channel, no cgroup: shim_sems '$s', notes: $(rows "$tmp/f.csv" negcount note)"; fi
 # 3'. with the shim itself: the daemon's two semaphores, reported as nobody
-if [ $shim_channel = 1 ]; then
-  run r.csv --variant negcount -- "$prog" "$marker" 100 0
-  s=$(rows "$tmp/r.csv" negcount shim_sems | sort -n | head -1)
-  if [ -n "$s" ] && [ "$s" -gt 0 ]; then ok "shim: the changed-user processes' reports arrive: shim_sems $s"
-  else bad "shim: shim_sems '$s': $(rows "$tmp/r.csv" negcount note)"; fi
-else
-  skip "shim over the channel: this shim predates it"
-fi
+run r.csv --variant negcount,textbook --allow signal -- "$prog" "$marker" 100 0
+s=$(rows "$tmp/r.csv" negcount shim_sems | sort -n | head -1)
+if [ -n "$s" ] && [ "$s" -gt 0 ]; then ok "shim: the changed-user processes' reports arrive: shim_sems $s"
+else bad "shim: shim_sems '$s': $(rows "$tmp/r.csv" negcount note)"; fi
+# 4. a design that cannot hold process-shared semaphores (textbook): every
+#    one of daemon_prog's is handed to glibc, so the row would be glibc's
+#    figure under textbook's name: an error row that says so
+n=$(rows "$tmp/r.csv" textbook note | grep -c "used 2 semaphores (2 sem_init calls, 0 named opens) and none was on textbook: 2 handed to glibc")
+st=$(rows "$tmp/r.csv" textbook status | sort -u | tr '\n' ' ')
+if [ "$n" -ge 1 ] && [ "$st" = "error " ]; then ok "none on the design (textbook, process-shared only): an error row that says why"
+else bad "textbook: status '$st', notes: $(rows "$tmp/r.csv" textbook note)"; fi
 
 echo "container: $pass passed, $fail failed, $skipped skipped"
 [ $fail -eq 0 ]
