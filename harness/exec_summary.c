@@ -79,9 +79,11 @@ static void word_row(FILE *f, const struct fl_exec_rep *x, const struct fl_word 
 	else
 		snprintf(id, sizeof id, "%u:%#llx", w->tgid, (unsigned long long)w->uaddr);
 	size_t len = 0;
-	for (int i = 0; i < w->npids && len < sizeof pids; i++)
-		len += (size_t)snprintf(pids + len, sizeof pids - len, "%s%u %s", i ? ", " : "",
-					w->pids[i], fl_exec_comm(x, w->pids[i]));
+	for (int i = 0; i < w->npids && len < sizeof pids; i++) {
+		const char *comm = fl_exec_comm(x, w->pids[i]);
+		len += (size_t)snprintf(pids + len, sizeof pids - len, "%s%u%s%s", i ? ", " : "",
+					w->pids[i], comm[0] ? " " : "", comm);
+	}
 	if (w->more && len < sizeof pids)
 		snprintf(pids + len, sizeof pids - len, ", ...");
 	fprintf(f, "    %-30s %9llu %10s %9llu %9llu %8llu %8llu  %s%s\n", id,

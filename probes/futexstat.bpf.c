@@ -117,7 +117,20 @@
  * someone (the threads woken; a wake that woke nobody, the common cheap
  * case, pays one lookup, not two). futex_waitv(2) has no single word and
  * is left out. A record is created on first use; when the map is full
- * the update is lost and counted (words_lost). */
+ * the update is lost and counted (words_lost). The key: (host tgid,
+ * address) for a private op; for a non-private one on a VM_SHARED file
+ * mapping (anonymous MAP_SHARED memory is a shmem file) the inode, device
+ * and file offset, found with bpf_find_vma at the call's entry — where the
+ * op's private flag is at hand — and kept in wkeys for its exit, so one
+ * word of shared memory is one record whichever processes wait and wake on
+ * it. Each record names up to FUTEXSTAT_WORD_PIDS processes (word_pid).
+ *
+ * Counting by cgroup (cgroup_id set, follow mode's programs): target()
+ * compares bpf_get_current_cgroup_id() with it instead of looking the tgid
+ * up in the tree; the fork program counts a process forked into the
+ * cgroup and adds nothing to the tree; tree_join (tp_btf/cgroup_attach_task)
+ * counts a whole process moved in. A variable, not a constant: the harness
+ * sets it between reps, once it has made the run's cgroup. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
