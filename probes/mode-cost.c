@@ -234,7 +234,7 @@ static void one_round(const struct rig *g, double v[NMODES], double *off2, doubl
  * more than a mode's cost moves), then each mode's median. */
 static void report(double add[NMODES][1000], int rounds)
 {
-	double dc[1000], dout[1000];
+	double dc[1000] = { 0 }, dout[1000] = { 0 }; /* (rounds >= 1: main checks) */
 	for (int r = 0; r < rounds; r++) {
 		dc[r] = add[CGROUP][r] - add[TREE][r];
 		dout[r] = add[CG_OUT][r] - add[OUTSIDE][r];
