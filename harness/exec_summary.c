@@ -58,16 +58,38 @@ static const char *cell(char *b, size_t n, double x, double scale, const char *f
 	return b;
 }
 
+/* Whether two records are one word: a private one's process and address,
+ * or a shared one's file and offset. */
+static bool same_word(const struct fl_word *a, const struct fl_word *b)
+{
+	return a->uaddr == b->uaddr && a->tgid == b->tgid && a->ino == b->ino && a->dev == b->dev;
+}
+
+/* One word, one line: waits, wakes and woken together, then the processes
+ * that touched it. Its name: pid:address for a private word, the file's
+ * inode+offset for a shared one (anonymous shared memory too: a shmem
+ * file), whichever processes map it where. */
 static void word_row(FILE *f, const struct fl_exec_rep *x, const struct fl_word *w,
 		     const char *mark)
 {
-	char id[64], t[16];
-	snprintf(id, sizeof id, "%u:%#llx %s", w->tgid, (unsigned long long)w->uaddr,
-		 fl_exec_comm(x, w->tgid));
-	fprintf(f, "    %-30s %9llu %10s %9llu %9llu %8llu %8llu%s\n", id,
+	char id[64], t[16], pids[160] = "";
+	if (w->ino)
+		snprintf(id, sizeof id, "shared ino %llu+%#llx", w->ino,
+			 (unsigned long long)w->uaddr);
+	else
+		snprintf(id, sizeof id, "%u:%#llx", w->tgid, (unsigned long long)w->uaddr);
+	size_t len = 0;
+	for (int i = 0; i < w->npids && len < sizeof pids; i++) {
+		const char *comm = fl_exec_comm(x, w->pids[i]);
+		len += (size_t)snprintf(pids + len, sizeof pids - len, "%s%u%s%s", i ? ", " : "",
+					w->pids[i], comm[0] ? " " : "", comm);
+	}
+	if (w->more && len < sizeof pids)
+		snprintf(pids + len, sizeof pids - len, ", ...");
+	fprintf(f, "    %-30s %9llu %10s %9llu %9llu %8llu %8llu  %s%s\n", id,
 		(unsigned long long)w->waits, fl_dur_text(t, sizeof t, (double)w->wait_ns),
 		(unsigned long long)w->wakes, (unsigned long long)w->woken,
-		(unsigned long long)w->eagain, (unsigned long long)w->timedout, mark);
+		(unsigned long long)w->eagain, (unsigned long long)w->timedout, pids, mark);
 }
 
 /* The top words by total wait time, then those of the top by wait count
@@ -76,20 +98,18 @@ static void words(FILE *f, const char *label, const struct fl_exec_rep *x)
 {
 	fprintf(f, "  %s, round %d: top futex words of %d, by total wait time (+: also, or "
 		   "only, in the top %d by waits)\n", label, x->round + 1, x->nwords, FL_EXEC_TOP);
-	fprintf(f, "    %-30s %9s %10s %9s %9s %8s %8s\n", "pid:word comm", "waits", "wait time",
-		"wakes", "woken", "EAGAIN", "timeouts");
+	fprintf(f, "    %-30s %9s %10s %9s %9s %8s %8s  %s\n", "word (pid:address | shared)",
+		"waits", "wait time", "wakes", "woken", "EAGAIN", "timeouts", "processes");
 	for (int i = 0; i < x->ntop[1]; i++) {
 		bool also = false;
 		for (int k = 0; k < x->ntop[0] && !also; k++)
-			also = x->top[0][k].uaddr == x->top[1][i].uaddr &&
-			       x->top[0][k].tgid == x->top[1][i].tgid;
+			also = same_word(&x->top[0][k], &x->top[1][i]);
 		word_row(f, x, &x->top[1][i], also ? " +" : "");
 	}
 	for (int k = 0; k < x->ntop[0]; k++) {
 		bool shown = false;
 		for (int i = 0; i < x->ntop[1] && !shown; i++)
-			shown = x->top[0][k].uaddr == x->top[1][i].uaddr &&
-				x->top[0][k].tgid == x->top[1][i].tgid;
+			shown = same_word(&x->top[0][k], &x->top[1][i]);
 		if (!shown)
 			word_row(f, x, &x->top[0][k], " +");
 	}

@@ -117,7 +117,20 @@
  * someone (the threads woken; a wake that woke nobody, the common cheap
  * case, pays one lookup, not two). futex_waitv(2) has no single word and
  * is left out. A record is created on first use; when the map is full
- * the update is lost and counted (words_lost). */
+ * the update is lost and counted (words_lost). The key: (host tgid,
+ * address) for a private op; for a non-private one on a VM_SHARED file
+ * mapping (anonymous MAP_SHARED memory is a shmem file) the inode, device
+ * and file offset, found with bpf_find_vma at the call's entry — where the
+ * op's private flag is at hand — and kept in wkeys for its exit, so one
+ * word of shared memory is one record whichever processes wait and wake on
+ * it. Each record names up to FUTEXSTAT_WORD_PIDS processes (word_pid).
+ *
+ * Counting by cgroup (cgroup_id set, follow mode's programs): target()
+ * compares bpf_get_current_cgroup_id() with it instead of looking the tgid
+ * up in the tree; the fork program counts a process forked into the
+ * cgroup and adds nothing to the tree; tree_join (tp_btf/cgroup_attach_task)
+ * counts a whole process moved in. A variable, not a constant: the harness
+ * sets it between reps, once it has made the run's cgroup. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -134,6 +147,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define FUTEX_WAKE_BITSET 10
 #define FUTEX_PRIVATE_FLAG 128
 #define FUTEX_CLOCK_REALTIME 256
+#define FUTEX2_PRIVATE 128
 #define IORING_OP_FUTEX_WAIT 51
 #define IORING_OP_FUTEX_WAITV 53
 #define EAGAIN 11
@@ -155,6 +169,10 @@ const volatile __u64 resleep_window_ns = FUTEXSTAT_RESLEEP_WINDOW_NS;
 /* The modes of the extended programs (see the top); read only by them. */
 const volatile __u32 follow_children = 0;
 const volatile __u32 per_word = 0;
+/* Per-word mode: the machine's page size (log2), for a shared word's offset
+ * in its file. Its own section (and cgroup_id's below): the plain programs'
+ * .rodata and .bss offsets stay what they were. */
+const volatile __u32 page_shift SEC(".rodata.words") = 12;
 
 /* Set by the loader around each rep: the programs stay attached for the
  * whole run (attaching and detaching tracepoints per rep costs an RCU grace
@@ -169,6 +187,9 @@ __u32 host_tgid = 0;
  * (futexstat_count_self); a variable, not a constant: the harness turns it
  * on and off between reps. */
 __u32 count_self = 0;
+/* Follow mode: count by cgroup (futexstat_count_cgroup): a call counts iff
+ * the task's cgroup v2 id is this one; 0: by the tree. Set between reps. */
+__u64 cgroup_id SEC(".data.cgroup") = 0;
 
 enum kind { K_NONE, K_WAIT, K_OTHER, K_WAITV };
 _Static_assert(K_WAIT == FUTEXSTAT_KIND_WAIT && K_WAITV == FUTEXSTAT_KIND_WAITV,
@@ -227,6 +248,18 @@ struct {
 	__type(value, struct futexstat_word_val);
 } words SEC(".maps");
 
+/* Per-word mode: the word key of each thread's call in flight, indexed like
+ * thr (its slot's tag says whose): resolved once at the call's entry, where
+ * the op (private or not) is known, and used again at its exit. An array,
+ * its lookup inlined; a map rather than a field of thr so that the plain
+ * programs' thr stays 128 bytes. Shrunk to 1 entry when per_word is off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << FUTEXSTAT_TW_BITS);
+	__type(key, __u32);
+	__type(value, struct futexstat_word_key);
+} wkeys SEC(".maps");
+
 
 #define ADD(c, field, v) __sync_fetch_and_add(&(c)->field, (v))
 
@@ -248,6 +281,17 @@ static __always_inline struct futexstat_counts *counts(void)
 	return bpf_map_lookup_elem(&pcpu, &zero);
 }
 
+/* Follow mode: whether the current process is one of the program's: by
+ * cgroup when an id is set (one helper call and a compare, no lookup), else
+ * by the tree (a hash lookup). */
+static __always_inline bool in_run(__u32 tgid)
+{
+	__u64 cg = cgroup_id;
+	if (cg)
+		return bpf_get_current_cgroup_id() == cg;
+	return bpf_map_lookup_elem(&tree, &tgid) != NULL;
+}
+
 /* The target's counters when the current thread belongs to the target
  * process (its tgid as seen in the loader's pid namespace) — or, in follow
  * mode, to a process of the tree (or to the target with count_self) — and
@@ -261,7 +305,7 @@ static __always_inline struct futexstat_counts *target(__u32 *tid, __u32 *tgidp,
 	*tid = (__u32)id;
 	*tgidp = tgid;
 	if (follow(ext)) {
-		if (bpf_map_lookup_elem(&tree, &tgid))
+		if (in_run(tgid))
 			return counts();
 		if (!count_self)
 			return NULL;
@@ -358,21 +402,104 @@ static __always_inline __u32 ns_tgid(void)
 	return 0;
 }
 
-/* The per-word record of (tgid, uaddr), created on first use; NULL (and one
- * words_lost) when the map is full. Two CPUs creating it at once: one
- * insert wins, the other fails with EEXIST and finds the winner's. */
-static __always_inline struct futexstat_word_val *word(struct futexstat_counts *c, __u32 tgid,
-						       __u64 uaddr)
+/* A shared word's key (futexstat.h), from the mapping that holds it: the
+ * callback of bpf_find_vma (run under the mm's lock, taken with a trylock:
+ * when another thread holds it for writing — an mmap, a munmap — the
+ * callback does not run and the word stays keyed by process and address).
+ * Only a VM_SHARED mapping of a file (anonymous MAP_SHARED memory is a shmem
+ * file) is shared between processes; a private mapping's word is private
+ * even when a non-private op names it (the kernel keys it by mm and
+ * address too). */
+#define VM_SHARED 0x00000008
+
+static long shared_key(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
+	struct futexstat_word_key *k = data;
+	(void)task;
+	if (!(BPF_CORE_READ(vma, vm_flags) & VM_SHARED))
+		return 0;
+	struct file *f = BPF_CORE_READ(vma, vm_file);
+	if (!f)
+		return 0;
+	struct inode *ino = BPF_CORE_READ(f, f_inode);
+	__u64 off = k->uaddr - BPF_CORE_READ(vma, vm_start);
+	k->uaddr = off + (BPF_CORE_READ(vma, vm_pgoff) << page_shift);
+	k->ino = BPF_CORE_READ(ino, i_ino);
+	k->dev = BPF_CORE_READ(ino, i_sb, s_dev);
+	k->tgid = 0;
+	return 0;
+}
+
+/* The key of the current thread's word for its call in flight, into its
+ * wkeys slot: (tgid, uaddr) for a private op, the mapping's for another
+ * when it is shared. NULL only if the slot cannot be had (cannot happen: an
+ * array's index in range). */
+static __always_inline struct futexstat_word_key *word_key(__u32 tid, __u64 uaddr, __u32 tgid,
+							   bool priv)
+{
+	__u32 i = tid & ((1 << FUTEXSTAT_TW_BITS) - 1);
+	struct futexstat_word_key *slot = bpf_map_lookup_elem(&wkeys, &i);
+	if (!slot)
+		return NULL;
 	struct futexstat_word_key k = { .tgid = tgid, .uaddr = uaddr };
-	struct futexstat_word_val *v = bpf_map_lookup_elem(&words, &k);
-	if (v)
-		return v;
-	struct futexstat_word_val z = { .tgid = ns_tgid() };
-	bpf_map_update_elem(&words, &k, &z, BPF_NOEXIST);
-	v = bpf_map_lookup_elem(&words, &k);
-	if (!v)
-		ADD(c, words_lost, 1);
+	if (!priv)
+		bpf_find_vma(bpf_get_current_task_btf(), uaddr, shared_key, &k, 0);
+	*slot = k;
+	return slot;
+}
+
+/* The key stored by word_key for the current thread's call in flight. */
+static __always_inline struct futexstat_word_key *stored_key(__u32 tid)
+{
+	__u32 i = tid & ((1 << FUTEXSTAT_TW_BITS) - 1);
+	return bpf_map_lookup_elem(&wkeys, &i);
+}
+
+/* Names process tgid among those that touched the word, once: the first
+ * free hpid slot is taken by a compare-and-swap (two CPUs racing for one
+ * slot: one wins, the other moves on, or finds its own tgid there), then
+ * its pid in the loader's namespace written. A process past the last slot
+ * sets `more`. */
+static __always_inline void word_pid(struct futexstat_word_val *v, __u32 tgid)
+{
+	__u32 i;
+	for (i = 0; i < FUTEXSTAT_WORD_PIDS; i++) {
+		__u32 h = v->hpid[i];
+		if (h == tgid)
+			return;
+		if (h)
+			continue;
+		h = __sync_val_compare_and_swap(&v->hpid[i], 0, tgid);
+		if (!h)
+			break;
+		if (h == tgid)
+			return;
+	}
+	if (i >= FUTEXSTAT_WORD_PIDS) {
+		v->more = 1;
+		return;
+	}
+	v->pid[i] = ns_tgid();
+}
+
+/* The per-word record of key k, created on first use, with tgid (the
+ * current process) among its processes; NULL (and one words_lost) when the
+ * map is full. Two CPUs creating it at once: one insert wins, the other
+ * fails with EEXIST and finds the winner's. */
+static __always_inline struct futexstat_word_val *word(struct futexstat_counts *c,
+						       const struct futexstat_word_key *k, __u32 tgid)
+{
+	struct futexstat_word_val *v = bpf_map_lookup_elem(&words, k);
+	if (!v) {
+		struct futexstat_word_val z = { .tgid = ns_tgid() };
+		bpf_map_update_elem(&words, k, &z, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&words, k);
+		if (!v) {
+			ADD(c, words_lost, 1);
+			return NULL;
+		}
+	}
+	word_pid(v, tgid);
 	return v;
 }
 
@@ -402,7 +529,7 @@ static __always_inline struct futexstat_thread *claim(struct futexstat_counts *c
  * seq in the last_wake slot) and marks its thread's slot "in a
  * wake" for the exit. */
 static __always_inline void wake_begin(struct futexstat_counts *c, __u64 uaddr, __u32 tid,
-				       __u32 tgid, const bool ext)
+				       __u32 tgid, bool priv, const bool ext)
 {
 	struct futexstat_wake_rec *lw = lw_slot(uaddr, tgid, ext);
 	__u64 seq = lw->seq + 1;
@@ -417,14 +544,15 @@ static __always_inline void wake_begin(struct futexstat_counts *c, __u64 uaddr, 
 	t->wuaddr = uaddr;
 	t->in_wake = 1;
 	if (by_word(ext)) {
-		struct futexstat_word_val *w = word(c, tgid, uaddr);
+		struct futexstat_word_key *k = word_key(tid, uaddr, tgid, priv);
+		struct futexstat_word_val *w = k ? word(c, k, tgid) : NULL;
 		if (w)
 			__sync_fetch_and_add(&w->wakes, 1);
 	}
 }
 
 static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind, __u64 uaddr,
-				       __u32 tid, __u32 tgid, const bool ext)
+				       __u32 tid, __u32 tgid, bool priv, const bool ext)
 {
 	struct futexstat_thread *t = claim(c, tid);
 	__u64 now = bpf_ktime_get_ns();
@@ -447,6 +575,8 @@ static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind, _
 	t->ts = now;
 	t->uaddr = uaddr;
 	t->kind = kind;
+	if (by_word(ext) && kind == K_WAIT)
+		word_key(tid, uaddr, tgid, priv); /* for the wait's exit */
 }
 
 /* A futex-family call that is neither wait nor wake: it still ends a
@@ -509,11 +639,10 @@ static __always_inline void wake_end(struct futexstat_counts *c, long ret, __u32
 			/* the wake's word, from the slot (unless another thread
 			 * claimed it meanwhile: counted in `missed`) */
 			struct futexstat_thread *t = tslot(tid);
-			if (t->tid == tid) {
-				struct futexstat_word_val *w = word(c, tgid, t->wuaddr);
-				if (w)
-					__sync_fetch_and_add(&w->woken, ret);
-			}
+			struct futexstat_word_key *k = t->tid == tid ? stored_key(tid) : NULL;
+			struct futexstat_word_val *w = k ? word(c, k, tgid) : NULL;
+			if (w)
+				__sync_fetch_and_add(&w->woken, ret);
 		}
 	} else if (ret == 0) {
 		ADD(c, wake_none, 1);
@@ -541,7 +670,8 @@ static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32
 	ADD(c, wait_hist[slot], 1);
 	struct futexstat_word_val *w = NULL;
 	if (by_word(ext) && kind == K_WAIT) {
-		w = word(c, tgid, t->uaddr);
+		struct futexstat_word_key *k = stored_key(tid);
+		w = k ? word(c, k, tgid) : NULL;
 		if (w) {
 			__sync_fetch_and_add(&w->waits, 1);
 			__sync_fetch_and_add(&w->wait_ns, now - t->ts);
@@ -593,20 +723,21 @@ static __always_inline int do_futex_enter(struct trace_event_raw_sys_enter *ctx,
 	if (!c)
 		return 0;
 	__u64 uaddr = ctx->args[0];
+	bool priv = ctx->args[1] & FUTEX_PRIVATE_FLAG; /* per-word mode's key */
 	int op = (int)ctx->args[1] & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
 	__u32 kind;
 	switch (op) {
 	case FUTEX_WAIT: ADD(c, op_wait, 1); kind = K_WAIT; break;
 	case FUTEX_WAIT_BITSET: ADD(c, op_wait_bitset, 1); kind = K_WAIT; break;
-	case FUTEX_WAKE: ADD(c, op_wake, 1); wake_begin(c, uaddr, tid, tgid, ext); return 0;
+	case FUTEX_WAKE: ADD(c, op_wake, 1); wake_begin(c, uaddr, tid, tgid, priv, ext); return 0;
 	case FUTEX_WAKE_BITSET:
 		ADD(c, op_other, 1);
 		ADD(c, op_wake_bitset, 1);
-		wake_begin(c, uaddr, tid, tgid, ext);
+		wake_begin(c, uaddr, tid, tgid, priv, ext);
 		return 0;
 	default: ADD(c, op_other, 1); other_call(c, tid); return 0;
 	}
-	wait_begin(c, kind, uaddr, tid, tgid, ext);
+	wait_begin(c, kind, uaddr, tid, tgid, priv, ext);
 	return 0;
 }
 
@@ -680,7 +811,8 @@ static __always_inline int do_f2_wait_enter(struct trace_event_raw_sys_enter *ct
 	if (!c)
 		return 0;
 	ADD(c, f2_wait, 1);
-	wait_begin(c, K_WAIT, ctx->args[0], tid, tgid, ext);
+	/* futex_wait(uaddr, val, mask, flags, ...) */
+	wait_begin(c, K_WAIT, ctx->args[0], tid, tgid, ctx->args[3] & FUTEX2_PRIVATE, ext);
 	return 0;
 }
 
@@ -697,7 +829,8 @@ static __always_inline int do_f2_wake_enter(struct trace_event_raw_sys_enter *ct
 	if (!c)
 		return 0;
 	ADD(c, f2_wake, 1);
-	wake_begin(c, ctx->args[0], tid, tgid, ext);
+	/* futex_wake(uaddr, mask, nr, flags) */
+	wake_begin(c, ctx->args[0], tid, tgid, ctx->args[3] & FUTEX2_PRIVATE, ext);
 	return 0;
 }
 
@@ -714,7 +847,7 @@ static __always_inline int do_f2_waitv_enter(const bool ext)
 	if (!c)
 		return 0;
 	ADD(c, f2_waitv, 1);
-	wait_begin(c, K_WAITV, 0, tid, tgid, ext);
+	wait_begin(c, K_WAITV, 0, tid, tgid, true, ext);
 	return 0;
 }
 
@@ -919,9 +1052,20 @@ int BPF_PROG(tree_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = (__u32)parent->tgid, ctgid = (__u32)child->tgid;
 	if (ptgid == ctgid)
 		return 0; /* a thread: its process is already in, or not */
+	struct futexstat_counts *c;
+	__u64 cg = cgroup_id;
+	if (cg) {
+		/* by cgroup: a process forked inside it, nothing followed. The
+		 * child's cgroup, set before this event (cgroup_post_fork): the
+		 * parent's, or the one clone3's CLONE_INTO_CGROUP named */
+		c = BPF_CORE_READ(child, cgroups, dfl_cgrp, kn, id) == cg ? counts() : NULL;
+		if (c)
+			ADD(c, procs, 1);
+		return 0;
+	}
 	if (!bpf_map_lookup_elem(&tree, &ptgid) && !is_caller(ptgid))
 		return 0;
-	struct futexstat_counts *c = counts();
+	c = counts();
 	if (!c)
 		return 0;
 	__u32 one = 1;
@@ -930,6 +1074,23 @@ int BPF_PROG(tree_fork, struct task_struct *parent, struct task_struct *child)
 	if (bpf_map_update_elem(&tree, &ctgid, &one, BPF_ANY))
 		ADD(c, procs_lost, 1);
 	else
+		ADD(c, procs, 1);
+	return 0;
+}
+
+/* By cgroup: a whole process moved into the cgroup (a write of its pid to
+ * cgroup.procs; the program's first process joins this way after its fork,
+ * before its exec) is one process more. A thread moved alone
+ * (cgroup.threads) is not. */
+SEC("tp_btf/cgroup_attach_task")
+int BPF_PROG(tree_join, struct cgroup *dst, const char *path, struct task_struct *task,
+	     bool threadgroup)
+{
+	__u64 cg = cgroup_id;
+	if (!active || !cg || !threadgroup || BPF_CORE_READ(dst, kn, id) != cg)
+		return 0;
+	struct futexstat_counts *c = counts();
+	if (c)
 		ADD(c, procs, 1);
 	return 0;
 }

@@ -190,8 +190,13 @@ static void configure(struct futexstat *fs, const struct futexstat_config *cfg,
 	 * memory for nothing. */
 	if (!fs->follow)
 		bpf_map__set_max_entries(s->maps.tree, 1);
-	if (!fs->per_word)
+	if (!fs->per_word) {
 		bpf_map__set_max_entries(s->maps.words, 1);
+		bpf_map__set_max_entries(s->maps.wkeys, 1);
+	}
+	long page = sysconf(_SC_PAGESIZE);
+	while (page > 1 << s->rodata_words->page_shift)
+		s->rodata_words->page_shift++;
 
 	fs->sees_uring = tracepoint_exists("io_uring", "io_uring_submit_req") &&
 			 kernel_has_uring_futex();
@@ -211,7 +216,8 @@ static void choose_programs(struct futexstat *fs)
 		const char *sec = bpf_program__section_name(prog);
 		size_t nl = strlen(name);
 		int load;
-		if (!strcmp(name, "tree_fork") || !strcmp(name, "tree_exit"))
+		if (!strcmp(name, "tree_fork") || !strcmp(name, "tree_exit") ||
+		    !strcmp(name, "tree_join"))
 			load = fs->follow;
 		else /* one set of the two (see the top) */
 			load = (nl > 2 && !strcmp(name + nl - 2, "_x")) == ext;
@@ -483,6 +489,14 @@ int futexstat_count_tgid(struct futexstat *fs, pid_t pid)
 	return 0;
 }
 
+int futexstat_count_cgroup(struct futexstat *fs, __u64 id)
+{
+	if (!fs->follow)
+		return -EINVAL;
+	__atomic_store_n(&fs->skel->data_cgroup->cgroup_id, id, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
 int futexstat_tree_size(struct futexstat *fs)
 {
 	return fs->follow ? map_keys(fs, fs->skel->maps.tree) : 0;
@@ -509,19 +523,29 @@ static int read_words(struct futexstat *fs)
 			continue;
 		if (e)
 			return e;
-		fs->w[nw++] = (struct futexstat_word){
-			.tgid = v.tgid, .uaddr = k[i].uaddr, .waits = v.waits, .wait_ns = v.wait_ns,
+		struct futexstat_word *w = &fs->w[nw++];
+		*w = (struct futexstat_word){
+			.tgid = k[i].ino ? 0 : v.tgid, .uaddr = k[i].uaddr, .ino = k[i].ino,
+			.dev = k[i].dev, .more = (int)v.more, .waits = v.waits, .wait_ns = v.wait_ns,
 			.wakes = v.wakes, .woken = v.woken, .eagain = v.eagain, .timedout = v.timedout,
 		};
+		for (int p = 0; p < FUTEXSTAT_WORD_PIDS; p++)
+			if (v.hpid[p])
+				w->pids[w->npids++] = v.pid[p];
 	}
 	fs->nw = nw;
 	return 0;
 }
 
-/* Ties after the key: by ascending address, then pid, so the order is total
- * and the same from one call to the next. */
+/* Ties after the key: by file (private words first), then ascending
+ * address (or offset), then pid, so the order is total and the same from
+ * one call to the next. */
 static int word_ties(const struct futexstat_word *a, const struct futexstat_word *b)
 {
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
 	if (a->uaddr != b->uaddr)
 		return a->uaddr < b->uaddr ? -1 : 1;
 	return (a->tgid > b->tgid) - (a->tgid < b->tgid);

@@ -175,13 +175,23 @@ struct futexstat_storm {
  * one rep. */
 #define FUTEXSTAT_WORDS_MAX 16384
 
-/* Its key: the process as the kernel's global pid namespace numbers it
- * (unique on the machine while the process lives), and the address. */
+/* Its key. A private word (a private op, FUTEX_PRIVATE_FLAG or futex2's
+ * FUTEX2_PRIVATE, or a word outside any shared file mapping): the process as
+ * the kernel's global pid namespace numbers it (unique on the machine while
+ * the process lives) and the address; dev and ino 0. A shared word (a
+ * non-private op on a VM_SHARED mapping of a file, anonymous MAP_SHARED
+ * memory being a shmem file): the file's device and inode and the word's
+ * offset in the file, tgid 0 — the same key in every process that maps it,
+ * as the kernel's own futex key. */
 struct futexstat_word_key {
 	__u32 tgid;
-	__u32 pad;
-	__u64 uaddr;
+	__u32 dev;   /* the inode's i_sb->s_dev (the kernel's encoding) */
+	__u64 uaddr; /* the address, or the offset in the file */
+	__u64 ino;   /* 0: a private word */
 };
+
+/* The most processes a word's record names (futexstat_word.pids). */
+#define FUTEXSTAT_WORD_PIDS 4
 
 /* Its value; the counts are atomic adds (one record can be updated by
  * several CPUs at once). */
@@ -189,10 +199,14 @@ struct futexstat_word_val {
 	__u32 tgid; /* the process's pid in the loader's pid namespace (0: none
 		     * there; cannot happen for the processes counted, which
 		     * live in that namespace or below it) */
-	__u32 pad;
+	__u32 more; /* 1: more processes touched it than hpid holds */
 	__u64 waits, wait_ns, wakes, woken, eagain, timedout; /* see futexstat_word */
+	__u32 hpid[FUTEXSTAT_WORD_PIDS]; /* the processes that waited or woke on
+					  * it (host tgids; 0: free), each taken
+					  * by a compare-and-swap */
+	__u32 pid[FUTEXSTAT_WORD_PIDS];  /* the same in the loader's pid
+					  * namespace (written after the swap) */
 };
-
 /* A slot of its table of per-thread state, indexed by tid mod 4096 and
  * tagged with the tid (a direct-mapped table: cheaper than task storage or a
  * hash, ~35 ns a lookup here). */
@@ -251,10 +265,18 @@ struct futexstat_config {
 
 /* One futex word's counts over a rep (futexstat_words). */
 struct futexstat_word {
-	__u32 tgid;    /* the process: its pid in the loader's pid namespace
-			* (also for a process of the tree inside a nested pid
-			* namespace, where it has another pid of its own) */
-	__u64 uaddr;   /* the word's address in that process */
+	__u32 tgid;    /* a private word's process: its pid in the loader's pid
+			* namespace (also for a process of the tree inside a
+			* nested pid namespace, where it has another pid of its
+			* own); 0 for a shared word */
+	__u64 uaddr;   /* the word's address in that process; a shared word's
+			* offset in its file */
+	__u64 ino;     /* a shared word's file (inode number); 0: private */
+	__u32 dev;     /* its device (the kernel's s_dev encoding) */
+	__u32 pids[FUTEXSTAT_WORD_PIDS]; /* the processes that waited or woke
+					  * on it (loader's pid namespace) */
+	int npids;     /* how many of pids[] */
+	int more;      /* 1: more processes than that */
 	__u64 waits;   /* waits entered on this word (futex(2) WAIT/WAIT_BITSET,
 			* futex_wait(2)) that ended while counting */
 	__u64 wait_ns; /* their total time in the kernel */
@@ -313,6 +335,16 @@ void futexstat_count_self(struct futexstat *fs, int on);
  * pid here is then not the host tgid the programs see); another negative
  * errno value if the target's tgid could not be learned. */
 int futexstat_count_tgid(struct futexstat *fs, pid_t pid);
+/* Follow mode (follow_children): from the next futexstat_start, count by
+ * cgroup instead of by tree — a futex call counts iff the calling task's
+ * cgroup (v2, bpf_get_current_cgroup_id) is `id` (the cgroup directory's
+ * inode number, stat's st_ino); no tree lookup, no fork following. `procs`
+ * then counts the processes forked inside that cgroup (sched_process_fork,
+ * the child's cgroup) and those that joined it (cgroup_attach_task, a whole
+ * process moved in: the program's first process joins after its fork).
+ * id 0: back to the tree. Call between reps. 0; -EINVAL when not in follow
+ * mode. */
+int futexstat_count_cgroup(struct futexstat *fs, __u64 id);
 /* How many processes the tree holds now (follow_children; 0 otherwise): a
  * debugging and test accessor — once every process of the tree has exited,
  * 0 (each leaves when its group dies). A negative errno value when the map

@@ -56,6 +56,14 @@ void fl_probes_stranded_note(int tid, bool measured, char *out, size_t n);
  * per-futex-word counts (fl_probes_words). */
 void fl_probes_follow_children(void);
 
+/* `futexlab exec` with a cgroup of its own for the program (follow mode):
+ * from the next rep, count the futex calls of the tasks in cgroup `id` (v2;
+ * the directory's inode number) — a call counts iff
+ * bpf_get_current_cgroup_id() is id: no per-process lookup, no fork
+ * following — and as `procs` the processes forked in it or moved into it.
+ * 0: back to following the tree. Call between reps (or before setup). */
+void fl_probes_count_cgroup(uint64_t id);
+
 /* A helper-run design's rep (run in the design's helper process): count process `pid` (the
  * helper) instead of this one from the next fl_probes_rep_begin, until
  * called with 0; its rows' `procs` says 1. Call between reps. When the
@@ -63,10 +71,18 @@ void fl_probes_follow_children(void);
  * why and that rep's probe columns are empty, never this process's counts. */
 void fl_probes_count_process(pid_t pid);
 
-/* One futex word of the last rep (follow mode). */
+/* One futex word of the last rep (follow mode). A private word is a
+ * process's address; a shared one (a non-private op on shared memory) is a
+ * file's offset, whichever processes map it. */
+#define FL_WORD_PIDS 4
 struct fl_word {
-	unsigned tgid;                      /* its process */
-	unsigned long long uaddr;
+	unsigned tgid;                      /* a private word's process; 0: shared */
+	unsigned long long uaddr;           /* the address; a shared word's offset */
+	unsigned long long ino;             /* a shared word's file (inode); 0: private */
+	unsigned dev;                       /* its device (the kernel's encoding) */
+	unsigned pids[FL_WORD_PIDS];        /* the processes that waited or woke on it */
+	int npids;
+	bool more;                          /* more processes than pids[] holds */
 	unsigned long long waits, wait_ns;  /* waits that ended, their time in the kernel */
 	unsigned long long wakes, woken;    /* wakes entered on it, threads they woke */
 	unsigned long long eagain, timedout;

@@ -81,6 +81,17 @@ void fl_probes_follow_children(void)
 	follow = true;
 }
 
+/* fl_probes_count_cgroup: the run's cgroup (0: none), applied at once when
+ * the collector is loaded and again at its setup */
+static uint64_t cgroup;
+
+void fl_probes_count_cgroup(uint64_t id)
+{
+	cgroup = id;
+	if (fs && follow)
+		futexstat_count_cgroup(fs, id); /* cannot fail in follow mode */
+}
+
 /* fl_probes_count_process: the process counted instead of this one (0:
  * this one), and whether the collector could switch to it */
 static pid_t other;
@@ -112,10 +123,13 @@ void fl_probes_setup(enum fl_probes_mode mode)
 	struct futexstat_config cfg = { .wake_to_run = 1, .follow_children = follow,
 					.per_word = follow };
 	fs = futexstat_open(&cfg, why, sizeof why);
-	if (!fs)
+	if (!fs) {
 		fprintf(stderr, "futexlab: probes off: %s\n", why);
-	else
-		fl_rep_stranded_hook(fl_probes_on_stranded);
+		return;
+	}
+	fl_rep_stranded_hook(fl_probes_on_stranded);
+	if (follow && cgroup)
+		futexstat_count_cgroup(fs, cgroup);
 }
 
 void fl_probes_rep_begin(void)
@@ -210,6 +224,7 @@ void fl_probes_setup(enum fl_probes_mode mode)
 }
 void fl_probes_rep_begin(void) { last_cols[0] = '\0'; }
 void fl_probes_follow_children(void) {}
+void fl_probes_count_cgroup(uint64_t id) { (void)id; }
 void fl_probes_count_process(pid_t pid) { (void)pid; }
 void fl_probes_rep_end(const char *workload, int64_t ops) { (void)workload, (void)ops; }
 void fl_probes_teardown(void) {}

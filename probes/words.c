@@ -1,7 +1,9 @@
 /* probes/words.c — `futexlab exec`'s per-futex-word list of the last rep
  * (probes.h: fl_probes_words), from the collector's per-word map (follow
- * mode only). */
+ * mode only): a private word by process and address, a shared one by its
+ * file and offset, with the processes that touched it. */
 #include <stdio.h>
+#include <string.h>
 
 #ifdef FL_HAVE_PROBES
 #include "probes/futexstat.h"
@@ -18,9 +20,16 @@ int fl_probes_words(int by, struct fl_word *out, int n, int *nwords, unsigned lo
 		return 0;
 	struct futexstat_word w[64];
 	int k = futexstat_words(fl_probes_collector(), by, w, n < 64 ? n : 64, nwords);
-	for (int i = 0; i < k; i++)
-		out[i] = (struct fl_word){ w[i].tgid, w[i].uaddr, w[i].waits, w[i].wait_ns,
-					   w[i].wakes, w[i].woken, w[i].eagain, w[i].timedout };
+	_Static_assert(FL_WORD_PIDS == FUTEXSTAT_WORD_PIDS, "one list of pids");
+	for (int i = 0; i < k; i++) {
+		out[i] = (struct fl_word){ .tgid = w[i].tgid, .uaddr = w[i].uaddr, .ino = w[i].ino,
+					   .dev = w[i].dev, .npids = w[i].npids,
+					   .more = w[i].more != 0, .waits = w[i].waits,
+					   .wait_ns = w[i].wait_ns, .wakes = w[i].wakes,
+					   .woken = w[i].woken, .eagain = w[i].eagain,
+					   .timedout = w[i].timedout };
+		memcpy(out[i].pids, w[i].pids, sizeof out[i].pids);
+	}
 	*lost = fl_probes_words_lost();
 	return k < 0 ? 0 : k;
 }
