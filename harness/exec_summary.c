@@ -123,11 +123,19 @@ const char *fl_exec_comm(const struct fl_exec_rep *x, unsigned tgid)
 	return "";
 }
 
-void fl_exec_summary(FILE *f, const struct fl_table *t, const char *const *labels, int nlabels,
-		     const struct fl_exec_rep *reps, int nreps, bool probes)
+/* The per-program block: wall, CPU, context switches, semaphores on the
+ * design, processes, per design. */
+static void per_program(FILE *f, const struct fl_table *t, const char *const *labels,
+			int nlabels)
 {
+	bool cg = false; /* a run in a cgroup has its processes-seen figure */
+	for (int i = 0; i < nlabels && !cg; i++)
+		cg = !isnan(med(t, labels[i], FL_COL(cgroup_procs)));
 	fprintf(f, "\nper program: medians over the ok rounds of each design (wall: fork to "
-		   "reaped; CPU and context switches: wait4's, the whole tree)\n");
+		   "reaped; CPU: %s; context switches: wait4's, the processes exec reaped; "
+		   "procs: %s)\n", cg ? "the run's cgroup's cpu.stat, every process of the run" :
+		   "wait4's, the processes exec reaped (no cgroup)",
+		   cg ? "seen in the cgroup" : "the collector's");
 	fprintf(f, "  %-12s %9s %9s %9s %8s %8s %7s %6s\n", "variant", "wall", "user",
 		"sys", "vol csw", "inv csw", "sems", "procs");
 	for (int i = 0; i < nlabels; i++) {
@@ -142,13 +150,20 @@ void fl_exec_summary(FILE *f, const struct fl_table *t, const char *const *label
 			cell(d, sizeof d, med(t, v, FL_COL(csw_vol)), 1, "%.0f"),
 			cell(e, sizeof e, med(t, v, FL_COL(csw_invol)), 1, "%.0f"),
 			cell(g, sizeof g, med(t, v, FL_COL(shim_sems)), 1, "%.0f"),
-			cell(h, sizeof h, med(t, v, "procs"), 1, "%.0f"));
+			cell(h, sizeof h, med(t, v, cg ? FL_COL(cgroup_procs) : "procs"), 1,
+			     "%.0f"));
 	}
+}
+
+void fl_exec_summary(FILE *f, const struct fl_table *t, const char *const *labels, int nlabels,
+		     const struct fl_exec_rep *reps, int nreps, bool probes)
+{
+	per_program(f, t, labels, nlabels);
 	if (!probes || fl_table_col(t, "procs") < 0 || isnan(med(t, labels[0], "futex_syscalls"))) {
 		fprintf(f, "\n(no kernel view: the collector was off; --probes as root)\n");
 		return;
 	}
-	fprintf(f, "\nkernel view (the collector, the program's process tree only): medians "
+	fprintf(f, "\nkernel view (the collector, the run's processes only: its cgroup, or its process tree): medians "
 		   "over the rounds\n");
 	fprintf(f, "  %-12s %9s %8s %8s %8s %8s %8s %8s %8s %6s %6s %9s %9s\n", "variant",
 		"futex", "wait", "wait_bs", "wake", "other", "futex2", "uring", "woke 0", "herds",

@@ -23,6 +23,7 @@
 #include "harness/table.h"
 #include "lib/wake.h"
 #include "harness/xalloc.h"
+#include "proc/exec.h"
 #include "proc/helper.h"
 #include "proc/interrupt.h"
 #include "proc/rep.h"
@@ -112,6 +113,7 @@ struct rep_ctx {
 	struct fl_csv *csv;
 	struct fl_perf_reading perf;
 	const char *workload;
+	bool exec;                      /* the workload is a program (proc/exec.h) */
 };
 
 static void rep_begin(void *arg, pid_t pid)
@@ -120,6 +122,12 @@ static void rep_begin(void *arg, pid_t pid)
 	if (c->measured && c->probed) {
 		if (pid > 0)
 			fl_probes_count_process(pid);
+		/* exec: the collector counts the next run's cgroup, made ahead
+		 * (proc/exec.h), by bpf_get_current_cgroup_id alone — every
+		 * process of the run, daemons included; without a cgroup (0) it
+		 * follows the program's process tree (probes/follow.md) */
+		if (c->exec)
+			fl_probes_count_cgroup(fl_exec_cgroup_next());
 		fl_probes_rep_begin();
 	}
 	if (!pid)
@@ -172,7 +180,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	out->ns_per_op = NAN;
 	fl_perf_enabled = pe && measured; /* warm-up rounds count nothing */
 	struct rep_ctx c = { .measured = measured, .probed = k.probed, .csv = csv,
-			     .workload = pt->w->name };
+			     .workload = pt->w->name, .exec = pt->w == &fl_exec_workload };
 	struct fl_rep_hooks hooks = { rep_begin, rep_end, rep_meta, &c };
 	fl_probes_stranded_clear();
 	fl_rep_run(&(struct fl_rep){ e->v, pt->w, p, pt->wake, e->policy }, &hooks, &r);

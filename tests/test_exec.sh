@@ -201,9 +201,7 @@ else
     [ "$leak" = 0 ] && [ -s "$tmp/fds" ] && ok "with the collector: the program inherits none of its descriptors" ||
       { bad "descriptors leaked to the program with the collector: $leak"; cat "$tmp/fds"; }
     # the child's timed word heads every design's list: 3 waits, 3 timeouts
-    # (fields from the end: the comm column is empty where no process reported)
-    heads=$(awk '/top futex words of 5,/ { getline; getline; e = ($NF == "+") ? NF - 1 : NF
-                                            print $(e - 5) "/" $e }' "$tmp/p.out" |
+    heads=$(awk '/top futex words of 5,/ { getline; getline; print $2 "/" $7 }' "$tmp/p.out" |
             sort | uniq -c | awk '{print $1 "x" $2}')
     [ "$heads" = "3x3/3" ] && ok "top words: the timed word first for all 3 entries (waits/timeouts 3/3)" ||
       { bad "top words: '$heads'"; cat "$tmp/p.out"; }
