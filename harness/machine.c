@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "proc/exec.h"
 
 void fl_machine(char *kernel, int klen, char *cpu, int clen, int *cores)
 {
@@ -108,6 +109,9 @@ void fl_cpu_sample(struct fl_cpu_sample *s)
 	if (!getrusage(RUSAGE_CHILDREN, &ru))
 		s->self_ns += (int64_t)ru.ru_utime.tv_sec * 1000000000 + ru.ru_utime.tv_usec * 1000 +
 			      (int64_t)ru.ru_stime.tv_sec * 1000000000 + ru.ru_stime.tv_usec * 1000;
+	/* and what their cgroups counted beyond that: an exec'd server's
+	 * daemon and workers, never reaped by us, are the run's work too */
+	s->self_ns += fl_exec_unreaped_ns();
 	s->wall_ns = fl_now_ns();
 }
 

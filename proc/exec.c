@@ -15,6 +15,14 @@
 
 struct fl_exec fl_exec_cfg = { .timeout_s = 600 };
 
+/* CPU of the runs' processes that wait4 never reaped (fl_exec_unreaped_ns) */
+static int64_t unreaped_ns;
+
+int64_t fl_exec_unreaped_ns(void)
+{
+	return unreaped_ns;
+}
+
 int fl_exec_find_shim(char *why, size_t whyn)
 {
 	const char *env = getenv("FUTEXLAB_SHIM");
@@ -207,6 +215,13 @@ static bool verdict(const struct fl_program_end *e, const struct fl_cgroup *cg,
 		r->cpu_user_ns = cg->user_ns;
 		r->cpu_sys_ns = cg->sys_ns;
 		r->cgroup_procs = cg->nseen;
+		/* what wait4 did not see (daemons, workers that left the tree) */
+		int64_t reaped = (int64_t)ru->ru_utime.tv_sec * 1000000000 +
+				 ru->ru_utime.tv_usec * 1000 +
+				 (int64_t)ru->ru_stime.tv_sec * 1000000000 +
+				 ru->ru_stime.tv_usec * 1000;
+		if (cg->user_ns + cg->sys_ns > reaped)
+			unreaped_ns += cg->user_ns + cg->sys_ns - reaped;
 	} else {
 		r->cpu_user_ns = (int64_t)ru->ru_utime.tv_sec * 1000000000 +
 				 ru->ru_utime.tv_usec * 1000;

@@ -73,6 +73,12 @@ void fl_exec_once(const struct fl_variant *v, const struct fl_policy *pol, bool 
  * the next run takes that cgroup and removes it at its end. */
 uint64_t fl_exec_cgroup_next(void);
 
+/* The CPU (ns) the runs' cgroups counted beyond wait4's rusage, summed over
+ * every run of this process so far: daemons and workers no wait4 of ours
+ * reaped. Beside RUSAGE_CHILDREN it is the runs' whole CPU, which the
+ * harness's "other work" figure must not count as someone else's. */
+int64_t fl_exec_unreaped_ns(void);
+
 /* The shim's loglines of the last run of the workload. */
 const struct fl_exec_shim *fl_exec_last_shim(void);
 
