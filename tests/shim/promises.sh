@@ -247,14 +247,15 @@ named_on() { # -> nglibc set when the design keeps them glibc's
     awk '{k = $3; h = $(NF-6); m = $(NF-2); if (k >= 1 && m >= 1 && k + h == m) ok = 1} END {exit !ok}'
 }
 named_secs() { case $1 in destroy-*|sigpost) echo "${PROMISES_NAMED_SECONDS:-0.3}" ;; *) echo 1 ;; esac; }
-named_ok() { # scenario label: the named pass's ok line (or FAIL when not on the design)
+named_ok() { # scenario label [key]: the named pass's ok line (or FAIL when not on the design)
+  local key=${3:-$1(named)}
   if ! named_on; then
     echo "FAIL $1 (named) $2: the named semaphores were not on $v"
     { grep -m2 "sem_open(" "$err"; grep "semaphores initialised" "$err"; } | sed 's/^/      /'
-    fail=1; result "$1(named)" FAIL; return
+    fail=1; result "$key" FAIL; return
   fi
   echo "ok   $1 (named) $2$([ -n "$nglibc" ] && echo " (named semaphores glibc's: $v cannot be process-shared)"): $(sed 's/^ok *[^:]*: //' "$out")"
-  result "$1(named)" ok
+  result "$key" ok
 }
 if [ "${PROMISES_NAMED:-1}" != 0 ] && [ "$futexlab" != - ] && [ -z "$capped" ]; then
   named=--named other=negcount; [ "$v" = negcount ] && other=musl
@@ -301,7 +302,7 @@ if [ "${PROMISES_NAMED:-1}" != 0 ] && [ "$futexlab" != - ] && [ -z "$capped" ]; 
         echo "FAIL pshared-exec (named), parent on $v, exec'd worker on $wv: $(why $rc): $(first_fail)"; show
         fail=1; result "pshared-exec(named)/worker=$wv" FAIL
       else
-        named_ok pshared-exec "parent on $v, exec'd worker on $wv"
+        named_ok pshared-exec "parent on $v, exec'd worker on $wv" "pshared-exec(named)/worker=$wv"
       fi
     done
   fi
