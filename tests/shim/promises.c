@@ -924,6 +924,9 @@ int main(int argc, char **argv)
 		argv++, argc--;
 		atexit(names_unlink); /* a failure's exit(1) leaves no name behind */
 	}
+	/* (named: the last resort's alarm, too, through on_fatal's unlink) */
+	if (named_mode)
+		on_signal(SIGALRM, on_fatal, 0);
 	if (argc < 2 || argc > 3) {
 		fprintf(stderr, "usage: promises [--named] destroy-private|destroy-shared|sigpost|"
 			"pshared-exec|eintr [SECONDS]\n");
