@@ -2,8 +2,15 @@
  * in a program that knows nothing of futexlab: run as is it tests glibc's
  * sem_t; run under libfutexlab-preload.so it tests the shim's design.
  *
- *   promises SCENARIO [SECONDS]     (the length of destroy-* and sigpost; default 1)
+ *   promises [--named] SCENARIO [SECONDS]  (the length of destroy-* and sigpost; default 1)
  *   promises --worker NAME ROUNDS   (internal: the exec'd side of pshared-exec)
+ *   promises --worker-named PING PONG BIG ROUNDS   (internal: the same, --named)
+ *
+ * --named: every semaphore of the scenario comes from sem_open(O_CREAT |
+ * O_EXCL) under a name unique to the run ("/futexlab-promises-PID-N") instead
+ * of sem_init, and sem_close ends it where sem_destroy did; each name is
+ * unlinked when the scenario is done with it (and on a failure's way out).
+ * What each promise becomes for a named semaphore is said at the scenario.
  *
  * destroy-private, destroy-shared
  *     glibc BZ 12674: the waiter that takes the last token destroys the
@@ -148,6 +155,77 @@ static void put_num(unsigned long v)
 	put(b + i);
 }
 
+/* ---- named mode (--named) -------------------------------------------------
+ * Names "/futexlab-promises-PID-N", N from 0 up; those below names_gone are
+ * unlinked. A failure's way out (exit: atexit; the watchdog's _exit; a fatal
+ * signal) unlinks the rest by their files' paths: unlink is
+ * async-signal-safe, sem_unlink is not said to be; glibc and the shim both
+ * keep NAME in /dev/shm/sem.NAME (a path elsewhere is ENOENT: no harm). */
+static bool named_mode;
+static _Atomic unsigned names_made, names_gone;
+
+static void cat(char *b, size_t *k, size_t size, const char *s)
+{
+	while (*s && *k + 1 < size)
+		b[(*k)++] = *s++;
+	b[*k] = '\0';
+}
+
+static void cat_num(char *b, size_t *k, size_t size, unsigned long v)
+{
+	char d[24];
+	int i = 0;
+	do
+		d[i++] = (char)('0' + v % 10);
+	while ((v /= 10) && i < (int)sizeof d);
+	while (i > 0 && *k + 1 < size)
+		b[(*k)++] = d[--i];
+	b[*k] = '\0';
+}
+
+/* name N of this process (async-signal-safe): the name, or its file */
+static void name_of(char *b, size_t size, bool file, unsigned n)
+{
+	size_t k = 0;
+	cat(b, &k, size, file ? "/dev/shm/sem.futexlab-promises-" : "/futexlab-promises-");
+	cat_num(b, &k, size, (unsigned long)getpid());
+	cat(b, &k, size, "-");
+	cat_num(b, &k, size, n);
+}
+
+static void names_unlink(void)
+{
+	char b[96];
+	for (unsigned n = atomic_load(&names_gone); n < atomic_load(&names_made); n++) {
+		name_of(b, sizeof b, true, n);
+		unlink(b);
+	}
+}
+
+/* A new named semaphore of `value` (its name into name, if not NULL). */
+static sem_t *named_new(unsigned value, char *name, size_t size)
+{
+	char b[96];
+	name_of(b, sizeof b, false, atomic_fetch_add(&names_made, 1));
+	sem_t *s = sem_open(b, O_CREAT | O_EXCL, 0600, value);
+	REQUIRE(s != SEM_FAILED, "sem_open(%s, O_CREAT | O_EXCL, 0600, %u)", b, value);
+	if (name)
+		snprintf(name, size, "%s", b);
+	return s;
+}
+
+/* sem_unlink each name made and not yet unlinked. */
+static void named_unlink(void)
+{
+	char b[96];
+	unsigned end = atomic_load(&names_made);
+	for (unsigned n = atomic_load(&names_gone); n < end; n++) {
+		name_of(b, sizeof b, false, n);
+		REQUIRE(sem_unlink(b) == 0, "sem_unlink %s", b);
+		atomic_store(&names_gone, n + 1);
+	}
+}
+
 /* ---- watchdog: no progress for 3 s ends the run ---------------------------
  * `progress` is bumped after every completed operation; `doing` names the
  * one in flight. The watchdog is a thread of its own (timer signals aim at
@@ -173,6 +251,7 @@ static void *watchdog(void *arg)
 				atomic_load(&doing), atomic_load(&in_handler) ?
 				", with a signal handler's sem_post on the same semaphore inside it" : "",
 				p);
+			names_unlink();
 			_exit(3);
 		}
 	}
@@ -240,7 +319,15 @@ static void tick(int sig)
  * Then at once: sem_destroy, the bytes overwritten (the memory freed and
  * reused), munmap. The poster arms nothing: a periodic timer signal aimed at
  * it (20 us, empty handler, SA_RESTART) stalls it for microseconds at random
- * points, sometimes between publishing the token and returning. */
+ * points, sometimes between publishing the token and returning.
+ *
+ * Named (--named), sem_close is the end where sem_destroy was: the waiter's
+ * sem_close of the process's only reference unmaps the semaphore at once (no
+ * bytes overwritten first: a live object's, until it is closed), so a post
+ * that touches it after publishing the token faults as above. Private: the
+ * name is unlinked as soon as it is opened (no other process can reach it;
+ * the close frees the object). Shared: the name stays during the race
+ * (anyone could open it), and is unlinked after the post returned. */
 enum { W_WAIT, W_TRYWAIT, W_TIMEDWAIT, W_N };
 static const char *const w_name[W_N] = { "sem_wait", "sem_trywait", "sem_timedwait" };
 static sem_t *_Atomic page;         /* the semaphore of the current iteration */
@@ -275,6 +362,7 @@ static void on_fatal(int sig)
 			"waiter destroyed and unmapped" : ")");
 	}
 	put("\n");
+	names_unlink();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -396,11 +484,19 @@ static void destruction(int pshared)
 		uint32_t r4 = rnd() % 4; /* timedwait, the most telling, half the time */
 		int how = r4 < 2 ? W_TIMEDWAIT : r4 == 2 ? W_WAIT : W_TRYWAIT;
 		atomic_store(&iter, i);
-		atomic_store(&doing, "mmap + sem_init");
-		sem_t *s = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE,
-				(pshared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
-		REQUIRE(s != MAP_FAILED, "mmap");
-		REQUIRE(sem_init(s, pshared, 0) == 0, "sem_init pshared=%d", pshared);
+		sem_t *s;
+		if (named_mode) {
+			atomic_store(&doing, "sem_open");
+			s = named_new(0, NULL, 0);
+			if (!pshared)
+				named_unlink();
+		} else {
+			atomic_store(&doing, "mmap + sem_init");
+			s = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE,
+				 (pshared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
+			REQUIRE(s != MAP_FAILED, "mmap");
+			REQUIRE(sem_init(s, pshared, 0) == 0, "sem_init pshared=%d", pshared);
+		}
 		memcpy(snapshot, s, sizeof snapshot);
 		atomic_store(&page, s);
 		atomic_store(&mode, how);
@@ -410,11 +506,17 @@ static void destruction(int pshared)
 		/* the last token is ours, no one waits: destroy and free at once */
 		n[how]++;
 		inside[how] += atomic_load(&in_post) != 0; /* the post has not returned */
-		REQUIRE(sem_destroy(s) == 0, "sem_destroy");
-		memset(s, 0xA5, sizeof *s);
-		REQUIRE(munmap(s, (size_t)pg) == 0, "munmap");
+		if (named_mode) {
+			REQUIRE(sem_close(s) == 0, "sem_close");
+		} else {
+			REQUIRE(sem_destroy(s) == 0, "sem_destroy");
+			memset(s, 0xA5, sizeof *s);
+			REQUIRE(munmap(s, (size_t)pg) == 0, "munmap");
+		}
 		atomic_store(&doing, "waiting for the post to return");
 		seq_await(&posted, (uint32_t)i);
+		if (named_mode)
+			named_unlink(); /* (shared: the name lived through the race) */
 		atomic_fetch_add(&progress, 1);
 	}
 	atomic_store(&stop, true);
@@ -429,12 +531,15 @@ static void destruction(int pshared)
 	       inside[1], inside[2], atomic_load(&ticks));
 }
 
-/* ---- 2. sem_post from a signal handler ---------------------------------- */
+/* ---- 2. sem_post from a signal handler ----------------------------------
+ * Named: the same on a sem_open'ed semaphore (its name unlinked at once,
+ * sem_close at the end): sem_post of a named semaphore is async-signal-safe
+ * too. */
 
 enum { OP_NONE, OP_TRYWAIT, OP_TIMEDWAIT, OP_POST, OP_N };
 static const char *const op_name[OP_N] = { "between operations", "sem_trywait",
 	"sem_timedwait", "sem_post" };
-static sem_t sig_sem;
+static sem_t sig_own, *sig_sem = &sig_own; /* (named: sem_open's) */
 static volatile sig_atomic_t cur_op;
 static _Atomic unsigned long handler_posts, handler_errors, landed[OP_N];
 
@@ -444,7 +549,7 @@ static void post_from_handler(int sig)
 	int e = errno;
 	atomic_fetch_add_explicit(&landed[cur_op], 1, memory_order_relaxed);
 	atomic_store(&in_handler, 1);
-	int r = sem_post(&sig_sem);
+	int r = sem_post(sig_sem);
 	atomic_store(&in_handler, 0);
 	if (r == 0)
 		atomic_fetch_add_explicit(&handler_posts, 1, memory_order_relaxed);
@@ -455,7 +560,12 @@ static void post_from_handler(int sig)
 
 static void sigpost(void)
 {
-	REQUIRE(sem_init(&sig_sem, 0, 0) == 0, "sem_init");
+	if (named_mode) {
+		sig_sem = named_new(0, NULL, 0);
+		named_unlink();
+	} else {
+		REQUIRE(sem_init(sig_sem, 0, 0) == 0, "sem_init");
+	}
 	on_signal(SIGRTMIN, post_from_handler, SA_RESTART);
 	pthread_t wd = watchdog_start();
 	timer_t tm = timer_at(gettid(), SIGRTMIN, 20000);
@@ -468,13 +578,13 @@ static void sigpost(void)
 		cur_op = op;
 		switch (op) {
 		case OP_TRYWAIT:
-			r = sem_trywait(&sig_sem);
+			r = sem_trywait(sig_sem);
 			break;
 		case OP_TIMEDWAIT:
-			r = sem_timedwait(&sig_sem, &dl);
+			r = sem_timedwait(sig_sem, &dl);
 			break;
 		default:
-			r = sem_post(&sig_sem);
+			r = sem_post(sig_sem);
 			break;
 		}
 		int e = errno;
@@ -497,9 +607,9 @@ static void sigpost(void)
 	timer_delete(tm);
 	signal(SIGRTMIN, SIG_IGN); /* discards a pending tick: no handler runs after this */
 	atomic_store(&doing, "the final drain");
-	int v = value(&sig_sem);
+	int v = value(sig_sem);
 	unsigned long drained = 0;
-	while (sem_trywait(&sig_sem) == 0)
+	while (sem_trywait(sig_sem) == 0)
 		drained++;
 	watchdog_stop(wd);
 	unsigned long hp = atomic_load(&handler_posts);
@@ -511,17 +621,30 @@ static void sigpost(void)
 		"tokens do not balance: %lu posted by the thread + %lu by the handler != %lu taken + "
 		"%lu left", posts, hp, taken, drained);
 	REQUIRE(hp > 0, "the timer never fired");
-	sem_destroy(&sig_sem);
+	if (named_mode)
+		REQUIRE(sem_close(sig_sem) == 0, "sem_close");
+	else
+		sem_destroy(sig_sem);
 	printf("ok   %s: %lu ops (%lu timeouts, %lu EINTR), %lu posts from the handler, landing "
 	       "inside trywait %lu, timedwait %lu, post %lu; tokens balance (%lu left)\n",
 	       scenario, ops, timeouts, eintr, hp, atomic_load(&landed[OP_TRYWAIT]),
 	       atomic_load(&landed[OP_TIMEDWAIT]), atomic_load(&landed[OP_POST]), drained);
 }
 
-/* ---- 3. process-shared across fork and exec ----------------------------- */
+/* ---- 3. process-shared across fork and exec -----------------------------
+ * Named: the three are sem_open'ed by the parent (the third at
+ * SEM_VALUE_MAX) and by name again in the exec'd worker, which gets the
+ * three names instead of the shm object's: a name is one object in every
+ * process, whatever design (or none) each runs; the worker sem_closes its
+ * three at the end, the parent closes and unlinks them. */
 
 struct shared {
 	sem_t ping, pong, big;
+};
+
+/* the three semaphores, wherever they live */
+struct three {
+	sem_t *ping, *pong, *big;
 };
 
 #define PSHARED_ROUNDS 2000
@@ -547,7 +670,28 @@ static struct shared *map_object(const char *name, int oflag)
 	return m;
 }
 
-static int worker(const char *name, int rounds)
+static void worker_run(struct three t, int rounds)
+{
+	atomic_store(&doing, "the worker's ping-pong");
+	for (int i = 0; i < rounds; i++) {
+		REQUIRE(timed_wait3(t.ping) == 0, "round %d: no ping from the parent in 3 s", i);
+		REQUIRE(sem_post(t.pong) == 0, "round %d: post pong", i);
+	}
+	/* the semaphore at SEM_VALUE_MAX, made in the parent */
+	atomic_store(&doing, "the worker's checks of the semaphore at SEM_VALUE_MAX");
+	REQUIRE(value(t.big) == SEM_VALUE_MAX, "big: value %d, not SEM_VALUE_MAX", value(t.big));
+	errno = 0;
+	REQUIRE(sem_post(t.big) == -1 && errno == EOVERFLOW, "big: a post at SEM_VALUE_MAX is "
+		"EOVERFLOW");
+	REQUIRE(sem_trywait(t.big) == 0, "big: trywait");
+	REQUIRE(value(t.big) == SEM_VALUE_MAX - 1, "big: value %d after a trywait", value(t.big));
+	REQUIRE(sem_post(t.big) == 0, "big: a post below the maximum succeeds");
+	REQUIRE(sem_trywait(t.big) == 0 && sem_trywait(t.big) == 0, "big: two trywaits");
+	REQUIRE(value(t.big) == SEM_VALUE_MAX - 2, "big: value %d", value(t.big));
+}
+
+/* names: the shm object's name, or (named) the three semaphores' names */
+static int worker(char **names, int rounds)
 {
 	scenario = "pshared-exec worker";
 	alarm(20);
@@ -558,64 +702,63 @@ static int worker(const char *name, int rounds)
 	 * the parent even without ASLR */
 	void *pad = mmap(NULL, 3 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	REQUIRE(pad != MAP_FAILED, "mmap");
-	struct shared *m = map_object(name, O_RDWR);
-	atomic_store(&doing, "the worker's ping-pong");
-	for (int i = 0; i < rounds; i++) {
-		REQUIRE(timed_wait3(&m->ping) == 0, "round %d: no ping from the parent in 3 s", i);
-		REQUIRE(sem_post(&m->pong) == 0, "round %d: post pong", i);
+	if (!named_mode) {
+		struct shared *m = map_object(names[0], O_RDWR);
+		worker_run((struct three){ &m->ping, &m->pong, &m->big }, rounds);
+		return 0;
 	}
-	/* the semaphore at SEM_VALUE_MAX, made in the parent */
-	atomic_store(&doing, "the worker's checks of the semaphore at SEM_VALUE_MAX");
-	REQUIRE(value(&m->big) == SEM_VALUE_MAX, "big: value %d, not SEM_VALUE_MAX", value(&m->big));
-	errno = 0;
-	REQUIRE(sem_post(&m->big) == -1 && errno == EOVERFLOW, "big: a post at SEM_VALUE_MAX is "
-		"EOVERFLOW");
-	REQUIRE(sem_trywait(&m->big) == 0, "big: trywait");
-	REQUIRE(value(&m->big) == SEM_VALUE_MAX - 1, "big: value %d after a trywait", value(&m->big));
-	REQUIRE(sem_post(&m->big) == 0, "big: a post below the maximum succeeds");
-	REQUIRE(sem_trywait(&m->big) == 0 && sem_trywait(&m->big) == 0, "big: two trywaits");
-	REQUIRE(value(&m->big) == SEM_VALUE_MAX - 2, "big: value %d", value(&m->big));
+	struct three t = { sem_open(names[0], 0), sem_open(names[1], 0), sem_open(names[2], 0) };
+	REQUIRE(t.ping != SEM_FAILED && t.pong != SEM_FAILED && t.big != SEM_FAILED,
+		"the worker's sem_open of %s, %s, %s", names[0], names[1], names[2]);
+	worker_run(t, rounds);
+	REQUIRE(sem_close(t.ping) == 0 && sem_close(t.pong) == 0 && sem_close(t.big) == 0,
+		"the worker's sem_close");
 	return 0;
 }
 
-static void pshared_exec(const char *self)
+/* The worker: this program again, after fork and exec, on names. */
+static pid_t worker_start(const char *self, char names[3][96])
 {
-	char name[64];
-	snprintf(name, sizeof name, "/futexlab-promises-%d", (int)getpid());
-	shm_unlink(name);
-	struct shared *m = map_object(name, O_CREAT | O_EXCL | O_RDWR);
-	REQUIRE(sem_init(&m->ping, 1, 0) == 0 && sem_init(&m->pong, 1, 0) == 0, "sem_init pshared");
-	REQUIRE(sem_init(&m->big, 1, SEM_VALUE_MAX) == 0, "sem_init pshared at SEM_VALUE_MAX");
 	pid_t pid = fork();
 	REQUIRE(pid >= 0, "fork");
-	if (pid == 0) {
-		char rounds[16];
-		snprintf(rounds, sizeof rounds, "%d", PSHARED_ROUNDS);
-		/* The worker under another design, or none (glibc: pass-through):
-		 * it must still run the parent's semaphores on the parent's
-		 * design (the shim's tag), not read them as its own layout. */
-		const char *wv = getenv("PROMISES_WORKER_VARIANT");
-		if (wv)
-			setenv("FUTEXLAB_VARIANT", wv, 1);
-		if (wv && !strcmp(wv, "glibc"))
-			unsetenv("FUTEXLAB_POLICY"); /* glibc keeps its own: the shim refuses one */
-		execl(self, self, "--worker", name, rounds, (char *)NULL);
-		_exit(127);
-	}
+	if (pid)
+		return pid;
+	char rounds[16];
+	snprintf(rounds, sizeof rounds, "%d", PSHARED_ROUNDS);
+	/* The worker under another design, or none (glibc: pass-through):
+	 * it must still run the parent's semaphores on the parent's
+	 * design (the shim's tag), not read them as its own layout. */
+	const char *wv = getenv("PROMISES_WORKER_VARIANT");
+	if (wv)
+		setenv("FUTEXLAB_VARIANT", wv, 1);
+	if (wv && !strcmp(wv, "glibc"))
+		unsetenv("FUTEXLAB_POLICY"); /* glibc keeps its own: the shim refuses one */
+	if (named_mode)
+		execl(self, self, "--worker-named", names[0], names[1], names[2], rounds,
+		      (char *)NULL);
+	else
+		execl(self, self, "--worker", names[0], rounds, (char *)NULL);
+	_exit(127);
+}
+
+/* The parent's side of the ping-pong; the worker's pid, reaped. */
+static void ping_pong(struct three t, pid_t pid, const char *object)
+{
 	msleep(20); /* the worker is asleep on ping */
 	atomic_store(&doing, "the parent's ping-pong with the exec'd worker");
 	for (int i = 0; i < PSHARED_ROUNDS; i++) {
 		if (i % 250 == 0)
 			msleep(1);
-		REQUIRE(sem_post(&m->ping) == 0, "post ping");
-		if (timed_wait3(&m->pong) != 0) {
+		REQUIRE(sem_post(t.ping) == 0, "post ping");
+		if (timed_wait3(t.pong) != 0) {
 			int st = 0;
 			bool hung = waitpid(pid, &st, WNOHANG) == 0;
 			if (hung) {
 				kill(pid, SIGKILL);
 				waitpid(pid, &st, 0);
 			}
-			shm_unlink(name);
+			if (object)
+				shm_unlink(object);
 			FAIL("round %d: no pong from the exec'd worker in 3 s: the worker %s "
 				"%d", i, hung ? "was still running (killed by us), in round" :
 				WIFSIGNALED(st) ? "was killed by signal" : "exited with status",
@@ -626,23 +769,51 @@ static void pshared_exec(const char *self)
 	atomic_store(&doing, "waiting for the exec'd worker to exit");
 	REQUIRE(waitpid(pid, &st, 0) == pid, "waitpid");
 	atomic_store(&doing, "the parent's checks after the worker");
-	shm_unlink(name);
+	if (object)
+		shm_unlink(object);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		FAIL("the exec'd worker %s %d", WIFSIGNALED(st) ? "was killed by signal" :
 		     "exited with status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-	REQUIRE(value(&m->ping) == 0 && value(&m->pong) == 0, "final values %d %d",
-		value(&m->ping), value(&m->pong));
-	REQUIRE(value(&m->big) == SEM_VALUE_MAX - 2, "big: the worker left %d, not "
-		"SEM_VALUE_MAX - 2", value(&m->big));
-	REQUIRE(sem_post(&m->big) == 0 && value(&m->big) == SEM_VALUE_MAX - 1, "big: post");
-	REQUIRE(sem_destroy(&m->ping) == 0 && sem_destroy(&m->pong) == 0 &&
-		sem_destroy(&m->big) == 0, "sem_destroy");
-	munmap(m, 4096);
+	REQUIRE(value(t.ping) == 0 && value(t.pong) == 0, "final values %d %d",
+		value(t.ping), value(t.pong));
+	REQUIRE(value(t.big) == SEM_VALUE_MAX - 2, "big: the worker left %d, not "
+		"SEM_VALUE_MAX - 2", value(t.big));
+	REQUIRE(sem_post(t.big) == 0 && value(t.big) == SEM_VALUE_MAX - 1, "big: post");
+}
+
+static void pshared_exec(const char *self)
+{
+	char names[3][96];
+	if (named_mode) {
+		struct three t;
+		t.ping = named_new(0, names[0], sizeof names[0]);
+		t.pong = named_new(0, names[1], sizeof names[1]);
+		t.big = named_new(SEM_VALUE_MAX, names[2], sizeof names[2]);
+		ping_pong(t, worker_start(self, names), NULL);
+		REQUIRE(sem_close(t.ping) == 0 && sem_close(t.pong) == 0 &&
+			sem_close(t.big) == 0, "sem_close");
+		named_unlink();
+	} else {
+		snprintf(names[0], sizeof names[0], "/futexlab-promises-%d", (int)getpid());
+		shm_unlink(names[0]);
+		struct shared *m = map_object(names[0], O_CREAT | O_EXCL | O_RDWR);
+		REQUIRE(sem_init(&m->ping, 1, 0) == 0 && sem_init(&m->pong, 1, 0) == 0,
+			"sem_init pshared");
+		REQUIRE(sem_init(&m->big, 1, SEM_VALUE_MAX) == 0,
+			"sem_init pshared at SEM_VALUE_MAX");
+		ping_pong((struct three){ &m->ping, &m->pong, &m->big }, worker_start(self, names),
+			  names[0]);
+		REQUIRE(sem_destroy(&m->ping) == 0 && sem_destroy(&m->pong) == 0 &&
+			sem_destroy(&m->big) == 0, "sem_destroy");
+		munmap(m, 4096);
+	}
 	printf("ok   %s: %d round trips with an exec'd worker, a semaphore at SEM_VALUE_MAX "
 	       "shared with it\n", scenario, PSHARED_ROUNDS);
 }
 
-/* ---- 4. EINTR from a timed wait ----------------------------------------- */
+/* ---- 4. EINTR from a timed wait -----------------------------------------
+ * Named: the same on a sem_open'ed semaphore (its name unlinked at once,
+ * sem_close at the end). */
 
 struct eintr_waiter {
 	sem_t *s;
@@ -692,9 +863,14 @@ static void eintr(void)
 	static const char *const how[] = { "sem_timedwait", "sem_clockwait(MONOTONIC)" };
 	double worst = 0;
 	for (int c = 0; c < 2; c++) {
-		sem_t s;
-		REQUIRE(sem_init(&s, 0, 0) == 0, "sem_init");
-		struct eintr_waiter w = { .s = &s, .clock = c };
+		sem_t own, *s = &own;
+		if (named_mode) {
+			s = named_new(0, NULL, 0);
+			named_unlink();
+		} else {
+			REQUIRE(sem_init(s, 0, 0) == 0, "sem_init");
+		}
+		struct eintr_waiter w = { .s = s, .clock = c };
 		atomic_store(&doing, how[c]);
 		pthread_t t;
 		REQUIRE(pthread_create(&t, NULL, eintr_waiter, &w) == 0, "thread");
@@ -719,10 +895,13 @@ static void eintr(void)
 		REQUIRE(late < EINTR_BOUND_S, "%s: EINTR only %.3f s after the signal (bound %.0f s; "
 			"load: %s)", how[c], late, EINTR_BOUND_S, fl_loadavg());
 		worst = late > worst ? late : worst;
-		REQUIRE(value(&s) == 0, "the interrupted wait changed the value: %d", value(&s));
-		REQUIRE(sem_post(&s) == 0 && sem_trywait(&s) == 0 && value(&s) == 0,
+		REQUIRE(value(s) == 0, "the interrupted wait changed the value: %d", value(s));
+		REQUIRE(sem_post(s) == 0 && sem_trywait(s) == 0 && value(s) == 0,
 			"the next post is one token");
-		REQUIRE(sem_destroy(&s) == 0, "sem_destroy");
+		if (named_mode)
+			REQUIRE(sem_close(s) == 0, "sem_close");
+		else
+			REQUIRE(sem_destroy(s) == 0, "sem_destroy");
 	}
 	printf("ok   %s: sem_timedwait and sem_clockwait return EINTR within %.0f ms of the "
 	       "signal\n", scenario, worst * 1e3);
@@ -734,9 +913,22 @@ int main(int argc, char **argv)
 	setrlimit(RLIMIT_CORE, &nocore); /* a destroy failure dies by SIGSEGV: no core */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "--worker"))
-		return worker(argv[2], atoi(argv[3]));
+		return worker(argv + 2, atoi(argv[3]));
+	if (argc == 6 && !strcmp(argv[1], "--worker-named")) {
+		named_mode = true;
+		return worker(argv + 2, atoi(argv[5]));
+	}
+	const char *prog = argv[0];
+	if (argc > 1 && !strcmp(argv[1], "--named")) {
+		named_mode = true;
+		argv++, argc--;
+		atexit(names_unlink); /* a failure's exit(1) leaves no name behind */
+	}
+	/* (named: the last resort's alarm, too, through on_fatal's unlink) */
+	if (named_mode)
+		on_signal(SIGALRM, on_fatal, 0);
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: promises destroy-private|destroy-shared|sigpost|"
+		fprintf(stderr, "usage: promises [--named] destroy-private|destroy-shared|sigpost|"
 			"pshared-exec|eintr [SECONDS]\n");
 		return 2;
 	}
@@ -759,8 +951,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(scenario, "sigpost"))
 		sigpost();
 	else if (!strcmp(scenario, "pshared-exec")) {
-		char *self = realpath(argv[0], NULL);
-		REQUIRE(self, "realpath %s", argv[0]);
+		char *self = realpath(prog, NULL);
+		REQUIRE(self, "realpath %s", prog);
 		pshared_exec(self);
 		free(self);
 	}

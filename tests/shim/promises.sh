@@ -15,6 +15,12 @@
 #   FUTEXLAB_POLICY   passed on to the program: the shim's waits under that
 #                     waiting policy (variants/policy.h; tests/README.md,
 #                     "Policies"); the exec'd worker under glibc goes without
+#   PROMISES_NAMED    0: no named pass (below; the -adaptive copies)
+#   PROMISES_NAMED_SECONDS  the named pass's timed scenarios (default 0.3)
+# The named pass: every scenario again with sem_open'ed semaphores
+# (promises --named), shorter, on the design itself (with FUTEXLAB_ALLOW for
+# a refused one); their named semaphores must be the design's, or glibc's by
+# the shim's own word for a design that cannot be process-shared.
 # FUTEXLAB may be `-`: VARIANT is then one of the mutants' registry
 # (tests/mutants/run.sh, with PRELOAD_SO its libfutexlab-preload-mutants.so),
 # which `futexlab list` does not list: it is taken as available, the shim's
@@ -75,16 +81,18 @@ why() { # rc -> words
 first_fail() { { grep -m1 "promises: FAIL" "$err" || grep -m1 -v "^futexlab-preload" "$err"; } | cut -c1-240; }
 
 # run SCENARIO SECONDS [ALLOW] [plain]: sets rc; output in $out, $err
+# ($named: --named, the named pass)
+named=
 run() {
   local sc=$1 secs=$2 allow=${3:-} plain=${4:-}
   if [ -n "$plain" ]; then
-    timeout -s KILL 40 "$prog" "$sc" "$secs" >"$out" 2>"$err"
+    timeout -s KILL 40 "$prog" $named "$sc" "$secs" >"$out" 2>"$err"
   elif [ -n "$allow" ]; then
     FUTEXLAB_ALLOW=$allow FUTEXLAB_DEBUG=1 FUTEXLAB_VARIANT=$v LD_PRELOAD=$so \
-      timeout -s KILL 40 "$prog" "$sc" "$secs" >"$out" 2>"$err"
+      timeout -s KILL 40 "$prog" $named "$sc" "$secs" >"$out" 2>"$err"
   else
     FUTEXLAB_DEBUG=1 FUTEXLAB_VARIANT=$v LD_PRELOAD=$so \
-      timeout -s KILL 40 "$prog" "$sc" "$secs" >"$out" 2>"$err"
+      timeout -s KILL 40 "$prog" $named "$sc" "$secs" >"$out" 2>"$err"
   fi
   rc=$?
 }
@@ -101,7 +109,7 @@ on_variant() {
 handed() { grep -Eo "pid [0-9]+: [0-9]+ semaphores initialised on $v, [0-9]+ handed" "$err" |
   awk '{s += $(NF-1)} END {print s + 0}'; }
 
-show() { grep -v "unnamed semaphores use\|handed to glibc$" "$err" | head -8 | sed 's/^/      /'; }
+show() { grep -v "unnamed semaphores use\|handed to glibc$\|: named, [^ ]*'s$" "$err" | head -8 | sed 's/^/      /'; }
 
 result() { # scenario outcome
   summary="$summary $1=$2"
@@ -123,6 +131,7 @@ fi
 # promise as "NAME (why)".
 FUTEXLAB_DEBUG=1 FUTEXLAB_VARIANT=$v LD_PRELOAD=$so env true 2>"$err"
 refused=$(grep -i "refused" "$err" | head -1)
+capped=$(grep "is capped" "$err")
 allow=$(grep -oE '(destroy|signal|eintr) \(' <<<"$refused" | cut -d' ' -f1 | sort | paste -sd, -)
 if [ -n "$refused" ]; then
   if [ -z "$allow" ]; then
@@ -218,6 +227,86 @@ if [ "$v" != glibc ] && [ -z "$allow" ] && ! grep -q "is capped" "$err"; then
       result "pshared-exec/worker=$wv" ok
     fi
   done
+fi
+
+# The named pass. A process's exit message must count its named opens on
+# the design: some process with K >= 1 on it and K + H = M (every named
+# open on the design, or handed over as a value above its value_max;
+# pshared-exec's worker opens the handed one by name: not its own, so the
+# parent is that process). A design that cannot be process-shared keeps them
+# glibc's and must say so. Not run: capped (glibc's), the mutants' registry
+# (FUTEXLAB `-`: its killers are the unnamed scenarios), PROMISES_NAMED=0
+# (the -adaptive copies: the cut in tests/README.md, "Policies").
+named_on() { # -> nglibc set when the design keeps them glibc's
+  nglibc=
+  if grep -q "variant $v cannot be process-shared: named semaphores stay glibc's" "$err"; then
+    nglibc=1; grep -Eq "pid [0-9]+: 0 semaphores initialised on $v, [0-9]+ handed to glibc, [1-9][0-9]* named opens" "$err"
+    return
+  fi
+  grep -Eo "pid [0-9]+: [0-9]+ semaphores initialised on $v, [0-9]+ handed to glibc, [0-9]+ named opens" "$err" |
+    awk '{k = $3; h = $(NF-6); m = $(NF-2); if (k >= 1 && m >= 1 && k + h == m) ok = 1} END {exit !ok}'
+}
+named_secs() { case $1 in destroy-*|sigpost) echo "${PROMISES_NAMED_SECONDS:-0.3}" ;; *) echo 1 ;; esac; }
+named_ok() { # scenario label [key]: the named pass's ok line (or FAIL when not on the design)
+  local key=${3:-$1(named)}
+  if ! named_on; then
+    echo "FAIL $1 (named) $2: the named semaphores were not on $v"
+    { grep -m2 "sem_open(" "$err"; grep "semaphores initialised" "$err"; } | sed 's/^/      /'
+    fail=1; result "$key" FAIL; return
+  fi
+  echo "ok   $1 (named) $2$([ -n "$nglibc" ] && echo " (named semaphores glibc's: $v cannot be process-shared)"): $(sed 's/^ok *[^:]*: //' "$out")"
+  result "$key" ok
+}
+if [ "${PROMISES_NAMED:-1}" != 0 ] && [ "$futexlab" != - ] && [ -z "$capped" ]; then
+  named=--named other=negcount; [ "$v" = negcount ] && other=musl
+  for sc in $scenarios; do
+    secs=$(named_secs "$sc") p=$(promise_of "$sc")
+    if [ "$v" = glibc ]; then
+      run "$sc" "$secs" "" plain
+      if [ "$rc" -ne 0 ]; then
+        echo "FAIL $sc (named) with plain glibc (no preload): $(why $rc): $(first_fail)"; show; fail=1
+      else
+        echo "ok   $sc (named) with plain glibc (no preload): $(sed 's/^ok *[^:]*: //' "$out")"
+      fi
+      run "$sc" "$secs"
+      if [ "$rc" -ne 0 ] || ! grep -q "passing every call through" "$err"; then
+        echo "FAIL $sc (named) under the shim (glibc: the pass-through): $(why $rc): $(first_fail)"; show
+        fail=1; result "$sc(named)" FAIL
+      else
+        echo "ok   $sc (named) under the shim (glibc: the pass-through)"; result "$sc(named)" ok
+      fi
+      continue
+    fi
+    run "$sc" "$secs" "$allow"
+    if [ -n "$allow" ] && [[ ",$allow," == *",$p,"* ]]; then
+      if [ "$rc" -eq 0 ]; then
+        echo "ok   $sc (named) with FUTEXLAB_ALLOW=$allow: xpass (declared broken, held this time)"
+        result "$sc(named)" xpass
+      else
+        echo "ok   $sc (named) with FUTEXLAB_ALLOW=$allow: xfail (documented): $(why $rc): $(first_fail)"
+        result "$sc(named)" xfail
+      fi
+    elif [ "$rc" -ne 0 ]; then
+      echo "FAIL $sc (named) on $v${allow:+ with FUTEXLAB_ALLOW=$allow}: $(why $rc): $(first_fail)"; show
+      fail=1; result "$sc(named)" "FAIL($(why $rc))"
+    else
+      named_ok "$sc" "on $v${allow:+ with FUTEXLAB_ALLOW=$allow}"
+    fi
+  done
+  # the exec'd worker opens the names under the pass-through and another
+  # design: the parent's design serves them (the files' tag)
+  if [ "$v" != glibc ] && [ -z "$allow" ]; then
+    for wv in glibc $other; do
+      PROMISES_WORKER_VARIANT=$wv run pshared-exec 1
+      if [ "$rc" -ne 0 ]; then
+        echo "FAIL pshared-exec (named), parent on $v, exec'd worker on $wv: $(why $rc): $(first_fail)"; show
+        fail=1; result "pshared-exec(named)/worker=$wv" FAIL
+      else
+        named_ok pshared-exec "parent on $v, exec'd worker on $wv" "pshared-exec(named)/worker=$wv"
+      fi
+    done
+  fi
+  named=
 fi
 echo "promises $v:$summary"
 exit $fail

@@ -6,6 +6,11 @@
 # variant (or handed to glibc, for the glibc pass-through). A design that
 # breaks a POSIX promise (futexlab list: breaks) must be refused by default,
 # and run the same programs once FUTEXLAB_ALLOW=all opts in.
+# semprog runs its checks twice, the second pass on named semaphores
+# (/semprog-PID-GROUP): where the design is on, each must be its (the
+# debug lines), but overflow's above a value_max below SEM_VALUE_MAX (glibc's,
+# handed over); a design that cannot be process-shared: all glibc's, and the
+# shim says so.
 # NAMEDPROG (tests/shim/namedprog.c): named semaphores; its answers under the
 # shim must equal plain glibc's, line for line, and on a design that is on
 # they must be on it (the debug line, and the logline's ours and named).
@@ -55,7 +60,28 @@ run() { # label cmd...
   fi
   grep -E "handed to glibc|initialised on" "$err" | sort | uniq -c | sed 's/^/    /' | head -5
   echo "ok   $label under the shim ($v)"
+  ran_on=1
 }
+# semprog's named pass on the design (after run semprog: its debug lines)
+groups="basics timeouts overflow eintr end_of_time bounded_buffer process_shared"
+named_pass() { # label
+  local want=$v got seen=""
+  grep -q "variant $v cannot be process-shared: named semaphores stay glibc's" "$err" && want=glibc
+  while read -r g owner; do
+    got=$want
+    [ "$g" = overflow ] && [ "$want" = "$v" ] && [ "$vmax" -lt 2147483647 ] && got=glibc
+    if [ "$owner" != "$got" ]; then
+      echo "FAIL $1 (named pass): /semprog-PID-$g is $owner's, not $got's"; fail=1; return
+    fi
+    seen="$seen $g"
+  done < <(sed -nE "s/^futexlab-preload: sem_open\(\/semprog-[0-9]+-(${groups// /|})\) = [^ ]+: named, (.+)'s$/\1 \2/p" "$err")
+  if [ "$(tr ' ' '\n' <<<"$seen" | sort -u | paste -sd' ')" != "$(tr ' ' '\n' <<<" $groups" | sort -u | paste -sd' ')" ]; then
+    echo "FAIL $1 (named pass): sem_open lines for '$seen', not every group of '$groups'"; fail=1; return
+  fi
+  echo "ok   $1 (named pass): every named semaphore $want's$([ "$want" = glibc ] &&
+    echo " ($v cannot be process-shared)" || { [ "$vmax" -lt 2147483647 ] && echo " (overflow's glibc's: above value_max $vmax)"; })"
+}
+on_design() { [ "$v" != glibc ] && [ -z "${passthrough:-}" ] && { [ -z "$refusable" ] || [ -n "${FUTEXLAB_ALLOW:-}" ]; }; }
 refusable=
 case ,$breaks, in *,destroy,*|*,signal,*|*,eintr,*) refusable=1;; esac
 echo "# shim $v (value_max $vmax, breaks $breaks)"
@@ -71,7 +97,9 @@ for bad in "FUTEXLAB_ALLOW=destroy,bogus" "FUTEXLAB_VARIANT=$v-nosuch"; do
 done
 # (semprog's overflow check starts at SEM_VALUE_MAX: a variant whose
 # value_max is lower hands that semaphore to glibc, the other path of the shim)
+ran_on=
 run semprog "$semprog"
+[ -n "$ran_on" ] && on_design && named_pass semprog
 # a binary bound to the symbol versions before glibc 2.34 (sem_*@GLIBC_2.2.5)
 if [ -n "$oldsym" ]; then
   n=$(objdump -T "$oldsym" | grep -c "(GLIBC_2\.2\.5) *sem_")
@@ -125,7 +153,9 @@ fi
 if [ -n "$refusable" ]; then
   # opted in, the design itself runs the same programs
   export FUTEXLAB_ALLOW=all
+  ran_on=
   run "semprog, FUTEXLAB_ALLOW=all" "$semprog"
+  [ -n "$ran_on" ] && on_design && named_pass "semprog, FUTEXLAB_ALLOW=all"
   [ -n "$namedprog" ] && [ -s "$plain" ] && named
   if command -v python3 >/dev/null; then
     run "python3, FUTEXLAB_ALLOW=all" python3 "$py"

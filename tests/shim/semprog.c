@@ -11,8 +11,12 @@
  * CLOCK_REALTIME deadline (never early), EINVAL for a bad tv_nsec or clock,
  * EOVERFLOW, EINTR without SA_RESTART, a deadline at the end of time,
  * threads, a process-shared semaphore across fork, and named semaphores
- * shared with a peer process on glibc's semaphores. Prints one line
- * per check group and exits 1 on the first failure. */
+ * shared with a peer process on glibc's semaphores. Then every group up to
+ * the fork again on named semaphores (a second pass, "GROUP (named)"): each
+ * semaphore sem_open'ed (O_CREAT | O_EXCL) as "/semprog-PID-GROUP", unlinked
+ * at once (the open one lives on; no name is left behind by a failure),
+ * sem_close'd where it was destroyed. Prints one line per check group and
+ * exits 1 on the first failure. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -29,11 +33,12 @@
 #include <unistd.h>
 
 static const char *group = "?";
+static const char *pass = ""; /* " (named)" in the named pass */
 
 #define REQUIRE(cond, ...)                                                     \
 	do {                                                                   \
 		if (!(cond)) {                                                 \
-			fprintf(stderr, "semprog: FAIL [%s] %s: ", group, #cond); \
+			fprintf(stderr, "semprog: FAIL [%s%s] %s: ", group, pass, #cond); \
 			fprintf(stderr, __VA_ARGS__);                           \
 			fprintf(stderr, " (errno %d %s)\n", errno, strerror(errno)); \
 			exit(1);                                                \
@@ -42,7 +47,7 @@ static const char *group = "?";
 
 static void ok(void)
 {
-	printf("ok   %s\n", group);
+	printf("ok   %s%s\n", group, pass);
 	fflush(stdout);
 }
 
@@ -77,20 +82,44 @@ static void msleep(long ms)
 	nanosleep(&t, NULL);
 }
 
+/* A semaphore of `value` for the current group: sem_init'ed in *own, or in
+ * the named pass a new name's (unlinked at once); NULL with errno. */
+static sem_t *make(sem_t *own, int pshared, unsigned value)
+{
+	if (!*pass)
+		return sem_init(own, pshared, value) == 0 ? own : NULL;
+	char name[80];
+	snprintf(name, sizeof name, "/semprog-%d-%s", (int)getpid(), group);
+	sem_unlink(name);
+	sem_t *s = sem_open(name, O_CREAT | O_EXCL, 0600, value);
+	if (s == SEM_FAILED)
+		return NULL;
+	int e = errno;
+	REQUIRE(sem_unlink(name) == 0, "sem_unlink %s", name);
+	errno = e;
+	return s;
+}
+
+/* its end: sem_destroy, or sem_close */
+static int unmake(sem_t *s)
+{
+	return *pass ? sem_close(s) : sem_destroy(s);
+}
+
 static void basics(void)
 {
 	group = "basics";
-	sem_t s;
-	REQUIRE(sem_init(&s, 0, 2) == 0, "init 2");
-	REQUIRE(value(&s) == 2, "value 2: %d", value(&s));
-	REQUIRE(sem_trywait(&s) == 0 && sem_wait(&s) == 0, "two tokens");
+	sem_t own, *s = make(&own, 0, 2);
+	REQUIRE(s, "init 2");
+	REQUIRE(value(s) == 2, "value 2: %d", value(s));
+	REQUIRE(sem_trywait(s) == 0 && sem_wait(s) == 0, "two tokens");
 	errno = 0;
-	REQUIRE(sem_trywait(&s) == -1 && errno == EAGAIN, "trywait on 0 is EAGAIN");
-	REQUIRE(value(&s) == 0, "value 0, never negative: %d", value(&s));
-	REQUIRE(sem_post(&s) == 0 && value(&s) == 1, "post");
-	REQUIRE(sem_destroy(&s) == 0, "destroy");
+	REQUIRE(sem_trywait(s) == -1 && errno == EAGAIN, "trywait on 0 is EAGAIN");
+	REQUIRE(value(s) == 0, "value 0, never negative: %d", value(s));
+	REQUIRE(sem_post(s) == 0 && value(s) == 1, "post");
+	REQUIRE(unmake(s) == 0, "destroy");
 	errno = 0;
-	REQUIRE(sem_init(&s, 0, (unsigned)SEM_VALUE_MAX + 1) == -1 && errno == EINVAL,
+	REQUIRE(!make(&own, 0, (unsigned)SEM_VALUE_MAX + 1) && errno == EINVAL,
 		"init above SEM_VALUE_MAX is EINVAL");
 	ok();
 }
@@ -98,56 +127,56 @@ static void basics(void)
 static void timeouts(void)
 {
 	group = "timeouts";
-	sem_t s;
-	REQUIRE(sem_init(&s, 0, 0) == 0, "init");
+	sem_t own, *s = make(&own, 0, 0);
+	REQUIRE(s, "init");
 	struct timespec dl = after(CLOCK_REALTIME, 30);
 	errno = 0;
-	REQUIRE(sem_timedwait(&s, &dl) == -1 && errno == ETIMEDOUT, "timedwait times out");
+	REQUIRE(sem_timedwait(s, &dl) == -1 && errno == ETIMEDOUT, "timedwait times out");
 	REQUIRE(!before(CLOCK_REALTIME, &dl), "not before its CLOCK_REALTIME deadline");
 	dl = after(CLOCK_MONOTONIC, 30);
 	errno = 0;
-	REQUIRE(sem_clockwait(&s, CLOCK_MONOTONIC, &dl) == -1 && errno == ETIMEDOUT,
+	REQUIRE(sem_clockwait(s, CLOCK_MONOTONIC, &dl) == -1 && errno == ETIMEDOUT,
 		"clockwait(MONOTONIC) times out");
 	REQUIRE(!before(CLOCK_MONOTONIC, &dl), "not before its CLOCK_MONOTONIC deadline");
 	dl = after(CLOCK_REALTIME, 30);
 	errno = 0;
-	REQUIRE(sem_clockwait(&s, CLOCK_REALTIME, &dl) == -1 && errno == ETIMEDOUT,
+	REQUIRE(sem_clockwait(s, CLOCK_REALTIME, &dl) == -1 && errno == ETIMEDOUT,
 		"clockwait(REALTIME) times out");
 	REQUIRE(!before(CLOCK_REALTIME, &dl), "not before");
 	struct timespec past = { 0, 0 }, neg = { -5, 0 };
 	errno = 0;
-	REQUIRE(sem_timedwait(&s, &past) == -1 && errno == ETIMEDOUT, "epoch deadline");
+	REQUIRE(sem_timedwait(s, &past) == -1 && errno == ETIMEDOUT, "epoch deadline");
 	errno = 0;
-	REQUIRE(sem_timedwait(&s, &neg) == -1 && errno == ETIMEDOUT, "negative deadline");
+	REQUIRE(sem_timedwait(s, &neg) == -1 && errno == ETIMEDOUT, "negative deadline");
 	struct timespec bad = { time(NULL) + 10, 1000000000 };
 	errno = 0;
-	REQUIRE(sem_timedwait(&s, &bad) == -1 && errno == EINVAL, "tv_nsec 1e9 is EINVAL");
+	REQUIRE(sem_timedwait(s, &bad) == -1 && errno == EINVAL, "tv_nsec 1e9 is EINVAL");
 	bad.tv_nsec = -1;
 	errno = 0;
-	REQUIRE(sem_clockwait(&s, CLOCK_MONOTONIC, &bad) == -1 && errno == EINVAL,
+	REQUIRE(sem_clockwait(s, CLOCK_MONOTONIC, &bad) == -1 && errno == EINVAL,
 		"tv_nsec -1 is EINVAL");
 	dl = after(CLOCK_REALTIME, 30);
 	errno = 0;
-	REQUIRE(sem_clockwait(&s, CLOCK_PROCESS_CPUTIME_ID, &dl) == -1 && errno == EINVAL,
+	REQUIRE(sem_clockwait(s, CLOCK_PROCESS_CPUTIME_ID, &dl) == -1 && errno == EINVAL,
 		"an unsupported clock is EINVAL");
-	REQUIRE(value(&s) == 0, "nothing changed the value: %d", value(&s));
-	sem_post(&s);
-	REQUIRE(sem_timedwait(&s, &past) == 0, "a token is taken whatever the deadline");
-	sem_destroy(&s);
+	REQUIRE(value(s) == 0, "nothing changed the value: %d", value(s));
+	sem_post(s);
+	REQUIRE(sem_timedwait(s, &past) == 0, "a token is taken whatever the deadline");
+	unmake(s);
 	ok();
 }
 
 static void overflow(int at)
 {
 	group = "overflow";
-	sem_t s;
-	REQUIRE(sem_init(&s, 0, (unsigned)at) == 0, "init at %d", at);
+	sem_t own, *s = make(&own, 0, (unsigned)at);
+	REQUIRE(s, "init at %d", at);
 	errno = 0;
-	REQUIRE(sem_post(&s) == -1 && errno == EOVERFLOW, "post at the maximum is EOVERFLOW");
-	REQUIRE(value(&s) == at, "value unchanged: %d", value(&s));
-	REQUIRE(sem_trywait(&s) == 0 && sem_post(&s) == 0, "one out, one in");
-	REQUIRE(value(&s) == at, "value %d", value(&s));
-	sem_destroy(&s);
+	REQUIRE(sem_post(s) == -1 && errno == EOVERFLOW, "post at the maximum is EOVERFLOW");
+	REQUIRE(value(s) == at, "value unchanged: %d", value(s));
+	REQUIRE(sem_trywait(s) == 0 && sem_post(s) == 0, "one out, one in");
+	REQUIRE(value(s) == at, "value %d", value(s));
+	unmake(s);
 	ok();
 }
 
@@ -193,9 +222,9 @@ static void interrupts(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
 	for (int timed = 0; timed < 2; timed++) {
-		sem_t s;
-		sem_init(&s, 0, 0);
-		struct waiter w = { .s = &s, .timed = timed };
+		sem_t own, *s = make(&own, 0, 0);
+		REQUIRE(s, "init");
+		struct waiter w = { .s = s, .timed = timed };
 		pthread_t t;
 		pthread_create(&t, NULL, waiter, &w);
 		msleep(30);
@@ -207,18 +236,18 @@ static void interrupts(void)
 			pthread_join(t, NULL);
 			errno = w.e;
 			REQUIRE(w.r == -1 && w.e == EINTR, "interrupted wait is EINTR: %d", w.r);
-			REQUIRE(value(&s) == 0, "no token taken, none made");
-			sem_post(&s);
-			REQUIRE(value(&s) == 1 && sem_trywait(&s) == 0, "the next post is a token");
+			REQUIRE(value(s) == 0, "no token taken, none made");
+			sem_post(s);
+			REQUIRE(value(s) == 1 && sem_trywait(s) == 0, "the next post is a token");
 		} else {
 			interrupted_quietly++;
-			sem_post(&s);
+			sem_post(s);
 			REQUIRE(wait_done(&w, 3000), "the waiter kept sleeping after a post");
 			pthread_join(t, NULL);
 			REQUIRE(w.r == 0, "it took the token");
-			REQUIRE(value(&s) == 0, "value 0");
+			REQUIRE(value(s) == 0, "value 0");
 		}
-		sem_destroy(&s);
+		unmake(s);
 	}
 	if (interrupted_quietly)
 		printf("     (sem_wait kept waiting through a signal: EINTR is a \"may fail\")\n");
@@ -228,18 +257,18 @@ static void interrupts(void)
 static void end_of_time(void)
 {
 	group = "end_of_time";
-	sem_t s;
-	sem_init(&s, 0, 0);
-	struct waiter w = { .s = &s, .timed = 1 };
+	sem_t own, *s = make(&own, 0, 0);
+	REQUIRE(s, "init");
+	struct waiter w = { .s = s, .timed = 1 };
 	pthread_t t;
 	pthread_create(&t, NULL, waiter, &w);
 	msleep(30);
 	REQUIRE(!w.done, "a deadline at INT64_MAX returned %d (errno %d) at once", w.r, w.e);
-	sem_post(&s);
+	sem_post(s);
 	REQUIRE(wait_done(&w, 3000), "not released by a post");
 	pthread_join(t, NULL);
 	REQUIRE(w.r == 0, "took the token");
-	sem_destroy(&s);
+	unmake(s);
 	ok();
 }
 
@@ -247,7 +276,7 @@ static void end_of_time(void)
  * semaphores; every item is consumed exactly once. */
 #define SLOTS 4
 #define ITEMS 20000
-static sem_t empty, full;
+static sem_t empty_own, full_own, *empty, *full;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int buf[SLOTS], head, tail;
 static long sum_in, sum_out;
@@ -256,12 +285,12 @@ static void *producer(void *p)
 {
 	(void)p;
 	for (int i = 1; i <= ITEMS; i++) {
-		while (sem_wait(&empty) != 0)
+		while (sem_wait(empty) != 0)
 			;
 		pthread_mutex_lock(&mu);
 		buf[head] = i, head = (head + 1) % SLOTS, sum_in += i;
 		pthread_mutex_unlock(&mu);
-		sem_post(&full);
+		sem_post(full);
 	}
 	return NULL;
 }
@@ -272,13 +301,13 @@ static void *consumer(void *p)
 	for (int i = 0; i < ITEMS; i++) {
 		struct timespec dl = after(CLOCK_REALTIME, 10000);
 		int r;
-		while ((r = sem_timedwait(&full, &dl)) != 0 && errno == EINTR)
+		while ((r = sem_timedwait(full, &dl)) != 0 && errno == EINTR)
 			;
 		REQUIRE(r == 0, "consumer waited 10 s for an item");
 		pthread_mutex_lock(&mu);
 		sum_out += buf[tail], tail = (tail + 1) % SLOTS;
 		pthread_mutex_unlock(&mu);
-		sem_post(&empty);
+		sem_post(empty);
 	}
 	return NULL;
 }
@@ -286,7 +315,10 @@ static void *consumer(void *p)
 static void threads(void)
 {
 	group = "bounded_buffer";
-	REQUIRE(sem_init(&empty, 0, SLOTS) == 0 && sem_init(&full, 0, 0) == 0, "init");
+	empty = make(&empty_own, 0, SLOTS);
+	full = make(&full_own, 0, 0);
+	REQUIRE(empty && full, "init");
+	sum_in = sum_out = head = tail = 0;
 	pthread_t t[4];
 	for (int i = 0; i < 2; i++) {
 		pthread_create(&t[i], NULL, producer, NULL);
@@ -296,9 +328,9 @@ static void threads(void)
 		pthread_join(t[i], NULL);
 	REQUIRE(sum_in == sum_out && sum_in == 2L * ITEMS * (ITEMS + 1) / 2, "sums %ld %ld",
 		sum_in, sum_out);
-	REQUIRE(value(&empty) == SLOTS && value(&full) == 0, "final values");
-	sem_destroy(&empty);
-	sem_destroy(&full);
+	REQUIRE(value(empty) == SLOTS && value(full) == 0, "final values");
+	unmake(empty);
+	unmake(full);
 	ok();
 }
 
@@ -310,34 +342,36 @@ static void process_shared(void)
 	sem_t *m = mmap(NULL, 2 * sizeof(sem_t), PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	REQUIRE(m != MAP_FAILED, "mmap");
-	REQUIRE(sem_init(&m[0], 1, 0) == 0 && sem_init(&m[1], 1, 0) == 0, "init pshared");
+	/* named: the fork child uses the addresses it inherits */
+	sem_t *ping = make(&m[0], 1, 0), *pong = make(&m[1], 1, 0);
+	REQUIRE(ping && pong, "init pshared");
 	enum { ROUNDS = 2000 };
 	pid_t pid = fork();
 	REQUIRE(pid >= 0, "fork");
 	if (pid == 0) {
 		alarm(20);
 		for (int i = 0; i < ROUNDS; i++) {
-			while (sem_wait(&m[0]) != 0)
+			while (sem_wait(ping) != 0)
 				;
-			sem_post(&m[1]);
+			sem_post(pong);
 		}
 		_exit(0);
 	}
-	msleep(20); /* the child is asleep on m[0] */
+	msleep(20); /* the child is asleep on ping */
 	for (int i = 0; i < ROUNDS; i++) {
-		sem_post(&m[0]);
+		sem_post(ping);
 		struct timespec dl = after(CLOCK_REALTIME, 5000);
 		int r;
-		while ((r = sem_timedwait(&m[1], &dl)) != 0 && errno == EINTR)
+		while ((r = sem_timedwait(pong, &dl)) != 0 && errno == EINTR)
 			;
 		REQUIRE(r == 0, "round %d: the child did not answer in 5 s", i);
 	}
 	int st;
 	REQUIRE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 		"child exit status %d", st);
-	REQUIRE(value(&m[0]) == 0 && value(&m[1]) == 0, "final values");
-	sem_destroy(&m[0]);
-	sem_destroy(&m[1]);
+	REQUIRE(value(ping) == 0 && value(pong) == 0, "final values");
+	unmake(ping);
+	unmake(pong);
 	munmap(m, 2 * sizeof(sem_t));
 	ok();
 }
@@ -426,13 +460,18 @@ int main(int argc, char **argv)
 		return peer(argv[2]);
 	int at = argc > 1 ? atoi(argv[1]) : SEM_VALUE_MAX;
 	alarm(120);
-	basics();
-	timeouts();
-	overflow(at);
-	interrupts();
-	end_of_time();
-	threads();
-	process_shared();
+	/* the checks, then the same on named semaphores (make, unmake) */
+	for (int named_pass = 0; named_pass < 2; named_pass++) {
+		pass = named_pass ? " (named)" : "";
+		basics();
+		timeouts();
+		overflow(at);
+		interrupts();
+		end_of_time();
+		threads();
+		process_shared();
+	}
+	pass = "";
 	named(argv[0][0] == '/' ? argv[0] : realpath(argv[0], NULL));
 	printf("semprog: all passed\n");
 	return 0;
