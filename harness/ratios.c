@@ -278,8 +278,8 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		   "faster, less when slower) or beside a ~\n",
 		what, baseline,
 		100 * (FL_CPU_NOTE - 1));
-	fprintf(f, "evidence (under each point), per op: CPU ns (user+sys, every thread; exec: the "
-		   "whole tree) and context\nswitches (csw), medians over the timed rounds; the "
+	fprintf(f, "evidence (under each point), per op: CPU ns (user+sys, every thread; exec: every "
+		   "process of the run) and\ncontext switches (csw), medians over the timed rounds; the "
 		   "kernel's counts, medians over the probed rounds:\nfutex syscalls, waits, wakes, "
 		   "wakes that woke nobody (woke 0), EAGAINs, wakes per post (wk/post),\nresleeps, "
 		   "herd bursts per 1000 ops (herd/1k), wake-to-run p50 and p99 (w2r); why: the "
