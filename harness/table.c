@@ -588,6 +588,7 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 		char key[512];
 		point_key(t, row, k.iopsn, key, sizeof key);
 		struct fl_cell *c = cell_for(out, &cap, key, row, k.ix);
+		c->value = k.value; /* every cell, skipped ones too: a point's header reads its first */
 		const char *st = row[k.ix[3]], *note = k.inote >= 0 ? row[k.inote] : "";
 		if (strcmp(st, "ok")) {
 			/* error wins over everything; skipped/interrupted over ok-less */
@@ -602,7 +603,6 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 			fl_cells_free(out);
 			return -1;
 		}
-		c->value = k.value;
 		add_rep(c, row, &k, v);
 	}
 	for (int i = 0; i < out->n; i++) {

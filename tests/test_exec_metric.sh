@@ -80,6 +80,13 @@ case "$r" in
 esac
 grep -qE '^  variant +metric +ratio' "$tmp/h.out" && ok "the value column is headed metric" ||
   bad "the value column's header: $(grep -E '^  variant' "$tmp/h.out")"
+# a point whose first entry is skipped (split, refused without --allow)
+# still heads its value column by the metric
+"$fl" exec --variant split,glibc --rounds 1 --warmup 0 --no-probes --quiet --csv "$tmp/k.csv" \
+  --metric 'tps = ([0-9.na/]+)' -- "$prog" >"$tmp/k.out" 2>&1
+grep -qE '^  variant +metric +ratio' "$tmp/k.out" && grep -qE '^  split +skipped' "$tmp/k.out" &&
+  ok "a skipped first entry: the value column still headed metric" ||
+  bad "skipped first entry: $(grep -E '^  (variant|split)' "$tmp/k.out")"
 "$fl" compare "$tmp/h.csv" >"$tmp/hc.out" 2>&1
 [ "$(row "$tmp/hc.out" negcount)" = "$r" ] && [ "$(row "$tmp/hc.out" glibc)" = "$(row "$tmp/h.out" glibc)" ] &&
   ok "compare FILE: the same rows" || bad "compare FILE: '$(row "$tmp/hc.out" negcount)' vs '$r'"
