@@ -49,7 +49,7 @@ PY
   --no-control --quiet --stranded-ms 0 --csv "$tmp/off.csv" >/dev/null 2>&1
 hdr=$(grep -v '^#' "$tmp/off.csv" | head -1)
 case "$hdr" in
-  *,shim_sems,stranded,stranded_max_ns,*|*,shim_sems,stranded,stranded_max_ns) ok "header: shim_sems,stranded,stranded_max_ns" ;;
+  *,shim_sems,cgroup_procs,stranded,stranded_max_ns,*) ok "header: shim_sems,cgroup_procs,stranded,stranded_max_ns" ;;
   *) bad "header: $hdr" ;;
 esac
 read -r n w z nz err < <(summary "$tmp/off.csv")
