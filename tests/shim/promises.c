@@ -834,6 +834,20 @@ static _Atomic unsigned long handled;
 #define EINTR_DEADLINE_NS 60000000000L
 #define EINTR_BOUND_S 10.0
 
+/* PROMISES_EINTR_BOUND=S (0 < S <= 10) shortens the bound where a failure is
+ * expected — promises.sh's run of a design declared to break eintr, whose
+ * wait sleeps to its 60 s deadline: 1 s tells that apart as well as 10 s
+ * (a return within it is an xpass, not a pass) and the run does not spend
+ * 10 s proving a documented failure. A correct design is always run with
+ * the full 10 s. */
+static double eintr_bound(void)
+{
+	const char *e = getenv("PROMISES_EINTR_BOUND");
+	char *end = NULL;
+	double b = e && *e ? strtod(e, &end) : EINTR_BOUND_S;
+	return e && *e && (*end || !(b > 0) || b > EINTR_BOUND_S) ? EINTR_BOUND_S : b;
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -882,10 +896,11 @@ static void eintr(void)
 		unsigned long h = atomic_load(&handled);
 		double sent = now_s();
 		pthread_kill(t, SIGUSR1);
-		while (!atomic_load(&w.done) && now_s() - sent < EINTR_BOUND_S)
+		double bound = eintr_bound();
+		while (!atomic_load(&w.done) && now_s() - sent < bound)
 			msleep(1);
 		REQUIRE(atomic_load(&w.done), "%s: still asleep %.0f s after the signal (load: %s)",
-			how[c], EINTR_BOUND_S, fl_loadavg());
+			how[c], bound, fl_loadavg());
 		pthread_join(t, NULL);
 		REQUIRE(atomic_load(&handled) > h, "%s: the handler did not run", how[c]);
 		errno = w.e;

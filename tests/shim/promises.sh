@@ -184,7 +184,11 @@ for sc in $scenarios; do
     fail=1; result "$sc" FAIL; continue
   fi
   p=$(promise_of "$sc")
+  # a declared-broken eintr fails by sleeping to its deadline: 1 s shows it
+  # (promises.c, eintr_bound); every other run keeps the full bound
+  if [[ ",$allow," == *",$p,"* ]]; then export PROMISES_EINTR_BOUND=1; fi
   run "$sc" "$(length_of "$sc")" "$allow"
+  unset PROMISES_EINTR_BOUND
   if [ "$rc" -eq 0 ] && ! on_variant "$sc"; then
     echo "FAIL $sc: with FUTEXLAB_ALLOW=$allow still no semaphore on $v"; show
     fail=1; result "$sc" FAIL; continue
