@@ -45,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/cgroup2.h"
 #include "probes/fastest.h"
 #include "probes/futexstat.h"
 
@@ -113,26 +114,13 @@ static const char *const names[NMODES] = { "off",     "plain",   "other",  "tree
  * number), or 0 with one line on stderr. */
 static __u64 make_cgroup(char *dir, size_t n)
 {
-	char line[4096], mnt[PATH_MAX] = "", path[PATH_MAX] = "";
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	while (f && !mnt[0] && fgets(line, sizeof line, f)) {
-		char *sep = strstr(line, " - ");
-		if (sep && !strncmp(sep, " - cgroup2 ", 11))
-			sscanf(line, "%*s %*s %*s %*s %4095s", mnt);
-	}
-	if (f)
-		fclose(f);
-	f = fopen("/proc/self/cgroup", "r");
-	while (f && !path[0] && fgets(line, sizeof line, f))
-		if (!strncmp(line, "0::", 3))
-			snprintf(path, sizeof path, "%.*s", (int)strcspn(line + 3, "\n"), line + 3);
-	if (f)
-		fclose(f);
+	char own[PATH_MAX], why[200];
 	struct stat st;
-	snprintf(dir, n, "%s%s/mode-cost-%d", mnt, strcmp(path, "/") ? path : "", (int)getpid());
-	if (!mnt[0] || !path[0] || mkdir(dir, 0755) || stat(dir, &st)) {
+	int k = fl_cgroup2_own_dir(own, sizeof own, why, sizeof why) ? -1 :
+		snprintf(dir, n, "%s/mode-cost-%d", own, (int)getpid());
+	if (k < 0 || (size_t)k >= n || mkdir(dir, 0755) || stat(dir, &st)) {
 		fprintf(stderr, "mode-cost: no writable cgroup2 (%s): cgroup and cg-out not measured\n",
-			mnt[0] ? strerror(errno) : "none mounted");
+			k < 0 ? why : strerror(errno));
 		dir[0] = '\0';
 		return 0;
 	}

@@ -13,71 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/cgroup2.h"
 #include "lib/clock.h"
 
 /* ---- where: cgroup2's mount and the parent of the runs' cgroups ---------- */
-
-/* mountinfo escapes a space as \040 (and \, tab, newline likewise). */
-static void unescape(char *s)
-{
-	char *o = s;
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] && s[3]) {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-}
-
-/* The first cgroup2 mount: its root within the hierarchy and its mount
- * point. 0, or -1. */
-static int find_mount(char *root, char *mnt, size_t n)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	if (!f)
-		return -1;
-	char line[4096];
-	int found = -1;
-	while (found && fgets(line, sizeof line, f)) {
-		char *sep = strstr(line, " - ");
-		if (!sep || strncmp(sep + 3, "cgroup2 ", 8) != 0)
-			continue;
-		char *save, *tok = strtok_r(line, " ", &save);
-		for (int i = 0; tok && i < 3; i++) /* id, parent, major:minor */
-			tok = strtok_r(NULL, " ", &save);
-		char *r = tok, *m = strtok_r(NULL, " ", &save);
-		if (!r || !m)
-			continue;
-		unescape(r);
-		unescape(m);
-		snprintf(root, n, "%s", r);
-		snprintf(mnt, n, "%s", m);
-		found = 0;
-	}
-	fclose(f);
-	return found;
-}
-
-/* This process's cgroup v2 path (the 0:: line). 0, or -1. */
-static int own_cgroup(char *path, size_t n)
-{
-	FILE *f = fopen("/proc/self/cgroup", "r");
-	if (!f)
-		return -1;
-	char line[4096];
-	int found = -1;
-	while (found && fgets(line, sizeof line, f))
-		if (!strncmp(line, "0::", 3)) {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(path, n, "%s", line + 3);
-			found = 0;
-		}
-	fclose(f);
-	return found;
-}
 
 /* The parent directory of the runs' cgroups and its path as /proc shows
  * it (relative to the cgroup namespace's root: the mount's root + the path
@@ -94,7 +33,7 @@ static int locate(void)
 	const char *env = getenv("FUTEXLAB_CGROUP");
 	if (env && !strcmp(env, "off"))
 		return snprintf(where.why, sizeof where.why, "FUTEXLAB_CGROUP=off"), -1;
-	if (find_mount(root, mnt, sizeof mnt))
+	if (fl_cgroup2_mount(root, mnt, sizeof mnt))
 		return snprintf(where.why, sizeof where.why, "no cgroup2 mounted"), -1;
 	size_t ml = strlen(mnt);
 	const char *rootp = strcmp(root, "/") ? root : "";
@@ -106,7 +45,7 @@ static int locate(void)
 		snprintf(where.rel, sizeof where.rel, "%s%s", rootp, env + ml);
 		return 0;
 	}
-	if (own_cgroup(own, sizeof own))
+	if (fl_cgroup2_own(own, sizeof own))
 		return snprintf(where.why, sizeof where.why, "no 0:: line in /proc/self/cgroup"), -1;
 	size_t rl = strlen(rootp);
 	if (strncmp(own, rootp, rl))

@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/cgroup2.h"
 #ifdef FL_HAVE_PROBES
 #include "probes/futexstat.h"
 #endif
@@ -68,35 +69,6 @@ static void wakes(int n)
 	static uint32_t w;
 	for (int i = 0; i < n; i++)
 		syscall(SYS_futex, &w, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
-}
-
-/* The cgroup2 mount point (the first `cgroup2` line of mountinfo) and this
- * process's cgroup under it (/proc/self/cgroup's 0:: line), joined into
- * dir; 0, or -1 with why. */
-static int own_cgroup(char *dir, size_t n, char *why, size_t wn)
-{
-	char line[4096], mnt[PATH_MAX] = "", path[PATH_MAX] = "";
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	while (f && !mnt[0] && fgets(line, sizeof line, f)) {
-		char m[PATH_MAX], *sep = strstr(line, " - ");
-		if (sep && !strncmp(sep, " - cgroup2 ", 11) &&
-		    sscanf(line, "%*s %*s %*s %*s %4095s", m) == 1)
-			snprintf(mnt, sizeof mnt, "%s", m);
-	}
-	if (f)
-		fclose(f);
-	f = fopen("/proc/self/cgroup", "r");
-	while (f && !path[0] && fgets(line, sizeof line, f))
-		if (!strncmp(line, "0::", 3))
-			snprintf(path, sizeof path, "%.*s", (int)strcspn(line + 3, "\n"), line + 3);
-	if (f)
-		fclose(f);
-	if (!mnt[0] || !path[0]) {
-		snprintf(why, wn, "no cgroup2 mounted (or this process is in none)");
-		return -1;
-	}
-	snprintf(dir, n, "%s%s", mnt, strcmp(path, "/") ? path : "");
-	return 0;
 }
 
 static void write_or_die(const char *file, const char *text)
@@ -141,7 +113,7 @@ static int reap(pid_t p)
 static int cgroup_test(void)
 {
 	char base[PATH_MAX], dir[PATH_MAX + 64], procs[PATH_MAX + 80], why[PATH_MAX + 200];
-	if (own_cgroup(base, sizeof base, why, sizeof why))
+	if (fl_cgroup2_own_dir(base, sizeof base, why, sizeof why))
 		return skip("%s", why);
 	snprintf(dir, sizeof dir, "%s/futexlab-test-%d", base, (int)getpid());
 	if (mkdir(dir, 0755)) {
