@@ -131,9 +131,10 @@ static void print_row(FILE *f, const struct fl_cells *c, const struct fl_cell *y
 		fprintf(f, " %7s  (no baseline rounds to pair with)\n", "-");
 		return;
 	}
-	char ci[64], vt[64];
+	char ci[64], vt[64], res[32];
 	snprintf(ci, sizeof ci, "[%.3f, %.3f] %2.0f%%", j.q.lo, j.q.hi, 100 * j.q.level);
-	fprintf(f, " %7.3f  %-22s %6.1f%%  %s\n", j.q.median, ci, 100 * j.q.resolution,
+	fprintf(f, " %7.3f  %-22s %*s  %s\n", j.q.median, ci, 9 + FL_FACTOR_EXTRA,
+		fl_factor_text(res, sizeof res, j.q.resolution),
 		fl_point_has_regimes(ref) ? "regimes (below)" /* one median, two states */
 		: verdict_text(vt, sizeof vt, fl_verdict_name(j.v), "~", j.v, j.cpu, j.cv,
 			       j.cq.median));
@@ -141,7 +142,7 @@ static void print_row(FILE *f, const struct fl_cells *c, const struct fl_cell *y
 		cs->points++;
 		cs->same += j.v == FL_SAME;
 		if (cs->nres < 512)
-			cs->res[cs->nres++] = 100 * j.q.resolution;
+			cs->res[cs->nres++] = j.q.resolution;
 	}
 }
 
@@ -232,9 +233,9 @@ static void point_header(FILE *f, const struct fl_cell *x, const struct fl_cell 
 	fprintf(f, "\n%s", x->point);
 	if (fl_cell_usable(ref))
 		fprintf(f, "  (%d round%s)", ref->ns.n, ref->ns.n == 1 ? "" : "s");
-	fprintf(f, "\n  %-20s %11s %7s  %-22s %7s  %s\n", "variant",
+	fprintf(f, "\n  %-20s %11s %7s  %-22s %*s  %s\n", "variant",
 		x->value == FL_VALUE_NS ? "median ns" : "metric", "ratio", "interval, coverage",
-		"+-res", "verdict");
+		9 + FL_FACTOR_EXTRA, "\u00d7/\u00f7res", "verdict");
 }
 
 /* The evidence block and the why line under a point's rows (evidence.h),
@@ -270,14 +271,15 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 	else if (c->value == FL_VALUE_HIGHER) /* > 1 still worse */
 		snprintf(what, sizeof what, "%s's figure / the row's", baseline);
 	fprintf(f, "ratio: %s, round by round, median over the rounds; interval: "
-		   "of that median\n(order statistics, coverage shown); verdict faster/slower "
-		   "when it excludes 1 and the ratio is beyond\nthe control's resolution "
-		   "(%s#2: the run's A/A), else ~ (no difference beyond about +-res);\n? when "
-		   "too few rounds for 95%%; \", 2.0x CPU\": the CPU ratio, paired the same way, "
-		   "when beyond its noise\nand %.0f%% or more against the verdict (more CPU when "
-		   "faster, less when slower) or beside a ~\n",
-		what, baseline,
-		100 * (FL_CPU_NOTE - 1));
+		   "of that median over\nthis run's rounds (order statistics, coverage shown; "
+		   "the next run's ratio: compare --pool);\n\u00d7/\u00f7res: its half-width "
+		   "as a factor, on the log scale; verdict faster/slower when the interval\n"
+		   "excludes 1 and the ratio lies beyond the control's band (%s#2, the run's A/A: "
+		   "\u00d7/\u00f7 its own res),\nelse ~ (no difference beyond about "
+		   "\u00d7/\u00f7res); ? when too few rounds for 95%%; \", 2.0x CPU\": the CPU\n"
+		   "ratio, paired the same way, when beyond its noise and %.0f%% or more against "
+		   "the verdict (more CPU\nwhen faster, less when slower) or beside a ~\n",
+		what, baseline, 100 * (FL_CPU_NOTE - 1));
 	fprintf(f, "evidence (under each point), per op: CPU ns (user+sys, every thread; exec: every "
 		   "process of the run) and\ncontext switches (csw), medians over the timed rounds; the "
 		   "kernel's counts, medians over the probed rounds:\nfutex syscalls, waits, wakes, "
@@ -322,9 +324,12 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 	}
 	if (cs.points) {
 		qsort(cs.res, (size_t)cs.nres, sizeof *cs.res, cmp_d);
+		char m[32], lo[32], hi[32];
 		fprintf(f, "\ncontrol (%s#2, the baseline run twice per round): ~ at %d of %d points; "
-			   "resolution +-%.1f%% median, +-%.1f%% to +-%.1f%%\n", baseline, cs.same,
-			cs.points, cs.res[cs.nres / 2], cs.res[0], cs.res[cs.nres - 1]);
+			   "band %s median, %s to %s\n", baseline, cs.same, cs.points,
+			fl_factor_text(m, sizeof m, cs.res[cs.nres / 2]),
+			fl_factor_text(lo, sizeof lo, cs.res[0]),
+			fl_factor_text(hi, sizeof hi, cs.res[cs.nres - 1]));
 	}
 	fl_peers_summary(f, &peers);
 	if (regimes)

@@ -4,9 +4,9 @@
  * them between rounds and owns the time budget.
  *
  * After its first rounds every point has a control resolution: the
- * half-width of the 95% interval of the control's paired ratio (B#2 over
- * B, per round) relative to its median, the floor every verdict of the
- * point stands on (ratios.c). fl_rounds_pick names the points still above
+ * half-width in ln r of the 95% interval of the control's paired ratio
+ * (B#2 over B, per round; stats.h, "the log scale"), the floor every
+ * verdict of the point stands on (ratios.c). fl_rounds_pick names the points still above
  * the target, worst first; the runner gives each one more round (all its
  * entries, in a random order, as any round), recomputes, and stops when
  * none is named or its time is spent. No design's ratio is looked at. */
@@ -22,7 +22,8 @@ double fl_control_resolution(const double *base, const double *ctl, int n);
 
 /* The points that get another round: res[p] is point p's control
  * resolution (INFINITY or NAN: unknown), rounds[p] its rounds so far;
- * target is the resolution wanted (a fraction: 0.05 for 5%), cap the most
+ * target is the resolution wanted (in ln r: log1p(0.05) for x/÷1.05,
+ * what --target-res 5 asks), cap the most
  * rounds a point may have. A point at or under target, or at cap, gets
  * none. pick[0..return) holds the others' indices, worst resolution first
  * (unknown first; ties: fewer rounds, then the lower index). pick holds

@@ -606,6 +606,9 @@ static void buy_rounds(const struct fl_spec *s, struct fl_point *pts, int npts,
 	int *rounds = fl_xcalloc((size_t)npts, sizeof *rounds);
 	int *pick = fl_xcalloc((size_t)npts, sizeof *pick), extra = 0, passes = 0;
 	int cap = s->rounds * ROUNDS_CAP > 1000 ? 1000 : s->rounds * ROUNDS_CAP;
+	/* --target-res PCT is a band of x/÷(1 + PCT/100): resolutions are
+	 * half-widths in ln r (stats.h, "the log scale") */
+	double target = log1p(s->target_res);
 	while (!fl_interrupted) {
 		for (int i = 0; i < npts; i++) {
 			bool paired = pr[i].base >= 0 && pr[i].ctrl >= 0 && pr[i].live[pr[i].base] &&
@@ -613,7 +616,7 @@ static void buy_rounds(const struct fl_spec *s, struct fl_point *pts, int npts,
 			res[i] = paired ? fl_control_resolution(pr[i].bns, pr[i].cns, pr[i].npair) : 0;
 			rounds[i] = pr[i].timed;
 		}
-		int np = fl_rounds_pick(res, rounds, npts, s->target_res, cap, pick);
+		int np = fl_rounds_pick(res, rounds, npts, target, cap, pick);
 		np = fit_budget(s, pts, pr, pick, np, t0, rng);
 		if (!np)
 			break;
@@ -629,9 +632,11 @@ static void buy_rounds(const struct fl_spec *s, struct fl_point *pts, int npts,
 	int under = 0;
 	for (int i = 0; i < npts; i++) {
 		double q = fl_control_resolution(pr[i].bns, pr[i].cns, pr[i].npair);
-		under += q <= s->target_res;
-		fl_csv_meta(csv, "point %d (%s T=%d K=%d): %d timed rounds, control +-%.1f%%", i + 1,
-			    pts[i].w->name, pts[i].p.threads, pts[i].p.tokens, pr[i].timed, 100 * q);
+		under += q <= target;
+		char band[32];
+		fl_csv_meta(csv, "point %d (%s T=%d K=%d): %d timed rounds, control %s", i + 1,
+			    pts[i].w->name, pts[i].p.threads, pts[i].p.tokens, pr[i].timed,
+			    fl_factor_text(band, sizeof band, q));
 	}
 	fl_csv_meta(csv, "resolution: target +-%.1f%%, budget %.0f s: %d extra rounds in %d "
 		    "passes; %d of %d points at or under the target", 100 * s->target_res,

@@ -456,7 +456,7 @@ static const struct fl_option opts[] = {
 	  "untaxed, the kernel's counts from the probed rounds (presets: quick 3, standard 3, "
 	  "full 4; 0: every round probed)" },
 	{ "target-res", required_argument, 0x10b, "PCT", "after the first rounds, more rounds "
-	  "to the points whose control resolution is worse than +-PCT%, 0.5..50 (needs "
+	  "to the points whose control band is wider than x/÷(1 + PCT/100), 0.5..50 (needs "
 	  "--res-budget; default 5 with it)" },
 	{ "res-budget", required_argument, 0x10c, "S", "seconds the whole run may take buying "
 	  "resolution (--target-res), 1..86400" },

@@ -2,6 +2,7 @@
 #include "harness/stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,15 +84,15 @@ struct fl_ratio fl_ratio_summarize(double *r, int n)
 	int k = fl_median_ci_rank(n, &q.level);
 	q.lo = r[k - 1];
 	q.hi = r[n - k];
-	q.resolution = q.median > 0 ? (q.hi - q.lo) / 2 / q.median : NAN;
+	q.resolution = q.lo > 0 && q.hi > 0 ? (log(q.hi) - log(q.lo)) / 2 : NAN;
 	return q;
 }
 
 enum fl_verdict fl_ratio_verdict(const struct fl_ratio *r, double floor)
 {
-	if (r->n < 1 || r->level < 0.95)
+	if (r->n < 1 || r->level < 0.95 || !(r->median > 0))
 		return FL_UNDECIDED;
-	if (fabs(r->median - 1) <= floor)
+	if (fabs(log(r->median)) <= floor) /* within the control's band, in ln r */
 		return FL_SAME;
 	if (r->hi < 1)
 		return FL_FASTER;
@@ -104,6 +105,16 @@ const char *fl_verdict_name(enum fl_verdict v)
 {
 	static const char *const names[] = { "~", "faster", "slower", "?" };
 	return names[v];
+}
+
+const char *fl_factor_text(char *b, size_t n, double resolution)
+{
+	double f = exp(resolution);
+	if (!isfinite(f))
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "\u00d7/\u00f7%.*f", f < 9.995 ? 3 : f < 99.95 ? 1 : 0, f);
+	return b;
 }
 
 bool fl_ratio_apart(const struct fl_ratio *a, const struct fl_ratio *b)

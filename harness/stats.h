@@ -24,6 +24,7 @@
 #define FUTEXLAB_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct fl_summary {
@@ -78,15 +79,42 @@ bool fl_ci_apart(const struct fl_summary *a, const struct fl_summary *b);
  * prevent. The price of exactness is width at small n, and below 6 rounds
  * no interval reaches 95%: then there is no verdict ("?"), never a guess.
  *
- * resolution is the half-width of the interval relative to the median:
- * a "~" verdict reads "no difference larger than about +-resolution", not
- * "equal". */
+ * ---- the log scale -------------------------------------------------------
+ *
+ * Ratios are judged on the log scale. A ratio is multiplicative: 0.5x is
+ * as far from 1 as 2x, and the noise of a rep is a percentage of its time,
+ * so the interval of a median ratio is (near enough) symmetric in ln r,
+ * not in r: [0.022, 0.079] around 0.031 is x/0.7 .. x2.5. The resolution
+ * is the interval's half-width in ln r, (ln hi - ln lo) / 2, printed as
+ * the factor exp(resolution) with x/÷ before it ("×/÷1.32": the interval
+ * spans about a factor 1.32 either side of the median). The control's
+ * floor is that same half-width of the control's (B#2 / B) interval: the
+ * ~ band is [1/F, F] with F = exp(floor), symmetric in ln r.
+ *
+ * The linear rule it replaces called a ratio ~ when |r - 1| was within the
+ * control's relative half-width (hi - lo) / 2 / median. That half-width is
+ * not bounded by 1 — a control that spread over [0.69, 3.2] reads +-124% —
+ * and r can never be more than 1 below 1, so under a noisy control no row
+ * could read faster, however fast: negcount@adaptive at 0.031 of glibc's
+ * time read ~ beside a control of +-124% (../shared/data/
+ * bench-pingpong-noisy-control.csv, tests/test_evidence.sh). On the log
+ * scale a speedup and a slowdown of the same factor are the same distance
+ * from 1, and the same ratio means the same whether the control was
+ * measured at 200 ns or 20 us. Between two runs (compare A B) the rule is
+ * the intervals' overlap, which no monotone transform changes: the same
+ * on either scale.
+ *
+ * A "~" verdict reads "no difference larger than about ×/÷res", not
+ * "equal"; and the interval covers where this run's median lies over its
+ * rounds — not where the next identical run's will land: the machine's
+ * state between runs moves ratios more than its rounds do (results/
+ * trust.md); `futexlab compare --pool` gives that interval from runs. */
 struct fl_ratio {
 	int n;               /* rounds paired */
 	double median;       /* median per-round ratio (ns/ns: < 1 is faster) */
 	double lo, hi;       /* interval of that median */
 	double level;        /* its exact coverage */
-	double resolution;   /* (hi - lo) / 2 / median */
+	double resolution;   /* (ln hi - ln lo) / 2: the half-width in ln r (NAN: a ratio <= 0) */
 };
 
 enum fl_verdict { FL_SAME, FL_FASTER, FL_SLOWER, FL_UNDECIDED };
@@ -94,10 +122,17 @@ enum fl_verdict { FL_SAME, FL_FASTER, FL_SLOWER, FL_UNDECIDED };
 /* Sorts r in place; n >= 1. */
 struct fl_ratio fl_ratio_summarize(double *r, int n);
 /* faster: hi < 1; slower: lo > 1; same ("~"): the interval holds 1, or
- * the median is within `floor` of 1 (the control's resolution; 0 without a
- * control); undecided ("?"): fewer rounds than a 95% interval needs. */
+ * |ln median| <= floor (the control's resolution, a half-width in ln r; 0
+ * without a control): the median lies within the control's band [1/F, F],
+ * F = exp(floor); undecided ("?"): fewer rounds than a 95% interval needs,
+ * or a ratio that is not > 0. */
 enum fl_verdict fl_ratio_verdict(const struct fl_ratio *r, double floor);
 const char *fl_verdict_name(enum fl_verdict v); /* "faster" "slower" "~" "?" */
+/* A resolution (a half-width in ln r) as the tables print it: "×/÷1.051"
+ * (3 decimals below 10, 1 below 100, then none); "-" when not finite. The
+ * text is UTF-8: 2 bytes more than the columns it takes (× and ÷). */
+const char *fl_factor_text(char *b, size_t n, double resolution);
+#define FL_FACTOR_EXTRA 2 /* bytes of fl_factor_text's UTF-8 beyond its columns */
 /* Two ratio intervals apart (compare across runs): both have a verdict's
  * coverage and do not overlap. */
 bool fl_ratio_apart(const struct fl_ratio *a, const struct fl_ratio *b);
@@ -170,16 +205,17 @@ void fl_round_order(uint64_t *rng, int n, int *order);
  * The evidence (tests/test_rounds.c, seeded synthetic runs: points of 3%,
  * 10%, 25% per-rep noise and a two-state mixture, each with three null
  * designs and two at 0.9 and 1.1, a per-round factor the pairing cancels;
- * 10 rounds, then the rule to 5% within a budget of 700 extra
- * point-rounds, each point at most 400): null designs flagged 1.6% overall
- * (0.3% at the 3% point, 2.7% at 25%); the +-10% designs never the wrong
- * way; found the right way in 91-99% of the runs where the target was
- * reached, 80% at the two-state point, whose interval's order statistics
- * land in either state (a control resolved there says less about a design:
- * the regimes are named elsewhere). The rounds went where the noise is:
- * 11 at the 3% point, 50 at 10%, 276 at 25% (the target reached in 90% of
- * runs there). The same runs under a peeking rule (a design leaves its
- * point once its verdict is faster or slower, that verdict kept) flag 15%
- * of the null designs: the test tells the two apart. */
+ * 10 rounds, then the rule to x/÷1.05 within a budget of 700 extra
+ * point-rounds, each point at most 400; verdicts on the log scale): null
+ * designs flagged 1.5% overall (0.1% at the 3% point, 2.4% at 10%, 2.2% at
+ * 25%); the +-10% designs never the wrong way; found the right way in
+ * 89-100% of the runs where the target was reached, 81% at the two-state
+ * point, whose interval's order statistics land in either state (a control
+ * resolved there says less about a design: the regimes are named
+ * elsewhere). The rounds went where the noise is: 11 at the 3% point, 50
+ * at 10%, 294 at 25% (the target reached in 83% of runs there). The same
+ * runs under a peeking rule (a design leaves its point once its verdict is
+ * faster or slower, that verdict kept) flag 15% of the null designs: the
+ * test tells the two apart. */
 
 #endif

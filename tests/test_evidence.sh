@@ -62,8 +62,8 @@ craft "$d/probed.csv" new
 run compare "$d/probed.csv"
 check "the point's header line shows its rounds (the baseline's 8 timed rounds)" \
   grep -q '^prodcons T=4 K=4 wake=exact hash=auto  (8 rounds)$' <<<"$out"
-check "the ratio table keeps variant, median ns, ratio, interval, +-res, verdict" \
-  grep -qE '^  variant +median ns +ratio +interval, coverage +\+-res +verdict$' <<<"$out"
+check "the ratio table keeps variant, median ns, ratio, interval, ×/÷res, verdict" \
+  grep -qE '^  variant +median ns +ratio +interval, coverage +×/÷res +verdict$' <<<"$out"
 check "glibc's median ns from its unprobed rounds only (103.5, not the probed 1000s)" \
   grep -qE '^  glibc +103\.5 +1\.000  baseline \(8 rounds\)$' <<<"$out"
 check "negcount's ratio from the unprobed rounds only: 1.9x, slower" \

@@ -24,14 +24,15 @@ static void t_resolution(void *arg)
 {
 	(void)arg;
 	/* ratios 1.00 .. 1.09 (ten rounds): k = 2, interval [1.01, 1.08],
-	 * median 1.045, resolution 0.035 / 1.045 */
+	 * median 1.045, resolution (ln 1.08 - ln 1.01) / 2 */
 	double b[10], c[10];
 	for (int i = 0; i < 10; i++) {
 		b[i] = 100 * (i + 1);
 		c[i] = b[i] * (1 + (double)((7 * i) % 10) / 100); /* any order */
 	}
 	double r = fl_control_resolution(b, c, 10);
-	CHECK(NEAR(r, 0.035 / 1.045), "ten rounds: %g, expected %g", r, 0.035 / 1.045);
+	double want10 = (log(1.08) - log(1.01)) / 2;
+	CHECK(NEAR(r, want10), "ten rounds: %g, expected %g", r, want10);
 	CHECK(isinf(fl_control_resolution(b, c, 5)), "five rounds: no 95%% interval, unknown");
 	b[0] = NAN;
 	c[1] = 0;
@@ -79,7 +80,7 @@ static void t_pick(void *arg)
 #define FIRST 10  /* rounds before the rule */
 #define CAP 400   /* rounds a point may have */
 #define EXTRA 700 /* the budget: extra point-rounds in a run */
-#define TARGET 0.05
+#define TARGET 0.0488 /* log1p(0.05): --target-res 5, a band of x/÷1.05 */
 #define RUNS 300     /* simulated runs of the control rule */
 #define PEEK_RUNS 50  /* of the peeking rule (a negative control: 50 runs, 600 nulls, show it) */
 

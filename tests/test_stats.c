@@ -103,8 +103,8 @@ static void t_ratio_verdicts(void *arg)
 	struct fl_ratio r = fl_ratio_summarize(a, 10);
 	CHECK(NEAR(r.lo, 0.9) && NEAR(r.hi, 0.96) && fl_ratio_verdict(&r, 0) == FL_FASTER,
 	      "all rounds below 1: faster, [%g, %g]", r.lo, r.hi);
-	CHECK(NEAR(r.resolution, 0.03 / r.median), "resolution is the relative half-width: %g",
-	      r.resolution);
+	CHECK(NEAR(r.resolution, (log(0.96) - log(0.9)) / 2),
+	      "resolution is the half-width in ln r: %g", r.resolution);
 	double b[] = { 0.98, 1.01, 1.02, 0.99, 1.0, 1.03, 0.97, 1.01, 0.99, 1.0 };
 	r = fl_ratio_summarize(b, 10);
 	CHECK(fl_ratio_verdict(&r, 0) == FL_SAME, "straddling 1: ~");
@@ -116,11 +116,56 @@ static void t_ratio_verdicts(void *arg)
 	r = fl_ratio_summarize(d, 6);
 	CHECK(fl_ratio_verdict(&r, 0) == FL_SLOWER, "6 rounds can");
 	/* The control's floor: a clear 6% difference is "~" in a run whose own
-	 * A/A resolved only +-8%, and still "faster" when it resolved +-3%. */
+	 * A/A resolved only x/1.08, and still "faster" when it resolved x/1.03. */
 	double e[] = { 0.93, 0.94, 0.95, 0.94, 0.93, 0.94, 0.945, 0.935, 0.94, 0.95 };
 	r = fl_ratio_summarize(e, 10);
-	CHECK(fl_ratio_verdict(&r, 0.08) == FL_SAME && fl_ratio_verdict(&r, 0.03) == FL_FASTER,
-	      "a difference within the control's resolution is ~, beyond it a verdict");
+	CHECK(fl_ratio_verdict(&r, log(1.08)) == FL_SAME &&
+	      fl_ratio_verdict(&r, log(1.03)) == FL_FASTER,
+	      "a difference within the control's band is ~, beyond it a verdict");
+}
+
+/* The log scale (stats.h): a speedup and a slowdown of the same factor are
+ * judged alike under the same control, and a noisy control (the bench's
+ * pingpong: glibc#2 over [0.45, 2.61], the linear rule's +-124%) does not
+ * hide a 32x speedup. Under the linear rule |0.031 - 1| = 0.97 < 1.24: ~. */
+static void t_log_scale(void *arg)
+{
+	(void)arg;
+	double ctl[] = { 0.45, 0.6, 0.7, 0.8, 0.87, 0.9, 1.1, 1.3, 1.6, 2.0, 2.3, 2.61 };
+	struct fl_ratio c = fl_ratio_summarize(ctl, 12);
+	CHECK(c.level >= 0.95 && c.resolution > 0.5, "the noisy control: x/÷%.2f",
+	      exp(c.resolution));
+	double fast[12], slow[12];
+	for (int i = 0; i < 12; i++) {
+		fast[i] = 0.031 * (0.8 + 0.05 * i);
+		slow[i] = 1 / fast[i];
+	}
+	struct fl_ratio f = fl_ratio_summarize(fast, 12), s = fl_ratio_summarize(slow, 12);
+	CHECK(fl_ratio_verdict(&f, c.resolution) == FL_FASTER,
+	      "32x faster under a control of x/÷%.2f: faster (median %g)", exp(c.resolution),
+	      f.median);
+	CHECK(fl_ratio_verdict(&s, c.resolution) == FL_SLOWER, "32x slower: slower");
+	CHECK(NEAR(f.resolution, s.resolution), "1/r has the same resolution as r: %g %g",
+	      f.resolution, s.resolution);
+	/* mirrored: for every factor the verdicts of r and 1/r are mirrored
+	 * under the same floor, on the band's edges too */
+	int mirrored = 0, tried = 0;
+	for (double k = 1.01; k < 4; k *= 1.07) {
+		double a[11], b[11]; /* odd: the median of 1/a is 1 / a's median */
+		for (int i = 0; i < 11; i++) {
+			a[i] = k * (0.97 + 0.006 * i);
+			b[i] = 1 / a[i];
+		}
+		struct fl_ratio qa = fl_ratio_summarize(a, 11), qb = fl_ratio_summarize(b, 11);
+		enum fl_verdict va = fl_ratio_verdict(&qa, log(1.5)), vb = fl_ratio_verdict(&qb, log(1.5));
+		tried++;
+		mirrored += (va == FL_SLOWER && vb == FL_FASTER) || (va == FL_SAME && vb == FL_SAME);
+	}
+	CHECK(mirrored == tried, "r and 1/r mirrored at %d of %d factors", mirrored, tried);
+	char b[32];
+	CHECK(!strcmp(fl_factor_text(b, sizeof b, log(1.32)), "\u00d7/\u00f71.320") &&
+	      !strcmp(fl_factor_text(b, sizeof b, log(12.34)), "\u00d7/\u00f712.3") &&
+	      !strcmp(fl_factor_text(b, sizeof b, NAN), "-"), "the factor's text: %s", b);
 }
 
 /* The CPU note (stats.h, fl_cpu_note): only where time and CPU part ways,
@@ -234,6 +279,7 @@ int main(void)
 	run_test("ci_values", t_ci_values, NULL, 10);
 	run_test("apart", t_apart, NULL, 10);
 	run_test("ratio_verdicts", t_ratio_verdicts, NULL, 10);
+	run_test("log_scale", t_log_scale, NULL, 10);
 	run_test("cpu_note", t_cpu_note, NULL, 10);
 	run_test("round_order", t_round_order, NULL, 10);
 	run_test("paired_drift", t_paired_drift, NULL, 30);
