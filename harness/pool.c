@@ -106,6 +106,16 @@ static void header(FILE *f, struct run *runs, int nruns, const struct run *next,
 		fprintf(f, "run %d: %s, futexlab %s, %s, seed %s\n", j + 1, runs[j].path,
 			fl_table_meta(&runs[j].t, "revision"), fl_table_meta(&runs[j].t, "date"),
 			fl_table_meta(&runs[j].t, "seed"));
+	int nall = nruns + (next != NULL);
+	for (int j = 1; j < nall; j++)
+		if (strcmp(fl_table_meta(&runs[j].t, "revision"), fl_table_meta(&runs[0].t, "revision")) ||
+		    strcmp(fl_table_meta(&runs[j].t, "cpu"), fl_table_meta(&runs[0].t, "cpu")) ||
+		    strcmp(fl_table_meta(&runs[j].t, "kernel"), fl_table_meta(&runs[0].t, "kernel"))) {
+			fprintf(f, "warning: %s and %s differ in revision, cpu or kernel: not identical "
+				   "runs (a change of the code or the machine is not a rerun)\n",
+				runs[0].path, runs[j].path);
+			break;
+		}
 	fprintf(f, "ratio: each run's median per-round ratio to %s (its ratio table's), pooled "
 		   "over the runs on the\nlog scale (the geometric mean); the run is the top level "
 		   "(harness/stats.h, \"Runs as the top level\")\n", baseline);
