@@ -6,6 +6,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/pool.h"
 #include "harness/ratios.h"
 #include "variants/variant.h"
 
@@ -16,7 +17,14 @@ static const struct fl_option opts[] = {
 	  "tell a change from the machine drifting between the runs)" },
 	{ "all", no_argument, 'a', NULL, "two files: list every pair, not only the changes" },
 	{ "tsv", no_argument, 't', NULL, "one file: one tab-separated line per point and "
-	  "variant (what scripts/plot reads)" },
+	  "variant (what scripts/plot reads); with --pool: the pool's, one line per point "
+	  "and entry" },
+	{ "pool", no_argument, 'p', NULL, "two or more files, runs of one configuration: "
+	  "pooled with the run as the top level (per entry the ratio, where the long-run "
+	  "ratio lies, where the next identical run's ratio will land, the verdict)" },
+	{ "against", required_argument, 'g', "FILE", "with --pool: a later run of the same "
+	  "configuration checked against the pool (its ratio inside the next run's interval? "
+	  "verdicts contradicting?), ending in one summary line" },
 	{ "help", no_argument, 'h', NULL, "this text" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
@@ -29,7 +37,10 @@ static void usage(void)
 		"  two files:  before (FILE) / after (OTHER) per point and variant; only the\n"
 		"              changes beyond the noise are listed. By default the in-run\n"
 		"              ratios to the baseline are compared (drift between the runs\n"
-		"              cancels); the last line is 'N of M pairs changed beyond the noise'\n",
+		"              cancels); the last line is 'N of M pairs changed beyond the noise'\n"
+		"  --pool A.csv B.csv [C.csv...] [--against D.csv]: identical runs pooled, the run\n"
+		"              as the top level (harness/verdicts.md, \"Runs as the top level\");\n"
+		"              a single run's interval covers only that run's rounds\n",
 		opts, NOPTS, NULL);
 }
 
@@ -38,7 +49,8 @@ int fl_cmd_compare(int argc, char **argv)
 	struct option lopts[NOPTS + 1];
 	fl_options_getopt(opts, NOPTS, lopts);
 	const char *baseline = "glibc";
-	bool all = false, tsv = false, absolute = false;
+	bool all = false, tsv = false, absolute = false, pool = false;
+	const char *against = NULL;
 	opterr = 0;
 	optind = 1;
 	int o;
@@ -48,6 +60,8 @@ int fl_cmd_compare(int argc, char **argv)
 		case 'a': all = true; break;
 		case 't': tsv = true; break;
 		case 'A': absolute = true; break;
+		case 'p': pool = true; break;
+		case 'g': against = optarg; break;
 		case 'h': usage(); return 0;
 		case ':': fl_usage_error("compare: %s needs a value", argv[optind - 1]);
 		default:
@@ -56,6 +70,14 @@ int fl_cmd_compare(int argc, char **argv)
 		}
 	}
 	int nfiles = argc - optind;
+	if (against && !pool)
+		fl_usage_error("compare: --against takes --pool (a rerun checked against a pool)");
+	if (pool) {
+		if (absolute || all)
+			fl_usage_error("compare --pool: %s does not apply to a pool",
+				       absolute ? "--absolute" : "--all");
+		return fl_pool_compare(stdout, nfiles, argv + optind, against, baseline, tsv);
+	}
 	if (nfiles < 1 || nfiles > 2)
 		fl_usage_error("compare: give one or two CSV files (see futexlab compare --help)");
 	if (tsv && nfiles != 1)

@@ -607,3 +607,23 @@ void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline)
 		free(row);
 	}
 }
+
+/* ---- for the pool (pool.h): the table's own rules, public ---------------- */
+
+const struct fl_cell **fl_point_rows(const struct fl_cells *c, int i, const char *baseline,
+				     int *nrow)
+{
+	return point_rows(c, i, baseline, nrow);
+}
+
+enum fl_verdict fl_cell_verdict(const struct fl_cells *c, const struct fl_cell *y,
+				const struct fl_cell *ref, struct fl_ratio *q, const char *baseline)
+{
+	struct judged j;
+	if (!fl_cell_usable(y) || !fl_cell_usable(ref) || y == ref ||
+	    !judge(c, y, ref, baseline, &j))
+		return FL_UNDECIDED;
+	if (q)
+		*q = j.q;
+	return fl_point_has_regimes(ref) ? FL_UNDECIDED : j.v;
+}

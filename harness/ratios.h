@@ -38,4 +38,14 @@ int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *c
  * harness/verdicts.md). */
 void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline);
 
+/* For the pool (pool.h), the ratio table's own rules: the rows of the point
+ * whose first cell is c->c[i] in the table's order (NULL when an earlier
+ * cell has that point; free the array), and a row's verdict as the table
+ * gives it (FL_UNDECIDED: no pairs, a point in two regimes), its ratio in
+ * q when not NULL. */
+const struct fl_cell **fl_point_rows(const struct fl_cells *c, int i, const char *baseline,
+				     int *nrow);
+enum fl_verdict fl_cell_verdict(const struct fl_cells *c, const struct fl_cell *y,
+				const struct fl_cell *ref, struct fl_ratio *q, const char *baseline);
+
 #endif

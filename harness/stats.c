@@ -149,3 +149,238 @@ void fl_round_order(uint64_t *rng, int n, int *order)
 		order[j] = t;
 	}
 }
+
+/* ---- runs as the top level (stats.h) ------------------------------------- */
+
+double fl_z_quantile(double p)
+{
+	/* bisection on the normal CDF, 0.5 erfc(-x / sqrt 2): exact to 1e-12,
+	 * and nothing here is in a hot loop */
+	double lo = -40, hi = 40;
+	for (int i = 0; i < 200 && hi - lo > 1e-12; i++) {
+		double mid = (lo + hi) / 2;
+		if (0.5 * erfc(-mid / M_SQRT2) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* The continued fraction of the regularized incomplete beta function
+ * (Lentz's method, as in Numerical Recipes' betacf). */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap;
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	double h = d;
+	for (int m = 1; m <= 500; m++) {
+		int m2 = 2 * m;
+		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		c = fabs(c) < tiny ? tiny : c;
+		double del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-14)
+			break;
+	}
+	return h;
+}
+
+/* I_x(a, b) */
+static double beta_inc(double a, double b, double x)
+{
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+	if (x < (a + 1) / (a + b + 2))
+		return exp(lbt) * beta_cf(a, b, x) / a;
+	return 1 - exp(lbt) * beta_cf(b, a, 1 - x) / b;
+}
+
+/* P(T <= t), T ~ Student's t with df degrees of freedom */
+static double t_cdf(double t, double df)
+{
+	double tail = 0.5 * beta_inc(df / 2, 0.5, df / (df + t * t));
+	return t >= 0 ? 1 - tail : tail;
+}
+
+double fl_t_quantile(double p, double df)
+{
+	if (!(df > 0))
+		return NAN;
+	if (df > 1e7)
+		return fl_z_quantile(p);
+	if (p < 0.5)
+		return -fl_t_quantile(1 - p, df);
+	double lo = 0, hi = 1;
+	while (t_cdf(hi, df) < p && hi < 1e12)
+		hi *= 2;
+	for (int i = 0; i < 200 && hi - lo > 1e-10 * hi; i++) {
+		double mid = (lo + hi) / 2;
+		if (t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+double fl_ratio_log_se(const struct fl_ratio *r)
+{
+	if (r->n < 1 || !(r->level > 0) || !(r->lo > 0) || !(r->hi >= r->lo) || !(r->median > 0))
+		return NAN;
+	double z = fl_z_quantile((1 + r->level) / 2);
+	return z > 0 ? (log(r->hi) - log(r->lo)) / (2 * z) : NAN;
+}
+
+/* Whether run j's ratio of an entry counts: a median and a within-run error. */
+static bool pool_usable(const struct fl_ratio *r)
+{
+	return r->n > 0 && r->median > 0 && isfinite(fl_ratio_log_se(r));
+}
+
+void fl_pool_point(int nrun, int nent, const struct fl_ratio *r, struct fl_pool_entry *out,
+		   struct fl_pool_point *pp)
+{
+	struct fl_pool_point pool = { .tau2 = NAN, .df = NAN };
+	double *s2 = calloc((size_t)nent, sizeof *s2), *dfw = calloc((size_t)nent, sizeof *dfw);
+	double *m = calloc((size_t)(nrun > 0 ? nrun : 1), sizeof *m);
+	if (!s2 || !dfw || !m)
+		abort(); /* a few doubles per entry: the harness's xalloc's answer */
+	/* each entry's runs: mean log ratio, mean within-run variance, s2 */
+	for (int e = 0; e < nent; e++) {
+		struct fl_pool_entry *o = &out[e];
+		*o = (struct fl_pool_entry){ .y = NAN, .ratio = NAN, .w2 = NAN, .tau2 = NAN,
+					     .df = NAN, .conf_half = NAN, .pred_half = NAN,
+					     .conf_lo = NAN, .conf_hi = NAN, .pred_lo = NAN,
+					     .pred_hi = NAN };
+		double sy = 0, sw = 0;
+		for (int j = 0; j < nrun; j++) {
+			const struct fl_ratio *q = &r[j * nent + e];
+			if (!pool_usable(q))
+				continue;
+			double w = fl_ratio_log_se(q);
+			o->runs++;
+			sy += log(q->median);
+			sw += w * w;
+			dfw[e] += q->n > 1 ? q->n - 1 : 1;
+		}
+		if (!o->runs)
+			continue;
+		o->y = sy / o->runs;
+		o->ratio = exp(o->y);
+		o->w2 = sw / o->runs;
+		double ss = 0;
+		for (int j = 0; j < nrun; j++) {
+			const struct fl_ratio *q = &r[j * nent + e];
+			if (pool_usable(q))
+				ss += (log(q->median) - o->y) * (log(q->median) - o->y);
+		}
+		s2[e] = o->runs > 1 ? ss / (o->runs - 1) : NAN;
+	}
+	/* the pool: the entries in every run, split into the run effect common
+	 * to them (A) and their spread about it (B) */
+	if (nrun >= 2) {
+		int E = 0;
+		double sw2 = 0, ssr = 0;
+		for (int e = 0; e < nent; e++) {
+			if (out[e].runs != nrun)
+				continue;
+			E++;
+			sw2 += out[e].w2;
+			for (int j = 0; j < nrun; j++)
+				m[j] += log(r[j * nent + e].median) - out[e].y;
+		}
+		if (E > 0) {
+			double A = 0;
+			for (int j = 0; j < nrun; j++) {
+				m[j] /= E;
+				A += m[j] * m[j];
+			}
+			A /= nrun - 1;
+			for (int e = 0; e < nent; e++) {
+				if (out[e].runs != nrun)
+					continue;
+				for (int j = 0; j < nrun; j++) {
+					double z = log(r[j * nent + e].median) - out[e].y - m[j];
+					ssr += z * z;
+				}
+			}
+			double B = ssr / (E * (nrun - 1.0)), d = nrun - 1.0, dB = (E - 1.0) * d;
+			double den = A * A / d + (dB > 0 ? B * B / dB : 0);
+			pool.entries = E;
+			pool.common = A;
+			pool.spread = B;
+			pool.tau2 = fmax(0, A + B - sw2 / E);
+			/* Satterthwaite; all runs identical to the last digit: the
+			 * most the layout has */
+			pool.df = den > 0 ? (A + B) * (A + B) / den : d + dB;
+			if (pool.df < d)
+				pool.df = d;
+		}
+	}
+	double S = pool.common + pool.spread;
+	for (int e = 0; e < nent; e++) {
+		struct fl_pool_entry *o = &out[e];
+		if (o->runs < 2)
+			continue;
+		double d = o->runs - 1.0, x = s2[e] - o->w2, varpool = 0;
+		if (isfinite(pool.tau2)) {
+			o->tau2 = fmax(0, (pool.df * pool.tau2 + d * x) / (pool.df + d));
+			varpool = 2 * S * S / pool.df;
+		} else {
+			o->tau2 = fmax(0, x);
+		}
+		double V = o->w2 + o->tau2;
+		/* the standard deviations of the pool's estimate and the entry's
+		 * own, added as if fully correlated: the entry is one of the
+		 * pool's, and when one common shift is all there is they are
+		 * one estimate (the pool's d_p then 1, this df 1 too) */
+		double dp = isfinite(pool.tau2) ? pool.df : 0;
+		double sdt = (dp * sqrt(varpool) + d * sqrt(2 * V * V / d)) / (dp + d);
+		double vt = sdt * sdt;
+		double vw = 2 * o->w2 * o->w2 / dfw[e];
+		o->df = vt + vw > 0 ? 2 * V * V / (vt + vw) : 1e9;
+		if (o->df < d)
+			o->df = d;
+		o->conf_half = fl_t_quantile((1 + FL_POOL_CONF) / 2, o->df) * sqrt(V / o->runs);
+		o->pred_half = fl_t_quantile((1 + FL_POOL_PRED) / 2, o->df) *
+			       sqrt(V * (1 + 1.0 / o->runs));
+		o->conf_lo = exp(o->y - o->conf_half);
+		o->conf_hi = exp(o->y + o->conf_half);
+		o->pred_lo = exp(o->y - o->pred_half);
+		o->pred_hi = exp(o->y + o->pred_half);
+	}
+	if (pp)
+		*pp = pool;
+	free(s2);
+	free(dfw);
+	free(m);
+}
+
+enum fl_verdict fl_pool_verdict(const struct fl_pool_entry *e, double band)
+{
+	if (e->runs < 2 || !isfinite(e->conf_half))
+		return FL_UNDECIDED;
+	if (fabs(e->y) <= band)
+		return FL_SAME;
+	if (e->y + e->conf_half < 0)
+		return FL_FASTER;
+	if (e->y - e->conf_half > 0)
+		return FL_SLOWER;
+	return FL_SAME;
+}

@@ -218,4 +218,116 @@ void fl_round_order(uint64_t *rng, int n, int *order);
  * faster or slower, that verdict kept) flag 15% of the null designs: the
  * test tells the two apart. */
 
+/* ---- Runs as the top level: pooling identical runs ------------------------
+ *
+ * Every interval above is over the rounds of ONE run: it says where that
+ * run's median ratio would lie had the run had infinitely many rounds in
+ * the same machine state. On this 2-vCPU VM the largest variance is not
+ * there but between runs: the machine's state lasts minutes (glibc's
+ * parked pingpong round trip 19.6 us in one run, 12.5 us in another), so a
+ * run's 99% interval holds an identical later run's median ratio only
+ * 67-74% of the time (results/reference/standard-aa). Kalibera and Jones
+ * ("Rigorous benchmarking in reasonable time", ISMM 2013): repeat at the
+ * level where the variance is, and estimate with the run as the top level.
+ *
+ * The model, on the log scale (ratios are multiplicative), for entry e of
+ * a point in run j = 1..J:
+ *     y_je = ln(median per-round ratio of e in run j)
+ *          = mu_e + b_je + eps_je
+ * eps_je is the within-run error of the median, its standard error w_je
+ * read off the run's own order-statistics interval (fl_ratio_log_se:
+ * (ln hi - ln lo) / 2 z, z the normal quantile of the interval's exact
+ * coverage; the rounds give it many degrees of freedom). b_je is the run's
+ * state, what no number of rounds within one run can average away; its
+ * variance tau2_e is what a rerun adds. Two estimates are wanted: of mu_e
+ * (the long-run ratio: confidence, variance (w2_e + tau2_e) / J) and of
+ * y_{J+1,e}, the next identical run's ratio (prediction, variance
+ * (w2_e + tau2_e)(1 + 1/J)), each with a t quantile whose degrees of
+ * freedom say how well tau2 is known.
+ *
+ * With J = 2 an entry's own sample variance s2_e of y over runs has one
+ * degree of freedom (t_{0.995,1} = 63.7) and a bootstrap over two runs is
+ * degenerate, so strength is borrowed across the point's entries, as
+ * limma's moderated variance does (Smyth 2004): the point's between-run
+ * excess tau2_p = max(0, mean_e (s2_e - w2_e)), over the entries present in
+ * every run, is a prior with d_p degrees of freedom, and each entry's own
+ * excess x_e = s2_e - w2_e (d = J - 1) is shrunk to it:
+ *     tau2~_e = max(0, (d_p tau2_p + d x_e) / (d_p + d)).
+ * The catch is d_p. The entries of a point are not independent across
+ * runs: a baseline that moves between runs moves every ratio of its point
+ * together (pingpong +0.28, pool T=2 -0.47 in ln ratio between the two
+ * standard-aa runs, most entries the same way). So the pooled mean of s2_e
+ * is split, exactly, into the run effect common to the point's entries and
+ * the entries' spread about it (a two-way layout, runs x entries, E
+ * entries): with z_je = y_je - ybar_e and m_j = mean_e z_je,
+ *     mean_e s2_e = A + B,  A = sum_j m_j^2 / (J-1)  (J-1 degrees of freedom)
+ *                           B = sum_je (z_je - m_j)^2 / (E (J-1))  ((E-1)(J-1))
+ * and d_p is Satterthwaite's (A + B)^2 / (A^2/(J-1) + B^2/((E-1)(J-1))):
+ * near (E-1)(J-1) when the entries move independently, near J-1 when one
+ * common shift is all there is — then there is one observation of that
+ * shift per pair of runs and no pooling over entries can pretend more.
+ * The t quantile's degrees of freedom for an entry are Satterthwaite's
+ * again, for V_e = w2_e + tau2~_e: the standard deviation of tau2~_e is
+ * that of the two estimates it mixes (sqrt(2/d_p) S for the pool's, S the
+ * pool's mean_e s2_e; sqrt(2/d) V_e for the entry's own) added as if fully
+ * correlated, since the entry is one of the pool's (for two entries that
+ * moved as one, limma's independent prior would claim 2 degrees of freedom
+ * where there is 1); Var(w2_e) = 2 w2_e^2 / sum(rounds - 1).
+ *
+ * Levels: the prediction interval at 99% (FL_POOL_PRED: a user checks a
+ * rerun against it, and a miss should mean something), the confidence
+ * interval at 95% (FL_POOL_CONF), the level of a single run's verdict.
+ * The verdict is the single-run table's rule on the pool (fl_pool_verdict):
+ * faster or slower when the confidence interval excludes 1 and |ln ratio|
+ * exceeds the control's band (the control's own confidence half-width in
+ * log at the point), else ~.
+ *
+ * The evidence (tests/test_pool.c: seeded synthetic runs with per-round
+ * noise, a per-run shift common to a point's entries, per-entry shifts of
+ * unequal size and a two-state point, pooled from 2 runs and checked
+ * against a third): the figures are in tests/README.md and the test's own
+ * output. A run's own interval covers the next run's ratio far less often
+ * than its level, and a pool that ignores the between-run excess (tau2 = 0)
+ * undercovers too: the test checks both, so it can fail. */
+#define FL_POOL_CONF 0.95
+#define FL_POOL_PRED 0.99
+
+/* What the pool says of one entry at one point. */
+struct fl_pool_entry {
+	int runs;                  /* runs with a ratio (2 or more for a figure) */
+	double y;                  /* mean over the runs of ln(median ratio) */
+	double ratio;              /* exp(y): the pooled ratio */
+	double w2;                 /* mean within-run variance of ln ratio */
+	double tau2;               /* the between-run excess, shrunk (tau2~_e) */
+	double df;                 /* of the t quantiles */
+	double conf_half, pred_half; /* log half-widths (NAN: fewer than 2 runs) */
+	double conf_lo, conf_hi;   /* where the long-run ratio lies (FL_POOL_CONF) */
+	double pred_lo, pred_hi;   /* where the next run's ratio lands (FL_POOL_PRED) */
+};
+
+/* The point's pool (what the entries borrowed). */
+struct fl_pool_point {
+	int entries;               /* present in every run: the pool's */
+	double common, spread;     /* A and B above */
+	double tau2, df;           /* tau2_p and d_p (tau2 NAN: no pool) */
+};
+
+/* The within-run standard error of ln(median) from a run's interval:
+ * (ln hi - ln lo) / (2 z((1 + level) / 2)); NAN when the interval cannot
+ * give one (no coverage, a non-positive bound). */
+double fl_ratio_log_se(const struct fl_ratio *r);
+/* Quantiles: standard normal, and Student's t with df > 0 (not an integer
+ * necessarily). 0 < p < 1. */
+double fl_z_quantile(double p);
+double fl_t_quantile(double p, double df);
+/* Pools a point: r[j * nent + e] is entry e's ratio in run j (n == 0:
+ * missing in that run); fills out[0..nent) and, if pp, the pool. */
+void fl_pool_point(int nrun, int nent, const struct fl_ratio *r, struct fl_pool_entry *out,
+		   struct fl_pool_point *pp);
+/* The pool's verdict: FL_UNDECIDED with fewer than 2 runs; FL_FASTER or
+ * FL_SLOWER when the confidence interval excludes 1 and |ln ratio| > band
+ * (the control's conf_half at the point; 0 for the control itself); else
+ * FL_SAME. */
+enum fl_verdict fl_pool_verdict(const struct fl_pool_entry *e, double band);
+
 #endif

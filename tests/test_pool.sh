@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# tests/test_pool.sh — `futexlab compare --pool` end to end on crafted runs
+# (the estimator's own tests: test_pool.c). Runs of two points (pool T=2,
+# pool T=4) with glibc, its control and two designs, 10 rounds each, every
+# round's ratio within +-1% of the run's (a known median per run): runs 1
+# and 2 pooled; a third run inside the pool, and one where negcount at
+# pool T=2 went from 0.7 to 7.0 (outside, and slower where the pool says
+# faster). Bad input: one line on stderr, nothing on stdout, exit 2.
+# Usage: test_pool.sh path/to/futexlab
+set -u
+fl=$1
+pass=0 fail=0
+d=$(mktemp -d /tmp/futexlab-pool.XXXXXX)
+trap 'rm -rf "$d"' EXIT
+check() { # description, command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
+}
+# gen FILE NEG2 MUSL2 NEG4 MUSL4 [skip-musl]: the designs' ratios per point
+gen() {
+  { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
+    echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,round,slot,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol"
+    for r in $(seq 0 9); do
+      j=$(awk -v r="$r" 'BEGIN { printf "%.6f", 1 + 0.01 * ((r * 7) % 10 - 4.5) / 4.5 }')
+      for t in 2 4; do
+        if [ "$t" = 2 ]; then n=$2 m=$3; else n=$4 m=$5; fi
+        b=$((1000 + r)) p="pool,$t,1,0,0,exact,1000,1"
+        echo "glibc,$p,$b.0,1,ok,,$r,0,1000,0,0,0"
+        echo "glibc#2,$p,$((b + 1 - 2 * (r % 2))).0,1,ok,,$r,1,1000,0,0,0"
+        echo "negcount,$p,$(awk -v b="$b" -v f="$n" -v j="$j" 'BEGIN { printf "%.3f", b * f * j }'),1,ok,,$r,2,1000,0,0,0"
+        [ -n "${6:-}" ] && [ "$t" = 4 ] ||
+          echo "musl,$p,$(awk -v b="$b" -v f="$m" -v j="$j" 'BEGIN { printf "%.3f", b * f / j }'),1,ok,,$r,3,1000,0,0,0"
+      done
+    done; } >"$1"
+}
+gen "$d/1.csv" 0.70 1.00 1.30 0.99
+gen "$d/2.csv" 0.72 1.01 1.28 1.00
+gen "$d/3.csv" 0.71 1.005 1.29 0.995
+gen "$d/far.csv" 7.0 1.005 1.29 0.995
+gen "$d/nomusl.csv" 0.72 1.01 1.28 1.00 skip
+sed 's/^\(.*\),pool,4,/\1,pool,8,/' "$d/2.csv" >"$d/t8.csv"
+
+# bad input: one line on stderr, nothing on stdout, exit 2
+bad() { # description, expected text on stderr, args...
+  local what=$1 want=$2; shift 2
+  local out err rc
+  out=$("$fl" compare "$@" 2>"$d/err"); rc=$?
+  err=$(cat "$d/err")
+  check "$what: exit 2, one line naming it" \
+    test "$rc" = 2 -a -z "$out" -a "$(wc -l <"$d/err")" = 1 -a "${err#*"$want"}" != "$err"
+}
+bad "one file" "give two or more CSV files" --pool "$d/1.csv"
+bad "a missing file" "cannot read $d/none.csv" --pool "$d/1.csv" "$d/none.csv"
+bad "an entry missing from one run" "has no 'musl' at 'pool T=4 K=1 wake=exact'" \
+  --pool "$d/1.csv" "$d/nomusl.csv"
+bad "a point missing from one run" "has no point 'pool T=4 K=1 wake=exact'" \
+  --pool "$d/1.csv" "$d/t8.csv"
+bad "--against of another configuration" "--against takes a run of the pooled" \
+  --pool "$d/1.csv" "$d/2.csv" --against "$d/nomusl.csv"
+bad "--against without --pool" "--against takes --pool" "$d/1.csv" --against "$d/2.csv"
+bad "--pool with --absolute" "--absolute does not apply" --pool --absolute "$d/1.csv" "$d/2.csv"
+
+out=$("$fl" compare --pool "$d/1.csv" "$d/2.csv" 2>&1); rc=$?
+check "a pool of two runs: exit 0" test "$rc" = 0
+check "the two intervals labelled" grep -q "long-run ratio, over runs.*next run's ratio" <<<"$out"
+check "the header says what a single run's interval covers" \
+  grep -q "a single run's interval covers only that run's rounds" <<<"$out"
+# negcount at pool T=2: the runs' medians 0.700 and 0.720, pooled sqrt(0.7 * 0.72) = 0.710
+check "negcount at pool T=2: pooled 0.710, the runs' own 0.700 0.720, faster" \
+  grep -qE '^  negcount +0\.710  \[0\.[0-9]+, 0\.[0-9]+\] 95% +\[0\.[0-9]+, 0\.[0-9]+\] 99% +0\.700 0\.720 +faster' <<<"$out"
+check "the control: ~" grep -qE '^  glibc#2 +1\.00[0-9] .* ~ *$' <<<"$out"
+
+tsv=$("$fl" compare --pool "$d/1.csv" "$d/2.csv" --tsv); rc=$?
+hdr=$(head -1 <<<"$tsv")
+cols() { for c in point variant runs ratio conf_lo conf_hi pred_lo pred_hi verdict; do
+  tr '\t' '\n' <<<"$hdr" | grep -qx "$c" || return 1; done; }
+check "--tsv: exit 0, its columns named" eval 'test "$rc" = 0 && cols'
+check "--tsv: one line per point and entry (2 x 3) under the header" \
+  test "$(wc -l <<<"$tsv")" = 7
+check "--tsv: negcount at pool T=4, slower, in 2 runs" \
+  grep -qP '^pool T=4 K=1 wake=exact\tnegcount\t2\t1\.2900\t[0-9.]+\t[0-9.]+\t[0-9.]+\t[0-9.]+\tslower\t' <<<"$tsv"
+
+out=$("$fl" compare --pool "$d/1.csv" "$d/2.csv" --against "$d/3.csv"); rc=$?
+check "--against a run like the pool's: all inside, none contradicting" \
+  grep -qE "^prediction: $d/3\.csv's ratio inside for 6 of 6 \(point, entry\) pairs \(100\.0%\); median half-width ×/÷[0-9.]+; verdicts contradicting: 0$" <<<"$out"
+out=$("$fl" compare --pool "$d/1.csv" "$d/2.csv" --against "$d/far.csv"); rc=$?
+check "--against a run where negcount went to 7.0: outside, a contradiction" \
+  grep -qE "^prediction: $d/far\.csv's ratio inside for 5 of 6 .*; verdicts contradicting: 1$" <<<"$out"
+check "  its row: OUT, slower against the pool's faster, marked" \
+  grep -qE '^  negcount +0\.710 .* faster +7\.00[0-9] OUT slower !$' <<<"$out"
+tsv=$("$fl" compare --pool "$d/1.csv" "$d/2.csv" --against "$d/far.csv" --tsv)
+check "--against --tsv: the rerun's columns" \
+  grep -qP '^pool T=2 K=1 wake=exact\tnegcount\t.*\t7\.00[0-9]+\tout\tslower\tyes$' <<<"$tsv"
+[ "$fail" -eq 0 ] || printf '%s\n' "$out"
+echo "pool-cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
