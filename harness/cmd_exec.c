@@ -30,7 +30,8 @@ static struct fl_exec_rep *reps;
 static int nreps, capreps;
 static bool probes_on;
 
-static void rep_done(const struct fl_point *pt, int entry, int round, const struct fl_result *r)
+static void rep_done(const struct fl_point *pt, int entry, int round, const struct fl_result *r,
+		     bool probed)
 {
 	if (r->error[0] || r->ops != 1)
 		return;
@@ -41,7 +42,9 @@ static void rep_done(const struct fl_point *pt, int entry, int round, const stru
 	snprintf(x->label, sizeof x->label, "%s", pt->e[entry].label);
 	x->round = round;
 	x->wall_ns = (double)r->elapsed_ns;
-	for (int by = 0; by < 2; by++)
+	x->probed = probed;
+	/* an unprobed rep's words would be the last probed rep's */
+	for (int by = 0; by < 2 && probed; by++)
 		x->ntop[by] = fl_probes_words(by, x->top[by], FL_EXEC_TOP, &x->nwords, &x->lost);
 	probes_on |= x->nwords > 0;
 	/* the process names the shim reported, for the words' pids */
@@ -139,6 +142,7 @@ static int survey(void)
 /* ---- options -------------------------------------------------------------------- */
 
 #define REPS_ALIAS 0x100 /* --reps: the old name of --rounds */
+#define PROBE_ROUNDS 0x101
 static const struct fl_option opts[] = {
 	{ "variant", required_argument, 'v', "LIST", "designs, comma separated, or 'all' "
 	  "(default all: those the shim refuses are skipped rows, with the reason; also "
@@ -174,9 +178,13 @@ static const struct fl_option opts[] = {
 	  "stdout and stderr; no match: an error row. Lower is better" },
 	{ "higher-is-better", no_argument, 'H', NULL, "--metric's figure is a throughput: the "
 	  "ratio is then the baseline's over the row's (> 1 still means worse)" },
-	{ "probes", no_argument, 'p', NULL, "count the futex calls of CMD's process tree (eBPF; "
-	  "default when root and BPF works)" },
+	{ "probes", no_argument, 'p', NULL, "count the futex calls of CMD's process tree in "
+	  "every round, the times then taxed by the collector (eBPF; default: in --probe-rounds' "
+	  "rounds of their own, when root and BPF work)" },
 	{ "no-probes", no_argument, 'P', NULL, "do not load the eBPF collector" },
+	{ "probe-rounds", required_argument, PROBE_ROUNDS, "N", "N probed rounds, 0..100, spread "
+	  "through the timed ones, which then run with the collector detached (default: "
+	  "rounds/3, 1..3; 0: every round probed, as --probes)" },
 	{ "perf", no_argument, 'e', NULL, "perf counters of CMD's tree as CSV columns" },
 	{ "quiet", no_argument, 'q', NULL, "no progress, no load warning" },
 	{ "survey", no_argument, 'S', NULL, "instead: run CMD once on glibc's semaphores with the "
@@ -257,6 +265,9 @@ static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 		case 'H': a->higher = true; break;
 		case 'p': s->probes = FL_PROBES_ON; break;
 		case 'P': s->probes = FL_PROBES_OFF; break;
+		case PROBE_ROUNDS:
+			s->probe_rounds = (int)fl_parse_int("--probe-rounds", optarg, 0, 100);
+			break;
 		case 'e': s->perf = true; break;
 		case 'q': s->quiet = true; break;
 		case 'S': a->survey = true; break;
@@ -301,6 +312,7 @@ int fl_cmd_exec(int argc, char **argv)
 	s.baseline = "glibc";
 	s.control = true;
 	s.probes = FL_PROBES_DEFAULT;
+	s.probe_rounds = -1;
 	s.latency = 0;
 	s.base = (struct fl_params){ .threads = 1, .tokens = 1, .sems = 1 };
 	s.hooks = &hooks;
@@ -309,6 +321,9 @@ int fl_cmd_exec(int argc, char **argv)
 	if (cmd < 0)
 		return 0; /* --help */
 	set_metric(&a);
+	if (s.probe_rounds > 0 && s.probes == FL_PROBES_OFF)
+		fl_usage_error("exec: --probe-rounds counts with the probes: drop --no-probes");
+	fl_spec_probe_rounds(&s);
 	if (cmd >= argc || strcmp(argv[cmd - 1], "--") != 0) {
 		if (cmd < argc)
 			fl_usage_error("exec: the command goes after --: futexlab exec [options] -- %s",

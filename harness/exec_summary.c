@@ -1,8 +1,9 @@
 /* harness/exec_summary.c — the per-program summary of `futexlab exec`
  * (exec_summary.h): what each design made the program do, from the run's
- * rows (medians over the ok rounds), and the futex words it contended on,
- * from the collector's per-word counts of one rep per design (the rep
- * whose wall time is that design's median: a typical run, not the worst). */
+ * rows (medians over the timed rounds, the kernel's counts over the probed
+ * ones), and the futex words it contended on, from the collector's
+ * per-word counts of one probed rep per design (the one whose wall time is
+ * the median of that design's probed reps: a typical run, not the worst). */
 #include "harness/exec_summary.h"
 
 #include <math.h>
@@ -14,13 +15,33 @@
 #include "harness/stats.h"
 #include "harness/xalloc.h"
 
+/* Whether row r was probed (its `probed` cell is 1). */
+static bool probed_row(const struct fl_table *t, char **r)
+{
+	int ip = fl_table_col(t, "probed");
+	return ip >= 0 && !strcmp(r[ip], "1");
+}
+
+/* Whether variant has an ok row that was not probed. */
+static bool has_unprobed(const struct fl_table *t, const char *variant)
+{
+	int iv = fl_table_col(t, FL_COL(variant)), is = fl_table_col(t, FL_COL(status));
+	for (int i = 0; i < t->nrows; i++)
+		if (!strcmp(t->rows[i][iv], variant) && !strcmp(t->rows[i][is], "ok") &&
+		    !probed_row(t, t->rows[i]))
+			return true;
+	return false;
+}
+
 /* The median over variant's ok rows of the sum of the named columns (a
  * comma list; an empty cell in any of them leaves that row out); NAN when
- * no row has them. */
-static double med(const struct fl_table *t, const char *variant, const char *cols)
+ * no row has them. timed: over its unprobed ok rows when it has any (the
+ * probed ones carry the collector's tax: table.h). */
+static double med(const struct fl_table *t, const char *variant, const char *cols, bool timed)
 {
 	int ic[8], nc = 0, iv = fl_table_col(t, FL_COL(variant));
 	int is = fl_table_col(t, FL_COL(status));
+	bool skip_probed = timed && has_unprobed(t, variant);
 	char buf[200];
 	snprintf(buf, sizeof buf, "%s", cols);
 	for (char *save, *c = strtok_r(buf, ",", &save); c && nc < 8; c = strtok_r(NULL, ",", &save))
@@ -32,7 +53,7 @@ static double med(const struct fl_table *t, const char *variant, const char *col
 	int n = 0;
 	for (int i = 0; i < t->nrows; i++) {
 		char **r = t->rows[i];
-		if (strcmp(r[iv], variant) || strcmp(r[is], "ok"))
+		if (strcmp(r[iv], variant) || strcmp(r[is], "ok") || (skip_probed && probed_row(t, r)))
 			continue;
 		double s = 0;
 		bool all = true;
@@ -130,27 +151,35 @@ static void per_program(FILE *f, const struct fl_table *t, const char *const *la
 {
 	bool cg = false; /* a run in a cgroup has its processes-seen figure */
 	for (int i = 0; i < nlabels && !cg; i++)
-		cg = !isnan(med(t, labels[i], FL_COL(cgroup_procs)));
-	fprintf(f, "\nper program: medians over the ok rounds of each design (wall: fork to "
+		cg = !isnan(med(t, labels[i], FL_COL(cgroup_procs), true));
+	bool taxed = false; /* a design timed in probed rounds only (--probes) */
+	for (int i = 0; i < nlabels && !taxed; i++)
+		taxed = !isnan(med(t, labels[i], FL_COL(ns_per_op), true)) &&
+			!has_unprobed(t, labels[i]);
+	fprintf(f, "\nper program: medians over the %s rounds of each design (wall: fork to "
 		   "reaped; CPU: %s; context switches: wait4's, the processes exec reaped; "
-		   "procs: %s)\n", cg ? "the run's cgroup's cpu.stat, every process of the run" :
+		   "procs: %s)\n", taxed ? "probed" : "timed (unprobed)",
+		   cg ? "the run's cgroup's cpu.stat, every process of the run" :
 		   "wait4's, the processes exec reaped (no cgroup)",
 		   cg ? "seen in the cgroup" : "the collector's");
+	if (taxed)
+		fprintf(f, "  (every round probed: wall and CPU carry the collector's tax, "
+			   "probes/overhead.md)\n");
 	fprintf(f, "  %-12s %9s %9s %9s %8s %8s %7s %6s\n", "variant", "wall", "user",
 		"sys", "vol csw", "inv csw", "sems", "procs");
 	for (int i = 0; i < nlabels; i++) {
 		const char *v = labels[i];
-		if (isnan(med(t, v, FL_COL(ns_per_op))))
+		if (isnan(med(t, v, FL_COL(ns_per_op), true)))
 			continue;
 		char a[16], b[16], c[16], d[16], e[16], g[16], h[16];
 		fprintf(f, "  %-12s %9s %9s %9s %8s %8s %7s %6s\n", v,
-			fl_dur_text(a, sizeof a, med(t, v, FL_COL(ns_per_op))),
-			fl_dur_text(b, sizeof b, med(t, v, FL_COL(cpu_user_ns))),
-			fl_dur_text(c, sizeof c, med(t, v, FL_COL(cpu_sys_ns))),
-			cell(d, sizeof d, med(t, v, FL_COL(csw_vol)), 1, "%.0f"),
-			cell(e, sizeof e, med(t, v, FL_COL(csw_invol)), 1, "%.0f"),
-			cell(g, sizeof g, med(t, v, FL_COL(shim_sems)), 1, "%.0f"),
-			cell(h, sizeof h, med(t, v, cg ? FL_COL(cgroup_procs) : "procs"), 1,
+			fl_dur_text(a, sizeof a, med(t, v, FL_COL(ns_per_op), true)),
+			fl_dur_text(b, sizeof b, med(t, v, FL_COL(cpu_user_ns), true)),
+			fl_dur_text(c, sizeof c, med(t, v, FL_COL(cpu_sys_ns), true)),
+			cell(d, sizeof d, med(t, v, FL_COL(csw_vol), true), 1, "%.0f"),
+			cell(e, sizeof e, med(t, v, FL_COL(csw_invol), true), 1, "%.0f"),
+			cell(g, sizeof g, med(t, v, FL_COL(shim_sems), true), 1, "%.0f"),
+			cell(h, sizeof h, med(t, v, cg ? FL_COL(cgroup_procs) : "procs", cg), 1,
 			     "%.0f"));
 	}
 }
@@ -159,46 +188,46 @@ void fl_exec_summary(FILE *f, const struct fl_table *t, const char *const *label
 		     const struct fl_exec_rep *reps, int nreps, bool probes)
 {
 	per_program(f, t, labels, nlabels);
-	if (!probes || fl_table_col(t, "procs") < 0 || isnan(med(t, labels[0], "futex_syscalls"))) {
+	if (!probes || fl_table_col(t, "procs") < 0 || isnan(med(t, labels[0], "futex_syscalls", false))) {
 		fprintf(f, "\n(no kernel view: the collector was off; --probes as root)\n");
 		return;
 	}
 	fprintf(f, "\nkernel view (the collector, the run's processes only: its cgroup, or its process tree): medians "
-		   "over the rounds\n");
+		   "over the probed rounds\n");
 	fprintf(f, "  %-12s %9s %8s %8s %8s %8s %8s %8s %8s %6s %6s %9s %9s\n", "variant",
 		"futex", "wait", "wait_bs", "wake", "other", "futex2", "uring", "woke 0", "herds",
 		"storms", "wait p50", "wait p99");
 	for (int i = 0; i < nlabels; i++) {
 		const char *v = labels[i];
-		if (isnan(med(t, v, "futex_syscalls")))
+		if (isnan(med(t, v, "futex_syscalls", false)))
 			continue;
 		char a[16], b[16], c[16], d[16], e[16], g[16], u[16], h[16], k[16], l[16], m[16],
 			n[16];
 		fprintf(f, "  %-12s %9s %8s %8s %8s %8s %8s %8s %8s %6s %6s %9s %9s\n", v,
-			cell(a, sizeof a, med(t, v, "futex_syscalls"), 1, "%.0f"),
-			cell(b, sizeof b, med(t, v, "fx_wait"), 1, "%.0f"),
-			cell(c, sizeof c, med(t, v, "fx_wait_bitset"), 1, "%.0f"),
-			cell(d, sizeof d, med(t, v, "fx_wake"), 1, "%.0f"),
-			cell(e, sizeof e, med(t, v, "fx_other"), 1, "%.0f"),
-			cell(g, sizeof g, med(t, v, "f2_wait,f2_wake,f2_waitv"), 1, "%.0f"),
-			cell(u, sizeof u, med(t, v, "uring_futex"), 1, "%.0f"),
-			cell(h, sizeof h, med(t, v, "wake_none"), 1, "%.0f"),
-			cell(k, sizeof k, med(t, v, "herd_bursts"), 1, "%.0f"),
-			cell(l, sizeof l, med(t, v, "eagain_storms"), 1, "%.0f"),
-			fl_dur_text(m, sizeof m, med(t, v, "wait_p50_ns")),
-			fl_dur_text(n, sizeof n, med(t, v, "wait_p99_ns")));
+			cell(a, sizeof a, med(t, v, "futex_syscalls", false), 1, "%.0f"),
+			cell(b, sizeof b, med(t, v, "fx_wait", false), 1, "%.0f"),
+			cell(c, sizeof c, med(t, v, "fx_wait_bitset", false), 1, "%.0f"),
+			cell(d, sizeof d, med(t, v, "fx_wake", false), 1, "%.0f"),
+			cell(e, sizeof e, med(t, v, "fx_other", false), 1, "%.0f"),
+			cell(g, sizeof g, med(t, v, "f2_wait,f2_wake,f2_waitv", false), 1, "%.0f"),
+			cell(u, sizeof u, med(t, v, "uring_futex", false), 1, "%.0f"),
+			cell(h, sizeof h, med(t, v, "wake_none", false), 1, "%.0f"),
+			cell(k, sizeof k, med(t, v, "herd_bursts", false), 1, "%.0f"),
+			cell(l, sizeof l, med(t, v, "eagain_storms", false), 1, "%.0f"),
+			fl_dur_text(m, sizeof m, med(t, v, "wait_p50_ns", false)),
+			fl_dur_text(n, sizeof n, med(t, v, "wait_p99_ns", false)));
 	}
 	fprintf(f, "  (futex: every futex-family syscall; wait/wait_bs/wake/other: futex(2) by "
 		   "op, wait_bs = WAIT_BITSET, glibc's;\n   futex2: futex_wait/wake/waitv(2); "
 		   "uring: io_uring futex submissions, no syscall of their own; woke 0: wakes\n"
 		   "   that woke nobody; wait p50/p99: time in the kernel of futex(2)/futex2 waits, "
 		   "within 2x)\n");
-	/* per design, the rep of median wall time */
+	/* per design, its probed rep of median wall time (among its probed) */
 	for (int i = 0; i < nlabels; i++) {
 		double *w = fl_xcalloc((size_t)nreps + 1, sizeof *w);
 		int n = 0;
 		for (int k = 0; k < nreps; k++)
-			if (!strcmp(reps[k].label, labels[i]))
+			if (!strcmp(reps[k].label, labels[i]) && reps[k].probed)
 				w[n++] = reps[k].wall_ns;
 		if (!n) {
 			free(w);
@@ -208,7 +237,7 @@ void fl_exec_summary(FILE *f, const struct fl_table *t, const char *const *label
 		free(w);
 		const struct fl_exec_rep *best = NULL;
 		for (int k = 0; k < nreps; k++)
-			if (!strcmp(reps[k].label, labels[i]) &&
+			if (!strcmp(reps[k].label, labels[i]) && reps[k].probed &&
 			    (!best || fabs(reps[k].wall_ns - m) < fabs(best->wall_ns - m)))
 				best = &reps[k];
 		if (!best || !best->nwords)

@@ -19,6 +19,7 @@ struct fl_exec_rep {
 	char label[40];                     /* the entry (variant, or BASELINE#2) */
 	int round;
 	double wall_ns;
+	bool probed;                        /* the collector counted it: words below */
 	struct fl_word top[2][FL_EXEC_TOP]; /* [0] by waits, [1] by total wait time */
 	int ntop[2];
 	int nwords;                         /* distinct words seen in the rep */

@@ -255,6 +255,22 @@ static void point_evidence(FILE *f, const struct fl_cells *c, const struct fl_ce
 	free(v);
 }
 
+/* Whether every time of the table was taken in a probed round: some cell
+ * has ok reps and none an unprobed one (a --probes run, or an older file
+ * with the counts on every row; a cell with both keeps its unprobed reps:
+ * table.h). */
+static bool times_probed(const struct fl_cells *c)
+{
+	bool any = false;
+	for (int i = 0; i < c->n; i++) {
+		for (int r = 0; r < c->c[i].nr; r++)
+			if (!c->c[i].probed_r[r])
+				return false;
+		any |= c->c[i].nr > 0;
+	}
+	return any;
+}
+
 int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		    const char *baseline)
 {
@@ -286,6 +302,10 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		   "wakes that woke nobody (woke 0), EAGAINs, wakes per post (wk/post),\nresleeps, "
 		   "herd bursts per 1000 ops (herd/1k), wake-to-run p50 and p99 (w2r); why: the "
 		   "counts that\ndiffer most from the baseline's, for each design faster or slower\n");
+	if (times_probed(c))
+		fprintf(f, "probed: every round (as with --probes): the times carry the collector's tax, "
+			   "6-16%% at the median contended entry, unequal across designs "
+			   "(probes/overhead.md, results/resolution.md)\n");
 	if (!c->paired)
 		fprintf(f, "warning: this file predates rounds (no round column): reps are paired "
 			   "by index, not in time\n");

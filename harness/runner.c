@@ -190,7 +190,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 		return true; /* an interrupted rep is not a measurement */
 	}
 	if (measured && s->hooks && s->hooks->rep_done)
-		s->hooks->rep_done(pt, ei, round, &r);
+		s->hooks->rep_done(pt, ei, round, &r, k.probed && fl_probes_loaded());
 	/* probed: the collector counted this rep (it may have failed to attach:
 	 * then it is unloaded, and the row says 0) */
 	struct fl_run_rep x = { e, round, slot, "ok", r.info, &r, e->v->helper ? NULL : &c.perf,
@@ -201,7 +201,11 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 		x.note = r.error;
 		if (r.stranded > 0) { /* the evidence, with the kernel's side */
 			char k[200];
-			fl_probes_stranded_note(r.stranded_tid, measured, k, sizeof k);
+			if (measured && !x.probed && fl_probes_loaded())
+				snprintf(k, sizeof k, "kernel side not recorded (a timed round: "
+					 "the collector detached; --probes counts every round)");
+			else
+				fl_probes_stranded_note(r.stranded_tid, measured, k, sizeof k);
 			snprintf(lost, sizeof lost, "%s; %s", r.error, k);
 			x.note = lost;
 		}
@@ -506,8 +510,9 @@ static int probed_rounds(const struct fl_spec *s)
  * floor(r N / (R + N)) steps up: never the first, always the last), so
  * they sample the run's machine states like the timed ones; the timed
  * rounds run with the collector detached, their time untaxed
- * (probes/overhead.md). Without it every round is probed (0: when the
- * collector is loaded). */
+ * (probes/overhead.md). With 0 (--probes, --probe-rounds 0) every round
+ * is probed when the collector is loaded; without a preset or the option
+ * N is fl_spec_probe_rounds's (spec.h). */
 static bool round_probed(const struct fl_spec *s, int r)
 {
 	int np = probed_rounds(s), m = s->rounds + np;

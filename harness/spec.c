@@ -348,14 +348,20 @@ static void resolution_finish(struct fl_spec *s)
 	if (s->target_res > 0 && !s->control)
 		fl_usage_error("%s: --target-res is the control's resolution: drop --no-control",
 			       s->cmd);
-	if (s->probe_rounds < 0)
-		s->probe_rounds = 0;
 	if (s->target_res < 0)
 		s->target_res = 0;
 	if (s->res_budget_ns < 0)
 		s->res_budget_ns = 0;
 	if (s->min_blocking < 0)
 		s->min_blocking = s->target_res > 0;
+}
+
+void fl_spec_probe_rounds(struct fl_spec *s)
+{
+	if (s->probe_rounds >= 0)
+		return;
+	int n = s->rounds / 3;
+	s->probe_rounds = s->probes != FL_PROBES_DEFAULT ? 0 : n < 1 ? 1 : n > 3 ? 3 : n;
 }
 
 /* Presets and the default seed: what is left after the options. */
@@ -393,6 +399,7 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 		s->rounds = d->rounds;
 	if (s->warmup < 0)
 		s->warmup = d->warmup;
+	fl_spec_probe_rounds(s);
 	if (duration_ns < 0)
 		duration_ns = (int64_t)(dur * 1e9);
 	if (s->budget_ns && s->budget_ns / (s->warmup + s->rounds) < duration_ns) {
@@ -453,8 +460,8 @@ static const struct fl_option opts[] = {
 	  "becomes S/(warmup+rounds)" },
 	{ "probe-rounds", required_argument, 0x10a, "N", "N probed rounds, 0..100, spread "
 	  "through the timed ones, which then run with the collector detached: the time "
-	  "untaxed, the kernel's counts from the probed rounds (presets: quick 3, standard 3, "
-	  "full 4; 0: every round probed)" },
+	  "untaxed, the kernel's counts from the probed rounds (default: rounds/3, 1..3; "
+	  "presets: quick 3, standard 3, full 4; 0: every round probed, as --probes)" },
 	{ "target-res", required_argument, 0x10b, "PCT", "after the first rounds, more rounds "
 	  "to the points whose control band is wider than x/÷(1 + PCT/100), 0.5..50 (needs "
 	  "--res-budget; default 5 with it)" },
@@ -482,8 +489,9 @@ static const struct fl_option opts[] = {
 	  "(sched_setaffinity), e.g. 0 or 0,1" },
 	{ "quiet", no_argument, 'q', NULL, "nothing on stderr but errors (no progress, no load "
 	  "warning)" },
-	{ "probes", no_argument, 0x100, NULL, "count futex calls in the kernel per rep (eBPF; "
-	  "default when root and BPF works), as extra CSV columns" },
+	{ "probes", no_argument, 0x100, NULL, "count futex calls in the kernel in every round, "
+	  "the times then taxed by the collector (eBPF; default: in --probe-rounds' rounds of "
+	  "their own, when root and BPF work), as extra CSV columns" },
 	{ "no-probes", no_argument, 0x101, NULL, "do not load the eBPF collector" },
 	{ "bpftrace", required_argument, 0x102, "SCRIPT", "run a bpftrace script (probes/*.bt) "
 	  "on this process during the whole run; its output goes beside the CSV" },

@@ -57,10 +57,11 @@ struct fl_bench_hooks {
 	/* extra metadata lines, after the machine's */
 	void (*meta)(struct fl_csv *csv);
 	/* after each measured rep whose run returned (probes stopped: their
-	 * per-rep data, e.g. fl_probes_words, is that rep's); entry indexes
-	 * pt->e */
+	 * per-rep data, e.g. fl_probes_words, is that rep's when probed, the
+	 * last probed rep's otherwise); entry indexes pt->e; probed: the
+	 * collector counted this rep */
 	void (*rep_done)(const struct fl_point *pt, int entry, int round,
-			 const struct fl_result *r);
+			 const struct fl_result *r, bool probed);
 	/* after the ratio table, on the run's rows */
 	void (*summary)(const struct fl_table *t);
 };
@@ -80,8 +81,9 @@ struct fl_spec {
 	int64_t budget_ns;
 	/* the probed rounds (--probe-rounds N): N rounds beside the timed
 	 * ones, spread through them, in which the collector counts; the
-	 * timed rounds run unprobed. 0: every round probed (--probes);
-	 * -1: not given (the preset's, else 0) */
+	 * timed rounds run unprobed. 0: every round probed (--probes, or
+	 * --probe-rounds 0); -1: not given (the preset's, else
+	 * fl_spec_probe_rounds's) */
 	int probe_rounds;
 	/* buying resolution (--target-res, --res-budget: harness/rounds.h):
 	 * after the first rounds, more rounds go to the points whose control
@@ -125,6 +127,15 @@ void fl_spec_usage(FILE *f, const struct fl_spec_defaults *d);
  * stderr, exit 2. Returns 1 when --help was printed, else 0. */
 int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defaults *d,
 		  int argc, char **argv);
+
+/* The probed rounds when nothing chose them (s->probe_rounds < 0: no
+ * --probe-rounds, no preset): with --probes (FL_PROBES_ON) or --no-probes
+ * 0 — every round probed, or none —, else R/3 of s->rounds = R, at least 1
+ * and at most 3 (R = 10, the default: 3, as the quick and standard
+ * presets), so that the timed rounds run untaxed (probes/overhead.md) and
+ * the kernel's counts come from rounds of their own. run, sweep and exec;
+ * s->rounds must be set. */
+void fl_spec_probe_rounds(struct fl_spec *s);
 
 /* --variant LIST into out[] (FL_MAXLIST): "all" (the extra designs, then
  * the registry's) or names, comma separated, an extra design found by name

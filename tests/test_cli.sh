@@ -92,8 +92,11 @@ if [ $rc -eq 2 ] && [ "$(grep -c '' <<<"$rerr")" -eq 2 ] && grep -q 'rounds' <<<
 else fail=$((fail+1)); echo "FAIL --reps 0: rc=$rc stderr='$rerr'"; fi
 expect_ok "list" list
 csv=$(mktemp -d)/r.csv
+# (--no-probes here and in the row counts below: the rows are the timed
+# rounds alone; as root a run without it adds R/3 probed rounds' rows,
+# test_resolution.sh)
 expect_ok "tiny run with CSV" run --variant negcount,glibc --workload uncontended,pool \
-  --ops 2000 --rounds 2 --threads 2 --tokens 1 --csv "$csv" --quiet
+  --ops 2000 --rounds 2 --threads 2 --tokens 1 --no-probes --csv "$csv" --quiet
 rows=$(grep -vc '^#' "$csv")
 # header + 2 reps x (uncontended: negcount, glibc, the control glibc#2 and
 # the 2 floors; pool: negcount, glibc, glibc#2)
@@ -121,7 +124,7 @@ hdir=$(mktemp -d)
 hcsv=$hdir/h.csv
 expect_ok "run over --hash global,private:16" run --variant negcount,portable \
   --workload uncontended,pingpong --ops 500 --rounds 2 --no-floors --spin 7 --latency \
-  --hash global,private:16 --csv "$hcsv" --quiet
+  --hash global,private:16 --no-probes --csv "$hcsv" --quiet
 # 2 modes x 2 variants x 2 workloads x 2 reps; columns found by name
 # col FILE NAME VALUE: rows whose column NAME equals VALUE (quotes stripped)
 col() { python3 -c '
@@ -391,7 +394,7 @@ check "a control row by default" grep -q '^glibc#2,uncontended' "$d/s1.csv"
 # point's rounds in one block: 3 blocks; interleaved, 5 x 3 blocks but where
 # a round ends with the point the next one starts with: at least 11.
 expect_ok "three points, five rounds" run --variant negcount,glibc --workload uncontended,pool \
-  --threads 2,4 --ops 200 --rounds 5 --seed 11 --no-floors --csv "$d/il.csv" --quiet
+  --threads 2,4 --ops 200 --rounds 5 --seed 11 --no-floors --no-probes --csv "$d/il.csv" --quiet
 blocks() { python3 -c '
 import csv, sys
 rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
@@ -472,7 +475,7 @@ fi
 # an open counter fills its column in every row, an unsupported one leaves
 # it empty in every row, and then what it would have shown is a SKIP.
 expect_ok "pinned sweep with perf" sweep --variants negcount --workloads pool --threads 4 \
-  --ops 20000 --rounds 3 --warmup 0 --pin 0 --perf --csv "$d/pin.csv" --quiet
+  --ops 20000 --rounds 3 --warmup 0 --pin 0 --perf --no-probes --csv "$d/pin.csv" --quiet
 perfline=$(grep -m1 '^futexlab: perf counters: ' /tmp/fl_cli_out.$$)
 check "the run names its perf counters ($perfline)" test -n "$perfline"
 # perf_col NAME: "open" or "unsupported", from that line
@@ -499,7 +502,7 @@ fi
 # --policy crosses the entries; a --hash list runs the sweep once per mode (own process).
 expect_ok "sweep over policies and hash modes" sweep --variants negcount --workloads uncontended \
   --policy park,spin:50 --hash global,private:16 --ops 500 --rounds 2 --warmup 0 --no-floors \
-  --csv "$d/hs.csv" --quiet
+  --no-probes --csv "$d/hs.csv" --quiet
 check "one row per policy x hash x rep (8)" test "$(nrows "$d/hs.csv" "r['variant'].startswith('negcount')")" -eq 8
 # each mode that the kernel can set ran its 2 reps under each policy; one it
 # cannot is a SKIP (its rows skipped with the reason), never a pass

@@ -7,7 +7,9 @@
 # FUTEXLAB_POLICY, and only there: a park entry's program never inherits
 # one), and, with the
 # collector (root), the probe columns counting the program's process tree
-# exactly: tree_prog's root, child and grandchild, not the harness.
+# exactly: tree_prog's root, child and grandchild, not the harness — in
+# every round with --probes (the times then said to be taxed), in a
+# probed round of their own without it (the timed rounds unprobed).
 # Usage: test_exec.sh FUTEXLAB SEMPROG TREE_PROG
 set -u
 fl=$1 semprog=$2 tree=$3
@@ -205,6 +207,31 @@ else
             sort | uniq -c | awk '{print $1 "x" $2}')
     [ "$heads" = "3x3/3" ] && ok "top words: the timed word first for all 3 entries (waits/timeouts 3/3)" ||
       { bad "top words: '$heads'"; cat "$tmp/p.out"; }
+    grep -q "^probed: every round (as with --probes): the times carry the collector.s tax" "$tmp/p.out" &&
+      grep -q "^  (every round probed: wall and CPU carry the collector's tax" "$tmp/p.out" &&
+      ok "--probes: the table and the per-program report say the times carry the collector" ||
+      { bad "--probes: no note that the times carry the collector"; cat "$tmp/p.out"; }
+    # without a probe option: 3 timed (unprobed) rounds and 1 probed (R/3,
+    # at least 1: harness/options.md), round 4 of the 4 (spread: always the
+    # last); the counts on the probed row only, the per-program figures from
+    # the timed rows, the top words from the probed rep (an unprobed rep's
+    # would be the previous probed rep's)
+    "$fl" exec --variant negcount,glibc --rounds 3 --warmup 0 --quiet --csv "$tmp/q.csv" \
+      -- "$tree" >"$tmp/q.out" 2>"$tmp/q.err"
+    fc=$(sed -n 's/^futex_calls=//p' <<<"$(printf '%s\n' $expect)")
+    mix=""
+    for v in negcount glibc glibc#2; do
+      mix="$mix $v:$(paste -d/ <(rows "$tmp/q.csv" "$v" probed) <(rows "$tmp/q.csv" "$v" futex_syscalls) |
+                     sort | tr '\n' ' ')"
+    done
+    want=" negcount:0/ 0/ 0/ 1/$fc  glibc:0/ 0/ 0/ 1/$fc  glibc#2:0/ 0/ 0/ 1/$fc "
+    [ "$mix" = "$want" ] && ok "a plain exec: 3 timed rows and 1 probed an entry, the counts ($fc futex calls) on the probed one" ||
+      bad "a plain exec: probed/futex_syscalls '$mix', want '$want'"
+    words=$(grep -c "round 4: top futex words of" "$tmp/q.out")
+    grep -q "^per program: medians over the timed (unprobed) rounds" "$tmp/q.out" &&
+      ! grep -q "^probed: every round" "$tmp/q.out" && [ "$words" = 3 ] &&
+      ok "a plain exec: per program over the timed rounds, top words from the probed round 4 (3 entries), no note" ||
+      { bad "a plain exec: report (words from round 4: $words of 3)"; cat "$tmp/q.out"; }
   fi
 fi
 

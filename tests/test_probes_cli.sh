@@ -58,7 +58,7 @@ rs=$(col "$tmp/a.csv" floor-futex,uncontended resleeps)
   || bad "floor-futex: wake_to_run_n='$wn' wake_to_run_p50_ns='$wp' resleeps='$rs'"
 #     pingpong sleeps on every half trip: samples, at most one per wait, p50 <= p99
 "$fl" run --variant negcount --workload pingpong --rounds 1 --warmup 0 --ops 2000 --no-floors --quiet \
-  --csv "$tmp/p.csv" >/dev/null 2>"$tmp/p.err"
+  --probes --csv "$tmp/p.csv" >/dev/null 2>"$tmp/p.err"
 wn=$(col "$tmp/p.csv" negcount,pingpong wake_to_run_n)
 wc=$(col "$tmp/p.csv" negcount,pingpong wait_calls)
 p50=$(col "$tmp/p.csv" negcount,pingpong wake_to_run_p50_ns)
@@ -94,9 +94,10 @@ fi
 
 # 5. --bpftrace beside the run: output stored beside the CSV, and the script
 #    sees the same wakes as the collector (the harness makes no futex call
-#    outside the reps in this run)
+#    outside the reps in this run; --probes: the collector counts every
+#    round, as bpftrace does — by default it would count only the probed one)
 if command -v bpftrace >/dev/null; then
-  "$fl" run --variant negcount --workload uncontended --rounds 1 --warmup 0 --ops 5000 \
+  "$fl" run --variant negcount --workload uncontended --rounds 1 --warmup 0 --ops 5000 --probes \
     --bpftrace "$probes/futex-wakes.bt" --csv "$tmp/d.csv" >/dev/null 2>"$tmp/d.err"
   f="$tmp/d.futex-wakes.txt"
   ops=$(col "$tmp/d.csv" floor-futex,uncontended wake_calls)

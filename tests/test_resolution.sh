@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/test_resolution.sh — the runner's probed rounds (--probe-rounds),
+# tests/test_resolution.sh — the runner's probed rounds (--probe-rounds;
+# without it R/3 of them, 1..3; --probes every round, the table's note),
 # stretched reps (--min-blocking) and bought rounds (--target-res,
 # --res-budget): bad input is one line and exit 2; the CSV says which rows
 # were probed and holds the counts there only; a point whose reps hold too
@@ -78,6 +79,45 @@ fi
 "$cost" "$tmp/nosuch.csv" >/dev/null 2>"$tmp/err"; rc=$?
 [ "$rc" = 2 ] && [ "$(grep -c '' "$tmp/err")" = 1 ] && ok "scripts/probe-cost: a missing file, one line, exit 2" ||
   bad "scripts/probe-cost on a missing file: rc $rc, $(cat "$tmp/err")"
+
+# Without a preset or a probe option, run, sweep and exec time unprobed
+# rounds and count in rounds of their own: R/3 of them, 1..3 (R = 10: 3;
+# R = 2: 1), per entry; --probes probes every round and the table says its
+# times carry the collector; --no-probes, none. (Before: every row probed.)
+probe_mix() { # CSV: per entry, "timed+probed" counts of its ok rows, the table's note
+  py "$1" "sorted({r['variant']: '%d+%d' % tuple(sum(1 for x in rows if x['variant'] == r['variant'] \
+and x['status'] == 'ok' and x['probed'] == p) for p in '01') for r in rows}.items())"
+}
+for r in 10 2; do
+  "$fl" sweep --workload pingpong --variant negcount,glibc --no-floors --rounds $r --warmup 0 \
+    --duration 0.003 --quiet --csv "$tmp/d$r.csv" >"$tmp/d$r.out" 2>&1
+done
+"$fl" sweep --workload pingpong --variant negcount,glibc --no-floors --rounds 4 --warmup 0 \
+  --duration 0.003 --probes --quiet --csv "$tmp/e.csv" >"$tmp/e.out" 2>&1
+"$fl" sweep --workload pingpong --variant negcount,glibc --no-floors --rounds 4 --warmup 0 \
+  --duration 0.003 --no-probes --quiet --csv "$tmp/o.csv" >"$tmp/o.out" 2>&1
+note='^probed: every round (as with --probes): the times carry the collector.s tax'
+if grep -q '^# probes: off' "$tmp/d10.csv"; then
+  skip "the default probed rounds: the collector is not loaded here (not root, or no BPF)"
+else
+  got="$(probe_mix "$tmp/d10.csv") $(probe_mix "$tmp/d2.csv") $(grep -c "$note" "$tmp/d10.out")"
+  want="[('glibc', '10+3'), ('glibc#2', '10+3'), ('negcount', '10+3')] [('glibc', '2+1'), ('glibc#2', '2+1'), ('negcount', '2+1')] 0"
+  [ "$got" = "$want" ] && ok "a plain sweep: 10 timed + 3 probed rows an entry (--rounds 2: 2 + 1), no note" ||
+    bad "a plain sweep: $got (want $want)"
+  got="$(probe_mix "$tmp/e.csv") $(grep -c "$note" "$tmp/e.out")"
+  want="[('glibc', '0+4'), ('glibc#2', '0+4'), ('negcount', '0+4')] 1"
+  [ "$got" = "$want" ] && ok "--probes: every row probed, the table says the times carry the collector" ||
+    bad "--probes: $got (want $want)"
+fi
+got="$(probe_mix "$tmp/o.csv") $(grep -c "$note" "$tmp/o.out") $(grep -c '^# probes: off' "$tmp/o.csv")"
+want="[('glibc', '4+0'), ('glibc#2', '4+0'), ('negcount', '4+0')] 0 1"
+[ "$got" = "$want" ] && ok "--no-probes: no row probed, no note" || bad "--no-probes: $got (want $want)"
+# compare reads the note from the file: the --probes one has it, the plain one not
+"$fl" compare "$tmp/e.csv" >"$tmp/ce.out" 2>&1
+"$fl" compare "$tmp/o.csv" >"$tmp/co.out" 2>&1
+[ "$(grep -c "$note" "$tmp/ce.out")$(grep -c "$note" "$tmp/co.out")" = 10 ] &&
+  ok "compare: the note on a file whose every row is probed, not on an unprobed one" ||
+  bad "compare: the note $(grep -c "$note" "$tmp/ce.out") / $(grep -c "$note" "$tmp/co.out") times"
 
 # Stretched reps: pingpong at 1 ms a rep holds one batch of 256 round
 # trips (two sleeps each: ~512 blocking ops), under the 8000 its workload
