@@ -134,167 +134,251 @@ static void header(FILE *f, struct run *runs, int nruns, const struct run *next,
 			   "against slower)\n", next->path);
 }
 
+/* One compare --pool: its runs, the rerun checked against them, and the
+ * tally of that check. */
+struct pool_run {
+	FILE *f;
+	struct run *runs, *next; /* next: --against's run, or NULL */
+	int nfiles;
+	const char *baseline;
+	bool tsv;
+	int pairs, inside, contra, nhalf;
+	double *half;            /* the checked pairs' prediction half-widths */
+};
+
+/* One point's pool: its entries (every row but the baseline's), their
+ * ratios in each run, what the pool says of each, and the control's band. */
+struct pool_point {
+	const char *point;
+	const struct fl_cell **ent;
+	int nent;
+	struct fl_ratio *r;      /* r[j * nent + e]: entry e in run j (n == 0: none) */
+	struct fl_pool_entry *out;
+	struct fl_pool_point pp;
+	double band;
+};
+
+/* Each run's median ratio of entry e: "0.812 0.790" (tsv: comma-separated),
+ * a run without one giving its status (skipped, error). */
+static void runs_own(const struct pool_run *P, const struct pool_point *Q, int e, char *own,
+		     size_t n)
+{
+	size_t ol = 0;
+	own[0] = '\0';
+	for (int j = 0; j < P->nfiles && ol < n - 16; j++) {
+		const char *sep = j ? (P->tsv ? "," : " ") : "";
+		const struct fl_ratio *q = &Q->r[j * Q->nent + e];
+		if (q->n)
+			ol += (size_t)snprintf(own + ol, n - ol, "%s%.3f", sep, q->median);
+		else
+			ol += (size_t)snprintf(own + ol, n - ol, "%s%s", sep,
+					      run_status(&P->runs[j], Q->point, Q->ent[e]->variant));
+	}
+}
+
+/* The rerun's ratio and verdict of one entry, checked against the pool. */
+struct checked {
+	struct fl_ratio q;
+	enum fl_verdict v;
+	bool have, in, contra;
+};
+
+static struct checked check_rerun(struct pool_run *P, const struct pool_point *Q, int e,
+				  enum fl_verdict pv)
+{
+	struct checked k = { .q = { .n = 0 }, .v = FL_UNDECIDED };
+	if (!P->next)
+		return k;
+	const struct fl_pool_entry *o = &Q->out[e];
+	const struct fl_cell *nb = fl_cell_find(&P->next->c, Q->point, P->baseline),
+			     *x = fl_cell_find(&P->next->c, Q->point, Q->ent[e]->variant);
+	k.v = fl_cell_verdict(&P->next->c, x, nb, &k.q, P->baseline);
+	k.have = fl_cell_usable(x) && fl_cell_usable(nb) && fl_cell_ratio(x, nb, &k.q) &&
+		 isfinite(o->pred_half);
+	if (k.have) {
+		k.in = k.q.median >= o->pred_lo && k.q.median <= o->pred_hi;
+		k.contra = contradict(pv, k.v);
+		P->pairs++;
+		P->inside += k.in;
+		P->contra += k.contra;
+		P->half[P->nhalf++] = o->pred_half;
+	}
+	return k;
+}
+
+static void tsv_entry(const struct pool_run *P, const struct pool_point *Q, int e,
+		      enum fl_verdict pv, const char *own, const struct checked *k)
+{
+	const struct fl_pool_entry *o = &Q->out[e];
+	FILE *f = P->f;
+	fprintf(f, "%s\t%s\t%d\t", Q->point, Q->ent[e]->variant, o->runs);
+	if (o->runs > 0)
+		fprintf(f, "%.4f", o->ratio);
+	if (isfinite(o->pred_half))
+		fprintf(f, "\t%.4f\t%.4f\t%.4f\t%.4f\t%s\t%.2f\t%.4f\t%s", o->conf_lo, o->conf_hi,
+			o->pred_lo, o->pred_hi, fl_verdict_name(pv), o->df, sqrt(o->tau2), own);
+	else
+		fprintf(f, "\t\t\t\t\t%s\t\t\t%s", fl_verdict_name(pv), own);
+	if (P->next && k->have)
+		fprintf(f, "\t%.4f\t%s\t%s\t%s", k->q.median, k->in ? "in" : "out",
+			fl_verdict_name(k->v), k->contra ? "yes" : "no");
+	else if (P->next)
+		fprintf(f, "\t\t\t%s\t", fl_verdict_name(k->v));
+	fputc('\n', f);
+}
+
+static void text_entry(const struct pool_run *P, const struct pool_point *Q, int e,
+		       enum fl_verdict pv, const char *own, const struct checked *k)
+{
+	const struct fl_pool_entry *o = &Q->out[e];
+	char rt[16] = "      -", cb[64], pb[64], cl[96], pl[96];
+	if (o->runs > 0)
+		snprintf(rt, sizeof rt, "%7.3f", o->ratio);
+	snprintf(cl, sizeof cl, "%s %.0f%%", range(cb, sizeof cb, o->conf_lo, o->conf_hi),
+		 100 * FL_POOL_CONF);
+	snprintf(pl, sizeof pl, "%s %.0f%%", range(pb, sizeof pb, o->pred_lo, o->pred_hi),
+		 100 * FL_POOL_PRED);
+	if (!isfinite(o->pred_half)) {
+		snprintf(cl, sizeof cl, "- (%d run%s)", o->runs, o->runs == 1 ? "" : "s");
+		snprintf(pl, sizeof pl, "-");
+	}
+	fprintf(P->f, "  %-20s %s  %-27s %-27s  %-*s  %-6s", Q->ent[e]->variant, rt, cl, pl,
+		6 * P->nfiles, own, fl_verdict_name(pv));
+	if (P->next && k->have)
+		fprintf(P->f, "  %7.3f %-3s %s%s", k->q.median, k->in ? "in" : "OUT",
+			fl_verdict_name(k->v), k->contra ? " !" : "");
+	else if (P->next)
+		fprintf(P->f, "  %7s     %s", "-", fl_verdict_name(k->v));
+	fputc('\n', P->f);
+}
+
+/* Gathers point i's entries and their ratios in every run, and pools them. */
+static bool point_pool(const struct pool_run *P, int i, struct pool_point *Q)
+{
+	const struct fl_cells *c0 = &P->runs[0].c;
+	int nrow;
+	const struct fl_cell **row = fl_point_rows(c0, i, P->baseline, &nrow);
+	if (!row)
+		return false;
+	Q->point = c0->c[i].point;
+	Q->nent = 0;
+	Q->ent = fl_xcalloc((size_t)nrow, sizeof(void *)); /* an array of pointers */
+	for (int e = 0; e < nrow; e++)
+		if (strcmp(row[e]->variant, P->baseline))
+			Q->ent[Q->nent++] = row[e];
+	free(row);
+	Q->r = fl_xcalloc((size_t)(P->nfiles * Q->nent) + 1, sizeof *Q->r);
+	for (int j = 0; j < P->nfiles; j++) {
+		const struct fl_cell *b = fl_cell_find(&P->runs[j].c, Q->point, P->baseline);
+		for (int e = 0; e < Q->nent; e++) {
+			const struct fl_cell *x = fl_cell_find(&P->runs[j].c, Q->point,
+							       Q->ent[e]->variant);
+			if (!fl_cell_usable(x) || !fl_cell_usable(b) ||
+			    !fl_cell_ratio(x, b, &Q->r[j * Q->nent + e]))
+				Q->r[j * Q->nent + e] = (struct fl_ratio){ .n = 0 };
+		}
+	}
+	Q->out = fl_xcalloc((size_t)Q->nent + 1, sizeof *Q->out);
+	fl_pool_point(P->nfiles, Q->nent, Q->r, Q->out, &Q->pp);
+	Q->band = 0;
+	for (int e = 0; e < Q->nent; e++)
+		if (is_control(Q->ent[e]->variant, P->baseline) && isfinite(Q->out[e].conf_half))
+			Q->band = Q->out[e].conf_half;
+	return true;
+}
+
+static void point_header(const struct pool_run *P, const struct pool_point *Q)
+{
+	const struct fl_pool_point *pp = &Q->pp;
+	fprintf(P->f, "\n%s  (%d runs", Q->point, P->nfiles);
+	if (isfinite(pp->tau2))
+		fprintf(P->f, "; between runs: the point's excess sd %.3f in ln ratio, "
+			   "%.0f%% of it common to its entries, df %.1f", sqrt(pp->tau2),
+			pp->common + pp->spread > 0 ? 100 * pp->common / (pp->common + pp->spread) : 0,
+			pp->df);
+	fprintf(P->f, ")\n  %-20s %7s  %-27s %-27s  %-*s  %s\n", "variant", "ratio",
+		"long-run ratio, over runs", "next run's ratio", 6 * P->nfiles, "runs' own",
+		P->next ? "verdict      against" : "verdict");
+}
+
+static void print_point(struct pool_run *P, const struct pool_point *Q)
+{
+	if (!P->tsv)
+		point_header(P, Q);
+	for (int e = 0; e < Q->nent; e++) {
+		enum fl_verdict pv = fl_pool_verdict(&Q->out[e],
+						     is_control(Q->ent[e]->variant, P->baseline) ? 0
+												 : Q->band);
+		char own[256];
+		runs_own(P, Q, e, own, sizeof own);
+		struct checked k = check_rerun(P, Q, e, pv);
+		(P->tsv ? tsv_entry : text_entry)(P, Q, e, pv, own, &k);
+	}
+}
+
+static void load_runs(struct pool_run *P, char *const *paths, const char *against)
+{
+	for (int j = 0; j < P->nfiles; j++) {
+		load(&P->runs[j], paths[j], P->baseline);
+		if (j > 0)
+			same_config(&P->runs[0], &P->runs[j], "pool only runs of one configuration");
+	}
+	if (against) {
+		P->next = &P->runs[P->nfiles];
+		load(P->next, against, P->baseline);
+		same_config(&P->runs[0], P->next, "--against takes a run of the pooled configuration");
+	}
+}
+
+static void summary(const struct pool_run *P)
+{
+	double *half = P->half, mh = NAN;
+	int n = P->nhalf;
+	if (n) {
+		qsort(half, (size_t)n, sizeof *half, cmp_d);
+		mh = n % 2 ? half[n / 2] : (half[n / 2 - 1] + half[n / 2]) / 2;
+	}
+	fprintf(P->f, "\nprediction: %s's ratio inside for %d of %d (point, entry) pairs "
+		      "(%.1f%%); median half-width ×/÷%.2f; verdicts contradicting: %d\n",
+		P->next->path, P->inside, P->pairs, P->pairs ? 100.0 * P->inside / P->pairs : 0,
+		exp(mh), P->contra);
+}
+
 int fl_pool_compare(FILE *f, int nfiles, char *const *paths, const char *against,
 		    const char *baseline, bool tsv)
 {
 	if (nfiles < 2)
 		fl_usage_error("compare --pool: give two or more CSV files of one configuration "
 			       "(got %d)", nfiles);
-	struct run *runs = fl_xcalloc((size_t)nfiles + 1, sizeof *runs), *next = NULL;
-	for (int j = 0; j < nfiles; j++) {
-		load(&runs[j], paths[j], baseline);
-		if (j > 0)
-			same_config(&runs[0], &runs[j], "pool only runs of one configuration");
-	}
-	if (against) {
-		next = &runs[nfiles];
-		load(next, against, baseline);
-		same_config(&runs[0], next, "--against takes a run of the pooled configuration");
-	}
+	struct pool_run P = { .f = f, .nfiles = nfiles, .baseline = baseline, .tsv = tsv };
+	P.runs = fl_xcalloc((size_t)nfiles + 1, sizeof *P.runs);
+	load_runs(&P, paths, against);
 	if (tsv) {
 		fprintf(f, "point\tvariant\truns\tratio\tconf_lo\tconf_hi\tpred_lo\tpred_hi\tverdict"
 			   "\tdf\tbetween_sd\trun_ratios");
-		if (next)
+		if (P.next)
 			fprintf(f, "\tagainst_ratio\tinside\tagainst_verdict\tcontradicts");
 		fputc('\n', f);
 	} else {
-		header(f, runs, nfiles, next, baseline);
+		header(f, P.runs, nfiles, P.next, baseline);
 	}
-	const struct fl_cells *c0 = &runs[0].c;
-	int pairs = 0, inside = 0, contra = 0, nhalf = 0;
-	double *half = fl_xcalloc((size_t)c0->n + 1, sizeof *half);
-	for (int i = 0; i < c0->n; i++) {
-		int nrow;
-		const struct fl_cell **row = fl_point_rows(c0, i, baseline, &nrow);
-		if (!row)
+	P.half = fl_xcalloc((size_t)P.runs[0].c.n + 1, sizeof *P.half);
+	for (int i = 0; i < P.runs[0].c.n; i++) {
+		struct pool_point Q;
+		if (!point_pool(&P, i, &Q))
 			continue;
-		const char *point = c0->c[i].point;
-		int nent = 0;
-		const struct fl_cell **ent = fl_xcalloc((size_t)nrow, sizeof *ent);
-		for (int e = 0; e < nrow; e++)
-			if (strcmp(row[e]->variant, baseline))
-				ent[nent++] = row[e];
-		struct fl_ratio *r = fl_xcalloc((size_t)(nfiles * nent) + 1, sizeof *r);
-		for (int j = 0; j < nfiles; j++) {
-			const struct fl_cell *b = fl_cell_find(&runs[j].c, point, baseline);
-			for (int e = 0; e < nent; e++) {
-				const struct fl_cell *x = fl_cell_find(&runs[j].c, point,
-								       ent[e]->variant);
-				if (!fl_cell_usable(x) || !fl_cell_usable(b) ||
-				    !fl_cell_ratio(x, b, &r[j * nent + e]))
-					r[j * nent + e] = (struct fl_ratio){ .n = 0 };
-			}
-		}
-		struct fl_pool_entry *out = fl_xcalloc((size_t)nent + 1, sizeof *out);
-		struct fl_pool_point pp;
-		fl_pool_point(nfiles, nent, r, out, &pp);
-		double band = 0;
-		for (int e = 0; e < nent; e++)
-			if (is_control(ent[e]->variant, baseline) && isfinite(out[e].conf_half))
-				band = out[e].conf_half;
-		if (!tsv) {
-			fprintf(f, "\n%s  (%d runs", point, nfiles);
-			if (isfinite(pp.tau2))
-				fprintf(f, "; between runs: the point's excess sd %.3f in ln ratio, "
-					   "%.0f%% of it common to its entries, df %.1f",
-					sqrt(pp.tau2), pp.common + pp.spread > 0 ?
-					100 * pp.common / (pp.common + pp.spread) : 0, pp.df);
-			fprintf(f, ")\n  %-20s %7s  %-27s %-27s  %-*s  %s\n", "variant", "ratio",
-				"long-run ratio, over runs", "next run's ratio", 6 * nfiles,
-				"runs' own", next ? "verdict      against" : "verdict");
-		}
-		const struct fl_cell *nb = next ? fl_cell_find(&next->c, point, baseline) : NULL;
-		for (int e = 0; e < nent; e++) {
-			const struct fl_pool_entry *o = &out[e];
-			const char *v = ent[e]->variant;
-			enum fl_verdict pv = fl_pool_verdict(o, is_control(v, baseline) ? 0 : band);
-			char cb[64], pb[64], own[256] = "";
-			size_t ol = 0;
-			for (int j = 0; j < nfiles && ol < sizeof own - 16; j++) {
-				const char *sep = j ? (tsv ? "," : " ") : "";
-				if (r[j * nent + e].n)
-					ol += (size_t)snprintf(own + ol, sizeof own - ol, "%s%.3f",
-							      sep, r[j * nent + e].median);
-				else /* no ratio in that run: its status (skipped, error) */
-					ol += (size_t)snprintf(own + ol, sizeof own - ol, "%s%s", sep,
-							      run_status(&runs[j], point, v));
-			}
-			/* the rerun's ratio and verdict */
-			struct fl_ratio nq = { .n = 0 };
-			enum fl_verdict nv = FL_UNDECIDED;
-			bool have = false, in = false, cx = false;
-			if (next) {
-				const struct fl_cell *x = fl_cell_find(&next->c, point, v);
-				nv = fl_cell_verdict(&next->c, x, nb, &nq, baseline);
-				have = fl_cell_usable(x) && fl_cell_usable(nb) &&
-				       fl_cell_ratio(x, nb, &nq) && isfinite(o->pred_half);
-				if (have) {
-					in = nq.median >= o->pred_lo && nq.median <= o->pred_hi;
-					cx = contradict(pv, nv);
-					pairs++;
-					inside += in;
-					contra += cx;
-					half[nhalf++] = o->pred_half;
-				}
-			}
-			if (tsv) {
-				fprintf(f, "%s\t%s\t%d\t", point, v, o->runs);
-				if (o->runs > 0)
-					fprintf(f, "%.4f", o->ratio);
-				if (isfinite(o->pred_half))
-					fprintf(f, "\t%.4f\t%.4f\t%.4f\t%.4f\t%s\t%.2f\t%.4f\t%s",
-						o->conf_lo, o->conf_hi, o->pred_lo, o->pred_hi,
-						fl_verdict_name(pv), o->df, sqrt(o->tau2), own);
-				else
-					fprintf(f, "\t\t\t\t\t%s\t\t\t%s", fl_verdict_name(pv), own);
-				if (next && have)
-					fprintf(f, "\t%.4f\t%s\t%s\t%s", nq.median, in ? "in" : "out",
-						fl_verdict_name(nv), cx ? "yes" : "no");
-				else if (next)
-					fprintf(f, "\t\t\t%s\t", fl_verdict_name(nv));
-				fputc('\n', f);
-				continue;
-			}
-			char rt[16] = "      -";
-			if (o->runs > 0)
-				snprintf(rt, sizeof rt, "%7.3f", o->ratio);
-			char cl[96], pl[96];
-			snprintf(cl, sizeof cl, "%s %.0f%%", range(cb, sizeof cb, o->conf_lo, o->conf_hi),
-				 100 * FL_POOL_CONF);
-			snprintf(pl, sizeof pl, "%s %.0f%%", range(pb, sizeof pb, o->pred_lo, o->pred_hi),
-				 100 * FL_POOL_PRED);
-			if (!isfinite(o->pred_half))
-				snprintf(cl, sizeof cl, "- (%d run%s)", o->runs, o->runs == 1 ? "" : "s"),
-				snprintf(pl, sizeof pl, "-");
-			fprintf(f, "  %-20s %s  %-27s %-27s  %-*s  %-6s", v, rt, cl, pl, 6 * nfiles,
-				own, fl_verdict_name(pv));
-			if (next && have)
-				fprintf(f, "  %7.3f %-3s %s%s", nq.median, in ? "in" : "OUT",
-					fl_verdict_name(nv), cx ? " !" : "");
-			else if (next)
-				fprintf(f, "  %7s     %s", "-", fl_verdict_name(nv));
-			fputc('\n', f);
-		}
-		free(out);
-		free(r);
-		free(ent);
-		free(row);
+		print_point(&P, &Q);
+		free(Q.out);
+		free(Q.r);
+		free((void *)Q.ent);
 	}
-	if (next && !tsv) {
-		double mh = NAN;
-		if (nhalf) {
-			qsort(half, (size_t)nhalf, sizeof *half, cmp_d);
-			mh = nhalf % 2 ? half[nhalf / 2] : (half[nhalf / 2 - 1] + half[nhalf / 2]) / 2;
-		}
-		fprintf(f, "\nprediction: %s's ratio inside for %d of %d (point, entry) pairs "
-			   "(%.1f%%); median half-width ×/÷%.2f; verdicts contradicting: %d\n",
-			next->path, inside, pairs, pairs ? 100.0 * inside / pairs : 0, exp(mh), contra);
+	if (P.next && !tsv)
+		summary(&P);
+	free(P.half);
+	for (int j = 0; j < nfiles + (P.next != NULL); j++) {
+		fl_cells_free(&P.runs[j].c);
+		fl_table_free(&P.runs[j].t);
 	}
-	free(half);
-	for (int j = 0; j < nfiles + (next != NULL); j++) {
-		fl_cells_free(&runs[j].c);
-		fl_table_free(&runs[j].t);
-	}
-	free(runs);
+	free(P.runs);
 	return 0;
 }

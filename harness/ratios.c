@@ -271,10 +271,10 @@ static bool times_probed(const struct fl_cells *c)
 	return any;
 }
 
-int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
-		    const char *baseline)
+/* The table's legend: what the value, the ratio, its interval, the
+ * verdict and the evidence are. */
+static void legend(FILE *f, const struct fl_cells *c, const char *baseline)
 {
-	print_machine(f, "machine: ", t);
 	/* what the value column and the ratios are of (table.h) */
 	char what[160];
 	if (c->value == FL_VALUE_NS)
@@ -306,6 +306,13 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		fprintf(f, "probed: every round (as with --probes): the times carry the collector's tax, "
 			   "6-16%% at the median contended entry, unequal across designs "
 			   "(probes/overhead.md, results/resolution.md)\n");
+}
+
+int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
+		    const char *baseline)
+{
+	print_machine(f, "machine: ", t);
+	legend(f, c, baseline);
 	if (!c->paired)
 		fprintf(f, "warning: this file predates rounds (no round column): reps are paired "
 			   "by index, not in time\n");

@@ -253,123 +253,133 @@ static bool pool_usable(const struct fl_ratio *r)
 	return r->n > 0 && r->median > 0 && isfinite(fl_ratio_log_se(r));
 }
 
+/* Entry e's runs: its mean log ratio, mean within-run variance, the
+ * rounds behind them (dfw) and its sample variance over runs (s2). */
+static void pool_entry_runs(int nrun, int nent, int e, const struct fl_ratio *r,
+			    struct fl_pool_entry *o, double *s2, double *dfw)
+{
+	*o = (struct fl_pool_entry){ .y = NAN, .ratio = NAN, .w2 = NAN, .tau2 = NAN, .df = NAN,
+				     .conf_half = NAN, .pred_half = NAN, .conf_lo = NAN,
+				     .conf_hi = NAN, .pred_lo = NAN, .pred_hi = NAN };
+	double sy = 0, sw = 0, ss = 0;
+	for (int j = 0; j < nrun; j++) {
+		const struct fl_ratio *q = &r[j * nent + e];
+		if (!pool_usable(q))
+			continue;
+		double w = fl_ratio_log_se(q);
+		o->runs++;
+		sy += log(q->median);
+		sw += w * w;
+		*dfw += q->n > 1 ? q->n - 1 : 1;
+	}
+	if (!o->runs)
+		return;
+	o->y = sy / o->runs;
+	o->ratio = exp(o->y);
+	o->w2 = sw / o->runs;
+	for (int j = 0; j < nrun; j++) {
+		const struct fl_ratio *q = &r[j * nent + e];
+		if (pool_usable(q))
+			ss += (log(q->median) - o->y) * (log(q->median) - o->y);
+	}
+	*s2 = o->runs > 1 ? ss / (o->runs - 1) : NAN;
+}
+
+/* The pool: the entries in every run, split into the run effect common to
+ * them (A) and their spread about it (B); tau2 NAN when there is none. */
+static struct fl_pool_point pool_layout(int nrun, int nent, const struct fl_ratio *r,
+					const struct fl_pool_entry *out)
+{
+	struct fl_pool_point pool = { .tau2 = NAN, .df = NAN };
+	if (nrun < 2)
+		return pool;
+	double *m = calloc((size_t)nrun, sizeof *m), sw2 = 0, ssr = 0, A = 0;
+	if (!m)
+		abort(); /* a few doubles: the harness's xalloc's answer */
+	int E = 0;
+	for (int e = 0; e < nent; e++) {
+		if (out[e].runs != nrun)
+			continue;
+		E++;
+		sw2 += out[e].w2;
+		for (int j = 0; j < nrun; j++)
+			m[j] += log(r[j * nent + e].median) - out[e].y;
+	}
+	for (int j = 0; E > 0 && j < nrun; j++) {
+		m[j] /= E;
+		A += m[j] * m[j];
+	}
+	for (int e = 0; E > 0 && e < nent; e++)
+		for (int j = 0; out[e].runs == nrun && j < nrun; j++) {
+			double z = log(r[j * nent + e].median) - out[e].y - m[j];
+			ssr += z * z;
+		}
+	free(m);
+	if (E == 0)
+		return pool;
+	A /= nrun - 1;
+	double B = ssr / (E * (nrun - 1.0)), d = nrun - 1.0, dB = (E - 1.0) * d;
+	double den = A * A / d + (dB > 0 ? B * B / dB : 0);
+	pool.entries = E;
+	pool.common = A;
+	pool.spread = B;
+	pool.tau2 = fmax(0, A + B - sw2 / E);
+	/* Satterthwaite; all runs identical to the last digit: the most the
+	 * layout has */
+	pool.df = den > 0 ? (A + B) * (A + B) / den : d + dB;
+	if (pool.df < d)
+		pool.df = d;
+	return pool;
+}
+
+/* An entry's shrunk excess, degrees of freedom and intervals. */
+static void pool_entry_intervals(struct fl_pool_entry *o, const struct fl_pool_point *pool,
+				 double s2, double dfw)
+{
+	double S = pool->common + pool->spread;
+	double d = o->runs - 1.0, x = s2 - o->w2, varpool = 0;
+	if (isfinite(pool->tau2)) {
+		o->tau2 = fmax(0, (pool->df * pool->tau2 + d * x) / (pool->df + d));
+		varpool = 2 * S * S / pool->df;
+	} else {
+		o->tau2 = fmax(0, x);
+	}
+	double V = o->w2 + o->tau2;
+	/* the standard deviations of the pool's estimate and the entry's own,
+	 * added as if fully correlated: the entry is one of the pool's, and
+	 * when one common shift is all there is they are one estimate (the
+	 * pool's d_p then 1, this df 1 too) */
+	double dp = isfinite(pool->tau2) ? pool->df : 0;
+	double sdt = (dp * sqrt(varpool) + d * sqrt(2 * V * V / d)) / (dp + d);
+	double vt = sdt * sdt;
+	double vw = 2 * o->w2 * o->w2 / dfw;
+	o->df = vt + vw > 0 ? 2 * V * V / (vt + vw) : 1e9;
+	if (o->df < d)
+		o->df = d;
+	o->conf_half = fl_t_quantile((1 + FL_POOL_CONF) / 2, o->df) * sqrt(V / o->runs);
+	o->pred_half = fl_t_quantile((1 + FL_POOL_PRED) / 2, o->df) * sqrt(V * (1 + 1.0 / o->runs));
+	o->conf_lo = exp(o->y - o->conf_half);
+	o->conf_hi = exp(o->y + o->conf_half);
+	o->pred_lo = exp(o->y - o->pred_half);
+	o->pred_hi = exp(o->y + o->pred_half);
+}
+
 void fl_pool_point(int nrun, int nent, const struct fl_ratio *r, struct fl_pool_entry *out,
 		   struct fl_pool_point *pp)
 {
-	struct fl_pool_point pool = { .tau2 = NAN, .df = NAN };
-	double *s2 = calloc((size_t)nent, sizeof *s2), *dfw = calloc((size_t)nent, sizeof *dfw);
-	double *m = calloc((size_t)(nrun > 0 ? nrun : 1), sizeof *m);
-	if (!s2 || !dfw || !m)
+	double *s2 = calloc((size_t)nent + 1, sizeof *s2), *dfw = calloc((size_t)nent + 1, sizeof *dfw);
+	if (!s2 || !dfw)
 		abort(); /* a few doubles per entry: the harness's xalloc's answer */
-	/* each entry's runs: mean log ratio, mean within-run variance, s2 */
-	for (int e = 0; e < nent; e++) {
-		struct fl_pool_entry *o = &out[e];
-		*o = (struct fl_pool_entry){ .y = NAN, .ratio = NAN, .w2 = NAN, .tau2 = NAN,
-					     .df = NAN, .conf_half = NAN, .pred_half = NAN,
-					     .conf_lo = NAN, .conf_hi = NAN, .pred_lo = NAN,
-					     .pred_hi = NAN };
-		double sy = 0, sw = 0;
-		for (int j = 0; j < nrun; j++) {
-			const struct fl_ratio *q = &r[j * nent + e];
-			if (!pool_usable(q))
-				continue;
-			double w = fl_ratio_log_se(q);
-			o->runs++;
-			sy += log(q->median);
-			sw += w * w;
-			dfw[e] += q->n > 1 ? q->n - 1 : 1;
-		}
-		if (!o->runs)
-			continue;
-		o->y = sy / o->runs;
-		o->ratio = exp(o->y);
-		o->w2 = sw / o->runs;
-		double ss = 0;
-		for (int j = 0; j < nrun; j++) {
-			const struct fl_ratio *q = &r[j * nent + e];
-			if (pool_usable(q))
-				ss += (log(q->median) - o->y) * (log(q->median) - o->y);
-		}
-		s2[e] = o->runs > 1 ? ss / (o->runs - 1) : NAN;
-	}
-	/* the pool: the entries in every run, split into the run effect common
-	 * to them (A) and their spread about it (B) */
-	if (nrun >= 2) {
-		int E = 0;
-		double sw2 = 0, ssr = 0;
-		for (int e = 0; e < nent; e++) {
-			if (out[e].runs != nrun)
-				continue;
-			E++;
-			sw2 += out[e].w2;
-			for (int j = 0; j < nrun; j++)
-				m[j] += log(r[j * nent + e].median) - out[e].y;
-		}
-		if (E > 0) {
-			double A = 0;
-			for (int j = 0; j < nrun; j++) {
-				m[j] /= E;
-				A += m[j] * m[j];
-			}
-			A /= nrun - 1;
-			for (int e = 0; e < nent; e++) {
-				if (out[e].runs != nrun)
-					continue;
-				for (int j = 0; j < nrun; j++) {
-					double z = log(r[j * nent + e].median) - out[e].y - m[j];
-					ssr += z * z;
-				}
-			}
-			double B = ssr / (E * (nrun - 1.0)), d = nrun - 1.0, dB = (E - 1.0) * d;
-			double den = A * A / d + (dB > 0 ? B * B / dB : 0);
-			pool.entries = E;
-			pool.common = A;
-			pool.spread = B;
-			pool.tau2 = fmax(0, A + B - sw2 / E);
-			/* Satterthwaite; all runs identical to the last digit: the
-			 * most the layout has */
-			pool.df = den > 0 ? (A + B) * (A + B) / den : d + dB;
-			if (pool.df < d)
-				pool.df = d;
-		}
-	}
-	double S = pool.common + pool.spread;
-	for (int e = 0; e < nent; e++) {
-		struct fl_pool_entry *o = &out[e];
-		if (o->runs < 2)
-			continue;
-		double d = o->runs - 1.0, x = s2[e] - o->w2, varpool = 0;
-		if (isfinite(pool.tau2)) {
-			o->tau2 = fmax(0, (pool.df * pool.tau2 + d * x) / (pool.df + d));
-			varpool = 2 * S * S / pool.df;
-		} else {
-			o->tau2 = fmax(0, x);
-		}
-		double V = o->w2 + o->tau2;
-		/* the standard deviations of the pool's estimate and the entry's
-		 * own, added as if fully correlated: the entry is one of the
-		 * pool's, and when one common shift is all there is they are
-		 * one estimate (the pool's d_p then 1, this df 1 too) */
-		double dp = isfinite(pool.tau2) ? pool.df : 0;
-		double sdt = (dp * sqrt(varpool) + d * sqrt(2 * V * V / d)) / (dp + d);
-		double vt = sdt * sdt;
-		double vw = 2 * o->w2 * o->w2 / dfw[e];
-		o->df = vt + vw > 0 ? 2 * V * V / (vt + vw) : 1e9;
-		if (o->df < d)
-			o->df = d;
-		o->conf_half = fl_t_quantile((1 + FL_POOL_CONF) / 2, o->df) * sqrt(V / o->runs);
-		o->pred_half = fl_t_quantile((1 + FL_POOL_PRED) / 2, o->df) *
-			       sqrt(V * (1 + 1.0 / o->runs));
-		o->conf_lo = exp(o->y - o->conf_half);
-		o->conf_hi = exp(o->y + o->conf_half);
-		o->pred_lo = exp(o->y - o->pred_half);
-		o->pred_hi = exp(o->y + o->pred_half);
-	}
+	for (int e = 0; e < nent; e++)
+		pool_entry_runs(nrun, nent, e, r, &out[e], &s2[e], &dfw[e]);
+	struct fl_pool_point pool = pool_layout(nrun, nent, r, out);
+	for (int e = 0; e < nent; e++)
+		if (out[e].runs >= 2)
+			pool_entry_intervals(&out[e], &pool, s2[e], dfw[e]);
 	if (pp)
 		*pp = pool;
 	free(s2);
 	free(dfw);
-	free(m);
 }
 
 enum fl_verdict fl_pool_verdict(const struct fl_pool_entry *e, double band)

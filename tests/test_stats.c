@@ -150,7 +150,8 @@ static void t_log_scale(void *arg)
 	/* mirrored: for every factor the verdicts of r and 1/r are mirrored
 	 * under the same floor, on the band's edges too */
 	int mirrored = 0, tried = 0;
-	for (double k = 1.01; k < 4; k *= 1.07) {
+	for (int step = 0; step < 21; step++) { /* 1.01 .. 3.9 */
+		double k = 1.01 * pow(1.07, step);
 		double a[11], b[11]; /* odd: the median of 1/a is 1 / a's median */
 		for (int i = 0; i < 11; i++) {
 			a[i] = k * (0.97 + 0.006 * i);
