@@ -112,12 +112,18 @@ fi
 got="$(probe_mix "$tmp/o.csv") $(grep -c "$note" "$tmp/o.out") $(grep -c '^# probes: off' "$tmp/o.csv")"
 want="[('glibc', '4+0'), ('glibc#2', '4+0'), ('negcount', '4+0')] 0 1"
 [ "$got" = "$want" ] && ok "--no-probes: no row probed, no note" || bad "--no-probes: $got (want $want)"
-# compare reads the note from the file: the --probes one has it, the plain one not
+# compare reads the note from the file: the --probes one has it, the plain
+# one not (where the collector loads: without it the --probes file has no
+# probed row, and no note is due)
 "$fl" compare "$tmp/e.csv" >"$tmp/ce.out" 2>&1
 "$fl" compare "$tmp/o.csv" >"$tmp/co.out" 2>&1
-[ "$(grep -c "$note" "$tmp/ce.out")$(grep -c "$note" "$tmp/co.out")" = 10 ] &&
-  ok "compare: the note on a file whose every row is probed, not on an unprobed one" ||
-  bad "compare: the note $(grep -c "$note" "$tmp/ce.out") / $(grep -c "$note" "$tmp/co.out") times"
+if grep -q '^# probes: off' "$tmp/e.csv"; then
+  skip "compare's note: the collector is not loaded here (not root, or no BPF)"
+else
+  [ "$(grep -c "$note" "$tmp/ce.out")$(grep -c "$note" "$tmp/co.out")" = 10 ] &&
+    ok "compare: the note on a file whose every row is probed, not on an unprobed one" ||
+    bad "compare: the note $(grep -c "$note" "$tmp/ce.out") / $(grep -c "$note" "$tmp/co.out") times"
+fi
 
 # Stretched reps: pingpong at 1 ms a rep holds one batch of 256 round
 # trips (two sleeps each: ~512 blocking ops), under the 8000 its workload
