@@ -80,12 +80,12 @@ static void calibrate(_Atomic int64_t *excess, int64_t n)
 	static _Atomic int64_t excess_##N = -1;                                 \
 	static int init_##N(void *p, unsigned value, int pshared)               \
 	{                                                                       \
-		calibrate(&excess_##N, N);                                      \
+		calibrate(&excess_##N, (N));                                    \
 		return fl_negcount_init_on(p, value, pshared, &fl_wa_futex);    \
 	}                                                                       \
 	static int post_##N(void *p, unsigned n)                                \
 	{                                                                       \
-		spin_for(N - atomic_load_explicit(&excess_##N, memory_order_relaxed)); \
+		spin_for((N) - atomic_load_explicit(&excess_##N, memory_order_relaxed)); \
 		return fl_negcount_post(p, n);                                  \
 	}                                                                       \
 	static const struct fl_perf perf_##N = {                                \
@@ -93,8 +93,8 @@ static void calibrate(_Atomic int64_t *excess, int64_t n)
 		.cost = #N " ns of spinning in each post, before its add",      \
 		.mimics = "a known additive cost (no library's bug): the "     \
 			  "yardstick of the table's sensitivity",               \
-		.points = POINTS,                                               \
-		.count = "cpu ns", .delay_ns = N,                               \
+		.points = (POINTS),                                             \
+		.count = "cpu ns", .delay_ns = (N),                             \
 	};                                                                      \
 	FL_VARIANT(perf_delay_##N, struct fl_negcount,                          \
 		.summary = "negcount + " #N " ns spinning in each post",        \
