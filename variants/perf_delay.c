@@ -20,16 +20,24 @@
  *   elapsed time whatever the CPU's speed (a preemption inside it past its
  *   end adds more: that is the machine's noise, as for every op).
  *
- * CALIBRATION  A loop until now >= t0 + D takes longer than D: the
- *   reads outside [t0, t_end] and the last read's landing past the end
- *   (~1.5 reads of ~25 ns here, kvm-clock through the vDSO), and on this VM
- *   a further ~2.6% of D (measured: asked 3200 - 37 ns, the loop took 3290
- *   in CLOCK_MONOTONIC and in the thread's CPU clock alike). So each rung
- *   measures its own loop once per process, at its first init (outside
- *   every timed rep): the median over 15 loops of the excess of D = N, and
- *   then spins to D = N - excess. The rung then adds N, not N + 20..90 ns,
- *   which the delay check would see. A rung whose excess exceeds N cannot
- *   be made: none here is (the smallest, 50 ns, against ~40).
+ * CALIBRATION  Reading the clock costs c (~25 ns here, kvm-clock through
+ *   the vDSO, more while the other vCPU is busy): the call's time from
+ *   entry to return is (t_last - t0) + c (half a read before the first
+ *   sample, half after the last), and a loop stopping at the first sample
+ *   past a target lands on average c/2 past it. So the loop stops at the
+ *   first t with (t - t0) + 3c/2 >= D, c the interval between its last two
+ *   samples. That still left the rungs ~2-3% long here (3285 ns for 3200,
+ *   827 for 800, standalone, the machine quiet): time the VM loses
+ *   invisibly (the guest reports no steal) in stretches longer than the
+ *   loop lands in it in proportion to its length, and a wall-clock loop
+ *   interrupted past its end ends late. So each rung also measures its own
+ *   loop once per process, at its first init (in the warm-up, outside
+ *   every timed rep): the mean excess over 2 ms of loops to D = N (a mean,
+ *   as a rep's ns per op is), and spins to D = N - excess. At most N/4 is
+ *   taken off: an init on a machine that busy would make the rung a guess.
+ *   What is left is the machine's change of state since (the delay check
+ *   shows it). A rung below ~2c cannot be made: 50 ns is the floor (two
+ *   reads).
  *
  * WHERE IT MUST COST  uncontended (the additive check): `cpu ns` grows by
  *   N per op (the loop spins on the CPU, no syscall: no kernel count moves,
@@ -38,42 +46,36 @@
  *   reports where each rung is detected. */
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "lib/clock.h"
 #include "lib/waitaddr.h"
 #include "variants/negcount.h"
 #include "variants/variant.h"
 
-static int cmp64(const void *a, const void *b)
+/* The busy loop: d ns on average from entry to return, but for the
+ * machine's tax (CALIBRATION). */
+static void spin_ns(int64_t d)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
+	int64_t t0 = fl_now_ns(), t = t0, prev;
+	do {
+		prev = t;
+		t = fl_now_ns();
+	} while ((t - t0) + 3 * (t - prev) / 2 < d);
 }
 
-/* The busy loop: until d ns past its first read. */
-static void spin_for(int64_t d)
-{
-	int64_t end = fl_now_ns() + (d > 0 ? d : 0);
-	while (fl_now_ns() < end)
-		;
-}
-
-/* A rung's excess (CALIBRATION), ns; -1: not measured. Relaxed: a number,
- * not a publication of other data; two threads measuring at once each
- * store their own, equally valid, median. */
+/* A rung's excess, ns (-1: not measured): the mean over 2 ms of loops of
+ * n (at least 16) of what each took past n, at most n/4. Relaxed: a number, not a
+ * publication of other data; two threads measuring at once each store
+ * their own, equally valid, mean. */
 static void calibrate(_Atomic int64_t *excess, int64_t n)
 {
 	if (atomic_load_explicit(excess, memory_order_relaxed) >= 0)
 		return;
-	int64_t e[15];
-	for (int i = 0; i < 15; i++) {
-		int64_t t0 = fl_now_ns();
-		spin_for(n);
-		e[i] = fl_now_ns() - t0 - n;
-	}
-	qsort(e, 15, sizeof e[0], cmp64);
-	atomic_store_explicit(excess, e[7] > 0 ? e[7] : 0, memory_order_relaxed);
+	int64_t loops = 2000000 / n < 16 ? 16 : 2000000 / n, t0 = fl_now_ns();
+	for (int64_t i = 0; i < loops; i++)
+		spin_ns(n);
+	int64_t e = (fl_now_ns() - t0) / loops - n;
+	atomic_store_explicit(excess, e < 0 ? 0 : e > n / 4 ? n / 4 : e, memory_order_relaxed);
 }
 
 #define PERF_DELAY(N, POINTS)                                                  \
@@ -85,7 +87,7 @@ static void calibrate(_Atomic int64_t *excess, int64_t n)
 	}                                                                       \
 	static int post_##N(void *p, unsigned n)                                \
 	{                                                                       \
-		spin_for((N) - atomic_load_explicit(&excess_##N, memory_order_relaxed)); \
+		spin_ns((N) - atomic_load_explicit(&excess_##N, memory_order_relaxed)); \
 		return fl_negcount_post(p, n);                                  \
 	}                                                                       \
 	static const struct fl_perf perf_##N = {                                \
