@@ -20,7 +20,13 @@
  *   and little else happens per op: barrier T=4 wake=exact and wake=all (6
  *   futex waits per phase, no resleep in negcount: the evidence's `resleep`
  *   goes from none to ~6 per phase, each holding a thread RESLEEP_NS
- *   longer). Under the park policy (the script's runs): a spinning policy
+ *   longer). Named first: the other counts from none here are the herd
+ *   bursts (each post(3) of the barrier wakes 3 who all sleep again: 2 per
+ *   phase) and, in some probed rounds, EAGAINs gone (negcount's ~0.03 per
+ *   phase against the mutant's none), and of counts from none the larger
+ *   goes first
+ *   (harness/evidence.h). Measured: slower 5-10x at both points in three
+ *   quick runs (results/sensitivity.md). Under the park policy (the script's runs): a spinning policy
  *   sleeps less and would hide part of it. */
 #include "lib/waitaddr.h"
 #include "variants/negcount.h"

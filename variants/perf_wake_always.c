@@ -19,8 +19,11 @@
  * WHERE IT MUST COST  uncontended: negcount's post finds old >= 0 and makes
  *   no syscall (its futex column is 0 there), so the op gains a whole wake
  *   syscall (~1 us here against ~30 ns), and the evidence's `wakes` goes
- *   from none to 1.000 per op — named first by the why line (so are `woke
- *   0` and `wk/post`, from none too: a tie keeps the earlier column).
+ *   from none to 1.000 per op — named first by the why line (`woke 0` and
+ *   `wk/post` come from none too; of counts from none the larger goes
+ *   first, and neither can exceed it here: the wakes that woke nobody are
+ *   some of the wakes, and a post+wait op makes one post; equal, the
+ *   earlier column stays first: harness/evidence.h).
  *
  * DESTRUCTION  The backend and the shared flag are read before the post's
  *   add (negcount.c, DESTRUCTION: after it the waiter that takes the token
