@@ -3,7 +3,10 @@
  * with the reason, never dropped), the POSIX promises it does not keep and
  * the capabilities it lacks (`breaks`, from its flags: variants/variant.h),
  * the waiting policies it takes (variants/policy.h) or, for a shipped
- * library, the one it is built with (.own_policy), and every workload. */
+ * library, the one it is built with (.own_policy), and every workload;
+ * the performance mutants in a section of their own (variant.h, struct
+ * fl_perf: not designs), and with --mutants their declarations alone, one
+ * tab-separated line each, for scripts/perf-mutants. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,13 +37,16 @@ static const char *breaks_of(unsigned flags, char *buf, size_t len)
 
 /* One option; its table is for the help, generated like every command's. */
 static const struct fl_option opts[] = {
+	{ "mutants", no_argument, 'm', NULL, "the performance mutants' declarations alone, "
+	  "tab-separated: name, parent, count, points (';' between), delay_ns, cost, mimics" },
 	{ "help", no_argument, 'h', NULL, "this text" },
 };
 
 static void usage(void)
 {
-	fl_options_usage(stdout, "usage: futexlab list\n"
-		"  lists variants with availability, and workloads\n", opts, 1,
+	fl_options_usage(stdout, "usage: futexlab list [--mutants]\n"
+		"  lists variants with availability, the performance mutants, and workloads\n",
+		opts, 2,
 		"  breaks: POSIX promises a design does not keep (the shim refuses it\n"
 		"  unless FUTEXLAB_ALLOW names them): destroy = unsafe to destroy as\n"
 		"  soon as the last wait returns (glibc BZ 12674); signal = post is not\n"
@@ -53,18 +59,30 @@ static void usage(void)
 		"  (a waiter may sleep with tokens available: futexlab hunt)\n"
 		"  policy: the waiting policies a design takes (--policy; park: as\n"
 		"  written), or the one a shipped library is built with (its own)\n"
+		"  performance mutants: a design with one known cost added (not in\n"
+		"  'all'; run by name against the parent: scripts/perf-mutants)\n"
 		"  workloads: [fairness] fills the fair_* columns; [latency: on] times\n"
 		"  its blocking op by default, [latency: --latency] only when asked\n");
 }
 
 int fl_cmd_list(int argc, char **argv)
 {
+	if (argc > 2)
+		fl_usage_error("list: unexpected argument '%s'", argv[2]);
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help")) {
 			usage();
 			return 0;
 		}
-		fl_usage_error("list: unexpected argument '%s'", argv[1]);
+		if (strcmp(argv[1], "--mutants"))
+			fl_usage_error("list: unexpected argument '%s'", argv[1]);
+		for (int i = 0; i < fl_nperf_mutants; i++) {
+			const struct fl_variant *v = fl_perf_mutants[i];
+			const struct fl_perf *p = v->perf;
+			printf("%s\t%s\t%s\t%s\t%lld\t%s\t%s\n", v->name, p->parent, p->count,
+			       p->points, p->delay_ns, p->cost, p->mimics);
+		}
+		return 0;
 	}
 	char buf[96];
 	int width = 13; /* the breaks column as wide as its longest entry */
@@ -84,6 +102,19 @@ int fl_cmd_list(int argc, char **argv)
 			printf("%-12s   policy: %s\n", "", FL_POLICY_NAMES);
 		else
 			printf("%-12s   policy: its own: %s\n", "", v->own_policy);
+	}
+	printf("\nperformance mutants: not designs, each its parent with one known cost "
+	       "(not in 'all'; scripts/perf-mutants)\n");
+	for (int i = 0; i < fl_nperf_mutants; i++) {
+		const struct fl_variant *v = fl_perf_mutants[i];
+		const struct fl_perf *p = v->perf;
+		printf("%-16s parent %s: %s\n", v->name, p->parent, p->cost);
+		printf("%-16s   mimics: %s\n", "", p->mimics);
+		if (p->points[0])
+			printf("%-16s   must cost at: %s; shown by: %s\n", "", p->points, p->count);
+		else /* a rung of the delay ladder: where it is detected is the measurement */
+			printf("%-16s   a rung of the delay ladder (no declared point; shown by: %s)\n",
+			       "", p->count);
 	}
 	printf("\n%-12s  %s\n", "workload", "what it measures");
 	for (int i = 0; i < fl_nworkloads; i++) {

@@ -9,9 +9,15 @@
  * medians are known, they differ by FL_WHY_FACTOR or more either way (or
  * one is zero and the other not), and one of them is at least FL_WHY_MIN
  * per op (the wake-to-run durations: always); the largest |log ratio|
- * first, at most two. The total of futex syscalls is left out: its kinds
+ * first, at most two (of two with one side zero, the larger nonzero side
+ * first; still tied, the earlier column). The total of futex syscalls is left out: its kinds
  * (waits, wakes) are in, and a total never differs more than its most
- * different kind. And a count the control (the baseline again, ctrl:
+ * different kind. CPU ns per op is named only when no count is: it is a
+ * total too (user + sys), its sys part what the counts itemise, and a
+ * design that is slower or faster with no count apart differs in its own
+ * instructions, which only the CPU sees (a post that spins: the fixed-delay
+ * performance mutants, variants/perf_delay.c). Named beside a count it
+ * would mostly restate the time ratio. And a count the control (the baseline again, ctrl:
  * NULL without one) already moves is no explanation: a candidate's |log
  * ratio| must exceed FL_WHY_CONTROL times the control's own on that count
  * (a control with a zero where the baseline has none, or the reverse,
@@ -30,16 +36,18 @@
 #include "harness/stats.h"
 #include "harness/table.h"
 
-/* The values a row's evidence is made of: context switches per op, then
- * the kernel counts (table.h, enum fl_kcount) at 1 + FL_K_... */
-#define FL_EV_CSW 0
-#define FL_NEV (1 + FL_NKCOUNT)
+/* The values a row's evidence is made of: CPU ns and context switches per
+ * op, then the kernel counts (table.h, enum fl_kcount) at FL_EV_K + FL_K_... */
+#define FL_EV_CPU 0
+#define FL_EV_CSW 1
+#define FL_EV_K 2
+#define FL_NEV (FL_EV_K + FL_NKCOUNT)
 void fl_evidence_values(const struct fl_cell *c, double v[FL_NEV]);
 
 #define FL_WHY_FACTOR 1.5
 #define FL_WHY_MIN 0.01
 
-/* One count named by the why line: which (FL_EV_CSW or 1 + FL_K_...),
+/* One count named by the why line: which (FL_EV_CPU, FL_EV_CSW or FL_EV_K + FL_K_...),
  * the design's median and the baseline's. */
 struct fl_why {
 	int k;

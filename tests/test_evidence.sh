@@ -130,8 +130,23 @@ check "no probe columns: csw still there, the kernel columns -" \
   test "$(field glibc 3) $(field glibc 5) $(field glibc 13)" = "0.200 - -"
 check "no probe columns: the note says how to get them" \
   grep -q '^  (no kernel counts in this file: run with --probe-rounds N, or --probes, as root)$' <<<"$out"
-check "no probe columns: the why line names the context switches only" \
-  grep -qE '^  why: negcount 4\.0x the context switches per item through the buffer$' <<<"$out"
+# (CPU per op is named only for a design no count sets apart: negcount's
+# context switches differ, its 2x CPU is not named; musl's and gosema's
+# counts are unknown here, their CPU is: harness/evidence.h)
+check "no probe columns: the why line names negcount's context switches, not its CPU" \
+  grep -qE '^  why: negcount 4\.0x the context switches per item through the buffer; musl ' <<<"$out"
+check "no probe columns: CPU for the designs no count sets apart (musl 0.5x, gosema 0.4x)" \
+  bash -c 'grep -qE "; musl 0\.5x the CPU per item through the buffer;$" <<<"$1" &&
+           grep -qE "^       gosema 0\.4x the CPU per item through the buffer$" <<<"$1"' _ "$out"
+
+# Two counts from none: the larger per op first, whatever the column order
+# (harness/evidence.h). glibc and its control without EAGAINs, musl with
+# 0.9 per op beside its 0.5 wakes that woke nobody (the earlier column).
+awk -F, -v OFS=, '!/^#/ && $34 == 1 && ($1 == "glibc" || $1 == "glibc#2") { $27 = 0 }
+                  !/^#/ && $34 == 1 && $1 == "musl" { $27 = 900 } { print }' "$d/probed.csv" >"$d/tie.csv"
+run compare "$d/tie.csv"
+check "why: of two counts from none the larger first (musl 0.9 EAGAINs before 0.5 woke 0)" \
+  grep -qE '(why: |; |^       )musl 0\.900 EAGAINs per item through the buffer against none, 0\.500 wakes that woke nobody against none(;|$)' <<<"$out"
 
 # TSV: the count medians after the 32 columns before.
 run compare --tsv "$d/probed.csv"

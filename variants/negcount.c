@@ -81,6 +81,7 @@
  *   taker of the transient surplus destroying at once — documented, not
  *   fixed (a CAS loop on every post would cost the fast path). */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -149,7 +150,7 @@ void fl_negcount_destroy(void *p)
  * (DESTRUCTION); here, not before the count add, so that a post nobody
  * waits for pays nothing. The grant add is release: it carries the poster's
  * writes to the claimant that takes the grant. */
-static void publish_grants(struct fl_negcount *s, int k)
+static inline void publish_grants(struct fl_negcount *s, int k, bool herd)
 {
 	fl_race_window(); /* claims resolved, grants not yet published */
 	const struct fl_waitaddr *wa = fl_negcount_wa(s);
@@ -157,10 +158,16 @@ static void publish_grants(struct fl_negcount *s, int k)
 	_Atomic uint32_t *word = &s->grants;
 	atomic_fetch_add_explicit(word, (uint32_t)k, memory_order_release);
 	fl_race_window(); /* granted: the claimant may destroy s now */
-	fl_notify_on(wa, word, k, shared);
+	if (herd) /* the performance mutant perf_wake_all (negcount.h): every sleeper */
+		wa->wake(word, INT_MAX, shared);
+	else
+		fl_notify_on(wa, word, k, shared);
 }
 
-int fl_negcount_post(void *p, unsigned n)
+/* negcount's post; herd: wake every sleeper instead of the k claims
+ * resolved (negcount.h, the performance mutants' hooks). Constant at each
+ * call site, so negcount's own post compiles to the code without it. */
+static inline int post_impl(void *p, unsigned n, bool herd)
 {
 	struct fl_negcount *s = p;
 	if (n > NEG_MAX)
@@ -173,9 +180,19 @@ int fl_negcount_post(void *p, unsigned n)
 	if (old < 0) {
 		/* -(int64_t)old: no INT32_MIN negation overflow */
 		int k = (int)(-(int64_t)old < n ? -(int64_t)old : n);
-		publish_grants(s, k);
+		publish_grants(s, k, herd);
 	}
 	return 0;
+}
+
+int fl_negcount_post(void *p, unsigned n)
+{
+	return post_impl(p, n, false);
+}
+
+int fl_negcount_post_herd(void *p, unsigned n)
+{
+	return post_impl(p, n, true);
 }
 
 /* The negative-counter note's clamp for a capped semaphore: a CAS loop instead
@@ -195,7 +212,7 @@ int fl_negcount_post_capped(void *p, unsigned n, int32_t cap)
 			memory_order_release, memory_order_relaxed));
 	if (old < 0) {
 		int k = (int)(-(int64_t)old < nv - old ? -(int64_t)old : nv - old);
-		publish_grants(s, k);
+		publish_grants(s, k, false);
 	}
 	return 0;
 }
@@ -259,7 +276,34 @@ static int abandon(struct fl_negcount *s, int why)
  * spinner could not win a token); a trywait loop cannot see that, so under
  * spin:N a waiter behind queued claimants spends its tries failing (each a
  * load, no CAS while count <= 0) before it claims — CPU, never a token. */
-int fl_negcount_timedwait(void *p, const struct timespec *dl)
+/* The performance mutant perf_resleep's one added cost (negcount.h): a
+ * waiter just woken (its sleep returned 0) sleeps once more on the same
+ * word, at most resleep_ns and never past its own deadline, before it
+ * re-checks — a real resleep as the probes count it (probes/columns.md:
+ * a wait on the word entered right after a wait on it returned 0). It
+ * sleeps on the value it reads, so it does sleep (a grant arriving in
+ * between makes it EAGAIN: counted all the same). Correctness: the extra
+ * sleep holds the claim it held, and takes nothing; the one thing it could
+ * do is swallow a wake meant for another sleeper on the word (a post's wake
+ * picks any of them). So a resleep ended by a wake (0) passes one wake on:
+ * wakes are conserved, and a wake nobody needed is a spurious one, which
+ * every sleeper of this design re-checks. A timeout, EINTR or EAGAIN ends
+ * it having taken no wake; the loop then re-checks as after any wake, and
+ * the caller's deadline and signals are judged by the next sleep. */
+static void resleep(struct fl_negcount *s, const struct timespec *dl, int64_t ns)
+{
+	struct timespec until = fl_deadline_after_ns(ns);
+	if (dl && fl_ts_cmp(dl, &until) < 0)
+		until = *dl;
+	const struct fl_waitaddr *wa = fl_negcount_wa(s);
+	uint32_t g = atomic_load_explicit(&s->grants, memory_order_relaxed);
+	if (wa->wait(&s->grants, g, &until, s->shared) == 0)
+		wa->wake(&s->grants, 1, s->shared);
+}
+
+/* negcount's timedwait; resleep_ns > 0: perf_resleep's extra sleep after
+ * each wake (above). Constant at each call site, as post_impl's herd. */
+static inline int timedwait_impl(void *p, const struct timespec *dl, int64_t resleep_ns)
 {
 	struct fl_negcount *s = p;
 	int32_t old = atomic_fetch_sub_explicit(&s->count, 1, memory_order_acquire);
@@ -274,7 +318,19 @@ int fl_negcount_timedwait(void *p, const struct timespec *dl)
 		if (r == ETIMEDOUT || r == EINTR || r == EINVAL)
 			return abandon(s, r);
 		/* 0 (woken, or spuriously) or EAGAIN (a grant arrived): re-check. */
+		if (resleep_ns > 0 && r == 0)
+			resleep(s, dl, resleep_ns);
 	}
+}
+
+int fl_negcount_timedwait(void *p, const struct timespec *dl)
+{
+	return timedwait_impl(p, dl, 0);
+}
+
+int fl_negcount_timedwait_resleep(void *p, const struct timespec *dl, int64_t resleep_ns)
+{
+	return timedwait_impl(p, dl, resleep_ns);
 }
 
 int fl_negcount_wait(void *p)

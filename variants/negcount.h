@@ -41,6 +41,15 @@ int fl_negcount_timedwait(void *s, const struct timespec *abs_deadline);
 int fl_negcount_getvalue(void *s);
 int fl_negcount_words(void *s, _Atomic uint32_t **out, int max);
 
+/* The performance mutants' hooks (variants/perf_mutants.c: negcount with
+ * one known cost added, every other line shared): post_herd wakes every
+ * sleeper on the grants word where negcount wakes the k claims it
+ * resolved; timedwait_resleep sleeps once more, up to resleep_ns, after
+ * each wake (negcount.c says how it stays correct). Each is negcount's
+ * own code with a constant knob, so negcount compiles to what it was. */
+int fl_negcount_post_herd(void *s, unsigned n);
+int fl_negcount_timedwait_resleep(void *s, const struct timespec *abs_deadline, int64_t resleep_ns);
+
 /* The descriptor fields every negcount-based variant shares. */
 #define FL_NEGCOUNT_OPS                                                        \
 	.value_max = FL_NEGCOUNT_MAX, .destroy = fl_negcount_destroy,          \

@@ -145,6 +145,31 @@ struct fl_variant {
 	 * this one's wait directly, and the harness and the shim refuse a
 	 * policy for it. */
 	const char *own_policy;
+	/* Non-NULL: not a design but a performance mutant (below). */
+	const struct fl_perf *perf;
+};
+
+/* A performance mutant (variants/perf_*.c; variants/README.md): a design
+ * (the parent) with one known cost added and nothing else changed, a
+ * correct semaphore that is slower by construction. It is the ground truth
+ * of the ratio table's verdicts: run against its parent as the baseline
+ * (scripts/perf-mutants), the table must flag it `slower` at every point
+ * it declares, its why line naming the declared count first. It is in the
+ * registry's second list (fl_perf_mutants), found by name (fl_variant_find:
+ * --variant, --baseline) but never part of "all" or of a suite that
+ * iterates the designs; `futexlab list` prints it apart. */
+struct fl_perf {
+	const char *parent;   /* the design it is, but for the cost */
+	const char *cost;     /* the one cost added, one line */
+	const char *mimics;   /* the real regression it mimics, cited */
+	/* Where it must cost: point names as the table prints them, without
+	 * " hash=..." ("uncontended T=1 wake=exact"), ';' between points. */
+	const char *points;
+	/* The evidence column that must show it, as the evidence block heads
+	 * it: cpu ns, csw, waits, wakes, woke 0, EAGAIN, wk/post, resleep,
+	 * herd/1k, w2r p50, w2r p99 (harness/evidence.c). */
+	const char *count;
+	long long delay_ns;   /* a fixed additive cost per post (0: none) */
 };
 
 #ifndef __cplusplus
@@ -174,10 +199,14 @@ struct fl_variant {
 	_Pragma("GCC diagnostic pop")
 #endif
 
-/* The registry (generated from variants/meson.build). */
+/* The registry (generated from variants/meson.build): the designs, then
+ * the performance mutants (fl_perf_mutants, each with .perf set). */
 extern const struct fl_variant *const fl_variants[];
 extern const int fl_nvariants;
-/* By exact name; a former name (fl_variant_name) finds its design. */
+extern const struct fl_variant *const fl_perf_mutants[];
+extern const int fl_nperf_mutants;
+/* By exact name, a design or a performance mutant; a former name
+ * (fl_variant_name) finds its design. */
 const struct fl_variant *fl_variant_find(const char *name);
 /* The current name for a former one ("posix" -> "glibc"), else name itself. */
 const char *fl_variant_name(const char *name);
