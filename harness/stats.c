@@ -336,24 +336,40 @@ static struct fl_pool_point pool_layout(int nrun, int nent, const struct fl_rati
 static void pool_entry_intervals(struct fl_pool_entry *o, const struct fl_pool_point *pool,
 				 double s2, double dfw)
 {
-	double S = pool->common + pool->spread;
-	double d = o->runs - 1.0, x = s2 - o->w2, varpool = 0;
+	double d = o->runs - 1.0, x = s2 - o->w2;
 	if (isfinite(pool->tau2)) {
 		o->tau2 = fmax(0, (pool->df * pool->tau2 + d * x) / (pool->df + d));
-		varpool = 2 * S * S / pool->df;
 	} else {
 		o->tau2 = fmax(0, x);
 	}
 	double V = o->w2 + o->tau2;
-	/* the standard deviations of the pool's estimate and the entry's own,
-	 * added as if fully correlated: the entry is one of the pool's, and
-	 * when one common shift is all there is they are one estimate (the
-	 * pool's d_p then 1, this df 1 too) */
-	double dp = isfinite(pool->tau2) ? pool->df : 0;
-	double sdt = (dp * sqrt(varpool) + d * sqrt(2 * V * V / d)) / (dp + d);
-	double vt = sdt * sdt;
+	/* Degrees of freedom: Satterthwaite's for V = w2 + tau2~, the
+	 * between-run part known as well, relatively, as the pool's: tau2~
+	 * with d_p degrees of freedom (variance 2 tau2~^2 / d_p: the entries'
+	 * between-run variances taken as proportional, limma's model), w2
+	 * with the rounds'. The entry's own spread over runs adds no degrees
+	 * of freedom of its own: the entry is one of the pool's, its
+	 * run-to-run moves mostly the point's common shift, already counted
+	 * once in d_p (one common shift alone: d_p 1, this df 1 too); its own
+	 * excess still moves tau2~ above, with its weight d. Adding d as
+	 * limma does (independent entries) would count that shift twice.
+	 * Taking the pool's absolute variance 2 S^2 / d_p instead (c9b8b1c:
+	 * S, the pool's mean square, is as large as its noisiest entries
+	 * make it) left a quiet entry of a noisy point — negcount at
+	 * pingpong in three quiet standard runs — one degree of freedom where
+	 * the point has 2.7, and a next-run interval of x/÷20000
+	 * (t_{0.995,1} = 63.7): honest, of no use. */
+	double dp = isfinite(pool->tau2) ? pool->df : d;
+	double S = pool->common + pool->spread, wt = dp / (dp + d);
+	double vt = isfinite(pool->tau2) ? wt * wt * 2 * S * S / dp : 2 * V * V / d;
 	double vw = 2 * o->w2 * o->w2 / dfw;
 	o->df = vt + vw > 0 ? 2 * V * V / (vt + vw) : 1e9;
+	/* no more than the runs hold: the pool's, and the entry's own only
+	 * for the share of the point's spread that is not the common shift
+	 * (one common shift alone: the entry's runs are the pool's, d_p) */
+	double own = S > 0 ? d * pool->spread / S : d;
+	if (o->df > dp + own)
+		o->df = dp + own;
 	if (o->df < d)
 		o->df = d;
 	o->conf_half = fl_t_quantile((1 + FL_POOL_CONF) / 2, o->df) * sqrt(V / o->runs);
