@@ -9,8 +9,9 @@
  * medians are known, they differ by FL_WHY_FACTOR or more either way (or
  * one is zero and the other not), and one of them is at least FL_WHY_MIN
  * per op (the wake-to-run durations: always); the largest |log ratio|
- * first, at most two (of two with one side zero, the larger nonzero side
- * first; still tied, the earlier column). The total of futex syscalls is left out: its kinds
+ * first, at most two (of two with one side zero — or under FL_WHY_MIN, as
+ * good as zero beside the other — the larger nonzero side first; still
+ * tied, the earlier column). The total of futex syscalls is left out: its kinds
  * (waits, wakes) are in, and a total never differs more than its most
  * different kind. CPU ns per op is named only when no count is: it is a
  * total too (user + sys), its sys part what the counts itemise, and a

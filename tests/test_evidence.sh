@@ -148,6 +148,19 @@ run compare "$d/tie.csv"
 check "why: of two counts from none the larger first (musl 0.9 EAGAINs before 0.5 woke 0)" \
   grep -qE '(why: |; |^       )musl 0\.900 EAGAINs per item through the buffer against none, 0\.500 wakes that woke nobody against none(;|$)' <<<"$out"
 
+# A count under FL_WHY_MIN (0.01 per op) is as good as none: glibc with
+# one EAGAIN in 1000 ops, its control none, musl 0.9 per op — still named
+# before the 0.5 wakes that woke nobody (from none). Before, the control's
+# 0 against glibc's 0.001 read as a spread without bound, which hid the
+# EAGAINs altogether (seen: perf_resleep at barrier, its 5.9 resleeps per
+# phase against negcount's 0.001 unnamed, herd bursts named instead).
+awk -F, -v OFS=, '!/^#/ && $34 == 1 && $1 == "glibc" { $27 = 1 }
+                  !/^#/ && $34 == 1 && $1 == "glibc#2" { $27 = 0 }
+                  !/^#/ && $34 == 1 && $1 == "musl" { $27 = 900 } { print }' "$d/probed.csv" >"$d/stray.csv"
+run compare "$d/stray.csv"
+check "why: a count under 0.01 per op is as good as none (musl 900x the EAGAINs first, not hidden by the control)" \
+  grep -qE '(why: |; |^       )musl 900x the EAGAINs per item through the buffer, 0\.500 wakes that woke nobody against none(;|$)' <<<"$out"
+
 # TSV: the count medians after the 32 columns before.
 run compare --tsv "$d/probed.csv"
 check "TSV: the probed counts as the last columns" \
