@@ -167,7 +167,9 @@ struct fl_perf {
 	const char *points;
 	/* The evidence column that must show it, as the evidence block heads
 	 * it: cpu ns, csw, waits, wakes, woke 0, EAGAIN, wk/post, resleep,
-	 * herd/1k, w2r p50, w2r p99 (harness/evidence.c). */
+	 * herd/1k, w2r p50, w2r p99 (harness/evidence.c); '|' between
+	 * columns when one cost shows in two that both come from none (the
+	 * herd: herd/1k|woke 0), either named first. */
 	const char *count;
 	long long delay_ns;   /* a fixed additive cost per post (0: none) */
 };
