@@ -81,12 +81,6 @@ static const char *run_status(const struct run *r, const char *point, const char
 	return x && !fl_cell_usable(x) ? x->status : "-";
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* faster against slower, either way */
 static bool contradict(enum fl_verdict a, enum fl_verdict b)
 {
@@ -332,12 +326,7 @@ static void load_runs(struct pool_run *P, char *const *paths, const char *agains
 
 static void summary(const struct pool_run *P)
 {
-	double *half = P->half, mh = NAN;
-	int n = P->nhalf;
-	if (n) {
-		qsort(half, (size_t)n, sizeof *half, cmp_d);
-		mh = n % 2 ? half[n / 2] : (half[n / 2 - 1] + half[n / 2]) / 2;
-	}
+	double mh = P->nhalf ? fl_median(P->half, P->nhalf) : NAN;
 	fprintf(P->f, "\nprediction: %s's ratio inside for %d of %d (point, entry) pairs "
 		      "(%.1f%%); median half-width ×/÷%.2f; verdicts contradicting: %d\n",
 		P->next->path, P->inside, P->pairs, P->pairs ? 100.0 * P->inside / P->pairs : 0,
