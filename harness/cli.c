@@ -10,26 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-void (*fl_usage_trap)(const char *line);
-
-void fl_usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	if (fl_usage_trap) {
-		char line[1024];
-		va_start(ap, fmt);
-		vsnprintf(line, sizeof line, fmt, ap);
-		va_end(ap);
-		fl_usage_trap(line);
-		abort(); /* a trap must not return */
-	}
-	fputs("futexlab: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(FL_EXIT_USAGE);
-}
 
 int64_t fl_parse_int(const char *what, const char *s, int64_t lo, int64_t hi)
 {

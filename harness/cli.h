@@ -6,14 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define FL_EXIT_USAGE 2
+#include "report/usage.h" /* fl_usage_error, FL_EXIT_USAGE */
 
-__attribute__((noreturn, format(printf, 1, 2)))
-void fl_usage_error(const char *fmt, ...);
-/* Tests only (tests/fuzz): when set, fl_usage_error hands its line to this
- * function instead of printing it and exiting, and the function must not
- * return (a fuzzer longjmps back to its loop). NULL in futexlab. */
-extern void (*fl_usage_trap)(const char *line);
 
 /* Integer in [lo, hi], named `what` in the error. */
 int64_t fl_parse_int(const char *what, const char *s, int64_t lo, int64_t hi);

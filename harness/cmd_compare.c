@@ -6,8 +6,8 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
-#include "harness/pool.h"
-#include "harness/ratios.h"
+#include "report/pool.h"
+#include "report/ratios.h"
 #include "variants/variant.h"
 
 static const struct fl_option opts[] = {

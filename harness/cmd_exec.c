@@ -18,9 +18,9 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/csv.h"
-#include "harness/exec_summary.h"
+#include "report/exec_summary.h"
 #include "harness/runner.h"
-#include "harness/xalloc.h"
+#include "report/xalloc.h"
 #include "proc/exec.h"
 #include "shim/env.h"
 

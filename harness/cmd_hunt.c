@@ -39,7 +39,7 @@
 #include "harness/commands.h"
 #include "harness/csv.h"
 #include "harness/spec.h"
-#include "harness/xalloc.h"
+#include "report/xalloc.h"
 #include "hunt/elfsym.h"
 #include "hunt/patterns.h"
 #include "hunt/preempt.h"

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "harness/catalog.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "revision.h"
@@ -23,6 +24,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		fl_usage_error("no command given (list, run, sweep, exec, hunt, compare, version; see futexlab --help)");
+	fl_catalog_install(); /* the report's names (report/catalog.h) */
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		fputs(usage, stdout);

@@ -1,11 +1,11 @@
 /* harness/rounds.c — see rounds.h. */
 #include "harness/rounds.h"
-#include "harness/stats.h"
+#include "report/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "harness/xalloc.h"
+#include "report/xalloc.h"
 
 double fl_control_resolution(const double *base, const double *ctl, int n)
 {

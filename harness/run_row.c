@@ -1,5 +1,5 @@
 /* harness/run_row.c — see run_row.h. The row is the table's cells in the
- * table's order (workloads/result_fields.h): a FIELD's cell is its value
+ * table's order (schema/result_fields.h): a FIELD's cell is its value
  * when the field's `csv` word holds for the row, else empty; a COLUMN's is
  * written by its function below, one a column. Then the perf and the probe
  * cells. */

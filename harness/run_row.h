@@ -1,5 +1,5 @@
 /* harness/run_row.h — the run CSV's header and one rep's row, generated
- * from the one table of a rep's result (workloads/result_fields.h; the
+ * from the one table of a rep's result (schema/result_fields.h; the
  * columns' names: columns.h), then the perf and probe columns their
  * modules write (probes/perf.h, probes/probes.h). The schema, column by
  * column: harness/csv.md. */
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "harness/columns.h"
+#include "schema/columns.h"
 #include "probes/perf.h"
 #include "harness/spec.h"
 

@@ -25,7 +25,7 @@
 #include "harness/cli.h"
 #include "lib/prctl.h"
 #include "lib/wake.h"
-#include "harness/xalloc.h"
+#include "report/xalloc.h"
 
 /* The presets: each a list of groups (one cartesian product each), in one
  * table. quick is the README's default — every variant on the main

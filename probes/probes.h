@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "schema/word.h"
 
 enum fl_probes_mode {
 	FL_PROBES_DEFAULT, /* on when root and BPF works; a line if it does not */
@@ -71,22 +72,7 @@ void fl_probes_count_cgroup(uint64_t id);
  * why and that rep's probe columns are empty, never this process's counts. */
 void fl_probes_count_process(pid_t pid);
 
-/* One futex word of the last rep (follow mode). A private word is a
- * process's address; a shared one (a non-private op on shared memory) is a
- * file's offset, whichever processes map it. */
-#define FL_WORD_PIDS 4
-struct fl_word {
-	unsigned tgid;                      /* a private word's process; 0: shared */
-	unsigned long long uaddr;           /* the address; a shared word's offset */
-	unsigned long long ino;             /* a shared word's file (inode); 0: private */
-	unsigned dev;                       /* its device (the kernel's encoding) */
-	unsigned pids[FL_WORD_PIDS];        /* the processes that waited or woke on it */
-	int npids;
-	bool more;                          /* more processes than pids[] holds */
-	unsigned long long waits, wait_ns;  /* waits that ended, their time in the kernel */
-	unsigned long long wakes, woken;    /* wakes entered on it, threads they woke */
-	unsigned long long eagain, timedout;
-};
+/* One futex word of the last rep (follow mode): schema/word.h. */
 /* The last rep's words, up to n, by waits (by 0) or total wait time (by 1);
  * returns how many; *nwords: distinct words seen; *lost: words the map
  * could not hold. 0 when the probes are off or not following. */

@@ -1,7 +1,7 @@
 /* proc/wire.c — see wire.h. The two field tables below are the whole
  * wire format of struct fl_params and struct fl_result: the parameters' is
  * listed here (a new parameter is a new line here); the result's is
- * generated from the one table of result fields (workloads/result_fields.h),
+ * generated from the one table of result fields (schema/result_fields.h),
  * so every field of the result crosses the wire with no line here. */
 #include "proc/wire.h"
 
@@ -102,7 +102,7 @@ static const struct field params_fields[] = {
 };
 
 /* The result's fields: every FIELD of the one table
- * (workloads/result_fields.h), in its order. */
+ * (schema/result_fields.h), in its order. */
 #define RESULT_FIELD(kind, name, arg, csv) FIELD(fl_result, name, F_##kind),
 static const struct field result_fields[] = {
 	FL_RESULT_TABLE(RESULT_FIELD, FL_RESULT_SKIP_COLUMN)

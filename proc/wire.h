@@ -3,7 +3,7 @@
  * and the helper (musl-gcc, static). Text, one `key=value` a line, so that
  * a field added to struct fl_params is one line in a table of wire.c, one
  * added to struct fl_result crosses with no line at all (its table is
- * workloads/result_fields.h), and a helper built from another revision is
+ * schema/result_fields.h), and a helper built from another revision is
  * caught (an unknown key is an error, never dropped).
  *
  * A message is its kind on a line of its own, then key=value lines, then

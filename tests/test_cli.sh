@@ -309,7 +309,7 @@ check "slower at half the CPU: 'slower, 0.5x CPU' (cpu ns/op 51.8, csw/op 0.200)
 check "~ at three times the CPU: '~, 3.0x CPU'" grep -qE '^  split .* ~, 3\.0x CPU$' <<<"$out"
 check "faster at the same CPU: no note" \
   bash -c 'grep -qE "^  musl +53\.5 .* faster$" <<<"$1" && test "$2" = "103.5 0.500"' _ "$out" "$(ev musl)"
-# The libraries line (harness/peers.h): the fastest library (a design with
+# The libraries line (report/peers.h): the fastest library (a design with
 # its own policy), the futexlab entry closest to it (a CPU-cheap one first),
 # within 5% of its time at <= 1.05x its CPU or not; the count at the end.
 check "libraries line: glibc the fastest library, musl (0.5x the time at its CPU) within" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/test_evidence.sh — the evidence block, the why line, probed rounds
-# (harness/evidence.h, harness/table.h) on crafted CSVs: `futexlab compare
+# (report/evidence.h, report/table.h) on crafted CSVs: `futexlab compare
 # FILE`, `compare --tsv`, `compare A B`. Usage: test_evidence.sh path/to/futexlab
 set -u
 fl=$1
@@ -132,7 +132,7 @@ check "no probe columns: the note says how to get them" \
   grep -q '^  (no kernel counts in this file: run with --probe-rounds N, or --probes, as root)$' <<<"$out"
 # (CPU per op is named only for a design no count sets apart: negcount's
 # context switches differ, its 2x CPU is not named; musl's and gosema's
-# counts are unknown here, their CPU is: harness/evidence.h)
+# counts are unknown here, their CPU is: report/evidence.h)
 check "no probe columns: the why line names negcount's context switches, not its CPU" \
   grep -qE '^  why: negcount 4\.0x the context switches per item through the buffer; musl ' <<<"$out"
 check "no probe columns: CPU for the designs no count sets apart (musl 0.5x, gosema 0.4x)" \
@@ -140,7 +140,7 @@ check "no probe columns: CPU for the designs no count sets apart (musl 0.5x, gos
            grep -qE "^       gosema 0\.4x the CPU per item through the buffer$" <<<"$1"' _ "$out"
 
 # Two counts from none: the larger per op first, whatever the column order
-# (harness/evidence.h). glibc and its control without EAGAINs, musl with
+# (report/evidence.h). glibc and its control without EAGAINs, musl with
 # 0.9 per op beside its 0.5 wakes that woke nobody (the earlier column).
 awk -F, -v OFS=, '!/^#/ && $34 == 1 && ($1 == "glibc" || $1 == "glibc#2") { $27 = 0 }
                   !/^#/ && $34 == 1 && $1 == "musl" { $27 = 900 } { print }' "$d/probed.csv" >"$d/tie.csv"

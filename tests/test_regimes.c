@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #include "tests/check.h"
-#include "harness/regimes.h"
-#include "harness/stats.h"
-#include "harness/table.h"
+#include "report/regimes.h"
+#include "report/stats.h"
+#include "report/table.h"
 
 #define TRIALS 4000
 

@@ -16,7 +16,7 @@
 
 #include "tests/check.h"
 #include "harness/rounds.h"
-#include "harness/stats.h"
+#include "report/stats.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 

@@ -1,5 +1,5 @@
 /* tests/test_schema.c — the pieces of the result's schema against the one
- * table (workloads/result_fields.h):
+ * table (schema/result_fields.h):
  *   - the run CSV's header is the table's columns (byte for byte the
  *     header every CSV so far was written with: golden text below), then
  *     the perf columns, then the probe columns, and no name twice;
@@ -26,7 +26,7 @@
 #include "probes/probes.h"
 #include "proc/wire.h"
 #include "harness/run_row.h"
-#include "harness/table.h"
+#include "report/table.h"
 #include "tests/expect.h"
 
 

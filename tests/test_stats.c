@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "tests/check.h"
-#include "harness/stats.h"
+#include "report/stats.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 

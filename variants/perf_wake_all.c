@@ -22,7 +22,7 @@
  *   none in negcount (its wake-one cannot make one), 6-12 per round here,
  *   and `woke 0`, 3-8 per round from none too (the posts that find
  *   everyone awake): both the herd's, and which is named first (of two
- *   counts from none the larger: harness/evidence.h) is the run's draw —
+ *   counts from none the larger: report/evidence.h) is the run's draw —
  *   herd/1k in two quiet standard runs, woke 0 in a third (8.24 against
  *   6.52) — so both are declared, either first. Measured (one quick-settings sweep, wake-each T=8,
  *   16, 32): 1.16x [0.93, 1.45] ~, 3.46x [2.25, 3.81] slower, 6.42x slower;

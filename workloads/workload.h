@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "lib/clock.h"
-#include "workloads/result_fields.h"
+#include "schema/result_fields.h"
 #include "variants/variant.h"
 #include "workloads/hist.h"
 #include "workloads/sem.h" /* struct fl_sem and the fl_sem_* wrappers */

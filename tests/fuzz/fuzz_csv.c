@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_csv.c — `futexlab compare` on arbitrary bytes.
  *
  * The input is a CSV file, read through fmemopen by the reader that
- * fl_table_load uses (harness/table.c), then taken as far as compare takes
+ * fl_table_load uses (report/table.c), then taken as far as compare takes
  * it: cells (fl_cells_build), the TSV, the ratio table when the baseline
  * `glibc` is in it (compare refuses a file without it), and before/after
  * both ways (by ratios, and --absolute). An input holding a line that is a
@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "tests/fuzz/fuzz.h"
-#include "harness/ratios.h"
-#include "harness/table.h"
+#include "report/ratios.h"
+#include "report/table.h"
 
 static FILE *devnull;
 

@@ -1,4 +1,4 @@
-/* harness/pool.h — `futexlab compare --pool A.csv B.csv [C.csv...]`: runs
+/* report/pool.h — `futexlab compare --pool A.csv B.csv [C.csv...]`: runs
  * of one configuration pooled with the run as the top level (the
  * estimator and why: stats.h, "Runs as the top level").
  *

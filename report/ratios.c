@@ -1,16 +1,15 @@
-/* harness/ratios.c — the ratio table, before/after, TSV (ratios.h). */
-#include "harness/ratios.h"
-#include "harness/evidence.h"
-#include "harness/peers.h"
-#include "harness/regimes.h"
+/* report/ratios.c — the ratio table, before/after, TSV (ratios.h). */
+#include "report/ratios.h"
+#include "report/evidence.h"
+#include "report/peers.h"
+#include "report/regimes.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "variants/variant.h"
-#include "workloads/workload.h"
-#include "harness/xalloc.h"
+#include "report/catalog.h"
+#include "report/xalloc.h"
 
 static void print_machine(FILE *f, const char *label, const struct fl_table *t)
 {
@@ -159,10 +158,12 @@ static int rank(const char *variant, const char *baseline)
 		base[l - 2] = '\0';
 	bool is_base = !strcmp(base, baseline);
 	base[strcspn(base, "@")] = '\0'; /* NAME@POLICY: beside NAME */
-	for (int i = 0; i < fl_nvariants; i++)
-		if (!strcmp(fl_variants[i]->name, base))
-			return 4 * i + (is_base ? control : 2);
-	return 4 * fl_nvariants + (strncmp(base, "floor-", 6) != 0);
+	int n, i = fl_catalog_rank(base, &n);
+	if (i >= 0)
+		return 4 * i + (is_base ? control : 2);
+	if (is_base) /* no catalog: the baseline and its control still lead */
+		return control;
+	return 4 * n + 2 + (strncmp(base, "floor-", 6) != 0);
 }
 
 static const char *sort_baseline;
@@ -571,8 +572,7 @@ static void tsv_num(FILE *f, double x)
 static void tsv_line(FILE *f, const struct fl_cells *c, const struct fl_cell *x,
 		     const char *baseline)
 {
-	const struct fl_workload *w = fl_workload_find(x->workload);
-	const char *op = w ? w->op : "op"; /* what one op is, for plot titles */
+	const char *op = fl_catalog_op(x->workload); /* what one op is, for plot titles */
 	if (!fl_cell_usable(x)) {
 		fprintf(f, "%s\t%s\t%s\t%d\t%s\t0\t\t\t\t\t\t\t\t%s\t\t\t\t", x->workload,
 			x->point, x->variant, x->threads, x->status, op);

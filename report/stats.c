@@ -1,5 +1,5 @@
-/* harness/stats.c — see stats.h. */
-#include "harness/stats.h"
+/* report/stats.c — see stats.h. */
+#include "report/stats.h"
 
 #include <math.h>
 #include <stdio.h>

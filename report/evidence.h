@@ -1,4 +1,4 @@
-/* harness/evidence.h — what explains a time: under each point's ratio
+/* report/evidence.h — what explains a time: under each point's ratio
  * table, per row the medians over rounds of CPU ns and context switches per
  * op (its timed rounds) and of the kernel's futex counts per op (its probed
  * rounds: table.h), then one line naming, for each design faster or slower
@@ -34,8 +34,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "harness/stats.h"
-#include "harness/table.h"
+#include "report/stats.h"
+#include "report/table.h"
 
 /* The values a row's evidence is made of: CPU ns and context switches per
  * op, then the kernel counts (table.h, enum fl_kcount) at FL_EV_K + FL_K_... */

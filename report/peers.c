@@ -1,24 +1,11 @@
-/* harness/peers.c — the futexlab designs against the fastest shipped
+/* report/peers.c — the futexlab designs against the fastest shipped
  * library, point by point (peers.h). */
-#include "harness/peers.h"
+#include "report/peers.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "variants/variant.h"
-
-/* The registered design of an entry label (NAME or NAME@POLICY), or NULL
- * for a floor, the control (BASELINE#2) or anything unknown. */
-static const struct fl_variant *design_of(const char *label)
-{
-	char name[64];
-	size_t n = strcspn(label, "@#");
-	if (label[n] == '#' || n >= sizeof name)
-		return NULL;
-	memcpy(name, label, n);
-	name[n] = '\0';
-	return fl_variant_find(name);
-}
+#include "report/catalog.h"
 
 struct closest {
 	const struct fl_cell *y;
@@ -45,15 +32,13 @@ void fl_peers_line(FILE *f, const struct fl_cell *const *row, int nrow, bool reg
 {
 	const struct fl_cell *lib = NULL;
 	for (int i = 0; i < nrow; i++) {
-		const struct fl_variant *v = design_of(row[i]->variant);
-		if (v && v->own_policy && fl_cell_usable(row[i]) &&
+		if (fl_catalog_kind(row[i]->variant) == FL_KIND_LIBRARY && fl_cell_usable(row[i]) &&
 		    (!lib || row[i]->ns.median < lib->ns.median))
 			lib = row[i];
 	}
 	struct closest best = { 0 };
 	for (int i = 0; lib && i < nrow; i++) {
-		const struct fl_variant *v = design_of(row[i]->variant);
-		if (v && !v->own_policy && fl_cell_usable(row[i]))
+		if (fl_catalog_kind(row[i]->variant) == FL_KIND_DESIGN && fl_cell_usable(row[i]))
 			consider(&best, row[i], lib);
 	}
 	if (!best.y)

@@ -1,19 +1,19 @@
-/* harness/exec_summary.c — the per-program summary of `futexlab exec`
+/* report/exec_summary.c — the per-program summary of `futexlab exec`
  * (exec_summary.h): what each design made the program do, from the run's
  * rows (medians over the timed rounds, the kernel's counts over the probed
  * ones), and the futex words it contended on, from the collector's
  * per-word counts of one probed rep per design (the one whose wall time is
  * the median of that design's probed reps: a typical run, not the worst). */
-#include "harness/exec_summary.h"
+#include "report/exec_summary.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/columns.h"
-#include "harness/ratios.h"
-#include "harness/stats.h"
-#include "harness/xalloc.h"
+#include "schema/columns.h"
+#include "report/ratios.h"
+#include "report/stats.h"
+#include "report/xalloc.h"
 
 /* Whether row r was probed (its `probed` cell is 1). */
 static bool probed_row(const struct fl_table *t, char **r)

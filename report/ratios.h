@@ -1,4 +1,4 @@
-/* harness/ratios.h — the ratio table, the before/after comparison and the
+/* report/ratios.h — the ratio table, the before/after comparison and the
  * TSV: what the tables say, from cells (table.h).
  *
  * Every verdict is a paired one (stats.h): a variant against the baseline
@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "harness/evidence.h" /* fl_dur_text */
-#include "harness/table.h"
+#include "report/evidence.h" /* fl_dur_text */
+#include "report/table.h"
 
 /* The ratio table of every entry against `baseline`, per point (its first
  * line with its rounds): median ns, the paired ratio, its interval and the

@@ -1,4 +1,4 @@
-/* workloads/result_fields.h — the one table of a rep's result: every field
+/* schema/result_fields.h — the one table of a rep's result: every field
  * of struct fl_result (but the latency histogram, a pointer: `lat`), and
  * every column of the run CSV's row, in one ordered list. From it are
  * generated:
@@ -9,7 +9,7 @@
  *   - the run CSV's header and row cells, in this order (harness/run_row.c),
  *     then the perf and probe columns, which their own modules write;
  *   - the names the CSV reader looks columns up by (FL_COL(name):
- *     harness/columns.h; a column the table does not write does not
+ *     schema/columns.h; a column the table does not write does not
  *     compile).
  * tests/test_schema.c checks the pieces that are not generated against it.
  *

@@ -1,4 +1,4 @@
-/* harness/table.h — reading futexlab CSVs back: metadata, points, cells,
+/* report/table.h — reading futexlab CSVs back: metadata, points, cells,
  * and the paired ratios every verdict is made of (ratios.h prints them).
  *
  * A CSV is: '#' metadata lines ("# futexlab REV", then "# key: value" for
@@ -36,7 +36,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "harness/stats.h"
+#include "report/stats.h"
 
 /* A row's value, the one figure its medians, paired ratios, verdicts,
  * control, intervals and regimes are taken of (fl_cells_build decides it

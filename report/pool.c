@@ -1,15 +1,15 @@
-/* harness/pool.c — compare --pool (pool.h). */
-#include "harness/pool.h"
+/* report/pool.c — compare --pool (pool.h). */
+#include "report/pool.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/cli.h"
-#include "harness/ratios.h"
-#include "harness/stats.h"
-#include "harness/table.h"
-#include "harness/xalloc.h"
+#include "report/usage.h"
+#include "report/ratios.h"
+#include "report/stats.h"
+#include "report/table.h"
+#include "report/xalloc.h"
 
 struct run {
 	const char *path;
@@ -112,7 +112,7 @@ static void header(FILE *f, struct run *runs, int nruns, const struct run *next,
 		}
 	fprintf(f, "ratio: each run's median per-round ratio to %s (its ratio table's), pooled "
 		   "over the runs on the\nlog scale (the geometric mean); the run is the top level "
-		   "(harness/stats.h, \"Runs as the top level\")\n", baseline);
+		   "(report/stats.h, \"Runs as the top level\")\n", baseline);
 	fprintf(f, "long-run ratio, over runs (%.0f%%): where the ratio of infinitely many such "
 		   "runs lies\nnext run's ratio (%.0f%%): where the median ratio of the next "
 		   "identical run will land (check a rerun against it)\n",

@@ -1,4 +1,4 @@
-/* harness/exec_summary.h — the per-program summary of `futexlab exec`: the
+/* report/exec_summary.h — the per-program summary of `futexlab exec`: the
  * designs side by side on what the program did (wall, CPU, context
  * switches, semaphores on the design, processes) and on what the kernel saw
  * (futex calls by op, wakes that woke nobody, herds, EAGAIN storms, wait
@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "probes/probes.h"
-#include "harness/table.h"
+#include "schema/word.h"
+#include "report/table.h"
 
 #define FL_EXEC_TOP 5
 

@@ -1,4 +1,4 @@
-/* harness/regimes.h — a point whose baseline runs in two states, named.
+/* report/regimes.h — a point whose baseline runs in two states, named.
  *
  * On a contended point a design can settle into one of two behaviours for
  * a whole rep: pool T=2 K=1 on 2 vCPUs either hands the token over at every
@@ -107,8 +107,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "harness/stats.h"
-#include "harness/table.h"
+#include "report/stats.h"
+#include "report/table.h"
 
 #define FL_REGIME_MIN_ROUNDS 3
 #define FL_REGIME_MIN_SHARE 0.20

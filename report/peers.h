@@ -1,4 +1,4 @@
-/* harness/peers.h — the question the ratio table exists for, asked of every
+/* report/peers.h — the question the ratio table exists for, asked of every
  * point: does some futexlab design, under some waiting policy, match the
  * fastest shipped library (a registered design with its own policy:
  * glibc, musl-libc, cxx-gnu, cxx-llvm; variant.h .own_policy) — in time
@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "harness/table.h"
+#include "report/table.h"
 
 #define FL_PEERS_TIME 1.05
 #define FL_PEERS_CPU 1.05

@@ -1,12 +1,12 @@
-/* harness/columns.h — the names of the run CSV's columns that the one
- * table of a rep's result (workloads/result_fields.h) lists, for the writer
+/* schema/columns.h — the names of the run CSV's columns that the one
+ * table of a rep's result (schema/result_fields.h) lists, for the writer
  * (run_row.h) and the reader (table.h) alike. The perf and probe columns
  * that follow them in the file are their modules' (probes/perf.h,
  * probes/probes.h). */
 #ifndef FUTEXLAB_COLUMNS_H
 #define FUTEXLAB_COLUMNS_H
 
-#include "workloads/result_fields.h"
+#include "schema/result_fields.h"
 
 /* The table's columns, in order: FL_RUN_COL_name indexes fl_run_cols[]. */
 #define FL_RUN_COL_ENUM_FIELD(kind, name, arg, csv) FL_RESULT_CSV_##csv(FL_RUN_COL_##name,)

@@ -1,5 +1,5 @@
-/* harness/columns.c — see columns.h: the names, generated from the table. */
-#include "harness/columns.h"
+/* schema/columns.c — see columns.h: the names, generated from the table. */
+#include "schema/columns.h"
 
 #define NAME_FIELD(kind, name, arg, csv) FL_RESULT_CSV_##csv(const char fl_col_##name[] = #name;)
 #define NAME_COLUMN(name) const char fl_col_##name[] = #name;

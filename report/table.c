@@ -1,8 +1,8 @@
-/* harness/table.c — CSV text -> table -> cells -> paired ratios (table.h).
+/* report/table.c — CSV text -> table -> cells -> paired ratios (table.h).
  * Every column it looks up by name is FL_COL(name) (columns.h): a name the
- * run CSV's table (workloads/result_fields.h) does not write does not
+ * run CSV's table (schema/result_fields.h) does not write does not
  * compile. */
-#include "harness/table.h"
+#include "report/table.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/columns.h"
-#include "harness/xalloc.h"
-#include "variants/variant.h"
+#include "schema/columns.h"
+#include "report/xalloc.h"
+#include "report/catalog.h"
 
 /* Older files' name of the round column: `rep` (the rep's index in files
  * from before rounds, the round since; files from before the renames have
@@ -156,7 +156,7 @@ static void rename_former(struct fl_table *t)
 			continue;
 		memcpy(name, v, l);
 		name[l] = '\0';
-		const char *now = fl_variant_name(name);
+		const char *now = fl_catalog_current(name);
 		if (now == name)
 			continue;
 		char *nv = fl_xmalloc(strlen(now) + strlen(v + l) + 1);

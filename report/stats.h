@@ -1,4 +1,4 @@
-/* harness/stats.h — summaries over the reps of one point, and the paired
+/* report/stats.h — summaries over the reps of one point, and the paired
  * ratios that every verdict comes from.
  *
  * Every figure futexlab reports is a median over reps, never a mean: a rep

@@ -1,12 +1,12 @@
-/* harness/regimes.c — two states of a point's baseline (regimes.h). */
-#include "harness/regimes.h"
-#include "harness/evidence.h"
+/* report/regimes.c — two states of a point's baseline (regimes.h). */
+#include "report/regimes.h"
+#include "report/evidence.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/xalloc.h"
+#include "report/xalloc.h"
 
 /* The least within-state spread the distance is measured against (1% in
  * log terms): a rep is never timed better than that, and crafted samples

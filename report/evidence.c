@@ -1,10 +1,10 @@
-/* harness/evidence.c — the evidence block and the why line (evidence.h). */
-#include "harness/evidence.h"
+/* report/evidence.c — the evidence block and the why line (evidence.h). */
+#include "report/evidence.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "workloads/workload.h"
+#include "report/catalog.h"
 
 enum ev_kind { CPU, PER_OP, PER_POST, HERD, DUR };
 
@@ -325,8 +325,7 @@ void fl_print_evidence(FILE *f, const struct fl_cell *const *row, int nrow,
 		any |= fl_cell_usable(row[j]);
 	if (!any)
 		return;
-	const struct fl_workload *w = fl_workload_find(row[0]->workload);
-	const char *op = w ? w->op : "op";
+	const char *op = fl_catalog_op(row[0]->workload);
 	block(f, row, nrow, op, probed_file);
 	if (fl_cell_usable(ref))
 		why_line(f, row, nrow, ref, v, op);
