@@ -256,6 +256,17 @@ static void point_evidence(FILE *f, const struct fl_cells *c, const struct fl_ce
 	free(v);
 }
 
+bool fl_print_point_notes(FILE *f, const struct fl_cells *c, const struct fl_cell **row,
+			  int nrow, const struct fl_cell *ref, const char *baseline, bool probed,
+			  struct fl_peers_tally *peers)
+{
+	bool regimes = fl_print_regimes(f, c, row, nrow, ref, baseline);
+	print_extras(f, row, nrow);
+	point_evidence(f, c, row, nrow, ref, baseline, probed);
+	fl_peers_line(f, row, nrow, fl_point_has_regimes(ref), peers);
+	return regimes;
+}
+
 /* Whether every time of the table was taken in a probed round: some cell
  * has ok reps and none an unprobed one (a --probes run, or an older file
  * with the counts on every row; a cell with both keeps its unprobed reps:
@@ -343,11 +354,8 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 				print_row(f, c, y, ref, baseline, &cs);
 			}
 		}
-		regimes += fl_print_regimes(f, c, row, nrow, ref, baseline);
+		regimes += fl_print_point_notes(f, c, row, nrow, ref, baseline, probed, &peers);
 		points += fl_cell_usable(ref);
-		print_extras(f, row, nrow);
-		point_evidence(f, c, row, nrow, ref, baseline, probed);
-		fl_peers_line(f, row, nrow, fl_point_has_regimes(ref), &peers);
 		free(row);
 	}
 	if (cs.points) {
@@ -653,4 +661,20 @@ enum fl_verdict fl_cell_verdict(const struct fl_cells *c, const struct fl_cell *
 	if (q)
 		*q = j.q;
 	return fl_point_has_regimes(ref) ? FL_UNDECIDED : j.v;
+}
+
+const char *fl_cell_verdict_text(char *b, size_t n, const struct fl_cells *c,
+				 const struct fl_cell *y, const struct fl_cell *ref,
+				 const char *baseline)
+{
+	struct judged j;
+	if (y == ref)
+		snprintf(b, n, "baseline");
+	else if (!fl_cell_usable(y) || !fl_cell_usable(ref) || !judge(c, y, ref, baseline, &j))
+		snprintf(b, n, "-");
+	else if (fl_point_has_regimes(ref))
+		snprintf(b, n, "regimes (below)");
+	else
+		verdict_text(b, n, fl_verdict_name(j.v), "~", j.v, j.cpu, j.cv, j.cq.median);
+	return b;
 }

@@ -24,6 +24,16 @@
 int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 		    const char *baseline);
 
+/* What the ratio table prints under a point's rows (row: fl_point_rows'
+ * order, ref its baseline's cell): the regimes block, the fairness and
+ * latency medians, the evidence block and its why line, the libraries line
+ * (counted in peers). probed: some row of the file was probed. Returns
+ * whether the point runs in two regimes. */
+struct fl_peers_tally;
+bool fl_print_point_notes(FILE *f, const struct fl_cells *c, const struct fl_cell **row,
+			  int nrow, const struct fl_cell *ref, const char *baseline, bool probed,
+			  struct fl_peers_tally *peers);
+
 /* Before (a) / after (b): prints the (point, variant) pairs that changed
  * beyond the noise (every pair with `all`; a changed one ends with the
  * count that changed most: fl_evidence_change) and the line
@@ -47,5 +57,10 @@ const struct fl_cell **fl_point_rows(const struct fl_cells *c, int i, const char
 				     int *nrow);
 enum fl_verdict fl_cell_verdict(const struct fl_cells *c, const struct fl_cell *y,
 				const struct fl_cell *ref, struct fl_ratio *q, const char *baseline);
+/* The verdict column's text as the ratio table prints it ("faster, 2.8x
+ * CPU", "~", "baseline", "regimes (below)"; "-": no pairs), in b. */
+const char *fl_cell_verdict_text(char *b, size_t n, const struct fl_cells *c,
+				 const struct fl_cell *y, const struct fl_cell *ref,
+				 const char *baseline);
 
 #endif
