@@ -1,0 +1,380 @@
+/* report/html.c — the HTML report's page (html.h): the runs' metadata, the
+ * summary matrix, each point's ratio table, figures and evidence, the
+ * designs' lines. The figures: html_plots.c; the pooled part: html_pool.c. */
+#include "report/html.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report/catalog.h"
+#include "report/html_point.h"
+#include "report/html_pool.h"
+#include "report/peers.h"
+#include "report/ratios.h"
+#include "report/regimes.h"
+#include "report/summary.h"
+#include "report/svg.h"
+#include "report/usage.h"
+#include "report/xalloc.h"
+
+static const char style[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1400px;padding:0 1em;"
+	"color:#111}\nh1{font-size:1.5em}h2{border-bottom:2px solid #ccc;margin-top:2em}"
+	"h3{margin:1.6em 0 .4em;font-family:monospace;font-size:1.1em}\n"
+	"table{border-collapse:collapse;margin:.4em 0}td,th{padding:2px 8px;border-bottom:1px solid "
+	"#e4e4e4;text-align:right;white-space:nowrap}th{background:#f2f2f2}\n"
+	"td.entry,td.k,td.v,th.entry{text-align:left}td.v{white-space:normal}\n"
+	"table.matrix td{font-family:monospace;font-size:12px}table.matrix th.pt{writing-mode:"
+	"vertical-rl;transform:rotate(180deg);text-align:left;font-weight:normal;font-size:12px}\n"
+	"td.win{white-space:normal;font-size:11px;max-width:9em;text-align:left}"
+	"table.meta td{padding:0 8px;font-size:12px;border:0}\n"
+	".v1,td.v1{color:#0a7a2a;font-weight:bold}.v2,td.v2{color:#b3261e;font-weight:bold}"
+	".v0{color:#555}.v3{color:#999}\n"
+	"pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:12px}\n"
+	".figs{display:flex;flex-wrap:wrap;gap:1em}figure{margin:.5em 0;width:680px}"
+	"figure svg{width:100%;height:auto}figure#legend{width:460px}"
+	"figcaption{font-size:12px;color:#333}\n"
+	"svg text{font:11px system-ui,sans-serif;fill:#222}svg text.lab{font-size:12px}"
+	"svg text.pl{font-size:10px}svg text.lib{font-weight:bold}svg text.na{fill:#999}\n"
+	"svg .ax{stroke:#444}svg .grid{stroke:#e2e2e2}svg .one{stroke:#000;stroke-dasharray:4 3}\n"
+	"svg text.v1{fill:#0a7a2a}svg text.v2{fill:#b3261e}\n";
+
+const char *fl_report_path(char *b, size_t n, const char *first_csv, const char *out)
+{
+	size_t l;
+	if (out && (l = strlen(out)) >= 5 && !strcmp(out + l - 5, ".html")) {
+		snprintf(b, n, "%s", out);
+	} else if (out) {
+		if (mkdir(out, 0777) && errno != EEXIST)
+			fl_usage_error("report: cannot make the directory %s: %s", out, strerror(errno));
+		snprintf(b, n, "%s/index.html", out);
+	} else {
+		l = strlen(first_csv);
+		if (l >= 4 && !strcmp(first_csv + l - 4, ".csv"))
+			l -= 4;
+		snprintf(b, n, "%.*s.html", (int)l, first_csv);
+	}
+	return b;
+}
+
+/* ---- the rows of a point ------------------------------------------------ */
+
+static struct fl_hrow *hrows(const struct fl_cells *c, const struct fl_cell **row, int nrow,
+			     const struct fl_cell *ref, const char *baseline)
+{
+	struct fl_hrow *r = fl_xcalloc((size_t)nrow, sizeof *r);
+	for (int j = 0; j < nrow; j++) {
+		r[j].y = row[j];
+		r[j].usable = fl_cell_usable(row[j]);
+		r[j].v = fl_cell_verdict(c, row[j], ref, &r[j].q, baseline);
+		r[j].have = r[j].q.n > 0;
+		if (row[j] == ref && r[j].usable) {
+			r[j].have = true;
+			r[j].q = (struct fl_ratio){ .n = ref->ns.n, .median = 1, .lo = 1, .hi = 1 };
+		}
+		fl_cell_verdict_text(r[j].vt, sizeof r[j].vt, c, row[j], ref, baseline);
+	}
+	return r;
+}
+
+/* An entry's name, linked to its design's line when it has one. */
+static void entry_name(FILE *f, const char *label)
+{
+	char b[64];
+	const char *d = fl_catalog_design(label, b, sizeof b);
+	if (d && fl_catalog_summary(label)) {
+		fprintf(f, "<a href=\"#design-");
+		fl_html_puts(f, d);
+		fputs("\">", f);
+		fl_html_puts(f, label);
+		fputs("</a>", f);
+	} else {
+		fl_html_puts(f, label);
+	}
+}
+
+static void ratio_row(FILE *f, const struct fl_hrow *r, const struct fl_cell *ref)
+{
+	const struct fl_cell *y = r->y;
+	fputs("<tr data-entry=\"", f);
+	fl_html_puts(f, y->variant);
+	fputs("\"><td class=\"entry\">", f);
+	entry_name(f, y->variant);
+	if (!r->usable) {
+		fputs("</td><td colspan=\"5\" class=\"v\">", f);
+		fl_html_puts(f, y->status);
+		fputs(y->note[0] ? ": " : "", f);
+		fl_html_puts(f, y->note);
+		fputs("</td></tr>\n", f);
+		return;
+	}
+	fprintf(f, y->value == FL_VALUE_NS ? "</td><td class=\"ns\">%.1f" : "</td><td class=\"ns\">%.6g",
+		y->shown);
+	char res[32];
+	if (y == ref)
+		fprintf(f, "</td><td class=\"ratio\">1.000</td><td class=\"ci\">baseline (%d rounds)"
+			   "</td><td></td>", y->ns.n);
+	else if (!r->have)
+		fputs("</td><td class=\"ratio\">-</td><td class=\"ci\">no baseline rounds to pair with"
+		      "</td><td></td>", f);
+	else
+		fprintf(f, "</td><td class=\"ratio\">%.3f</td><td class=\"ci\">[<span class=\"lo\">%.3f"
+			   "</span>, <span class=\"hi\">%.3f</span>] %.0f%%</td><td>%s</td>",
+			r->q.median, r->q.lo, r->q.hi, 100 * r->q.level,
+			fl_factor_text(res, sizeof res, r->q.resolution));
+	fprintf(f, "<td class=\"v v%d\">", r->v);
+	fl_html_puts(f, r->vt);
+	fputs("</td></tr>\n", f);
+}
+
+/* What compare prints under the point's rows, as it prints it. */
+static void point_notes(FILE *f, const struct fl_hpoint *p, const struct fl_cell **row,
+			bool probed)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = fl_xcheck(open_memstream(&text, &len));
+	struct fl_peers_tally tally = { 0 };
+	fl_print_point_notes(m, p->c, row, p->nrow, p->ref, p->baseline, probed, &tally);
+	fclose(m);
+	if (len) {
+		fputs("<pre class=\"evidence\">", f);
+		fl_html_puts(f, text);
+		fputs("</pre>\n", f);
+	}
+	free(text);
+}
+
+static int point_section(FILE *f, const struct fl_hpoint *p, const struct fl_cell **row,
+			 bool probed)
+{
+	const struct fl_cell *x = row[0];
+	fprintf(f, "<section class=\"point\" id=\"%sp%d\" data-point=\"", p->prefix, p->id);
+	fl_html_puts(f, x->point);
+	fputs("\">\n<h3>", f);
+	fl_html_puts(f, x->point);
+	if (fl_cell_usable(p->ref))
+		fprintf(f, " <small>(%d rounds)</small>", p->ref->ns.n);
+	fputs("</h3>\n<p>one op: ", f);
+	fl_html_puts(f, fl_catalog_op(x->workload));
+	fprintf(f, "; ratios against %s", p->baseline);
+	fputs("</p>\n<table class=\"ratios\"><tr><th class=\"entry\">entry</th><th>", f);
+	fputs(x->value == FL_VALUE_NS ? "median ns" : "metric", f);
+	fputs("</th><th>ratio</th><th>interval, coverage</th><th>\u00d7/\u00f7res</th>"
+	      "<th>verdict</th></tr>\n", f);
+	for (int j = 0; j < p->nrow; j++)
+		ratio_row(f, &p->r[j], p->ref);
+	fputs("</table>\n", f);
+	int n = fl_html_point_plots(f, p);
+	point_notes(f, p, row, probed);
+	fputs("</section>\n", f);
+	return n;
+}
+
+/* ---- the summary matrix (summary.h's model) ------------------------------ */
+
+static void matrix_cell(FILE *f, const struct fl_sum *s, int p, int e)
+{
+	static const char *const mark[] = { "~", "\u25bc", "\u25b2", "?" };
+	const struct fl_sum_cell *x = &s->cells[p * s->nentries + e];
+	fputs("<td data-point=\"", f);
+	fl_html_puts(f, s->points[p].point);
+	fputs("\" data-entry=\"", f);
+	fl_html_puts(f, s->entries[e].label);
+	if (s->entries[e].baseline && x->have)
+		fputs("\" class=\"v0\"><span class=\"ratio\">1.000</span></td>", f);
+	else if (!x->have)
+		fprintf(f, "\" class=\"v3\">%s</td>", !x->status ? ""
+						       : strcmp(x->status, "ok") ? "\u2013" : "-");
+	else
+		fprintf(f, "\" class=\"v%d\" title=\"[%.3f, %.3f]\"><span class=\"ratio\">%.3f"
+			   "</span> %s</td>", x->v, x->lo, x->hi, x->ratio,
+			s->points[p].regimes ? "R" : mark[x->v]);
+}
+
+static void matrix_head(FILE *f, const struct fl_sum *s, const char *prefix)
+{
+	fputs("<table class=\"matrix\"><tr><th class=\"entry\">entry \\ point</th>", f);
+	for (int p = 0; p < s->npoints; p++) {
+		fprintf(f, "<th class=\"pt\"><a href=\"#%sp%d\">", prefix, p + 1);
+		fl_html_puts(f, s->points[p].point);
+		fputs("</a></th>", f);
+	}
+	fputs("<th>geometric mean over the points [95%]</th></tr>\n", f);
+}
+
+static void matrix(FILE *f, const struct fl_sum *s, const char *prefix)
+{
+	matrix_head(f, s, prefix);
+	for (int e = 0; e < s->nentries; e++) {
+		const struct fl_sum_entry *x = &s->entries[e];
+		fputs("<tr><td class=\"entry\">", f);
+		entry_name(f, x->label);
+		fputs(x->control ? " (control)" : x->baseline ? " (baseline)" : "", f);
+		fputs("</td>", f);
+		for (int p = 0; p < s->npoints; p++)
+			matrix_cell(f, s, p, e);
+		if (isfinite(x->gmean) && !x->baseline)
+			fprintf(f, "<td class=\"gm\">%.3f [%.3f, %.3f] (%d)</td>", x->gmean, x->lo, x->hi,
+				x->npoints);
+		else
+			fputs("<td></td>", f);
+		fputs("</tr>\n", f);
+	}
+	fputs("<tr><td class=\"entry\">fastest</td>", f);
+	for (int p = 0; p < s->npoints; p++) {
+		const struct fl_sum_point *q = &s->points[p];
+		fputs("<td class=\"win\">", f);
+		if (q->regimes)
+			fputs("two regimes", f);
+		else if (q->winner >= 0)
+			fl_html_puts(f, s->entries[q->winner].label);
+		fputs(q->tie ? " (tie)</td>" : "</td>", f);
+	}
+	fputs("<td></td></tr>\n</table>\n", f);
+}
+
+/* ---- one run ----------------------------------------------------------------- */
+
+static void metadata(FILE *f, const struct fl_table *t)
+{
+	fputs("<table class=\"meta\">\n", f);
+	for (int i = 0; i < t->nmeta; i++) {
+		fputs("<tr><td class=\"k\">", f);
+		fl_html_puts(f, t->meta[i][0]);
+		fputs("</td><td class=\"v\">", f);
+		fl_html_puts(f, t->meta[i][1]);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+/* A point's section: its rows judged, its winner from the summary. */
+static int point_of(FILE *f, const struct fl_cells *c, const struct fl_sum *s, int p,
+		    const char *prefix, bool probed)
+{
+	int i = 0, nrow;
+	while (strcmp(c->c[i].point, s->points[p].point))
+		i++;
+	const struct fl_cell **row = fl_point_rows(c, i, s->baseline, &nrow);
+	struct fl_hpoint hp = { .c = c, .baseline = s->baseline, .prefix = prefix, .id = p + 1,
+				.nrow = nrow,
+				.ref = fl_cell_find(c, s->points[p].point, s->baseline) };
+	hp.r = hrows(c, row, nrow, hp.ref, s->baseline);
+	int n = point_section(f, &hp, row, probed);
+	const struct fl_sum_point *q = &s->points[p];
+	if (q->winner >= 0) {
+		fputs("<p class=\"win\">fastest here: ", f);
+		fl_html_puts(f, s->entries[q->winner].label);
+		fputs(q->tie ? " (a tie with " : "", f);
+		fl_html_puts(f, q->tie && q->runner_up >= 0 ? s->entries[q->runner_up].label : "");
+		fputs(q->tie ? ")" : "", f);
+		fputs(q->why[0] ? "; why: " : "", f);
+		fl_html_puts(f, q->why);
+		fputs("</p>\n", f);
+	}
+	free(hp.r);
+	free((void *)row);
+	return n;
+}
+
+static int run_part(FILE *f, const struct fl_html_run *r, int k, int nruns, const char *baseline)
+{
+	char prefix[16] = "";
+	if (nruns > 1)
+		snprintf(prefix, sizeof prefix, "f%d-", k + 1);
+	struct fl_sum s;
+	fl_summary_build(&s, r->t, r->c, baseline);
+	fprintf(f, "<h2 id=\"%srun\">Run: ", prefix);
+	fl_html_puts(f, r->path);
+	fputs("</h2>\n<h3>The machine and the run</h3>\n", f);
+	metadata(f, r->t);
+	fputs("<h3>Summary: ratio to ", f);
+	fl_html_puts(f, baseline);
+	fputs(" per point and entry</h3>\n<p>Each cell: the median over the rounds of the paired "
+	      "ratio (ns per op / the baseline's, same round) and the ratio table's verdict: "
+	      "<span class=\"v1\">\u25bc faster</span>, <span class=\"v2\">\u25b2 slower</span>, "
+	      "~ within the noise, ? too few rounds, R the point's baseline runs in two regimes "
+	      "(see the point). Hover a cell for its interval; a point's name leads to its "
+	      "section.</p>\n", f);
+	matrix(f, &s, prefix);
+	bool probed = false;
+	for (int i = 0; i < r->c->n; i++)
+		probed |= r->c->c[i].nprobed > 0;
+	int n = 0;
+	for (int p = 0; p < s.npoints; p++)
+		n += point_of(f, r->c, &s, p, prefix, probed);
+	fl_summary_free(&s);
+	return n;
+}
+
+/* The designs that ran, each with its line (catalog.h), anchored
+ * #design-NAME for the entries' links. */
+static void designs(FILE *f, const struct fl_html_run *runs, int nruns)
+{
+	fputs("<h2 id=\"designs\">The designs</h2>\n<dl class=\"designs\">\n", f);
+	const char **seen = NULL;
+	int nseen = 0;
+	for (int k = 0; k < nruns; k++)
+		for (int i = 0; i < runs[k].c->n; i++) {
+			char b[64];
+			const char *label = runs[k].c->c[i].variant, *d = fl_catalog_design(label, b, sizeof b);
+			const char *line = fl_catalog_summary(label);
+			bool dup = false;
+			for (int j = 0; d && j < nseen; j++)
+				dup |= !strcmp(seen[j], d);
+			if (!d || !line || dup)
+				continue;
+			seen = fl_xrealloc(seen, (size_t)(nseen + 1) * sizeof *seen);
+			seen[nseen++] = fl_xstrdup(d);
+			fputs("<dt id=\"design-", f);
+			fl_html_puts(f, d);
+			fputs("\">", f);
+			fl_html_puts(f, d);
+			fputs("</dt><dd>", f);
+			fl_html_puts(f, line);
+			fputs("</dd>\n", f);
+		}
+	fputs("</dl>\n", f);
+	for (int j = 0; j < nseen; j++)
+		free((void *)seen[j]);
+	free(seen);
+}
+
+/* Records each figure's rendered size on it (data-rendered="WxH") and the
+ * count on the body: what the browser test reads (tests/test_report.sh). */
+static const char script[] =
+	"<script>\n(function(){var n=0;document.querySelectorAll('figure.plot').forEach("
+	"function(g){var s=g.querySelector('svg'),r=s?s.getBoundingClientRect():{width:0,height:0};"
+	"g.setAttribute('data-rendered',Math.round(r.width)+'x'+Math.round(r.height));n++;});"
+	"document.body.setAttribute('data-figures',String(n));})();\n</script>\n";
+
+int fl_html_page(FILE *f, const struct fl_html_run *runs, int nruns, const char *baseline,
+		 const char *pool_tsv)
+{
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		   "<title>futexlab report: ");
+	fl_html_puts(f, runs[0].path);
+	fprintf(f, "%s</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>futexlab report</h1>\n<p>",
+		nruns > 1 ? " ..." : "", style);
+	for (int k = 0; k < nruns; k++) {
+		fputs(k ? ", " : "Runs: ", f);
+		fl_html_puts(f, runs[k].path);
+	}
+	fputs(". Read with <a href=\"#designs\">the designs</a> at the end; what the page holds "
+	      "and how to read its plots: report/report.md in futexlab's tree.</p>\n", f);
+	fl_html_legend(f, baseline);
+	int n = 1;
+	if (pool_tsv)
+		n += fl_html_pool(f, pool_tsv, nruns, baseline);
+	for (int k = 0; k < nruns; k++)
+		n += run_part(f, &runs[k], k, nruns, baseline);
+	designs(f, runs, nruns);
+	fputs(script, f);
+	fputs("</body></html>\n", f);
+	return n;
+}
