@@ -7,6 +7,7 @@ int fl_cmd_run(int argc, char **argv);
 int fl_cmd_sweep(int argc, char **argv);
 int fl_cmd_exec(int argc, char **argv);
 int fl_cmd_compare(int argc, char **argv);
+int fl_cmd_report(int argc, char **argv);
 int fl_cmd_hunt(int argc, char **argv);
 
 struct fl_variant;

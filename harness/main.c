@@ -18,12 +18,13 @@ static const char usage[] =
 "  hunt      the lost-wakeup hunter: stress patterns, in-library preemption and\n"
 "            the stranded-waiter detector on each design, a verdict per design\n"
 "  compare   ratio table of one CSV against a baseline, or before/after of two\n"
+"  report    one self-contained HTML page of CSVs: tables, plots, evidence\n"
 "  version   print the revision\n";
 
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		fl_usage_error("no command given (list, run, sweep, exec, hunt, compare, version; see futexlab --help)");
+		fl_usage_error("no command given (list, run, sweep, exec, hunt, compare, report, version; see futexlab --help)");
 	fl_catalog_install(); /* the report's names (report/catalog.h) */
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
@@ -46,5 +47,7 @@ int main(int argc, char **argv)
 		return fl_cmd_hunt(argc - 1, argv + 1);
 	if (!strcmp(cmd, "compare"))
 		return fl_cmd_compare(argc - 1, argv + 1);
-	fl_usage_error("unknown command '%s' (list, run, sweep, exec, hunt, compare, version)", cmd);
+	if (!strcmp(cmd, "report"))
+		return fl_cmd_report(argc - 1, argv + 1);
+	fl_usage_error("unknown command '%s' (list, run, sweep, exec, hunt, compare, report, version)", cmd);
 }
