@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# tests/test_report.sh — `futexlab report`'s page in a real browser
+# (headless Chromium, Debian's `chromium`), on a committed real quick-preset
+# run (tests/data/quick.csv) and on two pooled real runs
+# (results/pool/1.csv, 2.csv). Checks, without the browser: bad input is one
+# line on stderr and exit 2 (not a futexlab CSV, an empty CSV, an
+# unwritable -o, --pool with one file); the page fetches nothing (no src=,
+# no <link>, no url(), no @import). Then in the browser (--dump-dom of the
+# page after its inline script ran, console to stderr):
+#   - no console message at all (the page logs nothing: any line is an error
+#     or an uncaught exception);
+#   - every figure (figure.plot, one <svg> each) rendered with a non-zero
+#     width and height (the script writes getBoundingClientRect into
+#     data-rendered), their count as the command said, and >= 10;
+#   - every point of the CSV has its section and a column in the matrix;
+#   - every number of every point's ratio table (median ns, ratio, interval)
+#     and of the summary matrix equals `futexlab compare FILE --tsv`'s for
+#     the same (point, entry), rounded as the page rounds (1 decimal for ns,
+#     3 for ratios): |page - tsv| <= half a unit of the page's last digit;
+#   - the pooled page: every pooled ratio equals `compare --pool --tsv`'s.
+# Without chromium: the checks above the browser run, then exit 77 with the
+# reason (never a pass). About 20 s (two browser runs).
+# Usage: test_report.sh path/to/futexlab SOURCE_ROOT
+set -u
+fl=$1 top=$2
+csv=$top/tests/data/quick.csv
+d=$(mktemp -d /tmp/futexlab-report.XXXXXX)
+trap 'rm -rf "$d"' EXIT
+pass=0 fail=0
+check() { # description, command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
+}
+usage_err() { # description, command...: one line on stderr, exit 2
+  local what=$1; shift
+  "$@" >"$d/out" 2>"$d/err"; local rc=$?
+  check "$what: exit 2 ($rc), one line on stderr" \
+    test "$rc" = 2 -a "$(wc -l <"$d/err")" = 1 -a ! -s "$d/out"
+}
+
+# ---- without the browser ---------------------------------------------------
+echo "hello,world" >"$d/bad.csv"
+: >"$d/empty.csv"
+usage_err "not a futexlab CSV" "$fl" report "$d/bad.csv" -o "$d/x.html"
+usage_err "an empty CSV" "$fl" report "$d/empty.csv" -o "$d/x.html"
+usage_err "an unwritable -o" "$fl" report "$csv" -o "$d/no/such/dir/x.html"
+usage_err "--pool with one file" "$fl" report --pool "$csv" -o "$d/x.html"
+usage_err "a missing baseline" "$fl" report "$csv" --baseline nosuch -o "$d/x.html"
+"$fl" report "$csv" -o "$d/page.html" >"$d/said" || { echo "FAIL report exited $?"; exit 1; }
+nfig=$(sed -n 's/^report: .* (\([0-9]*\) figures)$/\1/p' "$d/said")
+check "the command names the page and its figures ($(cat "$d/said"))" test -n "$nfig"
+check "the page fetches nothing (no src=, <link, url(, @import)" \
+  sh -c "! grep -Eq '<(img|script|link|iframe)[^>]* (src|href)=|url\\(|@import' '$d/page.html'"
+"$fl" report "$csv" -o "$d/dir" >/dev/null
+check "-o DIR writes DIR/index.html" test -s "$d/dir/index.html"
+"$fl" compare "$csv" --tsv >"$d/tsv" || { echo "FAIL compare --tsv"; exit 1; }
+"$fl" report --pool "$top/results/pool/1.csv" "$top/results/pool/2.csv" -o "$d/pool.html" \
+  >/dev/null
+"$fl" compare --pool "$top/results/pool/1.csv" "$top/results/pool/2.csv" --tsv >"$d/pool.tsv"
+
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chromium" ]; then
+  echo "# $pass passed, $fail failed before the browser"
+  [ "$fail" = 0 ] || exit 1
+  echo "SKIP report-browser: chromium is not installed (scripts/setup installs Debian's chromium)"
+  exit 77
+fi
+
+# ---- in the browser ----------------------------------------------------------
+browse() { # PAGE DOM LOG
+  timeout 50 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$(mktemp -d "$d/profile.XXXXXX")" --enable-logging=stderr --v=0 \
+    --dump-dom "file://$1" >"$2" 2>"$3"
+}
+browse "$d/page.html" "$d/dom.html" "$d/log" || echo "FAIL chromium exited $?"
+browse "$d/pool.html" "$d/pool.dom" "$d/pool.log" || echo "FAIL chromium exited $? (pool)"
+python3 - "$d" "$nfig" <<'EOF'
+import html.parser, re, sys
+d, nfig = sys.argv[1], int(sys.argv[2] or 0)
+fails = []
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        fails.append(what)
+
+class Page(html.parser.HTMLParser):
+    """Figures, the ratio tables' cells and the matrix's, by class."""
+    def __init__(self):
+        super().__init__()
+        self.figs, self.sections, self.cells, self.matrix, self.body = [], [], {}, {}, {}
+        self.point = self.entry = self.cls = self.mcell = None
+        self.text = ''
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == 'body':
+            self.body = a
+        if tag == 'figure' and 'plot' in a.get('class', ''):
+            self.figs.append((a.get('id'), a.get('data-rendered')))
+        if tag == 'section' and 'data-point' in a:
+            self.point = a['data-point']
+            self.sections.append((self.point, 'pool' in a.get('class', '')))
+        if tag == 'tr' and 'data-entry' in a:
+            self.entry = a['data-entry']
+        if tag == 'td' and 'data-point' in a:
+            self.mcell = (a['data-point'], a['data-entry'])
+        if tag in ('td', 'span') and a.get('class', '').split()[:1] in (['ns'], ['ratio'], ['lo'], ['hi']):
+            self.cls, self.text = a['class'].split()[0], ''
+    def handle_data(self, data):
+        if self.cls:
+            self.text += data
+    def handle_endtag(self, tag):
+        if self.cls and tag in ('td', 'span'):
+            if self.mcell and self.cls == 'ratio':
+                self.matrix[self.mcell] = self.text
+            elif self.point and self.entry:
+                pool = self.sections[-1][1]
+                self.cells[(pool, self.point, self.entry, self.cls)] = self.text
+            self.cls = None
+        if tag == 'td':
+            self.mcell = None
+        if tag == 'tr':
+            self.entry = None
+
+def load(dom):
+    p = Page()
+    p.feed(open(dom).read())
+    return p
+
+def console(log):
+    return [l for l in open(log) if ':CONSOLE' in l]
+
+def close(page, want, dec):
+    try:
+        return abs(float(page) - float(want)) <= 0.5 * 10 ** -dec + 1e-9
+    except ValueError:
+        return False
+
+p = load(d + '/dom.html')
+check(console(d + '/log') == [], 'no console message: %s' % console(d + '/log')[:2])
+check(len(p.figs) == nfig and nfig >= 10, '%d figures in the browser, %d said, >= 10' % (len(p.figs), nfig))
+check(p.body.get('data-figures') == str(len(p.figs)), "the page's script ran (body data-figures=%s)" % p.body.get('data-figures'))
+bad = [f for f in p.figs if not re.fullmatch(r'[1-9]\d*x[1-9]\d*', f[1] or '')]
+check(not bad, 'every figure has a non-zero rendered size (zero or none: %s)' % bad[:3])
+
+rows = [l.rstrip('\n').split('\t') for l in open(d + '/tsv')]
+col = {n: i for i, n in enumerate(rows[0])}
+rows = rows[1:]
+points = sorted({r[col['point']] for r in rows})
+secs = {s for s, pool in p.sections if not pool}
+check(all(pt in secs for pt in points), 'every point of the CSV has its section (%d)' % len(points))
+check(all(any(k[0] == pt for k in p.matrix) for pt in points), 'every point has a matrix column')
+n = wrong = 0
+for r in rows:
+    if r[col['status']] != 'ok':
+        continue
+    pt, v = r[col['point']], r[col['variant']]
+    want = [('ns', 'median_ns', 1), ('ratio', 'ratio', 3), ('lo', 'ratio_lo', 3), ('hi', 'ratio_hi', 3)]
+    for cls, tc, dec in want:
+        got = p.cells.get((False, pt, v, cls))
+        if r[col[tc]] == '' or (cls in ('lo', 'hi') and r[col['verdict']] == 'baseline'):
+            continue
+        n += 1
+        if got is None or not close(got, r[col[tc]], dec):
+            wrong += 1
+            if wrong <= 5:
+                print('  %s / %s %s: page %s, tsv %s' % (pt, v, cls, got, r[col[tc]]))
+    if r[col['ratio']]:
+        n += 1
+        got = p.matrix.get((pt, v))
+        if got is None or not close(got, r[col['ratio']], 3):
+            wrong += 1
+            if wrong <= 5:
+                print('  matrix %s / %s: page %s, tsv %s' % (pt, v, got, r[col['ratio']]))
+check(n > 100 and wrong == 0, '%d numbers (ratio tables and matrix) equal compare --tsv, %d differ' % (n, wrong))
+
+q = load(d + '/pool.dom')
+check(console(d + '/pool.log') == [], 'pooled page: no console message')
+bad = [f for f in q.figs if not re.fullmatch(r'[1-9]\d*x[1-9]\d*', f[1] or '')]
+check(len(q.figs) >= 10 and not bad, 'pooled page: %d figures, all rendered' % len(q.figs))
+prow = [l.rstrip('\n').split('\t') for l in open(d + '/pool.tsv')][1:]
+pw = [r for r in prow if r[3] and q.cells.get((True, r[0], r[1], 'ratio')) != r[3]]
+check(prow and not pw, 'pooled page: %d pooled ratios equal compare --pool --tsv (%d differ)' % (len(prow), len(pw)))
+sys.exit(1 if fails else 0)
+EOF
+rc=$?
+[ "$rc" = 0 ] || fail=$((fail+1))
+echo "# $pass passed, $fail failed (shell checks; the browser's above)"
+[ "$fail" = 0 ]
