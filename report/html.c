@@ -35,7 +35,7 @@ static const char style[] =
 	".v1,td.v1{color:#0a7a2a;font-weight:bold}.v2,td.v2{color:#b3261e;font-weight:bold}"
 	".v0{color:#555}.v3{color:#999}\n"
 	"pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:12px}\n"
-	".figs{display:flex;flex-wrap:wrap;gap:1em}figure{margin:.5em 0;width:680px}"
+	".figs{display:flex;flex-wrap:wrap;gap:1em}figure{margin:.5em 0;width:660px}"
 	"figure svg{width:100%;height:auto}figure#legend{width:460px}"
 	"figcaption{font-size:12px;color:#333}\n"
 	"svg text{font:11px system-ui,sans-serif;fill:#222}svg text.lab{font-size:12px}"
@@ -312,36 +312,45 @@ static int run_part(FILE *f, const struct fl_html_run *r, int k, int nruns, cons
 	return n;
 }
 
-/* The designs that ran, each with its line (catalog.h), anchored
- * #design-NAME for the entries' links. */
+static int by_rank(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	int n, rx = fl_catalog_rank(x, &n), ry = fl_catalog_rank(y, &n);
+	return rx != ry ? (rx > ry) - (rx < ry) : strcmp(x, y);
+}
+
+/* The designs that ran, in the registry's order, each with its line
+ * (catalog.h), anchored #design-NAME for the entries' links. */
 static void designs(FILE *f, const struct fl_html_run *runs, int nruns)
 {
-	fputs("<h2 id=\"designs\">The designs</h2>\n<dl class=\"designs\">\n", f);
 	const char **seen = NULL;
 	int nseen = 0;
 	for (int k = 0; k < nruns; k++)
 		for (int i = 0; i < runs[k].c->n; i++) {
 			char b[64];
 			const char *label = runs[k].c->c[i].variant, *d = fl_catalog_design(label, b, sizeof b);
-			const char *line = fl_catalog_summary(label);
 			bool dup = false;
 			for (int j = 0; d && j < nseen; j++)
 				dup |= !strcmp(seen[j], d);
-			if (!d || !line || dup)
+			if (!d || !fl_catalog_summary(label) || dup)
 				continue;
 			seen = fl_xrealloc(seen, (size_t)(nseen + 1) * sizeof *seen);
 			seen[nseen++] = fl_xstrdup(d);
-			fputs("<dt id=\"design-", f);
-			fl_html_puts(f, d);
-			fputs("\">", f);
-			fl_html_puts(f, d);
-			fputs("</dt><dd>", f);
-			fl_html_puts(f, line);
-			fputs("</dd>\n", f);
 		}
-	fputs("</dl>\n", f);
-	for (int j = 0; j < nseen; j++)
+	if (nseen)
+		qsort(seen, (size_t)nseen, sizeof *seen, by_rank);
+	fputs("<h2 id=\"designs\">The designs</h2>\n<dl class=\"designs\">\n", f);
+	for (int j = 0; j < nseen; j++) {
+		fputs("<dt id=\"design-", f);
+		fl_html_puts(f, seen[j]);
+		fputs("\">", f);
+		fl_html_puts(f, seen[j]);
+		fputs("</dt><dd>", f);
+		fl_html_puts(f, fl_catalog_summary(seen[j]));
+		fputs("</dd>\n", f);
 		free((void *)seen[j]);
+	}
+	fputs("</dl>\n", f);
 	free(seen);
 }
 

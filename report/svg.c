@@ -52,8 +52,8 @@ static int ticks(const struct fl_axis *a, double *t, int max)
 	int n = 0;
 	if (a->log) {
 		bool fine = a->hi / a->lo < 1000;
-		for (double d = pow(10, floor(log10(a->lo))); d <= a->hi && n < max; d *= 10) {
-			const double m[3] = { 1, 2, 5 };
+		for (int e = (int)floor(log10(a->lo)); e <= (int)ceil(log10(a->hi)) && n < max; e++) {
+			const double m[3] = { 1, 2, 5 }, d = pow(10, e);
 			for (int i = 0; i < (fine ? 3 : 1) && n < max; i++)
 				if (d * m[i] >= a->lo && d * m[i] <= a->hi)
 					t[n++] = d * m[i];
@@ -67,8 +67,8 @@ static int ticks(const struct fl_axis *a, double *t, int max)
 		step = 5 * p;
 	else if (raw / p > 1)
 		step = 2 * p;
-	for (double v = ceil(a->lo / step) * step; v <= a->hi + step * 1e-9 && n < max; v += step)
-		t[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+	for (long k = (long)ceil(a->lo / step); k * step <= a->hi + step * 1e-9 && n < max; k++)
+		t[n++] = (double)k * step;
 	return n;
 }
 
