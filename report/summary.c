@@ -492,9 +492,10 @@ int fl_report_text(FILE *out, const char *detail_path, bool show_detail,
 	fl_summary_print(out, &s);
 	fl_summary_free(&s);
 	if (kept)
-		fprintf(out, "full tables: %s (or --detail)\n", detail_path);
-	else if (!show_detail)
-		fprintf(out, "full tables: --detail\n");
+		fprintf(out, "full tables: %s (%s)\n", detail_path,
+			show_detail ? "and above" : "or --detail");
+	else
+		fprintf(out, "full tables: %s\n", show_detail ? "above" : "--detail");
 	return errors;
 }
 
