@@ -635,8 +635,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 			resolution_option(s, c, optarg);
 			break;
 		case 0x106: /* the stranded-waiter threshold; 0: off */
-			s->base.stranded_ns =
-				fl_parse_int("--stranded-ms", optarg, 0, 3600000) * 1000000;
+			s->base.stranded_ns = fl_parse_int("--stranded-ms", optarg, 0, 3600000) * 1000000;
 			break;
 		case 'h':
 			if (d->synopsis)
