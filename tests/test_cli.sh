@@ -5,7 +5,7 @@ set -u
 fl=$1
 # run, sweep, exec and compare FILE end with the summary; the checks here read
 # the full tables, which --detail puts on the screen before it
-with_detail() { case $1 in run|sweep|exec|compare) "$fl" "$1" --detail "${@:2}" ;; *) "$fl" "$@" ;; esac; }
+with_detail() { case ${1-} in run|sweep|exec|compare) "$fl" "$1" --detail "${@:2}" ;; *) "$fl" "$@" ;; esac; }
 pass=0 fail=0 skipped=0
 # skip WHAT: a check that cannot run here (a SKIP line, never a pass)
 skip() { skipped=$((skipped+1)); echo "SKIP $1"; }
@@ -299,7 +299,7 @@ expect_ok "compare of a CSV with CPU columns" compare "$d/cpu.csv"
 out=$(cat /tmp/fl_cli_out.$$)
 # CPU and context switches per op are in the evidence block under the
 # rows (harness/verdicts.md#the-evidence-block): ev VARIANT is its row there.
-ev() { awk -v v="$1" '$1 == v { x = $2 " " $3 } END { print x }' <<<"$out"; }
+ev() { awk -v v="$1" '/^summary: / { exit } $1 == v { x = $2 " " $3 } END { print x }' <<<"$out"; }
 check "the ratio table's header: median ns, then the ratio (CPU is in the evidence block)" \
   grep -qE '^  variant +median ns +ratio +interval' <<<"$out"
 check "the evidence block's columns: cpu ns, csw" grep -qE '^ +cpu ns +csw +futex ' <<<"$out"

@@ -6,7 +6,7 @@ set -u
 fl=$1
 # run, sweep, exec and compare FILE end with the summary; the checks here read
 # the full tables, which --detail puts on the screen before it
-with_detail() { case $1 in run|sweep|exec|compare) "$fl" "$1" --detail "${@:2}" ;; *) "$fl" "$@" ;; esac; }
+with_detail() { case ${1-} in run|sweep|exec|compare) "$fl" "$1" --detail "${@:2}" ;; *) "$fl" "$@" ;; esac; }
 pass=0 fail=0
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
