@@ -51,6 +51,14 @@ nfig=$(sed -n 's/^report: .* (\([0-9]*\) figures)$/\1/p' "$d/said")
 check "the command names the page and its figures ($(cat "$d/said"))" test -n "$nfig"
 check "the page fetches nothing (no src=, <link, url(, @import)" \
   sh -c "! grep -Eq '<(img|script|link|iframe)[^>]* (src|href)=|url\\(|@import' '$d/page.html'"
+# every string from the CSV escaped: a metadata line and a note with markup
+sed -e 's|^# cpu: .*|# cpu: <script>alert(1)</script> \& "q"|' \
+    -e '0,/,skipped,[^,]*,/s//,skipped,<img src=x onerror=alert(2)>,/' "$csv" >"$d/markup.csv"
+"$fl" report "$d/markup.csv" -o "$d/markup.html" >/dev/null
+check "CSV strings escaped (no <script>alert, no <img src=x; &lt;script&gt; and &lt;img shown)" \
+  sh -c "! grep -q '<script>alert\|<img src=x' '$d/markup.html' &&
+         grep -q '&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;q&quot;' '$d/markup.html' &&
+         grep -q '&lt;img src=x onerror=alert(2)&gt;' '$d/markup.html'"
 "$fl" report "$csv" -o "$d/dir" >/dev/null
 check "-o DIR writes DIR/index.html" test -s "$d/dir/index.html"
 "$fl" compare "$csv" --tsv >"$d/tsv" || { echo "FAIL compare --tsv"; exit 1; }
