@@ -17,7 +17,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
-#include "harness/csv.h"
+#include "record/csv.h"
 #include "report/exec_summary.h"
 #include "harness/runner.h"
 #include "report/xalloc.h"

@@ -14,7 +14,7 @@
  * process or in a helper-run design's helper); its counts come back as result
  * fields (preempt_hits, preempt_signals, stranded_taken), its settings go
  * as fl_params fields (preempt_*), so they reach a helper too. Every rep
- * is one CSV row (harness/csv.c: the file always holds every finished
+ * is one CSV row (record/csv.c: the file always holds every finished
  * row); the table and the verdicts are printed at the end, from the cells'
  * totals.
  *
@@ -37,7 +37,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
-#include "harness/csv.h"
+#include "record/csv.h"
 #include "harness/spec.h"
 #include "report/xalloc.h"
 #include "hunt/elfsym.h"

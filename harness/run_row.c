@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/csv.h"
+#include "record/csv.h"
 #include "harness/hashmode.h"
 #include "probes/probes.h"
 #include "lib/wake.h"

@@ -12,12 +12,12 @@
 
 #include "harness/cli.h"
 #include "lib/clock.h"
-#include "harness/csv.h"
+#include "record/csv.h"
 #include "harness/hashmode.h"
-#include "harness/machine.h"
+#include "record/machine.h"
 #include "probes/perf.h"
 #include "report/ratios.h"
-#include "harness/rounds.h"
+#include "report/rounds.h"
 #include "harness/run_row.h"
 #include "report/stats.h"
 #include "report/table.h"
@@ -310,7 +310,7 @@ struct point_run {
 };
 
 /* A timed round's baseline and control, paired (the control's resolution:
- * harness/rounds.h). */
+ * report/rounds.h). */
 static void pair_push(struct point_run *pr, double b, double c)
 {
 	if (isnan(b) || isnan(c))

@@ -85,7 +85,7 @@ struct fl_spec {
 	 * --probe-rounds 0); -1: not given (the preset's, else
 	 * fl_spec_probe_rounds's) */
 	int probe_rounds;
-	/* buying resolution (--target-res, --res-budget: harness/rounds.h):
+	/* buying resolution (--target-res, --res-budget: report/rounds.h):
 	 * after the first rounds, more rounds go to the points whose control
 	 * resolution is above target_res (a fraction; 0: off) until the run
 	 * has taken res_budget_ns */
