@@ -18,7 +18,7 @@
 #include "probes/perf.h"
 #include "report/ratios.h"
 #include "report/rounds.h"
-#include "harness/run_row.h"
+#include "record/run_row.h"
 #include "report/stats.h"
 #include "report/table.h"
 #include "lib/wake.h"
@@ -194,7 +194,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	/* probed: the collector counted this rep (it may have failed to attach:
 	 * then it is unloaded, and the row says 0) */
 	struct fl_run_rep x = { e, round, slot, "ok", r.info, &r, e->v->helper ? NULL : &c.perf,
-				k.probed && fl_probes_loaded() };
+				k.probed && fl_probes_loaded(), fl_hash_column() };
 	char why[120], lost[420];
 	if (r.error[0]) {
 		x.status = "error";
@@ -341,7 +341,7 @@ static void point_begin(const struct fl_spec *s, const struct fl_point *pt, stru
 		pr->live[i] = !why;
 		if (why)
 			emit(csv, pt, &(struct fl_run_rep){ &pt->e[i], 0, 0, "skipped", why, NULL, NULL,
-							      false });
+							      false, fl_hash_column() });
 		n->skipped += !pr->live[i];
 	}
 }

@@ -24,12 +24,10 @@
 
 #include "probes/probes.h"
 #include "variants/policy.h"
+#include "workloads/point.h"
 #include "workloads/workload.h"
 
 #define FL_MAXLIST 64
-/* The entries a point holds: designs x policies and the control, then the
- * two floors. */
-#define FL_MAXENTRY 128
 
 /* One cartesian product of axes; comma lists. */
 struct fl_group {
@@ -37,13 +35,6 @@ struct fl_group {
 	const char *sems;               /* NULL: "1" (the presets) */
 };
 
-/* One entry of a point: a design under a waiting policy (park for what
- * waits its own way: a shipped library, a floor). */
-struct fl_entry {
-	const struct fl_variant *v;
-	struct fl_policy policy;
-	char label[40];                 /* the CSV's variant: NAME, NAME@POLICY, BASELINE#2 */
-};
 
 struct fl_csv;
 struct fl_table;
@@ -166,22 +157,6 @@ void fl_spec_entries(struct fl_spec *s, const char *vlist, const char *plist,
  * read as today's) into s->blabel, its canonical label, s->baseline
  * pointing there. Usage error for an unknown design or a bad policy. */
 void fl_spec_baseline(struct fl_spec *s);
-
-/* An entry's label: v's name under park and for what waits its own way,
- * else NAME@POLICY (fl_policy_format's text). */
-void fl_entry_label(const struct fl_variant *v, const struct fl_policy *p, char *out, size_t n);
-
-/* The policy cell of the CSV: the policy's text, or "own" for what waits
- * its own way (a shipped library, a floor). */
-const char *fl_entry_policy_text(const struct fl_entry *e, char *buf, size_t n);
-
-struct fl_point {
-	const struct fl_workload *w;
-	struct fl_params p;
-	int wake;
-	struct fl_entry e[FL_MAXENTRY];
-	int ne;
-};
 
 /* Expands the spec (usage error, exit 2, for a workload none of whose
  * points can run). Returns the count; *out is malloc'ed. */

@@ -1,9 +1,9 @@
-/* harness/run_row.c — see run_row.h. The row is the table's cells in the
+/* record/run_row.c — see run_row.h. The row is the table's cells in the
  * table's order (schema/result_fields.h): a FIELD's cell is its value
  * when the field's `csv` word holds for the row, else empty; a COLUMN's is
  * written by its function below, one a column. Then the perf and the probe
  * cells. */
-#include "harness/run_row.h"
+#include "record/run_row.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "record/csv.h"
-#include "harness/hashmode.h"
 #include "probes/probes.h"
 #include "lib/wake.h"
 
@@ -159,7 +158,7 @@ COLUMN_CELL(ops_per_s)
 }
 COLUMN_CELL(status) { UNUSED(pt, 0); put(b, "%s", x->status); }
 COLUMN_CELL(note) { UNUSED(pt, 0); put_quoted(b, x->note); }
-COLUMN_CELL(hash) { UNUSED(pt, x); put(b, "%s", fl_hash_column()); }
+COLUMN_CELL(hash) { UNUSED(pt, 0); put(b, "%s", x->hash ? x->hash : ""); }
 COLUMN_CELL(policy)
 {
 	char t[FL_POLICY_TEXT_MAX];

@@ -1,4 +1,4 @@
-/* harness/run_row.h — the run CSV's header and one rep's row, generated
+/* record/run_row.h — the run CSV's header and one rep's row, generated
  * from the one table of a rep's result (schema/result_fields.h; the
  * columns' names: columns.h), then the perf and probe columns their
  * modules write (probes/perf.h, probes/probes.h). The schema, column by
@@ -11,7 +11,7 @@
 
 #include "schema/columns.h"
 #include "probes/perf.h"
-#include "harness/spec.h"
+#include "workloads/point.h"
 
 /* The whole header: the table's columns, the perf columns, the probe
  * columns, `probed`. */
@@ -25,6 +25,8 @@ struct fl_run_rep {
 	const struct fl_result *r;      /* NULL for skipped rows */
 	const struct fl_perf_reading *perf; /* NULL: none (empty cells) */
 	bool probed;                    /* the collector counted this rep */
+	const char *hash;               /* the hash column: the futex hash mode the
+					 * process runs in (harness/hashmode.h) */
 };
 
 /* x's row at pt (no newline) into out[n]: the table's cells, the perf
