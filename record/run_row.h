@@ -36,4 +36,13 @@ struct fl_run_rep {
 void fl_run_row(char *out, size_t n, const struct fl_point *pt, const struct fl_run_rep *x,
 		double timer_ns);
 
+struct fl_csv;
+struct fl_hist;
+/* The point's latency distributions, one per entry over its measured reps
+ * (acc[i]: entry i's, NULL: none; each freed and cleared), into the side
+ * file (lat NULL: only freed), for the CDF plots; hash: the hash column.
+ * Returns 0 or the first write's errno. */
+int fl_lat_rows(struct fl_csv *lat, const struct fl_point *pt, struct fl_hist **acc,
+		const char *hash, double timer_ns);
+
 #endif
