@@ -8,6 +8,7 @@
 #include "harness/commands.h"
 #include "report/pool.h"
 #include "report/ratios.h"
+#include "report/summary.h"
 #include "variants/variant.h"
 
 static const struct fl_option opts[] = {
@@ -25,6 +26,8 @@ static const struct fl_option opts[] = {
 	{ "against", required_argument, 'g', "FILE", "with --pool: a later run of the same "
 	  "configuration checked against the pool (its ratio inside the next run's interval? "
 	  "verdicts contradicting?), ending in one summary line" },
+	{ "detail", no_argument, 'd', NULL, "one file: the full tables (per point every row, "
+	  "the evidence, the libraries) before the summary" },
 	{ "help", no_argument, 'h', NULL, "this text" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
@@ -33,7 +36,8 @@ static void usage(void)
 {
 	fl_options_usage(stdout,
 		"usage: futexlab compare FILE.csv [OTHER.csv] [options]\n"
-		"  one file:   the ratio table of every variant against the baseline per point\n"
+		"  one file:   the summary (the ratios of every variant against the baseline per\n"
+		"              point, the fastest per point, the overall); --detail: the full tables\n"
 		"  two files:  before (FILE) / after (OTHER) per point and variant; only the\n"
 		"              changes beyond the noise are listed. By default the in-run\n"
 		"              ratios to the baseline are compared (drift between the runs\n"
@@ -49,7 +53,7 @@ int fl_cmd_compare(int argc, char **argv)
 	struct option lopts[NOPTS + 1];
 	fl_options_getopt(opts, NOPTS, lopts);
 	const char *baseline = "glibc";
-	bool all = false, tsv = false, absolute = false, pool = false;
+	bool all = false, tsv = false, absolute = false, pool = false, detail = false;
 	const char *against = NULL;
 	opterr = 0;
 	optind = 1;
@@ -61,6 +65,7 @@ int fl_cmd_compare(int argc, char **argv)
 		case 't': tsv = true; break;
 		case 'A': absolute = true; break;
 		case 'p': pool = true; break;
+		case 'd': detail = true; break;
 		case 'g': against = optarg; break;
 		case 'h': usage(); return 0;
 		case ':': fl_usage_error("compare: %s needs a value", argv[optind - 1]);
@@ -99,7 +104,7 @@ int fl_cmd_compare(int argc, char **argv)
 		fl_print_tsv(stdout, &c[0], baseline);
 	} else if (nfiles == 1) {
 		printf("futexlab compare %s\n", argv[optind]);
-		fl_print_ratios(stdout, &t[0], &c[0], baseline);
+		fl_report_text(stdout, NULL, detail, &t[0], &c[0], baseline, NULL, NULL);
 	} else {
 		printf("futexlab compare %s %s\n", argv[optind], argv[optind + 1]);
 		fl_print_changes(stdout, &t[0], &c[0], &t[1], &c[1], baseline, all, absolute);

@@ -59,7 +59,7 @@ static void rep_done(const struct fl_point *pt, int entry, int round, const stru
 
 static const struct fl_spec *spec;
 
-static void summary(const struct fl_table *t)
+static void summary(FILE *f, const struct fl_table *t)
 {
 	const struct fl_point *pt = NULL;
 	const char *labels[FL_MAXENTRY];
@@ -69,7 +69,7 @@ static void summary(const struct fl_table *t)
 	pt = npts ? &pts[0] : NULL;
 	for (int i = 0; pt && i < pt->ne; i++)
 		labels[n++] = pt->e[i].label;
-	fl_exec_summary(stdout, t, labels, n, reps, nreps, probes_on);
+	fl_exec_summary(f, t, labels, n, reps, nreps, probes_on);
 	free(pts);
 }
 
@@ -187,6 +187,8 @@ static const struct fl_option opts[] = {
 	  "rounds/3, 1..3; 0: every round probed, as --probes)" },
 	{ "perf", no_argument, 'e', NULL, "perf counters of CMD's tree as CSV columns" },
 	{ "quiet", no_argument, 'q', NULL, "no progress, no load warning" },
+	{ "detail", no_argument, 'D', NULL, "the full tables and the per-program report on the "
+	  "screen before the summary; always in X.txt beside --csv X.csv" },
 	{ "survey", no_argument, 'S', NULL, "instead: run CMD once on glibc's semaphores with the "
 	  "shim counting (sem_init, waits, posts, blocked waits) per process" },
 	{ "help", no_argument, 'h', NULL, "this text" },
@@ -270,6 +272,7 @@ static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 			break;
 		case 'e': s->perf = true; break;
 		case 'q': s->quiet = true; break;
+		case 'D': s->detail = true; break;
 		case 'S': a->survey = true; break;
 		case 'h': usage(); return -1;
 		case ':': fl_usage_error("exec: %s needs a value", argv[optind - 1]);

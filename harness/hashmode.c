@@ -14,6 +14,7 @@
 #include "record/csv.h"
 #include "lib/prctl.h"
 #include "proc/interrupt.h"
+#include "report/summary.h"
 
 static struct fl_hash_mode mode; /* auto unless --hash says otherwise */
 static char refused[256];
@@ -142,6 +143,8 @@ int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv
 		}
 		if (cp && access(part, F_OK) == 0 && merge(cp, part, csv_header))
 			rc = rc ? rc : 1;
+		if (cp) /* the child's full tables (its own: the merged CSV's are compare's) */
+			unlink(fl_detail_path(part, partlat, sizeof partlat));
 		if (cp) /* the child's latency side file, if it wrote one */
 			fl_lat_path(part, partlat, sizeof partlat);
 		if (cp && access(partlat, F_OK) == 0) {

@@ -16,7 +16,7 @@
 #include "harness/hashmode.h"
 #include "record/machine.h"
 #include "probes/perf.h"
-#include "report/ratios.h"
+#include "report/summary.h"
 #include "report/rounds.h"
 #include "record/run_row.h"
 #include "report/stats.h"
@@ -437,17 +437,21 @@ static void check_quiet(void)
 			"average %.2f): expect wider intervals\n", 100 * others, fl_loadavg());
 }
 
+static const struct fl_spec *more_spec; /* exec's per-program report, in the full tables */
+static void more(FILE *f, void *t) { more_spec->hooks->summary(f, t); }
+
 static void print_table(const struct fl_spec *s, struct fl_csv *csv)
 {
 	struct fl_table t;
 	struct fl_cells cells;
-	char err[300];
+	char err[300], txt[1100];
 	if (fl_table_from_lines(&t, csv->meta, csv->header, csv->lines, csv->n, err,
 				sizeof err) == 0 &&
 	    fl_cells_build(&t, &cells, err, sizeof err) == 0) {
-		fl_print_ratios(stdout, &t, &cells, s->baseline);
-		if (s->hooks && s->hooks->summary)
-			s->hooks->summary(&t);
+		more_spec = s;
+		fl_report_text(stdout, s->csv_path ? fl_detail_path(s->csv_path, txt, sizeof txt) : NULL,
+			       s->detail, &t, &cells, s->baseline,
+			       s->hooks && s->hooks->summary ? more : NULL, &t);
 		fl_cells_free(&cells);
 		fl_table_free(&t);
 	} else {
@@ -751,13 +755,14 @@ static int run_and_report(const struct fl_spec *s, struct fl_point *pts, int npt
 	fl_helper_shutdown();
 	fl_bpftrace_stop();
 	fl_probes_teardown();
-	print_table(s, csv);
 	printf("\n%s %s: %d of %d points in %.1f s — %d ok, %d skipped, %d error\n", s->cmd,
 	       fl_interrupted ? "INTERRUPTED" : "done", done, npts,
 	       (double)(fl_now_ns() - t0) / 1e9, n.ok, n.skipped, n.error);
 	if (s->csv_path)
 		printf("CSV: %s (%d rows%s)\n", s->csv_path, csv->n,
 		       fl_interrupted ? ", every rep finished before the interrupt" : "");
+	fflush(stdout);
+	print_table(s, csv);
 	if (fl_interrupted)
 		return 130;
 	if (n.error)

@@ -484,6 +484,9 @@ static const struct fl_option opts[] = {
 	  "had a token for N ms is a lost wakeup: an error row (default 50; 0: off)" },
 	{ "perf", no_argument, 'e', NULL, "perf counters per rep as CSV columns (empty: "
 	  "unsupported)" },
+	{ "detail", no_argument, 0x10f, NULL, "the full tables (per point every row, the "
+	  "evidence, the libraries) on the screen before the summary; always in X.txt beside "
+	  "--csv X.csv" },
 	{ "dry-run", no_argument, 'n', NULL, "list the points and skips with the time estimate; "
 	  "run nothing" },
 	{ "help", no_argument, 'h', NULL, "this text" },
@@ -603,6 +606,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 			  seed_given = true; break;
 		case 'e': s->perf = true; break;
 		case 'q': s->quiet = true; break;
+		case 0x10f: s->detail = true; break;
 		case 'n': s->dry = true; break;
 		case 0x100: s->probes = FL_PROBES_ON; break;
 		case 0x101: s->probes = FL_PROBES_OFF; break;
@@ -613,8 +617,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 			resolution_option(s, c, optarg);
 			break;
 		case 0x106: /* the stranded-waiter threshold; 0: off */
-			s->base.stranded_ns =
-				fl_parse_int("--stranded-ms", optarg, 0, 3600000) * 1000000;
+			s->base.stranded_ns = fl_parse_int("--stranded-ms", optarg, 0, 3600000) * 1000000;
 			break;
 		case 'h':
 			if (d->synopsis)

@@ -53,8 +53,8 @@ struct fl_bench_hooks {
 	 * collector counted this rep */
 	void (*rep_done)(const struct fl_point *pt, int entry, int round,
 			 const struct fl_result *r, bool probed);
-	/* after the ratio table, on the run's rows */
-	void (*summary)(const struct fl_table *t);
+	/* after the ratio table, on the run's rows: part of the full tables */
+	void (*summary)(FILE *f, const struct fl_table *t);
 };
 
 struct fl_spec {
@@ -91,6 +91,7 @@ struct fl_spec {
 	const char *policies;           /* --policy LIST as given; NULL: not given (park) */
 	char spin_policies[1024];       /* --spin N,M (the old name) as a policy list */
 	bool floors, control, quiet, dry;
+	bool detail;                    /* --detail: the full tables on the screen too */
 	bool perf;                      /* --perf: the runner turns the counters on */
 	int latency;                    /* -1 the workload's default, 0 off, 1 on */
 	enum fl_probes_mode probes;

@@ -331,20 +331,29 @@ void fl_print_evidence(FILE *f, const struct fl_cell *const *row, int nrow,
 		why_line(f, row, nrow, ref, v, op);
 }
 
-const char *fl_evidence_change(char *b, size_t n, const struct fl_cell *before,
-			       const struct fl_cell *after)
+const char *fl_why_short(char *b, size_t n, const struct fl_cell *y, const struct fl_cell *ref,
+			 const struct fl_cell *ctrl)
 {
-	double x[FL_NEV], base[FL_NEV];
+	double x[FL_NEV], base[FL_NEV], c[FL_NEV];
 	struct fl_why w[2];
 	b[0] = '\0';
-	if (!before->nprobed || !after->nprobed)
-		return b;
-	fl_evidence_values(after, x);
-	fl_evidence_values(before, base);
-	if (fl_why_pick(x, base, NULL, w)) {
+	fl_evidence_values(y, x);
+	fl_evidence_values(ref, base);
+	if (ctrl)
+		fl_evidence_values(ctrl, c);
+	if (fl_why_pick(x, base, ctrl ? c : NULL, w)) {
 		char p[24], q[24];
 		snprintf(b, n, "%s %s -> %s", ev[w[0].k].label, cnt_text(p, sizeof p, w[0].k, w[0].base),
 			 cnt_text(q, sizeof q, w[0].k, w[0].x));
 	}
 	return b;
+}
+
+const char *fl_evidence_change(char *b, size_t n, const struct fl_cell *before,
+			       const struct fl_cell *after)
+{
+	b[0] = '\0';
+	if (!before->nprobed || !after->nprobed)
+		return b;
+	return fl_why_short(b, n, after, before, NULL);
 }

@@ -75,6 +75,14 @@ void fl_print_evidence(FILE *f, const struct fl_cell *const *row, int nrow,
 const char *fl_evidence_change(char *b, size_t n, const struct fl_cell *before,
 			       const struct fl_cell *after);
 
+/* The count of y (a row) that differs most from ref's by the why line's
+ * rule (fl_why_pick, ctrl: the control or NULL), as "csw/op 0.220 ->
+ * 0.870" (ref's, then y's; CPU ns per op only when no count differs);
+ * "" when none does. fl_evidence_change is this between two runs, ctrl
+ * NULL, once both have probed rounds. */
+const char *fl_why_short(char *b, size_t n, const struct fl_cell *y, const struct fl_cell *ref,
+			 const struct fl_cell *ctrl);
+
 /* A duration in ns as text: 3 significant digits and a unit (ns, us, ms,
  * s); "-" for NAN. */
 const char *fl_dur_text(char *b, size_t n, double ns);

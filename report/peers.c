@@ -27,8 +27,10 @@ static void consider(struct closest *best, const struct fl_cell *y, const struct
 	*best = (struct closest){ y, t.median, cpu, cheap };
 }
 
-void fl_peers_line(FILE *f, const struct fl_cell *const *row, int nrow, bool regimes,
-		   struct fl_peers_tally *t)
+/* The point's fastest library and the futexlab entry closest to it; false
+ * when either is missing. */
+static bool judge_point(const struct fl_cell *const *row, int nrow, const struct fl_cell **plib,
+			struct closest *best)
 {
 	const struct fl_cell *lib = NULL;
 	for (int i = 0; i < nrow; i++) {
@@ -36,12 +38,32 @@ void fl_peers_line(FILE *f, const struct fl_cell *const *row, int nrow, bool reg
 		    (!lib || row[i]->ns.median < lib->ns.median))
 			lib = row[i];
 	}
-	struct closest best = { 0 };
+	*best = (struct closest){ 0 };
 	for (int i = 0; lib && i < nrow; i++) {
 		if (fl_catalog_kind(row[i]->variant) == FL_KIND_DESIGN && fl_cell_usable(row[i]))
-			consider(&best, row[i], lib);
+			consider(best, row[i], lib);
 	}
-	if (!best.y)
+	*plib = lib;
+	return best->y != NULL;
+}
+
+void fl_peers_count(const struct fl_cell *const *row, int nrow, bool regimes,
+		    struct fl_peers_tally *t)
+{
+	const struct fl_cell *lib;
+	struct closest best;
+	if (regimes || !judge_point(row, nrow, &lib, &best))
+		return;
+	t->points++;
+	t->within += best.time <= FL_PEERS_TIME && best.cheap;
+}
+
+void fl_peers_line(FILE *f, const struct fl_cell *const *row, int nrow, bool regimes,
+		   struct fl_peers_tally *t)
+{
+	const struct fl_cell *lib;
+	struct closest best;
+	if (!judge_point(row, nrow, &lib, &best))
 		return;
 	if (regimes) {
 		fprintf(f, "  vs the libraries: two regimes: not judged\n");

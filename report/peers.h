@@ -34,6 +34,9 @@ struct fl_peers_tally {
  * the point left out of the tally. */
 void fl_peers_line(FILE *f, const struct fl_cell *const *row, int nrow, bool regimes,
 		   struct fl_peers_tally *t);
+/* The same judgement, tallied without a line (the summary: summary.h). */
+void fl_peers_count(const struct fl_cell *const *row, int nrow, bool regimes,
+		    struct fl_peers_tally *t);
 /* The closing line (nothing when no point had one). */
 void fl_peers_summary(FILE *f, const struct fl_peers_tally *t);
 

@@ -3,6 +3,9 @@
 # good input works. Usage: test_cli.sh path/to/futexlab
 set -u
 fl=$1
+# run, sweep, exec and compare FILE end with the summary; the checks here read
+# the full tables, which --detail puts on the screen before it
+with_detail() { case ${1-} in run|sweep|exec|compare) "$fl" "$1" --detail "${@:2}" ;; *) "$fl" "$@" ;; esac; }
 pass=0 fail=0 skipped=0
 # skip WHAT: a check that cannot run here (a SKIP line, never a pass)
 skip() { skipped=$((skipped+1)); echo "SKIP $1"; }
@@ -22,7 +25,7 @@ hash_skipped() {
 expect_usage() {
   local what=$1; shift
   local out err rc
-  out=$("$fl" "$@" 2>/tmp/fl_cli_err.$$); rc=$?
+  out=$(with_detail "$@" 2>/tmp/fl_cli_err.$$); rc=$?
   err=$(cat /tmp/fl_cli_err.$$)
   local lines; lines=$(printf '%s' "$err" | grep -c '')
   if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ -z "$out" ]; then
@@ -33,7 +36,7 @@ expect_usage() {
 }
 expect_ok() {
   local what=$1; shift
-  if "$fl" "$@" >/tmp/fl_cli_out.$$ 2>&1; then
+  if with_detail "$@" >/tmp/fl_cli_out.$$ 2>&1; then
     pass=$((pass+1)); echo "ok   $what"
   else
     fail=$((fail+1)); echo "FAIL $what: rc=$?"; cat /tmp/fl_cli_out.$$
@@ -81,12 +84,12 @@ for c in run sweep exec compare list hunt; do
     fail=$((fail+1)); echo "FAIL $c help: --help not listed"
   else pass=$((pass+1)); echo "ok   $c help lists its options"; fi
 done
-rerr=$("$fl" run --variant negcount --workload uncontended --ops 200 --reps 2 --warmup 0 \
+rerr=$("$fl" run --detail --variant negcount --workload uncontended --ops 200 --reps 2 --warmup 0 \
   --no-floors --no-control --no-probes --quiet 2>&1 >/dev/null); rc=$?
 if [ $rc -eq 0 ] && [ "$rerr" = "futexlab: --reps is now --rounds" ]; then
   pass=$((pass+1)); echo "ok   --reps: accepted, one line of deprecation"
 else fail=$((fail+1)); echo "FAIL --reps: rc=$rc stderr='$rerr'"; fi
-rerr=$("$fl" run --reps 0 2>&1 >/dev/null); rc=$?
+rerr=$("$fl" run --detail --reps 0 2>&1 >/dev/null); rc=$?
 if [ $rc -eq 2 ] && [ "$(grep -c '' <<<"$rerr")" -eq 2 ] && grep -q 'rounds' <<<"$rerr"; then
   pass=$((pass+1)); echo "ok   --reps 0: the note, then the usage error on --rounds, exit 2"
 else fail=$((fail+1)); echo "FAIL --reps 0: rc=$rc stderr='$rerr'"; fi
@@ -158,11 +161,11 @@ ldir=$(mktemp -d)
 lat_rows() { python3 -c 'import csv,sys
 rows=[r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")) if r["status"]=="ok"]
 print(sum(1 for r in rows if r["workload"]==sys.argv[2] and r["lat_p50_ns"]!="" and int(r["lat_n"])>0), len([r for r in rows if r["workload"]==sys.argv[2]]))' "$@"; }
-"$fl" run --variant negcount --workload pool,timeouts --threads 2 --rounds 2 --duration 0.02 \
+"$fl" run --detail --variant negcount --workload pool,timeouts --threads 2 --rounds 2 --duration 0.02 \
   --no-probes --no-control --quiet --csv "$ldir/d.csv" >/dev/null
-"$fl" run --variant negcount --workload pool,timeouts --threads 2 --rounds 2 --duration 0.02 \
+"$fl" run --detail --variant negcount --workload pool,timeouts --threads 2 --rounds 2 --duration 0.02 \
   --no-probes --no-control --quiet --latency --csv "$ldir/on.csv" >/dev/null
-"$fl" run --variant negcount --workload pool,timeouts --threads 2 --rounds 2 --duration 0.02 \
+"$fl" run --detail --variant negcount --workload pool,timeouts --threads 2 --rounds 2 --duration 0.02 \
   --no-probes --no-control --quiet --no-latency --csv "$ldir/off.csv" >/dev/null
 got="$(lat_rows "$ldir/d.csv" pool) $(lat_rows "$ldir/d.csv" timeouts) $(lat_rows "$ldir/on.csv" pool) $(lat_rows "$ldir/off.csv" timeouts)"
 if [ "$got" = "0 2 2 2 2 2 0 2" ] && [ -s "$ldir/on.lat.csv" ] && [ ! -e "$ldir/off.lat.csv" ] &&
@@ -296,7 +299,7 @@ expect_ok "compare of a CSV with CPU columns" compare "$d/cpu.csv"
 out=$(cat /tmp/fl_cli_out.$$)
 # CPU and context switches per op are in the evidence block under the
 # rows (harness/verdicts.md#the-evidence-block): ev VARIANT is its row there.
-ev() { awk -v v="$1" '$1 == v { x = $2 " " $3 } END { print x }' <<<"$out"; }
+ev() { awk -v v="$1" '/^summary: / { exit } $1 == v { x = $2 " " $3 } END { print x }' <<<"$out"; }
 check "the ratio table's header: median ns, then the ratio (CPU is in the evidence block)" \
   grep -qE '^  variant +median ns +ratio +interval' <<<"$out"
 check "the evidence block's columns: cpu ns, csw" grep -qE '^ +cpu ns +csw +futex ' <<<"$out"
@@ -439,7 +442,7 @@ check "--baseline posix: ratios to glibc" grep -q '^mode: ratios to glibc' <<<"$
 check "pairs glibc with glibc: nothing changed" grep -q '^0 of 2 pairs changed beyond the noise' <<<"$out"
 
 # Ctrl-C: the finished rows stay, the summary says so, exit 130.
-"$fl" sweep --variants negcount --workloads uncontended --rounds 100 --duration 0.05 \
+"$fl" sweep --detail --variants negcount --workloads uncontended --rounds 100 --duration 0.05 \
   --csv "$d/int.csv" --quiet >"$d/int.out" 2>&1 &
 pid=$!
 # wait until 5 reps are in the CSV (the state; 60 s is generous for 5 reps
@@ -590,7 +593,7 @@ check "its control negcount@adaptive#2 right after it: $(table_rows "$d/polb.out
 check "the control's rows: negcount@adaptive#2 under adaptive" \
   grep -q '^negcount@adaptive#2,uncontended,.*,adaptive,' "$d/polb.csv"
 # --spin N,M, the old form: spin:N (0: park), with one line on stderr
-serr=$("$fl" run --spin 0,50 --variant negcount --workload uncontended --ops 300 --rounds 2 \
+serr=$("$fl" run --detail --spin 0,50 --variant negcount --workload uncontended --ops 300 --rounds 2 \
   --warmup 0 --no-floors --no-control --no-probes --quiet --csv "$d/spin.csv" 2>&1 >/dev/null); rc=$?
 check "--spin 0,50: accepted (exit $rc), one note: '$serr'" \
   test "$rc $serr" = '0 futexlab: --spin is now --policy (here --policy park,spin:50)'
@@ -598,7 +601,7 @@ check "--spin 0,50: rows negcount (park) and negcount@spin:50: $(entries "$d/spi
   test "$(entries "$d/spin.csv")" = 'negcount=park:2 negcount@spin:50=spin:50:2'
 # dry-run lists the entries; a preset takes --policy (it crosses the entries, not the axes)
 check "sweep --preset quick --policy park,adaptive: negcount@adaptive at each of its 10 points" \
-  test "$("$fl" sweep --preset quick --policy park,adaptive --dry-run | grep -c '^negcount@adaptive ')" -eq 10
+  test "$("$fl" sweep --detail --preset quick --policy park,adaptive --dry-run | grep -c '^negcount@adaptive ')" -eq 10
 # An older CSV (a spin column, no policy) still loads and compares with a
 # file written since: its spin 0 keys the point as park does today.
 to_new() { python3 -c '
@@ -658,14 +661,14 @@ check "wake, wake-each: ok rows with ops > 0 for negcount and glibc, sems=1" \
 check "lock1 (one token at most) and floor-atomic (never sleeps) skip wake with the reason" \
   bash -c "grep -q '^lock1,wake,3,.*,skipped,\"wake posts 3 tokens' '$d/wake.csv' &&
            grep -q '^floor-atomic,wake-each,3,.*,skipped,\"floor-atomic' '$d/wake.csv'"
-npts() { "$fl" sweep --variants negcount --threads 2,4 "$@" --no-floors --no-control --dry-run |
+npts() { "$fl" sweep --detail --variants negcount --threads 2,4 "$@" --no-floors --no-control --dry-run |
            grep -c '^negcount '; }
 one=$(npts --workloads pool --sems 1) two=$(npts --workloads pool --sems 1,2)
 check "dry-run of a sweep over sems 1,2 lists twice the points ($one -> $two)" \
   test "$one" -eq 2 -a "$two" -eq 4
 check "wake does not read --sems: its points stay (sems=1 rows)" \
   test "$(npts --workloads pool,wake --sems 1,2)" -eq 6
-check "dry-run shows sems" grep -q 'sems=2' <<<"$("$fl" sweep --variants negcount --workloads pool \
+check "dry-run shows sems" grep -q 'sems=2' <<<"$("$fl" sweep --detail --variants negcount --workloads pool \
   --threads 4 --sems 2 --dry-run)"
 rm -rf "$d" /tmp/fl_cli_out.$$ /tmp/fl_cli_err.$$
 

@@ -62,7 +62,7 @@ for r in csv.DictReader(lines):
 
 run() { # csv-file extra-exec-args... -- daemon_prog args
   local csv=$1; shift
-  "$fl" exec --rounds 2 --warmup 0 --no-probes --quiet --csv "$tmp/$csv" "$@" \
+  "$fl" exec --detail --rounds 2 --warmup 0 --no-probes --quiet --csv "$tmp/$csv" "$@" \
     >"$tmp/$csv.out" 2>"$tmp/$csv.err"
 }
 

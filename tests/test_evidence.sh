@@ -4,6 +4,9 @@
 # FILE`, `compare --tsv`, `compare A B`. Usage: test_evidence.sh path/to/futexlab
 set -u
 fl=$1
+# run, sweep, exec and compare FILE end with the summary; the checks here read
+# the full tables, which --detail puts on the screen before it
+with_detail() { case ${1-} in run|sweep|exec|compare) "$fl" "$1" --detail "${@:2}" ;; *) "$fl" "$@" ;; esac; }
 pass=0 fail=0
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
@@ -13,12 +16,12 @@ check() { # description, command...
 }
 absent() { ! grep -qE "$1" <<<"$2"; }
 run() { # args...: futexlab's stdout in $out, a failed command counts
-  if out=$("$fl" "$@" 2>&1); then pass=$((pass+1)); echo "ok   futexlab $*"
+  if out=$(with_detail "$@" 2>&1); then pass=$((pass+1)); echo "ok   futexlab $*"
   else fail=$((fail+1)); echo "FAIL futexlab $* (rc $?)"; echo "$out"; fi
 }
 # field WORD N: field N (awk) of the block row of variant WORD (the last
-# line starting with it: the ratio row comes first)
-field() { awk -v v="$1" -v n="$2" '$1 == v { x = $n } END { print x }' <<<"$out"; }
+# line starting with it before the summary: the ratio row comes first)
+field() { awk -v v="$1" -v n="$2" '/^summary: / { exit } $1 == v { x = $n } END { print x }' <<<"$out"; }
 
 BASE="variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol"
 PROBE="futex_syscalls,wake_calls,wake_none,wait_calls,wait_eagain,herd_bursts,wakes_per_post,resleeps,wake_to_run_n,wake_to_run_p50_ns,wake_to_run_p99_ns"

@@ -33,7 +33,7 @@ for r in csv.DictReader(lines):
 # 1. bad input: one line on stderr, exit 2, nothing run
 usage() { # label args...
   local label=$1; shift
-  "$fl" exec "$@" >"$tmp/u.out" 2>"$tmp/u.err"
+  "$fl" exec --detail "$@" >"$tmp/u.out" 2>"$tmp/u.err"
   local rc=$? n
   n=$(wc -l <"$tmp/u.err")
   if [ $rc -eq 2 ] && [ "$n" -eq 1 ] && [ ! -s "$tmp/u.out" ]; then ok "$label: exit 2, $(cat "$tmp/u.err")"
@@ -54,13 +54,13 @@ usage "--policy with no design it applies to" --policy adaptive --variant glibc 
 usage "an entry twice" --variant negcount,negcount@adaptive --policy park,adaptive -- true
 usage "a bad policy in --baseline" --baseline negcount@lazy -- true
 grep -q "glibc is a shipped library and waits its own way (parks at once" <(
-  "$fl" exec --variant glibc@adaptive -- true 2>&1) &&
+  "$fl" exec --detail --variant glibc@adaptive -- true 2>&1) &&
   ok "a policy for glibc: the message says it waits its own way" || bad "a policy for glibc: the message"
 
 # 2. a program that fails: error rows with the reason, exit 1
 fails() { # label want-in-note cmd...
   local label=$1 want=$2; shift 2
-  "$fl" exec --variant negcount --rounds 1 --warmup 0 --no-probes --quiet --csv "$tmp/f.csv" \
+  "$fl" exec --detail --variant negcount --rounds 1 --warmup 0 --no-probes --quiet --csv "$tmp/f.csv" \
     "$@" >"$tmp/f.out" 2>&1
   local rc=$? st notes
   st=$(rows "$tmp/f.csv" negcount status | sort -u | tr '\n' ' ')
@@ -75,7 +75,7 @@ fails "timeout" "timed out after" --timeout 0.3 -- sleep 30
 
 # 3. a good run: ok rows, CPU and context switches, the shim's count on the
 #    design, none for glibc (unshimmed), the designs the shim refuses skipped
-if "$fl" exec --variant negcount,glibc,lock1,split --rounds 2 --warmup 0 --no-probes --quiet \
+if "$fl" exec --detail --variant negcount,glibc,lock1,split --rounds 2 --warmup 0 --no-probes --quiet \
      --csv "$tmp/g.csv" -- "$semprog" >"$tmp/g.out" 2>"$tmp/g.err"; then
   ok "semprog on negcount, glibc: exit 0"
 else bad "semprog: exit $?: $(cat "$tmp/g.err")"; fi
@@ -96,7 +96,7 @@ grep -q "^# exec: $semprog" "$tmp/g.csv" && ok "the command in the metadata" || 
 grep -q "per program" "$tmp/g.out" && grep -q "glibc#2" "$tmp/g.out" && ok "table and per-program report" ||
   { bad "no report"; cat "$tmp/g.out"; }
 # --allow runs a design that breaks a promise
-"$fl" exec --variant split --allow destroy --rounds 1 --warmup 0 --no-probes --quiet --no-control \
+"$fl" exec --detail --variant split --allow destroy --rounds 1 --warmup 0 --no-probes --quiet --no-control \
   --csv "$tmp/a.csv" -- "$semprog" >/dev/null 2>&1
 [ "$(rows "$tmp/a.csv" split status)" = ok ] && ok "--allow destroy runs split" ||
   bad "--allow destroy: split '$(rows "$tmp/a.csv" split status)' $(rows "$tmp/a.csv" split note)"
@@ -105,7 +105,7 @@ grep -q "per program" "$tmp/g.out" && grep -q "glibc#2" "$tmp/g.out" && ok "tabl
 #     its own policy) and its control once each. The program writes the
 #     design and policy the shim was given; futexlab's own environment holds
 #     FUTEXLAB_POLICY=adaptive, which a park entry must not pass on.
-FUTEXLAB_POLICY=adaptive "$fl" exec --policy park,spin:50 --variant negcount,glibc --rounds 2 \
+FUTEXLAB_POLICY=adaptive "$fl" exec --detail --policy park,spin:50 --variant negcount,glibc --rounds 2 \
   --warmup 0 --no-probes --quiet --csv "$tmp/pol.csv" -- \
   sh -c "echo \"\${FUTEXLAB_VARIANT-}:\${FUTEXLAB_POLICY-}\" >> '$tmp/pol.log'" >"$tmp/pol.out" 2>&1
 rc=$?
@@ -124,7 +124,7 @@ seen=$(sort "$tmp/pol.log" | uniq -c | awk '{print $2 "x" $1}' | tr '\n' ' ')
 # 4. Ctrl-C: exit 130, the rows finished before it kept. Interrupt once two
 #    reps are in the CSV (the state, not a sleep: a loaded machine may take
 #    any time to get there); 60 s for 2 reps of `sleep 0.1` is generous.
-"$fl" exec --variant negcount --rounds 200 --warmup 0 --no-probes --quiet --csv "$tmp/i.csv" \
+"$fl" exec --detail --variant negcount --rounds 200 --warmup 0 --no-probes --quiet --csv "$tmp/i.csv" \
   -- sleep 0.1 >"$tmp/i.out" 2>&1 &
 pid=$!
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
@@ -151,16 +151,16 @@ other=$(rows "$tmp/i.csv" negcount status | grep -vc '^ok$')
 # 5. --survey: per-process counts of glibc's semaphores: semprog twice under
 #    a shell is twice semprog once (one line per process that exits normally;
 #    tree_prog leaves by _exit everywhere: the shim's _exit reports all three)
-"$fl" exec --survey -- "$semprog" >"$tmp/s.out" 2>&1
+"$fl" exec --detail --survey -- "$semprog" >"$tmp/s.out" 2>&1
 one=$(sed -n 's/^total: \([0-9]*\) semaphores.*/\1/p' "$tmp/s.out")
-"$fl" exec --survey -- sh -c "\"$semprog\" && \"$semprog\"" >"$tmp/s2.out" 2>&1
+"$fl" exec --detail --survey -- sh -c "\"$semprog\" && \"$semprog\"" >"$tmp/s2.out" 2>&1
 two=$(sed -n 's/^total: \([0-9]*\) semaphores.*/\1/p' "$tmp/s2.out")
 procs=$(sed -n 's/.* in \([0-9]*\) process.*/\1/p' "$tmp/s2.out")
 [ "${one:-0}" -gt 0 ] && [ "${two:-x}" = $((2 * one)) ] && [ "${procs:-0}" -ge 2 ] &&
   grep -q "blocking waits" "$tmp/s.out" &&
   ok "--survey: semprog $one semaphores with blocking waits; twice under sh: $two in $procs processes" ||
   { bad "--survey: one '$one' two '$two' procs '$procs'"; cat "$tmp/s.out" "$tmp/s2.out"; }
-"$fl" exec --survey -- "$tree" >"$tmp/s3.out" 2>&1 && grep -q "in 3 processes" "$tmp/s3.out" &&
+"$fl" exec --detail --survey -- "$tree" >"$tmp/s3.out" 2>&1 && grep -q "in 3 processes" "$tmp/s3.out" &&
   grep -q "no POSIX semaphore" "$tmp/s3.out" &&
   ok "--survey tree_prog: its 3 processes report although each leaves by _exit" ||
   { bad "--survey tree_prog"; cat "$tmp/s3.out"; }
@@ -169,7 +169,7 @@ procs=$(sed -n 's/.* in \([0-9]*\) process.*/\1/p' "$tmp/s2.out")
 #    inherited without close-on-exec (fd 9 here), its pipes, and (below, with
 #    the collector) the collector's BPF descriptors. Needs no root: always run.
 fds() { # PROBES-FLAG OUT: the program's descriptors, as ls -l lists them
-  "$fl" exec --variant negcount --rounds 1 --warmup 0 --no-control "$1" --quiet -- \
+  "$fl" exec --detail --variant negcount --rounds 1 --warmup 0 --no-control "$1" --quiet -- \
     sh -c "ls -l /proc/\$\$/fd > $2" >/dev/null 2>&1 9>"$tmp/nine"
 }
 fds --no-probes "$tmp/fds0"
@@ -183,7 +183,7 @@ what="tree_prog's exact profile and the collector's descriptors (futexlab exec -
 if [ "$(id -u)" != 0 ]; then
   skip "$what: not root (the collector needs root)"
 else
-  "$fl" exec --variant negcount,glibc --rounds 2 --warmup 0 --probes --quiet --csv "$tmp/p.csv" \
+  "$fl" exec --detail --variant negcount,glibc --rounds 2 --warmup 0 --probes --quiet --csv "$tmp/p.csv" \
     -- "$tree" >"$tmp/p.out" 2>"$tmp/p.err"
   if grep -q "probes off" "$tmp/p.err"; then
     skip "$what: $(grep -m1 "probes off" "$tmp/p.err")"
@@ -216,7 +216,7 @@ else
     # last); the counts on the probed row only, the per-program figures from
     # the timed rows, the top words from the probed rep (an unprobed rep's
     # would be the previous probed rep's)
-    "$fl" exec --variant negcount,glibc --rounds 3 --warmup 0 --quiet --csv "$tmp/q.csv" \
+    "$fl" exec --detail --variant negcount,glibc --rounds 3 --warmup 0 --quiet --csv "$tmp/q.csv" \
       -- "$tree" >"$tmp/q.out" 2>"$tmp/q.err"
     fc=$(sed -n 's/^futex_calls=//p' <<<"$(printf '%s\n' $expect)")
     mix=""

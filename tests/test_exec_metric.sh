@@ -29,7 +29,7 @@ for r in csv.DictReader(lines):
 # 1. bad input: one line on stderr, exit 2, nothing run
 usage() { # label want args...
   local label=$1 want=$2; shift 2
-  "$fl" exec "$@" >"$tmp/u.out" 2>"$tmp/u.err"
+  "$fl" exec --detail "$@" >"$tmp/u.out" 2>"$tmp/u.err"
   local rc=$? n
   n=$(wc -l <"$tmp/u.err")
   if [ $rc -eq 2 ] && [ "$n" -eq 1 ] && [ ! -s "$tmp/u.out" ] && grep -q -- "$want" "$tmp/u.err"
@@ -57,7 +57,7 @@ P
 chmod +x "$prog"
 run() { # csv args...: 6 rounds (a verdict needs 6), no warm-up
   local csv=$1; shift
-  "$fl" exec --variant negcount,glibc --rounds 6 --warmup 0 --no-probes --quiet --csv "$csv" \
+  "$fl" exec --detail --variant negcount,glibc --rounds 6 --warmup 0 --no-probes --quiet --csv "$csv" \
     --metric 'tps = ([0-9.na/]+)' "$@" -- "$prog"
 }
 # row TABLE VARIANT: that entry's row of the ratio table, blanks squeezed
@@ -82,17 +82,17 @@ grep -qE '^  variant +metric +ratio' "$tmp/h.out" && ok "the value column is hea
   bad "the value column's header: $(grep -E '^  variant' "$tmp/h.out")"
 # a point whose first entry is skipped (split, refused without --allow)
 # still heads its value column by the metric
-"$fl" exec --variant split,glibc --rounds 1 --warmup 0 --no-probes --quiet --csv "$tmp/k.csv" \
+"$fl" exec --detail --variant split,glibc --rounds 1 --warmup 0 --no-probes --quiet --csv "$tmp/k.csv" \
   --metric 'tps = ([0-9.na/]+)' -- "$prog" >"$tmp/k.out" 2>&1
 grep -qE '^  variant +metric +ratio' "$tmp/k.out" && grep -qE '^  split +skipped' "$tmp/k.out" &&
   ok "a skipped first entry: the value column still headed metric" ||
   bad "skipped first entry: $(grep -E '^  (variant|split)' "$tmp/k.out")"
-"$fl" compare "$tmp/h.csv" >"$tmp/hc.out" 2>&1
+"$fl" compare --detail "$tmp/h.csv" >"$tmp/hc.out" 2>&1
 [ "$(row "$tmp/hc.out" negcount)" = "$r" ] && [ "$(row "$tmp/hc.out" glibc)" = "$(row "$tmp/h.out" glibc)" ] &&
   ok "compare FILE: the same rows" || bad "compare FILE: '$(row "$tmp/hc.out" negcount)' vs '$r'"
 # a file without the metric line (as before the option): wall time again
 grep -v '^# exec metric:' "$tmp/h.csv" >"$tmp/old.csv"
-"$fl" compare "$tmp/old.csv" >"$tmp/old.out" 2>&1
+"$fl" compare --detail "$tmp/old.csv" >"$tmp/old.out" 2>&1
 grep -qE '^  variant +median ns +ratio' "$tmp/old.out" && ! grep -q "^  negcount +200 " "$tmp/old.out" &&
   ok "no metric line: ns per op, as before" || bad "no metric line: $(grep -A2 -E '^  variant' "$tmp/old.out")"
 
@@ -110,7 +110,7 @@ grep -q '^# exec metric: .* (lower is better)$' "$tmp/l.csv" && ok "metadata: (l
 for case in "none|no match for --metric 'tps = ([0-9.na/]+)' in the program's output" \
             "text|its first group matched 'n/a', not a number"; do
   mode=${case%%|*} want=${case#*|} v=negcount
-  "$fl" exec --variant "$v" --env "MODE=$mode" --rounds 1 --warmup 0 --no-probes --quiet --csv "$tmp/e.csv" \
+  "$fl" exec --detail --variant "$v" --env "MODE=$mode" --rounds 1 --warmup 0 --no-probes --quiet --csv "$tmp/e.csv" \
     --metric 'tps = ([0-9.na/]+)' -- "$prog" >"$tmp/e.out" 2>&1
   rc=$?
   st=$(rows "$tmp/e.csv" "$v" status | sort -u | tr '\n' ' ')
@@ -120,7 +120,7 @@ for case in "none|no match for --metric 'tps = ([0-9.na/]+)' in the program's ou
 done
 
 # 5. --output: the program's output still reaches futexlab's stdout
-"$fl" exec --variant negcount --rounds 1 --warmup 0 --no-probes --quiet --output \
+"$fl" exec --detail --variant negcount --rounds 1 --warmup 0 --no-probes --quiet --output \
   --metric 'tps = ([0-9]+)' -- "$prog" >"$tmp/o.out" 2>&1
 grep -q '^tps = 200$' "$tmp/o.out" && grep -q '^tps = 100$' "$tmp/o.out" &&
   ok "--output with --metric: the output shown (stdout and stderr)" ||

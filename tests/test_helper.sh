@@ -31,7 +31,7 @@ else bad "list: $("$fl" list | grep musl-libc)"; fi
 # 2. the rows came from musl: metadata from the helper itself, every column
 #    a workload fills filled (fairness, latency, cpu)
 csv=$tmp/a.csv
-"$fl" run --variant musl-libc,glibc --workload pool,pingpong,uncontended --threads 4 \
+"$fl" run --detail --variant musl-libc,glibc --workload pool,pingpong,uncontended --threads 4 \
   --tokens 1 --rounds 3 --warmup 1 --duration 0.03 --latency --no-control --quiet \
   --no-probes --csv "$csv" >"$tmp/a.out" 2>&1
 rc=$?
@@ -52,7 +52,7 @@ else bad "missing fields: jain='$jain' p50='$p50' cpu='$cpu' ops='$ops'"; fi
 #    FUTEX_WAIT, never glibc's FUTEX_WAIT_BITSET — and procs says 1. On one
 #    CPU (--pin 0) a waiter's spin cannot see its partner's post: it sleeps.
 csv=$tmp/p.csv
-"$fl" run --variant musl-libc,glibc --workload pingpong --ops 3000 --rounds 3 --warmup 0 --pin 0 \
+"$fl" run --detail --variant musl-libc,glibc --workload pingpong --ops 3000 --rounds 3 --warmup 0 --pin 0 \
   --no-control --quiet --probes --csv "$csv" >"$tmp/p.out" 2>&1
 pbs=$(col "$csv" glibc pingpong fx_wait_bitset | head -1)
 if grep -q 'probes off' "$tmp/p.out"; then
@@ -76,7 +76,7 @@ fi
 # 4. a helper that dies during a rep (the real one, SIGSEGV from outside):
 #    an error row with the reason; the other rows go on; exit status 1
 csv=$tmp/c.csv
-"$fl" run --variant musl-libc,glibc --workload pool --threads 2 --rounds 40 --duration 0.1 \
+"$fl" run --detail --variant musl-libc,glibc --workload pool --threads 2 --rounds 40 --duration 0.1 \
   --no-control --quiet --no-probes --csv "$csv" >"$tmp/c.out" 2>&1 &
 run=$!
 # mid-run: the helper's pid in the CSV and a musl-libc row done (states, not
@@ -111,7 +111,7 @@ EOF
 chmod +x "$tmp/hang.sh"
 csv=$tmp/h.csv
 t0=$(date +%s)
-HANG_PIDFILE=$tmp/hang.pid FUTEXLAB_HELPER=$tmp/hang.sh FUTEXLAB_HELPER_TIMEOUT=1 timeout 60 "$fl" run \
+HANG_PIDFILE=$tmp/hang.pid FUTEXLAB_HELPER=$tmp/hang.sh FUTEXLAB_HELPER_TIMEOUT=1 timeout 60 "$fl" run --detail \
   --variant musl-libc,glibc --workload uncontended --rounds 3 --duration 0.02 --no-control \
   --quiet --no-probes --csv "$csv" >"$tmp/h.out" 2>&1
 rc=$?
@@ -132,7 +132,7 @@ fi
 # 6. Ctrl-C (SIGINT to the whole process group, as a terminal sends it): exit
 #    130, the finished rows kept, the helper gone with the run
 csv=$tmp/i.csv
-setsid "$fl" run --variant musl-libc,glibc --workload pool --threads 2 --rounds 200 \
+setsid "$fl" run --detail --variant musl-libc,glibc --workload pool --threads 2 --rounds 200 \
   --duration 0.05 --no-control --quiet --no-probes --csv "$csv" >"$tmp/i.out" 2>&1 &
 run=$!
 t0=$(ms)   # interrupt once 3 musl-libc rows are done (60 s bound)
@@ -152,7 +152,7 @@ else bad "Ctrl-C: rc=$rc kept=$kept (interrupted after $waited ms) helper='$pid'
 
 # 7. --hash: the helper applies the run's mode to itself
 csv=$tmp/x.csv
-"$fl" run --variant musl-libc --workload uncontended --rounds 1 --warmup 0 --duration 0.01 \
+"$fl" run --detail --variant musl-libc --workload uncontended --rounds 1 --warmup 0 --duration 0.01 \
   --no-control --quiet --no-probes --hash private:16 --csv "$csv" >/dev/null 2>&1
 st=$(col "$csv" musl-libc uncontended status)
 note=$(grep '^musl-libc,uncontended,' "$csv" | grep -o '"[^"]*"' | head -1)
@@ -164,7 +164,7 @@ else bad "hash: status $st, $(grep '^# helper' "$csv")"; fi
 
 # 8. no helper: a skipped row with the reason
 csv=$tmp/m.csv
-FUTEXLAB_HELPER=$tmp/none "$fl" run --variant musl-libc --workload uncontended \
+FUTEXLAB_HELPER=$tmp/none "$fl" run --detail --variant musl-libc --workload uncontended \
   --rounds 1 --duration 0.01 --quiet --no-probes --csv "$csv" >/dev/null 2>&1
 if grep -q "^musl-libc,uncontended,.*,skipped,\"its helper $tmp/none cannot be run" "$csv"; then
   ok "missing helper: skipped row"
@@ -172,7 +172,7 @@ else bad "missing helper: $(grep '^musl-libc' "$csv")"; fi
 
 # 9. exec and the shim refuse it, one line each
 csv=$tmp/e.csv
-"$fl" exec --variant musl-libc --rounds 1 --quiet --csv "$csv" -- /bin/true >/dev/null 2>&1
+"$fl" exec --detail --variant musl-libc --rounds 1 --quiet --csv "$csv" -- /bin/true >/dev/null 2>&1
 if grep -q '^musl-libc,exec,.*,skipped,"runs only in its helper' "$csv"; then ok "exec: skipped row"
 else bad "exec: $(grep '^musl-libc' "$csv")"; fi
 if [ "$shim" = - ]; then

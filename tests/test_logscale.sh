@@ -15,7 +15,7 @@ check() { # description, command...
   local what=$1; shift
   if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
 }
-tsv=$("$fl" compare --tsv "$csv") || { echo "FAIL compare --tsv (rc $?)"; exit 1; }
+tsv=$("$fl" compare --detail --tsv "$csv") || { echo "FAIL compare --tsv (rc $?)"; exit 1; }
 # verdict POINT VARIANT: the TSV's verdict column (18) of that pair
 verdict() { awk -F'\t' -v p="$1" -v v="$2" '$2 == p && $3 == v { print $18 }' <<<"$tsv"; }
 pp="pingpong T=2 wake=exact hash=auto"
@@ -26,7 +26,7 @@ check "pingpong: every row at 0.024-0.049 reads faster (the @adaptive rows, cxx-
 check "pingpong: the control itself is ~" [ "$(verdict "$pp" 'glibc#2')" = "~" ]
 check "pingpong: portable 1.29 [1.17, 3.26] is ~: its interval excludes 1, its ratio is inside the band" \
   [ "$(verdict "$pp" portable)" = "~" ]
-out=$("$fl" compare "$csv")
+out=$("$fl" compare --detail "$csv")
 check "the table prints the resolution as a factor (x/÷)" \
   grep -qE '^  negcount@adaptive +501\.6 +0\.031 +\[0\.022, 0\.079\] 99% +×/÷2\.404  faster$' <<<"$out"
 check "the regimes' per-state verdict, one rule: pool T=2 state B, textbook 0.108 faster" \

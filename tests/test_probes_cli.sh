@@ -25,7 +25,7 @@ col() {
 }
 
 if [ "$(id -u)" != 0 ]; then echo "SKIP: the probes need root"; exit 77; fi
-out=$("$fl" run --variant negcount --workload uncontended --rounds 1 --warmup 0 --ops 20000 --probes \
+out=$("$fl" run --detail --variant negcount --workload uncontended --rounds 1 --warmup 0 --ops 20000 --probes \
       --csv "$tmp/a.csv" 2>"$tmp/a.err")
 if grep -q "probes off" "$tmp/a.err"; then
   echo "SKIP: $(cat "$tmp/a.err")"; exit 77
@@ -57,7 +57,7 @@ rs=$(col "$tmp/a.csv" floor-futex,uncontended resleeps)
   && ok "floor-futex: wake_to_run_n=0, empty p50, resleeps=0" \
   || bad "floor-futex: wake_to_run_n='$wn' wake_to_run_p50_ns='$wp' resleeps='$rs'"
 #     pingpong sleeps on every half trip: samples, at most one per wait, p50 <= p99
-"$fl" run --variant negcount --workload pingpong --rounds 1 --warmup 0 --ops 2000 --no-floors --quiet \
+"$fl" run --detail --variant negcount --workload pingpong --rounds 1 --warmup 0 --ops 2000 --no-floors --quiet \
   --probes --csv "$tmp/p.csv" >/dev/null 2>"$tmp/p.err"
 wn=$(col "$tmp/p.csv" negcount,pingpong wake_to_run_n)
 wc=$(col "$tmp/p.csv" negcount,pingpong wait_calls)
@@ -68,7 +68,7 @@ p99=$(col "$tmp/p.csv" negcount,pingpong wake_to_run_p99_ns)
   || bad "pingpong: wake_to_run_n='$wn' wait_calls='$wc' p50='$p50' p99='$p99' ($(cat "$tmp/p.err"))"
 
 # 3. --no-probes: no line, empty probe columns
-"$fl" run --variant negcount --workload uncontended --rounds 1 --warmup 0 --ops 1000 --no-floors --quiet \
+"$fl" run --detail --variant negcount --workload uncontended --rounds 1 --warmup 0 --ops 1000 --no-floors --quiet \
   --no-probes --csv "$tmp/b.csv" >/dev/null 2>"$tmp/b.err"
 v=$(col "$tmp/b.csv" negcount,uncontended futex_syscalls)
 w=$(col "$tmp/b.csv" negcount,uncontended wake_to_run_n)$(col "$tmp/b.csv" negcount,uncontended resleeps)
@@ -78,7 +78,7 @@ w=$(col "$tmp/b.csv" negcount,uncontended wake_to_run_n)$(col "$tmp/b.csv" negco
 # 4. unprivileged: one line saying why, the run goes on, empty columns
 if command -v setpriv >/dev/null; then
   chmod 777 "$tmp"
-  setpriv --reuid 65534 --regid 65534 --clear-groups "$fl" run --variant negcount \
+  setpriv --reuid 65534 --regid 65534 --clear-groups "$fl" run --detail --variant negcount \
     --workload uncontended --rounds 1 --ops 1000 --no-floors --quiet --csv "$tmp/c.csv" \
     >/dev/null 2>"$tmp/c.err"; rc=$?
   lines=$(grep -c '' "$tmp/c.err")
@@ -97,7 +97,7 @@ fi
 #    outside the reps in this run; --probes: the collector counts every
 #    round, as bpftrace does — by default it would count only the probed one)
 if command -v bpftrace >/dev/null; then
-  "$fl" run --variant negcount --workload uncontended --rounds 1 --warmup 0 --ops 5000 --probes \
+  "$fl" run --detail --variant negcount --workload uncontended --rounds 1 --warmup 0 --ops 5000 --probes \
     --bpftrace "$probes/futex-wakes.bt" --csv "$tmp/d.csv" >/dev/null 2>"$tmp/d.err"
   f="$tmp/d.futex-wakes.txt"
   ops=$(col "$tmp/d.csv" floor-futex,uncontended wake_calls)
@@ -110,7 +110,7 @@ else
 fi
 
 # 6. a missing script is bad input: exit 2, one line
-"$fl" run --bpftrace "$tmp/nosuch.bt" >/dev/null 2>"$tmp/e.err"; rc=$?
+"$fl" run --detail --bpftrace "$tmp/nosuch.bt" >/dev/null 2>"$tmp/e.err"; rc=$?
 [ $rc = 2 ] && [ "$(grep -c '' "$tmp/e.err")" = 1 ] && ok "--bpftrace nosuch: exit 2, one line" \
   || bad "--bpftrace nosuch: rc=$rc stderr='$(cat "$tmp/e.err")'"
 

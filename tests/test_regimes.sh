@@ -29,7 +29,7 @@ check() { # description, command...
     echo "glibc#2,$q,$((500 + r + r % 2)).0,1,ok,,$r,1,500000,0,500,0"
     echo "negcount,$q,$((400 + r)).0,1,ok,,$r,2,500000,0,500,0"
   done; } >"$d/r.csv"
-out=$("$fl" compare "$d/r.csv" 2>&1)
+out=$("$fl" compare --detail "$d/r.csv" 2>&1)
 rc=$?
 check "compare of a two-state run: exit 0" test "$rc" -eq 0
 t2=$(awk '/^pool T=2 /{on=1} /^pool T=4 /{on=0} on' <<<"$out")

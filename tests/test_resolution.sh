@@ -9,6 +9,9 @@
 # Usage: test_resolution.sh path/to/futexlab
 set -u
 fl=$1
+# run, sweep, exec and compare FILE end with the summary; the checks here read
+# the full tables, which --detail puts on the screen before it
+with_detail() { case ${1-} in run|sweep|exec|compare) "$fl" "$1" --detail "${@:2}" ;; *) "$fl" "$@" ;; esac; }
 cost=$(cd "$(dirname "$0")/.." && pwd)/scripts/probe-cost
 pass=0 fail=0 skipped=0
 tmp=$(mktemp -d)
@@ -27,7 +30,7 @@ print(eval(sys.argv[2]))' "$@"; }
 expect_usage() {
   local what=$1; shift
   local out err rc
-  out=$("$fl" "$@" 2>"$tmp/err"); rc=$?
+  out=$(with_detail "$@" 2>"$tmp/err"); rc=$?
   err=$(cat "$tmp/err")
   if [ "$rc" -eq 2 ] && [ "$(printf '%s' "$err" | grep -c '')" -eq 1 ] && [ -z "$out" ]; then
     ok "$what: $err"
@@ -47,7 +50,7 @@ expect_usage "too many probed rounds" run --workload pingpong --probe-rounds 101
 expect_usage "an unknown preset names standard" sweep --preset nosuch
 
 # The standard preset parses and plans (no run): its points and the budget.
-if "$fl" sweep --preset standard --dry-run >"$tmp/dry" 2>&1 &&
+if "$fl" sweep --detail --preset standard --dry-run >"$tmp/dry" 2>&1 &&
    grep -q '^10 points, 1 + 10 rounds each (+ 3 probed), about 270 s' "$tmp/dry"; then
   ok "--preset standard: 10 points, 10 + 3 probed rounds, a 270 s budget"
 else
@@ -56,7 +59,7 @@ fi
 
 # Probed rounds: 6 timed + 2 probed; rounds 3 and 7 probed (floor(r 2 / 8)
 # steps up there), the others timed with the collector detached.
-"$fl" run --workload pingpong --variant negcount,glibc --no-floors --rounds 6 --probe-rounds 2 \
+"$fl" run --detail --workload pingpong --variant negcount,glibc --no-floors --rounds 6 --probe-rounds 2 \
   --duration 0.005 --quiet --csv "$tmp/p.csv" >"$tmp/p.out" 2>&1
 if grep -q '^# probes: off' "$tmp/p.csv"; then
   skip "probed rounds: the collector is not loaded here (not root, or no BPF)"
@@ -89,12 +92,12 @@ probe_mix() { # CSV: per entry, "timed+probed" counts of its ok rows, the table'
 and x['status'] == 'ok' and x['probed'] == p) for p in '01') for r in rows}.items())"
 }
 for r in 10 2; do
-  "$fl" sweep --workload pingpong --variant negcount,glibc --no-floors --rounds $r --warmup 0 \
+  "$fl" sweep --detail --workload pingpong --variant negcount,glibc --no-floors --rounds $r --warmup 0 \
     --duration 0.003 --quiet --csv "$tmp/d$r.csv" >"$tmp/d$r.out" 2>&1
 done
-"$fl" sweep --workload pingpong --variant negcount,glibc --no-floors --rounds 4 --warmup 0 \
+"$fl" sweep --detail --workload pingpong --variant negcount,glibc --no-floors --rounds 4 --warmup 0 \
   --duration 0.003 --probes --quiet --csv "$tmp/e.csv" >"$tmp/e.out" 2>&1
-"$fl" sweep --workload pingpong --variant negcount,glibc --no-floors --rounds 4 --warmup 0 \
+"$fl" sweep --detail --workload pingpong --variant negcount,glibc --no-floors --rounds 4 --warmup 0 \
   --duration 0.003 --no-probes --quiet --csv "$tmp/o.csv" >"$tmp/o.out" 2>&1
 note='^probed: every round (as with --probes): the times carry the collector.s tax'
 if grep -q '^# probes: off' "$tmp/d10.csv"; then
@@ -115,8 +118,8 @@ want="[('glibc', '4+0'), ('glibc#2', '4+0'), ('negcount', '4+0')] 0 1"
 # compare reads the note from the file: the --probes one has it, the plain
 # one not (where the collector loads: without it the --probes file has no
 # probed row, and no note is due)
-"$fl" compare "$tmp/e.csv" >"$tmp/ce.out" 2>&1
-"$fl" compare "$tmp/o.csv" >"$tmp/co.out" 2>&1
+"$fl" compare --detail "$tmp/e.csv" >"$tmp/ce.out" 2>&1
+"$fl" compare --detail "$tmp/o.csv" >"$tmp/co.out" 2>&1
 if grep -q '^# probes: off' "$tmp/e.csv"; then
   skip "compare's note: the collector is not loaded here (not root, or no BPF)"
 else
@@ -130,9 +133,9 @@ fi
 # asks: the reps become D x min(4, 8000 / M) long, M the median warm-up
 # count the line reports, and the measured reps' timed sections at least
 # that; without --min-blocking, no stretch.
-"$fl" run --workload pingpong --variant negcount,glibc --no-floors --rounds 3 --duration 0.001 \
+"$fl" run --detail --workload pingpong --variant negcount,glibc --no-floors --rounds 3 --duration 0.001 \
   --min-blocking --no-probes --quiet --csv "$tmp/s.csv" >/dev/null 2>&1
-"$fl" run --workload pingpong --variant negcount,glibc --no-floors --rounds 3 --duration 0.001 \
+"$fl" run --detail --workload pingpong --variant negcount,glibc --no-floors --rounds 3 --duration 0.001 \
   --no-probes --quiet --csv "$tmp/n.csv" >/dev/null 2>&1
 s=$(py "$tmp/s.csv" "(lambda m: 'none' if not m else (lambda ms, b: \
 'ok' if abs(ms - min(4, 8000 / b)) < 0.51 and sorted(int(r['elapsed_ns']) for r in rows \
@@ -152,14 +155,14 @@ fi
 # each end even when other tests load the machine —, the target 50%): no
 # extra round. Over it (pool T=4, never +-0.5% at 6 rounds): extra rounds
 # until the 4 s budget, no later.
-"$fl" run --workload uncontended --variant negcount,glibc --no-floors --rounds 24 --duration 0.002 \
+"$fl" run --detail --workload uncontended --variant negcount,glibc --no-floors --rounds 24 --duration 0.002 \
   --target-res 50 --res-budget 10 --no-probes --quiet --csv "$tmp/u.csv" >/dev/null 2>&1
 u=$(py "$tmp/u.csv" "[m for m in meta if m.startswith('resolution:')][0].split(': ', 1)[1].split(';')[0], \
 max(int(r['round']) for r in rows)")
 [ "$u" = "('target +-50.0%, budget 10 s: 0 extra rounds in 0 passes', 23)" ] &&
   ok "a point under the target gets no extra round" || bad "under the target: $u"
 start=$(date +%s.%N)
-"$fl" run --workload pool --threads 4 --variant negcount,glibc --rounds 6 --duration 0.01 \
+"$fl" run --detail --workload pool --threads 4 --variant negcount,glibc --rounds 6 --duration 0.01 \
   --target-res 0.5 --res-budget 4 --no-probes --quiet --csv "$tmp/b.csv" >/dev/null 2>&1
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 b=$(py "$tmp/b.csv" "len({r['round'] for r in rows if r['variant'] == 'glibc#2'}), \

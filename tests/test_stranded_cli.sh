@@ -20,7 +20,7 @@ bad() { fail=$((fail+1)); echo "FAIL $1"; }
 
 # 1. bad input: one line, exit 2
 for arg in abc -1 3600001 ""; do
-  "$fl" run --workload uncontended --variant glibc --stranded-ms "$arg" >"$tmp/o" 2>"$tmp/e"
+  "$fl" run --detail --workload uncontended --variant glibc --stranded-ms "$arg" >"$tmp/o" 2>"$tmp/e"
   rc=$?
   if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q -- "--stranded-ms" "$tmp/e"; then
     ok "--stranded-ms '$arg': exit 2, one line"
@@ -45,7 +45,7 @@ PY
 }
 
 # 2. the columns, and --stranded-ms 0: empty cells
-"$fl" run --workload pingpong --variant glibc --rounds 1 --warmup 0 --duration 0.1 --no-floors \
+"$fl" run --detail --workload pingpong --variant glibc --rounds 1 --warmup 0 --duration 0.1 --no-floors \
   --no-control --quiet --stranded-ms 0 --csv "$tmp/off.csv" >/dev/null 2>&1
 hdr=$(grep -v '^#' "$tmp/off.csv" | head -1)
 case "$hdr" in
@@ -75,7 +75,7 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # each such row with its note and stranded_max_ns, the run's wall time and
 # the machine's load.
 t0=$(ms)
-"$fl" run --variant "$sound" --workload all --threads 4 --rounds 2 --warmup 0 --duration 0.15 \
+"$fl" run --detail --variant "$sound" --workload all --threads 4 --rounds 2 --warmup 0 --duration 0.15 \
   --no-control --quiet --csv "$tmp/all.csv" >"$tmp/all.out" 2>"$tmp/all.err"
 read -r n w z nz err < <(summary "$tmp/all.csv" 2>"$tmp/all.rows")
 if [ "$w" -ge 100 ] && [ "$nz" -eq 0 ] && [ "$err" -eq 0 ]; then
@@ -88,7 +88,7 @@ fi
 # 4. oversub, 64 threads on 2 tokens, under load (two CPU hogs)
 for _ in 1 2; do ( while :; do :; done ) & hogs+=($!); done
 t0=$(ms)
-"$fl" run --variant "$sound" --workload oversub --threads 64 --tokens 2 --rounds 3 --warmup 0 \
+"$fl" run --detail --variant "$sound" --workload oversub --threads 64 --tokens 2 --rounds 3 --warmup 0 \
   --duration 0.3 --no-control --quiet --csv "$tmp/over.csv" >"$tmp/over.out" 2>"$tmp/over.err"
 t=$(( $(ms) - t0 )) load=$(cat /proc/loadavg)
 for h in "${hogs[@]}"; do kill "$h" 2>/dev/null; done

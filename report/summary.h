@@ -1,0 +1,120 @@
+/* report/summary.h — the answer first: one screen at the end of run,
+ * sweep, exec and `compare FILE`, the full tables (ratios.h) in a file
+ * beside the CSV (X.csv -> X.txt) or on the screen with --detail.
+ *
+ * The model (fl_summary_build) holds, from the same cells and by the same
+ * rules as the ratio table:
+ *   - per point and entry the paired ratio to the baseline, its interval
+ *     and its verdict, exactly the table's (fl_cell_verdict, ratios.h: the
+ *     control's floor applies; a point whose baseline runs in two states,
+ *     regimes.h, has FL_UNDECIDED there, as the table's `regimes (below)`);
+ *   - per entry the geometric mean of its ratios over the points where it
+ *     is usable (a ratio, the point not in two regimes) with an interval
+ *     (below);
+ *   - per point the winner: the fastest candidate (any entry but the
+ *     control and the floors; the baseline is one, at ratio 1) by its time
+ *     ratio, a tie when the table's rule cannot separate it from the next
+ *     fastest (their paired ratio, in the same rounds, judged against the
+ *     control's floor by fl_cell_verdict: not `faster`), and why: the count
+ *     that differs most between the winner and the baseline (the runner-up
+ *     when the baseline wins) by the why line's rule (fl_why_short,
+ *     evidence.h);
+ *   - the libraries line's tally (peers.h).
+ *
+ * The overall interval. Per point p an entry's ratio r_p has an
+ * order-statistics interval of coverage L_p (stats.h); on the log scale it
+ * is near enough symmetric, and its half-width h_p = (ln hi - ln lo) / 2
+ * read as a normal interval gives the standard error of ln r_p:
+ * se_p = h_p / z((1 + L_p) / 2) (fl_ratio_log_se, the pool's within-run
+ * error, stats.h). The overall is g = exp(mean_p ln r_p) over the P usable
+ * points; the points are measured in disjoint reps, so their errors are
+ * taken as independent and se(mean) = sqrt(sum_p se_p^2) / P; the interval
+ * is exp(ln g +- z(0.975) se(mean)) (95%), symmetric on the log scale,
+ * printed as the factor x/÷ exp(z se). It is wide when a few points are
+ * noisy and narrows as 1/sqrt(P) when all are alike. It covers the rounds
+ * of THIS run only, like each point's interval: not the between-run spread
+ * (the machine's state between runs moves ratios more than rounds do;
+ * `compare --pool` pools runs, harness/verdicts.md), and not the choice of
+ * points — it is a mean over the points run, not over workloads in
+ * general, so a sweep of other points has another mean. Nor is it a
+ * verdict: no control floor applies to it (the per-point marks carry the
+ * verdicts).
+ *
+ * The name: stats.h already has a `struct fl_summary` (a median with its
+ * interval), so the model is `struct fl_sum`; the functions keep the
+ * fl_summary_ prefix. */
+#ifndef FUTEXLAB_SUMMARY_H
+#define FUTEXLAB_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report/catalog.h"
+#include "report/peers.h"
+#include "report/stats.h"
+#include "report/table.h"
+
+#define FL_SUM_LEVEL 0.95 /* the overall interval's coverage */
+
+struct fl_sum_cell {
+	bool have;              /* a paired ratio (ratio, lo, hi, v hold) */
+	double ratio, lo, hi;   /* the median paired ratio and its interval (the table's) */
+	enum fl_verdict v;      /* the table's verdict (FL_UNDECIDED: ?, or two regimes) */
+	const char *status;     /* !have: the cell's status ("skipped", "error", "ok": no
+				 * pairs); NULL: the entry does not run at the point */
+};
+
+struct fl_sum_entry {
+	const char *label;      /* the entry's label as in the CSV (NAME, NAME@POLICY, B#2) */
+	enum fl_kind kind;      /* catalog.h (FL_KIND_OTHER without a catalog) */
+	double gmean, lo, hi;   /* over its usable points (NAN: none) */
+	int npoints;            /* those points */
+	bool baseline;          /* the baseline itself: ratio 1 wherever it ran (not printed) */
+	bool control;           /* BASELINE#2 */
+};
+
+struct fl_sum_point {
+	const char *point;      /* the point's key as the table prints it */
+	const char *workload;
+	int threads;
+	int winner;             /* entry index, -1 none */
+	bool tie;               /* the next fastest (runner_up) not separated from it */
+	bool regimes;           /* the baseline runs in two states here: no winner */
+	int runner_up;          /* entry index, -1 none */
+	char why[200];          /* "csw/op 0.065 -> 0.010 (vs glibc)"; "" none */
+};
+
+struct fl_sum {
+	const char *baseline;
+	int npoints, nentries;
+	struct fl_sum_point *points;
+	struct fl_sum_entry *entries;
+	struct fl_sum_cell *cells;      /* [p * nentries + e] */
+	struct fl_peers_tally peers;    /* the libraries line's tally (peers.h) */
+	int errors;                     /* cells with status error */
+	enum fl_value value;            /* what the ratios are of (table.h) */
+};
+
+/* Builds the model from a table's cells (the labels and keys point into
+ * c: keep c until fl_summary_free). */
+void fl_summary_build(struct fl_sum *s, const struct fl_table *t, const struct fl_cells *c,
+		      const char *baseline);
+/* One screen: the matrix (entries as rows when they outnumber the points,
+ * else points as rows), its legend, the overall per entry, per point the
+ * winner and why, the libraries line. */
+void fl_summary_print(FILE *f, const struct fl_sum *s);
+void fl_summary_free(struct fl_sum *s);
+
+/* What a command that shows a table ends with (run, sweep, exec and
+ * `compare FILE` alike): the full tables (fl_print_ratios, then more(f,
+ * arg) when not NULL: exec's per-program summary) written to detail_path
+ * when not NULL and to out when show_detail; then the summary and the
+ * pointer line, where the full tables are. Returns the error rows' count. */
+int fl_report_text(FILE *out, const char *detail_path, bool show_detail,
+		   const struct fl_table *t, const struct fl_cells *c, const char *baseline,
+		   void (*more)(FILE *f, void *arg), void *arg);
+
+/* X.csv -> X.txt (any other name: NAME.txt), the full tables' file; out. */
+const char *fl_detail_path(const char *csv_path, char *out, size_t n);
+
+#endif
