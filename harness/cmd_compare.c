@@ -54,7 +54,7 @@ int fl_cmd_compare(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	int o;
-	while ((o = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
 		switch (o) {
 		case 'b': baseline = fl_variant_name(optarg); break;
 		case 'a': all = true; break;

@@ -584,7 +584,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	opterr = 0;
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			s->preset = optarg;
