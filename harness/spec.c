@@ -554,6 +554,17 @@ void fl_preset_names(char *buf, size_t size, const char *sep)
 		l += (size_t)snprintf(buf + l, size - l, "%s%s", i ? sep : "", presets[i].name);
 }
 
+/* --preset NAME: one of the table's, else one line naming them. */
+static const char *known_preset(const char *name)
+{
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (!strcmp(name, presets[i].name))
+			return name;
+	char names[128];
+	fl_preset_names(names, sizeof names, ", ");
+	fl_usage_error("--preset: unknown preset '%s' (%s)", name, names);
+}
+
 /* The presets' settings, from their table (what the docs quote). */
 static void presets_usage(FILE *f)
 {
@@ -617,16 +628,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	int c;
 	while ((c = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'p':
-			s->preset = optarg;
-			bool known = false;
-			for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
-				known |= !strcmp(optarg, presets[i].name);
-			char names[128];
-			fl_preset_names(names, sizeof names, ", ");
-			if (!known)
-				fl_usage_error("--preset: unknown preset '%s' (%s)", optarg, names);
-			break;
+		case 'p': s->preset = known_preset(optarg); break;
 		case 'v': vlist = optarg; break;
 		case 'w': s->cli.workloads = optarg; axes_given = true; break;
 		case 't': s->cli.threads = optarg; axes_given = true; break;
