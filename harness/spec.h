@@ -114,6 +114,8 @@ struct fl_spec_defaults {
 
 /* The usage of run or sweep: d's synopsis, the options, d's notes. */
 void fl_spec_usage(FILE *f, const struct fl_spec_defaults *d);
+/* The presets' names from their table, joined by sep ("quick|standard|full"). */
+void fl_preset_names(char *buf, size_t size, const char *sep);
 
 /* Parses argv (argv[0] is the command name). Bad input: one line on
  * stderr, exit 2. Returns 1 when --help was printed, else 0. */
