@@ -7,6 +7,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "report/gate.h"
 #include "report/pool.h"
 #include "report/ratios.h"
 #include "report/summary.h"
@@ -55,80 +56,10 @@ static void usage(void)
 		opts, NOPTS, NULL);
 }
 
-/* --fail-on: the verdicts that fail the gate, and what it found. Every
- * compared pair comes through gate_pair (ratios.h's sink); the failing
- * pairs' lines are kept and printed after the table, then the count. */
-enum { FAIL_SLOWER = 1, FAIL_FASTER = 2 };
-struct gate {
-	unsigned fail_on;  /* FAIL_* bits; 0: no gate */
-	const char *name;  /* slower, faster, any */
-	FILE *lines;       /* the failing pairs' lines */
-	char *buf;
-	size_t len;
-	int failed, compared;
-};
-
-static unsigned parse_fail_on(const char *s)
-{
-	if (!strcmp(s, "slower"))
-		return FAIL_SLOWER;
-	if (!strcmp(s, "faster"))
-		return FAIL_FASTER;
-	if (!strcmp(s, "any"))
-		return FAIL_SLOWER | FAIL_FASTER;
-	fl_usage_error("compare: --fail-on takes slower, faster or any, not '%s'", s);
-}
-
-static void fig(char *b, size_t n, int decimals, double v)
-{
-	if (decimals >= 0)
-		snprintf(b, n, "%.*f", decimals, v);
-	else
-		snprintf(b, n, "%.6g", v);
-}
-
-static void gate_pair(void *arg, const struct fl_change *c)
-{
-	struct gate *g = arg;
-	g->compared++;
-	unsigned bit = c->verdict == FL_SLOWER ? FAIL_SLOWER
-		       : c->verdict == FL_FASTER ? FAIL_FASTER : 0;
-	if (!(bit & g->fail_on))
-		return;
-	g->failed++;
-	char v[4][32], lo[2][32], hi[2][32];
-	fig(v[0], sizeof v[0], c->decimals, c->before);
-	fig(v[1], sizeof v[1], c->decimals, c->after);
-	for (int i = 0; i < 2; i++) {
-		fig(lo[i], sizeof lo[i], c->decimals, c->lo[i]);
-		fig(hi[i], sizeof hi[i], c->decimals, c->hi[i]);
-	}
-	fprintf(g->lines, "fail-on %s: %s %s %s [%s, %s] -> %s [%s, %s] %s (%+.1f%%)\n", g->name,
-		c->point, c->variant, v[0], lo[0], hi[0], v[1], lo[1], hi[1],
-		fl_verdict_name(c->verdict), 100 * (c->after / c->before - 1));
-}
-
-/* The gate's lines and its count; its exit status (2: nothing compared). */
-static int gate_end(struct gate *g)
-{
-	fclose(g->lines);
-	fputs(g->buf, stdout);
-	free(g->buf);
-	const char *what = g->fail_on == (FAIL_SLOWER | FAIL_FASTER) ? "slower or faster"
-			   : g->name;
-	fflush(stdout);
-	if (!g->compared)
-		fl_usage_error("compare --fail-on: no pair was compared (the files share no "
-			       "(point, variant) that ran in both)");
-	printf("fail-on %s: %d of %d pairs %s beyond the noise: %s\n", g->name, g->failed,
-	       g->compared, what, g->failed ? "FAIL (exit 1)" : "pass");
-	return g->failed ? 1 : 0;
-}
-
 /* One or two files loaded; the ratio table, the TSV or before/after (with
  * the gate when `g->fail_on`). */
 static int compare_files(int nfiles, char **files, const char *baseline, bool all, bool tsv,
-			 bool absolute, bool detail, struct gate *g)
+			 bool absolute, bool detail, struct fl_gate *g)
 {
 	struct fl_table t[2];
 	struct fl_cells c[2];
@@ -152,13 +83,13 @@ static int compare_files(int nfiles, char **files, const char *baseline, bool al
 		fl_report_text(stdout, NULL, detail, &t[0], &c[0], baseline, NULL, NULL);
 	} else {
 		printf("futexlab compare %s %s\n", files[0], files[1]);
-		struct fl_change_sink sink = { gate_pair, g };
-		if (g->fail_on && !(g->lines = open_memstream(&g->buf, &g->len)))
-			fl_usage_error("compare: out of memory");
+		struct fl_change_sink sink = { 0 };
+		if (g->fail_on)
+			sink = fl_gate_sink(g);
 		fl_print_changes(stdout, &t[0], &c[0], &t[1], &c[1], baseline, all, absolute,
 				 g->fail_on ? &sink : NULL);
 		if (g->fail_on)
-			rc = gate_end(g);
+			rc = fl_gate_end(g, stdout);
 	}
 	for (int i = 0; i < nfiles; i++) {
 		fl_cells_free(&c[i]);
@@ -174,7 +105,7 @@ int fl_cmd_compare(int argc, char **argv)
 	const char *baseline = "glibc";
 	bool all = false, tsv = false, absolute = false, pool = false, detail = false;
 	const char *against = NULL;
-	struct gate g = { 0 };
+	struct fl_gate g = { 0 };
 	opterr = 0;
 	optind = 1;
 	int o;
@@ -187,7 +118,7 @@ int fl_cmd_compare(int argc, char **argv)
 		case 'p': pool = true; break;
 		case 'd': detail = true; break;
 		case 'g': against = optarg; break;
-		case 'f': g.fail_on = parse_fail_on(optarg), g.name = optarg; break;
+		case 'f': fl_gate_parse(&g, optarg); break;
 		case 'h': usage(); return 0;
 		case ':': fl_usage_error("compare: %s needs a value", argv[optind - 1]);
 		default:
