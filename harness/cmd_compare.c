@@ -2,10 +2,12 @@
  * two CSVs before/after (ratios.h: by in-run ratios unless --absolute). */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "report/gate.h"
 #include "report/pool.h"
 #include "report/ratios.h"
 #include "report/summary.h"
@@ -28,6 +30,9 @@ static const struct fl_option opts[] = {
 	  "verdicts contradicting?), ending in one summary line" },
 	{ "detail", no_argument, 'd', NULL, "one file: the full tables (per point every row, "
 	  "the evidence, the libraries) before the summary" },
+	{ "fail-on", required_argument, 'f', "slower|faster|any", "two files: exit 1 when "
+	  "some pair's verdict is that (a change beyond the noise), each such pair one "
+	  "'fail-on' line after the table, then a count line; exit 0 otherwise (a CI gate)" },
 	{ "help", no_argument, 'h', NULL, "this text" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
@@ -44,8 +49,53 @@ static void usage(void)
 		"              cancels); the last line is 'N of M pairs changed beyond the noise'\n"
 		"  --pool A.csv B.csv [C.csv...] [--against D.csv]: identical runs pooled, the run\n"
 		"              as the top level (harness/verdicts.md, \"Runs as the top level\");\n"
-		"              a single run's interval covers only that run's rounds\n",
+		"              a single run's interval covers only that run's rounds\n"
+		"  --fail-on slower|faster|any: two files, as a CI gate: exit 1 when a pair\n"
+		"              changed that way beyond the noise (each named), else 0\n"
+		"              (harness/verdicts.md, \"Across runs\")\n",
 		opts, NOPTS, NULL);
+}
+
+/* One or two files loaded; the ratio table, the TSV or before/after (with
+ * the gate when `g->fail_on`). */
+static int compare_files(int nfiles, char **files, const char *baseline, bool all, bool tsv,
+			 bool absolute, bool detail, struct fl_gate *g)
+{
+	struct fl_table t[2];
+	struct fl_cells c[2];
+	char err[300];
+	for (int i = 0; i < nfiles; i++) {
+		if (fl_table_load(&t[i], files[i], err, sizeof err) ||
+		    fl_cells_build(&t[i], &c[i], err, sizeof err))
+			fl_usage_error("compare: %s", err);
+		if (t[i].nrows == 0)
+			fl_usage_error("compare: %s has no rows (a run that measured nothing)",
+				       files[i]);
+		if (!absolute && !tsv && !fl_cell_find_variant(&c[i], baseline))
+			fl_usage_error("compare: baseline '%s' is not in %s (see --baseline)",
+				       baseline, files[i]);
+	}
+	int rc = 0;
+	if (tsv) {
+		fl_print_tsv(stdout, &c[0], baseline);
+	} else if (nfiles == 1) {
+		printf("futexlab compare %s\n", files[0]);
+		fl_report_text(stdout, NULL, detail, &t[0], &c[0], baseline, NULL, NULL);
+	} else {
+		printf("futexlab compare %s %s\n", files[0], files[1]);
+		struct fl_change_sink sink = { 0 };
+		if (g->fail_on)
+			sink = fl_gate_sink(g);
+		fl_print_changes(stdout, &t[0], &c[0], &t[1], &c[1], baseline, all, absolute,
+				 g->fail_on ? &sink : NULL);
+		if (g->fail_on)
+			rc = fl_gate_end(g, stdout);
+	}
+	for (int i = 0; i < nfiles; i++) {
+		fl_cells_free(&c[i]);
+		fl_table_free(&t[i]);
+	}
+	return rc;
 }
 
 int fl_cmd_compare(int argc, char **argv)
@@ -55,10 +105,11 @@ int fl_cmd_compare(int argc, char **argv)
 	const char *baseline = "glibc";
 	bool all = false, tsv = false, absolute = false, pool = false, detail = false;
 	const char *against = NULL;
+	struct fl_gate g = { 0 };
 	opterr = 0;
 	optind = 1;
 	int o;
-	while ((o = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
 		switch (o) {
 		case 'b': baseline = fl_variant_name(optarg); break;
 		case 'a': all = true; break;
@@ -67,6 +118,7 @@ int fl_cmd_compare(int argc, char **argv)
 		case 'p': pool = true; break;
 		case 'd': detail = true; break;
 		case 'g': against = optarg; break;
+		case 'f': fl_gate_parse(&g, optarg); break;
 		case 'h': usage(); return 0;
 		case ':': fl_usage_error("compare: %s needs a value", argv[optind - 1]);
 		default:
@@ -78,9 +130,9 @@ int fl_cmd_compare(int argc, char **argv)
 	if (against && !pool)
 		fl_usage_error("compare: --against takes --pool (a rerun checked against a pool)");
 	if (pool) {
-		if (absolute || all)
+		if (absolute || all || g.fail_on)
 			fl_usage_error("compare --pool: %s does not apply to a pool",
-				       absolute ? "--absolute" : "--all");
+				       absolute ? "--absolute" : all ? "--all" : "--fail-on");
 		return fl_pool_compare(stdout, nfiles, argv + optind, against, baseline, tsv);
 	}
 	if (nfiles < 1 || nfiles > 2)
@@ -89,29 +141,7 @@ int fl_cmd_compare(int argc, char **argv)
 		fl_usage_error("compare: --tsv takes one file");
 	if (absolute && nfiles != 2)
 		fl_usage_error("compare: --absolute compares two files");
-	struct fl_table t[2];
-	struct fl_cells c[2];
-	char err[300];
-	for (int i = 0; i < nfiles; i++) {
-		if (fl_table_load(&t[i], argv[optind + i], err, sizeof err) ||
-		    fl_cells_build(&t[i], &c[i], err, sizeof err))
-			fl_usage_error("compare: %s", err);
-		if (!absolute && !tsv && !fl_cell_find_variant(&c[i], baseline))
-			fl_usage_error("compare: baseline '%s' is not in %s (see --baseline)",
-				       baseline, argv[optind + i]);
-	}
-	if (tsv) {
-		fl_print_tsv(stdout, &c[0], baseline);
-	} else if (nfiles == 1) {
-		printf("futexlab compare %s\n", argv[optind]);
-		fl_report_text(stdout, NULL, detail, &t[0], &c[0], baseline, NULL, NULL);
-	} else {
-		printf("futexlab compare %s %s\n", argv[optind], argv[optind + 1]);
-		fl_print_changes(stdout, &t[0], &c[0], &t[1], &c[1], baseline, all, absolute);
-	}
-	for (int i = 0; i < nfiles; i++) {
-		fl_cells_free(&c[i]);
-		fl_table_free(&t[i]);
-	}
-	return 0;
+	if (g.fail_on && nfiles != 2)
+		fl_usage_error("compare: --fail-on compares two files (before, after)");
+	return compare_files(nfiles, argv + optind, baseline, all, tsv, absolute, detail, &g);
 }

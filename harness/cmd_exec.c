@@ -17,7 +17,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
-#include "harness/csv.h"
+#include "record/csv.h"
 #include "report/exec_summary.h"
 #include "harness/runner.h"
 #include "report/xalloc.h"
@@ -246,7 +246,7 @@ static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 	optind = 1;
 	int c;
 	/* '+': stop at the first non-option, so CMD's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'v': a->vlist = optarg; break;
 		case 'Y': a->plist = optarg; break;

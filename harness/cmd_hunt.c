@@ -14,7 +14,7 @@
  * process or in a helper-run design's helper); its counts come back as result
  * fields (preempt_hits, preempt_signals, stranded_taken), its settings go
  * as fl_params fields (preempt_*), so they reach a helper too. Every rep
- * is one CSV row (harness/csv.c: the file always holds every finished
+ * is one CSV row (record/csv.c: the file always holds every finished
  * row); the table and the verdicts are printed at the end, from the cells'
  * totals.
  *
@@ -37,9 +37,10 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
-#include "harness/csv.h"
+#include "record/csv.h"
 #include "harness/spec.h"
 #include "report/xalloc.h"
+#include "hunt/cells.h"
 #include "hunt/elfsym.h"
 #include "hunt/patterns.h"
 #include "hunt/preempt.h"
@@ -101,22 +102,6 @@ static const char csv_header[] =
 	"variant,pattern,rep,ops,elapsed_ns,signals,text_hits,stranded,stranded_max_ns,"
 	"status,note";
 
-struct cell {
-	const struct fl_variant *v;
-	struct fl_policy policy;  /* --policy, park for a shipped library */
-	char label[40];           /* NAME or NAME@POLICY (fl_entry_label) */
-	const struct fl_workload *w;
-	const char *unavailable; /* non-NULL: why this cell does not run */
-	int reps;
-	int64_t ops, elapsed_ns, signals, hits;
-	int64_t stranded;      /* stranded waiters found, over all reps */
-	int64_t stranded_max_ns;
-	int errors;            /* reps with another broken invariant */
-	int found_rep;         /* 0: nothing found yet */
-	int64_t found_ops;     /* ops run in this cell up to the end of that rep */
-	char found[240];       /* the first finding's note */
-};
-
 /* The options, as given (fl_hunt_main's defaults). */
 struct opts {
 	const char *vlist, *plist, *text, *csv_path;
@@ -132,58 +117,25 @@ static void csv_meta(void *arg, const char *line)
 	fl_csv_meta(arg, "%s", line);
 }
 
-/* The first finding of cell c, from rep r: its note, and the ops run until
- * it — the earlier reps', plus this rep's acquisitions up to it when the
- * detector confirmed it (stranded_taken: every wait and trywait that took a
- * token, i.e. this pattern's ops), else this rep's whole count. */
-static void first_finding(struct cell *c, const struct fl_result *r)
+/* Rep r of cell c into the cell's totals (hunt/cells.h) and its CSV row. */
+static void fold(struct fl_hunt_cell *c, const struct fl_result *r, struct fl_csv *csv)
 {
-	c->found_rep = c->reps;
-	c->found_ops = c->ops;
-	if (r->stranded > 0 && r->stranded_taken <= r->ops)
-		c->found_ops = c->ops - r->ops + r->stranded_taken;
-	snprintf(c->found, sizeof c->found, "%s", r->error);
-}
-
-/* Rep r of cell c into the cell's totals and its CSV row. */
-static void fold(struct cell *c, const struct fl_result *r, struct fl_csv *csv)
-{
-	c->reps++;
-	c->ops += r->ops;
-	c->elapsed_ns += r->elapsed_ns;
-	c->hits += r->preempt_hits;
-	c->signals += r->preempt_signals;
-	/* The detector's count; a wave the pattern itself saw stall (the
-	 * detector off, or a stranding it could not confirm) counts one. */
-	int64_t stranded = r->stranded > 0 ? r->stranded : 0, smax = r->stranded_max_ns;
-	const char *status = "ok", *note = r->info;
-	if (r->error[0] && strstr(r->error, "lost wakeup")) {
-		status = "stranded";
-		note = r->error;
-		stranded = stranded ? stranded : 1;
-	} else if (r->error[0]) {
-		status = "error";
-		note = r->error;
-		c->errors++;
-	}
-	c->stranded += stranded;
-	if (smax > c->stranded_max_ns)
-		c->stranded_max_ns = smax;
-	if (r->error[0] && !c->found_rep)
-		first_finding(c, r);
+	const char *status, *note;
+	int64_t stranded;
+	fl_hunt_fold(c, r, &status, &note, &stranded);
 	char q[512], row[1024];
 	fl_csv_quote(q, sizeof q, note);
 	snprintf(row, sizeof row, "%s,%s,%d,%lld,%lld,%lld,%lld,%lld,%lld,%s,%s", c->label,
 		 c->w->name, c->reps, (long long)r->ops, (long long)r->elapsed_ns,
 		 (long long)r->preempt_signals, (long long)r->preempt_hits, (long long)stranded,
-		 (long long)smax, status, q);
+		 (long long)r->stranded_max_ns, status, q);
 	int e = fl_csv_add(csv, row);
 	if (e)
 		fprintf(stderr, "futexlab: cannot write %s: %s\n", csv->path, strerror(e));
 }
 
 /* One rep of cell c: runs it and folds it into the cell; the CSV row. */
-static void run_rep(struct cell *c, const struct fl_params *base, struct fl_csv *csv)
+static void run_rep(struct fl_hunt_cell *c, const struct fl_params *base, struct fl_csv *csv)
 {
 	struct fl_result r = FL_RESULT_EMPTY;
 	struct fl_rep_hooks hooks = { .meta = csv_meta, .arg = csv };
@@ -198,78 +150,6 @@ static void run_rep(struct cell *c, const struct fl_params *base, struct fl_csv 
 		return;
 	}
 	fold(c, &r, csv);
-}
-
-static void human_ops(char *out, size_t n, int64_t ops)
-{
-	if (ops >= 10000000)
-		snprintf(out, n, "%.1fM", ops / 1e6);
-	else if (ops >= 10000)
-		snprintf(out, n, "%.1fk", ops / 1e3);
-	else
-		snprintf(out, n, "%lld", (long long)ops);
-}
-
-/* The table: a line per design and pattern. */
-static void print_cells(const struct cell *cells, int nc)
-{
-	printf("\n%-12s %-8s %5s %9s %7s %17s %8s  %s\n", "variant", "pattern", "reps", "ops",
-	       "seconds", "in-text/signals", "stranded", "first evidence");
-	for (int i = 0; i < nc; i++) {
-		const struct cell *c = &cells[i];
-		char ops[32], sig[40] = "-";
-		if (c->unavailable) {
-			printf("%-12s %-8s %5s %9s %7s %17s %8s  skipped: %s\n", c->label,
-			       c->w->name, "-", "-", "-", "-", "-", c->unavailable);
-			continue;
-		}
-		human_ops(ops, sizeof ops, c->ops);
-		if (c->signals || !strcmp(c->w->name, "preempt"))
-			snprintf(sig, sizeof sig, "%lld/%lld", (long long)c->hits,
-				 (long long)c->signals);
-		char ev[400] = "";
-		if (c->found_rep)
-			snprintf(ev, sizeof ev, "rep %d, after %lld ops: %s", c->found_rep,
-				 (long long)c->found_ops, c->found);
-		else if (!strcmp(c->w->name, "preempt") && c->reps && !c->hits)
-			snprintf(ev, sizeof ev, "(no signal landed in library text: proves nothing)");
-		printf("%-12s %-8s %5d %9s %7.1f %17s %8lld  %s\n", c->label, c->w->name, c->reps,
-		       ops, c->elapsed_ns / 1e9, sig, (long long)c->stranded, ev);
-	}
-}
-
-/* One verdict line per design, from its cells' totals. */
-static void print_verdicts(const struct cell *cells, int nc, int np)
-{
-	for (int i = 0; i < nc; i += np) {
-		int64_t ops = 0, stranded = 0, hits = 0;
-		int errors = 0, ran = 0, first = -1;
-		for (int k = i; k < i + np; k++) {
-			ops += cells[k].ops;
-			stranded += cells[k].stranded;
-			hits += cells[k].hits;
-			errors += cells[k].errors;
-			ran += cells[k].reps > 0;
-			if (first < 0 && cells[k].found_rep)
-				first = k;
-		}
-		const char *name = cells[i].label;
-		if (!ran) {
-			printf("%s: not run\n", name);
-		} else if (stranded) {
-			printf("%s: LOST WAKEUP — %lld stranded waiter%s in %lld ops; first in %s "
-			       "after %lld ops\n", name, (long long)stranded, stranded == 1 ? "" : "s",
-			       (long long)ops, cells[first].w->name, (long long)cells[first].found_ops);
-		} else if (errors) {
-			printf("%s: BROKEN — %d rep%s broke another invariant (first in %s: %s)\n",
-			       name, errors, errors == 1 ? "" : "s", cells[first].w->name,
-			       cells[first].found);
-		} else {
-			printf("%s: clean — no stranded waiter in %lld ops over %d pattern%s "
-			       "(%lld preemptions in library text)\n", name, (long long)ops, ran,
-			       ran == 1 ? "" : "s", (long long)hits);
-		}
-	}
 }
 
 /* An option's old name: accepted, with one line saying the new one. */
@@ -360,7 +240,7 @@ static int patterns(const char *plist, const struct fl_workload **ws)
 }
 
 /* The cells, design-major, each with why it cannot run (or NULL). */
-static struct cell *make_cells(const struct fl_variant **vs, int nv,
+static struct fl_hunt_cell *make_cells(const struct fl_variant **vs, int nv,
 			       const struct fl_workload **ws, int np, const struct fl_params *base,
 			       const struct opts *o)
 {
@@ -370,10 +250,10 @@ static struct cell *make_cells(const struct fl_variant **vs, int nv,
 	if (o->policy_given && !takes)
 		fl_usage_error("hunt: --policy: no design of --variant takes a policy (the shipped "
 			       "libraries wait their own way: futexlab list)");
-	struct cell *cells = fl_xcalloc((size_t)(nv * np), sizeof *cells);
+	struct fl_hunt_cell *cells = fl_xcalloc((size_t)(nv * np), sizeof *cells);
 	for (int i = 0; i < nv; i++)
 		for (int k = 0; k < np; k++) {
-			struct cell *c = &cells[i * np + k];
+			struct fl_hunt_cell *c = &cells[i * np + k];
 			c->v = vs[i];
 			c->w = ws[k];
 			c->policy = (struct fl_policy)FL_POLICY_PARK_INIT;
@@ -388,13 +268,13 @@ static struct cell *make_cells(const struct fl_variant **vs, int nv,
 }
 
 /* Rounds until every cell's time is used up (or Ctrl-C). */
-static void hunt(struct cell *cells, int nc, const struct opts *o, const struct fl_params *base,
+static void hunt(struct fl_hunt_cell *cells, int nc, const struct opts *o, const struct fl_params *base,
 		 struct fl_csv *csv, int64_t t0)
 {
 	for (int round = 1; !fl_interrupted; round++) {
 		bool any = false;
 		for (int i = 0; i < nc && !fl_interrupted; i++) {
-			struct cell *c = &cells[i];
+			struct fl_hunt_cell *c = &cells[i];
 			if (c->unavailable || c->elapsed_ns >= o->seconds_ns)
 				continue;
 			any = true;
@@ -429,7 +309,7 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 				  .preempt_interval_ns = o.interval_us * 1000 };
 	snprintf(base.preempt_text, sizeof base.preempt_text, "%s", o.text ? o.text : "");
 	int nc = nv * np;
-	struct cell *cells = make_cells(vs, nv, ws, np, &base, &o);
+	struct fl_hunt_cell *cells = make_cells(vs, nv, ws, np, &base, &o);
 	struct fl_csv csv;
 	int e = fl_csv_open(&csv, o.csv_path, csv_header, argc, argv);
 	if (e) {
@@ -454,8 +334,8 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 	fl_helper_shutdown();
 	if (!o.quiet && isatty(2))
 		fprintf(stderr, "\r\033[K");
-	print_cells(cells, nc);
-	print_verdicts(cells, nc, np);
+	fl_hunt_table(stdout, cells, nc);
+	fl_hunt_verdicts(stdout, cells, nc, np);
 	printf("\nhunt %s in %.1f s\n", fl_interrupted ? "INTERRUPTED" : "done",
 	       (fl_now_ns() - t0) / 1e9);
 	if (o.csv_path)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "harness/cli.h"
-#include "harness/csv.h"
+#include "record/csv.h"
 #include "lib/prctl.h"
 #include "proc/interrupt.h"
 #include "report/summary.h"

@@ -5,6 +5,7 @@
 #include "harness/catalog.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/spec.h"
 #include "revision.h"
 
 static const char usage[] =
@@ -12,7 +13,7 @@ static const char usage[] =
 "  list      every variant (available or skipped, with the reason) and workload\n"
 "  run       variants x workloads at one point per axis: rounds, CSV, ratio table\n"
 "  sweep     the cartesian product of variants, workloads, threads, tokens, wake\n"
-"            modes (or --preset quick|full), through the same runner as run\n"
+"            modes (or --preset %s), through the same runner as run\n"
 "  exec      an unmodified program on every design (LD_PRELOAD shim), interleaved\n"
 "            rounds, paired verdicts, the kernel's view of its process tree\n"
 "  hunt      the lost-wakeup hunter: stress patterns, in-library preemption and\n"
@@ -21,6 +22,23 @@ static const char usage[] =
 "  report    one self-contained HTML page of CSVs: tables, plots, evidence\n"
 "  version   print the revision\n";
 
+/* futexlab version [--help]: the revision, "futexlab REVISION". */
+static int version(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--help")) {
+		printf("usage: futexlab version\n"
+		       "  prints the revision this binary was built from: futexlab REVISION\n"
+		       "  (as a CSV's first line)\n"
+		       "  --help             this text\n");
+		return 0;
+	}
+	if (argc > 1)
+		fl_usage_error("version: unexpected argument '%s' (futexlab version --help)",
+			       argv[1]);
+	printf("futexlab %s\n", FL_REVISION);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -28,13 +46,13 @@ int main(int argc, char **argv)
 	fl_catalog_install(); /* the report's names (report/catalog.h) */
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-		fputs(usage, stdout);
+		char presets[128];
+		fl_preset_names(presets, sizeof presets, "|");
+		printf(usage, presets);
 		return 0;
 	}
-	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-		printf("futexlab %s\n", FL_REVISION);
-		return 0;
-	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version"))
+		return version(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))
 		return fl_cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run"))

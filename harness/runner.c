@@ -12,13 +12,13 @@
 
 #include "harness/cli.h"
 #include "lib/clock.h"
-#include "harness/csv.h"
+#include "record/csv.h"
 #include "harness/hashmode.h"
-#include "harness/machine.h"
+#include "record/machine.h"
 #include "probes/perf.h"
 #include "report/summary.h"
-#include "harness/rounds.h"
-#include "harness/run_row.h"
+#include "report/rounds.h"
+#include "record/run_row.h"
 #include "report/stats.h"
 #include "report/table.h"
 #include "lib/wake.h"
@@ -194,7 +194,7 @@ static bool run_rep(const struct fl_spec *s, struct fl_csv *csv, const struct fl
 	/* probed: the collector counted this rep (it may have failed to attach:
 	 * then it is unloaded, and the row says 0) */
 	struct fl_run_rep x = { e, round, slot, "ok", r.info, &r, e->v->helper ? NULL : &c.perf,
-				k.probed && fl_probes_loaded() };
+				k.probed && fl_probes_loaded(), fl_hash_column() };
 	char why[120], lost[420];
 	if (r.error[0]) {
 		x.status = "error";
@@ -243,46 +243,6 @@ static bool want_latency(const struct fl_spec *s, const struct fl_workload *w)
 	return w->latency && (s->latency < 0 ? w->latency_default : s->latency);
 }
 
-/* The point's latency distributions, one per entry over its measured reps,
- * into the side file, for the CDF plots: nonzero buckets, 8 of the
- * histogram's merged into one (1/8 of a power of two wide: ~12 %, plenty
- * for a plot, and a file 8 times smaller). */
-enum { COARSE = 8 };
-
-static void emit_hists(struct fl_csv *lat, const struct fl_point *pt, struct fl_hist **acc)
-{
-	for (int i = 0; i < pt->ne; i++) {
-		if (!acc[i])
-			continue;
-		char pol[FL_POLICY_TEXT_MAX];
-		fl_entry_policy_text(&pt->e[i], pol, sizeof pol);
-		for (int g = 0; lat && g < FL_HIST_BUCKETS / COARSE; g++) {
-			uint64_t c = 0;
-			for (int b = g * COARSE; b < (g + 1) * COARSE; b++)
-				c += acc[i]->b[b];
-			if (!c)
-				continue;
-			int last = (g + 1) * COARSE - 1;
-			int64_t lo = fl_hist_lo(g * COARSE);
-			int64_t width = fl_hist_lo(last) + fl_hist_width(last) - lo;
-			char row[300];
-			snprintf(row, sizeof row, "%s,%s,%d,%d,%lld,%lld,%s,%s,%s,%lld,%lld,%llu,%.0f",
-				 pt->e[i].label, pt->w->name, pt->p.threads,
-				 pt->w->uses_tokens ? pt->p.tokens : 0,
-				 (long long)(pt->w->uses_tokens ? pt->p.hold_ns : 0),
-				 (long long)(pt->w->uses_tokens ? pt->p.think_ns : 0),
-				 fl_wake_name((enum fl_wake_strategy)pt->wake), pol,
-				 fl_hash_column(), (long long)lo, (long long)width,
-				 (unsigned long long)c, timer_ns);
-			csv_check(lat, fl_csv_append(lat, row));
-		}
-		free(acc[i]);
-		acc[i] = NULL;
-	}
-	if (lat)
-		csv_check(lat, fl_csv_flush(lat));
-}
-
 /* NULL when this entry can run at this point, else why not (its skipped
  * row), checked in this order: the hash mode was refused, the kernel or the
  * build lacks the design or its helper, the workload does not fit it. */
@@ -310,7 +270,7 @@ struct point_run {
 };
 
 /* A timed round's baseline and control, paired (the control's resolution:
- * harness/rounds.h). */
+ * report/rounds.h). */
 static void pair_push(struct point_run *pr, double b, double c)
 {
 	if (isnan(b) || isnan(c))
@@ -341,7 +301,7 @@ static void point_begin(const struct fl_spec *s, const struct fl_point *pt, stru
 		pr->live[i] = !why;
 		if (why)
 			emit(csv, pt, &(struct fl_run_rep){ &pt->e[i], 0, 0, "skipped", why, NULL, NULL,
-							      false });
+							      false, fl_hash_column() });
 		n->skipped += !pr->live[i];
 	}
 }
@@ -710,7 +670,7 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 			    100 * steal);
 		for (int e = 0; e < pts[i].ne && !fl_interrupted; e++)
 			n->ok += pr[i].live[e]; /* neither skipped nor failed */
-		emit_hists(lat, &pts[i], pr[i].acc);
+		csv_check(lat, fl_lat_rows(lat, &pts[i], pr[i].acc, fl_hash_column(), timer_ns));
 		free(pr[i].bns);
 		free(pr[i].cns);
 	}

@@ -127,24 +127,6 @@ int fl_variant_list(const char *list, const struct fl_variant *const *extra, int
 
 /* ---- entries: the designs crossed with the waiting policies ---------------- */
 
-void fl_entry_label(const struct fl_variant *v, const struct fl_policy *p, char *out, size_t n)
-{
-	char t[FL_POLICY_TEXT_MAX];
-	if (!fl_policy_applies(v) || p->kind == FL_POLICY_PARK)
-		snprintf(out, n, "%s", v->name); /* park: today's name, today's CSVs */
-	else
-		snprintf(out, n, "%s@%s", v->name, fl_policy_format(p, t, sizeof t));
-}
-
-const char *fl_entry_policy_text(const struct fl_entry *e, char *buf, size_t n)
-{
-	if (!fl_policy_applies(e->v))
-		snprintf(buf, n, "own");
-	else
-		fl_policy_format(&e->policy, buf, n);
-	return buf;
-}
-
 /* One item of --variant (or the baseline): a design, and the policy it
  * names (NAME@POLICY: pinned), else park, to be crossed with --policy. */
 struct pick {
@@ -423,9 +405,9 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 #define POLICY_OPT 0x108
 #define SPIN_ALIAS 0x109 /* --spin N,M: the old form of --policy spin:N,spin:M */
 static const struct fl_option opts[] = {
-	{ "preset", required_argument, 'p', "NAME", "the axes, rounds and duration of a "
-	  "preset: quick (the README's default, < 60 s on 2 cores), standard (+-5% aimed at every "
-	  "point, < 5 min) or full" },
+	{ "preset", required_argument, 'p', "NAME", "the axes, rounds, duration and entries of "
+	  "a preset: quick (what scripts/bench runs), standard (+-5% aimed at every point), full "
+	  "(the reference sweep); each one's settings: 'presets' below" },
 	{ "variant", required_argument, 'v', "LIST", "variants, comma separated, or 'all' "
 	  "(default all; also --variants); NAME@POLICY: that design under that policy alone, "
 	  "beside the --policy crossing" },
@@ -470,7 +452,8 @@ static const struct fl_option opts[] = {
 	{ "min-blocking", no_argument, 0x10d, NULL, "stretch each point's reps (up to 4x) to "
 	  "hold its workload's minimum of blocking ops, judged in the warm-up (default with "
 	  "--res-budget and the standard preset)" },
-	{ "no-min-blocking", no_argument, 0x10e, NULL, NULL },
+	{ "no-min-blocking", no_argument, 0x10e, NULL, "no stretching (with --res-budget or "
+	  "the standard preset)" },
 	{ "rounds", required_argument, 'r', "R", "measured rounds per point, 1..1000 (default "
 	  "10): a round runs every variant of the point once, in a fresh random order" },
 	{ "reps", required_argument, REPS_ALIAS, NULL, NULL },
@@ -546,9 +529,50 @@ static void resolution_option(struct fl_spec *s, int c, const char *arg)
 	}
 }
 
+#define NPRESETS (sizeof presets / sizeof presets[0])
+
+void fl_preset_names(char *buf, size_t size, const char *sep)
+{
+	size_t l = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < NPRESETS && l < size; i++)
+		l += (size_t)snprintf(buf + l, size - l, "%s%s", i ? sep : "", presets[i].name);
+}
+
+/* --preset NAME: one of the table's, else one line naming them. */
+static const char *known_preset(const char *name)
+{
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (!strcmp(name, presets[i].name))
+			return name;
+	char names[128];
+	fl_preset_names(names, sizeof names, ", ");
+	fl_usage_error("--preset: unknown preset '%s' (%s)", name, names);
+}
+
+/* The presets' settings, from their table (what the docs quote). */
+static void presets_usage(FILE *f)
+{
+	fprintf(f, "presets (spec.c; an option given overrides its setting):\n");
+	for (size_t i = 0; i < NPRESETS; i++) {
+		fprintf(f, "  %-9s %d timed rounds of %g s after %d warm-up, %d probed; points: %s's",
+			presets[i].name, presets[i].rounds, presets[i].duration, presets[i].warmup,
+			presets[i].probe_rounds, presets[i].groups);
+		if (presets[i].target_pct > 0)
+			fprintf(f, "\n            --target-res %g --res-budget %g", presets[i].target_pct,
+				presets[i].budget_s);
+		if (presets[i].min_blocking)
+			fprintf(f, " --min-blocking");
+		fprintf(f, "\n            --variant %s\n", presets[i].variants);
+	}
+}
+
 void fl_spec_usage(FILE *f, const struct fl_spec_defaults *d)
 {
-	fl_options_usage(f, d->synopsis, opts, NOPTS, d->notes);
+	fl_options_usage(f, d->synopsis, opts, NOPTS, NULL);
+	presets_usage(f);
+	if (d->notes)
+		fputs(d->notes, f);
 }
 
 /* Everything an option may change, before the options. */
@@ -587,17 +611,9 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	opterr = 0;
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'p':
-			s->preset = optarg;
-			bool known = false;
-			for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
-				known |= !strcmp(optarg, presets[i].name);
-			if (!known)
-				fl_usage_error("--preset: unknown preset '%s' (quick, standard, full)",
-					       optarg);
-			break;
+		case 'p': s->preset = known_preset(optarg); break;
 		case 'v': vlist = optarg; break;
 		case 'w': s->cli.workloads = optarg; axes_given = true; break;
 		case 't': s->cli.threads = optarg; axes_given = true; break;

@@ -24,12 +24,10 @@
 
 #include "probes/probes.h"
 #include "variants/policy.h"
+#include "workloads/point.h"
 #include "workloads/workload.h"
 
 #define FL_MAXLIST 64
-/* The entries a point holds: designs x policies and the control, then the
- * two floors. */
-#define FL_MAXENTRY 128
 
 /* One cartesian product of axes; comma lists. */
 struct fl_group {
@@ -37,13 +35,6 @@ struct fl_group {
 	const char *sems;               /* NULL: "1" (the presets) */
 };
 
-/* One entry of a point: a design under a waiting policy (park for what
- * waits its own way: a shipped library, a floor). */
-struct fl_entry {
-	const struct fl_variant *v;
-	struct fl_policy policy;
-	char label[40];                 /* the CSV's variant: NAME, NAME@POLICY, BASELINE#2 */
-};
 
 struct fl_csv;
 struct fl_table;
@@ -85,7 +76,7 @@ struct fl_spec {
 	 * --probe-rounds 0); -1: not given (the preset's, else
 	 * fl_spec_probe_rounds's) */
 	int probe_rounds;
-	/* buying resolution (--target-res, --res-budget: harness/rounds.h):
+	/* buying resolution (--target-res, --res-budget: report/rounds.h):
 	 * after the first rounds, more rounds go to the points whose control
 	 * resolution is above target_res (a fraction; 0: off) until the run
 	 * has taken res_budget_ns */
@@ -123,6 +114,8 @@ struct fl_spec_defaults {
 
 /* The usage of run or sweep: d's synopsis, the options, d's notes. */
 void fl_spec_usage(FILE *f, const struct fl_spec_defaults *d);
+/* The presets' names from their table, joined by sep ("quick|standard|full"). */
+void fl_preset_names(char *buf, size_t size, const char *sep);
 
 /* Parses argv (argv[0] is the command name). Bad input: one line on
  * stderr, exit 2. Returns 1 when --help was printed, else 0. */
@@ -167,22 +160,6 @@ void fl_spec_entries(struct fl_spec *s, const char *vlist, const char *plist,
  * read as today's) into s->blabel, its canonical label, s->baseline
  * pointing there. Usage error for an unknown design or a bad policy. */
 void fl_spec_baseline(struct fl_spec *s);
-
-/* An entry's label: v's name under park and for what waits its own way,
- * else NAME@POLICY (fl_policy_format's text). */
-void fl_entry_label(const struct fl_variant *v, const struct fl_policy *p, char *out, size_t n);
-
-/* The policy cell of the CSV: the policy's text, or "own" for what waits
- * its own way (a shipped library, a floor). */
-const char *fl_entry_policy_text(const struct fl_entry *e, char *buf, size_t n);
-
-struct fl_point {
-	const struct fl_workload *w;
-	struct fl_params p;
-	int wake;
-	struct fl_entry e[FL_MAXENTRY];
-	int ne;
-};
 
 /* Expands the spec (usage error, exit 2, for a workload none of whose
  * points can run). Returns the count; *out is malloc'ed. */

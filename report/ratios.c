@@ -379,6 +379,7 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 
 struct tally {
 	int changed, same, only, status, cpu;
+	const struct fl_change_sink *sink; /* every compared pair (NULL: none) */
 };
 
 /* One pair compared: time before and after (ratios to the baseline, or ns
@@ -387,6 +388,7 @@ struct tally {
 struct pair {
 	double before, after;   /* costs: the ratios, ns per op, a metric's cost (table.h) */
 	double shown[2];        /* what the line prints, before and after (0 0: the same) */
+	double lo[2], hi[2];    /* the intervals compared, as shown (for the sink) */
 	bool apart;
 	bool cpu;
 	double cpu_before, cpu_after;
@@ -418,6 +420,10 @@ static void pair_line(FILE *f, const struct fl_cell *x, const struct fl_cell *y,
 	n->changed += p->apart;
 	n->same += !p->apart;
 	n->cpu += noted;
+	double b = p->shown[0] ? p->shown[0] : p->before, a = p->shown[1] ? p->shown[1] : p->after;
+	if (n->sink)
+		n->sink->fn(n->sink->arg, &(struct fl_change){ y->point, y->variant, v, b, a,
+			{ p->lo[0], p->lo[1] }, { p->hi[0], p->hi[1] }, decimals });
 	if (!p->apart && !noted && !all)
 		return;
 	char chg[24] = "-", vt[64];
@@ -425,7 +431,6 @@ static void pair_line(FILE *f, const struct fl_cell *x, const struct fl_cell *y,
 		snprintf(chg, sizeof chg, "%+.1f%%", 100 * (factor - 1));
 	verdict_text(vt, sizeof vt, v == FL_SAME ? "~ within the noise" : v == FL_FASTER ? "FASTER"
 				: "SLOWER", "~", v, p->cpu, cv, factor);
-	double b = p->shown[0] ? p->shown[0] : p->before, a = p->shown[1] ? p->shown[1] : p->after;
 	char nb[24], na[24];
 	if (decimals >= 0) /* decimals < 0: the program's figure, its own precision */
 		snprintf(nb, sizeof nb, "%.*f", decimals, b), snprintf(na, sizeof na, "%.*f", decimals, a);
@@ -448,6 +453,7 @@ static bool ratio_pair(FILE *f, const struct fl_cell *x, const struct fl_cell *y
 	if (!fl_cell_ratio(x, ba, &qa) || !fl_cell_ratio(y, bb, &qb))
 		return false;
 	struct pair p = { .before = qa.median, .after = qb.median,
+			  .lo = { qa.lo, qb.lo }, .hi = { qa.hi, qb.hi },
 			  .apart = fl_ratio_apart(&qa, &qb),
 			  .cpu = fl_cell_cpu_ratio(x, ba, &cpa) && fl_cell_cpu_ratio(y, bb, &cpb) };
 	if (p.cpu) {
@@ -470,6 +476,13 @@ static void absolute_pair(FILE *f, const struct fl_cell *x, const struct fl_cell
 			  .cpu = x->cpu.n > 0 && y->cpu.n > 0 && x->cpu.median > 0,
 			  .cpu_before = x->cpu.median, .cpu_after = y->cpu.median,
 			  .cpu_apart = fl_ci_apart(&x->cpu, &y->cpu) };
+	for (int i = 0; i < 2; i++) { /* as shown: a figure's reciprocal swaps the ends */
+		const struct fl_cell *c = i ? y : x;
+		double u = fl_value_shown(c->value, c->ns.ci_lo),
+		       v = fl_value_shown(c->value, c->ns.ci_hi);
+		p.lo[i] = fmin(u, v);
+		p.hi[i] = fmax(u, v);
+	}
 	pair_line(f, x, y, &p, x->value == FL_VALUE_NS ? 1 : -1, all, n);
 }
 
@@ -501,14 +514,14 @@ static void header(FILE *f, const struct fl_table *a, const struct fl_table *b,
 
 int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *ca,
 		     const struct fl_table *b, const struct fl_cells *cb, const char *baseline,
-		     bool all, bool absolute)
+		     bool all, bool absolute, const struct fl_change_sink *sink)
 {
 	header(f, a, b, baseline, absolute);
 	if (ca->value != cb->value || (ca->metric && strcmp(ca->metric, cb->metric)))
 		fprintf(f, "warning: the two files' values differ (%s before, %s after): their "
 			   "changes compare unlike figures\n", ca->metric ? ca->metric : "ns per op",
 			cb->metric ? cb->metric : "ns per op");
-	struct tally n = { 0 };
+	struct tally n = { .sink = sink };
 	for (int i = 0; i < cb->n; i++) {
 		const struct fl_cell *y = &cb->c[i], *x = fl_cell_find(ca, y->point, y->variant);
 		if (!x) {

@@ -34,13 +34,30 @@ bool fl_print_point_notes(FILE *f, const struct fl_cells *c, const struct fl_cel
 			  int nrow, const struct fl_cell *ref, const char *baseline, bool probed,
 			  struct fl_peers_tally *peers);
 
+/* One (point, variant) pair compared before/after, handed to a sink (compare
+ * --fail-on: cmd_compare.c): its verdict (FL_SAME, FL_FASTER, FL_SLOWER:
+ * the time's, as the line prints it) and its figures as shown, with the
+ * intervals whose overlap decided it (ratios, ns per op or the program's
+ * figure, with `decimals`: < 0 the figure's own precision). */
+struct fl_change {
+	const char *point, *variant;
+	enum fl_verdict verdict;
+	double before, after, lo[2], hi[2];
+	int decimals;
+};
+struct fl_change_sink {
+	void (*fn)(void *arg, const struct fl_change *c);
+	void *arg;
+};
+
 /* Before (a) / after (b): prints the (point, variant) pairs that changed
  * beyond the noise (every pair with `all`; a changed one ends with the
  * count that changed most: fl_evidence_change) and the line
- * "N of M pairs changed beyond the noise, ...". Returns N. */
+ * "N of M pairs changed beyond the noise, ...", and hands every compared
+ * pair to `sink` (NULL: none). Returns N. */
 int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *ca,
 		     const struct fl_table *b, const struct fl_cells *cb, const char *baseline,
-		     bool all, bool absolute);
+		     bool all, bool absolute, const struct fl_change_sink *sink);
 
 /* One tab-separated line per point and variant (scripts/plot reads it),
  * with the paired ratio to `baseline`, the fairness and latency medians,

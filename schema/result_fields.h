@@ -6,7 +6,7 @@
  *     FL_RESULT_EMPTY, a result nothing has filled yet;
  *   - the helper's wire encoding and decoding of a result (the key is the
  *     field's name; the keys go in this order: proc/wire.c);
- *   - the run CSV's header and row cells, in this order (harness/run_row.c),
+ *   - the run CSV's header and row cells, in this order (record/run_row.c),
  *     then the perf and probe columns, which their own modules write;
  *   - the names the CSV reader looks columns up by (FL_COL(name):
  *     schema/columns.h; a column the table does not write does not
@@ -40,7 +40,7 @@
  *   COLUMN(name)
  *     a column of the run CSV that is not a field: the point's
  *     configuration, the derived figures, the row's status; the harness
- *     writes its cell (harness/run_row.c: one function per column).
+ *     writes its cell (record/run_row.c: one function per column).
  *
  * The wire order and the CSV order are the one order of this list: the
  * helper's golden text (tests/test_helper_wire.c) and every CSV written so
@@ -117,7 +117,7 @@
 	FIELD(I64, preempt_signals, 0, none)                                   \
 	FIELD(I64, preempt_hits, 0, none)                                      \
 	/* exec --metric: the program's own figure (proc/metric.h; NAN: none). \
-	 * Its column is a COLUMN written by harness/run_row.c with %.10g, not \
+	 * Its column is a COLUMN written by record/run_row.c with %.10g, not \
 	 * a DBL cell's %.4f: the figure's precision is the program's. */      \
 	FIELD(DBL, metric, NAN, none)                                          \
 	COLUMN(metric)        /* empty without --metric and on error rows */
@@ -126,7 +126,7 @@
 
 /* Whether a FIELD has a CSV column: FL_RESULT_CSV_<csv>(x...) is x, or
  * nothing for `none`. A new `csv` word is a line here and its test in
- * harness/run_row.c. */
+ * record/run_row.c. */
 #define FL_RESULT_CSV_none(...)
 #define FL_RESULT_CSV_ok(...) __VA_ARGS__
 #define FL_RESULT_CSV_fair(...) __VA_ARGS__

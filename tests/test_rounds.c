@@ -1,4 +1,4 @@
-/* tests/test_rounds.c — the stop rule of extra rounds (harness/rounds.h):
+/* tests/test_rounds.c — the stop rule of extra rounds (report/rounds.h):
  * the control's resolution and the pick on inputs known by hand, then
  * synthetic runs with a known answer. Four points of different noise
  * (per-rep lognormal 3%, 10%, 25%, and a two-state mixture), each with the
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "tests/check.h"
-#include "harness/rounds.h"
+#include "report/rounds.h"
 #include "report/stats.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)

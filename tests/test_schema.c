@@ -25,7 +25,7 @@
 #include "probes/perf.h"
 #include "probes/probes.h"
 #include "proc/wire.h"
-#include "harness/run_row.h"
+#include "record/run_row.h"
 #include "report/table.h"
 #include "tests/expect.h"
 
@@ -117,11 +117,11 @@ static void t_rows(void)
 	struct fl_perf_reading perf = { { 1, 2, 3, -1, 5 } };
 	char rows[3][4096];
 	fl_run_row(rows[0], sizeof rows[0], &pt,
-		   &(struct fl_run_rep){ &pt.e[0], 4, 0, "ok", "a \"note\", quoted", &r, &perf, true }, 0);
+		   &(struct fl_run_rep){ &pt.e[0], 4, 0, "ok", "a \"note\", quoted", &r, &perf, true, "auto" }, 0);
 	fl_run_row(rows[1], sizeof rows[1], &pt,
-		   &(struct fl_run_rep){ &pt.e[0], 5, 1, "error", "lost", &r, NULL, false }, 0);
+		   &(struct fl_run_rep){ &pt.e[0], 5, 1, "error", "lost", &r, NULL, false, "auto" }, 0);
 	fl_run_row(rows[2], sizeof rows[2], &pt,
-		   &(struct fl_run_rep){ &pt.e[1], 0, 0, "skipped", "why", NULL, NULL, false }, 0);
+		   &(struct fl_run_rep){ &pt.e[1], 0, 0, "skipped", "why", NULL, NULL, false, "auto" }, 0);
 	int nh = count_cells(fl_run_csv_header());
 	for (int i = 0; i < 3; i++)
 		EXPECT(count_cells(rows[i]) == nh, "row %d has %d cells, the header %d: %s", i,

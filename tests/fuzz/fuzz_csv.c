@@ -65,10 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool have = fl_cell_find_variant(&c[0], base) && fl_cell_find_variant(&c[1], base);
 	if (have) {
 		fl_print_ratios(devnull, &t[0], &c[0], base);
-		fl_print_changes(devnull, &t[0], &c[0], &t[1], &c[1], base, false, false);
-		fl_print_changes(devnull, &t[0], &c[0], &t[1], &c[1], base, true, false);
+		fl_print_changes(devnull, &t[0], &c[0], &t[1], &c[1], base, false, false, NULL);
+		fl_print_changes(devnull, &t[0], &c[0], &t[1], &c[1], base, true, false, NULL);
 	}
-	fl_print_changes(devnull, &t[0], &c[0], &t[1], &c[1], base, true, true);
+	fl_print_changes(devnull, &t[0], &c[0], &t[1], &c[1], base, true, true, NULL);
 	for (int i = 0; i < 2; i++) {
 		fl_cells_free(&c[i]);
 		fl_table_free(&t[i]);

@@ -1,9 +1,9 @@
-/* harness/run_row.c — see run_row.h. The row is the table's cells in the
+/* record/run_row.c — see run_row.h. The row is the table's cells in the
  * table's order (schema/result_fields.h): a FIELD's cell is its value
  * when the field's `csv` word holds for the row, else empty; a COLUMN's is
  * written by its function below, one a column. Then the perf and the probe
  * cells. */
-#include "harness/run_row.h"
+#include "record/run_row.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/csv.h"
-#include "harness/hashmode.h"
+#include "record/csv.h"
 #include "probes/probes.h"
 #include "lib/wake.h"
+#include "workloads/hist.h"
 
 const char *fl_run_csv_header(void)
 {
@@ -159,7 +159,7 @@ COLUMN_CELL(ops_per_s)
 }
 COLUMN_CELL(status) { UNUSED(pt, 0); put(b, "%s", x->status); }
 COLUMN_CELL(note) { UNUSED(pt, 0); put_quoted(b, x->note); }
-COLUMN_CELL(hash) { UNUSED(pt, x); put(b, "%s", fl_hash_column()); }
+COLUMN_CELL(hash) { UNUSED(pt, 0); put(b, "%s", x->hash ? x->hash : ""); }
 COLUMN_CELL(policy)
 {
 	char t[FL_POLICY_TEXT_MAX];
@@ -238,4 +238,46 @@ void fl_run_row(char *out, size_t n, const struct fl_point *pt, const struct fl_
 	}
 	/* probed: whether the collector counted this rep (harness/csv.md) */
 	snprintf(out + l, n - l, ",%s", !x->r ? "" : counted && x->probed ? "1" : "0");
+}
+
+/* Nonzero buckets, 8 of the histogram's merged into one (1/8 of a power of
+ * two wide: ~12 %, plenty for a plot, and a file 8 times smaller). */
+enum { COARSE = 8 };
+
+int fl_lat_rows(struct fl_csv *lat, const struct fl_point *pt, struct fl_hist **acc,
+		const char *hash, double timer_ns)
+{
+	int e = 0;
+	for (int i = 0; i < pt->ne; i++) {
+		if (!acc[i])
+			continue;
+		char pol[FL_POLICY_TEXT_MAX];
+		fl_entry_policy_text(&pt->e[i], pol, sizeof pol);
+		for (int g = 0; lat && g < FL_HIST_BUCKETS / COARSE; g++) {
+			uint64_t c = 0;
+			for (int b = g * COARSE; b < (g + 1) * COARSE; b++)
+				c += acc[i]->b[b];
+			if (!c)
+				continue;
+			int last = (g + 1) * COARSE - 1;
+			int64_t lo = fl_hist_lo(g * COARSE);
+			int64_t width = fl_hist_lo(last) + fl_hist_width(last) - lo;
+			char row[300];
+			snprintf(row, sizeof row, "%s,%s,%d,%d,%lld,%lld,%s,%s,%s,%lld,%lld,%llu,%.0f",
+				 pt->e[i].label, pt->w->name, pt->p.threads,
+				 pt->w->uses_tokens ? pt->p.tokens : 0,
+				 (long long)(pt->w->uses_tokens ? pt->p.hold_ns : 0),
+				 (long long)(pt->w->uses_tokens ? pt->p.think_ns : 0),
+				 fl_wake_name((enum fl_wake_strategy)pt->wake), pol,
+				 hash, (long long)lo, (long long)width,
+				 (unsigned long long)c, timer_ns);
+			if (!e)
+				e = fl_csv_append(lat, row);
+		}
+		free(acc[i]);
+		acc[i] = NULL;
+	}
+	if (lat && !e)
+		e = fl_csv_flush(lat);
+	return e;
 }

@@ -1,5 +1,5 @@
-/* harness/machine.c — see machine.h. */
-#include "harness/machine.h"
+/* record/machine.c — see machine.h. */
+#include "record/machine.h"
 
 #include <stdbool.h>
 #include <stdio.h>

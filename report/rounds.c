@@ -1,5 +1,5 @@
-/* harness/rounds.c — see rounds.h. */
-#include "harness/rounds.h"
+/* report/rounds.c — see rounds.h. */
+#include "report/rounds.h"
 #include "report/stats.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* harness/machine.h — the machine a run ran on, and what else it was doing.
+/* record/machine.h — the machine a run ran on, and what else it was doing.
  *
  * The VM drifts: only ratios measured in one run mean anything, and even
  * those get noisier when something else runs. So every CSV records the

@@ -1,4 +1,4 @@
-/* harness/run_row.h — the run CSV's header and one rep's row, generated
+/* record/run_row.h — the run CSV's header and one rep's row, generated
  * from the one table of a rep's result (schema/result_fields.h; the
  * columns' names: columns.h), then the perf and probe columns their
  * modules write (probes/perf.h, probes/probes.h). The schema, column by
@@ -11,7 +11,7 @@
 
 #include "schema/columns.h"
 #include "probes/perf.h"
-#include "harness/spec.h"
+#include "workloads/point.h"
 
 /* The whole header: the table's columns, the perf columns, the probe
  * columns, `probed`. */
@@ -25,6 +25,8 @@ struct fl_run_rep {
 	const struct fl_result *r;      /* NULL for skipped rows */
 	const struct fl_perf_reading *perf; /* NULL: none (empty cells) */
 	bool probed;                    /* the collector counted this rep */
+	const char *hash;               /* the hash column: the futex hash mode the
+					 * process runs in (harness/hashmode.h) */
 };
 
 /* x's row at pt (no newline) into out[n]: the table's cells, the perf
@@ -33,5 +35,14 @@ struct fl_run_rep {
  * when the row does not fit (it always does in 4096 bytes). */
 void fl_run_row(char *out, size_t n, const struct fl_point *pt, const struct fl_run_rep *x,
 		double timer_ns);
+
+struct fl_csv;
+struct fl_hist;
+/* The point's latency distributions, one per entry over its measured reps
+ * (acc[i]: entry i's, NULL: none; each freed and cleared), into the side
+ * file (lat NULL: only freed), for the CDF plots; hash: the hash column.
+ * Returns 0 or the first write's errno. */
+int fl_lat_rows(struct fl_csv *lat, const struct fl_point *pt, struct fl_hist **acc,
+		const char *hash, double timer_ns);
 
 #endif

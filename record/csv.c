@@ -1,5 +1,5 @@
-/* harness/csv.c — see csv.h. */
-#include "harness/csv.h"
+/* record/csv.c — see csv.h. */
+#include "record/csv.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness/machine.h"
+#include "record/machine.h"
 #include "revision.h"
 
 int fl_csv_open(struct fl_csv *c, const char *path, const char *header,

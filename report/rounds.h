@@ -1,4 +1,4 @@
-/* harness/rounds.h — buying rounds where the noise is: which points of a run
+/* report/rounds.h — buying rounds where the noise is: which points of a run
  * get another round, from their controls alone (the argument: stats.h,
  * "Buying rounds where the noise is"). Pure functions: the runner calls
  * them between rounds and owns the time budget.

@@ -1,4 +1,4 @@
-/* harness/csv.h — results that are never lost.
+/* record/csv.h — results that are never lost.
  *
  * The file is rewritten whole, never appended to: rows go to PATH.tmp.PID,
  * which is flushed and renamed over PATH, so at any instant PATH holds every

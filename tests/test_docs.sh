@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# tests/test_docs.sh — docs that cannot drift: every --option the pages
+# name exists in that command's option table (scripts/check-docs: the
+# built binary's --help is the source of truth, a script's own source for
+# scripts/X), every --preset is a preset, every "quick: N of X s" is the
+# preset's; checked on a crafted page too, so the checker is seen to fail;
+# and the help the docs lean on: `futexlab --help` offers every preset of
+# spec.c's table, `version --help` is a usage, --no-min-blocking is listed.
+# Usage: test_docs.sh path/to/futexlab
+set -u
+fl=$1
+top=$(cd "$(dirname "$0")/.." && pwd)
+pass=0 fail=0
+d=$(mktemp -d /tmp/futexlab-docs.XXXXXX)
+trap 'rm -rf "$d"' EXIT
+check() { # description, command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
+}
+
+out=$(python3 "$top/scripts/check-docs" "$fl" "$top" 2>&1); rc=$?
+check "the pages name only options, presets and preset figures that exist (rc $rc)" test "$rc" = 0
+[ "$rc" = 0 ] || printf '%s\n' "$out"
+check "  and it checked something: options of commands, of scripts, preset figures" \
+  grep -qE '^check-docs: [0-9]+ pages, [0-9]+ option mentions \([1-9][0-9]* of a futexlab command, [1-9][0-9]* of a script, .*, [1-9][0-9]* preset figures, 0 findings$' <<<"$out"
+
+# a crafted page: each kind of drift found, with its line
+cat >"$d/page.md" <<'EOF'
+Prose `futexlab run --pool` and `compare --threads 2` and `scripts/aa --nope`.
+`--frobnicate` anywhere; `--preset medium`; `futexlab sweep --preset standard`;
+the presets: quick: 16 of 0.013 s; `meson test --whatever` is meson's.
+
+```sh
+build/harness/futexlab compare a.csv b.csv \
+    --fail-on slower --threads 3
+```
+EOF
+out=$(python3 "$top/scripts/check-docs" "$fl" "$top" "$d/page.md" 2>&1); rc=$?
+want="$d/page.md:1: --pool is not an option of futexlab run
+$d/page.md:1: --threads is not an option of futexlab compare
+$d/page.md:1: --nope is not an option of scripts/aa
+$d/page.md:2: --frobnicate is not an option of any command or script
+$d/page.md:2: --preset medium: no such preset (quick, standard, full)
+$d/page.md:3: \"quick: 16 of 0.013 s\": the preset has 14 rounds of 0.013 s (futexlab sweep --help)
+$d/page.md:6: --threads is not an option of futexlab compare"
+check "a crafted page: exit 1, each drift named by line, nothing else (meson's option, --fail-on, standard pass)" \
+  test "$rc" = 1 -a "$(grep -v '^check-docs:' <<<"$out")" = "$want"
+[ "$rc" = 1 ] && [ "$(grep -v '^check-docs:' <<<"$out")" = "$want" ] || printf '%s\n' "$out"
+python3 "$top/scripts/check-docs" "$d/nofl" >/dev/null 2>"$d/err"; rc=$?
+check "check-docs: a futexlab that is not there: exit 2, one line" \
+  test "$rc" = 2 -a "$(wc -l <"$d/err")" = 1
+
+# the help the docs lean on
+presets=$("$fl" sweep --help | sed -n '/^presets/,/^[^ ]/p' | grep -oE '^  [a-z]+' | tr -d ' ' | paste -sd'|')
+check "sweep --help lists the presets of spec.c's table ($presets)" test -n "$presets"
+check "futexlab --help offers every one (--preset $presets)" \
+  grep -qF -- "--preset $presets)" <<<"$("$fl" --help)"
+out=$("$fl" version --help); rc=$?
+check "version --help: a usage, exit 0" eval 'test "$rc" = 0 && grep -q "^usage: futexlab version" <<<"$out"'
+"$fl" version extra >/dev/null 2>"$d/err"; rc=$?
+check "version extra: exit 2, one line" test "$rc" = 2 -a "$(wc -l <"$d/err")" = 1
+check "run --help lists --no-min-blocking" grep -q -- '^  --no-min-blocking  ' <<<"$("$fl" run --help)"
+echo "docs: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
