@@ -334,7 +334,7 @@ void fl_print_evidence(FILE *f, const struct fl_cell *const *row, int nrow,
 const char *fl_why_short(char *b, size_t n, const struct fl_cell *y, const struct fl_cell *ref,
 			 const struct fl_cell *ctrl)
 {
-	double x[FL_NEV], base[FL_NEV], c[FL_NEV];
+	double x[FL_NEV], base[FL_NEV], c[FL_NEV] = { 0 }; /* cppcheck: read only with ctrl */
 	struct fl_why w[2];
 	b[0] = '\0';
 	fl_evidence_values(y, x);
