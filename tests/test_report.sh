@@ -20,10 +20,11 @@
 #   - the pooled page: every pooled ratio equals `compare --pool --tsv`'s.
 # Without chromium: the checks above the browser run, then exit 77 with the
 # reason (never a pass). About 20 s (two browser runs).
-# Usage: test_report.sh path/to/futexlab SOURCE_ROOT
+# Usage: test_report.sh path/to/futexlab SOURCE_ROOT [RUN.csv]
+# (RUN.csv instead of the fixture: e.g. results/latest.csv after scripts/bench)
 set -u
 fl=$1 top=$2
-csv=$top/tests/data/quick.csv
+csv=${3:-$top/tests/data/quick.csv}
 d=$(mktemp -d /tmp/futexlab-report.XXXXXX)
 trap 'rm -rf "$d"' EXIT
 pass=0 fail=0
