@@ -29,6 +29,8 @@ cat >"$d/page.md" <<'EOF'
 Prose `futexlab run --pool` and `compare --threads 2` and `scripts/aa --nope`.
 `--frobnicate` anywhere; `--preset medium`; `futexlab sweep --preset standard`;
 the presets: quick: 16 of 0.013 s; `meson test --whatever` is meson's.
+A span wrapped over lines: `futexlab compare
+x.csv --pool-size 2` is still compare's.
 
 ```sh
 build/harness/futexlab compare a.csv b.csv \
@@ -42,7 +44,8 @@ $d/page.md:1: --nope is not an option of scripts/aa
 $d/page.md:2: --frobnicate is not an option of any command or script
 $d/page.md:2: --preset medium: no such preset (quick, standard, full)
 $d/page.md:3: \"quick: 16 of 0.013 s\": the preset has 14 rounds of 0.013 s (futexlab sweep --help)
-$d/page.md:6: --threads is not an option of futexlab compare"
+$d/page.md:4: --pool-size is not an option of futexlab compare
+$d/page.md:8: --threads is not an option of futexlab compare"
 check "a crafted page: exit 1, each drift named by line, nothing else (meson's option, --fail-on, standard pass)" \
   test "$rc" = 1 -a "$(grep -v '^check-docs:' <<<"$out")" = "$want"
 [ "$rc" = 1 ] && [ "$(grep -v '^check-docs:' <<<"$out")" = "$want" ] || printf '%s\n' "$out"
