@@ -16,9 +16,10 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 		int argc, char **argv)
 {
 	memset(c, 0, sizeof *c);
-	char kernel[256], cpu[256], date[64], cmd[2048] = "";
+	char kernel[256], cpu[256], date[64], cmd[2048] = "", numa[2048];
 	int cores;
 	fl_machine(kernel, sizeof kernel, cpu, sizeof cpu, &cores);
+	fl_machine_numa(numa, sizeof numa);
 	time_t now = time(NULL);
 	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	for (int i = 0; i < argc; i++) {
@@ -27,8 +28,8 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 	}
 	if (asprintf(&c->meta,
 		     "# futexlab %s\n# date: %s\n# kernel: %s\n# cpu: %s\n# cores: %d\n"
-		     "# command: %s\n",
-		     FL_REVISION, date, kernel, cpu, cores, cmd) < 0 ||
+		     "# numa: %s\n# command: %s\n",
+		     FL_REVISION, date, kernel, cpu, cores, numa, cmd) < 0 ||
 	    !(c->header = strdup(header)))
 		return ENOMEM;
 	if (!path)
