@@ -468,8 +468,9 @@ static const struct fl_option opts[] = {
 	  "rows (uncontended, pingpong)" },
 	{ "csv", required_argument, 'c', "FILE", "one row per rep (atomic rewrite; Ctrl-C keeps "
 	  "finished rows)" },
-	{ "pin", required_argument, 'P', "CPULIST", "run every thread on these CPUs "
-	  "(sched_setaffinity), e.g. 0 or 0,1" },
+	{ "pin", required_argument, 'P', "CPUS", "run every thread on these CPUs "
+	  "(sched_setaffinity): a list (0,1 or 0-3), node:N (node N's) or spread (every "
+	  "node's)" },
 	{ "quiet", no_argument, 'q', NULL, "nothing on stderr but errors (no progress, no load "
 	  "warning)" },
 	{ "probes", no_argument, 0x100, NULL, "count futex calls in the kernel in every round, "
