@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/cpuset.h"
 #include "record/machine.h"
 #include "revision.h"
 
@@ -31,6 +33,11 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 		     "# numa: %s\n# command: %s\n",
 		     FL_REVISION, date, kernel, cpu, cores, numa, cmd) < 0 ||
 	    !(c->header = strdup(header)))
+		return ENOMEM;
+	bool env;
+	int cpus = fl_cpus_present(&env);
+	if (env && cpus > 0 && fl_csv_meta(c, "cpus: FUTEXLAB_CPUS=%d (a preset's thread axis scaled to %d "
+			       "CPUs, not to the %d online: lib/cpuset.h)", cpus, cpus, cores))
 		return ENOMEM;
 	if (!path)
 		return 0; /* in memory only (sweep without --csv) */
