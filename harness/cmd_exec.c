@@ -185,6 +185,8 @@ static const struct fl_option opts[] = {
 	{ "probe-rounds", required_argument, PROBE_ROUNDS, "N", "N probed rounds, 0..100, spread "
 	  "through the timed ones, which then run with the collector detached (default: "
 	  "rounds/3, 1..3; 0: every round probed, as --probes)" },
+	{ "pin", required_argument, 'N', "CPUS", "run CMD on these CPUs: a list (0,1 or 0-3), "
+	  "node:N (node N's) or spread (every node's), as run's --pin" },
 	{ "perf", no_argument, 'e', NULL, "perf counters of CMD's tree as CSV columns" },
 	{ "quiet", no_argument, 'q', NULL, "no progress, no load warning" },
 	{ "detail", no_argument, 'D', NULL, "the full tables and the per-program report on the "
@@ -271,6 +273,7 @@ static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 			s->probe_rounds = (int)fl_parse_int("--probe-rounds", optarg, 0, 100);
 			break;
 		case 'e': s->perf = true; break;
+		case 'N': s->pin = optarg; break;
 		case 'q': s->quiet = true; break;
 		case 'D': s->detail = true; break;
 		case 'S': a->survey = true; break;

@@ -351,17 +351,15 @@ static void point_round(const struct fl_spec *s, const struct fl_point *pt, stru
 
 /* ---- the whole run ----------------------------------------------------------- */
 
-static void pin(const char *list)
+static char pin_text[2200]; /* the # pin: line's (record/machine.h) */
+static void pin(const char *arg)
 {
-	char buf[1024], *items[FL_MAXLIST];
-	snprintf(buf, sizeof buf, "%s", list);
-	int n = fl_split_list("--pin", buf, items, FL_MAXLIST);
 	cpu_set_t set;
-	CPU_ZERO(&set);
-	for (int i = 0; i < n; i++)
-		CPU_SET((int)fl_parse_int("--pin", items[i], 0, CPU_SETSIZE - 1), &set);
+	char err[2400];
+	if (fl_pin_resolve(arg, &set, pin_text, sizeof pin_text, err, sizeof err))
+		fl_usage_error("--pin: %s", err);
 	if (sched_setaffinity(0, sizeof set, &set))
-		fl_usage_error("--pin: cannot run on CPUs %s: %s", list, strerror(errno));
+		fl_usage_error("--pin: cannot run on CPUs %s: %s", arg, strerror(errno));
 }
 
 static double expected_cost(const struct fl_spec *s, const struct fl_point *pts, int n)
@@ -419,7 +417,7 @@ static void machine_meta(const struct fl_spec *s, struct fl_csv *csv)
 		    "each point the variants, in a fresh random order)", s->rounds, s->warmup);
 	fl_csv_meta(csv, "hypervisor: %s", hyp);
 	fl_csv_meta(csv, "governor: %s", gov);
-	fl_csv_meta(csv, "pin: %s", s->pin ? s->pin : "none");
+	fl_csv_meta(csv, "pin: %s", s->pin ? pin_text : "none");
 	fl_csv_meta(csv, "load before: %.2f", fl_loadavg());
 }
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "harness/cli.h"
+#include "lib/cpuset.h"
 #include "lib/prctl.h"
 #include "lib/wake.h"
 #include "report/xalloc.h"
@@ -361,13 +362,22 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 	if (s->preset)
 		s->ngroups = 0;
 	const char *groups = s->preset;
+	bool cpus_env;
+	int cpus = s->preset ? fl_cpus_present(&cpus_env) : 1;
+	if (cpus < 0)
+		fl_usage_error("FUTEXLAB_CPUS: not a CPU count 1..4096 (cpuset.h)");
 	for (size_t i = 0; s->preset && i < sizeof presets / sizeof presets[0]; i++)
 		if (!strcmp(s->preset, presets[i].name))
 			groups = presets[i].groups;
 	for (size_t i = 0; s->preset && i < sizeof preset_groups / sizeof preset_groups[0]; i++)
 		if (!strcmp(groups, preset_groups[i].preset) &&
-		    s->ngroups < (int)(sizeof s->pgroups / sizeof s->pgroups[0]))
-			s->pgroups[s->ngroups++] = preset_groups[i].g;
+		    s->ngroups < (int)(sizeof s->pgroups / sizeof s->pgroups[0])) {
+			struct fl_group *g = &s->pgroups[s->ngroups]; /* threads scaled: cpuset.h */
+			*g = preset_groups[i].g;
+			if (!fl_threads_scaled(g->threads, cpus, s->pthreads[s->ngroups], 64))
+				g->threads = s->pthreads[s->ngroups];
+			s->ngroups++;
+		}
 	if (s->preset)
 		s->groups = s->pgroups;
 	for (size_t i = 0; s->preset && i < sizeof presets / sizeof presets[0]; i++)
@@ -468,8 +478,9 @@ static const struct fl_option opts[] = {
 	  "rows (uncontended, pingpong)" },
 	{ "csv", required_argument, 'c', "FILE", "one row per rep (atomic rewrite; Ctrl-C keeps "
 	  "finished rows)" },
-	{ "pin", required_argument, 'P', "CPULIST", "run every thread on these CPUs "
-	  "(sched_setaffinity), e.g. 0 or 0,1" },
+	{ "pin", required_argument, 'P', "CPUS", "run every thread on these CPUs "
+	  "(sched_setaffinity): a list (0,1 or 0-3), node:N (node N's) or spread (every "
+	  "node's)" },
 	{ "quiet", no_argument, 'q', NULL, "nothing on stderr but errors (no progress, no load "
 	  "warning)" },
 	{ "probes", no_argument, 0x100, NULL, "count futex calls in the kernel in every round, "

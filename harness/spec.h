@@ -63,6 +63,7 @@ struct fl_spec {
 	const struct fl_group *groups;  /* pgroups (a preset's), or &cli */
 	int ngroups;
 	struct fl_group cli, pgroups[16];
+	char pthreads[16][64];          /* pgroups' thread lists, scaled */
 	/* what runs at every point but the floors: --variant x --policy, the
 	 * control right after the baseline (fl_spec_entries) */
 	struct fl_entry ents[FL_MAXENTRY - 2];

@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/cpuset.h"
 #include "record/machine.h"
 #include "revision.h"
 
@@ -16,9 +18,10 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 		int argc, char **argv)
 {
 	memset(c, 0, sizeof *c);
-	char kernel[256], cpu[256], date[64], cmd[2048] = "";
+	char kernel[256], cpu[256], date[64], cmd[2048] = "", numa[2048];
 	int cores;
 	fl_machine(kernel, sizeof kernel, cpu, sizeof cpu, &cores);
+	fl_machine_numa(numa, sizeof numa);
 	time_t now = time(NULL);
 	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	for (int i = 0; i < argc; i++) {
@@ -27,9 +30,14 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 	}
 	if (asprintf(&c->meta,
 		     "# futexlab %s\n# date: %s\n# kernel: %s\n# cpu: %s\n# cores: %d\n"
-		     "# command: %s\n",
-		     FL_REVISION, date, kernel, cpu, cores, cmd) < 0 ||
+		     "# numa: %s\n# command: %s\n",
+		     FL_REVISION, date, kernel, cpu, cores, numa, cmd) < 0 ||
 	    !(c->header = strdup(header)))
+		return ENOMEM;
+	bool env;
+	int cpus = fl_cpus_present(&env);
+	if (env && cpus > 0 && fl_csv_meta(c, "cpus: FUTEXLAB_CPUS=%d (a preset's thread axis scaled to %d "
+			       "CPUs, not to the %d online: lib/cpuset.h)", cpus, cpus, cores))
 		return ENOMEM;
 	if (!path)
 		return 0; /* in memory only (sweep without --csv) */

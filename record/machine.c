@@ -1,8 +1,10 @@
 /* record/machine.c — see machine.h. */
 #include "record/machine.h"
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/cpuset.h"
 #include "proc/exec.h"
 
 void fl_machine(char *kernel, int klen, char *cpu, int clen, int *cores)
@@ -126,4 +129,109 @@ double fl_cpu_others(const struct fl_cpu_sample *a, const struct fl_cpu_sample *
 	*steal = (double)(b->steal_ns - a->steal_ns) / wall;
 	double others = (double)((b->busy_ns - a->busy_ns) - (b->self_ns - a->self_ns)) / wall;
 	return others > 0 ? others : 0;
+}
+
+/* ---- NUMA: /sys/devices/system/node ------------------------------------------ */
+
+#define NODE_DIR "/sys/devices/system/node"
+
+/* The online nodes into nodes (a node list parses as a CPU list): 0, or
+ * -1 when sysfs has no NUMA (the CPUs online stand for node 0). */
+static int online_nodes(cpu_set_t *nodes)
+{
+	char line[1024];
+	first_line(NODE_DIR "/online", line, sizeof line);
+	return fl_cpulist_parse(line, nodes);
+}
+
+int fl_numa_node_cpus(int k, cpu_set_t *cpus)
+{
+	cpu_set_t nodes;
+	char path[128], line[4096];
+	if (online_nodes(&nodes)) {
+		first_line("/sys/devices/system/cpu/online", line, sizeof line);
+		return k == 0 ? fl_cpulist_parse(line, cpus) : -1;
+	}
+	if (k < 0 || k >= CPU_SETSIZE || !CPU_ISSET(k, &nodes))
+		return -1;
+	snprintf(path, sizeof path, NODE_DIR "/node%d/cpulist", k);
+	first_line(path, line, sizeof line);
+	if (fl_cpulist_parse(line, cpus))
+		CPU_ZERO(cpus); /* a node of memory only */
+	return 0;
+}
+
+void fl_machine_numa(char *out, size_t n)
+{
+	cpu_set_t nodes, cpus;
+	char list[2048];
+	if (online_nodes(&nodes)) {
+		fl_numa_node_cpus(0, &cpus);
+		fl_cpulist_format(&cpus, list, sizeof list);
+		snprintf(out, n, "1 node (no NUMA in sysfs: cpus %s)", list);
+		return;
+	}
+	int nn = CPU_COUNT(&nodes);
+	size_t l = (size_t)snprintf(out, n, "%d node%s (", nn, nn == 1 ? "" : "s");
+	for (int k = 0, i = 0; k < CPU_SETSIZE && l < n; k++) {
+		if (!CPU_ISSET(k, &nodes))
+			continue;
+		fl_numa_node_cpus(k, &cpus);
+		fl_cpulist_format(&cpus, list, sizeof list);
+		int w = snprintf(out + l, n - l, "%snode%d: %s%s", i++ ? "; " : "", k,
+				 list[0] ? "cpus " : "no cpus", list);
+		l += w > 0 ? (size_t)w : 0;
+	}
+	if (l < n)
+		snprintf(out + l, n - l, ")");
+}
+
+/* --pin spread: every online node's CPUs. */
+static void spread(cpu_set_t *set, char *desc, size_t dn)
+{
+	cpu_set_t nodes, cpus;
+	char list[2048];
+	if (online_nodes(&nodes)) { /* no NUMA in sysfs: node 0, the CPUs online */
+		CPU_ZERO(&nodes);
+		CPU_SET(0, &nodes);
+	}
+	int nn = CPU_COUNT(&nodes);
+	CPU_ZERO(set);
+	for (int k = 0; k < CPU_SETSIZE; k++)
+		if (CPU_ISSET(k, &nodes) && !fl_numa_node_cpus(k, &cpus))
+			CPU_OR(set, set, &cpus);
+	fl_cpulist_format(set, list, sizeof list);
+	snprintf(desc, dn, "spread (%d node%s, cpus %s: the process on every node's CPUs, "
+		 "its threads placed by the scheduler)", nn, nn == 1 ? "" : "s", list);
+}
+
+int fl_pin_resolve(const char *arg, cpu_set_t *set, char *desc, size_t dn, char *err,
+		   size_t en)
+{
+	char list[2048], numa[2048];
+	if (!strcmp(arg, "spread")) {
+		spread(set, desc, dn);
+		return 0;
+	}
+	if (strncmp(arg, "node:", 5)) {
+		snprintf(desc, dn, "%s", arg);
+		if (!fl_cpulist_parse(arg, set))
+			return 0;
+		snprintf(err, en, "'%s' is not a CPU list (0,1 or 0-3), node:N or spread", arg);
+		return -1;
+	}
+	char *end;
+	long k = strtol(arg + 5, &end, 10);
+	if (arg[5] < '0' || arg[5] > '9' || *end || k >= CPU_SETSIZE) {
+		snprintf(err, en, "'%s': node:N takes a node number (0, 1, ...)", arg);
+		return -1;
+	}
+	fl_machine_numa(numa, sizeof numa);
+	if (k < 0 || fl_numa_node_cpus((int)k, set) || !CPU_COUNT(set)) {
+		snprintf(err, en, "'%s': no node %ld with CPUs online here (numa: %s)", arg, k, numa);
+		return -1;
+	}
+	fl_cpulist_format(set, list, sizeof list);
+	snprintf(desc, dn, "node:%ld (cpus %s)", k, list);
+	return 0;
 }

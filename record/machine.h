@@ -11,6 +11,7 @@
 #ifndef FUTEXLAB_MACHINE_H
 #define FUTEXLAB_MACHINE_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,23 @@
 void fl_machine(char *kernel, int klen, char *cpu, int clen, int *cores);
 /* "KVM", "none", ... and the cpufreq governor ("unreadable" in most VMs). */
 void fl_machine_virt(char *hyp, size_t hlen, char *gov, size_t glen);
+/* The NUMA topology, for the `# numa:` line: "N node(s) (node0: cpus 0-1;
+ * node1: cpus 2-3)", N first, the online nodes of /sys/devices/system/node
+ * (online, nodeK/cpulist; a node without CPUs says "no cpus"). A kernel
+ * without that directory (no CONFIG_NUMA) is one node holding the CPUs
+ * online: "1 node (no NUMA in sysfs: cpus 0-1)". */
+void fl_machine_numa(char *out, size_t n);
+/* Node k's CPUs into set: 0, or
+ * -1 when k is not an online node; "node 0" of a kernel without NUMA
+ * holds the CPUs online. */
+int fl_numa_node_cpus(int k, cpu_set_t *set);
+/* What --pin ARG means: a CPU list ("0,1", "0-3"), `node:K` (node K's
+ * CPUs) or `spread` (every online node's CPUs: the process, its helpers
+ * and exec'd programs may run anywhere; threads are not placed per node).
+ * Fills set and desc (the `# pin:` line's text): 0; or -1 with one line in
+ * err. */
+int fl_pin_resolve(const char *arg, cpu_set_t *set, char *desc, size_t dn, char *err,
+		   size_t en);
 /* 1-minute load average, -1 if unreadable. */
 double fl_loadavg(void);
 
