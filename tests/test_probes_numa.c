@@ -14,7 +14,9 @@
  *      MPOL, node 0, and the last one's word as the kernel left it (no
  *      node: numa_no_node);
  *   3. the same pair as 1 without FUTEX2_NUMA: no NUMA op, no node, still
- *      one wake pair (every wake's node is kept).
+ *      one wake pair (every wake's node is kept);
+ *   4. a stale FUTEX2_NUMA wait alone on a word naming no node: the node
+ *      the kernel wrote back, read at the wait's exit.
  * The waker and the sleeper are pinned to one CPU each where there are two,
  * so the pair's CPUs are known; on a one-node machine the pair cannot be
  * cross-node, so cross_node_wakes must be 0 there.
@@ -222,6 +224,28 @@ static void numa_named(struct futexstat *fs)
 	CHECK_EQ("2: wake_pairs", c.wake_pairs, 0);
 }
 
+/* 4: a stale NUMA wait alone, its word naming no node: its node is read at
+ * its exit (the kernel wrote one back before it compared the value), not
+ * at its entry. */
+static void numa_unnamed_wait(struct futexstat *fs)
+{
+	static struct nword w = { .val = 0, .node = NO_NODE };
+	struct futexstat_counts c;
+	char why[300];
+	if (futexstat_start(fs, why, sizeof why)) {
+		printf("FAIL start: %s\n", why);
+		exit(1);
+	}
+	long again = f2_wait(&w, 1, F2_U32 | F2_PRIVATE | F2_NUMA);
+	futexstat_stop(fs, &c);
+	CHECK_EQ("4: the stale NUMA wait: EAGAIN", again, -1);
+	CHECK_EQ("4: the kernel wrote a node back", w.node != NO_NODE, 1);
+	CHECK_EQ("4: numa_ops", c.numa_ops, 1);
+	CHECK_EQ("4: numa_no_node", c.numa_no_node, 0);
+	CHECK_EQ("4: numa_nodes: the node written back, read at the exit", c.numa_node_mask,
+		 w.node < 63 ? 1ULL << w.node : 0);
+}
+
 /* 3: the pair without FUTEX2_NUMA. */
 static void plain_pair(struct futexstat *fs, bool one_node)
 {
@@ -259,6 +283,7 @@ static int numa_test(void)
 	printf("machine: %s\n", one_node ? "one NUMA node" : "more than one NUMA node");
 	numa_pair(fs, one_node);
 	numa_named(fs);
+	numa_unnamed_wait(fs);
 	plain_pair(fs, one_node);
 	futexstat_close(fs);
 	printf("%s\n", failures ? "FAILED" : "all passed");
