@@ -130,7 +130,31 @@
  * up in the tree; the fork program counts a process forked into the
  * cgroup and adds nothing to the tree; tree_join (tp_btf/cgroup_attach_task)
  * counts a whole process moved in. A variable, not a constant: the harness
- * sets it between reps, once it has made the run's cgroup. */
+ * sets it between reps, once it has made the run's cgroup.
+ *
+ * Nodes (FUTEX2_NUMA, Linux 6.16). A futex_wait(2) or futex_wake(2) with
+ * FUTEX2_NUMA in its flags counts in numa_ops (FUTEX2_MPOL too: in
+ * numa_mpol_ops) at its entry, which reads the node its word names, the
+ * u32 after the value (bpf_probe_read_user of uaddr + 4: the word is a
+ * {u32 value, u32 node} pair). A node there goes into numa_node_mask; a
+ * FUTEX_NO_NODE (~0) leaves the address in the thread's numa_at slot, and
+ * the call's exit reads it again: a wait's kernel wrote its node back there
+ * (with FUTEX2_MPOL the mapping's policy node, else the waiter's CPU's
+ * node), so that is the node the call used; still ~0 (or unreadable):
+ * numa_no_node. futex_waitv(2)'s per-entry flags (an array in user memory)
+ * and io_uring's futex requests (its tracepoint has no flags) are not read.
+ * Every wake, NUMA or not, futex(2) or futex_wake(2), stores its CPU's node
+ * (bpf_get_numa_node_id) in its last_wake slot beside its seq; a wait that
+ * returns 0 and is matched to a wake by the herd bursts' latest-wake rule
+ * compares it with the node of the CPU it runs on at its exit: a wake_pair,
+ * cross-node when they differ. Not at sched_wakeup: with the wakee's CPU
+ * idle the kernel queues the wakeup to that CPU (ttwu_queue_wakelist), so
+ * the event's CPU is then the wakee's, not the waker's; and the wait's exit
+ * runs where the woken thread was switched in (the wake-to-run sample's
+ * CPU) unless it was migrated on its way out, without needing wake_to_run.
+ * The node field was the upper half of the slot's 64-bit tgid tag (always
+ * 0 there); the new counters come after words_lost, so no offset moves,
+ * though every wake now makes one helper call (plain programs included). */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -148,6 +172,11 @@ char LICENSE[] SEC("license") = "GPL";
 #define FUTEX_PRIVATE_FLAG 128
 #define FUTEX_CLOCK_REALTIME 256
 #define FUTEX2_PRIVATE 128
+#define FUTEX2_SIZE_MASK 0x03
+#define FUTEX2_SIZE_U32 0x02
+#define FUTEX2_NUMA 0x04
+#define FUTEX2_MPOL 0x08
+#define FUTEX_NO_NODE 0xffffffffU
 #define IORING_OP_FUTEX_WAIT 51
 #define IORING_OP_FUTEX_WAITV 53
 #define EAGAIN 11
@@ -210,6 +239,10 @@ struct futexstat_wake_rec last_wake[1 << LW_BITS] = {};
 struct futexstat_storm storms[1 << LW_BITS] = {};
 /* Direct-mapped by tid: per-thread state (see futexstat.h). */
 struct futexstat_thread thr[1 << FUTEXSTAT_TW_BITS] = {};
+/* Indexed and tagged like thr: a FUTEX2_NUMA call in flight whose word
+ * named no node at its entry, the address of the word's node half (0:
+ * none); see "Nodes" at the top. The loader zeroes it at each start. */
+struct futexstat_numa_pend numa_at[1 << FUTEXSTAT_TW_BITS] = {};
 
 
 struct {
@@ -503,6 +536,68 @@ static __always_inline struct futexstat_word_val *word(struct futexstat_counts *
 	return v;
 }
 
+/* A node as a bit of a node mask (futexstat.h): node 63 and above share
+ * the last bit. */
+static __always_inline __u64 node_bit(__u32 node)
+{
+	return 1ULL << (node < 63 ? node : 63);
+}
+
+/* A woken wait matched to its wake, which ran on node `waker` (see "Nodes"
+ * at the top): one pair, cross-node unless this CPU is on that node. */
+static __always_inline void node_pair(struct futexstat_counts *c, __u32 waker)
+{
+	__u32 mine = bpf_get_numa_node_id();
+	ADD(c, wake_pairs, 1);
+	if (mine != waker)
+		ADD(c, cross_node_wakes, 1);
+	__sync_fetch_and_or(&c->cpu_node_mask, node_bit(mine) | node_bit(waker));
+}
+
+/* The node a FUTEX2_NUMA word's second half names, into the mask; 0 when
+ * it named one, -1 (not counted) when not (FUTEX_NO_NODE, unreadable). */
+static __always_inline int numa_node(struct futexstat_counts *c, __u64 naddr)
+{
+	__u32 node = FUTEX_NO_NODE;
+	if (bpf_probe_read_user(&node, sizeof node, (void *)naddr) || node == FUTEX_NO_NODE)
+		return -1;
+	__sync_fetch_and_or(&c->numa_node_mask, node_bit(node));
+	return 0;
+}
+
+/* A futex_wait(2) or futex_wake(2) entry, flags its flags: counts a
+ * FUTEX2_NUMA call and its word's node, or leaves the node's address for
+ * the exit when the word named none (see "Nodes" at the top). */
+static __always_inline void numa_enter(struct futexstat_counts *c, __u64 uaddr, __u64 flags,
+				       __u32 tid)
+{
+	struct futexstat_numa_pend *p = &numa_at[tid & ((1 << FUTEXSTAT_TW_BITS) - 1)];
+	p->tid = tid;
+	p->naddr = 0;
+	if (!(flags & FUTEX2_NUMA))
+		return;
+	ADD(c, numa_ops, 1);
+	if (flags & FUTEX2_MPOL)
+		ADD(c, numa_mpol_ops, 1);
+	if ((flags & FUTEX2_SIZE_MASK) != FUTEX2_SIZE_U32)
+		ADD(c, numa_no_node, 1); /* no other size is taken today */
+	else if (numa_node(c, uaddr + 4))
+		p->naddr = uaddr + 4;
+}
+
+/* A futex2 call's exit: the node the kernel wrote back, for a NUMA call
+ * whose word named none at entry. */
+static __always_inline void numa_exit(struct futexstat_counts *c, __u32 tid)
+{
+	struct futexstat_numa_pend *p = &numa_at[tid & ((1 << FUTEXSTAT_TW_BITS) - 1)];
+	if (p->tid != tid || !p->naddr)
+		return;
+	__u64 naddr = p->naddr;
+	p->naddr = 0;
+	if (numa_node(c, naddr))
+		ADD(c, numa_no_node, 1);
+}
+
 /* The current thread's slot, claimed if another thread held it: a claim
  * resets the state and adds 2^32 to the wake count (so the count of a slot
  * never comes back to a value it had); evicting a thread with a call in
@@ -536,6 +631,7 @@ static __always_inline void wake_begin(struct futexstat_counts *c, __u64 uaddr, 
 	lw->uaddr = uaddr;
 	if (follow(ext))
 		lw->tgid = tgid;
+	lw->node = bpf_get_numa_node_id(); /* before seq: a wait matched to seq reads it */
 	lw->seq = seq;
 	lw->tid = tid;
 	struct futexstat_thread *t = claim(c, tid);
@@ -697,6 +793,7 @@ static __always_inline void wait_end(struct futexstat_counts *c, long ret, __u32
 				t->by_tid = lw->tid;
 				t->woken_at = now;
 				t->woken = 1;
+				node_pair(c, lw->node);
 			}
 		}
 	} else if (ret == -EAGAIN) {
@@ -813,6 +910,7 @@ static __always_inline int do_f2_wait_enter(struct trace_event_raw_sys_enter *ct
 	ADD(c, f2_wait, 1);
 	/* futex_wait(uaddr, val, mask, flags, ...) */
 	wait_begin(c, K_WAIT, ctx->args[0], tid, tgid, ctx->args[3] & FUTEX2_PRIVATE, ext);
+	numa_enter(c, ctx->args[0], ctx->args[3], tid);
 	return 0;
 }
 
@@ -831,6 +929,7 @@ static __always_inline int do_f2_wake_enter(struct trace_event_raw_sys_enter *ct
 	ADD(c, f2_wake, 1);
 	/* futex_wake(uaddr, mask, nr, flags) */
 	wake_begin(c, ctx->args[0], tid, tgid, ctx->args[3] & FUTEX2_PRIVATE, ext);
+	numa_enter(c, ctx->args[0], ctx->args[3], tid);
 	return 0;
 }
 
@@ -894,10 +993,12 @@ static __always_inline int f2_wait_exit(struct trace_event_raw_sys_exit *ctx, co
 {
 	__u32 tid, tgid;
 	struct futexstat_counts *c = target(&tid, &tgid, ext);
-	if (c)
+	if (c) {
+		numa_exit(c, tid);
 		wait_end(c, ctx->ret, tid, tgid, ext);
-	else
+	} else {
 		stale_end(ext);
+	}
 	return 0;
 }
 
@@ -919,6 +1020,7 @@ static __always_inline int do_f2_wake_exit(struct trace_event_raw_sys_exit *ctx,
 	struct futexstat_counts *c = target(&tid, &tgid, ext);
 	if (c) {
 		in_wake(tid);
+		numa_exit(c, tid);
 		wake_end(c, ctx->ret, tid, tgid, ext);
 	}
 	return 0;

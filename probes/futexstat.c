@@ -343,6 +343,8 @@ int futexstat_start(struct futexstat *fs, char *why, size_t n)
 		}
 		memset((void *)fs->skel->bss->thr, 0, sizeof fs->skel->bss->thr);
 	}
+	/* no FUTEX2_NUMA call in flight from an earlier rep is read at its exit */
+	memset((void *)fs->skel->bss->numa_at, 0, sizeof fs->skel->bss->numa_at);
 	if (fs->per_word) {
 		e = clear_map(fs, fs->skel->maps.words);
 		if (e) {
@@ -365,13 +367,19 @@ void futexstat_stop(struct futexstat *fs, struct futexstat_counts *out)
 		out->missed = UINT64_MAX; /* cannot happen: the map has its one entry */
 		return;
 	}
-	/* every field is a __u64: sum them CPU by CPU */
-	__u64 *sum = (__u64 *)out;
+	/* every field is a __u64: sum them CPU by CPU, but the node masks,
+	 * OR-ed */
+	__u64 *sum = (__u64 *)out, nodes = 0, cpus = 0;
 	for (int cpu = 0; cpu < fs->ncpus; cpu++) {
 		const __u64 *v = (const __u64 *)((const char *)fs->buf + (size_t)cpu * fs->stride);
 		for (size_t i = 0; i < sizeof *out / sizeof(__u64); i++)
 			sum[i] += v[i];
+		const struct futexstat_counts *one = (const struct futexstat_counts *)v;
+		nodes |= one->numa_node_mask;
+		cpus |= one->cpu_node_mask;
 	}
+	out->numa_node_mask = nodes;
+	out->cpu_node_mask = cpus;
 	out->futex_calls = out->op_wait + out->op_wait_bitset + out->op_wake + out->op_other;
 	out->wake_calls = out->op_wake + out->op_wake_bitset + out->f2_wake;
 	out->wait_calls = out->op_wait + out->op_wait_bitset + out->f2_wait + out->f2_waitv;

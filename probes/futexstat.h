@@ -131,6 +131,22 @@ struct futexstat_counts {
 	 * update, not per word: a word never recorded cannot be told apart
 	 * from another. The totals above still count those calls. */
 	__u64 words_lost;
+	/* Appended after those for the same reason (futexstat.bpf.c, "Nodes").
+	 * FUTEX2_NUMA ops: futex_wait(2) and futex_wake(2) calls with
+	 * FUTEX2_NUMA (0x04) in their flags; of them, those with FUTEX2_MPOL
+	 * (0x08) too; and those whose word named no node (FUTEX_NO_NODE in its
+	 * second half at the call's entry and still at its exit, or unreadable,
+	 * or a word size other than u32) */
+	__u64 numa_ops, numa_mpol_ops, numa_no_node;
+	/* the nodes those words named: bit n for node n (63: node 63 or
+	 * above); OR-ed across CPUs by the loader, not summed */
+	__u64 numa_node_mask;
+	/* woken waits (futex(2) WAIT/WAIT_BITSET, futex_wait(2) returning 0)
+	 * matched to the wake that woke them (the herd bursts' latest-wake
+	 * rule); of them, those whose waker's CPU (at the wake's entry) was on
+	 * another node than the woken thread's (at the wait's exit); and the
+	 * nodes of those CPUs (a mask like numa_node_mask) */
+	__u64 wake_pairs, cross_node_wakes, cpu_node_mask;
 };
 
 /* A slot of the BPF side's direct-mapped table of the latest wake per
@@ -155,9 +171,11 @@ struct futexstat_wake_rec {
 	__u64 uaddr; /* tag: the address this slot holds; 0: empty */
 	__u64 seq;   /* +1 at every wake entering on an address of this slot */
 	__u64 tid;   /* the waker */
-	__u64 tgid;  /* (follow_children) the rest of the tag: the process whose
+	__u32 tgid;  /* (follow_children) the rest of the tag: the process whose
 		      * address it is (host tgid); 0 otherwise. Was padding (32
 		      * bytes: two slots per cache line) */
+	__u32 node;  /* the waker's CPU's NUMA node at the wake's entry (was
+		      * the upper half of a 64-bit tgid, always 0) */
 };
 
 /* A slot of its table of EAGAIN storm intervals, by address like the above. */
@@ -234,6 +252,14 @@ struct futexstat_thread {
 	__u32 woken;         /* by_* and woken_at are valid */
 	__u64 resleep_at;    /* when that wait returned */
 };                           /* 128 bytes: two cache lines */
+/* A slot of its table of FUTEX2_NUMA calls in flight whose word named no
+ * node at entry (futexstat.bpf.c, "Nodes"), indexed and tagged like the
+ * above. */
+struct futexstat_numa_pend {
+	__u32 tid;   /* tag */
+	__u32 pad;
+	__u64 naddr; /* the word's node half, read at the exit; 0: none */
+};
 
 #ifndef __VMLINUX_H__
 /* ---- the loader (futexstat.c), user space only ------------------------ */

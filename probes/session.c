@@ -26,11 +26,12 @@ const char fl_probes_csv_header[] =
 	"uring_futex,wake_calls,woken,wake_none,wait_calls,wait_ok,wait_eagain,"
 	"wait_timedout,wait_eintr,wait_p50_ns,wait_p99_ns,herd_bursts,eagain_storms,"
 	"futex_per_op,wakes_per_post,resleeps,wake_to_run_n,wake_to_run_p50_ns,wake_to_run_p99_ns,"
-	"procs";
+	"procs,numa_ops,numa_mpol_ops,numa_no_node,numa_nodes,wake_pairs,cross_node_wakes,"
+	"cpu_nodes";
 
-#define NCOLS 28
+#define NCOLS 35
 
-static char last_cols[512]; /* the last rep's columns, or "" */
+static char last_cols[1024]; /* the last rep's columns, or "" */
 
 #ifdef FL_HAVE_PROBES
 /* Posts per workload op, for wakes_per_post (each op of these workloads is
@@ -47,6 +48,29 @@ static double posts_per_op(const char *workload)
 		if (!strcmp(t[i].name, workload))
 			return t[i].posts;
 	return 0;
+}
+
+/* A node mask (futexstat.h) as text: "0", "0/1", "63+" for its last bit;
+ * "" for none. */
+static void nodes_text(char *b, size_t n, __u64 mask)
+{
+	size_t l = 0;
+	b[0] = '\0';
+	for (int i = 0; i < 64 && l < n; i++)
+		if (mask >> i & 1)
+			l += (size_t)snprintf(b + l, n - l, "%s%d%s", l ? "/" : "", i,
+					      i == 63 ? "+" : "");
+}
+
+/* The node columns (columns.md), each preceded by a comma. */
+static void node_cols(char *b, size_t n, const struct futexstat_counts *c)
+{
+	char numa[200], cpus[200];
+	nodes_text(numa, sizeof numa, c->numa_node_mask);
+	nodes_text(cpus, sizeof cpus, c->cpu_node_mask);
+	snprintf(b, n, ",%llu,%llu,%llu,%s,%llu,%llu,%s", (unsigned long long)c->numa_ops,
+		 (unsigned long long)c->numa_mpol_ops, (unsigned long long)c->numa_no_node, numa,
+		 (unsigned long long)c->wake_pairs, (unsigned long long)c->cross_node_wakes, cpus);
 }
 
 static struct futexstat *fs;
@@ -201,6 +225,8 @@ void fl_probes_rep_end(const char *workload, int64_t ops)
 		 (unsigned long long)futexstat_wait_quantile(&c, 0.99),
 		 (unsigned long long)c.herd_bursts, (unsigned long long)c.eagain_storms,
 		 per_op, per_post, (unsigned long long)c.resleeps, wtr, procs);
+	size_t l = strlen(last_cols);
+	node_cols(last_cols + l, sizeof last_cols - l, &c);
 }
 
 bool fl_probes_loaded(void)

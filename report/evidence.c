@@ -28,7 +28,27 @@ static const struct ev_desc {
 	{ "herd/1k", "herd/1k", "herd bursts", HERD, true },
 	{ "w2r p50", "w2r p50", "wake-to-run p50", DUR, true },
 	{ "w2r p99", "w2r p99", "wake-to-run p99", DUR, true },
+	/* shown only for a machine of more than one node (has_nodes); no why */
+	{ "x-node wk/op", "x-node wk/op", "cross-node wakes", PER_OP, false },
 };
+#define XNODE (FL_EV_K + FL_K_XNODE)
+
+/* The width of column k in the block. */
+static int width(int k)
+{
+	return k == XNODE ? 12 : ev[k].kind == DUR ? 8 : 7;
+}
+
+/* Whether the point's rows ran on a machine of more than one NUMA node
+ * (the file's `# numa:` line): only then is the x-node column shown — on
+ * one node, or without the line, it is absent, not a 0. */
+static bool has_nodes(const struct fl_cell *const *row, int nrow)
+{
+	for (int j = 0; j < nrow; j++)
+		if (fl_cell_usable(row[j]) && row[j]->nodes > 1)
+			return true;
+	return false;
+}
 
 const char *fl_dur_text(char *b, size_t n, double ns)
 {
@@ -167,14 +187,15 @@ static const char *cpu_text(char *b, size_t n, double x)
 	return b;
 }
 
-static void block_row(FILE *f, const struct fl_cell *y)
+static void block_row(FILE *f, const struct fl_cell *y, bool nodes)
 {
 	double v[FL_NEV];
 	char b[24];
 	fl_evidence_values(y, v);
 	fprintf(f, "  %-20s %10s", y->variant, cpu_text(b, sizeof b, y->cpu.median));
 	for (int k = FL_EV_CSW; k < FL_NEV; k++) /* CPU: printed above */
-		fprintf(f, k < FL_NEV - 2 ? " %7s" : " %8s", cnt_text(b, sizeof b, k, v[k]));
+		if (k != XNODE || nodes)
+			fprintf(f, " %*s", width(k), cnt_text(b, sizeof b, k, v[k]));
 	fputc('\n', f);
 }
 
@@ -203,6 +224,7 @@ static void block(FILE *f, const struct fl_cell *const *row, int nrow, const cha
 		  bool probed_file)
 {
 	char pr[32];
+	bool nodes = has_nodes(row, nrow);
 	probed_rounds(row, nrow, pr, sizeof pr);
 	fprintf(f, "  evidence, per %s (medians over the timed rounds", op);
 	if (pr[0])
@@ -210,11 +232,12 @@ static void block(FILE *f, const struct fl_cell *const *row, int nrow, const cha
 	fprintf(f, ")\n");
 	fprintf(f, "  %-20s %10s", "", "cpu ns");
 	for (int k = FL_EV_CSW; k < FL_NEV; k++)
-		fprintf(f, k < FL_NEV - 2 ? " %7s" : " %8s", ev[k].col);
+		if (k != XNODE || nodes)
+			fprintf(f, " %*s", width(k), ev[k].col);
 	fputc('\n', f);
 	for (int j = 0; j < nrow; j++)
 		if (fl_cell_usable(row[j]))
-			block_row(f, row[j]);
+			block_row(f, row[j], nodes);
 	if (!probed_file)
 		fprintf(f, "  (no kernel counts in this file: run with --probe-rounds N, or --probes, "
 			   "as root)\n");

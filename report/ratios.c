@@ -566,6 +566,7 @@ static const char *const tsv_cpu_cols[] = { "cpu_ns_op", "csw_op", "cpu_ratio", 
 static const char *const tsv_k_cols[1 + FL_NKCOUNT] = {
 	"probed_rounds", "futex_op", "waits_op", "wakes_op", "wake_none_op", "eagain_op",
 	"wakes_per_post", "resleeps_op", "herd_op", "wake_to_run_p50_ns", "wake_to_run_p99_ns",
+	"xnode_op",
 };
 
 static void tsv_num(FILE *f, double x);

@@ -286,7 +286,7 @@ const char *const fl_extra_cols[FL_NEXTRA] = {
  * a non-empty futex_syscalls). */
 const char *const fl_kcount_cols[FL_NKCOUNT] = {
 	"futex_syscalls", "wait_calls", "wake_calls", "wake_none", "wait_eagain", "wakes_per_post",
-	"resleeps", "herd_bursts", "wake_to_run_p50_ns", "wake_to_run_p99_ns",
+	"resleeps", "herd_bursts", "wake_to_run_p50_ns", "wake_to_run_p99_ns", "cross_node_wakes",
 };
 #define PROBED_COL "probed"
 
@@ -605,8 +605,10 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 		}
 		add_rep(c, row, &k, v);
 	}
+	int nodes = atoi(fl_table_meta(t, "numa")); /* "2 nodes ..."; no line: "?", 0 */
 	for (int i = 0; i < out->n; i++) {
 		struct fl_cell *c = &out->c[i];
+		c->nodes = nodes;
 		if (!c->nr)
 			continue;
 		summarize_cell(c);

@@ -65,12 +65,14 @@ extern const char *const fl_extra_cols[FL_NEXTRA]; /* fair_jain ... lat_max_ns *
 
 /* The kernel counts a cell summarizes from its probed reps (probes/columns.md):
  * per op (the column over `ops`) but for wakes_per_post (the column: per
- * post) and the wake-to-run quantiles (ns). */
+ * post) and the wake-to-run quantiles (ns). FL_K_XNODE, cross_node_wakes
+ * per op, means something only on a machine of more than one NUMA node
+ * (fl_cell.nodes). */
 enum fl_kcount {
 	FL_K_FUTEX, FL_K_WAITS, FL_K_WAKES, FL_K_WAKE_NONE, FL_K_EAGAIN, FL_K_WAKES_PER_POST,
-	FL_K_RESLEEPS, FL_K_HERD, FL_K_W2R_P50, FL_K_W2R_P99, FL_NKCOUNT
+	FL_K_RESLEEPS, FL_K_HERD, FL_K_W2R_P50, FL_K_W2R_P99, FL_K_XNODE, FL_NKCOUNT
 };
-extern const char *const fl_kcount_cols[FL_NKCOUNT]; /* futex_syscalls ... wake_to_run_p99_ns */
+extern const char *const fl_kcount_cols[FL_NKCOUNT]; /* futex_syscalls ... cross_node_wakes */
 
 /* One (point, variant): the summary of its ok reps (the unprobed ones when
  * it has any: above). */
@@ -96,6 +98,8 @@ struct fl_cell {
 	int nprobed;             /* its probed ok reps: */
 	double *k_r[FL_NKCOUNT]; /*   their kernel counts (NAN: empty) */
 	double k[FL_NKCOUNT];    /* medians of those (NAN: none) */
+	int nodes;               /* the NUMA nodes of the machine that ran it: the
+				  * file's `# numa: N nodes ...` line; 0: no line */
 };
 
 struct fl_cells {

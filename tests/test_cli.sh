@@ -341,11 +341,11 @@ check "TSV: the first 18 columns as before, the CPU columns last" \
   test "$(head -1 <<<"$out" | cut -f1-18,27-32)" = "$(printf 'workload\tpoint\tvariant\tthreads\tstatus\tn\tmedian_ns\tmad_ns\tci_lo\tci_hi\tmin_ns\tmax_ns\tops_s\top\tratio\tratio_lo\tratio_hi\tverdict\tcpu_ns_op\tcsw_op\tcpu_ratio\tcpu_ratio_lo\tcpu_ratio_hi\tverdict_cpu')"
 check "TSV: negcount's CPU figures, its verdict and its noted verdict" \
   test "$(awk -F'\t' '$3 == "negcount" { print $18 "|" $27 "|" $28 "|" $29 "|" $30 "|" $31 "|" $32 }' <<<"$out")" = "faster|207|0|2.0000|2.0000|2.0000|faster, 2.0x CPU"
-check "TSV: every line has 43 fields (the kernel counts after the CPU ones: test_evidence.sh)" \
-  test "$(awk -F'\t' 'NF != 43' <<<"$out" | wc -l)" -eq 0
+check "TSV: every line has 44 fields (the kernel counts after the CPU ones: test_evidence.sh)" \
+  test "$(awk -F'\t' 'NF != 44' <<<"$out" | wc -l)" -eq 0
 expect_ok "compare --tsv without CPU columns" compare --tsv "$d/b.csv"
-check "TSV of an older CSV: the CPU cells empty, 43 fields" \
-  test "$(awk -F'\t' 'NR > 1 && (NF != 43 || $27 $28 $29 $30 $31 != "")' /tmp/fl_cli_out.$$ | wc -l)" -eq 0
+check "TSV of an older CSV: the CPU cells empty, 44 fields" \
+  test "$(awk -F'\t' 'NR > 1 && (NF != 44 || $27 $28 $29 $30 $31 != "")' /tmp/fl_cli_out.$$ | wc -l)" -eq 0
 # before/after: negcount's time unchanged, its CPU doubled.
 craft_cpu "$d/cpu1.csv" 1
 expect_ok "compare two files with CPU columns" compare "$d/cpu1.csv" "$d/cpu.csv"

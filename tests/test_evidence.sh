@@ -167,10 +167,10 @@ check "why: a count under 0.01 per op is as good as none (musl 900x the EAGAINs 
 # TSV: the count medians after the 32 columns before.
 run compare --tsv "$d/probed.csv"
 check "TSV: the probed counts as the last columns" \
-  test "$(head -1 <<<"$out" | cut -f33-)" = "$(printf 'probed_rounds\tfutex_op\twaits_op\twakes_op\twake_none_op\teagain_op\twakes_per_post\tresleeps_op\therd_op\twake_to_run_p50_ns\twake_to_run_p99_ns')"
+  test "$(head -1 <<<"$out" | cut -f33-)" = "$(printf 'probed_rounds\tfutex_op\twaits_op\twakes_op\twake_none_op\teagain_op\twakes_per_post\tresleeps_op\therd_op\twake_to_run_p50_ns\twake_to_run_p99_ns\txnode_op')"
 check "TSV: negcount's: 8 probed rounds, waits 0.31, csw (col 28) 0.8, verdict (18) slower" \
   test "$(awk -F'\t' '$3 == "negcount" { print $33 "|" $35 "|" $28 "|" $18 "|" $42 }' <<<"$out")" = "8|0.31|0.8|slower|2000"
-check "TSV: every line has 43 fields" test "$(awk -F'\t' 'NF != 43' <<<"$out" | wc -l)" -eq 0
+check "TSV: every line has 44 fields" test "$(awk -F'\t' 'NF != 44' <<<"$out" | wc -l)" -eq 0
 
 # compare A B: negcount's futex waits doubled in its probed rounds, its
 # time and CPU in its timed ones, its context switches 1.6x (less).
@@ -182,6 +182,32 @@ check "compare: the pair that changed names its count that changed most" \
 run compare "$d/plain.csv" "$d/after.csv"
 check "compare: no count (not even csw) where a file has no probed rounds" \
   grep -qE '^prodcons T=4 K=4 wake=exact hash=auto +negcount .*SLOWER$' <<<"$out"
+
+# The node column, x-node wk/op (cross_node_wakes per op), only where the
+# file's machine has more than one NUMA node (its `# numa: N nodes` line):
+# the probed file plus a cross_node_wakes column (after probed: columns are
+# found by name), 300 in 1000 ops for every entry but negcount's 20.
+xnode() { # file, metadata line ("": none)
+  { head4; [ -z "$2" ] || echo "$2"
+    awk -F, 'NR == 5 { print $0 ",cross_node_wakes"; next }
+             NR > 5 { print $0 "," ($NF != 1 ? "" : $1 == "negcount" ? 20 : 300) }' "$d/probed.csv"
+  } >"$1"
+}
+xnode "$d/numa2.csv" "# numa: 2 nodes (test)"
+run compare "$d/numa2.csv"
+check "numa: 2 nodes: the block shows x-node wk/op after w2r p99" \
+  grep -qE '^ +cpu ns +csw +futex +waits +wakes +woke 0 +EAGAIN +wk/post +resleep +herd/1k +w2r p50 +w2r p99 +x-node wk/op$' <<<"$out"
+check "numa: 2 nodes: glibc 0.300, negcount 0.020 cross-node wakes per op" \
+  test "$(field glibc 14) $(field negcount 14)" = "0.300 0.020"
+check "numa: no why names cross-node wakes (a column, not a why)" absent 'cross-node' "$out"
+for m in "# numa: 1 nodes (test)" ""; do
+  xnode "$d/numa1.csv" "$m"
+  run compare "$d/numa1.csv"
+  check "numa: ${m:-no numa line}: no x-node column (not a 0)" absent 'x-node' "$out"
+  check "numa: ${m:-no numa line}: the block's columns end at w2r p99" \
+    grep -qE '^ +cpu ns +csw .* +w2r p50 +w2r p99$' <<<"$out"
+  check "numa: ${m:-no numa line}: glibc's row ends at its w2r p99" test "$(field glibc 14)" = ""
+done
 
 echo "evidence: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
