@@ -12,6 +12,8 @@
  * it claims or publishes anything, the kernel's errno turned into one line.
  * Skipped (77) with the reason on a kernel without FUTEX2_NUMA. */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "tests/check.h"
+#include "tests/sleepers.h"
 #include "lib/clock.h"
 #include "lib/numa.h"
 #include "variants/negcount.h"
@@ -161,6 +164,53 @@ static void t_design_node(void *arg)
 	v->destroy(buf);
 }
 
+/* The handoff through a sleep carries the poster's writes: a consumer
+ * asleep in the design's wait (its claim in count, its sleep on the pair),
+ * a producer that writes a plain payload and posts; the consumer reads the
+ * payload after its wait returns. Its only happens-before edge is
+ * negcount's grant add (release) -> take_grant (acquire), the ORDERING the
+ * designs inherit: under TSan, weakening either side is a reported data
+ * race on `payload` (seen: negcount.c's grant add made relaxed, build-tsan's
+ * test_numa reports "data race ... in consumer" and exits 66). */
+struct handoff {
+	const struct fl_variant *v;
+	void *s;
+	int payload; /* plain on purpose */
+	int seen;
+	_Atomic pid_t tid[1];
+};
+
+static void *consumer(void *p)
+{
+	struct handoff *h = p;
+	atomic_store(&h->tid[0], (pid_t)gettid());
+	int r;
+	while ((r = h->v->wait(h->s)) == EINTR)
+		;
+	h->seen = r == 0 ? h->payload : -1;
+	return NULL;
+}
+
+static void t_handoff(void *arg)
+{
+	const struct fl_variant *v = arg;
+	alignas(16) unsigned char buf[64];
+	CHECK(v->init(buf, 0, 0) == 0, "%s init", v->name);
+	for (int i = 1; i <= 10; i++) {
+		struct handoff h = {.v = v, .s = buf};
+		pthread_t t;
+		pthread_create(&t, NULL, consumer, &h);
+		while (!atomic_load(&h.tid[0]))
+			sched_yield();
+		CHECK(wait_sleeping(h.tid, 1, 5000), "%s round %d: consumer asleep", v->name, i);
+		h.payload = 1000 + i;
+		CHECK(v->post(buf, 1) == 0, "%s post", v->name);
+		pthread_join(t, NULL);
+		CHECK(h.seen == 1000 + i, "%s round %d: consumer saw %d", v->name, i, h.seen);
+	}
+	v->destroy(buf);
+}
+
 int main(void)
 {
 	const char *why = fl_futex2_numa_unavailable();
@@ -185,6 +235,7 @@ int main(void)
 		printf("# %s\n", names[i]);
 		run_test("design_errors", t_design_errors, (void *)v, 20);
 		run_test("design_node", t_design_node, (void *)v, 20);
+		run_test("handoff_payload", t_handoff, (void *)v, 60);
 	}
 	return tests_done("numa");
 }
