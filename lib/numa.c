@@ -307,12 +307,13 @@ const char *fl_futex2_mpol_unavailable(void)
 	return mpol_why;
 }
 
-/* The backends. A sleep is bounded (FL_NUMA_SETTLE_SLICE_NS) while the
- * pair reads FL_FUTEX_NO_NODE — this sleep's own call may be one of two
- * write-backs racing, the loser's sleeper queued on a node the pair no
- * longer names — and, for `numa` (bound_multi), always on a machine of
- * more than one node: there a sleeper that read a node mid-race may also
- * be queued on the loser's node (variants/numa.c, THE NODE). A bounded
+/* The backends. On a machine of more than one possible node a sleep is
+ * bounded (FL_NUMA_SETTLE_SLICE_NS) while the pair reads FL_FUTEX_NO_NODE
+ * — this sleep's own call may be one of two write-backs racing, the
+ * loser's sleeper queued on a node the pair no longer names — and, for
+ * `numa` (bound_multi), always: there a sleeper that read a node mid-race
+ * may also be queued on the loser's node (variants/numa.c, THE NODE). On
+ * one node every write-back stores the same node: no sleep is bounded. A bounded
  * sleep that ends by the slice, not by the caller's deadline, is a
  * spurious wakeup (0): the design re-checks its condition and sleeps again
  * with the node as it now is. EFAULT cannot happen to a design's own pair
@@ -327,8 +328,8 @@ static int wait_on(_Atomic uint32_t *w, uint32_t expected, const struct timespec
 	struct timespec slice;
 	const struct timespec *until = dl;
 	bool bounded = false;
-	if (atomic_load_explicit(&w[1], memory_order_relaxed) == FL_FUTEX_NO_NODE ||
-	    (bound_multi && fl_numa_nodes() > 1)) {
+	if (fl_numa_nodes() > 1 &&
+	    (bound_multi || atomic_load_explicit(&w[1], memory_order_relaxed) == FL_FUTEX_NO_NODE)) {
 		slice = fl_deadline_after_ns(FL_NUMA_SETTLE_SLICE_NS);
 		if (!dl || fl_ts_cmp(&slice, dl) < 0)
 			until = &slice, bounded = true;

@@ -76,9 +76,9 @@ const char *fl_futex2_mpol_unavailable(void);
 
 /* Wait-on-address backends over a pair whose value word is the address
  * (waitaddr.h), for the FUTEX2_NUMA designs (variants/numa.c says why a
- * sleep is bounded when): `numa` bounds a sleep while the pair reads
- * FL_FUTEX_NO_NODE or the machine has more than one possible node;
- * `numa_pinned` and `mpol` (FUTEX2_MPOL) while it reads FL_FUTEX_NO_NODE.
+ * sleep is bounded when): on a machine of more than one possible node,
+ * `numa` bounds every sleep, `numa_pinned` and `mpol` (FUTEX2_MPOL) a
+ * sleep while the pair reads FL_FUTEX_NO_NODE; on one node none.
  * A bad pair is EINVAL from wait and nobody woken from wake, the reason
  * in fl_futex2_numa_why(). */
 #include "lib/waitaddr.h"

@@ -25,9 +25,11 @@
  *   is harmless here in the common case, because every racer computes the
  *   node from the same policy, not from its own CPU: they store the same
  *   value. Only if the policy is gone or changed mid-race do racers
- *   disagree, so a sleep is bounded while the pair reads FUTEX_NO_NODE
- *   (lib/numa.c, the `mpol` backend), as numa's first sleeps are; once the
- *   node is latched no sleep is bounded, on any machine.
+ *   disagree, so on a machine of more than one node a sleep is bounded
+ *   while the pair reads FUTEX_NO_NODE (lib/numa.c, the `mpol` backend;
+ *   numa.c says what a bound costs: a handler between two slices is no
+ *   EINTR); once the node is latched no sleep is bounded, and on one node
+ *   none ever is (every racer stores node 0).
  *
  * WHAT IT COSTS THE CALLER  The policy stays on the page after destroy (it
  *   may hold other semaphores of this design, and the policy it replaced is

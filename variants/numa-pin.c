@@ -10,8 +10,8 @@
  *   and hashes to its table. numa's store-back race (two first callers on
  *   different nodes, numa.c THE NODE) cannot happen, so no sleep needs a
  *   bound, on any machine (lib/numa.c: the `numa_pinned` backend bounds a
- *   sleep only on a pair reading FUTEX_NO_NODE, which only bytes written
- *   by someone else than init can hold).
+ *   sleep only on a pair reading FUTEX_NO_NODE on a machine of more than
+ *   one node, which only bytes written by someone else than init can hold).
  *
  * WHAT IT TRADES  The waiters of a semaphore queue on its creator's node
  *   whatever node they run on: remote bucket locks for the others. The

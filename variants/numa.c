@@ -36,15 +36,21 @@
  *   the pair ends naming the last writer's node, and a sleeper may sit on
  *   the loser's node where no wake will look; a third thread reading the
  *   node between the two stores may sleep there too. Neither can be ruled
- *   out from user space (the stores are the kernel's), so the design makes
- *   such a sleep bounded instead: a waiter that reads FUTEX_NO_NODE before
- *   its sleep — it may be one of the racing writers — and, on a machine of
- *   more than one possible node, every waiter — it may be the third thread —
- *   sleeps at most FL_NUMA_SETTLE_SLICE_NS and then re-checks `grants` as
- *   after any wakeup (lib/numa.c, the backends). A wake missed that way
- *   costs one slice, never a token. On this one-node machine only the
- *   sleeps before the first store-back are bounded. numa-pin.c removes the
- *   race instead (the node set at init, the kernel never writes it).
+ *   out from user space (the stores are the kernel's), so on a machine of
+ *   more than one possible node the design bounds every sleep instead —
+ *   a waiter may be one of the racing writers or the third thread — to
+ *   FL_NUMA_SETTLE_SLICE_NS, then re-checks `grants` as after any wakeup
+ *   and sleeps again with the node as it now is (lib/numa.c, the
+ *   backends). A wake missed that way costs one slice, never a token.
+ *   What the slices cost there besides wakeups: a signal whose handler
+ *   runs between two slices interrupts no sleep, so that wait goes on
+ *   instead of returning EINTR (POSIX's "may fail"; the edge test `eintr`
+ *   would see it). On one node (this machine) no sleep is bounded: every
+ *   store-back writes the same node, there is no race to bound — and a
+ *   first version, which bounded the sleeps before the first store-back on
+ *   one node too, failed edge `eintr` under ASan for exactly that reason.
+ *   numa-pin.c removes the race instead (the node set at init, the kernel
+ *   never writes it).
  *
  * DESTRUCTION (negcount.c's argument, and one thing more)  A wake that
  *   finds FUTEX_NO_NODE makes the kernel STORE into the pair. negcount's
