@@ -68,6 +68,7 @@
 #include "lib/clock.h"
 #include "lib/cpu.h"
 #include "lib/futex.h"
+#include "lib/numa.h"
 #include "tests/loadavg.h"
 #include "lib/race.h"
 #include "tests/policy_env.h"
@@ -139,13 +140,25 @@ static void sleep_ms(int n)
 	nanosleep(&t, NULL);
 }
 
+/* A spurious wake on a design's word, in the hash its waiters sleep in: a
+ * FUTEX2_NUMA pair's (.word_flags, variant.h) through futex_wake with the
+ * same flags — a futex(2) wake looks elsewhere — else futex(2). */
+static int wake_word(_Atomic uint32_t *w, bool shared)
+{
+	if (V->word_flags & FUTEX2_NUMA) {
+		int n = fl_futex2_numa_wake(w, INT_MAX, V->word_flags & FUTEX2_MPOL, shared);
+		return n > 0 ? n : 0;
+	}
+	return fl_futex_wake(w, INT_MAX, shared);
+}
+
 static int inject(void *s)
 {
 	_Atomic uint32_t *w[8];
 	int nw = V->words ? V->words(s, w, 8) : 0;
 	for (int i = 0; i < nw; i++) {
-		fl_futex_wake(w[i], INT_MAX, false);
-		fl_futex_wake(w[i], INT_MAX, true);
+		wake_word(w[i], false);
+		wake_word(w[i], true);
 	}
 	return nw;
 }

@@ -46,6 +46,7 @@
 
 #include "lib/clock.h"
 #include "lib/futex.h"
+#include "lib/numa.h"
 #include "lib/wake.h"
 #include "tests/policy_env.h"
 #include "tests/value.h"
@@ -278,6 +279,18 @@ static void *signaller(void *p)
 	return NULL;
 }
 
+/* A spurious wake on a design's word, in the hash its waiters sleep in: a
+ * FUTEX2_NUMA pair's (.word_flags, variant.h) through futex_wake with the
+ * same flags — a futex(2) wake looks elsewhere — else futex(2). */
+static int wake_word(_Atomic uint32_t *w, bool shared)
+{
+	if (V->word_flags & FUTEX2_NUMA) {
+		int n = fl_futex2_numa_wake(w, INT_MAX, V->word_flags & FUTEX2_MPOL, shared);
+		return n > 0 ? n : 0;
+	}
+	return fl_futex_wake(w, INT_MAX, shared);
+}
+
 /* Spurious wakeups on demand: FUTEX_WAKE on every word a waiter may sleep
  * on, both as a private and as a shared futex (a design may use either). */
 static void *injector(void *p)
@@ -290,7 +303,7 @@ static void *injector(void *p)
 	int nw = V->words ? V->words(c->s, w, 8) : 0;
 	while (atomic_load(&c->faults) && nw > 0) {
 		for (int i = 0; i < nw; i++) {
-			int n = fl_futex_wake(w[i], INT_MAX, false) + fl_futex_wake(w[i], INT_MAX, true);
+			int n = wake_word(w[i], false) + wake_word(w[i], true);
 			atomic_fetch_add(&c->injected, n);
 		}
 		pause_ns(10000 + (int64_t)(rnd(&x) % 200000));

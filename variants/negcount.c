@@ -89,6 +89,7 @@
 #include "lib/clock.h"
 #include "lib/futex.h"
 #include "lib/futex2.h"
+#include "lib/numa.h"
 #include "lib/portable.h"
 #include "lib/race.h"
 #include "lib/uring.h"
@@ -108,6 +109,7 @@
  * algorithm on their own backends. */
 static const struct fl_waitaddr *const backends[] = {
 	&fl_wa_futex, &fl_wa_futex2, &fl_wa_uring, &fl_wa_portable,
+	&fl_wa_futex2_numa, &fl_wa_futex2_numa_pinned, &fl_wa_futex2_mpol,
 };
 #define NBACKENDS (int)(sizeof backends / sizeof backends[0])
 
@@ -130,6 +132,7 @@ int fl_negcount_init_on(void *p, unsigned value, int pshared, const struct fl_wa
 		abort(); /* a backend missing from the table: a build bug */
 	atomic_init(&s->count, (int32_t)value);
 	atomic_init(&s->grants, 0);
+	atomic_init(&s->node, FL_FUTEX_NO_NODE); /* the numa designs' init may set it */
 	s->shared = pshared != 0;
 	s->backend = (uint8_t)b;
 	return 0;

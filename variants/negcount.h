@@ -5,6 +5,7 @@
 #ifndef FUTEXLAB_NEGCOUNT_H
 #define FUTEXLAB_NEGCOUNT_H
 
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -14,8 +15,12 @@
 #define FL_NEGCOUNT_MAX ((1 << 29) - 1)
 
 struct fl_negcount {
+	/* The word waiters sleep on, first and 8-byte aligned: with `node`
+	 * after it, a FUTEX2_NUMA pair (lib/numa.h) for the designs that sleep
+	 * on one (numa.c, numa-pin.c, mpol.c); the others never read `node`. */
+	alignas(8) _Atomic uint32_t grants;
+	_Atomic uint32_t node;
 	_Atomic int32_t count;
-	_Atomic uint32_t grants;
 	uint8_t shared;
 	/* The sleeping backend, as an index into a table in negcount.c — never
 	 * a pointer: a process-shared state must mean the same in every
@@ -50,11 +55,21 @@ int fl_negcount_words(void *s, _Atomic uint32_t **out, int max);
 int fl_negcount_post_herd(void *s, unsigned n);
 int fl_negcount_timedwait_resleep(void *s, const struct timespec *abs_deadline, int64_t resleep_ns);
 
-/* The descriptor fields every negcount-based variant shares. */
-#define FL_NEGCOUNT_OPS                                                        \
+/* The FUTEX2_NUMA designs (numa.c, where the argument is; numa-pin.c,
+ * mpol.c): init refuses a state whose pair is not 8-byte aligned and
+ * writes `node`; post refuses a `node` the kernel would refuse before it
+ * adds anything (EINVAL, the reason in lib/numa.h's fl_futex2_numa_why). */
+int fl_numa_init_on(void *s, unsigned value, int pshared, const struct fl_waitaddr *wa,
+		    uint32_t node);
+int fl_numa_post(void *s, unsigned n);
+
+/* The descriptor fields every negcount-based variant shares; _BUT_POST for
+ * a design with a post of its own. */
+#define FL_NEGCOUNT_OPS_BUT_POST                                               \
 	.value_max = FL_NEGCOUNT_MAX, .destroy = fl_negcount_destroy,          \
-	.post = fl_negcount_post, .wait = fl_negcount_wait,                    \
+	.wait = fl_negcount_wait,                                              \
 	.trywait = fl_negcount_trywait, .timedwait = fl_negcount_timedwait,    \
 	.getvalue = fl_negcount_getvalue, .words = fl_negcount_words
+#define FL_NEGCOUNT_OPS FL_NEGCOUNT_OPS_BUT_POST, .post = fl_negcount_post
 
 #endif

@@ -147,6 +147,12 @@ struct fl_variant {
 	const char *own_policy;
 	/* Non-NULL: not a design but a performance mutant (below). */
 	const struct fl_perf *perf;
+	/* Non-zero: the futex2 flags (lib/numa.h: FUTEX2_NUMA, FUTEX2_MPOL)
+	 * its waiters sleep with; each word of .words is then the value word
+	 * of a FUTEX2_NUMA pair, whose waiters a futex(2) wake never finds
+	 * (another hash), so whoever wakes them from outside (the torture and
+	 * edge tests' spurious-wake injectors) wakes with these flags. */
+	unsigned word_flags;
 };
 
 /* A performance mutant (variants/perf_*.c; variants/README.md): a design
@@ -182,6 +188,15 @@ struct fl_perf {
 		       #vname ": state larger than sem_t");                     \
 	const struct fl_variant fl_variant_##vname = {                          \
 		.name = #vname, .size = sizeof(T), .align = alignof(T),         \
+		__VA_ARGS__ }
+/* The same for a name that is not an identifier ("numa-pin"): the symbol
+ * is fl_variant_<cname>, cname being the name with '-' as '_' (what
+ * variants/meson.build's registry declares). */
+#define FL_VARIANT_AS(cname, vname, T, ...)                                    \
+	_Static_assert(sizeof(T) <= FL_STATE_MAX,                               \
+		       vname ": state larger than sem_t");                      \
+	const struct fl_variant fl_variant_##cname = {                          \
+		.name = vname, .size = sizeof(T), .align = alignof(T),          \
 		__VA_ARGS__ }
 #else
 /* The same from C++, for a name that is not an identifier ("cxx-gnu"): the
