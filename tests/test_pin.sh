@@ -46,10 +46,12 @@ check "numa line: one, after # cores:" test "$(grep -A1 '^# cores:' "$d/r.csv" |
 check "pin line without --pin: none" grep -qx '# pin: none' "$d/r.csv"
 
 # what a child of exec is allowed to run on: started on CPU 0 alone (taskset),
-# so a pin that widens the set is seen widening it
+# so a pin that widens the set is seen widening it. The entry is glibc (the
+# baseline alone): it runs the program without the LD_PRELOAD shim, which a
+# sanitizer build cannot preload into an uninstrumented program.
 allowed() { # exec --pin ARG: the child's Cpus_allowed_list, and the CSV's pin line in $d/e.csv
   rm -f "$d/aff" "$d/e.csv"
-  taskset -c 0 "$fl" exec --variant negcount --rounds 1 --warmup 0 --no-control --no-probes --quiet \
+  taskset -c 0 "$fl" exec --variant glibc --rounds 1 --warmup 0 --no-control --no-probes --quiet \
     --pin "$1" --csv "$d/e.csv" -- /bin/sh -c "grep Cpus_allowed_list /proc/self/status >>'$d/aff'" \
     >/dev/null 2>&1 && sort -u "$d/aff" | sed 's/^Cpus_allowed_list:[[:space:]]*//'
 }
