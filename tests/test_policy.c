@@ -47,15 +47,18 @@ struct tally {
 	uint32_t min_budget;            /* shortest budget of a trying plan in the tail */
 };
 
-static struct tally run(struct fl_adapt *a, uint64_t cost_ns, bool over, int n, int tail)
+#define CAP 20000u /* the park's cost these scripted waits assume */
+
+static struct tally run_cap(struct fl_adapt *a, uint64_t cost_ns, bool over, int n, int tail,
+			    uint32_t cap)
 {
 	struct tally t = { 0, 0, 0, 0, 0, UINT32_MAX };
 	for (int i = 0; i < n; i++) {
-		struct fl_adapt_plan plan = fl_adapt_plan(a, over);
+		struct fl_adapt_plan plan = fl_adapt_plan(a, over, cap);
 		bool trying = plan.mode != FL_ADAPT_PARK;
 		bool won = trying && cost_ns <= plan.budget_ns;
 		uint64_t tried = !trying ? 0 : won ? cost_ns : plan.budget_ns;
-		fl_adapt_learn(a, &plan, won, tried, won ? 0 : cost_ns - tried + 20000);
+		fl_adapt_learn(a, &plan, won, tried, cap);
 		if (i < n - tail)
 			continue;
 		t.spin += plan.mode == FL_ADAPT_SPIN;
@@ -67,6 +70,11 @@ static struct tally run(struct fl_adapt *a, uint64_t cost_ns, bool over, int n, 
 			t.min_budget = plan.budget_ns;
 	}
 	return t;
+}
+
+static struct tally run(struct fl_adapt *a, uint64_t cost_ns, bool over, int n, int tail)
+{
+	return run_cap(a, cost_ns, over, n, tail, CAP);
 }
 
 static void test_adaptive(void)
@@ -106,25 +114,25 @@ static void test_adaptive(void)
 	t = run(&a, 1000000, true, 2000, 1000);
 	EXPECT(t.park >= 990, "oversubscribed 1 ms: %d of 1000 parked", t.park);
 
-	/* a yielding waiter's window may outgrow a spinner's: 30 us waits are
-	 * worth trying for when oversubscribed (FL_ADAPT_YIELD_MAX_NS), not
-	 * when spinning (FL_ADAPT_MAX_NS, 20 us) */
-	a = (struct fl_adapt)FL_ADAPT_INIT;
-	t = run(&a, 30000, true, 300, 100);
-	EXPECT(t.yield == 100 && t.won == 100, "oversubscribed 30 us: %d yield, %d won of 100",
-	       t.yield, t.won);
-	a = (struct fl_adapt)FL_ADAPT_INIT;
-	t = run(&a, 30000, false, 300, 100);
-	EXPECT(t.won == 0 && t.park >= 95, "30 us, not oversubscribed: %d won, %d parked of 100",
-	       t.won, t.park);
+	/* the cap is what a park costs: 30 us waits are worth trying for where
+	 * a park costs 40 us, not where it costs 20 us (spinning or yielding) */
+	for (int over = 0; over < 2; over++) {
+		a = (struct fl_adapt)FL_ADAPT_INIT;
+		t = run_cap(&a, 30000, over, 300, 100, 40000);
+		EXPECT(t.won == 100, "30 us, a park 40 us (over %d): %d won of 100", over, t.won);
+		a = (struct fl_adapt)FL_ADAPT_INIT;
+		t = run_cap(&a, 30000, over, 300, 100, 20000);
+		EXPECT(t.won == 0 && t.park >= 95, "30 us, a park 20 us (over %d): %d won, %d parked",
+		       over, t.won, t.park);
+	}
 
 	/* the window stays within its bounds whatever it is told */
 	a = (struct fl_adapt)FL_ADAPT_INIT;
 	run(&a, 10000000, false, 3, 0);
-	struct fl_adapt_plan probe = { FL_ADAPT_SPIN, FL_ADAPT_MAX_NS, true };
-	fl_adapt_learn(&a, &probe, true, 1000000000ull, 0);
-	EXPECT(a.window_ns == FL_ADAPT_MAX_NS, "won after 1 s: window %u", a.window_ns);
-	fl_adapt_learn(&a, &probe, true, 1, 0);
+	struct fl_adapt_plan probe = { FL_ADAPT_SPIN, CAP, true };
+	fl_adapt_learn(&a, &probe, true, 1000000000ull, CAP);
+	EXPECT(a.window_ns == CAP, "won after 1 s: window %u", a.window_ns);
+	fl_adapt_learn(&a, &probe, true, 1, CAP);
 	EXPECT(a.window_ns == FL_ADAPT_MIN_NS, "won after 1 ns: window %u", a.window_ns);
 }
 
@@ -170,8 +178,26 @@ static void test_waits(const char *text)
 	       "glibc keeps its own policy, negcount takes the process's");
 }
 
+/* The calibration (policy.c, point 1): every cost measured, and in the
+ * order any machine has them (a pause < a clock read's few dozen ns <
+ * a yield's syscall < a handoff through the kernel's two context
+ * switches, whose CPU is at most its time for the two threads). */
+static void test_calibrate(void)
+{
+	EXPECT(fl_adapt_calibrate() == 0, "calibrate: no partner thread");
+	struct fl_adapt_costs c = fl_adapt_costs();
+	printf("calibrated: clock %u ns, pause %u ns, yield %u ns, handoff %u ns (%u ns of CPU)\n",
+	       c.clock_ns, c.pause_ns, c.yield_ns, c.park_ns, c.park_cpu_ns);
+	EXPECT(c.calibrated, "calibrate: not marked calibrated");
+	EXPECT(c.pause_ns > 0 && c.clock_ns > 0 && c.yield_ns > c.pause_ns && c.park_ns > c.yield_ns,
+	       "calibrate: costs out of order");
+	EXPECT(c.park_cpu_ns > 0 && c.park_cpu_ns <= 2 * c.park_ns + 1000,
+	       "calibrate: handoff CPU %u against %u ns", c.park_cpu_ns, c.park_ns);
+}
+
 int main(void)
 {
+	test_calibrate();
 	test_text();
 	test_adaptive();
 	static const char *const all[] = { "park", "spin:100", "spin-yield:4", "adaptive" };

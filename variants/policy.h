@@ -41,6 +41,7 @@
 #ifndef FUTEXLAB_POLICY_H
 #define FUTEXLAB_POLICY_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -74,7 +75,9 @@ const char *fl_policy_format(const struct fl_policy *p, char *buf, size_t n);
 /* The policies, for usage lines: "park, spin:N, spin-yield:N, adaptive". */
 #define FL_POLICY_NAMES "park, spin:N, spin-yield:N, adaptive"
 
-/* The process's policy (park until set). */
+/* The process's policy (park until set). With adaptive, it also measures
+ * what a park, a yield, a pause and a clock read cost on this machine
+ * (fl_adapt_calibrate) unless FUTEXLAB_POLICY_CALIBRATE=0. */
 void fl_policy_set(const struct fl_policy *p);
 /* Forgets what the adaptive policy learned (every semaphore starts again
  * from FL_ADAPT_INIT). Only while no thread waits: between reps (relaxed
@@ -91,18 +94,59 @@ static inline bool fl_policy_applies(const struct fl_variant *v)
 	return v->own_policy == NULL;
 }
 
+/* The process's policy kind, for the inline fast path below (relaxed: set
+ * before the waiting threads start, as everything in fl_policy_set). */
+extern _Atomic int fl_policy_kind_now;
+
+/* Out of line: a wait under a policy other than park (its first try, its
+ * re-tries, then the design's wait). */
+int fl_policy_wait(const struct fl_variant *v, void *s, const struct timespec *abs_deadline);
+
 /* The one place a wait passes through: v's wait (abs_deadline NULL) or
- * timedwait under the process's policy. Returns what the design returns. */
-int fl_wait(const struct fl_variant *v, void *s);
-int fl_timedwait(const struct fl_variant *v, void *s, const struct timespec *abs_deadline);
+ * timedwait under the process's policy. Returns what the design returns.
+ * Inline, so that under park (and for a shipped library) a wait costs one
+ * relaxed load and a compare beyond the design's own call: the policy's
+ * loads are off the uncontended path (results/uncontended.md). A deadline
+ * the design must reject goes to the design too (EINVAL). */
+static inline int fl_timedwait(const struct fl_variant *v, void *s,
+			       const struct timespec *abs_deadline)
+{
+	if (atomic_load_explicit(&fl_policy_kind_now, memory_order_relaxed) == FL_POLICY_PARK ||
+	    !fl_policy_applies(v))
+		return abs_deadline ? v->timedwait(s, abs_deadline) : v->wait(s);
+	return fl_policy_wait(v, s, abs_deadline);
+}
+
+static inline int fl_wait(const struct fl_variant *v, void *s)
+{
+	return fl_timedwait(v, s, NULL);
+}
+
+/* A wait of the policy's on something other than one semaphore (the
+ * wait-any: variants/waitany.c, fl_policy_wait_any): what it tries to
+ * take, and its park. n == 1: the design's trywait and wait on sems[0]
+ * (park NULL). n > 1: each trywait in turn from the one after `got` (the
+ * last to give a token), and park(), which sleeps the design's way and
+ * sets got; the policy's tries stand before it as before a wait. */
+struct fl_policy_target {
+	const struct fl_variant *v;
+	void *const *sems;
+	int n, got;
+	int (*park)(struct fl_policy_target *t, const struct timespec *abs_deadline);
+};
+/* Under any policy but park: the first try, the policy's tries, the park.
+ * 0 (got: the semaphore a token was taken from) or the park's error. */
+int fl_policy_wait_target(struct fl_policy_target *t, const struct timespec *abs_deadline);
 
 /* ---- the adaptive policy's learning, as pure functions (unit-tested on
  * scripted wait costs: tests/test_policy.c) -------------------------------- */
 
 /* What one semaphore has learned (policy.c keeps one per slot of a small
- * table keyed by the semaphore's address). */
+ * table keyed by the semaphore's address). The window is in nanoseconds of
+ * CPU spent trying (a yield that gave the CPU away costs the yield's
+ * measured cost, not the time others ran: policy.c, point 3). */
 struct fl_adapt {
-	uint32_t window_ns;             /* how long a waiter tries before it parks; 0: park at once */
+	uint32_t window_ns;             /* how much a waiter may spend trying before it parks; 0: park at once */
 	uint32_t seq;                   /* waits seen while parked (the probe schedule) */
 	uint32_t probe_shift;           /* a parked semaphore probes once in 2^probe_shift waits */
 };
@@ -112,29 +156,57 @@ enum fl_adapt_mode { FL_ADAPT_SPIN, FL_ADAPT_YIELD, FL_ADAPT_PARK };
 
 struct fl_adapt_plan {
 	enum fl_adapt_mode mode;
-	uint32_t budget_ns;             /* SPIN, YIELD: try for this long, then park */
+	uint32_t budget_ns;             /* SPIN, YIELD: try for this much, then park */
 	bool probe;                     /* a probe of a parked semaphore */
 };
 
-/* The bounds of the window (argued in policy.c). */
+/* The bounds of the window (argued in policy.c). cap_ns, the most a wait
+ * may spend trying, is what a park costs here (fl_adapt_costs().park_ns),
+ * clamped to [FL_ADAPT_CAP_MIN_NS, FL_ADAPT_CAP_MAX_NS]. */
 #define FL_ADAPT_MIN_NS 500u
-#define FL_ADAPT_MAX_NS 20000u
-#define FL_ADAPT_YIELD_MAX_NS 64000u /* the window of a yielding waiter */
+#define FL_ADAPT_CAP_MIN_NS 2000u
+#define FL_ADAPT_CAP_MAX_NS 200000u
 #define FL_ADAPT_PROBE_SHIFT_MAX 8u
 
-/* What the next wait on a semaphore does, given what it learned and
- * whether the machine has more runnable threads than CPUs. */
-struct fl_adapt_plan fl_adapt_plan(const struct fl_adapt *a, bool oversubscribed);
+/* What the next wait on a semaphore does, given what it learned, whether
+ * its tries should yield (the machine has more runnable threads than the
+ * process may use CPUs, or it may use one) and the cap. */
+struct fl_adapt_plan fl_adapt_plan(const struct fl_adapt *a, bool yield, uint32_t cap_ns);
 /* What it learns from a wait that followed plan: won (a try took a token
- * before parking) after tried_ns of trying, or parked for parked_ns after
- * tried_ns of trying. */
+ * before parking) after tried_ns of trying, or parked after tried_ns. */
 void fl_adapt_learn(struct fl_adapt *a, const struct fl_adapt_plan *plan, bool won,
-		    uint64_t tried_ns, uint64_t parked_ns);
+		    uint64_t tried_ns, uint32_t cap_ns);
+
+/* What the adaptive policy measured on this machine (policy.c, "The
+ * costs"): calibrated by fl_adapt_calibrate, the timer's lateness learned
+ * from the timed waits that timed out. */
+struct fl_adapt_costs {
+	uint32_t clock_ns;              /* a clock read */
+	uint32_t pause_ns;              /* one CPU pause (fl_cpu_relax) */
+	uint32_t yield_ns;              /* a sched_yield(2) with nothing else to run */
+	uint32_t park_ns;               /* a handoff through the kernel: one thread's
+					 * FUTEX_WAKE to the woken thread running */
+	uint32_t park_cpu_ns;           /* the CPU the two threads spent per handoff */
+	uint32_t late_ns;               /* how late a parked timed wait returns past its
+					 * deadline (learned; 0 until one timed out) */
+	bool calibrated;                /* false: the bootstrap values (never measured) */
+};
+/* The bootstrap park cost, used until a calibration has measured one. */
+#define FL_ADAPT_PARK_BOOT_NS 20000u
+/* Measures them (about a millisecond: a two-thread futex handoff 16 times,
+ * 16 yields, 256 pauses, 64 clock reads). Thread-safe; the harness calls it
+ * before each adaptive rep (fl_policy_set), the shim before its first
+ * adaptive wait that finds no token. Returns 0, or -1 when no thread could
+ * be started (the bootstrap values stay). */
+int fl_adapt_calibrate(void);
+struct fl_adapt_costs fl_adapt_costs(void);
 
 /* Whether the machine has more runnable threads than this process may use
- * CPUs (from /proc/loadavg, read at most every FL_ADAPT_LOAD_NS by one
- * waiter; false when it cannot be read). FUTEXLAB_POLICY_LOAD=0/1 forces
- * the answer (tests). */
+ * CPUs (from /proc/loadavg and sched_getaffinity, read at most every
+ * FL_ADAPT_LOAD_NS by one waiter; false when it cannot be read), or the
+ * process may use one CPU only (then spinning can only lose: the token's
+ * poster needs that CPU). FUTEXLAB_POLICY_LOAD=0/1 forces the answer
+ * (tests). */
 #define FL_ADAPT_LOAD_NS 4000000
 bool fl_adapt_oversubscribed(void);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "lib/clock.h"
+#include "variants/policy.h"
 
 const char *fl_wait_any_unsupported(const struct fl_variant *v)
 {
@@ -89,4 +90,27 @@ int fl_wait_any(const struct fl_variant *v, void *const sems[], int n,
 		for (int i = 0; i < n; i++)
 			ops->pass_on(sems[i]);
 	return got >= 0 ? got : -why;
+}
+
+/* ---- under the process's waiting policy (waitany.h) ---------------------- */
+
+static int park_any(struct fl_policy_target *t, const struct timespec *dl)
+{
+	int r = fl_wait_any(t->v, t->sems, t->n, dl);
+	if (r < 0)
+		return -r;
+	t->got = r;
+	return 0;
+}
+
+int fl_policy_wait_any(const struct fl_variant *v, void *const sems[], int n,
+		       const struct timespec *dl)
+{
+	/* park, a shipped library, or what fl_wait_any must refuse itself */
+	if (fl_policy_get().kind == FL_POLICY_PARK || !fl_policy_applies(v) || !v->any || n < 1 ||
+	    n > FL_WAITANY_MAX || (dl && !fl_ts_valid(dl)))
+		return fl_wait_any(v, sems, n, dl);
+	struct fl_policy_target t = { v, sems, n, n - 1, park_any };
+	int r = fl_policy_wait_target(&t, dl);
+	return r ? -r : t.got;
 }

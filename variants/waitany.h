@@ -92,6 +92,15 @@ int fl_wait_any(const struct fl_variant *v, void *const sems[], int n,
 /* NULL when fl_wait_any works for v on this kernel, else a one-line reason. */
 const char *fl_wait_any_unsupported(const struct fl_variant *v);
 
+/* fl_wait_any under the process's waiting policy (variants/policy.h): under
+ * park, or for a shipped library, fl_wait_any alone; otherwise the
+ * policy's tries first — each a trywait of every semaphore in turn, from
+ * the one after the last that gave a token — then fl_wait_any. What the
+ * tries take is a token the design's trywait gave, so the wait-any's
+ * argument above holds unchanged. Returns what fl_wait_any returns. */
+int fl_policy_wait_any(const struct fl_variant *v, void *const sems[], int n,
+		       const struct timespec *deadline);
+
 /* negcount's hooks (negcount_any.c), for every design on its algorithm whose
  * backend wakes reach futex_waitv: negcount, futex2, uring. */
 extern const struct fl_any_ops fl_negcount_any;

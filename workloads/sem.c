@@ -115,9 +115,9 @@ int fl_sem_wait_any(struct fl_sem *m, int n, const struct timespec *abs_deadline
 	}
 	struct fl_stranded_thread *t = fl_stranded_self();
 	if (!t)
-		return fl_wait_any(m[0].v, s, n, abs_deadline);
+		return fl_policy_wait_any(m[0].v, s, n, abs_deadline);
 	uint64_t op = fl_stranded_enter_set(t, mask, FL_OP_ANY);
-	int r = fl_wait_any(m[0].v, s, n, abs_deadline);
+	int r = fl_policy_wait_any(m[0].v, s, n, abs_deadline);
 	if (r >= 0 && r < n)
 		fl_stranded_add(&t->taken[m[r].id], 1);
 	fl_stranded_leave(t, op);
