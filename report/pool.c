@@ -133,6 +133,7 @@ static void header(FILE *f, struct run *runs, int nruns, const struct run *next,
 struct pool_run {
 	FILE *f;
 	struct run *runs, *next; /* next: --against's run, or NULL */
+	const struct fl_cells **cells; /* the pooled runs' cells */
 	int nfiles;
 	const char *baseline;
 	bool tsv;
@@ -262,16 +263,7 @@ static bool point_pool(const struct pool_run *P, int i, struct pool_point *Q)
 			Q->ent[Q->nent++] = row[e];
 	free(row);
 	Q->r = fl_xcalloc((size_t)(P->nfiles * Q->nent) + 1, sizeof *Q->r);
-	for (int j = 0; j < P->nfiles; j++) {
-		const struct fl_cell *b = fl_cell_find(&P->runs[j].c, Q->point, P->baseline);
-		for (int e = 0; e < Q->nent; e++) {
-			const struct fl_cell *x = fl_cell_find(&P->runs[j].c, Q->point,
-							       Q->ent[e]->variant);
-			if (!fl_cell_usable(x) || !fl_cell_usable(b) ||
-			    !fl_cell_ratio(x, b, &Q->r[j * Q->nent + e]))
-				Q->r[j * Q->nent + e] = (struct fl_ratio){ .n = 0 };
-		}
-	}
+	fl_pool_ratios(P->nfiles, P->cells, Q->point, P->baseline, Q->ent, Q->nent, false, Q->r);
 	Q->out = fl_xcalloc((size_t)Q->nent + 1, sizeof *Q->out);
 	fl_pool_point(P->nfiles, Q->nent, Q->r, Q->out, &Q->pp);
 	Q->band = 0;
@@ -342,6 +334,9 @@ int fl_pool_compare(FILE *f, int nfiles, char *const *paths, const char *against
 	struct pool_run P = { .f = f, .nfiles = nfiles, .baseline = baseline, .tsv = tsv };
 	P.runs = fl_xcalloc((size_t)nfiles + 1, sizeof *P.runs);
 	load_runs(&P, paths, against);
+	P.cells = fl_xcalloc((size_t)nfiles, sizeof(void *)); /* an array of pointers */
+	for (int j = 0; j < nfiles; j++)
+		P.cells[j] = &P.runs[j].c;
 	if (tsv) {
 		fprintf(f, "point\tvariant\truns\tratio\tconf_lo\tconf_hi\tpred_lo\tpred_hi\tverdict"
 			   "\tdf\tbetween_sd\trun_ratios");
@@ -364,6 +359,7 @@ int fl_pool_compare(FILE *f, int nfiles, char *const *paths, const char *against
 	if (P.next && !tsv)
 		summary(&P);
 	free(P.half);
+	free((void *)P.cells);
 	for (int j = 0; j < nfiles + (P.next != NULL); j++) {
 		fl_cells_free(&P.runs[j].c);
 		fl_table_free(&P.runs[j].t);
