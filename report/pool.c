@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/pool_libs.h"
 #include "report/usage.h"
 #include "report/ratios.h"
 #include "report/stats.h"
@@ -139,6 +140,8 @@ struct pool_run {
 	bool tsv;
 	int pairs, inside, contra, nhalf;
 	double *half;            /* the checked pairs' prediction half-widths */
+	struct fl_pool_libs_point *libs; /* the points judged against the libraries */
+	int nlibs;
 };
 
 /* One point's pool: its entries (every row but the baseline's), their
@@ -302,6 +305,17 @@ static void print_point(struct pool_run *P, const struct pool_point *Q)
 	}
 }
 
+/* The point against the fastest library (pool_libs.h), kept for the block
+ * after the tables. */
+static void libs_point(struct pool_run *P, const struct pool_point *Q)
+{
+	struct fl_pool_libs_in in = {
+		.nrun = P->nfiles, .cells = P->cells, .point = Q->point, .baseline = P->baseline,
+		.ent = Q->ent, .out = Q->out, .nent = Q->nent, .band = Q->band,
+	};
+	P->nlibs += fl_pool_libs_judge(&in, &P->libs[P->nlibs]);
+}
+
 static void load_runs(struct pool_run *P, char *const *paths, const char *against)
 {
 	for (int j = 0; j < P->nfiles; j++) {
@@ -347,18 +361,22 @@ int fl_pool_compare(FILE *f, int nfiles, char *const *paths, const char *against
 		header(f, P.runs, nfiles, P.next, baseline);
 	}
 	P.half = fl_xcalloc((size_t)P.runs[0].c.n + 1, sizeof *P.half);
+	P.libs = fl_xcalloc((size_t)P.runs[0].c.n + 1, sizeof *P.libs);
 	for (int i = 0; i < P.runs[0].c.n; i++) {
 		struct pool_point Q;
 		if (!point_pool(&P, i, &Q))
 			continue;
 		print_point(&P, &Q);
+		libs_point(&P, &Q);
 		free(Q.out);
 		free(Q.r);
 		free((void *)Q.ent);
 	}
+	fl_pool_libs_print(f, P.libs, P.nlibs, nfiles, baseline, tsv);
 	if (P.next && !tsv)
 		summary(&P);
 	free(P.half);
+	free(P.libs);
 	free((void *)P.cells);
 	for (int j = 0; j < nfiles + (P.next != NULL); j++) {
 		fl_cells_free(&P.runs[j].c);
