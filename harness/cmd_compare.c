@@ -21,10 +21,11 @@ static const struct fl_option opts[] = {
 	{ "all", no_argument, 'a', NULL, "two files: list every pair, not only the changes" },
 	{ "tsv", no_argument, 't', NULL, "one file: one tab-separated line per point and "
 	  "variant (what scripts/plot reads); with --pool: the pool's, one line per point "
-	  "and entry" },
+	  "and entry, then the 'vs-libraries' lines" },
 	{ "pool", no_argument, 'p', NULL, "two or more files, runs of one configuration: "
 	  "pooled with the run as the top level (per entry the ratio, where the long-run "
-	  "ratio lies, where the next identical run's ratio will land, the verdict)" },
+	  "ratio lies, where the next identical run's ratio will land, the verdict); then "
+	  "per point the best futexlab entry against the fastest library, and the libraries line" },
 	{ "against", required_argument, 'g', "FILE", "with --pool: a later run of the same "
 	  "configuration checked against the pool (its ratio inside the next run's interval? "
 	  "verdicts contradicting?), ending in one summary line" },

@@ -9,7 +9,9 @@
 #include "report/xalloc.h"
 
 /* One line of the pool's TSV (pool.h): point, variant, runs, ratio,
- * conf_lo, conf_hi, pred_lo, pred_hi, verdict, df, between_sd, run_ratios. */
+ * conf_lo, conf_hi, pred_lo, pred_hi, verdict, df, between_sd, run_ratios;
+ * after them the libraries' lines (pool_libs.h), first field
+ * "vs-libraries" or "vs-libraries-total". */
 #define NF 12
 struct pline {
 	char *f[NF];
@@ -105,18 +107,73 @@ static void pool_plot(FILE *f, const struct pline *p, int n, int id, const char 
 	      "will land (99% prediction interval).</figcaption>\n</figure>\n", f);
 }
 
+/* One cell: <td> (of class cls when not NULL), the escaped text. */
+static void cell(FILE *f, const char *cls, const char *text)
+{
+	if (cls)
+		fprintf(f, "<td class=\"%s\">", cls);
+	else
+		fputs("<td>", f);
+	fl_html_puts(f, text);
+	fputs("</td>", f);
+}
+
+/* The libraries' lines (pool_libs.h: vs-libraries, point, library, its
+ * figure, entry, time ratio, conf_lo, conf_hi, CPU ratio, verdict; then
+ * vs-libraries-total, runs, points, ahead, faster) as a table. */
+static void libs_table(FILE *f, const struct pline *p, int n)
+{
+	fputs("<section class=\"pool libs\" id=\"pool-libs\" data-point=\"vs-libraries\">\n"
+	      "<h3>vs the libraries <small>(pooled)</small></h3>\n<p>At each point the fastest "
+	      "shipped library and the futexlab entry with the lowest pooled time ratio to it "
+	      "among those at no more than its CPU per op (harness/verdicts.md, \"Runs as the "
+	      "top level\"). ", f);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(p[i].f[0], "vs-libraries-total"))
+			fprintf(f, "Pooled over %s runs: some futexlab entry at or below the fastest "
+				   "library's time at &lt;= 1.00x its CPU at %s of %s points, faster "
+				   "beyond the noise at %s.", p[i].f[1], p[i].f[3], p[i].f[2], p[i].f[4]);
+	fputs("</p>\n<table class=\"ratios pool\"><tr><th>point</th><th>fastest library</th>"
+	      "<th>its ns/op (or metric), pooled</th><th>best futexlab entry</th><th>time ratio"
+	      "</th><th>long-run time ratio, 95%</th><th>CPU ratio</th><th>verdict</th></tr>\n", f);
+	for (int i = 0; i < n; i++) {
+		char *const *x = p[i].f;
+		if (strcmp(x[0], "vs-libraries"))
+			continue;
+		fputs("<tr data-entry=\"", f);
+		fl_html_puts(f, x[1]);
+		fputs("\">", f);
+		cell(f, NULL, x[1]);
+		cell(f, NULL, x[2]);
+		cell(f, NULL, x[3]);
+		cell(f, NULL, x[4]);
+		cell(f, "ratio", x[5]);
+		fputs("<td>[", f);
+		fl_html_puts(f, x[6]);
+		fputs(", ", f);
+		fl_html_puts(f, x[7]);
+		fputs("]</td>", f);
+		cell(f, NULL, x[8]);
+		cell(f, "v", x[9]);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+}
+
 int fl_html_pool(FILE *f, const char *tsv, int nruns, const char *baseline)
 {
 	char *text = fl_xstrdup(tsv);
 	struct pline *p = NULL;
-	int n = parse(text, &p), figs = 0;
+	int n = parse(text, &p), figs = 0, m = 0;
+	while (m < n && strncmp(p[m].f[0], "vs-libraries", 12))
+		m++; /* the entries' lines; the libraries' after them */
 	fprintf(f, "<h2 id=\"pool\">The %d runs pooled</h2>\n<p>The run as the top level "
 		   "(futexlab compare --pool; harness/verdicts.md, \"Runs as the top level\"): each "
 		   "run's median ratio per entry, their geometric mean, where the long-run ratio lies "
 		   "and where the next identical run's will land. Each run's own page follows.</p>\n",
 		nruns);
-	for (int i = 0, j; i < n; i = j) {
-		for (j = i; j < n && !strcmp(p[j].f[0], p[i].f[0]); j++)
+	for (int i = 0, j; i < m; i = j) {
+		for (j = i; j < m && !strcmp(p[j].f[0], p[i].f[0]); j++)
 			;
 		fprintf(f, "<section class=\"point pool\" id=\"pool-p%d\" data-point=\"", figs + 1);
 		fl_html_puts(f, p[i].f[0]);
@@ -127,6 +184,8 @@ int fl_html_pool(FILE *f, const char *tsv, int nruns, const char *baseline)
 		pool_plot(f, p + i, j - i, ++figs, baseline);
 		fputs("</section>\n", f);
 	}
+	if (m < n)
+		libs_table(f, p + m, n - m);
 	free(p);
 	free(text);
 	return figs;

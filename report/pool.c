@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/pool_libs.h"
 #include "report/usage.h"
 #include "report/ratios.h"
 #include "report/stats.h"
@@ -133,11 +134,14 @@ static void header(FILE *f, struct run *runs, int nruns, const struct run *next,
 struct pool_run {
 	FILE *f;
 	struct run *runs, *next; /* next: --against's run, or NULL */
+	const struct fl_cells **cells; /* the pooled runs' cells */
 	int nfiles;
 	const char *baseline;
 	bool tsv;
 	int pairs, inside, contra, nhalf;
 	double *half;            /* the checked pairs' prediction half-widths */
+	struct fl_pool_libs_point *libs; /* the points judged against the libraries */
+	int nlibs;
 };
 
 /* One point's pool: its entries (every row but the baseline's), their
@@ -262,16 +266,7 @@ static bool point_pool(const struct pool_run *P, int i, struct pool_point *Q)
 			Q->ent[Q->nent++] = row[e];
 	free(row);
 	Q->r = fl_xcalloc((size_t)(P->nfiles * Q->nent) + 1, sizeof *Q->r);
-	for (int j = 0; j < P->nfiles; j++) {
-		const struct fl_cell *b = fl_cell_find(&P->runs[j].c, Q->point, P->baseline);
-		for (int e = 0; e < Q->nent; e++) {
-			const struct fl_cell *x = fl_cell_find(&P->runs[j].c, Q->point,
-							       Q->ent[e]->variant);
-			if (!fl_cell_usable(x) || !fl_cell_usable(b) ||
-			    !fl_cell_ratio(x, b, &Q->r[j * Q->nent + e]))
-				Q->r[j * Q->nent + e] = (struct fl_ratio){ .n = 0 };
-		}
-	}
+	fl_pool_ratios(P->nfiles, P->cells, Q->point, P->baseline, Q->ent, Q->nent, false, Q->r);
 	Q->out = fl_xcalloc((size_t)Q->nent + 1, sizeof *Q->out);
 	fl_pool_point(P->nfiles, Q->nent, Q->r, Q->out, &Q->pp);
 	Q->band = 0;
@@ -310,6 +305,17 @@ static void print_point(struct pool_run *P, const struct pool_point *Q)
 	}
 }
 
+/* The point against the fastest library (pool_libs.h), kept for the block
+ * after the tables. */
+static void libs_point(struct pool_run *P, const struct pool_point *Q)
+{
+	struct fl_pool_libs_in in = {
+		.nrun = P->nfiles, .cells = P->cells, .point = Q->point, .baseline = P->baseline,
+		.ent = Q->ent, .out = Q->out, .nent = Q->nent, .band = Q->band,
+	};
+	P->nlibs += fl_pool_libs_judge(&in, &P->libs[P->nlibs]);
+}
+
 static void load_runs(struct pool_run *P, char *const *paths, const char *against)
 {
 	for (int j = 0; j < P->nfiles; j++) {
@@ -342,6 +348,9 @@ int fl_pool_compare(FILE *f, int nfiles, char *const *paths, const char *against
 	struct pool_run P = { .f = f, .nfiles = nfiles, .baseline = baseline, .tsv = tsv };
 	P.runs = fl_xcalloc((size_t)nfiles + 1, sizeof *P.runs);
 	load_runs(&P, paths, against);
+	P.cells = fl_xcalloc((size_t)nfiles, sizeof(void *)); /* an array of pointers */
+	for (int j = 0; j < nfiles; j++)
+		P.cells[j] = &P.runs[j].c;
 	if (tsv) {
 		fprintf(f, "point\tvariant\truns\tratio\tconf_lo\tconf_hi\tpred_lo\tpred_hi\tverdict"
 			   "\tdf\tbetween_sd\trun_ratios");
@@ -352,18 +361,23 @@ int fl_pool_compare(FILE *f, int nfiles, char *const *paths, const char *against
 		header(f, P.runs, nfiles, P.next, baseline);
 	}
 	P.half = fl_xcalloc((size_t)P.runs[0].c.n + 1, sizeof *P.half);
+	P.libs = fl_xcalloc((size_t)P.runs[0].c.n + 1, sizeof *P.libs);
 	for (int i = 0; i < P.runs[0].c.n; i++) {
 		struct pool_point Q;
 		if (!point_pool(&P, i, &Q))
 			continue;
 		print_point(&P, &Q);
+		libs_point(&P, &Q);
 		free(Q.out);
 		free(Q.r);
 		free((void *)Q.ent);
 	}
+	fl_pool_libs_print(f, P.libs, P.nlibs, nfiles, baseline, tsv);
 	if (P.next && !tsv)
 		summary(&P);
 	free(P.half);
+	free(P.libs);
+	free((void *)P.cells);
 	for (int j = 0; j < nfiles + (P.next != NULL); j++) {
 		fl_cells_free(&P.runs[j].c);
 		fl_table_free(&P.runs[j].t);

@@ -9,13 +9,15 @@
  * FL_POOL_CONF), where the next identical run's ratio will land
  * (prediction, FL_POOL_PRED), each run's own median ratio, and the pool's
  * verdict (fl_pool_verdict: the single-run table's rule, the control's
- * pooled band). With `against`, a later run of the same configuration is
+ * pooled band). After the points, the libraries judgement over the same
+ * runs (pool_libs.h). With `against`, a later run of the same configuration is
  * checked against the pool: per pair whether its median ratio lies in the
  * prediction interval and whether its verdict (the ratio table's) says the
  * opposite of the pool's, and the summary line
  *   prediction: FILE's ratio inside for N of M (point, entry) pairs (P%);
  *   median half-width x/F; verdicts contradicting: C
- * tsv: one tab-separated line per point and entry instead. */
+ * tsv: one tab-separated line per point and entry instead, then the
+ * libraries' lines (first field vs-libraries, vs-libraries-total). */
 #ifndef FUTEXLAB_POOL_H
 #define FUTEXLAB_POOL_H
 

@@ -692,3 +692,18 @@ const char *fl_cell_verdict_text(char *b, size_t n, const struct fl_cells *c,
 		verdict_text(b, n, fl_verdict_name(j.v), "~", j.v, j.cpu, j.cv, j.cq.median);
 	return b;
 }
+
+void fl_pool_ratios(int nrun, const struct fl_cells *const *cells, const char *point,
+		    const char *ref, const struct fl_cell *const *ent, int nent, bool cpu,
+		    struct fl_ratio *r)
+{
+	for (int j = 0; j < nrun; j++) {
+		const struct fl_cell *b = fl_cell_find(cells[j], point, ref);
+		for (int e = 0; e < nent; e++) {
+			const struct fl_cell *x = fl_cell_find(cells[j], point, ent[e]->variant);
+			struct fl_ratio *q = &r[j * nent + e];
+			if (!(cpu ? fl_cell_cpu_ratio : fl_cell_ratio)(x, b, q))
+				*q = (struct fl_ratio){ .n = 0 };
+		}
+	}
+}

@@ -79,5 +79,13 @@ enum fl_verdict fl_cell_verdict(const struct fl_cells *c, const struct fl_cell *
 const char *fl_cell_verdict_text(char *b, size_t n, const struct fl_cells *c,
 				 const struct fl_cell *y, const struct fl_cell *ref,
 				 const char *baseline);
+/* The pool's input: the paired ratios (of the value, or with cpu of CPU ns
+ * per op) of a point's rows ent[0..nent) (found by variant) to the row ref
+ * in each of the runs cells[0..nrun): r[j * nent + e], n == 0 where either
+ * is missing or unusable in run j or the two share no round. Against the
+ * baseline (pool.c) or a library (pool_libs.c). */
+void fl_pool_ratios(int nrun, const struct fl_cells *const *cells, const char *point,
+		    const char *ref, const struct fl_cell *const *ent, int nent, bool cpu,
+		    struct fl_ratio *r);
 
 #endif

@@ -75,8 +75,8 @@ hdr=$(head -1 <<<"$tsv")
 cols() { for c in point variant runs ratio conf_lo conf_hi pred_lo pred_hi verdict; do
   tr '\t' '\n' <<<"$hdr" | grep -qx "$c" || return 1; done; }
 check "--tsv: exit 0, its columns named" eval 'test "$rc" = 0 && cols'
-check "--tsv: one line per point and entry (2 x 3) under the header" \
-  test "$(wc -l <<<"$tsv")" = 7
+check "--tsv: one line per point and entry (2 x 3) under the header, beside the libraries' lines" \
+  test "$(grep -vc '^vs-libraries' <<<"$tsv")" = 7
 check "--tsv: negcount at pool T=4, slower, in 2 runs" \
   grep -qP '^pool T=4 K=1 wake=exact\tnegcount\t2\t1\.2900\t[0-9.]+\t[0-9.]+\t[0-9.]+\t[0-9.]+\tslower\t' <<<"$tsv"
 
@@ -91,6 +91,61 @@ check "  its row: OUT, slower against the pool's faster, marked" \
 tsv=$("$fl" compare --detail --pool "$d/1.csv" "$d/2.csv" --against "$d/far.csv" --tsv)
 check "--against --tsv: the rerun's columns" \
   grep -qP '^pool T=2 K=1 wake=exact\tnegcount\t.*\t7\.00[0-9]+\tout\tslower\tyes$' <<<"$tsv"
+
+# Against the libraries (report/pool_libs.h), on three crafted runs of four
+# points: glibc and its control, cxx-gnu (0.8x glibc's time and CPU; 1.25x
+# at pool T=16, where glibc is the fastest library) and negcount, per round
+# a factor times the fastest library's time and CPU in that round (its time
+# +-1% per round, x1.00, x1.03, x0.97 by run): pool T=2 0.5 the time at 0.5
+# the CPU (faster), pool T=4 equal in every round (ahead, not faster),
+# pool T=8 0.5 the time at 2x the CPU (behind, over on CPU), pool T=16 0.7
+# of glibc's time and CPU (faster; the same pool as the table's row).
+genlib() { # FILE RUN-FACTOR
+  awk -v s="$2" 'function row(v, t, c) {
+      printf "%s,%s,%.3f,1,ok,,%d,0,%.0f,0,0,0\n", v, p, t, r, c * 1000 }
+    BEGIN {
+      print "# futexlab test"; print "# cpu: test cpu"; print "# cores: 2"; print "# kernel: test"
+      print "variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,round,slot,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol"
+      split("2 4 8 16", T, " "); split("0.8 0.8 0.8 1.25", G, " ")
+      split("0.5 1 0.5 0.7", F, " "); split("0.5 1 2 0.7", C, " ")
+      for (r = 0; r < 10; r++) {
+        j = 1 + 0.01 * ((r * 7) % 10 - 4.5) / 4.5; j2 = 1 + 0.01 * ((r * 3) % 10 - 4.5) / 4.5
+        for (k = 1; k <= 4; k++) {
+          p = "pool," T[k] ",1,0,0,exact,1000,1"; b = 1000 + r
+          lt = b * G[k] * j; lc = b * G[k]
+          ft = G[k] < 1 ? lt : b; fc = G[k] < 1 ? lc : b
+          row("glibc", b, b); row("glibc#2", b + 1 - 2 * (r % 2), b); row("cxx-gnu", lt, lc)
+          row("negcount", F[k] == 1 ? ft : ft * F[k] * s / j2, fc * C[k])
+        }
+      } }' >"$1"
+}
+genlib "$d/l1.csv" 1.00; genlib "$d/l2.csv" 1.03; genlib "$d/l3.csv" 0.97
+out=$("$fl" compare --detail --pool "$d/l1.csv" "$d/l2.csv" "$d/l3.csv"); rc=$?
+check "libraries: a pool of three runs, exit 0" test "$rc" = 0
+pt() { printf '^  pool T=%s K=1 wake=exact +' "$1"; }
+check "libraries: 2x faster in every round at half the CPU: cxx-gnu, 0.5, faster" \
+  grep -qE "$(pt 2)cxx-gnu +80[0-9]\.[0-9] +negcount +0\.[45][0-9]{2} +\[0\.[0-9]{3}, 0\.[0-9]{3}\] +0\.500 +faster$" <<<"$out"
+check "libraries: equal in every round: 1.000 at 1.000 CPU, ahead (not faster)" \
+  grep -qE "$(pt 4)cxx-gnu +[0-9.]+ +negcount +1\.000 +\[[0-9.]+, [0-9.]+\] +1\.000 +ahead$" <<<"$out"
+check "libraries: 2x faster at twice the CPU: over on CPU, behind" \
+  grep -qE "$(pt 8)cxx-gnu +[0-9.]+ +negcount +0\.[45][0-9]{2} +\[0\.[0-9]{3}, 0\.[0-9]{3}\] +2\.000 over +behind$" <<<"$out"
+check "libraries: glibc the fastest library at pool T=16 (cxx-gnu 1.25x): negcount 0.7, faster" \
+  grep -qE "$(pt 16)glibc +100[0-9]\.[0-9] +negcount +0\.7[0-9]{2} +\[0\.[0-9]{3}, 0\.[0-9]{3}\] +0\.700 +faster$" <<<"$out"
+# against the baseline the block's pool is the table's: the same ratio and interval
+tab=$(awk '/^pool T=16 /{p=1} p && $1 == "negcount" {print $2, $3, $4; exit}' <<<"$out")
+blk=$(grep -E "$(pt 16)glibc " <<<"$out" | awk '{print $(NF-4), $(NF-3), $(NF-2)}')
+check "libraries: at pool T=16 the block's negcount ($blk) is the table's row ($tab)" \
+  test -n "$tab" -a "$tab" = "$blk"
+check "libraries: the closing line, 3 of 4 points, faster at 2" \
+  grep -qx "vs the libraries, pooled over 3 runs: some futexlab entry at or below the fastest library's time at <= 1.00x its CPU at 3 of 4 points, faster beyond the noise at 2" <<<"$out"
+tsv=$("$fl" compare --detail --pool "$d/l1.csv" "$d/l2.csv" "$d/l3.csv" --tsv)
+check "libraries --tsv: the pool's lines as before (4 x 3 under the header)" \
+  test "$(grep -vc '^vs-libraries' <<<"$tsv")" = 13
+check "libraries --tsv: a vs-libraries line per point, pool T=8 behind at 2x CPU" \
+  eval 'test "$(grep -c "^vs-libraries	" <<<"$tsv")" = 4 &&
+    grep -qP "^vs-libraries\tpool T=8 K=1 wake=exact\tcxx-gnu\t[0-9.]+\tnegcount\t0\.[45]\d{3}\t[0-9.]+\t[0-9.]+\t2\.0000\tbehind$" <<<"$tsv"'
+check "libraries --tsv: the total, runs 3, points 4, ahead 3, faster 2" \
+  grep -qxP 'vs-libraries-total\t3\t4\t3\t2' <<<"$tsv"
 [ "$fail" -eq 0 ] || printf '%s\n' "$out"
 echo "pool-cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

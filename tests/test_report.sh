@@ -17,7 +17,8 @@
 #     and of the summary matrix equals `futexlab compare FILE --tsv`'s for
 #     the same (point, entry), rounded as the page rounds (1 decimal for ns,
 #     3 for ratios): |page - tsv| <= half a unit of the page's last digit;
-#   - the pooled page: every pooled ratio equals `compare --pool --tsv`'s.
+#   - the pooled page: every pooled ratio equals `compare --pool --tsv`'s,
+#     and so does every time ratio of its libraries table (the vs-libraries lines).
 # Without chromium: the checks above the browser run, then exit 77 with the
 # reason (never a pass). About 20 s (two browser runs).
 # Usage: test_report.sh path/to/futexlab SOURCE_ROOT [RUN.csv]
@@ -189,8 +190,12 @@ check(console(d + '/pool.log') == [], 'pooled page: no console message')
 bad = [f for f in q.figs if not re.fullmatch(r'[1-9]\d*x[1-9]\d*', f[1] or '')]
 check(len(q.figs) >= 10 and not bad, 'pooled page: %d figures, all rendered' % len(q.figs))
 prow = [l.rstrip('\n').split('\t') for l in open(d + '/pool.tsv')][1:]
+lrow = [r for r in prow if r[0] == 'vs-libraries']
+prow = [r for r in prow if not r[0].startswith('vs-libraries')]
 pw = [r for r in prow if r[3] and q.cells.get((True, r[0], r[1], 'ratio')) != r[3]]
 check(prow and not pw, 'pooled page: %d pooled ratios equal compare --pool --tsv (%d differ)' % (len(prow), len(pw)))
+lw = [r for r in lrow if q.cells.get((True, 'vs-libraries', r[1], 'ratio')) != r[5]]
+check(lrow and not lw, 'pooled page: the libraries table, %d time ratios equal the vs-libraries lines (%d differ)' % (len(lrow), len(lw)))
 sys.exit(1 if fails else 0)
 EOF
 rc=$?
