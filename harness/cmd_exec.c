@@ -19,6 +19,7 @@
 #include "harness/commands.h"
 #include "record/csv.h"
 #include "report/exec_summary.h"
+#include "report/survey.h"
 #include "harness/runner.h"
 #include "report/xalloc.h"
 #include "proc/exec.h"
@@ -93,49 +94,35 @@ static void meta(struct fl_csv *csv)
 
 /* ---- --survey ----------------------------------------------------------------- */
 
-static int survey(void)
+/* --survey: CMD once, the shim counting, on one entry: glibc by default —
+ * the shim's pass-through, glibc's own sem_t, the program as shipped — or
+ * the design --variant names, under its policy (--policy P, or NAME@P).
+ * A policy is what a futexlab design's waits do before they sleep
+ * (variants/policy.h); glibc's sem_wait is shipped code that sleeps its own
+ * way, and the pass-through leaves it so. So --policy alone has nothing to
+ * apply to, and swapping glibc for some design unasked would survey another
+ * program than the one that ships: a usage error that names the way. */
+static int survey(struct fl_spec *s, const char *vlist, const char *plist)
 {
-	struct fl_result r = { .shim_sems = -1 };
-	struct fl_exec_shim sh;
-	const struct fl_variant *glibc = fl_variant_find("glibc");
-	fl_exec_once(glibc, &(struct fl_policy)FL_POLICY_PARK_INIT, true, &r, &sh);
-	if (r.error[0]) {
-		fprintf(stderr, "futexlab: exec --survey: %s\n", r.error);
+	if (plist && !vlist)
+		fl_usage_error("exec: --survey --policy %s: the survey runs on glibc's own sem_t, "
+			       "which waits its own way: name a design to survey under a policy "
+			       "(--variant negcount --policy %s)", plist, plist);
+	s->control = false;
+	fl_spec_entries(s, vlist ? vlist : "glibc", plist, false);
+	if (s->nent != 1)
+		fl_usage_error("exec: --survey runs CMD once, on one design: --variant and --policy "
+			       "make %d entries", s->nent);
+	static struct fl_survey sv; /* 10 KiB: not on the stack */
+	char why[400];
+	int rc = fl_exec_survey(&s->ents[0], &sv, why, sizeof why);
+	if (rc == 2)
+		fl_usage_error("exec: --survey: %s", why);
+	if (rc) {
+		fprintf(stderr, "futexlab: exec --survey: %s\n", why);
 		return 1;
 	}
-	printf("survey: %s ran in %.3f s on glibc's semaphores, the shim counting\n",
-	       fl_exec_cfg.argv[0], (double)r.elapsed_ns / 1e9);
-	printf("  %-8s %-16s %6s %6s %9s %9s %9s %9s %9s %9s %8s\n", "pid", "comm", "inits",
-	       "named", "wait", "trywait", "timedwait", "clockwait", "post", "blocked", "timeouts");
-	for (int i = 0; i < sh.n && i < (int)(sizeof sh.r / sizeof sh.r[0]); i++) {
-		const struct fl_shim_logline *x = &sh.r[i];
-		char b[24] = "-";
-		if (x->blocked_known)
-			snprintf(b, sizeof b, "%llu", (unsigned long long)x->blocked);
-		printf("  %-8d %-16s %6llu %6llu %9llu %9llu %9llu %9llu %9llu %9s %8llu\n", x->pid,
-		       x->comm, (unsigned long long)x->inits, (unsigned long long)x->named,
-		       (unsigned long long)x->wait, (unsigned long long)x->trywait,
-		       (unsigned long long)x->timedwait, (unsigned long long)x->clockwait,
-		       (unsigned long long)x->post, b, (unsigned long long)x->timeouts);
-	}
-	if (sh.n > (int)(sizeof sh.r / sizeof sh.r[0]))
-		printf("  (%d more processes)\n", sh.n - (int)(sizeof sh.r / sizeof sh.r[0]));
-	if (!sh.n) {
-		printf("no process reported: %s did not load the shim (a static binary, a setuid "
-		       "one, or every process left by _exit or a signal)\n", fl_exec_cfg.argv[0]);
-		return 0;
-	}
-	printf("total: %llu semaphores initialised (+%llu named opens), %llu waits of which %llu "
-	       "blocked, %llu posts, in %d process%s\n", sh.inits, sh.named, sh.waits, sh.blocked,
-	       sh.posts, sh.n, sh.n == 1 ? "" : "es");
-	if (!sh.inits && !sh.named)
-		printf("verdict: no POSIX semaphore: every design will run this program alike\n");
-	else if (!sh.blocked)
-		printf("verdict: semaphores used, but no wait blocked: designs differ only in their "
-		       "fast paths here\n");
-	else
-		printf("verdict: %llu blocking waits: the designs' sleep/wake paths are exercised "
-		       "(futexlab exec --variant ... -- CMD compares them)\n", sh.blocked);
+	fl_survey_print(stdout, &sv);
 	return 0;
 }
 
@@ -191,8 +178,9 @@ static const struct fl_option opts[] = {
 	{ "quiet", no_argument, 'q', NULL, "no progress, no load warning" },
 	{ "detail", no_argument, 'D', NULL, "the full tables and the per-program report on the "
 	  "screen before the summary; always in X.txt beside --csv X.csv" },
-	{ "survey", no_argument, 'S', NULL, "instead: run CMD once on glibc's semaphores with the "
-	  "shim counting (sem_init, waits, posts, blocked waits) per process" },
+	{ "survey", no_argument, 'S', NULL, "instead: run CMD once with the shim counting "
+	  "(sem_init, waits, posts, blocked waits) per process, on glibc's semaphores, or on one "
+	  "design under one policy (--variant NAME[@POLICY], --policy)" },
 	{ "help", no_argument, 'h', NULL, "this text" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
@@ -310,7 +298,7 @@ int fl_cmd_exec(int argc, char **argv)
 	static const struct fl_bench_hooks hooks = {
 		.workload = &fl_exec_workload, .meta = meta, .rep_done = rep_done, .summary = summary,
 	};
-	struct exec_args a = { .vlist = "all" };
+	struct exec_args a = { 0 };
 	memset(&s, 0, sizeof s);
 	s.cmd = "exec";
 	s.rounds = 10;
@@ -342,9 +330,9 @@ int fl_cmd_exec(int argc, char **argv)
 	    fl_exec_find_shim(why, sizeof why))
 		fl_usage_error("%s", why);
 	if (a.survey)
-		return survey();
+		return survey(&s, a.vlist, a.plist);
 	fl_spec_baseline(&s);
-	fl_spec_entries(&s, a.vlist, a.plist, true);
+	fl_spec_entries(&s, a.vlist ? a.vlist : "all", a.plist, true);
 	if (!a.seed_given)
 		s.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	s.argc = argc;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "proc/cgroup.h"
+#include "proc/rep.h"
 #include "proc/report.h"
 #include "proc/spawn.h"
 
@@ -410,3 +411,54 @@ const struct fl_workload fl_exec_workload = {
 	.run = exec_run,
 	.unavailable = exec_unavailable,
 };
+
+/* The survey's record from the shim's lines (fl_exec_survey). */
+static void survey_fill(struct fl_survey *sv, const struct fl_exec_shim *sh)
+{
+	sv->n = sh->n;
+	sv->inits = sh->inits, sv->named = sh->named, sv->waits = sh->waits;
+	sv->blocked = sh->blocked, sv->posts = sh->posts, sv->ours = sh->ours;
+	sv->handed = sh->handed;
+	for (int i = 0; i < sh->n && i < FL_SURVEY_PROCS; i++) {
+		const struct fl_shim_logline *x = &sh->r[i];
+		bool park = !strcmp(x->policy, "park");
+		sv->p[i] = (struct fl_survey_proc){ x->pid, "", "", { x->inits, x->named, x->wait,
+			x->trywait, x->timedwait, x->clockwait, x->post, x->blocked, x->timeouts },
+			x->blocked_known };
+		snprintf(sv->p[i].comm, sizeof sv->p[i].comm, "%s", x->comm);
+		snprintf(sv->p[i].on, sizeof sv->p[i].on, "%s%s%s", x->variant, park ? "" : "@",
+			 park ? "" : x->policy);
+	}
+}
+
+int fl_exec_survey(const struct fl_entry *e, struct fl_survey *sv, char *why, size_t whyn)
+{
+	static struct fl_exec_shim sh; /* 25 KiB: not on the stack */
+	struct fl_result r = { .shim_sems = -1 };
+	const struct fl_variant *v = e->v;
+	const char *no = exec_unavailable(v, NULL);
+	if (no || (no = fl_rep_unavailable(v))) {
+		snprintf(why, whyn, "%s: %s", e->label, no);
+		return 2;
+	}
+	memset(sv, 0, sizeof *sv);
+	fl_policy_format(&e->policy, sv->policy, sizeof sv->policy);
+	fl_exec_once(v, &e->policy, true, &r, &sh);
+	/* (a process on another design is the program's choice: semprog runs
+	 * a peer on glibc's; one on v under another policy is ours, lost) */
+	for (int i = 0; !r.error[0] && i < sh.n && i < (int)(sizeof sh.r / sizeof sh.r[0]); i++)
+		if (!strcmp(sh.r[i].variant, v->name) && strcmp(sh.r[i].policy, sv->policy))
+			fl_fail(&r, "process %d (%s) ran %s under the policy %s, not %s", sh.r[i].pid,
+				sh.r[i].comm, v->name, sh.r[i].policy, sv->policy);
+	if (r.error[0]) {
+		snprintf(why, whyn, "%s", r.error);
+		return 1;
+	}
+	sv->program = fl_exec_cfg.argv[0];
+	sv->seconds = (double)r.elapsed_ns / 1e9;
+	snprintf(sv->label, sizeof sv->label, "%s", e->label);
+	if (strcmp(v->name, "glibc"))
+		snprintf(sv->design, sizeof sv->design, "%s", v->name);
+	survey_fill(sv, &sh);
+	return 0;
+}

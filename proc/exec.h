@@ -19,8 +19,10 @@
 #include <stdint.h>
 
 #include "proc/metric.h"
+#include "schema/survey.h"
 #include "shim/logline.h" /* the shim's logline (its published format) */
 #include "variants/policy.h"
+#include "workloads/point.h"
 #include "workloads/workload.h"
 
 #define FL_EXEC_MAXENV 32
@@ -65,6 +67,19 @@ struct fl_exec_shim {
  * (workloads/rep.h sets it in this process before the run). */
 void fl_exec_once(const struct fl_variant *v, const struct fl_policy *pol, bool stats,
 		  struct fl_result *r, struct fl_exec_shim *sh);
+
+/* `exec --survey`: one run of the command with the shim counting
+ * (FUTEXLAB_STATS=1) on entry e's design under its policy — glibc: the
+ * shim's pass-through, glibc's own sem_t, as the program runs today — into
+ * *sv (schema/survey.h). Returns 0; 1 when the run failed (as a rep's
+ * error row would: exit status, signal, the shim not on the design), or a
+ * process whose shim reports e's design under another policy than e's (the
+ * counts would be another survey's; one on another design is the
+ * program's own doing, a FUTEXLAB_VARIANT it set, and its line says so);
+ * 2, running nothing, when e cannot be surveyed (what a rep of it would be
+ * skipped for: a design the shim refuses or does not offer, or one this
+ * machine lacks). why: the reason, one line, for 1 and 2. */
+int fl_exec_survey(const struct fl_entry *e, struct fl_survey *sv, char *why, size_t whyn);
 
 /* The cgroup the next run will be in (proc/cgroup.h), made now if it is
  * not yet: its id (bpf_get_current_cgroup_id()'s value for the program's

@@ -2,7 +2,8 @@
 # tests/test_exec.sh — `futexlab exec`: bad input (one line, exit 2), a
 # failing program (error rows, exit 1: exit status, signal, timeout), the
 # rows of a good run (rusage, the shim's semaphore count, skipped designs),
-# Ctrl-C keeping the finished rows, --survey's exact counts, --policy
+# Ctrl-C keeping the finished rows, --survey's exact counts and its design
+# and policy (--variant, --policy: the policy reaching the shim), --policy
 # crossed with the designs (the policy reaching the program's shim as
 # FUTEXLAB_POLICY, and only there: a park entry's program never inherits
 # one), and, with the
@@ -164,6 +165,53 @@ procs=$(sed -n 's/.* in \([0-9]*\) process.*/\1/p' "$tmp/s2.out")
   grep -q "no POSIX semaphore" "$tmp/s3.out" &&
   ok "--survey tree_prog: its 3 processes report although each leaves by _exit" ||
   { bad "--survey tree_prog"; cat "$tmp/s3.out"; }
+
+# 5b. --survey on a design under a policy (--variant NAME --policy P, or
+#     NAME@P): the program's shim is told the design and the policy (the
+#     program writes what it was given; semprog's named-semaphore peer runs
+#     on glibc's by its own choice, and its line says so), the header names
+#     both, every process on the design reports the policy; a park survey
+#     passes no FUTEXLAB_POLICY on, whatever futexlab's own environment
+#     holds. A policy with nothing to apply to (glibc's own sem_t, the
+#     default survey), more than one entry, a design the shim refuses: one
+#     line, exit 2.
+for spec in "--variant negcount --policy spin:50" "--variant negcount@spin:50"; do
+  rm -f "$tmp/sv.log"
+  # shellcheck disable=SC2086 # the spec's words are options
+  FUTEXLAB_POLICY=adaptive "$fl" exec --detail --survey $spec -- \
+    sh -c "echo \"\${FUTEXLAB_VARIANT-}:\${FUTEXLAB_POLICY-}\" >> '$tmp/sv.log'; exec '$semprog'" \
+    >"$tmp/sv.out" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] && [ "$(cat "$tmp/sv.log")" = "negcount:spin:50" ] &&
+    grep -q "^survey: .* on negcount@spin:50: design negcount, waiting policy spin:50, the shim counting$" "$tmp/sv.out" &&
+    grep -qE "^  [0-9]+ +semprog .* negcount@spin:50$" "$tmp/sv.out" &&
+    ! grep -qE " negcount$" "$tmp/sv.out" && grep -q "^total: .* on negcount@spin:50, " "$tmp/sv.out" &&
+    ok "--survey $spec: the program's shim under spin:50, the header and its processes say so" ||
+    { bad "--survey $spec: exit $rc, the program saw '$(cat "$tmp/sv.log" 2>/dev/null)'"; cat "$tmp/sv.out"; }
+done
+rm -f "$tmp/sv.log"
+FUTEXLAB_POLICY=adaptive "$fl" exec --detail --survey --variant negcount -- \
+  sh -c "echo \"\${FUTEXLAB_VARIANT-}:\${FUTEXLAB_POLICY-}\" >> '$tmp/sv.log'" >"$tmp/sv.out" 2>&1 &&
+  [ "$(cat "$tmp/sv.log")" = "negcount:" ] &&
+  grep -q "^survey: .* on negcount: design negcount, waiting policy park, " "$tmp/sv.out" &&
+  ok "--survey --variant negcount: park, no FUTEXLAB_POLICY passed on (futexlab's own holds adaptive)" ||
+  { bad "--survey --variant negcount: the program saw '$(cat "$tmp/sv.log" 2>/dev/null)'"; cat "$tmp/sv.out"; }
+# a process on the design under another policy than asked: not this survey's
+"$fl" exec --survey --variant negcount --policy spin:50 -- \
+  sh -c "FUTEXLAB_POLICY=adaptive exec '$tree'" >"$tmp/sv.out" 2>"$tmp/sv.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "ran negcount under the policy adaptive, not spin:50" "$tmp/sv.err" &&
+  ok "--survey: a process on negcount under another policy than asked: exit 1, named" ||
+  { bad "--survey, a policy changed under it: exit $rc"; cat "$tmp/sv.out" "$tmp/sv.err"; }
+usage "--survey --policy without a design" --survey --policy adaptive -- true
+grep -q "survey runs on glibc's own sem_t, which waits its own way: name a design" <(
+  "$fl" exec --survey --policy adaptive -- true 2>&1) &&
+  ok "--survey --policy alone: the message says glibc's sem_t waits its own way" ||
+  bad "--survey --policy alone: the message"
+usage "--survey on glibc under a policy" --survey --variant glibc@adaptive -- true
+usage "--survey on two designs" --survey --variant negcount,musl -- true
+usage "--survey under two policies" --survey --variant negcount --policy park,adaptive -- true
+usage "--survey on a design the shim refuses" --survey --variant lock1 -- true
 
 # 6. none of the harness's descriptors in the program: one the harness itself
 #    inherited without close-on-exec (fd 9 here), its pipes, and (below, with
