@@ -105,15 +105,19 @@ int fl_policy_wait(const struct fl_variant *v, void *s, const struct timespec *a
 /* The one place a wait passes through: v's wait (abs_deadline NULL) or
  * timedwait under the process's policy. Returns what the design returns.
  * Inline, so that under park (and for a shipped library) a wait costs one
- * relaxed load and a compare beyond the design's own call: the policy's
- * loads are off the uncontended path (results/uncontended.md). A deadline
- * the design must reject goes to the design too (EINVAL). */
+ * relaxed load and a compare beyond the design's own call, and under any
+ * other policy a wait that finds a token costs that and the design's
+ * trywait: the policy's own work is off the uncontended path
+ * (results/policy.md, "Uncontended"). A deadline the design must reject
+ * goes to the design (EINVAL) once no token is there. */
 static inline int fl_timedwait(const struct fl_variant *v, void *s,
 			       const struct timespec *abs_deadline)
 {
 	if (atomic_load_explicit(&fl_policy_kind_now, memory_order_relaxed) == FL_POLICY_PARK ||
 	    !fl_policy_applies(v))
 		return abs_deadline ? v->timedwait(s, abs_deadline) : v->wait(s);
+	if (v->trywait(s) == 0) /* the policy's first try, inline as the park's call */
+		return 0;
 	return fl_policy_wait(v, s, abs_deadline);
 }
 
