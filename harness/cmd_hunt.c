@@ -3,8 +3,10 @@
  * design, rep after rep, with the stranded-waiter detector watching every
  * rep, and reports per design x pattern: ops run, seconds, preemption
  * signals that landed in the library's text, stranded waiters found and the
- * first one's evidence (pattern, ops run until then, the note); then one
- * verdict line per design.
+ * first one's evidence (pattern, ops run until then, the note), CPU per op
+ * and, with the collector (root; --no-probes: not loaded), the kernel's
+ * futex counts per op, counted in every rep; then one verdict line per
+ * design.
  *
  * Rounds: each round runs one rep of every (design, pattern) cell whose
  * time (--seconds) is not used up yet, in a fixed order, so an interrupted
@@ -14,9 +16,9 @@
  * process or in a helper-run design's helper); its counts come back as result
  * fields (preempt_hits, preempt_signals, stranded_taken), its settings go
  * as fl_params fields (preempt_*), so they reach a helper too. Every rep
- * is one CSV row (record/csv.c: the file always holds every finished
- * row); the table and the verdicts are printed at the end, from the cells'
- * totals.
+ * is one CSV row (record/hunt_row.h; record/csv.c: the file always holds
+ * every finished row); the table and the verdicts are printed at the end,
+ * from the cells' totals.
  *
  * --policy P: the designs' waiting policy (variants/policy.h) for the whole
  * hunt, one policy (a lost wakeup is a property of a design under a
@@ -38,6 +40,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "record/csv.h"
+#include "record/hunt_row.h"
 #include "harness/spec.h"
 #include "report/xalloc.h"
 #include "hunt/cells.h"
@@ -49,6 +52,7 @@
 #include "proc/helper.h"
 #include "proc/interrupt.h"
 #include "proc/rep.h"
+#include "probes/probes.h"
 
 /* The options, each with its help: the usage is generated from this table
  * (fl_options_usage). A NULL help is an older name, accepted with a note. */
@@ -75,6 +79,8 @@ static const struct fl_option hunt_opts[] = {
 	  "instead of its own (dso:NAME, sym:PREFIX, src:FILE.c; ';' between items)" },
 	{ "csv", required_argument, 'c', "FILE", "one row per rep (atomically; Ctrl-C keeps "
 	  "finished rows)" },
+	{ "no-probes", no_argument, 'N', NULL, "do not load the eBPF collector (default: it counts "
+	  "every rep's futex calls, when root and BPF work: the table's kernel columns)" },
 	{ "quiet", no_argument, 'q', NULL, "no progress line" },
 	{ "help", no_argument, 'h', NULL, "this text" },
 };
@@ -98,38 +104,47 @@ static void usage(void)
 		"  input, 130 when interrupted (the table of what finished is printed).\n");
 }
 
-static const char csv_header[] =
-	"variant,pattern,rep,ops,elapsed_ns,signals,text_hits,stranded,stranded_max_ns,"
-	"status,note";
-
 /* The options, as given (fl_hunt_main's defaults). */
 struct opts {
 	const char *vlist, *plist, *text, *csv_path;
 	struct fl_policy policy;  /* --policy */
 	bool policy_given;
 	int64_t seconds_ns, rep_ns, stranded_ms, stall_us, interval_us;
-	bool quiet;
+	bool quiet, no_probes;
+};
+
+/* What a rep's hooks share: the CSV, the pattern. */
+struct rep_arg {
+	struct fl_csv *csv;
+	const char *pattern;
 };
 
 /* A helper that started says what it runs on (proc/rep.h). */
 static void csv_meta(void *arg, const char *line)
 {
-	fl_csv_meta(arg, "%s", line);
+	fl_csv_meta(((struct rep_arg *)arg)->csv, "%s", line);
+}
+
+/* The collector around every rep (a helper-run design's: in its helper). */
+static void probes_begin(void *arg, pid_t pid)
+{
+	(void)arg, fl_probes_rep_begin(pid);
+}
+
+static void probes_end(void *arg, pid_t pid, const struct fl_result *r)
+{
+	fl_probes_rep_end(pid, ((struct rep_arg *)arg)->pattern, r->ops);
 }
 
 /* Rep r of cell c into the cell's totals (hunt/cells.h) and its CSV row. */
 static void fold(struct fl_hunt_cell *c, const struct fl_result *r, struct fl_csv *csv)
 {
-	const char *status, *note;
-	int64_t stranded;
-	fl_hunt_fold(c, r, &status, &note, &stranded);
-	char q[512], row[1024];
-	fl_csv_quote(q, sizeof q, note);
-	snprintf(row, sizeof row, "%s,%s,%d,%lld,%lld,%lld,%lld,%lld,%lld,%s,%s", c->label,
-		 c->w->name, c->reps, (long long)r->ops, (long long)r->elapsed_ns,
-		 (long long)r->preempt_signals, (long long)r->preempt_hits, (long long)stranded,
-		 (long long)r->stranded_max_ns, status, q);
-	int e = fl_csv_add(csv, row);
+	struct fl_hunt_rep x = { c->label, c->w->name, 0, r, 0, "", "", false };
+	struct fl_kcounts k;
+	x.probed = fl_probes_rep_kcounts(&k);
+	fl_hunt_fold(c, r, x.probed ? &k : NULL, &x.status, &x.note, &x.stranded);
+	x.rep = c->reps;
+	int e = fl_hunt_csv_add(csv, &x);
 	if (e)
 		fprintf(stderr, "futexlab: cannot write %s: %s\n", csv->path, strerror(e));
 }
@@ -138,7 +153,8 @@ static void fold(struct fl_hunt_cell *c, const struct fl_result *r, struct fl_cs
 static void run_rep(struct fl_hunt_cell *c, const struct fl_params *base, struct fl_csv *csv)
 {
 	struct fl_result r = FL_RESULT_EMPTY;
-	struct fl_rep_hooks hooks = { .meta = csv_meta, .arg = csv };
+	struct rep_arg a = { csv, c->w->name };
+	struct fl_rep_hooks hooks = { probes_begin, probes_end, csv_meta, &a };
 	fl_rep_run(&(struct fl_rep){ c->v, c->w, *base, FL_WAKE_EXACT, c->policy }, &hooks, &r);
 	free(r.lat);
 	if (fl_interrupted)
@@ -198,6 +214,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 't': o->text = optarg; break;
 		case 'c': o->csv_path = optarg; break;
 		case 'q': o->quiet = true; break;
+		case 'N': o->no_probes = true; break;
 		case 'h': usage(); return 1;
 		default:
 			fl_usage_error("hunt: unknown or incomplete option '%s' (futexlab hunt --help)",
@@ -254,12 +271,7 @@ static struct fl_hunt_cell *make_cells(const struct fl_variant **vs, int nv,
 	for (int i = 0; i < nv; i++)
 		for (int k = 0; k < np; k++) {
 			struct fl_hunt_cell *c = &cells[i * np + k];
-			c->v = vs[i];
-			c->w = ws[k];
-			c->policy = (struct fl_policy)FL_POLICY_PARK_INIT;
-			if (fl_policy_applies(vs[i]))
-				c->policy = o->policy;
-			fl_entry_label(vs[i], &c->policy, c->label, sizeof c->label);
+			fl_hunt_cell_init(c, vs[i], ws[k], &o->policy);
 			c->unavailable = fl_rep_unavailable(vs[i]);
 			if (!c->unavailable && ws[k]->unavailable)
 				c->unavailable = ws[k]->unavailable(vs[i], base);
@@ -311,7 +323,7 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 	int nc = nv * np;
 	struct fl_hunt_cell *cells = make_cells(vs, nv, ws, np, &base, &o);
 	struct fl_csv csv;
-	int e = fl_csv_open(&csv, o.csv_path, csv_header, argc, argv);
+	int e = fl_csv_open(&csv, o.csv_path, fl_hunt_csv_header(), argc, argv);
 	if (e) {
 		fprintf(stderr, "futexlab: cannot write %s: %s\n", o.csv_path, strerror(e));
 		free(cells);
@@ -325,6 +337,9 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 	char ptext[FL_POLICY_TEXT_MAX];
 	fl_csv_meta(&csv, "policy: %s (the designs'; the shipped libraries wait their own way)",
 		    fl_policy_format(&o.policy, ptext, sizeof ptext));
+	fl_probes_setup(o.no_probes ? FL_PROBES_OFF : FL_PROBES_DEFAULT);
+	fl_csv_meta(&csv, "probes: %s%s", fl_probes_loaded() ? "every rep" : "off: ",
+		    fl_probes_off_why());
 	fl_interrupt_catch();
 	printf("futexlab hunt — %d designs x %d patterns, %.1f s each in reps of %.2f s, "
 	       "policy %s\n", nv, np, o.seconds_ns / 1e9, o.rep_ns / 1e9, ptext);
@@ -334,7 +349,8 @@ int fl_hunt_main(int argc, char **argv, const struct fl_variant *const *extra, i
 	fl_helper_shutdown();
 	if (!o.quiet && isatty(2))
 		fprintf(stderr, "\r\033[K");
-	fl_hunt_table(stdout, cells, nc);
+	fl_hunt_table(stdout, cells, nc, fl_probes_off_why());
+	fl_probes_teardown();
 	fl_hunt_verdicts(stdout, cells, nc, np);
 	printf("\nhunt %s in %.1f s\n", fl_interrupted ? "INTERRUPTED" : "done",
 	       (fl_now_ns() - t0) / 1e9);

@@ -120,15 +120,13 @@ static void rep_begin(void *arg, pid_t pid)
 {
 	struct rep_ctx *c = arg;
 	if (c->measured && c->probed) {
-		if (pid > 0)
-			fl_probes_count_process(pid);
 		/* exec: the collector counts the next run's cgroup, made ahead
 		 * (proc/exec.h), by bpf_get_current_cgroup_id alone — every
 		 * process of the run, daemons included; without a cgroup (0) it
 		 * follows the program's process tree (probes/follow.md) */
 		if (c->exec)
 			fl_probes_count_cgroup(fl_exec_cgroup_next());
-		fl_probes_rep_begin();
+		fl_probes_rep_begin(pid); /* a helper's: counted there */
 	}
 	if (!pid)
 		fl_perf_begin();
@@ -139,11 +137,8 @@ static void rep_end(void *arg, pid_t pid, const struct fl_result *r)
 	struct rep_ctx *c = arg;
 	if (!pid)
 		fl_perf_end(&c->perf);
-	if (c->measured && c->probed) {
-		fl_probes_rep_end(c->workload, r->ops);
-		if (pid > 0)
-			fl_probes_count_process(0);
-	}
+	if (c->measured && c->probed)
+		fl_probes_rep_end(pid, c->workload, r->ops);
 }
 
 static void rep_meta(void *arg, const char *line)

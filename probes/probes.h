@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "schema/kcounts.h"
 #include "schema/word.h"
 
 enum fl_probes_mode {
@@ -28,13 +29,23 @@ extern const char fl_probes_csv_header[];
 
 /* Loads the collector once (or not, per mode). */
 void fl_probes_setup(enum fl_probes_mode mode);
-/* Around one rep: zero + attach; detach + keep the counts of that rep. */
-void fl_probes_rep_begin(void);
-void fl_probes_rep_end(const char *workload, int64_t ops);
+/* Around one rep: zero + attach; detach + keep the counts of that rep.
+ * pid > 0: the rep runs in that process (a helper-run design's helper),
+ * counted instead of this one for the rep (fl_probes_count_process). */
+void fl_probes_rep_begin(pid_t pid);
+void fl_probes_rep_end(pid_t pid, const char *workload, int64_t ops);
 /* Appends the probe columns of the last rep to a CSV row (empty values
  * when !have_rep or the collector is off); never overflows row[n]. */
 void fl_probes_append(char *row, size_t n, bool have_rep);
 void fl_probes_teardown(void);
+/* The last rep's counts as totals (schema/kcounts.h), for a command that
+ * folds its reps itself (the hunt): true when the collector counted that
+ * rep (its probe columns are filled), else false, *out untouched. */
+bool fl_probes_rep_kcounts(struct fl_kcounts *out);
+/* Why the collector is not loaded, one line ("" while it is): --no-probes,
+ * what its setup or a rep's attach said (also on stderr), or a build
+ * without it. */
+const char *fl_probes_off_why(void);
 /* Whether the collector is loaded and counting reps is possible (setup
  * succeeded and no rep has failed to attach since). */
 bool fl_probes_loaded(void);

@@ -32,6 +32,9 @@ const char fl_probes_csv_header[] =
 #define NCOLS 35
 
 static char last_cols[1024]; /* the last rep's columns, or "" */
+static struct fl_kcounts last_k; /* the last rep's totals, when last_k_set */
+static bool last_k_set;
+static char off_why[300] = "not loaded"; /* fl_probes_off_why */
 
 #ifdef FL_HAVE_PROBES
 /* Posts per workload op, for wakes_per_post (each op of these workloads is
@@ -141,29 +144,33 @@ void fl_probes_count_process(pid_t pid)
 
 void fl_probes_setup(enum fl_probes_mode mode)
 {
-	char why[300];
-	if (mode == FL_PROBES_OFF)
-		return;
-	struct futexstat_config cfg = { .wake_to_run = 1, .follow_children = follow,
-					.per_word = follow };
-	fs = futexstat_open(&cfg, why, sizeof why);
-	if (!fs) {
-		fprintf(stderr, "futexlab: probes off: %s\n", why);
+	if (mode == FL_PROBES_OFF) {
+		snprintf(off_why, sizeof off_why, "--no-probes");
 		return;
 	}
+	struct futexstat_config cfg = { .wake_to_run = 1, .follow_children = follow,
+					.per_word = follow };
+	fs = futexstat_open(&cfg, off_why, sizeof off_why);
+	if (!fs) {
+		fprintf(stderr, "futexlab: probes off: %s\n", off_why);
+		return;
+	}
+	off_why[0] = '\0';
 	fl_rep_stranded_hook(fl_probes_on_stranded);
 	if (follow && cgroup)
 		futexstat_count_cgroup(fs, cgroup);
 }
 
-void fl_probes_rep_begin(void)
+void fl_probes_rep_begin(pid_t pid)
 {
-	char why[300];
+	if (pid > 0)
+		fl_probes_count_process(pid);
 	last_cols[0] = '\0';
+	last_k_set = false;
 	if (!fs)
 		return;
-	if (futexstat_start(fs, why, sizeof why)) {
-		fprintf(stderr, "futexlab: probes off: %s\n", why);
+	if (futexstat_start(fs, off_why, sizeof off_why)) {
+		fprintf(stderr, "futexlab: probes off: %s\n", off_why);
 		fl_rep_stranded_hook(NULL);
 		futexstat_close(fs);
 		fs = NULL;
@@ -172,7 +179,17 @@ void fl_probes_rep_begin(void)
 	attached = true;
 }
 
-void fl_probes_rep_end(const char *workload, int64_t ops)
+static void rep_end(const char *workload, int64_t ops);
+
+void fl_probes_rep_end(pid_t pid, const char *workload, int64_t ops)
+{
+	rep_end(workload, ops);
+	if (pid > 0)
+		fl_probes_count_process(0);
+}
+
+/* The rep's counts, kept as its columns and totals. */
+static void rep_end(const char *workload, int64_t ops)
 {
 	if (!fs || !attached)
 		return;
@@ -210,6 +227,10 @@ void fl_probes_rep_end(const char *workload, int64_t ops)
 	else if (other)
 		snprintf(procs, sizeof procs, "1");
 	last_words_lost = c.words_lost;
+	last_k = (struct fl_kcounts){ (int64_t)total, (int64_t)c.wait_calls, (int64_t)c.wake_calls,
+				      (int64_t)c.wake_none, (int64_t)c.wait_eagain,
+				      (int64_t)c.resleeps, (int64_t)c.herd_bursts };
+	last_k_set = true;
 	snprintf(last_cols, sizeof last_cols,
 		 ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu,%llu,%llu,%llu,"
 		 "%llu,%llu,%llu,%llu,%llu,%llu,%s,%s,%llu,%s,%s",
@@ -239,23 +260,44 @@ void fl_probes_teardown(void)
 	fl_rep_stranded_hook(NULL);
 	futexstat_close(fs);
 	fs = NULL;
+	snprintf(off_why, sizeof off_why, "not loaded");
 }
 
 #else
 void fl_probes_setup(enum fl_probes_mode mode)
 {
+	snprintf(off_why, sizeof off_why, "%s", mode == FL_PROBES_OFF ? "--no-probes" :
+		 "this build has no eBPF collector (-Dprobes=disabled, or clang/bpftool/libbpf/BTF "
+		 "missing)");
 	if (mode == FL_PROBES_ON)
 		fprintf(stderr, "futexlab: probes off: this build has no eBPF collector "
 			"(configured with -Dprobes=disabled, or clang/bpftool/libbpf/BTF missing)\n");
 }
-void fl_probes_rep_begin(void) { last_cols[0] = '\0'; }
+void fl_probes_rep_begin(pid_t pid) { (void)pid, last_cols[0] = '\0'; }
+/* (last_k is never set here: no rep is counted) */
 void fl_probes_follow_children(void) {}
 void fl_probes_count_cgroup(uint64_t id) { (void)id; }
 void fl_probes_count_process(pid_t pid) { (void)pid; }
-void fl_probes_rep_end(const char *workload, int64_t ops) { (void)workload, (void)ops; }
+void fl_probes_rep_end(pid_t pid, const char *workload, int64_t ops)
+{
+	(void)pid, (void)workload, (void)ops;
+}
 void fl_probes_teardown(void) {}
 bool fl_probes_loaded(void) { return false; }
 #endif
+
+bool fl_probes_rep_kcounts(struct fl_kcounts *out)
+{
+	if (!last_k_set)
+		return false;
+	*out = last_k;
+	return true;
+}
+
+const char *fl_probes_off_why(void)
+{
+	return off_why;
+}
 
 void fl_probes_append(char *row, size_t n, bool have_rep)
 {

@@ -15,9 +15,16 @@
 # - --policy P: the designs hunted under P, as NAME@POLICY in the table, the
 #   verdicts and the CSV, the shipped libraries under their own (and bad
 #   policies refused);
+# - the table's CPU per op and kernel columns (futex syscalls, waits, wakes,
+#   woke 0, EAGAIN, resleeps per op, herd bursts per 1000 ops): each cell's
+#   figure is its CSV rows' sum over their ops (cpu_user_ns + cpu_sys_ns,
+#   futex_syscalls, ...), the kernel's counted by the collector in every rep
+#   (root; without it, or with --no-probes, '-' and the legend saying why,
+#   the probe cells empty, the CPU still there);
 # - Ctrl-C: exit 130, the table of what finished, the CSV keeps its rows.
 set -u
 fx=$1 hm=$2
+py=/usr/bin/python3   # Debian's, for reading the CSV (scripts/setup installs it)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0 skipped=0
@@ -25,8 +32,67 @@ check() { # NAME CONDITION
 	if eval "$2"; then echo "ok   $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi
 }
 rows() { grep -v '^#' "$1" | tail -n +2 | wc -l; }
-# the in-text hits of a table line: "VARIANT PATTERN reps ops seconds HITS/SIGNALS ..."
-hits() { awk -v v="$2" -v p="$3" '$1 == v && $2 == p { split($6, a, "/"); print a[1] + 0 }' "$1"; }
+# the in-text hits of a table line: "VARIANT PATTERN reps ops secs cpu futex waits wakes
+# woke0 EAGAIN resleep herd/1k HITS/SIGNALS stranded ..."
+hits() { awk -v v="$2" -v p="$3" '$1 == v && $2 == p { split($14, a, "/"); print a[1] + 0 }' "$1"; }
+# columns OUT CSV: each ran cell's CPU and kernel columns in the table OUT
+# against its rows in CSV: the table's per-op figures are the rows' sums
+# over their ops (to the table's 3 decimals or 3 figures). Prints "ok N
+# cells, K with kernel counts" or what differs; exit 1 on any difference.
+columns() {
+  "$py" - "$1" "$2" <<'PYEOF'
+import csv, sys
+out, path = sys.argv[1], sys.argv[2]
+rows = list(csv.DictReader(l for l in open(path) if not l.startswith("#")))
+loaded = any(l.startswith("# probes: every rep") for l in open(path))
+head = "variant pattern reps ops secs cpu futex waits wakes woke0 eagain resleep herd textsig stranded".split()
+kern = [("futex", "futex_syscalls", 1), ("waits", "wait_calls", 1), ("wakes", "wake_calls", 1),
+        ("woke0", "wake_none", 1), ("eagain", "wait_eagain", 1), ("resleep", "resleeps", 1),
+        ("herd", "herd_bursts", 1000)]
+bad, cells, counted = [], 0, 0
+hdr = [l for l in open(out) if l.startswith("variant ")]
+if not hdr or hdr[0].split()[:15] != "variant pattern reps ops secs cpu ns futex waits wakes woke 0 EAGAIN resleep herd/1k".split():
+    bad.append("header: %r" % (hdr[0] if hdr else None))
+def close(shown, want):
+    if shown == "-":
+        return False
+    x = float(shown)
+    return abs(x - want) <= max(0.0015, 0.006 * abs(want))
+for line in open(out):
+    f = line.split()
+    if len(f) < 15 or f[2] == "-" or not f[2].isdigit():
+        continue
+    t = dict(zip(head, f))
+    mine = [r for r in rows if r["variant"] == t["variant"] and r["pattern"] == t["pattern"]]
+    if not mine:
+        continue
+    cells += 1
+    ops = sum(int(r["ops"]) for r in mine)
+    cpu = sum(int(r["cpu_user_ns"]) + int(r["cpu_sys_ns"]) for r in mine)
+    if not close(t["cpu"], cpu / ops):
+        bad.append("%s %s cpu: table %s, rows %.1f" % (t["variant"], t["pattern"], t["cpu"], cpu / ops))
+    probed = [r for r in mine if r["futex_syscalls"] != ""]
+    if loaded and len(probed) != len(mine):
+        bad.append("%s %s: %d of %d rows counted" % (t["variant"], t["pattern"], len(probed), len(mine)))
+    if not probed:
+        if any(t[k] != "-" for k, _, _ in kern):
+            bad.append("%s %s: kernel columns without counts: %s" % (t["variant"], t["pattern"], line.strip()))
+        continue
+    counted += 1
+    pops = sum(int(r["ops"]) for r in probed)
+    for k, col, scale in kern:
+        want = scale * sum(int(r[col]) for r in probed) / pops
+        if not close(t[k], want):
+            bad.append("%s %s %s: table %s, rows %.4f" % (t["variant"], t["pattern"], k, t[k], want))
+    if any(close(t[k], 0) for k in ("futex", "waits")):
+        bad.append("%s %s: no futex call counted: %s" % (t["variant"], t["pattern"], line.strip()))
+print(("ok " if not bad and cells else "") + "%d cells, %d with kernel counts%s" %
+      (cells, counted, "" if loaded else " (collector off)"))
+for b in bad:
+    print("    " + b)
+sys.exit(1 if bad or not cells else 0)
+PYEOF
+}
 
 for args in "--variant nosuch" "--pattern nosuch" "--seconds 0" "--seconds x" \
 	    "--rep-seconds" "--rep-seconds 0" "--rep 0" "--text dso" "--text span:libc.so.6" \
@@ -40,7 +106,7 @@ for args in "--variant nosuch" "--pattern nosuch" "--seconds 0" "--seconds x" \
 done
 
 # The old names: the hunt runs, and says once per name what it is now.
-$fx hunt --variant negcount --pattern preempt --seconds 0.2 --rep 0.1 --spin-us 5 \
+$fx hunt --variant negcount --pattern preempt --seconds 0.2 --rep 0.1 --spin-us 5 --no-probes \
 	--csv "$tmp/o.csv" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "old names --rep, --spin-us: exit 0, one note each" \
@@ -124,6 +190,37 @@ else
 fi
 check "a CSV row per rep (>= 1 per cell that ran: $cells)" '[ "$(rows "$tmp/c.csv")" -ge $cells ]'
 [ $fail -eq 0 ] || cat "$tmp/c.out"
+# The CPU and kernel columns: the table's figures from the rows. The
+# kernel's need the collector: not root, or the collector's own reason on
+# stderr (no BPF), is one SKIP line and the '-' cells checked instead; a
+# root hunt that counted nothing without saying why fails.
+got=$(columns "$tmp/c.out" "$tmp/c.csv")
+rc=$?
+check "short hunt: cpu ns and the kernel columns per op, from the CSV rows: ${got%%$'\n'*}" \
+	'[ $rc -eq 0 ] || { echo "$got"; false; }'
+if grep -q "^# probes: every rep" "$tmp/c.csv"; then
+	check "short hunt: the legend says the collector counted every rep" \
+		'grep -q "^in every rep (its cost is in cpu ns)" "$tmp/c.out"'
+elif [ "$(id -u)" != 0 ] || grep -q "^futexlab: probes off: " "$tmp/c.out"; then
+	skipped=$((skipped + 1))
+	echo "SKIP the kernel columns' figures: $(grep -m1 "^# probes:" "$tmp/c.csv")"
+	check "short hunt, collector off: the legend says why" \
+		'grep -q "the eBPF collector is$" "$tmp/c.out"'
+else
+	check "short hunt: the collector counted (root, no reason given why not): $(grep -m1 "^# probes:" "$tmp/c.csv")" false
+fi
+[ $fail -eq 0 ] || cat "$tmp/c.out"
+# --no-probes: the kernel columns '-', the legend saying so, the probe
+# cells of the CSV empty, the CPU per op still there.
+$fx hunt --variant negcount --pattern steal --seconds 0.2 --no-probes --csv "$tmp/n.csv" >"$tmp/n.out" 2>&1
+rc=$?
+got=$(columns "$tmp/n.out" "$tmp/n.csv")
+crc=$?
+check "--no-probes: exit 0, cpu ns from the rows, the kernel columns '-': ${got%%$'\n'*}" \
+	'[ $rc -eq 0 ] && [ $crc -eq 0 ] && grep -qE "^negcount +steal +1 +[0-9.k]+ +[0-9.]+ +[0-9.]+ +(- +){7}- +0 *$" "$tmp/n.out" ||
+	 { echo "$got"; cat "$tmp/n.out"; false; }'
+check "--no-probes: the legend and the CSV say the collector is off" \
+	'grep -q "^off (--no-probes)$" "$tmp/n.out" && grep -q "^# probes: off: --no-probes$" "$tmp/n.csv"'
 
 # --policy spin:20: negcount hunted as negcount@spin:20, glibc as itself.
 $fx hunt --policy spin:20 --variant negcount,glibc --pattern steal --seconds 0.2 --rep-seconds 0.1 \

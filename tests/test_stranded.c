@@ -65,10 +65,10 @@ static void rep(const char *w, int threads, int armed, int64_t stranded_ns, bool
 		fl_probes_stranded_clear();
 	fl_stranded_rep_begin(&p);
 	if (probes)
-		fl_probes_rep_begin();
+		fl_probes_rep_begin(0);
 	fl_workload_find(w)->run(drop, &p, r);
 	if (probes)
-		fl_probes_rep_end(w, r->ops);
+		fl_probes_rep_end(0, w, r->ops);
 	fl_stranded_rep_end(r);
 	free(r->lat);
 	r->lat = NULL;
