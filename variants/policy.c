@@ -10,15 +10,18 @@
  * learns per semaphore how long its tokens take (3), gives the CPU away
  * when the machine has none to spare (4), and honours deadlines (5).
  *
- * 1. The costs, measured where it runs (fl_adapt_calibrate; harness:
- *    before each adaptive rep, shim: before its first wait that finds no
- *    token). A park is measured as what it is: two threads hand a futex
+ * 1. The costs, measured where it runs (fl_adapt_calibrate, from
+ *    fl_policy_set: the harness before each adaptive rep, the shim once
+ *    when it reads its policy; the partner thread is joined before it
+ *    returns). A park is measured as what it is: two threads hand a futex
  *    word back and forth 16 times (FUTEX_WAKE, the woken thread running,
  *    FUTEX_WAIT), and park_ns is the median one-way handoff. A yield is the
  *    median sched_yield(2) with nothing to switch to; a pause and a clock
  *    read are timed in bulk. On the 2-vCPU VM futexlab is measured on
- *    (results/policy.md, `futexlab calibrate`): a handoff 21-38 us (of which
- *    6-9 us of CPU), a yield 1.1-1.3 us, a pause 19 ns, a clock read 25 ns.
+ *    (`build/tests/test_policy` prints them; results/policy.md): a
+ *    handoff 10-36 us with 9-44 us of CPU a round trip, depending on the
+ *    VM's state of the moment (2.8 us under `taskset -c 0`: a switch on
+ *    one CPU), a yield 1.2 us, a pause 18 ns, a clock read 31 ns.
  *    Nothing below is a constant tuned to that VM: the bounds are these
  *    costs, and the only fixed numbers are ratios and the learning's steps.
  * 2. How much to try. Trying for W before parking, against a token that

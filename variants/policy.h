@@ -198,10 +198,11 @@ struct fl_adapt_costs {
 /* The bootstrap park cost, used until a calibration has measured one. */
 #define FL_ADAPT_PARK_BOOT_NS 20000u
 /* Measures them (about a millisecond: a two-thread futex handoff 16 times,
- * 16 yields, 256 pauses, 64 clock reads). Thread-safe; the harness calls it
- * before each adaptive rep (fl_policy_set), the shim before its first
- * adaptive wait that finds no token. Returns 0, or -1 when no thread could
- * be started (the bootstrap values stay). */
+ * 16 yields, 256 pauses, 64 clock reads; its partner thread is joined
+ * before it returns). Thread-safe; fl_policy_set calls it for adaptive
+ * (the harness before each rep, the shim once at start) unless
+ * FUTEXLAB_POLICY_CALIBRATE=0. Returns 0, or -1 when no thread could be
+ * started (the last values stay). */
 int fl_adapt_calibrate(void);
 struct fl_adapt_costs fl_adapt_costs(void);
 
