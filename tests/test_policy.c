@@ -178,10 +178,12 @@ static void test_waits(const char *text)
 	       "glibc keeps its own policy, negcount takes the process's");
 }
 
-/* The calibration (policy.c, point 1): every cost measured, and in the
- * order any machine has them (a pause < a clock read's few dozen ns <
- * a yield's syscall < a handoff through the kernel's two context
- * switches, whose CPU is at most its time for the two threads). */
+/* The calibration (policy.c, point 1): every cost measured (none left at
+ * its bootstrap value: a handoff is two context switches, never 0), a
+ * pause under a yield's syscall. Nothing tighter: under load (CI runs
+ * the suites two at a time) a yield may take longer than a handoff, and a
+ * round trip's CPU is bounded by its time, not by twice the median
+ * handoff. */
 static void test_calibrate(void)
 {
 	EXPECT(fl_adapt_calibrate() == 0, "calibrate: no partner thread");
@@ -189,10 +191,10 @@ static void test_calibrate(void)
 	printf("calibrated: clock %u ns, pause %u ns, yield %u ns, handoff %u ns (%u ns of CPU)\n",
 	       c.clock_ns, c.pause_ns, c.yield_ns, c.park_ns, c.park_cpu_ns);
 	EXPECT(c.calibrated, "calibrate: not marked calibrated");
-	EXPECT(c.pause_ns > 0 && c.clock_ns > 0 && c.yield_ns > c.pause_ns && c.park_ns > c.yield_ns,
-	       "calibrate: costs out of order");
-	EXPECT(c.park_cpu_ns > 0 && c.park_cpu_ns <= 2 * c.park_ns + 1000,
-	       "calibrate: handoff CPU %u against %u ns", c.park_cpu_ns, c.park_ns);
+	EXPECT(c.pause_ns > 0 && c.clock_ns > 0 && c.yield_ns > c.pause_ns,
+	       "calibrate: pause %u, clock %u, yield %u", c.pause_ns, c.clock_ns, c.yield_ns);
+	EXPECT(c.park_ns > 0 && c.park_ns != FL_ADAPT_PARK_BOOT_NS && c.park_cpu_ns > 0,
+	       "calibrate: handoff %u ns, %u ns of CPU", c.park_ns, c.park_cpu_ns);
 }
 
 int main(void)
