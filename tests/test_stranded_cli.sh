@@ -75,7 +75,7 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # each such row with its note and stranded_max_ns, the run's wall time and
 # the machine's load.
 t0=$(ms)
-"$fl" run --detail --variant "$sound" --workload all --threads 4 --rounds 2 --warmup 0 --duration 0.15 \
+"$fl" run --detail --variant "$sound" --workload all --threads 4 --rounds 2 --warmup 0 --duration 0.1 \
   --no-control --quiet --csv "$tmp/all.csv" >"$tmp/all.out" 2>"$tmp/all.err"
 read -r n w z nz err < <(summary "$tmp/all.csv" 2>"$tmp/all.rows")
 if [ "$w" -ge 100 ] && [ "$nz" -eq 0 ] && [ "$err" -eq 0 ]; then
