@@ -126,6 +126,27 @@ static void test_adaptive(void)
 		       over, t.won, t.park);
 	}
 
+	/* a yielder's spin before its first yield: kept while at least a
+	 * quarter of such spins take a token, dropped after a run of losses
+	 * (a barrier's waiters: the token needs their CPU), taken up again by
+	 * a run of wins (the probes' spins, at a producer/consumer point) */
+	a = (struct fl_adapt)FL_ADAPT_INIT;
+	EXPECT(fl_adapt_spin_first(&a), "spin first: not at the start");
+	int n;
+	for (n = 0; n < 64 && fl_adapt_spin_first(&a); n++)
+		fl_adapt_learn_spin(&a, false);
+	EXPECT(n >= 3 && n <= 8, "spin first: dropped after %d losses", n);
+	for (n = 0; n < 64 && !fl_adapt_spin_first(&a); n++)
+		fl_adapt_learn_spin(&a, true);
+	EXPECT(n >= 1 && n <= 3, "spin first: taken up after %d wins", n);
+	for (int i = 0; i < 64; i++) /* one win in three: worth it */
+		fl_adapt_learn_spin(&a, i % 3 == 0);
+	EXPECT(fl_adapt_spin_first(&a) && a.spin_wins <= 31, "spin first: one win in 3, %u/31",
+	       a.spin_wins);
+	for (int i = 0; i < 64; i++) /* one in ten: not */
+		fl_adapt_learn_spin(&a, i % 10 == 0);
+	EXPECT(!fl_adapt_spin_first(&a), "spin first: one win in 10, %u/31", a.spin_wins);
+
 	/* the window stays within its bounds whatever it is told */
 	a = (struct fl_adapt)FL_ADAPT_INIT;
 	run(&a, 10000000, false, 3, 0);

@@ -153,8 +153,10 @@ struct fl_adapt {
 	uint32_t window_ns;             /* how much a waiter may spend trying before it parks; 0: park at once */
 	uint32_t seq;                   /* waits seen while parked (the probe schedule) */
 	uint32_t probe_shift;           /* a parked semaphore probes once in 2^probe_shift waits */
+	uint32_t spin_wins;             /* of a yielder's spins before its first yield, the
+					 * share that took a token, in 31sts (a running mean) */
 };
-#define FL_ADAPT_INIT { 4000, 0, 0 }
+#define FL_ADAPT_INIT { 4000, 0, 0, 31 }
 
 enum fl_adapt_mode { FL_ADAPT_SPIN, FL_ADAPT_YIELD, FL_ADAPT_PARK };
 
@@ -180,6 +182,13 @@ struct fl_adapt_plan fl_adapt_plan(const struct fl_adapt *a, bool yield, uint32_
  * before parking) after tried_ns of trying, or parked after tried_ns. */
 void fl_adapt_learn(struct fl_adapt *a, const struct fl_adapt_plan *plan, bool won,
 		    uint64_t tried_ns, uint32_t cap_ns);
+/* Whether a yielder spins for a yield's cost before its first yield
+ * (policy.c, point 4): while at least FL_ADAPT_SPIN_PAYS 31sts (about a
+ * fifth) of those spins took a token. What it learns from one that ran:
+ * won or not (a running mean, a quarter of the way each time). */
+#define FL_ADAPT_SPIN_PAYS 6u
+bool fl_adapt_spin_first(const struct fl_adapt *a);
+void fl_adapt_learn_spin(struct fl_adapt *a, bool won_spinning);
 
 /* What the adaptive policy measured on this machine (policy.c, "The
  * costs"): calibrated by fl_adapt_calibrate, the timer's lateness learned
