@@ -19,9 +19,10 @@
  *    median sched_yield(2) with nothing to switch to; a pause and a clock
  *    read are timed in bulk. On the 2-vCPU VM futexlab is measured on
  *    (`build/tests/test_policy` prints them; results/policy.md): a
- *    handoff 10-36 us with 9-44 us of CPU a round trip, depending on the
- *    VM's state of the moment (2.8 us under `taskset -c 0`: a switch on
- *    one CPU), a yield 1.2 us, a pause 18 ns, a clock read 31 ns.
+ *    handoff 7.7-36 us with 9-44 us of CPU a round trip, depending on the
+ *    VM's state of the moment (2.8-3.0 us under `taskset -c 0`: a switch
+ *    on one CPU), a yield 1.2-1.3 us, a pause 18-19 ns, a clock read
+ *    30-34 ns.
  *    Nothing below is a constant tuned to that VM: the bounds are these
  *    costs, and the only fixed numbers are ratios and the learning's steps.
  * 2. How much to try. Trying for W before parking, against a token that
