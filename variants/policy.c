@@ -72,8 +72,8 @@
  *    where the token needs this CPU (a barrier's last arrival) they never
  *    do, and the waiter yields at once. (One run each, the 2-vCPU VM:
  *    prodcons T=8 K=4 went from 1.31-1.43x libc++'s time with no spin to
- *    0.74-0.86x; barrier T=4 with a spin always, 0.94-1.68x libstdc++'s
- *    against 0.72-0.98x without.) The shipped C++ libraries do the same
+ *    0.74-0.86x; barrier T=4 and T=8 with a spin always, 0.85-1.68x
+ *    libstdc++'s against 0.72-0.98x without.) The shipped C++ libraries do the same
  *    with constants (libstdc++ 12 pauses then 4 yields; libc++ polls for
  *    4 us, then yields for up to 64 us): at barrier T=4 libstdc++ makes
  *    ~0.03 futex waits and 6 context switches a phase — its waiters yield.
