@@ -79,6 +79,13 @@ _Static_assert(W_SLEEP == HERD_MIN, "the herd case must sit on the threshold");
 
 static _Alignas(64) _Atomic uint32_t w_a, w_a2, w_b, w_c, w_d, w_e, w_f;
 static _Atomic int sleeper_tid[W_SLEEP], eintr_tid, done_sleepers, done_eintr;
+/* The woken sleepers wait again one at a time, in index order: futex-herd.bt
+ * updates its maps without atomics (its header: two re-waits counted on two
+ * CPUs at once can lose one, or count a burst twice), and this test wants
+ * its exact counts, not that race's (seen: @rewaits 2 of 3 in about 1 run of
+ * 30, and twice in a row in CI). The turn is passed by an atomic store and
+ * waited for with sched_yield: no futex call in the window. */
+static _Atomic int rewait_turn;
 static int go_pipe[2], eintr_pipe[2], bye_pipe[2];
 static long sleeper_r1[W_SLEEP], sleeper_r2[W_SLEEP], eintr_r;
 static int have_f2; /* futex2 syscalls exist (Linux 6.7+) */
@@ -215,9 +222,12 @@ static void *sleeper(void *arg)
 	atomic_store(&sleeper_tid[i], (int)syscall(SYS_gettid));
 	sleeper_r1[i] = futex(&w_d, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 0, NULL, NULL,
 			      FUTEX_BITSET_MATCH_ANY);
-	/* back to waiting on the same word at once (w_d is 0: EAGAIN) */
+	/* back to waiting on the same word (w_d is 0: EAGAIN), in turn */
+	while (atomic_load(&rewait_turn) != i)
+		sched_yield();
 	sleeper_r2[i] = futex(&w_d, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 1, NULL, NULL,
 			      FUTEX_BITSET_MATCH_ANY);
+	atomic_store(&rewait_turn, i + 1);
 	atomic_fetch_add(&done_sleepers, 1);
 	if (read(bye_pipe[0], &b, 1) != 1)
 		abort();
@@ -280,6 +290,7 @@ static void start_threads(void)
 	struct sigaction sa = { .sa_handler = on_usr1 }; /* no SA_RESTART: EINTR */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
+	atomic_store(&rewait_turn, 0);
 	for (int i = 0; i < W_SLEEP; i++)
 		if (pthread_create(&threads[i], NULL, sleeper, (void *)(intptr_t)i))
 			abort();
