@@ -139,6 +139,7 @@ struct pick {
 static const struct fl_variant *find_floor(const char *name)
 {
 	return !strcmp(name, fl_floor_atomic.name) ? &fl_floor_atomic
+	       : !strcmp(name, fl_floor_inline.name) ? &fl_floor_inline
 	       : !strcmp(name, fl_floor_futex.name) ? &fl_floor_futex : NULL;
 }
 
@@ -240,9 +241,9 @@ static void push_entry(struct fl_spec *s, const struct fl_variant *v, struct fl_
 			if (!strcmp(s->ents[i].label, e.label))
 				fl_usage_error("%s: the entry %s twice (a NAME@POLICY of --variant is "
 					       "also NAME crossed with --policy)", s->cmd, e.label);
-		if (s->nent == FL_MAXENTRY - 2)
+		if (s->nent == FL_MAXENTRY - FL_NFLOORS)
 			fl_usage_error("%s: more than %d entries at a point (designs x policies, the "
-				       "control): fewer designs or policies", s->cmd, FL_MAXENTRY - 2);
+				       "control): fewer designs or policies", s->cmd, FL_MAXENTRY - FL_NFLOORS);
 		s->ents[s->nent++] = e;
 	}
 }
@@ -474,8 +475,8 @@ static const struct fl_option opts[] = {
 	  "variant or NAME@POLICY (default glibc)" },
 	{ "no-control", no_argument, 'C', NULL, "do not run the baseline twice per round "
 	  "(BASELINE#2: the A/A row)" },
-	{ "no-floors", no_argument, 'F', NULL, "omit the floor-atomic and floor-futex reference "
-	  "rows (uncontended, pingpong)" },
+	{ "no-floors", no_argument, 'F', NULL, "omit the floor reference rows (floor-atomic, "
+	  "floor-futex; floor-inline at uncontended)" },
 	{ "csv", required_argument, 'c', "FILE", "one row per rep (atomic rewrite; Ctrl-C keeps "
 	  "finished rows)" },
 	{ "pin", required_argument, 'P', "CPUS", "run every thread on these CPUs "
@@ -748,9 +749,11 @@ static void fill_entries(const struct fl_spec *s, struct fl_point *pt)
 {
 	memcpy(pt->e, s->ents, (size_t)s->nent * sizeof *pt->e);
 	pt->ne = s->nent;
+	static const struct fl_variant *const floors[FL_NFLOORS] = { &fl_floor_atomic, &fl_floor_futex,
+							     &fl_floor_inline };
 	if (s->floors && pt->w->has_floors)
-		for (int i = 0; i < 2; i++) {
-			const struct fl_variant *f = i ? &fl_floor_futex : &fl_floor_atomic;
+		for (int i = 0; i < 2 + pt->w->inline_floor; i++) {
+			const struct fl_variant *f = floors[i];
 			pt->e[pt->ne++] = (struct fl_entry){ f, FL_POLICY_PARK_INIT, "" };
 			snprintf(pt->e[pt->ne - 1].label, sizeof pt->e[0].label, "%s", f->name);
 		}

@@ -57,6 +57,10 @@ struct fl_bench_hooks {
 	void (*summary)(FILE *f, const struct fl_table *t);
 };
 
+/* The most floor rows a point adds: floor-atomic, floor-futex, and where
+ * the workload inlines it floor-inline (workloads/floors.c). */
+#define FL_NFLOORS 3
+
 struct fl_spec {
 	const char *cmd;                /* "run" or "sweep", for messages */
 	const char *preset;             /* name, or NULL */
@@ -64,9 +68,10 @@ struct fl_spec {
 	int ngroups;
 	struct fl_group cli, pgroups[16];
 	char pthreads[16][64];          /* pgroups' thread lists, scaled */
-	/* what runs at every point but the floors: --variant x --policy, the
-	 * control right after the baseline (fl_spec_entries) */
-	struct fl_entry ents[FL_MAXENTRY - 2];
+	/* what runs at every point but the floors (up to FL_NFLOORS of them,
+	 * added per point: fill_entries): --variant x --policy, the control
+	 * right after the baseline (fl_spec_entries) */
+	struct fl_entry ents[FL_MAXENTRY - FL_NFLOORS];
 	int nent;
 	struct fl_params base;          /* hold, think, ops, duration */
 	int rounds, warmup;             /* rounds measured, rounds unmeasured */

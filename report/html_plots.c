@@ -236,7 +236,7 @@ void fl_html_legend(FILE *f, const char *baseline)
 					    "the design under a waiting policy (NAME@POLICY)",
 					    "a shipped library (glibc, musl-libc, cxx-gnu, cxx-llvm)",
 					    "the control: the baseline run again each round",
-					    "a floor (floor-atomic, floor-futex)" };
+					    "a floor (floor-atomic, floor-inline, floor-futex)" };
 	struct fl_svg_style s[5] = {
 		{ "#1f77b4", 'o', false }, { "#1f77b4", 'o', true }, { "#222222", 's', false },
 		{ "#222222", 's', true }, { "#8a8a8a", 't', false },

@@ -542,7 +542,7 @@ void fl_stranded_end(struct fl_stranded_findings *rep)
 	atomic_store(&W.n, 0);
 	pthread_mutex_unlock(&W.lock);
 	if ((atomic_load(&W.overflow) || !n) && !W.stranded)
-		return; /* not judged, or no op to judge (exec, floor-atomic's loop) */
+		return; /* not judged, or no op to judge (exec, floor-inline's loop) */
 	rep->stranded = W.stranded;
 	rep->max_ns = W.max_ns;
 	rep->tid = W.tid;

@@ -102,9 +102,17 @@ expect_ok "tiny run with CSV" run --variant negcount,glibc --workload uncontende
   --ops 2000 --rounds 2 --threads 2 --tokens 1 --no-probes --csv "$csv" --quiet
 rows=$(grep -vc '^#' "$csv")
 # header + 2 reps x (uncontended: negcount, glibc, the control glibc#2 and
-# the 2 floors; pool: negcount, glibc, glibc#2)
-if [ "$rows" -eq 17 ]; then pass=$((pass+1)); echo "ok   csv rows"; else
+# the 3 floors; pool: negcount, glibc, glibc#2)
+if [ "$rows" -eq 19 ]; then pass=$((pass+1)); echo "ok   csv rows"; else
   fail=$((fail+1)); echo "FAIL csv rows: $rows"; cat "$csv"; fi
+# the floors (workloads/floors.c): floor-atomic and floor-futex where floors
+# mean something, floor-inline (its ops inlined in the loop) at uncontended
+# alone; none at pool
+fl_rows() { grep -c "^$1,$2," "$csv"; }
+if [ "$(fl_rows floor-atomic uncontended)" -eq 2 ] && [ "$(fl_rows floor-inline uncontended)" -eq 2 ] &&
+   [ "$(fl_rows floor-futex uncontended)" -eq 2 ] && ! grep -q '^floor-[a-z]*,pool,' "$csv"; then
+  pass=$((pass+1)); echo "ok   the floors where they mean something"; else
+  fail=$((fail+1)); echo "FAIL floors' rows"; cat "$csv"; fi
 if grep -q '^# kernel: ' "$csv" && grep -q '^variant,workload,' "$csv"; then
   pass=$((pass+1)); echo "ok   csv metadata"; else fail=$((fail+1)); echo "FAIL csv metadata"; fi
 if ! ls "$(dirname "$csv")" | grep -q tmp; then pass=$((pass+1)); echo "ok   no temp file left"; else
@@ -550,7 +558,7 @@ expect_usage_msg "--baseline with a bad policy" "^futexlab: --baseline negcount@
   run --baseline negcount@lazy
 expect_usage_msg "--baseline: a policy for a shipped library" "^futexlab: --baseline glibc@spin:5: glibc is a shipped library" \
   run --baseline glibc@spin:5
-expect_usage_msg "more entries than a point holds" "more than 126 entries at a point" \
+expect_usage_msg "more entries than a point holds" "more than 125 entries at a point" \
   run --variant all --policy "$(seq -s, -f 'spin:%g' 13)"
 expect_usage_msg "the combination limit no longer names spin bounds" \
   "more than 10000 combinations of workloads, threads, tokens, semaphores and wake modes; split" \

@@ -65,6 +65,9 @@ struct fl_workload {
 	bool uses_tokens;     /* --tokens/--hold/--think apply */
 	bool uses_sems;       /* --sems applies (else its rows say sems=1) */
 	bool has_floors;      /* the floor rows are meaningful here */
+	bool inline_floor;    /* ... and floor-inline too: the workload runs
+			       * floor-atomic's ops inlined in its own loop
+			       * (uncontended: floors.c) */
 	bool fairness;        /* fills the fair_* columns (fl_tstats) */
 	bool latency;         /* times a blocking op (fl_tstat_lat_*) when asked */
 	bool latency_default; /* ... and by default (its overhead measured <= 5 %:
@@ -102,6 +105,7 @@ struct fl_floor {
 	_Atomic uint32_t count;
 };
 extern const struct fl_variant fl_floor_atomic; /* spins: no kernel at all */
+extern const struct fl_variant fl_floor_inline; /* floor-atomic, inlined by the workload */
 extern const struct fl_variant fl_floor_futex;  /* wakes on every post */
 
 /* ---- for the workload files (workload.c; the fl_sem_* ops: sem.h) ------- */
