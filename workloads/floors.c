@@ -99,12 +99,16 @@ static int fa_getvalue(void *p)
 	return (int)atomic_load_explicit(&((struct fl_floor *)p)->count, memory_order_relaxed);
 }
 
+/* floor-atomic's ops (floor-inline's too: called through the table it is
+ * floor-atomic). */
+#define FA_OPS                                                                                  \
+	.size = sizeof(struct fl_floor), .align = _Alignof(struct fl_floor), .value_max = INT32_MAX, \
+	.init = fa_init, .destroy = fa_destroy, .post = fa_post, .wait = fa_wait,                 \
+	.trywait = fa_trywait, .timedwait = fa_timedwait, .getvalue = fa_getvalue,                \
+	.own_policy = "spins until a token comes; never sleeps"
+
 const struct fl_variant fl_floor_atomic = {
-	.name = "floor-atomic", .summary = "spinning counter: the no-kernel floor",
-	.size = sizeof(struct fl_floor), .align = _Alignof(struct fl_floor), .value_max = INT32_MAX,
-	.init = fa_init, .destroy = fa_destroy, .post = fa_post, .wait = fa_wait,
-	.trywait = fa_trywait, .timedwait = fa_timedwait, .getvalue = fa_getvalue,
-	.own_policy = "spins until a token comes; never sleeps",
+	.name = "floor-atomic", .summary = "spinning counter: the no-kernel floor", FA_OPS,
 };
 
 static int ff_post(void *p, unsigned n)
@@ -131,14 +135,11 @@ static int ff_wait(void *p)
 	return ff_timedwait(p, NULL);
 }
 
-/* Called through the table it is floor-atomic; only a workload with
- * inline_floor runs it, and runs its ops inlined (uncontended.c). */
+/* Only a workload with inline_floor runs it, and runs its ops inlined
+ * (uncontended.c). */
 const struct fl_variant fl_floor_inline = {
 	.name = "floor-inline", .summary = "floor-atomic inlined in the loop: two RMWs, no call",
-	.size = sizeof(struct fl_floor), .align = _Alignof(struct fl_floor), .value_max = INT32_MAX,
-	.init = fa_init, .destroy = fa_destroy, .post = fa_post, .wait = fa_wait,
-	.trywait = fa_trywait, .timedwait = fa_timedwait, .getvalue = fa_getvalue,
-	.own_policy = "spins until a token comes; never sleeps",
+	FA_OPS,
 };
 
 const struct fl_variant fl_floor_futex = {
