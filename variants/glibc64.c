@@ -158,11 +158,12 @@ static int give_up(struct glibc64 *s, int why)
 	}
 }
 
-static int g_timedwait(void *p, const struct timespec *dl)
+/* Out of line (noinline), after g_timedwait's first take: the loop's
+ * registers are saved here, so a wait that finds a token needs no stack
+ * frame before its CAS (results/uncontended.md, "The fast paths' frames"). */
+__attribute__((noinline)) static int g_timedwait_slow(struct glibc64 *s,
+						       const struct timespec *dl)
 {
-	struct glibc64 *s = p;
-	if (take(s, 0) == 0)
-		return 0;
 	/* Register. Relaxed: the registration's place in the word's modification
 	 * order is all a post needs (see NO LOST WAKEUP). */
 	atomic_fetch_add_explicit(&s->data, G64_ONE_W, memory_order_relaxed);
@@ -175,6 +176,13 @@ static int g_timedwait(void *p, const struct timespec *dl)
 			return give_up(s, r);
 		/* 0 (woken or spurious) or EAGAIN (count changed): compete again */
 	}
+}
+
+static int g_timedwait(void *p, const struct timespec *dl)
+{
+	if (take(p, 0) == 0)
+		return 0;
+	return g_timedwait_slow(p, dl);
 }
 
 static int g_wait(void *p)

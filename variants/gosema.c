@@ -304,6 +304,8 @@ static bool cansemacquire(struct gosema *s)
 	return false;
 }
 
+static void wake_waiters(struct gosema *s, struct gs_root *r, unsigned n);
+
 static int gs_post(void *p, unsigned n)
 {
 	struct gosema *s = p;
@@ -317,6 +319,16 @@ static int gs_post(void *p, unsigned n)
 	fl_race_window(); /* tokens published, nwait not yet read */
 	if (atomic_load_explicit(&r->nwait, memory_order_seq_cst) == 0) /* the pair, load */
 		return 0; /* the easy case: nobody waits in this root */
+	wake_waiters(s, r, n);
+	return 0;
+}
+
+/* gs_post's waking, out of line (noinline): its registers are saved here,
+ * so a post nobody waits for needs no stack frame before its CAS
+ * (results/uncontended.md, "The fast paths' frames"). */
+__attribute__((noinline)) static void wake_waiters(struct gosema *s, struct gs_root *r,
+						   unsigned n)
+{
 	root_lock(r);
 	struct gs_waiter *chain = NULL, **end = &chain;
 	for (unsigned k = 0; k < n; k++) {
@@ -338,7 +350,6 @@ static int gs_post(void *p, unsigned n)
 		atomic_store_explicit(&w->state, st, memory_order_release);
 		fl_futex_wake(&w->state, 1, false);
 	}
-	return 0;
 }
 
 static int gs_trywait(void *p)
@@ -365,11 +376,12 @@ static int give_up(struct gosema *s, struct gs_root *r, struct gs_waiter *w, int
 	return cansemacquire(s) ? 0 : why;         /* woken to compete, none left */
 }
 
-static int gs_timedwait(void *p, const struct timespec *dl)
+/* Out of line (noinline), after gs_timedwait's first try: the queueing's
+ * registers are saved here, so a wait that finds a token needs no stack
+ * frame before its CAS (results/uncontended.md, "The fast paths' frames"). */
+__attribute__((noinline)) static int gs_timedwait_slow(struct gosema *s,
+							const struct timespec *dl)
 {
-	struct gosema *s = p;
-	if (cansemacquire(s))
-		return 0;
 	if (dl && !fl_ts_valid(dl))
 		return EINVAL;
 	struct gs_root *r = root_for(&s->count);
@@ -400,6 +412,13 @@ static int gs_timedwait(void *p, const struct timespec *dl)
 		if (cansemacquire(s))
 			return 0;
 	}
+}
+
+static int gs_timedwait(void *p, const struct timespec *dl)
+{
+	if (cansemacquire(p))
+		return 0;
+	return gs_timedwait_slow(p, dl);
 }
 
 static int gs_wait(void *p)

@@ -227,11 +227,11 @@ static int mu_trywait(void *p)
 	return leave(s, EAGAIN, false);
 }
 
-static int mu_timedwait(void *p, const struct timespec *dl)
+/* Out of line (noinline), after mu_timedwait's first take: the loop's
+ * registers are saved here, so a wait that finds a token needs no stack
+ * frame before its CAS (results/uncontended.md, "The fast paths' frames"). */
+__attribute__((noinline)) static int mu_timedwait_slow(struct musl *s, const struct timespec *dl)
 {
-	struct musl *s = p;
-	if (take_val0(s))
-		return 0;
 	if (atomic_fetch_sub_explicit(&s->val0, 1, memory_order_acquire) > 0)
 		return 0;
 	fl_race_window(); /* we hold a claim, have not looked at val1 yet */
@@ -242,6 +242,13 @@ static int mu_timedwait(void *p, const struct timespec *dl)
 		if (r == ETIMEDOUT || r == EINTR || r == EINVAL)
 			return leave(s, r, true);
 	}
+}
+
+static int mu_timedwait(void *p, const struct timespec *dl)
+{
+	if (take_val0(p))
+		return 0;
+	return mu_timedwait_slow(p, dl);
 }
 
 static int mu_wait(void *p)

@@ -152,8 +152,12 @@ void fl_negcount_destroy(void *p)
  * Everything it needs from s is read before the grant add, its last access
  * (DESTRUCTION); here, not before the count add, so that a post nobody
  * waits for pays nothing. The grant add is release: it carries the poster's
- * writes to the claimant that takes the grant. */
-static inline void publish_grants(struct fl_negcount *s, int k, bool herd)
+ * writes to the claimant that takes the grant.
+ * Out of line (noinline), so that the post nobody waits for needs no stack
+ * frame: inlined, its registers were saved before the fetch_add, and a
+ * locked RMW waits for the stores before it (results/uncontended.md,
+ * "The fast paths' frames"). */
+__attribute__((noinline)) static void publish_grants(struct fl_negcount *s, int k, bool herd)
 {
 	fl_race_window(); /* claims resolved, grants not yet published */
 	const struct fl_waitaddr *wa = fl_negcount_wa(s);
@@ -169,7 +173,7 @@ static inline void publish_grants(struct fl_negcount *s, int k, bool herd)
 
 /* negcount's post; herd: wake every sleeper instead of the k claims
  * resolved (negcount.h, the performance mutants' hooks). Constant at each
- * call site, so negcount's own post compiles to the code without it. */
+ * call site; only publish_grants, on the path that wakes, tests it. */
 static inline int post_impl(void *p, unsigned n, bool herd)
 {
 	struct fl_negcount *s = p;

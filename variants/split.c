@@ -123,9 +123,12 @@ static int sp_trywait(void *p)
  * design's rule anyway (a woken thread owns nothing, it competes like a
  * newcomer): the sleeper's wake becomes a futile one and it sleeps again —
  * a cost the policy's rows show, never a token or a wakeup lost. */
-static int sp_timedwait(void *p, const struct timespec *dl)
+/* Out of line (noinline), after sp_timedwait's first try: the loop's
+ * registers are saved here, so a wait that finds a token needs no stack
+ * frame before its CAS (results/uncontended.md, "The fast paths' frames"). */
+__attribute__((noinline)) static int sp_timedwait_slow(struct split *s,
+							const struct timespec *dl)
 {
-	struct split *s = p;
 	for (;;) {
 		if (sp_trywait(s) == 0)
 			return 0;
@@ -137,6 +140,13 @@ static int sp_timedwait(void *p, const struct timespec *dl)
 			return sp_trywait(s) == 0 ? 0 : r;
 		/* 0 or EAGAIN: compete for count again. */
 	}
+}
+
+static int sp_timedwait(void *p, const struct timespec *dl)
+{
+	if (sp_trywait(p) == 0)
+		return 0;
+	return sp_timedwait_slow(p, dl); /* which tries again first: harmless */
 }
 
 static int sp_wait(void *p)
