@@ -39,8 +39,8 @@ static void test_text(void)
 
 /* Waits whose token comes cost_ns after the waiter found none: a wait that
  * tries for at least that long wins after cost_ns; one that tries less
- * parks and is woken (after the wake-to-run latency). Counts what the last
- * `tail` of n waits did. */
+ * parks, and its token comes cost_ns - tried after the park began
+ * (policy.c, point 3). Counts what the last `tail` of n waits did. */
 struct tally {
 	int spin, yield, park, won;
 	uint64_t tried_ns;              /* CPU spent trying, over the tail */
@@ -58,7 +58,10 @@ static struct tally run_cap(struct fl_adapt *a, uint64_t cost_ns, bool over, int
 		bool trying = plan.mode != FL_ADAPT_PARK;
 		bool won = trying && cost_ns <= plan.budget_ns;
 		uint64_t tried = !trying ? 0 : won ? cost_ns : plan.budget_ns;
-		fl_adapt_learn(a, &plan, won, tried, cap);
+		if (trying && !won)
+			fl_adapt_learn_loss(a, &plan, (int64_t)(cost_ns - tried), cap);
+		else
+			fl_adapt_learn(a, &plan, won, tried, cap);
 		if (i < n - tail)
 			continue;
 		t.spin += plan.mode == FL_ADAPT_SPIN;
@@ -77,13 +80,64 @@ static struct tally run(struct fl_adapt *a, uint64_t cost_ns, bool over, int n, 
 	return run_cap(a, cost_ns, over, n, tail, CAP);
 }
 
+/* Waits of two lengths, one long in `every` (a barrier's first arrival
+ * waits for the others; the rest wait for one): what the last `tail` did. */
+static struct tally run_mix(struct fl_adapt *a, uint64_t short_ns, uint64_t long_ns, int every,
+			    int n, int tail)
+{
+	struct tally t = { 0, 0, 0, 0, 0, UINT32_MAX };
+	for (int i = 0; i < n; i++) {
+		struct tally one = run(a, i % every == 0 ? long_ns : short_ns, true, 1, 1);
+		if (i < n - tail)
+			continue;
+		t.yield += one.yield;
+		t.park += one.park;
+		t.won += one.won;
+	}
+	return t;
+}
+
 static void test_adaptive(void)
 {
-	/* short waits: spinning, every wait won, a window above the cost */
+	/* short waits: spinning, every wait won; wins never narrow the window
+	 * (only a loss shows that trying cost more than it saved) */
 	struct fl_adapt a = FL_ADAPT_INIT;
 	struct tally t = run(&a, 300, false, 200, 100);
 	EXPECT(t.spin == 100 && t.won == 100, "300 ns waits: %d spin, %d won of 100", t.spin, t.won);
-	EXPECT(a.window_ns >= 600 && a.window_ns <= 4000, "300 ns waits: window %u", a.window_ns);
+	EXPECT(a.window_ns == 4000, "300 ns waits: window %u, not the first 4000", a.window_ns);
+
+	/* a barrier's waits: one in four waits 8 us (the first arrival), the
+	 * rest 300 ns; every one is won once the long ones have been seen (a
+	 * window that followed the short ones' mean would park the long ones:
+	 * the regime results/policy.md, "Barrier", describes) */
+	a = (struct fl_adapt)FL_ADAPT_INIT;
+	t = run_mix(&a, 300, 8000, 4, 400, 200);
+	EXPECT(t.won == 200 && t.yield == 200, "8 us in 4, 300 ns: %d won, %d yielded of 200",
+	       t.won, t.yield);
+	EXPECT(a.window_ns >= 8000, "8 us in 4, 300 ns: window %u", a.window_ns);
+
+	/* a loss whose token a window twice as long would have won doubles
+	 * the window (up to the cap); any other halves it: a token that came
+	 * later, one that did not come (a timeout), one lost at the cap */
+	a = (struct fl_adapt)FL_ADAPT_INIT;
+	struct fl_adapt_plan tried = fl_adapt_plan(&a, false, CAP);
+	fl_adapt_learn_loss(&a, &tried, 3000, CAP);
+	EXPECT(a.window_ns == 8000, "lost at 4 us, the token 3 us later: window %u", a.window_ns);
+	tried = fl_adapt_plan(&a, false, CAP);
+	fl_adapt_learn_loss(&a, &tried, 9000, CAP);
+	EXPECT(a.window_ns == 4000, "lost at 8 us, the token 9 us later: window %u", a.window_ns);
+	tried = fl_adapt_plan(&a, false, CAP);
+	fl_adapt_learn_loss(&a, &tried, -1, CAP);
+	EXPECT(a.window_ns == 2000, "lost at 4 us, no token: window %u", a.window_ns);
+	for (int i = 0; i < 4; i++) {
+		tried = fl_adapt_plan(&a, false, CAP);
+		fl_adapt_learn_loss(&a, &tried, 0, CAP);
+	}
+	EXPECT(a.window_ns == CAP, "near losses: window %u, the cap %u", a.window_ns, CAP);
+	tried = fl_adapt_plan(&a, false, CAP);
+	fl_adapt_learn_loss(&a, &tried, 1, CAP);
+	EXPECT(a.window_ns == CAP / 2, "lost at the cap, the token 1 ns later: window %u",
+	       a.window_ns);
 
 	/* long waits: parking, and the probes cost under 0.5% of a park (20 us) */
 	a = (struct fl_adapt)FL_ADAPT_INIT;

@@ -35,11 +35,25 @@
  *    trying costs CPU and saves that latency, so P is the two summed (the
  *    measured handoff and its CPU), clamped to [FL_ADAPT_CAP_MIN_NS,
  *    FL_ADAPT_CAP_MAX_NS] against a calibration gone wrong.
- * 3. Learning D, per semaphore, as glibc's adaptive mutex learns its spin
- *    count: a wait that won after t moves the window a quarter of the way
- *    towards 2t (never under FL_ADAPT_MIN_NS: a shorter window only adds
- *    clock reads); a wait that tried its whole window and parked halves
- *    it, and under FL_ADAPT_MIN_NS the semaphore parks at once. A parked
+ * 3. Learning D, per semaphore. The window matters only to the waits
+ *    that lose: a wait that wins after t pays t whatever its window was.
+ *    So a win says only that the window should be at least 2t (a shorter
+ *    one moves a quarter of the way up towards 2t, never under
+ *    FL_ADAPT_MIN_NS: a shorter window only adds clock reads), and never
+ *    narrows it. (glibc's adaptive mutex moves its spin count towards each
+ *    new count, up or down; a window that did so here followed the typical
+ *    wait, and every wait over twice that parked: at barrier T=4 on the
+ *    VM, where the first arrival waits for the three others and the rest
+ *    for one, that was 0.2-0.5 parks a phase and 1.1-1.3x libstdc++'s
+ *    time; not narrowing, 0.02 parks a phase, as libstdc++'s own, and
+ *    0.90-0.96x its time: results/policy.md, "Barrier".)
+ *    What narrows the window is a loss, judged by where its token came:
+ *    the wait parks, and the park's time less the calibrated handoff is
+ *    how long after the park began the token came. A token that a window
+ *    twice as long would have won (that late within the window, and
+ *    within the cap less the window) doubles it, up to the cap; any other
+ *    loss (a later token, none: a timeout, one lost at the cap) halves it,
+ *    and under FL_ADAPT_MIN_NS the semaphore parks at once. A parked
  *    semaphore learns nothing from its parks (a park lasts at least the
  *    handoff however soon the token came), so one wait in 2^k probes with
  *    the whole cap: a probe that wins reopens the window (2t, k = 0), one
@@ -232,7 +246,8 @@ void fl_adapt_learn(struct fl_adapt *a, const struct fl_adapt_plan *plan, bool w
 	if (won) {
 		uint64_t t2 = 2 * tried_ns;
 		int64_t target = t2 < FL_ADAPT_MIN_NS ? FL_ADAPT_MIN_NS : t2 > cap ? cap : (int64_t)t2;
-		int64_t w = plan->probe ? target : a->window_ns + (target - (int64_t)a->window_ns) / 4;
+		int64_t d = target - (int64_t)a->window_ns;
+		int64_t w = plan->probe ? target : a->window_ns + (d > 0 ? d / 4 : 0);
 		a->window_ns = (uint32_t)(w < FL_ADAPT_MIN_NS ? FL_ADAPT_MIN_NS : w);
 		a->probe_shift = 0;
 		return;
@@ -245,6 +260,21 @@ void fl_adapt_learn(struct fl_adapt *a, const struct fl_adapt_plan *plan, bool w
 	a->window_ns /= 2;
 	if (a->window_ns < FL_ADAPT_MIN_NS)
 		a->window_ns = 0;
+}
+
+void fl_adapt_learn_loss(struct fl_adapt *a, const struct fl_adapt_plan *plan, int64_t late_ns,
+			 uint32_t cap)
+{
+	int64_t w = plan->budget_ns, room = w < (int64_t)cap - w ? w : (int64_t)cap - w;
+	if (plan->mode == FL_ADAPT_PARK || late_ns < 0 || late_ns > room) {
+		fl_adapt_learn(a, plan, false, plan->budget_ns, cap);
+		return;
+	}
+	if (a->window_ns == 0)
+		a->seq++;
+	w *= 2; /* a window twice as long would have won it */
+	a->window_ns = w < FL_ADAPT_MIN_NS ? FL_ADAPT_MIN_NS : w > cap ? cap : (uint32_t)w;
+	a->probe_shift = 0;
 }
 
 bool fl_adapt_spin_first(const struct fl_adapt *a)
@@ -764,13 +794,34 @@ static int park_timed(struct fl_policy_target *tg, const struct timespec *dl, bo
 	return try_until(tg, dl, yield) ? 0 : ETIMEDOUT;
 }
 
+/* The park after the tries (or at once): the target's, or the design's. */
+static int park_adaptive(struct fl_policy_target *tg, const struct timespec *dl, bool yield)
+{
+	if (tg->park)
+		return tg->park(tg, dl);
+	return dl ? park_timed(tg, dl, yield) : after_tries(tg->v, tg->sems[0], NULL);
+}
+
+/* Whether this thread's waits still yield after a probe's yield gave the
+ * CPU away (point 4); once that has passed, the mark is cleared, so that
+ * a thread's later waits pay no clock read for it. */
+static bool yielding(void)
+{
+	if (!yield_until)
+		return false;
+	if (fl_now_ns() < yield_until)
+		return true;
+	yield_until = 0;
+	return false;
+}
+
 static int wait_adaptive(struct fl_policy_target *tg, const struct timespec *dl)
 {
 	const void *key = tg->sems[0];
 	struct slot *sl = slot_of(key);
 	struct fl_adapt a = slot_load(sl), was = a;
 	uint32_t cap = window_cap();
-	bool yield = oversubscribed() || (yield_until && fl_now_ns() < yield_until);
+	bool yield = oversubscribed() || yielding();
 	struct fl_adapt_plan plan = fl_adapt_plan(&a, yield, cap);
 	uint64_t tried = 0;
 	/* a yielder's spin before its first yield, for a yield's cost, while
@@ -782,18 +833,26 @@ static int wait_adaptive(struct fl_policy_target *tg, const struct timespec *dl)
 		spin_first ? atomic_load_explicit(&k_yield, memory_order_relaxed) : 0, false, false
 	};
 	bool won = plan.mode != FL_ADAPT_PARK && try_adaptive(tg, dl, &plan, &sp, &tried);
-	fl_adapt_learn(&a, &plan, won, tried, cap);
+	int r = 0;
+	bool lost = !won && plan.mode != FL_ADAPT_PARK;
+	if (lost) { /* park first, then learn how near the token was (point 3) */
+		int64_t p0 = fl_now_ns();
+		r = park_adaptive(tg, dl, yield);
+		int64_t late = fl_now_ns() - p0 - atomic_load_explicit(&k_park, memory_order_relaxed);
+		a = was = slot_load(sl); /* what other waiters taught it meanwhile */
+		fl_adapt_learn_loss(&a, &plan, r == 0 ? (late > 0 ? late : 0) : -1, cap);
+	} else {
+		fl_adapt_learn(&a, &plan, won, tried, cap);
+	}
 	if (sp.ran)
 		fl_adapt_learn_spin(&a, sp.won);
 	/* a lesson that changes nothing is not written: many waiters winning
 	 * on one semaphore would otherwise pass its slot's line around */
 	if (memcmp(&a, &was, sizeof a))
 		slot_store(sl, &a);
-	if (won)
-		return 0;
-	if (tg->park)
-		return tg->park(tg, dl);
-	return dl ? park_timed(tg, dl, yield) : after_tries(tg->v, tg->sems[0], NULL);
+	if (won || lost)
+		return r;
+	return park_adaptive(tg, dl, yield);
 }
 
 /* Every policy but park: the first try, then the policy's. */

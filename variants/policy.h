@@ -182,6 +182,14 @@ struct fl_adapt_plan fl_adapt_plan(const struct fl_adapt *a, bool yield, uint32_
  * before parking) after tried_ns of trying, or parked after tried_ns. */
 void fl_adapt_learn(struct fl_adapt *a, const struct fl_adapt_plan *plan, bool won,
 		    uint64_t tried_ns, uint32_t cap_ns);
+/* What it learns from a wait that tried its whole plan, lost and parked:
+ * late_ns, how long after the park began its token came (the park's time
+ * less a calibrated handoff; -1: the park took none, a timeout). A token
+ * a window twice as long would have won (late_ns within the window, and
+ * within the cap less it) doubles the window, up to the cap; any other
+ * loss is fl_adapt_learn's (the window halves). */
+void fl_adapt_learn_loss(struct fl_adapt *a, const struct fl_adapt_plan *plan, int64_t late_ns,
+			 uint32_t cap_ns);
 /* Whether a yielder spins for a yield's cost before its first yield
  * (policy.c, point 4): while at least FL_ADAPT_SPIN_PAYS 31sts (about a
  * fifth) of those spins took a token. What it learns from one that ran:
