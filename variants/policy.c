@@ -872,9 +872,10 @@ static int policy_wait(struct fl_policy_target *tg, const struct timespec *dl)
 
 int fl_policy_wait(const struct fl_variant *v, void *s, const struct timespec *dl)
 {
-	/* a deadline the design must reject (EINVAL when no token is
-	 * available): the design alone */
-	if (dl && !fl_ts_valid(dl))
+	/* a shipped library waits its own way (policy.h); a deadline the
+	 * design must reject (EINVAL when no token is available): the design
+	 * alone */
+	if (!fl_policy_applies(v) || (dl && !fl_ts_valid(dl)))
 		return design_wait(v, s, dl);
 	void *sems[1] = { s };
 	struct fl_policy_target tg = { v, sems, 1, 0, NULL };

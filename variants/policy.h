@@ -33,8 +33,9 @@
  * (tests/README.md, "Policies").
  *
  * The shipped libraries (.own_policy in variant.h) keep the policy they are
- * built with: fl_wait calls their wait directly whatever is set, and the
- * harness refuses a policy for them.
+ * built with: the harness and the shim refuse a policy for them (their
+ * reps run under park, where fl_wait calls their wait), and were one set,
+ * fl_wait would try their trywait once and then call their wait.
  *
  * The policy is a process-wide run parameter, like the wake strategy
  * (lib/wake.h): set before the rep's threads start, read relaxed. */
@@ -98,23 +99,25 @@ static inline bool fl_policy_applies(const struct fl_variant *v)
  * before the waiting threads start, as everything in fl_policy_set). */
 extern _Atomic int fl_policy_kind_now;
 
-/* Out of line: a wait under a policy other than park (its first try, its
- * re-tries, then the design's wait). */
+/* Out of line: a wait under a policy other than park after its first
+ * try (the policy's re-tries, then the design's wait; for a shipped
+ * library, its wait at once). */
 int fl_policy_wait(const struct fl_variant *v, void *s, const struct timespec *abs_deadline);
 
 /* The one place a wait passes through: v's wait (abs_deadline NULL) or
  * timedwait under the process's policy. Returns what the design returns.
- * Inline, so that under park (and for a shipped library) a wait costs one
- * relaxed load and a compare beyond the design's own call, and under any
- * other policy a wait that finds a token costs that and the design's
- * trywait: the policy's own work is off the uncontended path
- * (results/policy.md, "Uncontended"). A deadline the design must reject
- * goes to the design (EINVAL) once no token is there. */
+ * Inline, so that under park a wait costs one relaxed load and a compare
+ * beyond the design's own call, and under any other policy a wait that
+ * finds a token costs that and the design's trywait: the policy's own
+ * work, and the check for a shipped library, are off the uncontended path
+ * (results/policy.md, "Uncontended": that check, a load and a compare,
+ * was the 1 % by which adaptive trailed park on one CPU at pool T=2). A
+ * deadline the design must reject goes to the design (EINVAL) once no
+ * token is there. */
 static inline int fl_timedwait(const struct fl_variant *v, void *s,
 			       const struct timespec *abs_deadline)
 {
-	if (atomic_load_explicit(&fl_policy_kind_now, memory_order_relaxed) == FL_POLICY_PARK ||
-	    !fl_policy_applies(v))
+	if (atomic_load_explicit(&fl_policy_kind_now, memory_order_relaxed) == FL_POLICY_PARK)
 		return abs_deadline ? v->timedwait(s, abs_deadline) : v->wait(s);
 	if (v->trywait(s) == 0) /* the policy's first try, inline as the park's call */
 		return 0;
