@@ -158,10 +158,8 @@ static int give_up(struct glibc64 *s, int why)
 	}
 }
 
-/* Out of line (noinline), after g_timedwait's first take: the loop's
- * registers are saved here, so a wait that finds a token needs no stack
- * frame before its CAS (results/uncontended.md, "The fast paths' frames"). */
-__attribute__((noinline)) static int g_timedwait_slow(struct glibc64 *s,
+/* g_timedwait after its first take found none (FL_SLOW_PATH). */
+FL_SLOW_PATH static int g_timedwait_slow(struct glibc64 *s,
 						       const struct timespec *dl)
 {
 	/* Register. Relaxed: the registration's place in the word's modification

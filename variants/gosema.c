@@ -323,10 +323,8 @@ static int gs_post(void *p, unsigned n)
 	return 0;
 }
 
-/* gs_post's waking, out of line (noinline): its registers are saved here,
- * so a post nobody waits for needs no stack frame before its CAS
- * (results/uncontended.md, "The fast paths' frames"). */
-__attribute__((noinline)) static void wake_waiters(struct gosema *s, struct gs_root *r,
+/* gs_post's waking (FL_SLOW_PATH). */
+FL_SLOW_PATH static void wake_waiters(struct gosema *s, struct gs_root *r,
 						   unsigned n)
 {
 	root_lock(r);
@@ -376,10 +374,9 @@ static int give_up(struct gosema *s, struct gs_root *r, struct gs_waiter *w, int
 	return cansemacquire(s) ? 0 : why;         /* woken to compete, none left */
 }
 
-/* Out of line (noinline), after gs_timedwait's first try: the queueing's
- * registers are saved here, so a wait that finds a token needs no stack
- * frame before its CAS (results/uncontended.md, "The fast paths' frames"). */
-__attribute__((noinline)) static int gs_timedwait_slow(struct gosema *s,
+/* gs_timedwait after its first try found none: the queueing
+ * (FL_SLOW_PATH). */
+FL_SLOW_PATH static int gs_timedwait_slow(struct gosema *s,
 							const struct timespec *dl)
 {
 	if (dl && !fl_ts_valid(dl))

@@ -227,10 +227,8 @@ static int mu_trywait(void *p)
 	return leave(s, EAGAIN, false);
 }
 
-/* Out of line (noinline), after mu_timedwait's first take: the loop's
- * registers are saved here, so a wait that finds a token needs no stack
- * frame before its CAS (results/uncontended.md, "The fast paths' frames"). */
-__attribute__((noinline)) static int mu_timedwait_slow(struct musl *s, const struct timespec *dl)
+/* mu_timedwait after its first take found none (FL_SLOW_PATH). */
+FL_SLOW_PATH static int mu_timedwait_slow(struct musl *s, const struct timespec *dl)
 {
 	if (atomic_fetch_sub_explicit(&s->val0, 1, memory_order_acquire) > 0)
 		return 0;

@@ -153,11 +153,8 @@ void fl_negcount_destroy(void *p)
  * (DESTRUCTION); here, not before the count add, so that a post nobody
  * waits for pays nothing. The grant add is release: it carries the poster's
  * writes to the claimant that takes the grant.
- * Out of line (noinline), so that the post nobody waits for needs no stack
- * frame: inlined, its registers were saved before the fetch_add, and a
- * locked RMW waits for the stores before it (results/uncontended.md,
- * "The fast paths' frames"). */
-__attribute__((noinline)) static void publish_grants(struct fl_negcount *s, int k, bool herd)
+ * FL_SLOW_PATH: a post nobody waits for never comes here. */
+FL_SLOW_PATH static void publish_grants(struct fl_negcount *s, int k, bool herd)
 {
 	fl_race_window(); /* claims resolved, grants not yet published */
 	const struct fl_waitaddr *wa = fl_negcount_wa(s);

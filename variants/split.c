@@ -123,10 +123,8 @@ static int sp_trywait(void *p)
  * design's rule anyway (a woken thread owns nothing, it competes like a
  * newcomer): the sleeper's wake becomes a futile one and it sleeps again —
  * a cost the policy's rows show, never a token or a wakeup lost. */
-/* Out of line (noinline), after sp_timedwait's first try: the loop's
- * registers are saved here, so a wait that finds a token needs no stack
- * frame before its CAS (results/uncontended.md, "The fast paths' frames"). */
-__attribute__((noinline)) static int sp_timedwait_slow(struct split *s,
+/* sp_timedwait after its first try found none (FL_SLOW_PATH). */
+FL_SLOW_PATH static int sp_timedwait_slow(struct split *s,
 							const struct timespec *dl)
 {
 	for (;;) {
