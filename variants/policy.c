@@ -44,9 +44,10 @@
  *    new count, up or down; a window that did so here followed the typical
  *    wait, and every wait over twice that parked: at barrier T=4 on the
  *    VM, where the first arrival waits for the three others and the rest
- *    for one, that was 0.2-0.5 parks a phase and 1.1-1.3x libstdc++'s
- *    time; not narrowing, 0.02 parks a phase, as libstdc++'s own, and
- *    0.90-0.96x its time: results/policy.md, "Barrier".)
+ *    for one, that was 0.3-0.8 sleeps a phase and 0.84-1.46x libstdc++'s
+ *    time, the six designs over three runs; not narrowing, 0.02-0.03, as
+ *    libstdc++'s own, and 0.81-1.13x its time: results/policy.md,
+ *    "Barrier".)
  *    What narrows the window is a loss, judged by where its token came:
  *    the wait parks, and the park's time less the calibrated handoff is
  *    how long after the park began the token came. A token that a window
@@ -667,13 +668,17 @@ static bool try_bounded(struct fl_policy_target *tg, const struct timespec *dl, 
  * without reading the clock (a try and its pause cost about one clock
  * read: a wait that wins within them is "short", tried 0). A yielder then
  * spins for sp->budget_ns, when set (point 4; sp->ran, sp->won: whether it
- * ran, whether it took the token). Then it tries until plan->budget_ns is
+ * ran, whether it took the token), reading the clock once in 16 tries (a
+ * ping-pong's waiter that a probe's yield made a yielder read it twice a
+ * wait with one in 8: each design's time over libc++'s went from
+ * 1.21-1.34x to 1.06-1.32x, binaries alternated twice; the spin may
+ * overrun its budget by 15 tries). Then it tries until plan->budget_ns is
  * spent (or the wait's deadline passes). A spinner's spending is the time
  * since; a yielder's, per yield, the time the yield took when it kept the
  * CPU, its calibrated cost when it gave the CPU away (it took over twice
  * that). A spinner yields once every FL_ADAPT_PROBE_EVERY tries (about 5
- * yields' worth of spinning: a wait that wins sooner, as a ping-pong's,
- * never pays a probe), to see whether anyone wants its CPU (point 4): a
+ * yields' worth of spinning: a ping-pong's waits, a few hundred ns, pay
+ * one only when the partner is off its CPU), to see whether anyone wants its CPU (point 4): a
  * yield that gave the CPU away turns it into a yielder, and its thread's
  * next waits start yielding for FL_ADAPT_LOAD_NS. */
 #define FL_ADAPT_QUICK 16
@@ -715,7 +720,7 @@ static bool try_adaptive(struct fl_policy_target *tg, const struct timespec *dl,
 						*tried_ns = (uint64_t)(fl_now_ns() - t0);
 						return true;
 					}
-					if (k % 8 == 0 && (prev = fl_now_ns()) - t0 >= sp->budget_ns)
+					if (k % 16 == 0 && (prev = fl_now_ns()) - t0 >= sp->budget_ns)
 						break;
 				}
 				spent = prev - t0;
