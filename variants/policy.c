@@ -668,19 +668,21 @@ static bool try_bounded(struct fl_policy_target *tg, const struct timespec *dl, 
  * without reading the clock (a try and its pause cost about one clock
  * read: a wait that wins within them is "short", tried 0). A yielder then
  * spins for sp->budget_ns, when set (point 4; sp->ran, sp->won: whether it
- * ran, whether it took the token), reading the clock once in 16 tries (a
- * ping-pong's waiter that a probe's yield made a yielder read it twice a
- * wait with one in 8: each design's time over libc++'s went from
- * 1.21-1.34x to 1.06-1.32x, binaries alternated twice; the spin may
- * overrun its budget by 15 tries). Then it tries until plan->budget_ns is
+ * ran, whether it took the token): its first FL_ADAPT_QUICK tries, timed
+ * by the calibrated pause, then tries with a clock read once in 16. A
+ * ping-pong's waiter that a probe's yield made a yielder wins within those
+ * first tries and reads no clock; reading it at the spin's start and
+ * once in 8 tries cost pingpong 10-20 % (results/policy.md, "pingpong").
+ * Then it tries until plan->budget_ns is
  * spent (or the wait's deadline passes). A spinner's spending is the time
  * since; a yielder's, per yield, the time the yield took when it kept the
  * CPU, its calibrated cost when it gave the CPU away (it took over twice
  * that). A spinner yields once every FL_ADAPT_PROBE_EVERY tries (about 5
  * yields' worth of spinning: a ping-pong's waits, a few hundred ns, pay
- * one only when the partner is off its CPU), to see whether anyone wants its CPU (point 4): a
- * yield that gave the CPU away turns it into a yielder, and its thread's
- * next waits start yielding for FL_ADAPT_LOAD_NS. */
+ * one only when the partner is off its CPU), to see whether anyone wants
+ * its CPU (point 4): a yield that gave the CPU away turns it into a
+ * yielder, and its thread's next waits start yielding for
+ * FL_ADAPT_LOAD_NS. */
 #define FL_ADAPT_QUICK 16
 #define FL_ADAPT_QUICK_YIELD 4
 #define FL_ADAPT_PROBE_EVERY 256
@@ -698,21 +700,25 @@ static bool try_adaptive(struct fl_policy_target *tg, const struct timespec *dl,
 	bool yield = plan->mode == FL_ADAPT_YIELD;
 	int64_t yield_ns = atomic_load_explicit(&k_yield, memory_order_relaxed);
 	int64_t t0 = 0, prev = 0, spent = 0;
-	int quick = yield ? FL_ADAPT_QUICK_YIELD : FL_ADAPT_QUICK;
+	bool spin_first = yield && sp->budget_ns;
+	int quick = yield && !spin_first ? FL_ADAPT_QUICK_YIELD : FL_ADAPT_QUICK;
 	*tried_ns = 0;
 	for (int i = 1;; i++) {
 		if (i <= quick) {
 			fl_cpu_relax();
-			if (target_try(tg))
+			if (target_try(tg)) {
+				sp->ran = sp->won = spin_first;
 				return true;
+			}
 			continue;
 		}
 		if (i == quick + 1) {
 			t0 = prev = fl_now_ns();
 			if (dl && fl_deadline_passed(dl))
 				return false;
-			if (yield && sp->budget_ns) { /* the spin before the first yield */
+			if (spin_first) { /* the spin before the first yield, the quick tries its start */
 				sp->ran = true;
+				t0 -= quick * atomic_load_explicit(&k_pause, memory_order_relaxed);
 				for (int k = 1;; k++) {
 					fl_cpu_relax();
 					if (target_try(tg)) {
