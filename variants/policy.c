@@ -44,10 +44,10 @@
  *    new count, up or down; a window that did so here followed the typical
  *    wait, and every wait over twice that parked: at barrier T=4 on the
  *    VM, where the first arrival waits for the three others and the rest
- *    for one, that was 0.3-0.8 sleeps a phase and 0.84-1.46x libstdc++'s
- *    time, the six designs over three runs; not narrowing, 0.02-0.03, as
- *    libstdc++'s own, and 0.81-1.13x its time: results/policy.md,
- *    "Barrier".)
+ *    for one, that was 0.14-0.82 sleeps a phase and 0.93-1.44x
+ *    libstdc++'s time, the six designs over three runs; not narrowing,
+ *    0.03-0.04 (libstdc++'s 0.02-0.03) and 0.75-1.17x its time:
+ *    results/policy.md, "Barrier".)
  *    What narrows the window is a loss, judged by where its token came:
  *    the wait parks, and the park's time less the calibrated handoff is
  *    how long after the park began the token came. A token that a window
@@ -672,7 +672,7 @@ static bool try_bounded(struct fl_policy_target *tg, const struct timespec *dl, 
  * by the calibrated pause, then tries with a clock read once in 16. A
  * ping-pong's waiter that a probe's yield made a yielder wins within those
  * first tries and reads no clock; reading it at the spin's start and
- * once in 8 tries cost pingpong 10-20 % (results/policy.md, "pingpong").
+ * once in 8 tries cost pingpong up to 20 % (results/policy.md, "pingpong").
  * Then it tries until plan->budget_ns is
  * spent (or the wait's deadline passes). A spinner's spending is the time
  * since; a yielder's, per yield, the time the yield took when it kept the
