@@ -5,6 +5,7 @@
  * every policy — is the shared suite's, run with FUTEXLAB_POLICY set:
  * tests/README.md, "Policies".) */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 
 #include "tests/expect.h"
@@ -270,11 +271,48 @@ static void test_calibrate(void)
 	       "calibrate: pause %u, clock %u, yield %u", c.pause_ns, c.clock_ns, c.yield_ns);
 	EXPECT(c.park_ns > 0 && c.park_ns != FL_ADAPT_PARK_BOOT_NS && c.park_cpu_ns > 0,
 	       "calibrate: handoff %u ns, %u ns of CPU", c.park_ns, c.park_cpu_ns);
+	/* the spin handoff (point 6): measured exactly when the process may
+	 * use another CPU, and the polls derived from it */
+	printf("spin handoff round trip %u ns: polls %u pauses apart, the first %u pauses clock-free\n",
+	       c.spin_rt_ns, c.polls.gap, c.polls.quick);
+	cpu_set_t cpus;
+	bool more = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 1;
+	EXPECT(more ? c.spin_rt_ns > 0 : c.spin_rt_ns == 0,
+	       "calibrate: spin round trip %u ns (more than one CPU: %d)", c.spin_rt_ns, more);
+	struct fl_adapt_polls q = fl_adapt_polls(c.spin_rt_ns, c.pause_ns);
+	EXPECT(c.polls.gap == q.gap && c.polls.quick == q.quick,
+	       "calibrate: polls %u/%u, derived %u/%u", c.polls.gap, c.polls.quick, q.gap, q.quick);
+}
+
+/* How a spinner polls (point 6), as a pure function of the round trip
+ * and the pause: the VM's figures (450 ns, 19 ns: 3 pauses apart, 47
+ * clock-free), the rounding, and the clamps both ways. */
+static void test_polls(void)
+{
+	static const struct {
+		uint32_t rt, pause, gap, quick;
+	} c[] = {
+		{ 450, 19, 3, 47 },      /* 56 ns is 2.96 pauses */
+		{ 450, 20, 3, 45 },      /* 2.8 */
+		{ 300, 20, 2, 30 },      /* 1.9: rounded, not truncated */
+		{ 100, 19, 1, FL_ADAPT_QUICK },  /* 0.66 -> 1; 10 -> the floor */
+		{ 0, 19, 1, FL_ADAPT_QUICK },    /* one CPU: not measured */
+		{ 450, 0, 1, FL_ADAPT_QUICK },   /* no pause measured */
+		{ 100000, 19, FL_ADAPT_GAP_MAX, FL_ADAPT_QUICK_MAX }, /* the caps */
+		{ 450, 300, 1, FL_ADAPT_QUICK }, /* a pause the VM stretched: a gap of 0.2 */
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct fl_adapt_polls q = fl_adapt_polls(c[i].rt, c[i].pause);
+		EXPECT(q.gap == c[i].gap && q.quick == c[i].quick,
+		       "polls(%u, %u): gap %u quick %u, want %u %u", c[i].rt, c[i].pause, q.gap,
+		       q.quick, c[i].gap, c[i].quick);
+	}
 }
 
 int main(void)
 {
 	test_calibrate();
+	test_polls();
 	test_text();
 	test_adaptive();
 	static const char *const all[] = { "park", "spin:100", "spin-yield:4", "adaptive" };

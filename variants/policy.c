@@ -106,6 +106,30 @@
  *    then returns at its deadline, not a wake-to-run after it, for at most
  *    late_ns of trying. Never before it: the tries stop when the deadline
  *    has passed, and only then is ETIMEDOUT returned.
+ * 6. How a spinner polls. A try is a load of the design's word and, when
+ *    it holds a token, the compare-and-swap that takes it; between two
+ *    tries the spinner pauses. Polling as often as it can is not the
+ *    fastest handoff: a poll pulls back the line a poster is taking for
+ *    its post, and the post waits for it. The calibration times a spin
+ *    handoff between two CPUs (each side posts with a fetch_add and takes
+ *    with a poll, a pause apart, and a compare-and-swap: nine blocks of 32
+ *    round trips, the median block): 390-465 ns a round trip on the VM.
+ *    A round trip is four transfers of the line (each post takes it, each
+ *    poll brings it back), so the polls are spaced half a transfer apart
+ *    (rt / 8: 3 pauses on the VM), a token then seen a quarter of a
+ *    transfer late on average and a line in flight polled at most twice.
+ *    The first tries, which read no clock, last twice the round trip
+ *    (2 rt, 41-47 pauses on the VM; at least FL_ADAPT_QUICK): a waiter
+ *    whose partner answers at once (a ping-pong) has its token within a
+ *    round trip, and the window's rule (point 3: at least 2t) is applied
+ *    to that. On one CPU nothing is measured, and the polls are a pause
+ *    apart, FL_ADAPT_QUICK of them clock-free (a spinner there yields:
+ *    point 4). The rule is fl_adapt_polls (policy.h). Measured at
+ *    pingpong T=2 on the VM, the old and new binaries alternated three
+ *    times (results/policy.md, "Polling"): the four designs run
+ *    1.01-1.06x libc++'s time polling a pause apart, 0.83-0.92x three
+ *    apart. (libc++ 14 polls 64 times with no pause between; libstdc++ 12
+ *    pauses once between its polls.)
  *
  * What is learned per semaphore is kept in a table of 256 cache-line slots
  * indexed by a hash of the semaphore's address (two semaphores may share a
@@ -289,21 +313,66 @@ void fl_adapt_learn_spin(struct fl_adapt *a, bool won_spinning)
 	a->spin_wins = won_spinning ? w + (31 - w + 3) / 4 : w - (w + 3) / 4;
 }
 
+struct fl_adapt_polls fl_adapt_polls(uint32_t rt, uint32_t pause)
+{
+	struct fl_adapt_polls q = { 1, FL_ADAPT_QUICK };
+	if (!rt || !pause)
+		return q;
+	uint64_t gap = (rt / 8 + pause / 2) / pause, quick = 2 * (uint64_t)rt / pause;
+	q.gap = gap < 1 ? 1 : gap > FL_ADAPT_GAP_MAX ? FL_ADAPT_GAP_MAX : (uint32_t)gap;
+	q.quick = quick < FL_ADAPT_QUICK ? FL_ADAPT_QUICK
+		: quick > FL_ADAPT_QUICK_MAX ? FL_ADAPT_QUICK_MAX : (uint32_t)quick;
+	return q;
+}
+
 /* ---- the costs (point 1) -------------------------------------------------- */
 
 static _Atomic uint32_t k_clock = 25, k_pause = 20, k_yield = 1000;
 static _Atomic uint32_t k_park = FL_ADAPT_PARK_BOOT_NS, k_park_cpu, k_late;
+static _Atomic uint32_t k_spin_rt, k_gap = 1, k_quick = FL_ADAPT_QUICK; /* point 6 */
 static _Atomic int k_calibrated, k_calibrating;
 
 #define HANDOFFS 16
+/* The spin handoffs (point 6): SPIN_BLOCKS blocks of SPIN_TRIPS round
+ * trips, polls one pause apart; the median block. */
+#define SPIN_BLOCKS 9
+#define SPIN_TRIPS 32
+#define SPIN_STOP 0x40000000u /* in `there`: the partner's signal to stop */
 
 struct partner {
 	_Atomic uint32_t word;  /* 2i+1: the partner's turn in round i; 2i+2: ours */
 	bool elsewhere;         /* run on cpus (set before the thread starts) */
 	cpu_set_t cpus;
+	/* the spin handoffs' two token counts, a semaphore's word each: the
+	 * partner takes from `there` and posts to `back` */
+	_Alignas(64) _Atomic uint32_t there;
+	_Alignas(64) _Atomic uint32_t back;
 };
 
-/* The partner's side of the handoffs: wait for its turn, hand back, wake. */
+/* A spinner's wait for a token on w: polls a pause apart, each a load
+ * and, on a count, the CAS that takes one (acquire: as a trywait);
+ * returns the count it took from, or one with SPIN_STOP. A poller that
+ * has seen no count in 4096 polls yields between them (its partner is
+ * off its CPU). */
+static uint32_t poll_take(_Atomic uint32_t *w)
+{
+	for (unsigned i = 1;; i++) {
+		uint32_t x = atomic_load_explicit(w, memory_order_relaxed);
+		if (x & SPIN_STOP)
+			return x;
+		if (x > 0 && atomic_compare_exchange_weak_explicit(w, &x, x - 1, memory_order_acquire,
+								    memory_order_relaxed))
+			return x;
+		fl_cpu_relax();
+		if (i >= 4096)
+			sched_yield();
+	}
+}
+
+/* The partner's side of the handoffs: wait for its turn, hand back, wake;
+ * then, on another CPU, the spin handoffs: take a token from `there`,
+ * post one to `back` (a fetch_add, release, as a post), until told to
+ * stop. */
 static void *partner_main(void *arg)
 {
 	struct partner *p = arg;
@@ -316,6 +385,10 @@ static void *partner_main(void *arg)
 		atomic_store_explicit(&p->word, 2 * i + 2, memory_order_release);
 		fl_futex_wake(&p->word, 1, false);
 	}
+	if (!p->elsewhere)
+		return NULL;
+	while (!(poll_take(&p->there) & SPIN_STOP))
+		atomic_fetch_add_explicit(&p->back, 1, memory_order_release);
 	return NULL;
 }
 
@@ -340,7 +413,7 @@ static int64_t thread_cpu_ns(void)
  * trip is two handoffs; the median over the round trips, halved. The CPU:
  * this thread's CPU per round trip (one wake and one sleep of its own,
  * the partner's the same), i.e. per handoff for both sides together. */
-static int calibrate_park(uint32_t *park, uint32_t *park_cpu)
+static int calibrate_park(uint32_t *park, uint32_t *park_cpu, uint32_t *spin_rt)
 {
 	struct partner p = { .word = 0 };
 	pthread_t t;
@@ -363,6 +436,21 @@ static int calibrate_park(uint32_t *park, uint32_t *park_cpu)
 		rt[i] = fl_now_ns() - t0;
 	}
 	int64_t cpu = (thread_cpu_ns() - cpu0) / HANDOFFS;
+	*spin_rt = 0;
+	if (p.elsewhere) { /* the spin handoffs (point 6) */
+		int64_t b[SPIN_BLOCKS];
+		for (int k = 0; k < SPIN_BLOCKS; k++) {
+			int64_t t0 = fl_now_ns();
+			for (int i = 0; i < SPIN_TRIPS; i++) {
+				atomic_fetch_add_explicit(&p.there, 1, memory_order_release);
+				poll_take(&p.back);
+			}
+			b[k] = (fl_now_ns() - t0) / SPIN_TRIPS;
+		}
+		atomic_fetch_or_explicit(&p.there, SPIN_STOP, memory_order_release);
+		qsort(b, SPIN_BLOCKS, sizeof b[0], cmp_i64);
+		*spin_rt = (uint32_t)b[SPIN_BLOCKS / 2];
+	}
 	pthread_join(t, NULL);
 	qsort(rt, HANDOFFS, sizeof rt[0], cmp_i64);
 	*park = (uint32_t)(rt[HANDOFFS / 2] / 2);
@@ -391,11 +479,15 @@ int fl_adapt_calibrate(void)
 	}
 	qsort(y, 16, sizeof y[0], cmp_i64);
 	atomic_store_explicit(&k_yield, (uint32_t)y[8], memory_order_relaxed);
-	uint32_t park, park_cpu;
-	int r = calibrate_park(&park, &park_cpu);
+	uint32_t park, park_cpu, spin_rt;
+	int r = calibrate_park(&park, &park_cpu, &spin_rt);
 	if (!r) {
 		atomic_store_explicit(&k_park, park, memory_order_relaxed);
 		atomic_store_explicit(&k_park_cpu, park_cpu, memory_order_relaxed);
+		struct fl_adapt_polls q = fl_adapt_polls(spin_rt, atomic_load_explicit(&k_pause, memory_order_relaxed));
+		atomic_store_explicit(&k_spin_rt, spin_rt, memory_order_relaxed);
+		atomic_store_explicit(&k_gap, q.gap, memory_order_relaxed);
+		atomic_store_explicit(&k_quick, q.quick, memory_order_relaxed);
 		atomic_store_explicit(&k_calibrated, 1, memory_order_relaxed);
 	}
 	atomic_store_explicit(&k_calibrating, 0, memory_order_release);
@@ -412,6 +504,9 @@ struct fl_adapt_costs fl_adapt_costs(void)
 		atomic_load_explicit(&k_park_cpu, memory_order_relaxed),
 		atomic_load_explicit(&k_late, memory_order_relaxed),
 		atomic_load_explicit(&k_calibrated, memory_order_relaxed),
+		atomic_load_explicit(&k_spin_rt, memory_order_relaxed),
+		{ atomic_load_explicit(&k_gap, memory_order_relaxed),
+		  atomic_load_explicit(&k_quick, memory_order_relaxed) },
 	};
 }
 
@@ -683,10 +778,16 @@ static bool try_bounded(struct fl_policy_target *tg, const struct timespec *dl, 
  * its CPU (point 4): a yield that gave the CPU away turns it into a
  * yielder, and its thread's next waits start yielding for
  * FL_ADAPT_LOAD_NS. */
-#define FL_ADAPT_QUICK 16
 #define FL_ADAPT_QUICK_YIELD 4
 #define FL_ADAPT_PROBE_EVERY 256
 static _Thread_local int64_t yield_until; /* this thread's waits start yielding until then */
+
+/* The gap between two polls of a spinner (point 6): m pauses. */
+static inline void gap_wait(uint32_t m)
+{
+	for (uint32_t k = 0; k < m; k++)
+		fl_cpu_relax();
+}
 
 struct spin_phase {
 	uint32_t budget_ns;     /* a yielder's spin before its first yield; 0: none */
@@ -701,11 +802,30 @@ static bool try_adaptive(struct fl_policy_target *tg, const struct timespec *dl,
 	int64_t yield_ns = atomic_load_explicit(&k_yield, memory_order_relaxed);
 	int64_t t0 = 0, prev = 0, spent = 0;
 	bool spin_first = yield && sp->budget_ns;
-	int quick = yield && !spin_first ? FL_ADAPT_QUICK_YIELD : FL_ADAPT_QUICK;
+	/* the polls' gap (point 6); the counts below are in pauses, as tries
+	 * a gap of one pause apart, and so are their times. The clock-free
+	 * tries stay within what the wait may spend (down to FL_ADAPT_QUICK
+	 * pauses, as before point 6) */
+	uint32_t m = atomic_load_explicit(&k_gap, memory_order_relaxed);
+	uint32_t pause = atomic_load_explicit(&k_pause, memory_order_relaxed);
+	uint32_t q = FL_ADAPT_QUICK_YIELD;
+	if (!yield || spin_first) {
+		uint32_t may = (yield ? sp->budget_ns : plan->budget_ns) / (pause ? pause : 1);
+		q = atomic_load_explicit(&k_quick, memory_order_relaxed);
+		if (q > may)
+			q = may > FL_ADAPT_QUICK ? may : FL_ADAPT_QUICK;
+	}
+	int quick = (int)(q / m);
+	int probe_every = (int)(FL_ADAPT_PROBE_EVERY / m), spin_clock = (int)(16 / m);
+	int clock_every = (int)(8 / m), deadline_every = (int)(64 / m);
+	if (quick < 1)
+		quick = 1;
+	if (clock_every < 1)
+		clock_every = 1;
 	*tried_ns = 0;
 	for (int i = 1;; i++) {
 		if (i <= quick) {
-			fl_cpu_relax();
+			gap_wait(m);
 			if (target_try(tg)) {
 				sp->ran = sp->won = spin_first;
 				return true;
@@ -718,21 +838,21 @@ static bool try_adaptive(struct fl_policy_target *tg, const struct timespec *dl,
 				return false;
 			if (spin_first) { /* the spin before the first yield, the quick tries its start */
 				sp->ran = true;
-				t0 -= quick * atomic_load_explicit(&k_pause, memory_order_relaxed);
+				t0 -= quick * m * pause;
 				for (int k = 1;; k++) {
-					fl_cpu_relax();
+					gap_wait(m);
 					if (target_try(tg)) {
 						sp->won = true;
 						*tried_ns = (uint64_t)(fl_now_ns() - t0);
 						return true;
 					}
-					if (k % 16 == 0 && (prev = fl_now_ns()) - t0 >= sp->budget_ns)
+					if (k % spin_clock == 0 && (prev = fl_now_ns()) - t0 >= sp->budget_ns)
 						break;
 				}
 				spent = prev - t0;
 			}
 		}
-		if (yield || (i - quick) % FL_ADAPT_PROBE_EVERY == 0) {
+		if (yield || (i - quick) % probe_every == 0) {
 			int64_t a = yield ? prev : fl_now_ns();
 			sched_yield();
 			int64_t t = fl_now_ns(), d = t - a;
@@ -746,15 +866,15 @@ static bool try_adaptive(struct fl_policy_target *tg, const struct timespec *dl,
 			}
 			prev = t;
 		} else {
-			fl_cpu_relax();
+			gap_wait(m);
 		}
 		bool won = target_try(tg);
-		if (!yield && (won || i % 8 == 0))
+		if (!yield && (won || i % clock_every == 0))
 			spent = fl_now_ns() - t0;
 		*tried_ns = (uint64_t)spent;
 		if (won)
 			return true;
-		if (spent >= plan->budget_ns || (dl && (yield || i % 64 == 0) && fl_deadline_passed(dl)))
+		if (spent >= plan->budget_ns || (dl && (yield || i % deadline_every == 0) && fl_deadline_passed(dl)))
 			return false;
 	}
 }

@@ -202,6 +202,21 @@ void fl_adapt_learn_loss(struct fl_adapt *a, const struct fl_adapt_plan *plan, i
 bool fl_adapt_spin_first(const struct fl_adapt *a);
 void fl_adapt_learn_spin(struct fl_adapt *a, bool won_spinning);
 
+/* How an adaptive spinner polls (policy.c, point 6), from what a spin
+ * handoff's round trip (rt) and a pause cost here: gap, the pauses
+ * between two polls, half a cache line's transfer (rt / 8: a round trip
+ * is four transfers), rounded, in [1, FL_ADAPT_GAP_MAX]; quick, the
+ * pauses of the first, clock-free tries: twice the round trip (2 rt), in
+ * [FL_ADAPT_QUICK, FL_ADAPT_QUICK_MAX]. rt or pause 0 (not measured): a
+ * pause apart, FL_ADAPT_QUICK. */
+#define FL_ADAPT_QUICK 16u
+#define FL_ADAPT_QUICK_MAX 1024u
+#define FL_ADAPT_GAP_MAX 16u
+struct fl_adapt_polls {
+	uint32_t gap, quick;
+};
+struct fl_adapt_polls fl_adapt_polls(uint32_t spin_rt_ns, uint32_t pause_ns);
+
 /* What the adaptive policy measured on this machine (policy.c, "The
  * costs"): calibrated by fl_adapt_calibrate, the timer's lateness learned
  * from the timed waits that timed out. */
@@ -215,6 +230,9 @@ struct fl_adapt_costs {
 	uint32_t late_ns;               /* how late a parked timed wait returns past its
 					 * deadline (learned; 0 until one timed out) */
 	bool calibrated;                /* false: the bootstrap values (never measured) */
+	uint32_t spin_rt_ns;            /* a spin handoff's round trip between two CPUs
+					 * (0: not measured, the process has one CPU) */
+	struct fl_adapt_polls polls;    /* how a spinner polls, from the two above */
 };
 /* The bootstrap park cost, used until a calibration has measured one. */
 #define FL_ADAPT_PARK_BOOT_NS 20000u
