@@ -23,6 +23,7 @@
 #include "report/table.h"
 #include "lib/wake.h"
 #include "report/xalloc.h"
+#include "variants/policy.h"
 #include "proc/exec.h"
 #include "proc/helper.h"
 #include "proc/interrupt.h"
@@ -414,6 +415,16 @@ static void machine_meta(const struct fl_spec *s, struct fl_csv *csv)
 	fl_csv_meta(csv, "governor: %s", gov);
 	fl_csv_meta(csv, "pin: %s", s->pin ? pin_text : "none");
 	fl_csv_meta(csv, "load before: %.2f", fl_loadavg());
+	/* The machine's state of the moment, which moves between runs (on
+	 * the 2-vCPU VM its two CPUs are near or far apart: a spin handoff
+	 * round trip of ~110 or ~450 ns; variants/policy.c, point 6): the
+	 * adaptive policy's calibration, once here (each adaptive rep
+	 * calibrates again). */
+	if (fl_adapt_calibrate() == 0) {
+		struct fl_adapt_costs c = fl_adapt_costs();
+		fl_csv_meta(csv, "handoffs: spin round trip %u ns between two CPUs (0: one CPU), "
+			    "futex handoff %u ns", c.spin_rt_ns, c.park_ns);
+	}
 }
 
 /* Other processes' CPU over ~0.1 s before starting: a one-line warning. */
