@@ -329,7 +329,35 @@ struct fl_adapt_polls fl_adapt_polls(uint32_t rt, uint32_t pause)
 
 static _Atomic uint32_t k_clock = 25, k_pause = 20, k_yield = 1000;
 static _Atomic uint32_t k_park = FL_ADAPT_PARK_BOOT_NS, k_park_cpu, k_late;
-static _Atomic uint32_t k_spin_rt, k_gap = 1, k_quick = FL_ADAPT_QUICK; /* point 6 */
+static _Atomic uint32_t k_spin_rt; /* point 6 */
+
+/* How a spinner polls (point 6): the gap, and try_adaptive's counts in
+ * tries a gap apart (what were counts of tries a pause apart, divided by
+ * the gap, at least 1), one word each, set together at calibration. */
+#define FL_ADAPT_QUICK_YIELD 4
+#define FL_ADAPT_PROBE_EVERY 256
+struct gaps {
+	int gap, quick, quick_yield, probe_every, spin_clock, clock_every, deadline_every;
+};
+#define GAPS_N 7
+static _Atomic int k_gaps[GAPS_N] = { 1, FL_ADAPT_QUICK, FL_ADAPT_QUICK_YIELD, FL_ADAPT_PROBE_EVERY,
+				      16, 8, 64 };
+
+static void gaps_set(struct fl_adapt_polls q)
+{
+	int m = (int)q.gap, v[GAPS_N] = { m, (int)q.quick / m, FL_ADAPT_QUICK_YIELD / m,
+					  FL_ADAPT_PROBE_EVERY / m, 16 / m, 8 / m, 64 / m };
+	for (int i = 0; i < GAPS_N; i++)
+		atomic_store_explicit(&k_gaps[i], v[i] > 0 ? v[i] : 1, memory_order_relaxed);
+}
+
+static struct gaps gaps_now(void)
+{
+	int v[GAPS_N];
+	for (int i = 0; i < GAPS_N; i++)
+		v[i] = atomic_load_explicit(&k_gaps[i], memory_order_relaxed);
+	return (struct gaps){ v[0], v[1], v[2], v[3], v[4], v[5], v[6] };
+}
 static _Atomic int k_calibrated, k_calibrating;
 
 #define HANDOFFS 16
@@ -486,8 +514,7 @@ int fl_adapt_calibrate(void)
 		atomic_store_explicit(&k_park_cpu, park_cpu, memory_order_relaxed);
 		struct fl_adapt_polls q = fl_adapt_polls(spin_rt, atomic_load_explicit(&k_pause, memory_order_relaxed));
 		atomic_store_explicit(&k_spin_rt, spin_rt, memory_order_relaxed);
-		atomic_store_explicit(&k_gap, q.gap, memory_order_relaxed);
-		atomic_store_explicit(&k_quick, q.quick, memory_order_relaxed);
+		gaps_set(q);
 		atomic_store_explicit(&k_calibrated, 1, memory_order_relaxed);
 	}
 	atomic_store_explicit(&k_calibrating, 0, memory_order_release);
@@ -505,8 +532,8 @@ struct fl_adapt_costs fl_adapt_costs(void)
 		atomic_load_explicit(&k_late, memory_order_relaxed),
 		atomic_load_explicit(&k_calibrated, memory_order_relaxed),
 		atomic_load_explicit(&k_spin_rt, memory_order_relaxed),
-		{ atomic_load_explicit(&k_gap, memory_order_relaxed),
-		  atomic_load_explicit(&k_quick, memory_order_relaxed) },
+		fl_adapt_polls(atomic_load_explicit(&k_spin_rt, memory_order_relaxed),
+			       atomic_load_explicit(&k_pause, memory_order_relaxed)),
 	};
 }
 
@@ -778,8 +805,6 @@ static bool try_bounded(struct fl_policy_target *tg, const struct timespec *dl, 
  * its CPU (point 4): a yield that gave the CPU away turns it into a
  * yielder, and its thread's next waits start yielding for
  * FL_ADAPT_LOAD_NS. */
-#define FL_ADAPT_QUICK_YIELD 4
-#define FL_ADAPT_PROBE_EVERY 256
 static _Thread_local int64_t yield_until; /* this thread's waits start yielding until then */
 
 /* The gap between two polls of a spinner (point 6): m pauses. */
@@ -787,6 +812,16 @@ static inline void gap_wait(uint32_t m)
 {
 	for (uint32_t k = 0; k < m; k++)
 		fl_cpu_relax();
+}
+
+/* A spinner's clock-free tries: g->quick, but within what the wait may
+ * spend (down to FL_ADAPT_QUICK pauses, as before point 6). */
+static int quick_tries(const struct gaps *g, uint32_t pause, uint32_t may)
+{
+	if ((uint64_t)g->quick * (uint32_t)g->gap * pause <= may)
+		return g->quick;
+	uint32_t q = may / (pause ? pause : 1);
+	return (int)((q > FL_ADAPT_QUICK ? q : FL_ADAPT_QUICK) / (uint32_t)g->gap);
 }
 
 struct spin_phase {
@@ -802,26 +837,17 @@ static bool try_adaptive(struct fl_policy_target *tg, const struct timespec *dl,
 	int64_t yield_ns = atomic_load_explicit(&k_yield, memory_order_relaxed);
 	int64_t t0 = 0, prev = 0, spent = 0;
 	bool spin_first = yield && sp->budget_ns;
-	/* the polls' gap (point 6); the counts below are in pauses, as tries
-	 * a gap of one pause apart, and so are their times. The clock-free
-	 * tries stay within what the wait may spend (down to FL_ADAPT_QUICK
-	 * pauses, as before point 6) */
-	uint32_t m = atomic_load_explicit(&k_gap, memory_order_relaxed);
-	uint32_t pause = atomic_load_explicit(&k_pause, memory_order_relaxed);
-	uint32_t q = FL_ADAPT_QUICK_YIELD;
-	if (!yield || spin_first) {
-		uint32_t may = (yield ? sp->budget_ns : plan->budget_ns) / (pause ? pause : 1);
-		q = atomic_load_explicit(&k_quick, memory_order_relaxed);
-		if (q > may)
-			q = may > FL_ADAPT_QUICK ? may : FL_ADAPT_QUICK;
-	}
-	int quick = (int)(q / m);
-	int probe_every = (int)(FL_ADAPT_PROBE_EVERY / m), spin_clock = (int)(16 / m);
-	int clock_every = (int)(8 / m), deadline_every = (int)(64 / m);
-	if (quick < 1)
-		quick = 1;
-	if (clock_every < 1)
-		clock_every = 1;
+	/* the polls' gap (point 6) and the counts in gaps, set at calibration
+	 * (no division here, before the first poll) */
+	struct gaps g = gaps_now();
+	uint32_t m = (uint32_t)g.gap, pause = atomic_load_explicit(&k_pause, memory_order_relaxed);
+	int quick = !yield || spin_first
+		    ? quick_tries(&g, pause, yield ? sp->budget_ns : plan->budget_ns)
+		    : g.quick_yield;
+	/* countdowns, each reset to its count when it reaches 0 */
+	int probe_every = g.probe_every, spin_clock = g.spin_clock;
+	int clock_every = g.clock_every, deadline_every = g.deadline_every;
+	int probe_in = probe_every, clock_in = clock_every, deadline_in = deadline_every;
 	*tried_ns = 0;
 	for (int i = 1;; i++) {
 		if (i <= quick) {
@@ -839,20 +865,24 @@ static bool try_adaptive(struct fl_policy_target *tg, const struct timespec *dl,
 			if (spin_first) { /* the spin before the first yield, the quick tries its start */
 				sp->ran = true;
 				t0 -= quick * m * pause;
-				for (int k = 1;; k++) {
+				for (int k = spin_clock;; ) {
 					gap_wait(m);
 					if (target_try(tg)) {
 						sp->won = true;
 						*tried_ns = (uint64_t)(fl_now_ns() - t0);
 						return true;
 					}
-					if (k % spin_clock == 0 && (prev = fl_now_ns()) - t0 >= sp->budget_ns)
+					if (--k > 0)
+						continue;
+					k = spin_clock;
+					if ((prev = fl_now_ns()) - t0 >= sp->budget_ns)
 						break;
 				}
 				spent = prev - t0;
 			}
 		}
-		if (yield || (i - quick) % probe_every == 0) {
+		if (yield || --probe_in == 0) {
+			probe_in = probe_every;
 			int64_t a = yield ? prev : fl_now_ns();
 			sched_yield();
 			int64_t t = fl_now_ns(), d = t - a;
@@ -869,12 +899,17 @@ static bool try_adaptive(struct fl_policy_target *tg, const struct timespec *dl,
 			gap_wait(m);
 		}
 		bool won = target_try(tg);
-		if (!yield && (won || i % clock_every == 0))
+		bool clock = --clock_in == 0, due = --deadline_in == 0;
+		if (clock)
+			clock_in = clock_every;
+		if (due)
+			deadline_in = deadline_every;
+		if (!yield && (won || clock))
 			spent = fl_now_ns() - t0;
 		*tried_ns = (uint64_t)spent;
 		if (won)
 			return true;
-		if (spent >= plan->budget_ns || (dl && (yield || i % deadline_every == 0) && fl_deadline_passed(dl)))
+		if (spent >= plan->budget_ns || (dl && (yield || due) && fl_deadline_passed(dl)))
 			return false;
 	}
 }
