@@ -126,9 +126,12 @@
  *    apart, FL_ADAPT_QUICK of them clock-free (a spinner there yields:
  *    point 4). The rule is fl_adapt_polls (policy.h). Measured at
  *    pingpong T=2 on the VM, the old and new binaries alternated three
- *    times (results/policy.md, "Polling"): the four designs run
- *    1.01-1.06x libc++'s time polling a pause apart, 0.83-0.92x three
- *    apart. (libc++ 14 polls 64 times with no pause between; libstdc++ 12
+ *    times (results/policy.md, "Polling"): the six designs ran
+ *    1.05-1.27x libc++'s time polling a pause apart, 0.86-0.95x three
+ *    apart; gaps forced from 0 to 6 pauses, 1.13-1.41x at none, 0.82-0.98x
+ *    at 2-6. When the VM's two CPUs are near (a round trip of 87-133 ns)
+ *    every gap above one pause lost (1.3-2.0x), and the rule gives one.
+ *    (libc++ 14 polls 64 times with no pause between; libstdc++ 12
  *    pauses once between its polls.)
  *
  * What is learned per semaphore is kept in a table of 256 cache-line slots
