@@ -36,6 +36,7 @@ x.csv --pool-size 2` is still compare's.
 build/harness/futexlab compare a.csv b.csv \
     --fail-on slower --threads 3
 ```
+`scripts/alternate -n 2 a b -- run --workload pool --pool` (after the script's --: run's).
 EOF
 out=$(python3 "$top/scripts/check-docs" "$fl" "$top" "$d/page.md" 2>&1); rc=$?
 want="$d/page.md:1: --pool is not an option of futexlab run
@@ -45,7 +46,8 @@ $d/page.md:2: --frobnicate is not an option of any command or script
 $d/page.md:2: --preset medium: no such preset (quick, standard, full)
 $d/page.md:3: \"quick: 16 of 0.013 s\": the preset has 14 rounds of 0.013 s (futexlab sweep --help)
 $d/page.md:4: --pool-size is not an option of futexlab compare
-$d/page.md:8: --threads is not an option of futexlab compare"
+$d/page.md:8: --threads is not an option of futexlab compare
+$d/page.md:11: --pool is not an option of futexlab run"
 check "a crafted page: exit 1, each drift named by line, nothing else (meson's option, --fail-on, standard pass)" \
   test "$rc" = 1 -a "$(grep -v '^check-docs:' <<<"$out")" = "$want"
 [ "$rc" = 1 ] && [ "$(grep -v '^check-docs:' <<<"$out")" = "$want" ] || printf '%s\n' "$out"

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# tests/test_alternate.sh — scripts/alternate on `.` (this build's binary:
+# no worktree built here): two rounds of a tiny run, each CSV named by
+# round, with rows and the machine's handoffs in its header, the summary
+# printed per run; a run that fails stops it with the run's status; bad
+# input: one line, exit 2.
+# Usage: test_alternate.sh path/to/futexlab path/to/scripts/alternate
+set -u
+export FUTEXLAB=$1
+alt=$2
+pass=0 fail=0
+check() { local what=$1; shift
+  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi; }
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+
+"$alt" -n 2 -o "$d" -t t . -- run --workload uncontended --rounds 2 --duration 0.002 \
+  --variant negcount --no-floors --no-probes >"$d/out" 2>"$d/err"
+check "two rounds: status 0" [ $? -eq 0 ]
+check "round 1's CSV" [ -s "$d/t-tree-1.csv" ]
+check "round 2's CSV" [ -s "$d/t-tree-2.csv" ]
+check "no third round" [ ! -e "$d/t-tree-3.csv" ]
+check "rows in each" bash -c "grep -q '^negcount,' '$d/t-tree-1.csv' && grep -q '^negcount,' '$d/t-tree-2.csv'"
+check "the handoffs in each header, printed" \
+  [ "$(grep -c '^# handoffs: spin round trip' "$d/out")" -eq 2 ]
+check "a summary per run" [ "$(grep -c '^summary:' "$d/out")" -eq 2 ]
+check "round and name per run" grep -q "^== round 2, tree: $d/t-tree-2.csv" "$d/out"
+
+"$alt" -n 1 -o "$d" . -- run --workload nosuch >"$d/out" 2>"$d/err"
+st=$?
+check "a failing run: its status (2)" [ $st -eq 2 ]
+check "a failing run: said" grep -q "tree's run failed (status 2)" "$d/err"
+
+bad() { local what=$1; shift
+  "$alt" "$@" >"$d/out" 2>"$d/err"
+  local st=$?
+  check "bad input, $what: exit 2" [ $st -eq 2 ]
+  check "bad input, $what: one line" [ "$(wc -l <"$d/err")" -eq 1 ]
+}
+bad "-n 0" -n 0 . -- run
+bad "-n x" -n x . -- run
+bad "no revision" -- run
+bad "no command" .
+bad "a revision twice" . . -- run
+bad "not a revision" no-such-revision-xyz -- run
+bad "an unknown option" -q . -- run
+bad "--csv given" . -- run --csv x.csv
+bad "a tag with a slash" -t a/b . -- run
+
+echo "alternate: $pass passed, $fail failed"
+[ $fail -eq 0 ]
