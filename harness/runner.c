@@ -422,7 +422,7 @@ static void machine_meta(const struct fl_spec *s, struct fl_csv *csv)
 	 * calibrates again). */
 	if (fl_adapt_calibrate() == 0) {
 		struct fl_adapt_costs c = fl_adapt_costs();
-		fl_csv_meta(csv, "handoffs: spin round trip %u ns between two CPUs (0: one CPU), "
+		fl_csv_meta(csv, "handoffs: spin round trip %u ns between two CPUs (0: not measured), "
 			    "futex handoff %u ns", c.spin_rt_ns, c.park_ns);
 	}
 }

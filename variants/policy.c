@@ -114,6 +114,10 @@
  *    handoff between two CPUs (each side posts with a fetch_add and takes
  *    with a poll, a pause apart, and a compare-and-swap: nine blocks of 32
  *    round trips, the median block): 390-465 ns a round trip on the VM.
+ *    A round trip longer than the futex handoff is not kept (the two
+ *    threads did not run at once: a sweep's first calibration once read
+ *    133 us against a 3.3 us handoff), and the polls are then a pause
+ *    apart, as on one CPU.
  *    A round trip is four transfers of the line (each post takes it, each
  *    poll brings it back), so the polls are spaced half a transfer apart
  *    (rt / 8: 3 pauses on the VM), a token then seen a quarter of a
@@ -498,10 +502,18 @@ int fl_adapt_calibrate(void)
 	for (int i = 0; i < 64; i++)
 		(void)fl_now_ns();
 	atomic_store_explicit(&k_clock, (uint32_t)((fl_now_ns() - t0) / 65), memory_order_relaxed);
-	t0 = fl_now_ns();
-	for (int i = 0; i < 256; i++)
-		fl_cpu_relax();
-	atomic_store_explicit(&k_pause, (uint32_t)((fl_now_ns() - t0) / 256), memory_order_relaxed);
+	/* the pause: 9 blocks of 32, the median block (one preemption inside
+	 * a single bulk timing once made it 247 ns, and the gap of point 6
+	 * with it) */
+	int64_t pb[9];
+	for (int k = 0; k < 9; k++) {
+		t0 = fl_now_ns();
+		for (int i = 0; i < 32; i++)
+			fl_cpu_relax();
+		pb[k] = fl_now_ns() - t0;
+	}
+	qsort(pb, 9, sizeof pb[0], cmp_i64);
+	atomic_store_explicit(&k_pause, (uint32_t)(pb[4] / 32), memory_order_relaxed);
 	int64_t y[16];
 	for (int i = 0; i < 16; i++) {
 		int64_t a = fl_now_ns();
@@ -515,6 +527,11 @@ int fl_adapt_calibrate(void)
 	if (!r) {
 		atomic_store_explicit(&k_park, park, memory_order_relaxed);
 		atomic_store_explicit(&k_park_cpu, park_cpu, memory_order_relaxed);
+		/* a spin round trip slower than a futex handoff did not have the
+		 * two threads running at once (a CPU taken meanwhile): not
+		 * measured, the polls a pause apart */
+		if (spin_rt > park)
+			spin_rt = 0;
 		struct fl_adapt_polls q = fl_adapt_polls(spin_rt, atomic_load_explicit(&k_pause, memory_order_relaxed));
 		atomic_store_explicit(&k_spin_rt, spin_rt, memory_order_relaxed);
 		gaps_set(q);

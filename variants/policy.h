@@ -231,7 +231,8 @@ struct fl_adapt_costs {
 					 * deadline (learned; 0 until one timed out) */
 	bool calibrated;                /* false: the bootstrap values (never measured) */
 	uint32_t spin_rt_ns;            /* a spin handoff's round trip between two CPUs
-					 * (0: not measured, the process has one CPU) */
+					 * (0: not measured: the process has one CPU,
+					 * or it took longer than park_ns) */
 	struct fl_adapt_polls polls;    /* how a spinner polls, from the two above */
 };
 /* The bootstrap park cost, used until a calibration has measured one. */
