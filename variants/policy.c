@@ -541,6 +541,14 @@ int fl_adapt_calibrate(void)
 	return r;
 }
 
+/* The polls try_adaptive uses: the gap, and its clock-free tries in
+ * pauses (tries times the gap). */
+static struct fl_adapt_polls polls_in_use(void)
+{
+	struct gaps g = gaps_now();
+	return (struct fl_adapt_polls){ (uint32_t)g.gap, (uint32_t)(g.quick * g.gap) };
+}
+
 struct fl_adapt_costs fl_adapt_costs(void)
 {
 	return (struct fl_adapt_costs){
@@ -552,8 +560,7 @@ struct fl_adapt_costs fl_adapt_costs(void)
 		atomic_load_explicit(&k_late, memory_order_relaxed),
 		atomic_load_explicit(&k_calibrated, memory_order_relaxed),
 		atomic_load_explicit(&k_spin_rt, memory_order_relaxed),
-		fl_adapt_polls(atomic_load_explicit(&k_spin_rt, memory_order_relaxed),
-			       atomic_load_explicit(&k_pause, memory_order_relaxed)),
+		polls_in_use(),
 	};
 }
 

@@ -233,7 +233,9 @@ struct fl_adapt_costs {
 	uint32_t spin_rt_ns;            /* a spin handoff's round trip between two CPUs
 					 * (0: not measured: the process has one CPU,
 					 * or it took longer than park_ns) */
-	struct fl_adapt_polls polls;    /* how a spinner polls, from the two above */
+	struct fl_adapt_polls polls;    /* how a spinner polls, as in use: the gap, and
+					 * the clock-free tries in pauses (tries times the
+					 * gap: the rule's quick rounded down to it) */
 };
 /* The bootstrap park cost, used until a calibration has measured one. */
 #define FL_ADAPT_PARK_BOOT_NS 20000u
