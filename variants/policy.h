@@ -240,8 +240,9 @@ struct fl_adapt_costs {
 /* The bootstrap park cost, used until a calibration has measured one. */
 #define FL_ADAPT_PARK_BOOT_NS 20000u
 /* Measures them (about a millisecond: a two-thread futex handoff 16 times,
- * 16 yields, 256 pauses, 64 clock reads; its partner thread is joined
- * before it returns). Thread-safe; fl_policy_set calls it for adaptive
+ * on more than one CPU 288 spin handoffs, 16 yields, 9 timings of 32
+ * pauses, 64 clock reads; its partner thread is joined before it
+ * returns). The adaptive spinner's polls are set from them (point 6). Thread-safe; fl_policy_set calls it for adaptive
  * (the harness before each rep, the shim once at start) unless
  * FUTEXLAB_POLICY_CALIBRATE=0. Returns 0, or -1 when no thread could be
  * started (the last values stay). */
