@@ -103,6 +103,12 @@ int fl_cmd_list(int argc, char **argv)
 		else
 			printf("%-12s   policy: its own: %s\n", "", v->own_policy);
 	}
+	printf("\ninline forms, NAME-inline at uncontended only (the design's post and wait called "
+	       "from a loop compiled with them; beside floor-inline):");
+	for (int i = 0; i < fl_nvariants; i++)
+		if (fl_variants[i]->pairs && !fl_variants[i]->helper)
+			printf(" %s", fl_variants[i]->name);
+	printf("\n");
 	printf("\nperformance mutants: not designs, each its parent with one known cost "
 	       "(not in 'all'; scripts/perf-mutants)\n");
 	for (int i = 0; i < fl_nperf_mutants; i++) {

@@ -143,6 +143,26 @@ static const struct fl_variant *find_floor(const char *name)
 	       : !strcmp(name, fl_floor_futex.name) ? &fl_floor_futex : NULL;
 }
 
+/* NAME-inline: the design NAME's inline form (workloads/workload.h), or
+ * NULL when item is no such name; a design without one is an error. */
+static const struct fl_variant *find_form(const char *what, const char *item)
+{
+	static const char sfx[] = "-inline";
+	size_t n = strlen(item), ns = sizeof sfx - 1;
+	char name[64];
+	if (n <= ns || strcmp(item + n - ns, sfx) || n - ns >= sizeof name)
+		return NULL;
+	snprintf(name, sizeof name, "%.*s", (int)(n - ns), item);
+	const struct fl_variant *v = fl_variant_find(name);
+	if (!v)
+		return NULL;
+	const struct fl_variant *f = fl_inline_form(v);
+	if (!f)
+		fl_usage_error("%s: %s has no inline form (%s); see futexlab list", what, v->name,
+			       v->helper ? "it runs in a helper" : "it defines no .pairs: variant.h");
+	return f;
+}
+
 /* "NAME" or "NAME@POLICY" (item is modified); floors: a floor's name too. */
 static struct pick parse_pick(const char *what, char *item, bool floors)
 {
@@ -153,6 +173,8 @@ static struct pick parse_pick(const char *what, char *item, bool floors)
 	k.v = fl_variant_find(item);
 	if (!k.v && floors)
 		k.v = find_floor(item);
+	if (!k.v)
+		k.v = find_form(what, item);
 	if (!k.v)
 		fl_usage_error("%s: unknown variant '%s' (see futexlab list)", what, item);
 	if (!at)

@@ -119,6 +119,25 @@ if ! ls "$(dirname "$csv")" | grep -q tmp; then pass=$((pass+1)); echo "ok   no 
   fail=$((fail+1)); echo "FAIL temp file left"; fi
 rm -rf "$(dirname "$csv")" /tmp/fl_cli_err.$$ /tmp/fl_cli_out.$$
 
+# inline forms (workloads/uncontended.c): NAME-inline runs the design's own
+# loop (.pairs) at uncontended, beside floor-inline: every row ok with the
+# value check made (a loop that skipped a wait leaves tokens: an error row),
+# --ops met exactly (1000 is no multiple of the 256-pair calls); a policy
+# may be pinned; skipped at another workload; refused (exit 2) for a design
+# with no form, or one run in a helper
+csv=$(mktemp -d)/i.csv
+expect_ok "inline forms" run --variant negcount-inline,glibc-inline,cxx-gnu-inline,split-inline@adaptive \
+  --workload uncontended,pingpong --ops 1000 --rounds 2 --no-probes --csv "$csv" --quiet
+forms="('negcount-inline', 'glibc-inline', 'cxx-gnu-inline', 'split-inline@adaptive', 'floor-inline')"
+if [ "$(nrows "$csv" "r['variant'] in $forms and r['workload'] == 'uncontended' and r['status'] == 'ok' and r['ops'] == '1000'")" -eq 10 ] &&
+   [ "$(nrows "$csv" "r['variant'] in $forms and r['workload'] == 'pingpong' and r['status'] == 'skipped' and 'uncontended only' in r['note']")" -eq 4 ]; then
+  pass=$((pass+1)); echo "ok   inline forms: ok at uncontended, exact --ops, skipped at pingpong"
+else fail=$((fail+1)); echo "FAIL inline forms' rows"; cat "$csv"; fi
+rm -rf "$(dirname "$csv")"
+expect_usage "a design without an inline form" run --variant numa-inline --workload uncontended
+expect_usage "a helper-run design has no inline form" run --variant musl-libc-inline --workload uncontended
+expect_usage "an inline form of no design" run --variant nosuch-inline --workload uncontended
+
 # --hash (futex hash modes, each in its own process) and --spin
 expect_usage "hash not a power of two" run --hash private:3
 expect_usage "hash one slot" run --hash private:1

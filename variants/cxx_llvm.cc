@@ -108,7 +108,8 @@ FL_VARIANT_NAMED(cxx_llvm, "cxx-llvm", sem_type,
 	.text = "src:cxx_llvm.cc;span:libc++.so.1:_ZNSt3__120__libcpp_atomic_wait,"
 		"_ZNSt3__123__cxx_atomic_notify,_ZNSt3__123__libcpp_atomic_monitor;"
 		"dsym:libc.so.6:syscall",
-	.own_policy = "64 polls, polls to 4 us, sched_yield to 64 us, then FUTEX_WAIT on a proxy word");
+	.own_policy = "64 polls, polls to 4 us, sched_yield to 64 us, then FUTEX_WAIT on a proxy word",
+	.perf = nullptr, .word_flags = 0, .pairs = fl_cxx_pairs<sem_type>);
 
 #else /* built without libc++ */
 

@@ -134,6 +134,19 @@ int fl_cxx_timedwait(void *p, const struct timespec *dl)
 		       fl_cxx_steady<std::chrono::steady_clock>(dl)) ? 0 : ETIMEDOUT;
 }
 
+/* The inline form's loop (variant.h, .pairs): release(1) and acquire()
+ * inlined from the library's header, as in a C++ program's own loop. */
+template <class Sem>
+int fl_cxx_pairs(void *p, int64_t n)
+{
+	Sem *s = fl_cxx_sem<Sem>(p);
+	for (int64_t i = 0; i < n; i++) {
+		s->release(1);
+		s->acquire();
+	}
+	return 0;
+}
+
 } // namespace
 
 #endif

@@ -40,6 +40,10 @@ static int glibc_words(void *p, _Atomic uint32_t **out, int max)
 #endif
 }
 
+/* sem_post and sem_wait called directly, through the PLT as any program
+ * calls them (variant.h, .pairs). */
+FL_PAIRS(glibc_pairs, fl_sem_api_post, fl_sem_api_wait)
+
 FL_VARIANT(glibc, sem_t,
 	.text = "span:libc.so.6:sem_", /* hunt: glibc's sem_*.c code (variant.h) */
 	.summary = "glibc's sem_t (nptl): the peer every comparison includes",
@@ -48,4 +52,4 @@ FL_VARIANT(glibc, sem_t,
 	.init = fl_sem_api_init, .destroy = fl_sem_api_destroy, .post = fl_sem_api_post,
 	.wait = fl_sem_api_wait, .trywait = fl_sem_api_trywait, .timedwait = glibc_timedwait,
 	.getvalue = fl_sem_api_getvalue,
-	.words = glibc_words);
+	.words = glibc_words, .pairs = glibc_pairs);

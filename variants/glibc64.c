@@ -202,10 +202,13 @@ static int g_words(void *p, _Atomic uint32_t **out, int max)
 	return 1;
 }
 
+FL_PAIRS(g_pairs, g_post, g_wait)
+
 FL_VARIANT(glibc64, struct glibc64,
 	.text = "src:glibc64.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "glibc's layout: count and waiters in one 64-bit word, post is one CAS (bug 12674)",
 	.value_max = G64_MAX,
 	.init = g_init, .destroy = g_destroy, .post = g_post, .wait = g_wait,
 	.trywait = g_trywait, .timedwait = g_timedwait, .getvalue = g_getvalue,
-	.words = g_words);
+	.words = g_words,
+	.pairs = g_pairs);

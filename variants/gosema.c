@@ -434,6 +434,8 @@ static int gs_words(void *p, _Atomic uint32_t **out, int max)
 	return 0; /* sleepers park on their own thread's word, not on the semaphore */
 }
 
+FL_PAIRS(gs_pairs, gs_post, gs_wait)
+
 FL_VARIANT(gosema, struct gosema,
 	.text = "src:gosema.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "Go's runtime semaphore: any word is a semaphore; sleepers in a global 251-root table (treap + FIFO), nwait fast path",
@@ -441,4 +443,5 @@ FL_VARIANT(gosema, struct gosema,
 	.value_max = GS_MAX,
 	.init = gs_init, .destroy = gs_destroy, .post = gs_post, .wait = gs_wait,
 	.trywait = gs_trywait, .timedwait = gs_timedwait, .getvalue = gs_getvalue,
-	.words = gs_words);
+	.words = gs_words,
+	.pairs = gs_pairs);

@@ -38,6 +38,8 @@ static int l1_post(void *p, unsigned n)
 	return fl_negcount_post_capped(p, n, LOCK1_CAP);
 }
 
+FL_PAIRS(l1_pairs, l1_post, fl_negcount_wait)
+
 FL_VARIANT(lock1, struct fl_negcount,
 	.text = "src:lock1.c,negcount.c,policy.c;sym:fl_negcount_,fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "a lock of one token; negcount with a CAS clamp so over-release never adds a permit",
@@ -45,4 +47,4 @@ FL_VARIANT(lock1, struct fl_negcount,
 	.value_max = LOCK1_CAP, .init = l1_init, .destroy = fl_negcount_destroy,
 	.post = l1_post, .wait = fl_negcount_wait, .trywait = fl_negcount_trywait,
 	.timedwait = fl_negcount_timedwait, .getvalue = fl_negcount_getvalue,
-	.words = fl_negcount_words);
+	.words = fl_negcount_words, .pairs = l1_pairs);

@@ -270,10 +270,13 @@ static int mu_words(void *p, _Atomic uint32_t **out, int max)
 	return 1;
 }
 
+FL_PAIRS(mu_pairs, mu_post, mu_wait)
+
 FL_VARIANT(musl, struct musl,
 	.text = "src:musl.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "musl's 2015 redesign: val0 goes negative for waiters, val1 counts pending wakes, post-stealing",
 	.value_max = MUSL_MAX,
 	.init = mu_init, .destroy = mu_destroy, .post = mu_post, .wait = mu_wait,
 	.trywait = mu_trywait, .timedwait = mu_timedwait, .getvalue = mu_getvalue,
-	.words = mu_words);
+	.words = mu_words,
+	.pairs = mu_pairs);

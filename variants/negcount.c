@@ -342,6 +342,26 @@ int fl_negcount_wait(void *p)
 	return fl_negcount_timedwait(p, NULL);
 }
 
+/* The inline form's loop (variant.h, .pairs): post_impl and timedwait_impl
+ * inlined, as a program calling fl_negcount_post and fl_negcount_wait in a
+ * loop built with this file gets them. */
+static inline int nc_post(void *p, unsigned n)
+{
+	return post_impl(p, n, false);
+}
+
+static inline int nc_wait(void *p)
+{
+	return timedwait_impl(p, NULL, 0);
+}
+
+FL_PAIRS(nc_pairs, nc_post, nc_wait)
+
+int fl_negcount_pairs(void *p, int64_t n)
+{
+	return nc_pairs(p, n);
+}
+
 int fl_negcount_getvalue(void *p)
 {
 	int32_t c = atomic_load_explicit(&((struct fl_negcount *)p)->count, memory_order_relaxed);

@@ -45,6 +45,8 @@ int fl_negcount_trywait(void *s);
 int fl_negcount_timedwait(void *s, const struct timespec *abs_deadline);
 int fl_negcount_getvalue(void *s);
 int fl_negcount_words(void *s, _Atomic uint32_t **out, int max);
+/* n post(1)+wait pairs, the fast paths inlined (variant.h, .pairs). */
+int fl_negcount_pairs(void *s, int64_t n);
 
 /* The performance mutants' hooks (variants/perf_mutants.c: negcount with
  * one known cost added, every other line shared): post_herd wakes every
@@ -70,6 +72,7 @@ int fl_numa_post(void *s, unsigned n);
 	.wait = fl_negcount_wait,                                              \
 	.trywait = fl_negcount_trywait, .timedwait = fl_negcount_timedwait,    \
 	.getvalue = fl_negcount_getvalue, .words = fl_negcount_words
-#define FL_NEGCOUNT_OPS FL_NEGCOUNT_OPS_BUT_POST, .post = fl_negcount_post
+#define FL_NEGCOUNT_OPS FL_NEGCOUNT_OPS_BUT_POST, .post = fl_negcount_post, \
+	.pairs = fl_negcount_pairs
 
 #endif

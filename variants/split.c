@@ -222,6 +222,8 @@ static const struct fl_any_ops split_any = {
 	.pass_on = sp_any_pass_on,
 };
 
+FL_PAIRS(sp_pairs, sp_post, sp_wait)
+
 FL_VARIANT(split, struct split,
 	.text = "src:split.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "count and waiters in two words, seq_cst pairs, wake only if waiters",
@@ -229,4 +231,5 @@ FL_VARIANT(split, struct split,
 	.value_max = SPLIT_MAX,
 	.init = sp_init, .destroy = sp_destroy, .post = sp_post, .wait = sp_wait,
 	.trywait = sp_trywait, .timedwait = sp_timedwait, .getvalue = sp_getvalue,
-	.words = sp_words, .any = &split_any);
+	.words = sp_words, .any = &split_any,
+	.pairs = sp_pairs);

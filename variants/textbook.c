@@ -248,6 +248,8 @@ static int tb_words(void *p, _Atomic uint32_t **out, int max)
 	return 0; /* waiters sleep on their own nodes, not on the semaphore */
 }
 
+FL_PAIRS(tb_pairs, tb_post, tb_wait)
+
 FL_VARIANT(textbook, struct textbook,
 	.text = "src:textbook.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */
 	.summary = "spinlock + signed value + FIFO queue, direct handoff to the head, per-waiter futex",
@@ -255,4 +257,5 @@ FL_VARIANT(textbook, struct textbook,
 	.value_max = TB_MAX,
 	.init = tb_init, .destroy = tb_destroy, .post = tb_post, .wait = tb_wait,
 	.trywait = tb_trywait, .timedwait = tb_timedwait, .getvalue = tb_getvalue,
-	.words = tb_words);
+	.words = tb_words,
+	.pairs = tb_pairs);

@@ -17,8 +17,9 @@
  *   a design that sleeps (a pingpong rep whose spinner is preempted takes
  *   milliseconds per round trip where negcount takes microseconds; on two
  *   cores, any other load makes pingpong's two threads oversubscribed).
- * floor-inline  the same counter, its ops inlined in the workload's own loop
- *               (uncontended.c): one fetch_add and one CAS-decrement an op,
+ * floor-inline  the same counter, its ops inlined in a loop (floor-atomic's
+ *               inline form, run as a design's NAME-inline is:
+ *               uncontended.c): one fetch_add and one CAS-decrement an op,
  *               no call, no marks.
  *   Bounds: the two locked RMWs alone, the least any uncontended post+wait
  *   costs on this CPU; floor-atomic over it is what the harness's path (two
@@ -135,11 +136,16 @@ static int ff_wait(void *p)
 	return ff_timedwait(p, NULL);
 }
 
-/* Only a workload with inline_floor runs it, and runs its ops inlined
- * (uncontended.c). */
+/* floor-atomic's inline form (variant.h, .pairs): fa_post and fa_wait
+ * inlined, one fetch_add and one CAS-decrement a pair (the wait's spin
+ * while the count is 0 never runs: its post just made a token). */
+FL_PAIRS(fa_pairs, fa_post, fa_wait)
+
+/* Only a workload with inline_floor runs it, and runs it as every inline
+ * form (uncontended.c, fl_inline_of): its pairs, no table, no marks. */
 const struct fl_variant fl_floor_inline = {
 	.name = "floor-inline", .summary = "floor-atomic inlined in the loop: two RMWs, no call",
-	FA_OPS,
+	FA_OPS, .pairs = fa_pairs,
 };
 
 const struct fl_variant fl_floor_futex = {

@@ -12,18 +12,25 @@
  *   through the variant table inside the detector's marks. It is the floor
  *   a design is judged on: the least a counting semaphore costs on the path
  *   every design pays, so a design's ratio to it is its own logic alone.
- *   floor-inline is the same two RMWs inlined in a loop of their own (no
- *   call, no marks; timing, op count and the final-value check are the
- *   designs' loop's): what the hardware costs at the least, and
- *   floor-atomic over it is what the harness's path costs an op. No design
- *   can beat either here; neither bounds anything once a waiter must sleep
- *   (they spin: see floors.c).
+ *   floor-inline is the same two RMWs inlined in a loop (floor-atomic's
+ *   inline form, below: no table, no marks): what the hardware costs at
+ *   the least, and floor-atomic over it is what the harness's path costs
+ *   an op. No design can beat either here; neither bounds anything once a
+ *   waiter must sleep (they spin: see floors.c).
+ *   NAME-inline, a design's inline form (asked for by name: --variant
+ *   negcount-inline), runs as floor-inline does: the design's own post and
+ *   wait called directly from a loop compiled with them (its .pairs,
+ *   variant.h), so the compiler inlines what a program calling them in a
+ *   loop would inline (a header-only library: all of it; glibc's sem_t:
+ *   nothing, the calls go through the PLT). NAME-inline over floor-inline
+ *   is the design's own logic on the path a program pays, as NAME over
+ *   floor-atomic is on the harness's path (results/uncontended.md).
  *   floor-futex is no floor here: its post always makes a FUTEX_WAKE, a
  *   syscall every design skips when nobody sleeps — the cost of a post that
  *   always enters the kernel, the unit of the /futex column. */
+#include <stdio.h>
 #include <string.h>
 
-#include "lib/cpu.h"
 #include "workloads/workload.h"
 
 /* The designs, floor-atomic and floor-futex: every post and wait through
@@ -43,23 +50,63 @@ static int64_t variant_loop(struct fl_sem *m,
 	return n;
 }
 
-/* floor-inline: floor-atomic's post and wait inlined, one atomic RMW each.
- * The wait is floor-atomic's (floors.c): a CAS-decrement that spins while the count is 0
- * (never, here: its post just made a token). */
-static int64_t floor_inline_loop(struct fl_floor *f, const struct fl_params *p, int64_t end_ns)
+/* The inline forms (workload.h): a copy of the design's descriptor under
+ * the name NAME-inline, so that rows, labels and a baseline tell the form
+ * from the design; its ops are the design's (open, close and the value
+ * check use them), its pairs are what the rep times. Built at parse time,
+ * before any rep, one per design at most. */
+#define FL_MAX_FORMS 64
+static struct fl_variant forms[FL_MAX_FORMS];
+static const struct fl_variant *form_of[FL_MAX_FORMS];
+static char form_name[FL_MAX_FORMS][48];
+static int nforms;
+
+const struct fl_variant *fl_inline_form(const struct fl_variant *v)
+{
+	if (v == &fl_floor_atomic)
+		return &fl_floor_inline;
+	if (!v->pairs || v->helper)
+		return NULL;
+	for (int i = 0; i < nforms; i++)
+		if (form_of[i] == v)
+			return &forms[i];
+	if (nforms == FL_MAX_FORMS)
+		return NULL;
+	snprintf(form_name[nforms], sizeof form_name[0], "%s-inline", v->name);
+	forms[nforms] = *v;
+	forms[nforms].name = form_name[nforms];
+	form_of[nforms] = v;
+	return &forms[nforms++];
+}
+
+const struct fl_variant *fl_inline_of(const struct fl_variant *v)
+{
+	if (v == &fl_floor_inline)
+		return &fl_floor_atomic;
+	for (int i = 0; i < nforms; i++)
+		if (v == &forms[i])
+			return form_of[i];
+	return NULL;
+}
+
+/* An inline form's loop: its pairs, FL_CLOCK_EVERY a call (the clock
+ * read between calls, as variant_loop reads it every FL_CLOCK_EVERY ops;
+ * --ops is met exactly). One call per 256 pairs is the loop's only cost
+ * beyond the design's own code. */
+static int64_t pairs_loop(const struct fl_variant *v, void *s, const struct fl_params *p,
+			  int64_t end_ns, struct fl_result *res)
 {
 	int64_t n = 0;
 	while (!fl_rep_over(p, n, end_ns)) {
-		atomic_fetch_add_explicit(&f->count, 1, memory_order_release);
-		uint32_t c = atomic_load_explicit(&f->count, memory_order_relaxed);
-		do {
-			while (c == 0) {
-				fl_cpu_relax();
-				c = atomic_load_explicit(&f->count, memory_order_relaxed);
-			}
-		} while (!atomic_compare_exchange_weak_explicit(&f->count, &c, c - 1,
-				memory_order_acquire, memory_order_relaxed));
-		n++;
+		int64_t k = FL_CLOCK_EVERY;
+		if (p->ops && p->ops - n < k)
+			k = p->ops - n;
+		int e = v->pairs(s, k);
+		if (e) {
+			fl_fail(res, "post+wait: %s", strerror(e));
+			break;
+		}
+		n += k;
 	}
 	return n;
 }
@@ -74,8 +121,7 @@ static void fl_run_uncontended(const struct fl_variant *v, const struct fl_param
 		return;
 	}
 	int64_t t0 = fl_now_ns(), end = t0 + p->duration_ns;
-	res->ops = v == &fl_floor_inline ? floor_inline_loop(m.s, p, end)
-					 : variant_loop(&m, p, end, res);
+	res->ops = fl_inline_of(v) ? pairs_loop(v, m.s, p, end, res) : variant_loop(&m, p, end, res);
 	res->elapsed_ns = fl_now_ns() - t0;
 	if (fl_sem_value_or(&m, 0) != 0)
 		fl_fail(res, "final value %d, expected 0", fl_sem_value_or(&m, 0));

@@ -108,6 +108,17 @@ extern const struct fl_variant fl_floor_atomic; /* spins: no kernel at all */
 extern const struct fl_variant fl_floor_inline; /* floor-atomic, inlined by the workload */
 extern const struct fl_variant fl_floor_futex;  /* wakes on every post */
 
+/* Inline forms (uncontended.c): NAME-inline is the design NAME with its
+ * post and wait called directly from a loop compiled with them (its
+ * .pairs, variant.h): what a program that calls the design in a loop
+ * pays, with no table and no detector's marks; floor-inline is
+ * floor-atomic's. Only the uncontended workload (inline_floor) runs them.
+ * fl_inline_form: v's form (built once, a descriptor of its own name;
+ * call it before any rep runs), or NULL where v has no .pairs or is run
+ * in a helper. fl_inline_of: the design a form is of, NULL for a design. */
+const struct fl_variant *fl_inline_form(const struct fl_variant *v);
+const struct fl_variant *fl_inline_of(const struct fl_variant *v);
+
 /* ---- for the workload files (workload.c; the fl_sem_* ops: sem.h) ------- */
 
 /* First error wins. fl_fail writes the result directly (the thread that owns
