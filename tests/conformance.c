@@ -155,6 +155,28 @@ static void t_post_wait(void *arg)
 	rm(m);
 }
 
+/* The inline form's loop (variant.h, .pairs) is the design's post and
+ * wait: n pairs leave the value where they found it, from 0 and from 1. */
+static void t_pairs(void *arg)
+{
+	(void)arg;
+	if (!V->pairs) {
+		SKIP_TEST("no inline form (.pairs)");
+		return;
+	}
+	struct sem m = mk(0);
+	CHECK(V->pairs(m.s, 1000) == 0, "1000 pairs from 0");
+	CHECK(V->trywait(m.s) == EAGAIN, "no token left");
+	rm(m);
+	if (V->value_max < 2)
+		return; /* a capacity of one absorbs the post onto 1 */
+	m = mk(1);
+	CHECK(V->pairs(m.s, 257) == 0, "257 pairs from 1");
+	CHECK(V->trywait(m.s) == 0, "the token it found");
+	CHECK(V->trywait(m.s) == EAGAIN, "and no other");
+	rm(m);
+}
+
 static void t_timedwait_past(void *arg)
 {
 	(void)arg;
@@ -713,6 +735,7 @@ int main(int argc, char **argv)
 		run_test("init_value", t_init_value, NULL, 10);
 		run_test("trywait", t_trywait, NULL, 10);
 		run_test("post_wait", t_post_wait, NULL, 10);
+		run_test("pairs", t_pairs, NULL, 10);
 		run_test("timedwait_past_deadline", t_timedwait_past, NULL, 10);
 		run_test("timedwait_never_early", t_timedwait_never_early, NULL, 10);
 		run_test("thousand_1ms_timeouts", t_thousand_1ms, NULL, 30);
