@@ -165,13 +165,13 @@ static void t_pairs(void *arg)
 		return;
 	}
 	struct sem m = mk(0);
-	CHECK(V->pairs(m.s, 1000) == 0, "1000 pairs from 0");
+	CHECK(V->pairs(V, m.s, 1000) == 0, "1000 pairs from 0");
 	CHECK(V->trywait(m.s) == EAGAIN, "no token left");
 	rm(m);
 	if (V->value_max < 2)
 		return; /* a capacity of one absorbs the post onto 1 */
 	m = mk(1);
-	CHECK(V->pairs(m.s, 257) == 0, "257 pairs from 1");
+	CHECK(V->pairs(V, m.s, 257) == 0, "257 pairs from 1");
 	CHECK(V->trywait(m.s) == 0, "the token it found");
 	CHECK(V->trywait(m.s) == EAGAIN, "and no other");
 	rm(m);

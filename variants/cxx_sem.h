@@ -31,6 +31,8 @@
 #include <ratio>
 #include <type_traits>
 
+#include "variants/variant.h"
+
 namespace {
 
 /* The interface's value is an int: min(max(), INT_MAX). */
@@ -135,9 +137,11 @@ int fl_cxx_timedwait(void *p, const struct timespec *dl)
 }
 
 /* The inline form's loop (variant.h, .pairs): release(1) and acquire()
- * inlined from the library's header, as in a C++ program's own loop. */
+ * inlined from the library's header, as in a C++ program's own loop. A
+ * shipped library waits its own way (fl_wait calls its wait at once), so
+ * no policy stands before acquire() and v is not read. */
 template <class Sem>
-int fl_cxx_pairs(void *p, int64_t n)
+int fl_cxx_pairs(const fl_variant *, void *p, int64_t n)
 {
 	Sem *s = fl_cxx_sem<Sem>(p);
 	for (int64_t i = 0; i < n; i++) {

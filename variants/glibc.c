@@ -13,6 +13,7 @@
 #include <semaphore.h>
 #include <stdint.h>
 
+#include "variants/policy.h"
 #include "variants/sem_api.h"
 #include "variants/variant.h"
 
@@ -42,7 +43,7 @@ static int glibc_words(void *p, _Atomic uint32_t **out, int max)
 
 /* sem_post and sem_wait called directly, through the PLT as any program
  * calls them (variant.h, .pairs). */
-FL_PAIRS(glibc_pairs, fl_sem_api_post, fl_sem_api_wait)
+FL_PAIRS(glibc_pairs, fl_sem_api_post, fl_sem_api_wait, fl_sem_api_trywait)
 
 FL_VARIANT(glibc, sem_t,
 	.text = "span:libc.so.6:sem_", /* hunt: glibc's sem_*.c code (variant.h) */

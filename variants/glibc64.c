@@ -57,6 +57,7 @@
 #include "lib/futex.h"
 #include "lib/race.h"
 #include "lib/wake.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
 
 #define G64_MAX   INT32_MAX /* SEM_VALUE_MAX */
@@ -202,7 +203,7 @@ static int g_words(void *p, _Atomic uint32_t **out, int max)
 	return 1;
 }
 
-FL_PAIRS(g_pairs, g_post, g_wait)
+FL_PAIRS(g_pairs, g_post, g_wait, g_trywait)
 
 FL_VARIANT(glibc64, struct glibc64,
 	.text = "src:glibc64.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */

@@ -95,6 +95,7 @@
 #include "lib/cpu.h"
 #include "lib/futex.h"
 #include "lib/race.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
 
 #ifndef GOSEMA_HANDOFF
@@ -434,7 +435,7 @@ static int gs_words(void *p, _Atomic uint32_t **out, int max)
 	return 0; /* sleepers park on their own thread's word, not on the semaphore */
 }
 
-FL_PAIRS(gs_pairs, gs_post, gs_wait)
+FL_PAIRS(gs_pairs, gs_post, gs_wait, gs_trywait)
 
 FL_VARIANT(gosema, struct gosema,
 	.text = "src:gosema.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */

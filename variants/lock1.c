@@ -22,6 +22,7 @@
 #include <errno.h>
 
 #include "variants/negcount.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
 
 #define LOCK1_CAP 1
@@ -38,7 +39,7 @@ static int l1_post(void *p, unsigned n)
 	return fl_negcount_post_capped(p, n, LOCK1_CAP);
 }
 
-FL_PAIRS(l1_pairs, l1_post, fl_negcount_wait)
+FL_PAIRS(l1_pairs, l1_post, fl_negcount_wait, fl_negcount_trywait)
 
 FL_VARIANT(lock1, struct fl_negcount,
 	.text = "src:lock1.c,negcount.c,policy.c;sym:fl_negcount_,fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */

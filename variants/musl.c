@@ -88,6 +88,7 @@
 #include "lib/futex.h"
 #include "lib/race.h"
 #include "lib/wake.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
 
 #define MUSL_MAX INT32_MAX                  /* SEM_VALUE_MAX */
@@ -270,7 +271,7 @@ static int mu_words(void *p, _Atomic uint32_t **out, int max)
 	return 1;
 }
 
-FL_PAIRS(mu_pairs, mu_post, mu_wait)
+FL_PAIRS(mu_pairs, mu_post, mu_wait, mu_trywait)
 
 FL_VARIANT(musl, struct musl,
 	.text = "src:musl.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */

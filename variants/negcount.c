@@ -95,6 +95,7 @@
 #include "lib/uring.h"
 #include "lib/wake.h"
 #include "variants/negcount.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
 #include "variants/waitany.h"
 
@@ -355,11 +356,11 @@ static inline int nc_wait(void *p)
 	return timedwait_impl(p, NULL, 0);
 }
 
-FL_PAIRS(nc_pairs, nc_post, nc_wait)
+FL_PAIRS(nc_pairs, nc_post, nc_wait, fl_negcount_trywait)
 
-int fl_negcount_pairs(void *p, int64_t n)
+int fl_negcount_pairs(const struct fl_variant *v, void *p, int64_t n)
 {
-	return nc_pairs(p, n);
+	return nc_pairs(v, p, n);
 }
 
 int fl_negcount_getvalue(void *p)

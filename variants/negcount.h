@@ -46,7 +46,8 @@ int fl_negcount_timedwait(void *s, const struct timespec *abs_deadline);
 int fl_negcount_getvalue(void *s);
 int fl_negcount_words(void *s, _Atomic uint32_t **out, int max);
 /* n post(1)+wait pairs, the fast paths inlined (variant.h, .pairs). */
-int fl_negcount_pairs(void *s, int64_t n);
+struct fl_variant;
+int fl_negcount_pairs(const struct fl_variant *v, void *s, int64_t n);
 
 /* The performance mutants' hooks (variants/perf_mutants.c: negcount with
  * one known cost added, every other line shared): post_herd wakes every

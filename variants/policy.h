@@ -130,6 +130,35 @@ static inline int fl_wait(const struct fl_variant *v, void *s)
 	return fl_timedwait(v, s, NULL);
 }
 
+/* fl_wait(v, s) with the design's wait and trywait named instead of read
+ * from v, so that a loop compiled with the design inlines them: the one
+ * place a wait passes through, as a program built with the design gets
+ * it (the inline forms' loops, FL_PAIRS). */
+#define FL_WAIT_DIRECT(v, s, wait, trywait)                                     \
+	(atomic_load_explicit(&fl_policy_kind_now, memory_order_relaxed) ==      \
+			 FL_POLICY_PARK                                         \
+		 ? wait(s)                                                      \
+		 : trywait(s) == 0 ? 0 : fl_policy_wait(v, s, NULL))
+
+#ifndef __cplusplus
+/* Defines `static int fn(const struct fl_variant *v, void *s, int64_t n)`,
+ * a .pairs (variant.h) over the design's post, and its wait through the
+ * policy (FL_WAIT_DIRECT): functions of the design's file, visible to the
+ * compiler, so the loop is what a program calling them in a loop gets. */
+#define FL_PAIRS(fn, post, wait, trywait)                                       \
+	static int fn(const struct fl_variant *v, void *s, int64_t n)           \
+	{                                                                       \
+		for (int64_t i = 0; i < n; i++) {                               \
+			int e = post(s, 1);                                     \
+			if (!e)                                                 \
+				e = FL_WAIT_DIRECT(v, s, wait, trywait);        \
+			if (e)                                                  \
+				return e;                                       \
+		}                                                               \
+		return 0;                                                       \
+	}
+#endif
+
 /* A wait of the policy's on something other than one semaphore (the
  * wait-any: variants/waitany.c, fl_policy_wait_any): what it tries to
  * take, and its park. n == 1: the design's trywait and wait on sems[0]

@@ -57,6 +57,7 @@
 #include "lib/futex.h"
 #include "lib/race.h"
 #include "lib/wake.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
 #include "variants/waitany.h"
 
@@ -222,7 +223,7 @@ static const struct fl_any_ops split_any = {
 	.pass_on = sp_any_pass_on,
 };
 
-FL_PAIRS(sp_pairs, sp_post, sp_wait)
+FL_PAIRS(sp_pairs, sp_post, sp_wait, sp_trywait)
 
 FL_VARIANT(split, struct split,
 	.text = "src:split.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */

@@ -58,6 +58,7 @@
 #include "lib/futex.h"
 #include "lib/race.h"
 #include "lib/wake.h"
+#include "variants/policy.h"
 #include "variants/variant.h"
 
 #define TB_MAX INT32_MAX
@@ -248,7 +249,7 @@ static int tb_words(void *p, _Atomic uint32_t **out, int max)
 	return 0; /* waiters sleep on their own nodes, not on the semaphore */
 }
 
-FL_PAIRS(tb_pairs, tb_post, tb_wait)
+FL_PAIRS(tb_pairs, tb_post, tb_wait, tb_trywait)
 
 FL_VARIANT(textbook, struct textbook,
 	.text = "src:textbook.c,policy.c;sym:fl_futex_,fl_notify,fl_wait,fl_timedwait;dsym:libc.so.6:syscall", /* hunt: its code (variant.h) */

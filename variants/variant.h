@@ -163,31 +163,16 @@ struct fl_variant {
 	 * edge tests' spurious-wake injectors) wakes with these flags. */
 	unsigned word_flags;
 	/* Optional (NULL: none): n post(1)+wait pairs on s, the design's own
-	 * post and wait called directly from a loop compiled with them, so
-	 * the compiler inlines their fast paths as it would in a program
-	 * built with the design (FL_PAIRS): 0, or the first error. The
-	 * uncontended workload runs it as the design's inline form, NAME-inline
-	 * (workloads/uncontended.c), beside floor-inline: no table, no marks. */
-	int (*pairs)(void *s, int64_t n);
+	 * post and wait called directly from a loop compiled with them, the
+	 * wait through the waiting policy as fl_wait passes it (v: the
+	 * descriptor the policy's out-of-line path runs on), so the compiler
+	 * inlines their fast paths as it would in a program built with the
+	 * design (FL_PAIRS, variants/policy.h): 0, or the first error. The
+	 * uncontended workload runs it as the design's inline form,
+	 * NAME-inline (workloads/uncontended.c), beside floor-inline: no
+	 * table, no marks. */
+	int (*pairs)(const struct fl_variant *v, void *s, int64_t n);
 };
-
-#ifndef __cplusplus
-/* Defines `static int fn(void *s, int64_t n)`, a .pairs over the design's
- * post and wait (functions or macros of this file, visible to the
- * compiler: the loop is what a program calling them in a loop gets). */
-#define FL_PAIRS(fn, post, wait)                                               \
-	static int fn(void *s, int64_t n)                                       \
-	{                                                                       \
-		for (int64_t i = 0; i < n; i++) {                               \
-			int e = post(s, 1);                                     \
-			if (!e)                                                 \
-				e = wait(s);                                    \
-			if (e)                                                  \
-				return e;                                       \
-		}                                                               \
-		return 0;                                                       \
-	}
-#endif
 
 /* A performance mutant (variants/perf_*.c; variants/README.md): a design
  * (the parent) with one known cost added and nothing else changed, a

@@ -49,6 +49,7 @@
 #include "lib/clock.h"
 #include "lib/cpu.h"
 #include "lib/futex.h"
+#include "variants/policy.h"
 #include "workloads/workload.h"
 
 static int fa_init(void *p, unsigned value, int pshared)
@@ -139,7 +140,7 @@ static int ff_wait(void *p)
 /* floor-atomic's inline form (variant.h, .pairs): fa_post and fa_wait
  * inlined, one fetch_add and one CAS-decrement a pair (the wait's spin
  * while the count is 0 never runs: its post just made a token). */
-FL_PAIRS(fa_pairs, fa_post, fa_wait)
+FL_PAIRS(fa_pairs, fa_post, fa_wait, fa_trywait)
 
 /* Only a workload with inline_floor runs it, and runs it as every inline
  * form (uncontended.c, fl_inline_of): its pairs, no table, no marks. */

@@ -101,7 +101,7 @@ static int64_t pairs_loop(const struct fl_variant *v, void *s, const struct fl_p
 		int64_t k = FL_CLOCK_EVERY;
 		if (p->ops && p->ops - n < k)
 			k = p->ops - n;
-		int e = v->pairs(s, k);
+		int e = v->pairs(v, s, k);
 		if (e) {
 			fl_fail(res, "post+wait: %s", strerror(e));
 			break;
