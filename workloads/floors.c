@@ -137,9 +137,11 @@ static int ff_wait(void *p)
 	return ff_timedwait(p, NULL);
 }
 
-/* floor-atomic's inline form (variant.h, .pairs): fa_post and fa_wait
- * inlined, one fetch_add and one CAS-decrement a pair (the wait's spin
- * while the count is 0 never runs: its post just made a token). */
+/* floor-atomic's inline form (variant.h, .pairs; FL_PAIRS, policy.h):
+ * fa_post and fa_wait inlined, one fetch_add and one CAS-decrement a pair
+ * (the wait's spin while the count is 0 never runs: its post just made a
+ * token), the wait behind the policy's one relaxed load as every wait
+ * (floor-atomic waits its own way: the load finds park). */
 FL_PAIRS(fa_pairs, fa_post, fa_wait, fa_trywait)
 
 /* Only a workload with inline_floor runs it, and runs it as every inline

@@ -19,10 +19,11 @@
  *   waiter must sleep (they spin: see floors.c).
  *   NAME-inline, a design's inline form (asked for by name: --variant
  *   negcount-inline), runs as floor-inline does: the design's own post and
- *   wait called directly from a loop compiled with them (its .pairs,
- *   variant.h), so the compiler inlines what a program calling them in a
- *   loop would inline (a header-only library: all of it; glibc's sem_t:
- *   nothing, the calls go through the PLT). NAME-inline over floor-inline
+ *   wait called directly from a loop compiled with them, the wait through
+ *   the waiting policy as fl_wait passes it (its .pairs, variant.h;
+ *   FL_PAIRS, policy.h), so the compiler inlines what a program calling
+ *   them in a loop would inline (a header-only library: all of it;
+ *   glibc's sem_t: nothing, the calls go through the PLT). NAME-inline over floor-inline
  *   is the design's own logic on the path a program pays, as NAME over
  *   floor-atomic is on the harness's path (results/uncontended.md).
  *   floor-futex is no floor here: its post always makes a FUTEX_WAKE, a
