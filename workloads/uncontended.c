@@ -23,9 +23,10 @@
  *   the waiting policy as fl_wait passes it (its .pairs, variant.h;
  *   FL_PAIRS, policy.h), so the compiler inlines what a program calling
  *   them in a loop would inline (a header-only library: all of it;
- *   glibc's sem_t: nothing, the calls go through the PLT). NAME-inline over floor-inline
- *   is the design's own logic on the path a program pays, as NAME over
- *   floor-atomic is on the harness's path (results/uncontended.md).
+ *   glibc's sem_t: nothing, the calls go through the PLT). NAME-inline
+ *   over floor-inline is the design's own logic on the path a program
+ *   pays, as NAME over floor-atomic is on the harness's path
+ *   (results/uncontended.md).
  *   floor-futex is no floor here: its post always makes a FUTEX_WAKE, a
  *   syscall every design skips when nobody sleeps — the cost of a post that
  *   always enters the kernel, the unit of the /futex column. */
