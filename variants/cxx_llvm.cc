@@ -109,7 +109,7 @@ FL_VARIANT_NAMED(cxx_llvm, "cxx-llvm", sem_type,
 		"_ZNSt3__123__cxx_atomic_notify,_ZNSt3__123__libcpp_atomic_monitor;"
 		"dsym:libc.so.6:syscall",
 	.own_policy = "64 polls, polls to 4 us, sched_yield to 64 us, then FUTEX_WAIT on a proxy word",
-	.perf = nullptr, .word_flags = 0, .pairs = fl_cxx_pairs<sem_type>);
+	.pairs = fl_cxx_pairs<sem_type>);
 
 #else /* built without libc++ */
 

@@ -125,20 +125,19 @@ static inline int fl_timedwait(const struct fl_variant *v, void *s,
 	return fl_policy_wait(v, s, abs_deadline);
 }
 
-static inline int fl_wait(const struct fl_variant *v, void *s)
-{
-	return fl_timedwait(v, s, NULL);
-}
-
-/* fl_wait(v, s) with the design's wait and trywait named instead of read
- * from v, so that a loop compiled with the design inlines them: the one
- * place a wait passes through, as a program built with the design gets
- * it (the inline forms' loops, FL_PAIRS). */
+/* fl_timedwait without a deadline, the design's wait and trywait named:
+ * read from v here (fl_wait), named by a loop compiled with the design so
+ * that it inlines them (the inline forms' loops, FL_PAIRS below). */
 #define FL_WAIT_DIRECT(v, s, wait, trywait)                                     \
 	(atomic_load_explicit(&fl_policy_kind_now, memory_order_relaxed) ==      \
 			 FL_POLICY_PARK                                         \
 		 ? wait(s)                                                      \
 		 : trywait(s) == 0 ? 0 : fl_policy_wait(v, s, NULL))
+
+static inline int fl_wait(const struct fl_variant *v, void *s)
+{
+	return FL_WAIT_DIRECT(v, s, v->wait, v->trywait);
+}
 
 #ifndef __cplusplus
 /* Defines `static int fn(const struct fl_variant *v, void *s, int64_t n)`,
@@ -271,7 +270,8 @@ struct fl_adapt_costs {
 /* Measures them (about a millisecond: a two-thread futex handoff 16 times,
  * on more than one CPU 288 spin handoffs, 16 yields, 9 timings of 32
  * pauses, 64 clock reads; its partner thread is joined before it
- * returns). The adaptive spinner's polls are set from them (point 6). Thread-safe; fl_policy_set calls it for adaptive
+ * returns). The adaptive spinner's polls are set from them (point 6).
+ * Thread-safe; fl_policy_set calls it for adaptive
  * (the harness before each rep, the shim once at start) unless
  * FUTEXLAB_POLICY_CALIBRATE=0. Returns 0, or -1 when no thread could be
  * started (the last values stay). */
