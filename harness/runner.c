@@ -19,7 +19,7 @@
 #include "report/summary.h"
 #include "report/rounds.h"
 #include "record/run_row.h"
-#include "report/stats.h"
+#include "report/stats_text.h"
 #include "report/table.h"
 #include "lib/wake.h"
 #include "report/xalloc.h"

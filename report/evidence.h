@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report/stats.h"
+#include "stats/stats.h"
 #include "report/table.h"
 
 /* The values a row's evidence is made of: CPU ns and context switches per

@@ -12,7 +12,7 @@
 
 #include "schema/columns.h"
 #include "report/ratios.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 #include "report/xalloc.h"
 
 /* Whether row r was probed (its `probed` cell is 1). */

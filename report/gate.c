@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/usage.h"
+#include "report/stats_text.h"
 
 static unsigned parse(const char *s)
 {

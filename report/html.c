@@ -20,6 +20,7 @@
 #include "report/svg.h"
 #include "report/usage.h"
 #include "report/xalloc.h"
+#include "report/stats_text.h"
 
 static const char style[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1400px;padding:0 1em;"

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/stats.h"
+#include "stats/stats.h"
 #include "report/table.h"
 
 /* One row of a point: its cell, and what the ratio table says of it. */

@@ -8,7 +8,7 @@
 #include "report/pool_libs.h"
 #include "report/usage.h"
 #include "report/ratios.h"
-#include "report/stats.h"
+#include "report/stats_text.h"
 #include "report/table.h"
 #include "report/xalloc.h"
 
@@ -113,7 +113,7 @@ static void header(FILE *f, struct run *runs, int nruns, const struct run *next,
 		}
 	fprintf(f, "ratio: each run's median per-round ratio to %s (its ratio table's), pooled "
 		   "over the runs on the\nlog scale (the geometric mean); the run is the top level "
-		   "(report/stats.h, \"Runs as the top level\")\n", baseline);
+		   "(stats/stats.h, \"Runs as the top level\")\n", baseline);
 	fprintf(f, "long-run ratio, over runs (%.0f%%): where the ratio of infinitely many such "
 		   "runs lies\nnext run's ratio (%.0f%%): where the median ratio of the next "
 		   "identical run will land (check a rerun against it)\n",

@@ -41,7 +41,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/stats.h"
+#include "stats/stats.h"
 #include "report/table.h"
 
 #define FL_POOL_LIBS_TIME 1.00

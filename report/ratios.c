@@ -10,6 +10,7 @@
 
 #include "report/catalog.h"
 #include "report/xalloc.h"
+#include "report/stats_text.h"
 
 static void print_machine(FILE *f, const char *label, const struct fl_table *t)
 {

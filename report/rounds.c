@@ -1,6 +1,6 @@
 /* report/rounds.c — see rounds.h. */
 #include "report/rounds.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -10,6 +10,7 @@
 #include "report/ratios.h"
 #include "report/regimes.h"
 #include "report/xalloc.h"
+#include "report/stats_text.h"
 
 /* ---- the model ---------------------------------------------------------------- */
 

@@ -51,7 +51,7 @@
 
 #include "report/catalog.h"
 #include "report/peers.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 #include "report/table.h"
 
 #define FL_SUM_LEVEL 0.95 /* the overall interval's coverage */

@@ -36,7 +36,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/stats.h"
+#include "stats/stats.h"
 
 /* A row's value, the one figure its medians, paired ratios, verdicts,
  * control, intervals and regimes are taken of (fl_cells_build decides it

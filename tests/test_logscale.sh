@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/test_logscale.sh — the verdicts on the log scale (report/stats.h,
+# tests/test_logscale.sh — the verdicts on the log scale (stats/stats.h,
 # "the log scale") on a real run whose control was noisy: tests/data/
 # noisy-control.csv, the pingpong and pool T=2 points of a `scripts/bench`
 # run on the 2-vCPU VM at 8c907f0 (../shared/data/bench-pingpong-noisy-

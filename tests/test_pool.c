@@ -1,4 +1,4 @@
-/* tests/test_pool.c — runs as the top level (report/stats.h, "Runs as the
+/* tests/test_pool.c — runs as the top level (stats/stats.h, "Runs as the
  * top level"): the quantiles and the pool on inputs known by hand, then
  * seeded synthetic sweeps with a between-run component, pooled from two
  * runs and checked against a third.
@@ -37,7 +37,7 @@
 #include <stdint.h>
 
 #include "tests/check.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 
 #define NEAR(a, b, eps) (fabs((a) - (b)) < (eps))
 

@@ -11,7 +11,7 @@
 
 #include "tests/check.h"
 #include "report/regimes.h"
-#include "report/stats.h"
+#include "report/stats_text.h"
 #include "report/table.h"
 
 #define TRIALS 4000

@@ -16,7 +16,7 @@
 
 #include "tests/check.h"
 #include "report/rounds.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 

@@ -1,4 +1,4 @@
-/* report/stats.h — summaries over the reps of one point, and the paired
+/* stats/stats.h — summaries over the reps of one point, and the paired
  * ratios that every verdict comes from.
  *
  * Every figure futexlab reports is a median over reps, never a mean: a rep
@@ -20,8 +20,8 @@
  *   ci_level the exact coverage of [ci_lo, ci_hi] (0.95 or more for n >= 6)
  *
  * fl_noisy() is the "spread too large to trust" test: mad/median > 10%. */
-#ifndef FUTEXLAB_STATS_H
-#define FUTEXLAB_STATS_H
+#ifndef FUTEXLAB_STATS_STATS_H
+#define FUTEXLAB_STATS_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -127,12 +127,6 @@ struct fl_ratio fl_ratio_summarize(double *r, int n);
  * F = exp(floor); undecided ("?"): fewer rounds than a 95% interval needs,
  * or a ratio that is not > 0. */
 enum fl_verdict fl_ratio_verdict(const struct fl_ratio *r, double floor);
-const char *fl_verdict_name(enum fl_verdict v); /* "faster" "slower" "~" "?" */
-/* A resolution (a half-width in ln r) as the tables print it: "×/÷1.051"
- * (3 decimals below 10, 1 below 100, then none); "-" when not finite. The
- * text is UTF-8: 2 bytes more than the columns it takes (× and ÷). */
-const char *fl_factor_text(char *b, size_t n, double resolution);
-#define FL_FACTOR_EXTRA 2 /* bytes of fl_factor_text's UTF-8 beyond its columns */
 /* Two ratio intervals apart (compare across runs): both have a verdict's
  * coverage and do not overlap. */
 bool fl_ratio_apart(const struct fl_ratio *a, const struct fl_ratio *b);

@@ -1,8 +1,7 @@
-/* report/stats.c — see stats.h. */
-#include "report/stats.h"
+/* stats/stats.c — see stats.h. */
+#include "stats/stats.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,22 +98,6 @@ enum fl_verdict fl_ratio_verdict(const struct fl_ratio *r, double floor)
 	if (r->lo > 1)
 		return FL_SLOWER;
 	return FL_SAME;
-}
-
-const char *fl_verdict_name(enum fl_verdict v)
-{
-	static const char *const names[] = { "~", "faster", "slower", "?" };
-	return names[v];
-}
-
-const char *fl_factor_text(char *b, size_t n, double resolution)
-{
-	double f = exp(resolution);
-	if (!isfinite(f))
-		snprintf(b, n, "-");
-	else
-		snprintf(b, n, "\u00d7/\u00f7%.*f", f < 9.995 ? 3 : f < 99.95 ? 1 : 0, f);
-	return b;
 }
 
 bool fl_ratio_apart(const struct fl_ratio *a, const struct fl_ratio *b)
