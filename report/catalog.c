@@ -1,6 +1,7 @@
 /* report/catalog.c — see catalog.h. */
 #include "report/catalog.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const struct fl_catalog *cat;
@@ -49,4 +50,16 @@ const char *fl_catalog_op(const char *workload)
 {
 	const char *op = cat && cat->op ? cat->op(workload) : NULL;
 	return op ? op : "op";
+}
+
+bool fl_is_control(const char *label, const char *baseline)
+{
+	size_t l = strlen(label), b = strlen(baseline);
+	return l == b + 2 && !strncmp(label, baseline, b) && !strcmp(label + b, "#2");
+}
+
+const char *fl_control_name(char *b, size_t n, const char *baseline)
+{
+	snprintf(b, n, "%s#2", baseline);
+	return b;
 }

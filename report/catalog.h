@@ -14,6 +14,9 @@
 #ifndef FUTEXLAB_CATALOG_H
 #define FUTEXLAB_CATALOG_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 enum fl_kind {
 	FL_KIND_OTHER,   /* a floor, the control (BASELINE#2), anything unknown */
 	FL_KIND_DESIGN,  /* a futexlab design (or a performance mutant) */
@@ -31,6 +34,15 @@ struct fl_catalog {
 
 /* The catalog the report functions below consult (NULL: none). */
 void fl_catalog_use(const struct fl_catalog *c);
+
+/* The control: the baseline run a second time in every round, as the
+ * entry BASELINE#2 — the run's own A/A, whose interval is the floor every
+ * verdict stands on. Defined here once: an entry is the control of a table
+ * read against `baseline` when it is that name and no other (a `#2` of
+ * another entry is not this table's control). */
+bool fl_is_control(const char *label, const char *baseline);
+/* The control's name of `baseline` in b ("glibc#2"). */
+const char *fl_control_name(char *b, size_t n, const char *baseline);
 
 /* An entry label's design: NAME of NAME@POLICY, NULL for BASELINE#2 (the
  * control) or a name that does not fit buf. */

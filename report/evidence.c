@@ -315,16 +315,13 @@ static void why_line(FILE *f, const struct fl_cell *const *row, int nrow,
 	int col = 0;
 	const struct fl_cell *ctrl = NULL; /* the baseline again: BASELINE#2 */
 	for (int j = 0; ref && j < nrow; j++) {
-		size_t l = strlen(row[j]->variant);
-		if (l == strlen(ref->variant) + 2 && !strncmp(row[j]->variant, ref->variant, l - 2) &&
-		    !strcmp(row[j]->variant + l - 2, "#2") && fl_cell_usable(row[j]))
+		if (fl_is_control(row[j]->variant, ref->variant) && fl_cell_usable(row[j]))
 			ctrl = row[j];
 	}
 	for (int j = 0; j < nrow; j++) {
 		const struct fl_cell *y = row[j];
-		size_t l = strlen(y->variant);
-		bool design = l < 2 || strcmp(y->variant + l - 2, "#2");
-		design &= strncmp(y->variant, "floor-", 6) != 0;
+		bool design = !(ref && fl_is_control(y->variant, ref->variant)) &&
+			      strncmp(y->variant, "floor-", 6) != 0;
 		char part[320];
 		if (y == ref || !design || !fl_cell_usable(y) || (v[j] != FL_FASTER && v[j] != FL_SLOWER)
 		    || !why_part(part, sizeof part, y, ref, ctrl, op))

@@ -11,6 +11,7 @@
 
 #include "report/svg.h"
 #include "report/xalloc.h"
+#include "report/catalog.h"
 
 #define W 760.0
 #define LEFT 170.0
@@ -18,12 +19,6 @@
 #define TOP 22.0
 #define ROW 18.0
 #define BOTTOM 46.0
-
-static bool is_control(const struct fl_hpoint *p, const char *v)
-{
-	size_t l = strlen(p->baseline);
-	return !strncmp(v, p->baseline, l) && !strcmp(v + l, "#2");
-}
 
 static void fig_open(FILE *f, const struct fl_hpoint *p, const char *kind, double h)
 {
@@ -45,7 +40,7 @@ static double row_label(FILE *f, const struct fl_hpoint *p, int i, const char *v
 {
 	double y = TOP + ROW * i + ROW / 2;
 	const char *role = !strcmp(variant, p->baseline) ? " (baseline)"
-			   : is_control(p, variant)	 ? " (control)"
+			   : fl_is_control(variant, p->baseline)	 ? " (control)"
 							 : "";
 	fprintf(f, "<text class=\"rl\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", LEFT - 8, y + 4);
 	fl_html_puts(f, variant);

@@ -11,6 +11,7 @@
 #include "report/stats_text.h"
 #include "report/table.h"
 #include "report/xalloc.h"
+#include "report/catalog.h"
 
 struct run {
 	const char *path;
@@ -58,12 +59,6 @@ static void same_config(const struct run *a, const struct run *b, const char *wh
 		fl_usage_error("compare --pool: %s and %s time different figures (%s, %s): %s",
 			       a->path, b->path, a->c.metric ? a->c.metric : "ns per op",
 			       b->c.metric ? b->c.metric : "ns per op", what);
-}
-
-static bool is_control(const char *variant, const char *baseline)
-{
-	size_t l = strlen(baseline);
-	return !strncmp(variant, baseline, l) && !strcmp(variant + l, "#2");
 }
 
 static const char *range(char *b, size_t n, double lo, double hi)
@@ -271,7 +266,7 @@ static bool point_pool(const struct pool_run *P, int i, struct pool_point *Q)
 	fl_pool_point(P->nfiles, Q->nent, Q->r, Q->out, &Q->pp);
 	Q->band = 0;
 	for (int e = 0; e < Q->nent; e++)
-		if (is_control(Q->ent[e]->variant, P->baseline) && isfinite(Q->out[e].conf_half))
+		if (fl_is_control(Q->ent[e]->variant, P->baseline) && isfinite(Q->out[e].conf_half))
 			Q->band = Q->out[e].conf_half;
 	return true;
 }
@@ -296,7 +291,7 @@ static void print_point(struct pool_run *P, const struct pool_point *Q)
 		point_header(P, Q);
 	for (int e = 0; e < Q->nent; e++) {
 		enum fl_verdict pv = fl_pool_verdict(&Q->out[e],
-						     is_control(Q->ent[e]->variant, P->baseline) ? 0
+						     fl_is_control(Q->ent[e]->variant, P->baseline) ? 0
 												 : Q->band);
 		char own[256];
 		runs_own(P, Q, e, own, sizeof own);

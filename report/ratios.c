@@ -22,12 +22,6 @@ static void print_machine(FILE *f, const char *label, const struct fl_table *t)
 		fprintf(f, "%*sother work during the run: %s\n", (int)strlen(label), "", others);
 }
 
-static bool is_control(const char *variant)
-{
-	size_t l = strlen(variant);
-	return l > 2 && !strcmp(variant + l - 2, "#2");
-}
-
 /* Control summary across points: how often ~, and the resolutions. */
 struct control_sum {
 	int points, same;
@@ -47,7 +41,7 @@ static double control_floor(const struct fl_cells *c, const char *point, const c
 			    bool cpu)
 {
 	char name[80];
-	snprintf(name, sizeof name, "%s#2", baseline);
+	fl_control_name(name, sizeof name, baseline);
 	const struct fl_cell *x = fl_cell_find(c, point, name), *b = fl_cell_find(c, point, baseline);
 	struct fl_ratio q;
 	if (!(cpu ? fl_cell_cpu_ratio(x, b, &q) : fl_cell_ratio(x, b, &q)) || q.level < 0.95)
@@ -72,7 +66,7 @@ static bool judge(const struct fl_cells *c, const struct fl_cell *y, const struc
 {
 	if (!fl_cell_ratio(y, ref, &j->q))
 		return false;
-	bool control = is_control(y->variant);
+	bool control = fl_is_control(y->variant, baseline);
 	double floor = control ? 0 : control_floor(c, y->point, baseline, false);
 	if (floor > j->q.resolution)
 		j->q.resolution = floor;
@@ -138,7 +132,7 @@ static void print_row(FILE *f, const struct fl_cells *c, const struct fl_cell *y
 		fl_point_has_regimes(ref) ? "regimes (below)" /* one median, two states */
 		: verdict_text(vt, sizeof vt, fl_verdict_name(j.v), "~", j.v, j.cpu, j.cv,
 			       j.cq.median));
-	if (cs && is_control(y->variant)) {
+	if (cs && fl_is_control(y->variant, baseline)) {
 		cs->points++;
 		cs->same += j.v == FL_SAME;
 		if (cs->nres < 512)
@@ -154,7 +148,7 @@ static int rank(const char *variant, const char *baseline)
 	char base[64];
 	snprintf(base, sizeof base, "%s", variant);
 	size_t l = strlen(base);
-	bool control = is_control(base);
+	bool control = fl_is_control(base, baseline);
 	if (control)
 		base[l - 2] = '\0';
 	bool is_base = !strcmp(base, baseline);

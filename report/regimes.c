@@ -8,6 +8,7 @@
 
 #include "report/xalloc.h"
 #include "report/stats_text.h"
+#include "report/catalog.h"
 
 struct fl_regime_split fl_point_regimes(const struct fl_cell *ref)
 {
@@ -140,7 +141,7 @@ bool fl_print_regimes(FILE *f, const struct fl_cells *c, const struct fl_cell **
 	fprintf(f, "\n  %-20s  per state: its paired rounds there, its ratio to %s there, "
 		   "interval, verdict\n", "", baseline);
 	char control[80];
-	snprintf(control, sizeof control, "%s#2", baseline);
+	fl_control_name(control, sizeof control, baseline);
 	double floor[2] = { state_floor(c, ref, control, &s, 0),
 			    state_floor(c, ref, control, &s, 1) };
 	for (int j = 0; j < nrow; j++)

@@ -11,14 +11,9 @@
 #include "report/regimes.h"
 #include "report/xalloc.h"
 #include "report/stats_text.h"
+#include "report/catalog.h"
 
 /* ---- the model ---------------------------------------------------------------- */
-
-static bool is_control(const char *label, const char *baseline)
-{
-	size_t l = strlen(label), b = strlen(baseline);
-	return l == b + 2 && !strncmp(label, baseline, b) && !strcmp(label + b, "#2");
-}
 
 /* Whether an entry may win a point: not the control, not a floor. */
 static bool candidate(const struct fl_sum_entry *e)
@@ -57,7 +52,7 @@ static void collect(struct fl_sum *s, const struct fl_cells *c, const char *base
 						    .kind = fl_catalog_kind(row[j]->variant),
 						    .gmean = NAN, .lo = NAN, .hi = NAN,
 						    .baseline = !strcmp(row[j]->variant, baseline),
-						    .control = is_control(row[j]->variant, baseline) };
+						    .control = fl_is_control(row[j]->variant, baseline) };
 		}
 		free(row);
 	}
@@ -137,7 +132,7 @@ static void winner(struct fl_sum *s, int p, const struct fl_cells *c, const char
 			     *ref = fl_cell_find(c, pt->point, baseline);
 	pt->tie = cr && fl_cell_verdict(c, cw, cr, NULL, baseline) != FL_FASTER;
 	char ctrl_name[96], why[160];
-	snprintf(ctrl_name, sizeof ctrl_name, "%s#2", baseline);
+	fl_control_name(ctrl_name, sizeof ctrl_name, baseline);
 	const struct fl_cell *ctrl = fl_cell_find(c, pt->point, ctrl_name);
 	if (ctrl && !fl_cell_usable(ctrl))
 		ctrl = NULL;

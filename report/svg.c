@@ -147,8 +147,7 @@ static const char *const palette[] = {
 struct fl_svg_style fl_svg_style(const char *label, const char *baseline)
 {
 	struct fl_svg_style s = { .shape = 'o' };
-	size_t bl = strlen(baseline);
-	bool control = !strncmp(label, baseline, bl) && !strcmp(label + bl, "#2");
+	bool control = fl_is_control(label, baseline);
 	enum fl_kind k = fl_catalog_kind(label);
 	if (!strncmp(label, "floor-", 6)) {
 		snprintf(s.color, sizeof s.color, "#8a8a8a");
