@@ -194,8 +194,7 @@ static double beta_inc(double a, double b, double x)
 	return 1 - exp(lbt) * beta_cf(b, a, 1 - x) / b;
 }
 
-/* P(T <= t), T ~ Student's t with df degrees of freedom */
-static double t_cdf(double t, double df)
+double fl_t_cdf(double t, double df)
 {
 	double tail = 0.5 * beta_inc(df / 2, 0.5, df / (df + t * t));
 	return t >= 0 ? 1 - tail : tail;
@@ -210,11 +209,11 @@ double fl_t_quantile(double p, double df)
 	if (p < 0.5)
 		return -fl_t_quantile(1 - p, df);
 	double lo = 0, hi = 1;
-	while (t_cdf(hi, df) < p && hi < 1e12)
+	while (fl_t_cdf(hi, df) < p && hi < 1e12)
 		hi *= 2;
 	for (int i = 0; i < 200 && hi - lo > 1e-10 * hi; i++) {
 		double mid = (lo + hi) / 2;
-		if (t_cdf(mid, df) < p)
+		if (fl_t_cdf(mid, df) < p)
 			lo = mid;
 		else
 			hi = mid;

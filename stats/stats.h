@@ -323,6 +323,8 @@ double fl_ratio_log_se(const struct fl_ratio *r);
  * necessarily). 0 < p < 1. */
 double fl_z_quantile(double p);
 double fl_t_quantile(double p, double df);
+/* P(T <= t), T ~ Student's t with df > 0 degrees of freedom. */
+double fl_t_cdf(double t, double df);
 /* Pools a point: r[j * nent + e] is entry e's ratio in run j (n == 0:
  * missing in that run); fills out[0..nent) and, if pp, the pool. */
 void fl_pool_point(int nrun, int nent, const struct fl_ratio *r, struct fl_pool_entry *out,

@@ -1,0 +1,158 @@
+/* stats/predict.c — see predict.h. */
+#include "stats/predict.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "stats/stats.h"
+
+double fl_digamma(double x)
+{
+	double r = 0;
+	while (x < 6) { /* psi(x) = psi(x + 1) - 1/x, up to where the series holds */
+		r -= 1 / x;
+		x += 1;
+	}
+	double f = 1 / (x * x);
+	return r + log(x) - 0.5 / x -
+	       f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
+}
+
+double fl_trigamma(double x)
+{
+	double r = 0;
+	while (x < 6) { /* psi'(x) = psi'(x + 1) + 1/x^2 */
+		r += 1 / (x * x);
+		x += 1;
+	}
+	double f = 1 / (x * x);
+	return r + 1 / x + f / 2 +
+	       f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f / 30)));
+}
+
+/* trigamma falls from +inf to 0 on (0, inf): bisection on ln x always
+ * converges, and this is called once per fit. */
+double fl_trigamma_inverse(double y)
+{
+	if (!(y > 0))
+		return NAN;
+	double lo = log(1e-8), hi = log(1e8);
+	for (int i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+		if (fl_trigamma(exp(mid)) > y)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return exp((lo + hi) / 2);
+}
+
+/* The smallest positive variance among the usable ones (the floor a zero
+ * takes), or NAN when there is none. */
+static double least_positive(const double *s2, const double *d, int n)
+{
+	double least = NAN;
+	for (int i = 0; i < n; i++)
+		if (d[i] > 0 && isfinite(s2[i]) && s2[i] > 0 && !(s2[i] >= least))
+			least = s2[i];
+	return least;
+}
+
+struct fl_var_prior fl_var_prior(const double *s2, const double *d, int n)
+{
+	struct fl_var_prior p = { .s02 = NAN, .d0 = 0, .n = 0 };
+	double floor = least_positive(s2, d, n);
+	double *e = malloc((size_t)(n > 0 ? n : 1) * sizeof *e);
+	if (!e || !isfinite(floor)) {
+		free(e);
+		return p;
+	}
+	double sum = 0, tri = 0;
+	for (int i = 0; i < n; i++) {
+		if (!(d[i] > 0) || !isfinite(s2[i]) || s2[i] < 0)
+			continue;
+		double h = d[i] / 2;
+		e[p.n] = log(s2[i] > 0 ? s2[i] : floor) - fl_digamma(h) + log(h);
+		sum += e[p.n++];
+		tri += fl_trigamma(h);
+	}
+	if (p.n < 2) {
+		free(e);
+		return (struct fl_var_prior){ .s02 = NAN, .d0 = 0, .n = p.n };
+	}
+	double mean = sum / p.n, ss = 0;
+	for (int i = 0; i < p.n; i++)
+		ss += (e[i] - mean) * (e[i] - mean);
+	free(e);
+	/* What the spread of ln s2 holds beyond its sampling noise is the
+	 * spread of the true variances: trigamma(d0/2) of it. */
+	double excess = ss / (p.n - 1) - tri / p.n;
+	if (excess > 0) {
+		p.d0 = 2 * fl_trigamma_inverse(excess);
+		p.s02 = exp(mean + fl_digamma(p.d0 / 2) - log(p.d0 / 2));
+	} else {
+		p.d0 = INFINITY;
+		p.s02 = exp(mean);
+	}
+	return p;
+}
+
+double fl_var_moderated(const struct fl_var_prior *p, double s2, double d, double *df)
+{
+	bool own = d > 0 && isfinite(s2);
+	if (!p || p->n < 2 || !(p->d0 > 0)) {
+		*df = own ? d : 0;
+		return own ? s2 : NAN;
+	}
+	if (isinf(p->d0)) {
+		*df = INFINITY;
+		return p->s02;
+	}
+	*df = p->d0 + (own ? d : 0);
+	return (p->d0 * p->s02 + (own ? d * s2 : 0)) / *df;
+}
+
+struct fl_series fl_series_of(const double *y, int n)
+{
+	struct fl_series s = { .mean = NAN, .s2 = NAN, .var = NAN, .df = 0, .se = NAN };
+	double sum = 0;
+	for (int i = 0; i < n; i++)
+		if (isfinite(y[i])) {
+			sum += y[i];
+			s.n++;
+		}
+	if (s.n == 0)
+		return s;
+	s.mean = sum / s.n;
+	if (s.n < 2)
+		return s;
+	double ss = 0;
+	for (int i = 0; i < n; i++)
+		if (isfinite(y[i]))
+			ss += (y[i] - s.mean) * (y[i] - s.mean);
+	s.s2 = ss / (s.n - 1);
+	return s;
+}
+
+void fl_series_moderate(struct fl_series *s, const struct fl_var_prior *p)
+{
+	s->var = fl_var_moderated(p, s->s2, s->n - 1, &s->df);
+	s->se = s->n > 0 && s->var >= 0 ? sqrt(s->var * (1 + 1.0 / s->n)) : NAN;
+}
+
+double fl_series_half(const struct fl_series *s, double level)
+{
+	if (!(s->df > 0) || !isfinite(s->se))
+		return NAN;
+	return fl_t_quantile((1 + level) / 2, s->df) * s->se;
+}
+
+double fl_series_p(const struct fl_series *s, double x)
+{
+	if (!(s->df > 0) || !(s->se >= 0) || !isfinite(x))
+		return NAN;
+	if (s->se == 0)
+		return x == s->mean ? 1 : 0;
+	double t = fabs(x - s->mean) / s->se;
+	return isinf(s->df) ? erfc(t / sqrt(2)) : 2 * (1 - fl_t_cdf(t, s->df));
+}

@@ -1,0 +1,97 @@
+/* stats/predict.h — where the next run lands, from a machine's earlier runs.
+ *
+ * The question a CI gate asks is not "does this run's interval overlap the
+ * last run's" — a run's interval covers its own rounds, and on a VM the
+ * largest variance is between runs (the machine's state lasts minutes) —
+ * but "is this run's figure where a new run of unchanged code lands". The
+ * answer is a prediction interval over earlier runs of the same machine,
+ * the run as the unit of evidence (Kalibera and Jones, ISMM 2013; the same
+ * idea as Conbench's lookback z-score and asv's step detection).
+ *
+ * ---- one series ------------------------------------------------------------
+ *
+ * A series is one figure of one (point, entry) on one machine over runs:
+ * y_1..y_N, on the log scale (ln of a median ratio, or of a median time:
+ * both are multiplicative). Unchanged code gives y_j = mu + e_j with e_j
+ * the run's state plus its within-run error, variance sigma2. A new run's
+ * y_{N+1} then lies in
+ *     ybar +- t_{q, df} s sqrt(1 + 1/N)
+ * with s2 the sample variance over the N runs (df = N - 1). At N = 5 that
+ * t quantile is 2.78 at 95% and 4.60 at 99%: one series alone cannot
+ * know its spread well enough to say much.
+ *
+ * ---- borrowing strength: the moderated variance ------------------------------
+ *
+ * A machine's history holds hundreds of series (points x entries), each
+ * with its own spread: quiet where a design runs alone, wide where its
+ * time moves with the VM's state. Their variances are neither equal nor
+ * unrelated, so each is shrunk towards what the series together say, by
+ * the empirical Bayes model of limma (Smyth, "Linear models and empirical
+ * Bayes methods for assessing differential expression", SAGMB 2004): the
+ * true variances are scaled inverse chi-square with d0 degrees of freedom
+ * around s0^2, fitted from the sample variances by the moments of
+ * ln s2 (fl_var_prior); each series' moderated variance is
+ *     s~2 = (d0 s0^2 + d s2) / (d0 + d)
+ * and its t has d0 + d degrees of freedom. When the variances really
+ * differ (a wide spread of ln s2), d0 is small and each series keeps its
+ * own; when they agree, d0 is large and a short series borrows the many
+ * degrees of freedom of the others. That is what lets five runs give a
+ * narrow interval that still holds: the moderated t is exact under the
+ * model, and the model's one strong assumption — that a series' variance
+ * is a draw from the fitted prior — is checked by the coverage figures
+ * (tests/test_predict.c on synthetic histories with unequal spreads and
+ * heavy tails; results/gate.md on the machine's own runs).
+ *
+ * A series whose runs agree exactly (s2 = 0: a figure that cannot vary)
+ * enters the prior at the smallest positive variance seen, so ln s2 stays
+ * finite; series with fewer than 2 runs give no variance and are left out
+ * of the prior. */
+#ifndef FUTEXLAB_STATS_PREDICT_H
+#define FUTEXLAB_STATS_PREDICT_H
+
+#include <stdbool.h>
+
+/* The prior the series share: s0^2 and d0 (INFINITY: the sample variances
+ * agree beyond what chance gives, every series takes s0^2). n: the series
+ * it was fitted on (n < 2: no prior, d0 = 0 and every series keeps its
+ * own variance). */
+struct fl_var_prior {
+	double s02, d0;
+	int n;
+};
+
+/* Fits the prior to the sample variances s2[i] with d[i] > 0 degrees of
+ * freedom each (entries with d[i] <= 0 or a non-finite s2 are skipped). */
+struct fl_var_prior fl_var_prior(const double *s2, const double *d, int n);
+/* The moderated variance of one series (s2 with d degrees of freedom; d
+ * 0: none of its own) and its degrees of freedom in *df. */
+double fl_var_moderated(const struct fl_var_prior *p, double s2, double d, double *df);
+
+/* One series' history summarized, and where its next value lands. */
+struct fl_series {
+	int n;          /* the values it was made of */
+	double mean;    /* of the values */
+	double s2;      /* their sample variance (NAN below 2 values) */
+	double var;     /* the moderated variance */
+	double df;      /* of the prediction's t */
+	double se;      /* sqrt(var (1 + 1/n)): a new value's standard error */
+};
+
+/* The series y[0..n) (finite values only; others skipped). */
+struct fl_series fl_series_of(const double *y, int n);
+/* Moderates s by the prior (fills var, df, se). */
+void fl_series_moderate(struct fl_series *s, const struct fl_var_prior *p);
+/* The prediction interval's half-width at two-sided level `level`
+ * (NAN: too few values or no degrees of freedom). */
+double fl_series_half(const struct fl_series *s, double level);
+/* The two-sided p-value of a new value x under the series' prediction:
+ * P(|T| >= |x - mean| / se), T ~ t(df); NAN where there is no prediction. */
+double fl_series_p(const struct fl_series *s, double x);
+
+/* The special functions the prior needs: digamma, trigamma, and the
+ * inverse of trigamma on (0, inf). */
+double fl_digamma(double x);
+double fl_trigamma(double x);
+double fl_trigamma_inverse(double y);
+
+#endif
