@@ -159,23 +159,30 @@ static double dsum(const struct dist *d, int j, int a, int b)
 	return row[b] - row[a];
 }
 
-/* The best split of the local stretch [s, e): as fl_ed_split. Growing X one
- * value at a time and, for each tau, Y one value at a time keeps every sum
- * O(1) to update. */
-static int best_in(const struct dist *d, int s, int e, int m, double *qbest)
+/* Edges of a stretch that are a window's edge inside the series, not an end
+ * of a stretch: the values go on past them, so min_size does not bind there
+ * (else a change a value or two inside a window's edge would be found
+ * displaced to where min_size allows). The merge step holds the final
+ * stretches to min_size. */
+enum { OPEN_LO = 1, OPEN_HI = 2 };
+
+/* The best split of the local stretch [s, e): as fl_ed_split, `open` as
+ * above. Growing X one value at a time and, for each tau, Y one value at a
+ * time keeps every sum O(1) to update. */
+static int best_in(const struct dist *d, int s, int e, int m, int open, double *qbest)
 {
 	int best = 0;
 	double wx = 0;
 	*qbest = -INFINITY;
-	for (int tau = s + 1; tau <= e - m; tau++) {
+	for (int tau = s + 1; tau < e; tau++) {
 		wx += dsum(d, tau - 1, s, tau - 1);
-		if (tau - s < m)
+		if (tau - s < m && !(open & OPEN_LO))
 			continue;
 		double cross = 0, wy = 0;
 		for (int y = tau; y < e; y++) {
 			cross += dsum(d, y, s, tau);
 			wy += dsum(d, y, tau, y);
-			if (y + 1 - tau < m)
+			if (y + 1 - tau < m && !((open & OPEN_HI) && y + 1 == e))
 				continue;
 			double q = q_of(cross, wx, wy, tau - s, y + 1 - tau);
 			if (q > *qbest) {
@@ -197,7 +204,7 @@ int fl_ed_split(const double *x, int n, int min_size, double *q)
 	struct dist d;
 	if (dist_init(&d, x, n) < 0)
 		return -1;
-	int tau = best_in(&d, 0, n, min_size, q);
+	int tau = best_in(&d, 0, n, min_size, 0, q);
 	free(d.p);
 	return tau;
 }
@@ -268,7 +275,7 @@ static double first_pass(double p)
  * its current stretches, kept while p <= p1. Adds what it keeps to `all`;
  * returns the last change point it found, 0 if none, -1 on allocation
  * failure. `loc` is scratch of the window's capacity. */
-static int window_pass(const double *x, int ws, int we, const struct fl_cp_opts *o,
+static int window_pass(const double *x, int n, int ws, int we, const struct fl_cp_opts *o,
 		       struct cps *loc, struct cps *all)
 {
 	struct dist d;
@@ -282,7 +289,9 @@ static int window_pass(const double *x, int ws, int we, const struct fl_cp_opts 
 			int s, e;
 			double q;
 			stretch(loc, i, 0, we - ws, &s, &e);
-			int t = best_in(&d, s, e, m, &q);
+			int open = (s == 0 && ws > 0 ? OPEN_LO : 0) |
+				   (e == we - ws && we < n ? OPEN_HI : 0);
+			int t = best_in(&d, s, e, m, open, &q);
 			if (t > 0 && q > qmax)
 				qmax = q, tau = t, lo = s, hi = e;
 		}
@@ -309,7 +318,7 @@ static int split_step(const double *x, int n, const struct fl_cp_opts *o, struct
 		return -1;
 	for (int start = 0; start < n;) {
 		int end = start + w < n ? start + w : n;
-		int last = window_pass(x, start, end, o, &loc, all);
+		int last = window_pass(x, n, start, end, o, &loc, all);
 		if (last < 0) {
 			free(loc.v);
 			return -1;
