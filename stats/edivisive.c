@@ -386,12 +386,11 @@ static void merge_step(const double *x, int n, const struct fl_cp_opts *o, struc
 int fl_change_points(const double *x, int n, const struct fl_cp_opts *o, struct fl_change *out,
 		     int max)
 {
-	struct fl_cp_opts def;
-	if (!o) {
-		fl_cp_defaults(&def);
-		o = &def;
-	}
-	struct fl_cp_opts opt = *o;
+	struct fl_cp_opts opt;
+	if (o)
+		opt = *o;
+	else
+		fl_cp_defaults(&opt);
 	if (opt.min_size < 1)
 		opt.min_size = 1;
 	if (n < 2 * opt.min_size)
