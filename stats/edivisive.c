@@ -272,7 +272,8 @@ static double first_pass(double p)
 }
 
 /* E-Divisive with the t-test on the window x[ws..we): the best split over
- * its current stretches, kept while p <= p1. Adds what it keeps to `all`;
+ * its current stretches, kept while its p is at most the first-pass
+ * threshold; the first that is not ends the pass. Adds what it keeps to `all`;
  * returns the last change point it found, 0 if none, -1 on allocation
  * failure. `loc` is scratch of the window's capacity. */
 static int window_pass(const double *x, int n, int ws, int we, const struct fl_cp_opts *o,

@@ -3,9 +3,11 @@
  * closed forms and scipy, seeded synthetic series (steps found where they
  * are, noise left alone, min_size kept), and Otava's published examples.
  *
- * Where a step is found: exactly at k when the step is at least 4 noise
- * deviations; within +-1 of k at 1.5 deviations (the nearest values on the
- * two sides can trade places there, so exactness would test the noise). */
+ * Where a step is found: exactly at k for steps of 8 noise deviations
+ * (and 12 for two steps); within +-1 of k at 3 deviations and within 3 at
+ * 1.5 (the nearest values of the two sides trade places there, so
+ * exactness would test the noise). The figures are printed; the last line
+ * sums them up. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
