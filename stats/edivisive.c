@@ -2,6 +2,7 @@
  * edivisive.h. Indices are absolute (into the caller's x) unless a name
  * says local. */
 #include "stats/edivisive.h"
+#include "stats/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -12,59 +13,6 @@ void fl_cp_defaults(struct fl_cp_opts *o)
 	o->min_size = 3;
 	o->window = 50;
 	o->otava = 0;
-}
-
-/* ---- Student's t ---------------------------------------------------- */
-
-/* The continued fraction of I_x(a, b) (modified Lentz), good where
- * x < (a + 1) / (a + b + 2); the caller uses the symmetry elsewhere. */
-static double beta_cf(double a, double b, double x)
-{
-	const double tiny = 1e-300;
-	double c = 1, d = 1 - (a + b) * x / (a + 1);
-	d = 1 / (fabs(d) < tiny ? tiny : d);
-	double h = d;
-	for (int m = 1; m <= 500; m++) {
-		double num[2] = {
-			m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-			-(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
-		};
-		double step = 1;
-		for (int k = 0; k < 2; k++) {
-			d = 1 + num[k] * d;
-			c = 1 + num[k] / c;
-			d = 1 / (fabs(d) < tiny ? tiny : d);
-			c = fabs(c) < tiny ? tiny : c;
-			step = d * c;
-			h *= step;
-		}
-		if (fabs(step - 1) < 1e-15)
-			break;
-	}
-	return h;
-}
-
-double fl_betainc(double a, double b, double x)
-{
-	if (x <= 0)
-		return 0;
-	if (x >= 1)
-		return 1;
-	int sg;
-	/* lgamma_r: lgamma writes the global signgam, which would make the
-	 * calls non-reentrant. */
-	double lbeta = lgamma_r(a, &sg) + lgamma_r(b, &sg) - lgamma_r(a + b, &sg);
-	double front = exp(a * log(x) + b * log1p(-x) - lbeta);
-	if (x < (a + 1) / (a + b + 2))
-		return front * beta_cf(a, b, x) / a;
-	return 1 - front * beta_cf(b, a, 1 - x) / b;
-}
-
-double fl_t_sf2(double t, double df)
-{
-	if (isinf(t))
-		return 0;
-	return fl_betainc(df / 2, 0.5, df / (df + t * t));
 }
 
 /* Mean of a[0..n) and the sum of squared deviations from it. */

@@ -158,10 +158,4 @@ int fl_ed_split(const double *x, int n, int min_size, double *q);
  * with no spread on either side, 0 if the means differ and 1 if not. */
 double fl_ttest_p(const double *a, int na, const double *b, int nb);
 
-/* P(|T| > |t|) for Student's t with df > 0 degrees of freedom. */
-double fl_t_sf2(double t, double df);
-
-/* The regularized incomplete beta function I_x(a, b), a, b > 0, 0 <= x <= 1. */
-double fl_betainc(double a, double b, double x);
-
 #endif

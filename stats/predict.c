@@ -154,5 +154,5 @@ double fl_series_p(const struct fl_series *s, double x)
 	if (s->se == 0)
 		return x == s->mean ? 1 : 0;
 	double t = fabs(x - s->mean) / s->se;
-	return isinf(s->df) ? erfc(t / sqrt(2)) : 2 * (1 - fl_t_cdf(t, s->df));
+	return isinf(s->df) ? erfc(t / sqrt(2)) : fl_t_sf2(t, s->df);
 }

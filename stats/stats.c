@@ -150,53 +150,60 @@ double fl_z_quantile(double p)
 	return (lo + hi) / 2;
 }
 
-/* The continued fraction of the regularized incomplete beta function
- * (Lentz's method, as in Numerical Recipes' betacf). */
+/* The continued fraction of I_x(a, b) (modified Lentz), good where
+ * x < (a + 1) / (a + b + 2); the caller uses the symmetry elsewhere. */
 static double beta_cf(double a, double b, double x)
 {
 	const double tiny = 1e-300;
-	double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap;
-	if (fabs(d) < tiny)
-		d = tiny;
-	d = 1 / d;
+	double c = 1, d = 1 - (a + b) * x / (a + 1);
+	d = 1 / (fabs(d) < tiny ? tiny : d);
 	double h = d;
 	for (int m = 1; m <= 500; m++) {
-		int m2 = 2 * m;
-		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1 + aa * d;
-		c = 1 + aa / c;
-		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
-		c = fabs(c) < tiny ? tiny : c;
-		h *= d * c;
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		c = 1 + aa / c;
-		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
-		c = fabs(c) < tiny ? tiny : c;
-		double del = d * c;
-		h *= del;
-		if (fabs(del - 1) < 1e-14)
+		double num[2] = {
+			m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+			-(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+		};
+		double step = 1;
+		for (int k = 0; k < 2; k++) {
+			d = 1 + num[k] * d;
+			c = 1 + num[k] / c;
+			d = 1 / (fabs(d) < tiny ? tiny : d);
+			c = fabs(c) < tiny ? tiny : c;
+			step = d * c;
+			h *= step;
+		}
+		if (fabs(step - 1) < 1e-15)
 			break;
 	}
 	return h;
 }
 
-/* I_x(a, b) */
-static double beta_inc(double a, double b, double x)
+double fl_betainc(double a, double b, double x)
 {
 	if (x <= 0)
 		return 0;
 	if (x >= 1)
 		return 1;
-	double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+	int sg;
+	/* lgamma_r: lgamma writes the global signgam, which would make the
+	 * calls non-reentrant. */
+	double lbeta = lgamma_r(a, &sg) + lgamma_r(b, &sg) - lgamma_r(a + b, &sg);
+	double front = exp(a * log(x) + b * log1p(-x) - lbeta);
 	if (x < (a + 1) / (a + b + 2))
-		return exp(lbt) * beta_cf(a, b, x) / a;
-	return 1 - exp(lbt) * beta_cf(b, a, 1 - x) / b;
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+double fl_t_sf2(double t, double df)
+{
+	if (isinf(t))
+		return 0;
+	return fl_betainc(df / 2, 0.5, df / (df + t * t));
 }
 
 double fl_t_cdf(double t, double df)
 {
-	double tail = 0.5 * beta_inc(df / 2, 0.5, df / (df + t * t));
+	double tail = 0.5 * fl_betainc(df / 2, 0.5, df / (df + t * t));
 	return t >= 0 ? 1 - tail : tail;
 }
 

@@ -325,6 +325,10 @@ double fl_z_quantile(double p);
 double fl_t_quantile(double p, double df);
 /* P(T <= t), T ~ Student's t with df > 0 degrees of freedom. */
 double fl_t_cdf(double t, double df);
+/* P(|T| > |t|): the two-sided tail, without the cancellation of 1 - cdf. */
+double fl_t_sf2(double t, double df);
+/* The regularized incomplete beta function I_x(a, b), a, b > 0, 0 <= x <= 1. */
+double fl_betainc(double a, double b, double x);
 /* Pools a point: r[j * nent + e] is entry e's ratio in run j (n == 0:
  * missing in that run); fills out[0..nent) and, if pp, the pool. */
 void fl_pool_point(int nrun, int nent, const struct fl_ratio *r, struct fl_pool_entry *out,

@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "stats/edivisive.h"
+#include "stats/stats.h"
 
 #define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol))
 #define MAXN 512

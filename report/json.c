@@ -1,0 +1,135 @@
+/* report/json.c — the model as JSON (json.h). */
+#include "report/json.h"
+#include "report/catalog.h"
+#include "report/stats_text.h"
+
+#include <math.h>
+#include <string.h>
+
+static void str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* A number, or null where there is none (JSON has no NaN). */
+static void num(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, "%.6g", x);
+	else
+		fputs("null", f);
+}
+
+static const char *kind(const struct fl_model *m, int e)
+{
+	if (fl_model_is_baseline(m, e))
+		return "baseline";
+	if (fl_model_is_control(m, e))
+		return "control";
+	if (!strncmp(m->entry[e], "floor-", 6))
+		return "floor";
+	switch (fl_catalog_kind(m->entry[e])) {
+	case FL_KIND_DESIGN: return "design";
+	case FL_KIND_LIBRARY: return "library";
+	default: return "other";
+	}
+}
+
+static void runs(FILE *f, const struct fl_model *m)
+{
+	fputs("  \"runs\": [", f);
+	for (int r = 0; r < m->nrun; r++) {
+		const struct fl_mrun *x = &m->run[r];
+		fputs(r ? ",\n    {" : "\n    {", f);
+		fputs("\"path\": ", f), str(f, x->path);
+		fprintf(f, ", \"store_id\": ");
+		x->store_id ? fprintf(f, "%ld", x->store_id) : fputs("null", f);
+		fputs(", \"revision\": ", f), str(f, x->revision);
+		fputs(", \"date\": ", f), str(f, x->date);
+		fputs(", \"seed\": ", f), str(f, x->seed);
+		fputs(", \"command\": ", f), str(f, x->command);
+		fputs(", \"machine\": {\"name\": ", f), str(f, x->machine.name);
+		fputs(", \"fingerprint\": ", f), str(f, x->machine.fingerprint);
+		fputs("}, \"test_as\": ", f), str(f, x->as);
+		fputc('}', f);
+	}
+	fputs("\n  ],\n", f);
+}
+
+static void names(FILE *f, const struct fl_model *m)
+{
+	fputs("  \"points\": [", f);
+	for (int p = 0; p < m->npoint; p++)
+		fputs(p ? ", " : "", f), str(f, m->point[p]);
+	fputs("],\n  \"entries\": [", f);
+	for (int e = 0; e < m->nentry; e++) {
+		fputs(e ? ",\n    {\"name\": " : "\n    {\"name\": ", f), str(f, m->entry[e]);
+		fputs(", \"kind\": ", f), str(f, kind(m, e));
+		fputc('}', f);
+	}
+	fputs("\n  ],\n", f);
+}
+
+static void ratio(FILE *f, const struct fl_ratio *q)
+{
+	if (q->n == 0) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{\"rounds\": %d, \"median\": ", q->n), num(f, q->median);
+	fputs(", \"lo\": ", f), num(f, q->lo);
+	fputs(", \"hi\": ", f), num(f, q->hi);
+	fputs(", \"level\": ", f), num(f, q->level);
+	fputc('}', f);
+}
+
+static void cell(FILE *f, const struct fl_model *m, int r, int p, int e, bool first)
+{
+	const struct fl_mcell *c = fl_model_cell(m, r, p, e);
+	fprintf(f, "%s    {\"run\": %d, \"point\": %d, \"entry\": %d, \"status\": ",
+		first ? "\n" : ",\n", r, p, e);
+	str(f, c->status);
+	fprintf(f, ", \"reps\": %d, \"value\": ", c->reps), num(f, c->value);
+	fputs(", \"value_lo\": ", f), num(f, c->value_lo);
+	fputs(", \"value_hi\": ", f), num(f, c->value_hi);
+	fputs(", \"cpu_ns_per_op\": ", f), num(f, c->cpu);
+	fputs(", \"ratio\": ", f), ratio(f, &c->ratio);
+	fputs(", \"verdict\": ", f);
+	str(f, fl_model_is_baseline(m, e) || c->ratio.n == 0 ? NULL
+	       : c->regimes				    ? "regimes"
+							    : fl_verdict_name(c->verdict));
+	fprintf(f, ", \"regimes\": %s}", c->regimes ? "true" : "false");
+}
+
+void fl_model_json(FILE *f, const struct fl_model *m)
+{
+	fprintf(f, "{\n  \"schema\": \"%s\",\n  \"baseline\": ", FL_JSON_SCHEMA);
+	str(f, m->baseline);
+	fputs(",\n", f);
+	runs(f, m);
+	names(f, m);
+	fputs("  \"cells\": [", f);
+	bool first = true;
+	for (int r = 0; r < m->nrun; r++)
+		for (int p = 0; p < m->npoint; p++)
+			for (int e = 0; e < m->nentry; e++)
+				if (fl_model_cell(m, r, p, e)->present) {
+					cell(f, m, r, p, e, first);
+					first = false;
+				}
+	fputs("\n  ]\n}\n", f);
+}

@@ -1,0 +1,302 @@
+/* report/judge.c — a change judged against the between-run spread (judge.h). */
+#include "report/judge.h"
+#include "report/catalog.h"
+#include "report/gate.h"
+#include "report/usage.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/xalloc.h"
+#include "stats/predict.h"
+#include "stats/stats.h"
+
+enum moved { SAME, SLOWER, FASTER, BASELINE_MOVED, MACHINE_MOVED };
+static const char *const moved_name[] = { "~", "SLOWER", "FASTER", "baseline moved",
+					  "machine moved" };
+
+/* One figure of one (point, entry): its history and the new side's mean. */
+struct side {
+	struct fl_series s;
+	double now;      /* the new side's mean (ln) */
+	int k;           /* new runs with a value */
+	double p;        /* two-sided, against the history's prediction */
+};
+
+struct pair {
+	int p, e;
+	struct side ratio, time;
+	enum moved v;
+	bool judged;     /* a prediction and a new value on the ratio */
+};
+
+struct judge {
+	const struct fl_model *m;
+	int nhist;
+	const struct fl_judge_opts *o;
+	struct pair *pair;
+	int npair, judged, failed;
+	struct side *base; /* per point: the baseline's own time */
+	double cut;        /* the per-pair p a move needs: alpha / judged */
+};
+
+bool fl_only_match(const char *only, const char *label)
+{
+	if (!only)
+		return true;
+	enum fl_kind k = fl_catalog_kind(label);
+	if (!strcmp(only, "designs"))
+		return k == FL_KIND_DESIGN;
+	if (!strcmp(only, "libraries"))
+		return k == FL_KIND_LIBRARY;
+	size_t at = strcspn(label, "@");
+	for (const char *s = only; *s;) {
+		size_t l = strcspn(s, ",");
+		if ((l == strlen(label) || l == at) && !strncmp(s, label, l))
+			return true;
+		s += l + (s[l] == ',');
+	}
+	return false;
+}
+
+void fl_only_check(const char *only)
+{
+	if (!*only || only[0] == ',' || strstr(only, ",,") || only[strlen(only) - 1] == ',')
+		fl_usage_error("compare: --only takes designs, libraries or a list of names, "
+			       "not '%s'", only);
+}
+
+/* ln of a cell's figure: its ratio's median or its own value; NAN: none. */
+static double figure(const struct fl_mcell *c, bool ratio)
+{
+	if (!c->present || !c->usable)
+		return NAN;
+	double x = ratio ? (c->ratio.n > 0 ? c->ratio.median : NAN) : c->value;
+	return x > 0 ? log(x) : NAN;
+}
+
+static void side_of(const struct judge *J, int p, int e, bool ratio, struct side *s)
+{
+	const struct fl_model *m = J->m;
+	double *y = fl_xmalloc((size_t)J->nhist * sizeof *y), sum = 0;
+	for (int r = 0; r < J->nhist; r++)
+		y[r] = figure(fl_model_cell(m, r, p, e), ratio);
+	s->s = fl_series_of(y, J->nhist);
+	free(y);
+	s->k = 0;
+	for (int r = J->nhist; r < m->nrun; r++) {
+		double x = figure(fl_model_cell(m, r, p, e), ratio);
+		if (isfinite(x))
+			sum += x, s->k++;
+	}
+	s->now = s->k ? sum / s->k : NAN;
+	s->p = NAN;
+}
+
+/* The prior over every series of one kind, then each moderated and its p. */
+static void moderate(struct side *const *s, int n)
+{
+	double *s2 = fl_xcalloc((size_t)n, sizeof *s2), *d = fl_xcalloc((size_t)n, sizeof *d);
+	for (int i = 0; i < n; i++) {
+		s2[i] = s[i]->s.s2;
+		d[i] = s[i]->s.n - 1;
+	}
+	struct fl_var_prior prior = fl_var_prior(s2, d, n);
+	for (int i = 0; i < n; i++) {
+		struct side *x = s[i];
+		fl_series_moderate(&x->s, &prior);
+		if (!x->k || !(x->s.df > 0) || !(x->s.var >= 0))
+			continue;
+		double se = sqrt(x->s.var * (1.0 / x->s.n + 1.0 / x->k)),
+		       t = fabs(x->now - x->s.mean);
+		x->p = se > 0 ? (isinf(x->s.df) ? erfc(t / se / sqrt(2))
+						: fl_t_sf2(t / se, x->s.df))
+			      : (t > 0 ? 0 : 1);
+	}
+	free(s2);
+	free(d);
+}
+
+static bool judged_entry(const struct fl_model *m, int e)
+{
+	return !fl_model_is_baseline(m, e) && !fl_model_is_control(m, e);
+}
+
+static void collect(struct judge *J)
+{
+	const struct fl_model *m = J->m;
+	J->pair = fl_xcalloc((size_t)m->npoint * (size_t)m->nentry, sizeof *J->pair);
+	J->base = fl_xcalloc((size_t)m->npoint, sizeof *J->base);
+	int b = fl_model_entry(m, m->baseline);
+	for (int p = 0; p < m->npoint; p++) {
+		if (b >= 0)
+			side_of(J, p, b, false, &J->base[p]);
+		for (int e = 0; e < m->nentry; e++) {
+			if (!judged_entry(m, e))
+				continue;
+			struct pair *x = &J->pair[J->npair];
+			*x = (struct pair){ .p = p, .e = e };
+			side_of(J, p, e, true, &x->ratio);
+			side_of(J, p, e, false, &x->time);
+			if (x->ratio.s.n >= 2 || x->ratio.k)
+				J->npair++;
+		}
+	}
+}
+
+static void fit(struct judge *J)
+{
+	int n = J->npair, m = J->m->npoint;
+	struct side **s = fl_xcalloc((size_t)(n + m), sizeof *s);
+	for (int i = 0; i < n; i++)
+		s[i] = &J->pair[i].ratio;
+	moderate(s, n);
+	for (int i = 0; i < n; i++)
+		s[i] = &J->pair[i].time;
+	for (int p = 0; p < m; p++)
+		s[n + p] = &J->base[p];
+	moderate(s, n + m); /* the baseline's own time is a time series like the rest */
+	free(s);
+}
+
+/* Whether a side moved: beyond the family-wise cut and the threshold. */
+static int moved(const struct judge *J, const struct side *s)
+{
+	double d = s->now - s->s.mean;
+	if (!(s->p < J->cut) || fabs(d) < log1p(J->o->threshold))
+		return 0;
+	return d > 0 ? 1 : -1;
+}
+
+static void classify(struct judge *J)
+{
+	for (int i = 0; i < J->npair; i++)
+		J->judged += J->pair[i].judged = isfinite(J->pair[i].ratio.p);
+	J->cut = J->judged ? FL_JUDGE_ALPHA / J->judged : 0;
+	for (int i = 0; i < J->npair; i++) {
+		struct pair *x = &J->pair[i];
+		int r = moved(J, &x->ratio), t = J->o->ratio_only ? r : moved(J, &x->time);
+		x->v = r && r == t ? (r > 0 ? SLOWER : FASTER)
+		       : r	   ? BASELINE_MOVED
+		       : t	   ? MACHINE_MOVED
+				   : SAME;
+	}
+}
+
+static double ex(double y)
+{
+	return isfinite(y) ? exp(y) : NAN;
+}
+
+static void tsv(FILE *f, const struct judge *J)
+{
+	fputs("point\tvariant\truns\tratio\tpred_lo\tpred_hi\tagainst_ratio\tinside\tp_ratio"
+	      "\tns\tns_pred_lo\tns_pred_hi\tagainst_ns\tp_ns\tverdict\n", f);
+	for (int i = 0; i < J->npair; i++) {
+		const struct pair *x = &J->pair[i];
+		double h = fl_series_half(&x->ratio.s, FL_JUDGE_LEVEL),
+		       ht = fl_series_half(&x->time.s, FL_JUDGE_LEVEL);
+		double lo = ex(x->ratio.s.mean - h), hi = ex(x->ratio.s.mean + h),
+		       now = ex(x->ratio.now);
+		fprintf(f, "%s\t%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%.3g\t%.6g\t%.6g\t%.6g\t%.6g"
+			   "\t%.3g\t%s\n", J->m->point[x->p], J->m->entry[x->e], x->ratio.s.n,
+			ex(x->ratio.s.mean), lo, hi, now,
+			isnan(now) || isnan(h) ? "-" : now >= lo && now <= hi ? "in" : "OUT",
+			x->ratio.p, ex(x->time.s.mean), ex(x->time.s.mean - ht),
+			ex(x->time.s.mean + ht), ex(x->time.now), x->time.p, moved_name[x->v]);
+	}
+}
+
+static bool fails(const struct judge *J, const struct pair *x)
+{
+	unsigned bit = x->v == SLOWER ? FL_GATE_SLOWER : x->v == FASTER ? FL_GATE_FASTER : 0;
+	return (bit & J->o->fail_on) && fl_only_match(J->o->only, J->m->entry[x->e]);
+}
+
+static void row(FILE *f, const struct judge *J, const struct pair *x)
+{
+	double h = fl_series_half(&x->ratio.s, FL_JUDGE_LEVEL);
+	char pred[48] = "-", base[64] = "";
+	if (isfinite(h))
+		snprintf(pred, sizeof pred, "[%.3g, %.3g]", ex(x->ratio.s.mean - h),
+			 ex(x->ratio.s.mean + h));
+	const struct side *b = &J->base[x->p];
+	if (x->v == BASELINE_MOVED)
+		snprintf(base, sizeof base, " (%s %.4g -> %.4g, p %.2g)", J->m->baseline,
+			 ex(b->s.mean), ex(b->now), b->p);
+	fprintf(f, "%-34s %-20s %7.3g %-18s %7.3g %8.2g  %9.4g %9.4g %8.2g  %s%s%s\n",
+		J->m->point[x->p], J->m->entry[x->e], ex(x->ratio.s.mean), pred, ex(x->ratio.now),
+		x->ratio.p, ex(x->time.s.mean), ex(x->time.now), x->time.p, moved_name[x->v],
+		base, fails(J, x) ? "  <- fails" : "");
+}
+
+static void header(FILE *f, const struct judge *J)
+{
+	const struct fl_model *m = J->m;
+	const struct fl_judge_opts *o = J->o;
+	fprintf(f, "rule: per (point, entry) the new side's ratio to %s and its own time against "
+		   "what %d earlier runs predict\n(each series' variance moderated over all %d "
+		   "pairs: stats/predict.h); SLOWER/FASTER when both moved the\nsame way beyond "
+		   "p < %.2g (family-wise %.0f%% over %d pairs, Bonferroni) and by >= %.0f%%%s\n",
+		m->baseline, J->nhist, J->npair, J->cut, 100 * FL_JUDGE_ALPHA, J->judged,
+		100 * o->threshold, o->ratio_only ? ";\n--across-machines: the ratio alone (a "
+		"time is not comparable across machines)" : "");
+	fprintf(f, "\n%-34s %-20s %7s %-18s %7s %8s  %9s %9s %8s  %s\n", "point", "entry", "ratio",
+		"next run (95%)", "now", "p", "time", "now", "p", "verdict");
+}
+
+static int gate(FILE *f, const struct judge *J)
+{
+	int moved_n[5] = { 0 };
+	for (int i = 0; i < J->npair; i++)
+		moved_n[J->pair[i].v] += J->pair[i].judged;
+	fprintf(f, "\n%d pairs judged: %d slower, %d faster, %d where the baseline moved (the "
+		   "ratio only), %d where the machine moved (the time only)\n", J->judged,
+		moved_n[SLOWER], moved_n[FASTER], moved_n[BASELINE_MOVED], moved_n[MACHINE_MOVED]);
+	if (!J->o->fail_on)
+		return 0;
+	int failed = 0;
+	for (int i = 0; i < J->npair; i++)
+		if (fails(J, &J->pair[i]))
+			failed++;
+	fprintf(f, "fail-on %s: %d of %d pairs %s beyond the between-run spread", J->o->fail_name,
+		failed, J->judged, J->o->fail_on == FL_GATE_SLOWER ? "slower"
+				   : J->o->fail_on == FL_GATE_FASTER ? "faster" : "slower or faster");
+	const char *sep = " (";
+	for (int e = 0; e < J->m->nentry; e++)
+		for (int i = 0; i < J->npair; i++)
+			if (J->pair[i].e == e && fails(J, &J->pair[i])) {
+				fprintf(f, "%s%s", sep, J->m->entry[e]);
+				sep = ", ";
+				break;
+			}
+	fprintf(f, "%s: %s\n", failed ? ")" : "", failed ? "FAIL (exit 1)" : "pass");
+	return failed ? 1 : 0;
+}
+
+int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge_opts *o)
+{
+	struct judge J = { .m = m, .nhist = nhist, .o = o };
+	collect(&J);
+	fit(&J);
+	classify(&J);
+	if (!J.judged) {
+		fflush(f);
+		fl_usage_error("compare: no (point, entry) ran both in the history and in the new "
+			       "run(s): nothing to judge");
+	}
+	int rc = 0;
+	if (o->tsv) {
+		tsv(f, &J);
+	} else {
+		header(f, &J);
+		for (int i = 0; i < J.npair; i++)
+			if (J.pair[i].judged && (o->all || J.pair[i].v != SAME))
+				row(f, &J, &J.pair[i]);
+		rc = gate(f, &J);
+	}
+	free(J.pair);
+	free(J.base);
+	return rc;
+}

@@ -1,0 +1,80 @@
+/* report/judge.h — a change judged against the between-run spread: the gate
+ * across runs (`compare --db DB --against NEW.csv`, `compare --pool A...
+ * --against B...`).
+ *
+ * Across runs the unit of evidence is the run. A run's own intervals cover
+ * its rounds, not where a rerun lands (the machine's state lasts minutes),
+ * so two single runs cannot tell a change from the machine: the history of
+ * the same machine can. The model's runs are split into a history (runs
+ * [0, nhist): the store's last runs of the machine, or the pooled files)
+ * and a new side (the rest: one run, or several pooled). Per (point,
+ * entry), two series over the history, both on the log scale:
+ *   ratio  ln(median per-round ratio to the baseline), what the pairing
+ *          makes insensitive to the machine moving both;
+ *   time   ln(the entry's own median time per op), what moves when the
+ *          entry's code changed — and also when the machine did.
+ * Each series' variance is moderated towards a prior fitted over all the
+ * history's series of its kind (stats/predict.h: strength borrowed across
+ * entries and points), and the new side's mean is set against it:
+ * p = P(|T| >= |new - mean| / (s~ sqrt(1/n + 1/k))), T ~ t(d0 + n - 1),
+ * n history runs, k new ones.
+ *
+ * An entry moved when BOTH its ratio and its own time moved the same way,
+ * each beyond the family-wise level (Bonferroni: p < FL_JUDGE_ALPHA / M
+ * over the M pairs judged, so one gate over a whole sweep raises a false
+ * alarm on unchanged code at most FL_JUDGE_ALPHA of the time, by the
+ * model) and each by at least the threshold. Both, because each alone
+ * blames the wrong thing: a ratio moves when the baseline changes regime
+ * (glibc's pool T=4 from 753 to 309 ns an op between two runs moved every
+ * ratio at the point 2.7x while the entries' own times stayed), and a time
+ * moves when the machine does. What moved on one side only is reported as
+ * such — "baseline moved" (the ratio, with the baseline's own time beside
+ * it) or "machine moved" (the time) — and never fails the gate.
+ *
+ * The threshold (--threshold, FL_JUDGE_THRESHOLD by default) is the least
+ * change worth failing a CI run for: a series quiet enough (an uncontended
+ * op, a few percent between runs) makes a 3% shift significant, and a
+ * shift that small follows code layout and the compiler as much as the
+ * design. 10% is also the least CPU factor the tables note (stats.h): below
+ * it a difference is real but not the design's story.
+ *
+ * With several new runs, their mean is judged; with one, its value. The
+ * printed interval is the history's prediction of one new run's ratio at
+ * FL_JUDGE_LEVEL (95%: the level whose coverage results/gate.md checks on
+ * this machine's runs); `inside` says whether the new ratio is in it. */
+#ifndef FUTEXLAB_JUDGE_H
+#define FUTEXLAB_JUDGE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report/model.h"
+
+#define FL_JUDGE_ALPHA 0.01
+#define FL_JUDGE_THRESHOLD 0.10
+#define FL_JUDGE_LEVEL 0.95
+
+struct fl_judge_opts {
+	unsigned fail_on;   /* gate.h's FL_GATE_* bits; 0: no gate */
+	const char *fail_name; /* slower, faster, any */
+	double threshold;   /* least change, a fraction */
+	const char *only;   /* entries that may fail (fl_only_match); NULL: all */
+	bool all;           /* list every pair, not only those that moved */
+	bool tsv;           /* one tab-separated line per pair instead */
+	bool ratio_only;    /* --across-machines: the same-run ratio alone */
+};
+
+/* Whether `label` is one of `only`: "designs" (futexlab designs and their
+ * policy forms), "libraries" (the shipped libraries), or a comma list of
+ * names (NAME also matches NAME@POLICY). NULL: every entry. */
+bool fl_only_match(const char *only, const char *label);
+/* --only's value checked (usage error, exit 2, for an empty one). */
+void fl_only_check(const char *only);
+
+/* Judges runs [nhist, m->nrun) against runs [0, nhist) (nhist >= 2) and
+ * prints the table (or the TSV) and, with a gate, the failing entries and
+ * the count line. Returns the exit status: 1 when the gate failed, else 0;
+ * a usage error (exit 2) when no pair could be judged. */
+int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge_opts *o);
+
+#endif

@@ -1,0 +1,191 @@
+/* report/model.c — runs x points x entries (model.h). */
+#include "report/model.h"
+#include "report/catalog.h"
+#include "report/ratios.h"
+#include "report/regimes.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/xalloc.h"
+
+const char *const fl_machine_keys[] = { "cpu", "cores", "numa", "kernel", "hypervisor",
+					"host", "libc", "libraries", NULL };
+
+/* FNV-1a 64: stable across builds and machines, which the store's
+ * identity of a machine needs; not a defence against anyone. */
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+void fl_machine_of(const struct fl_table *t, struct fl_machine_id *m)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (int i = 0; fl_machine_keys[i]; i++) {
+		const char *v = fl_table_meta(t, fl_machine_keys[i]);
+		if (!strcmp(v, "?"))
+			continue; /* an older file: the key is not part of its identity */
+		h = fnv(fnv(fnv(h, fl_machine_keys[i]), "="), v);
+		h = fnv(h, "\n");
+	}
+	snprintf(m->fingerprint, sizeof m->fingerprint, "%016llx", (unsigned long long)h);
+	const char *host = fl_table_meta(t, "host");
+	if (strcmp(host, "?"))
+		snprintf(m->name, sizeof m->name, "%s", host);
+	else
+		snprintf(m->name, sizeof m->name, "%s, %s cores", fl_table_meta(t, "cpu"),
+			 fl_table_meta(t, "cores"));
+}
+
+/* The index of s in list[0..*n), appended when missing. */
+static int intern(char ***list, int *n, const char *s)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp((*list)[i], s))
+			return i;
+	*list = fl_xrealloc(*list, (size_t)(*n + 1) * sizeof **list);
+	(*list)[*n] = fl_xstrdup(s);
+	return (*n)++;
+}
+
+static void run_identity(struct fl_mrun *r, const struct fl_table *t, const char *path, long id)
+{
+	r->path = fl_xstrdup(path);
+	r->store_id = id;
+	r->revision = fl_table_meta(t, "revision");
+	r->date = fl_table_meta(t, "date");
+	r->seed = fl_table_meta(t, "seed");
+	r->command = fl_table_meta(t, "command");
+	const char *as = fl_table_meta(t, "as");
+	r->as = strcmp(as, "?") ? as : NULL;
+	fl_machine_of(t, &r->machine);
+}
+
+/* What the run's ratio table says of cell y at its point. */
+static struct fl_mcell cell_of(const struct fl_cells *c, const struct fl_cell *y,
+			       const char *baseline)
+{
+	struct fl_mcell m = { .present = true, .status = y->status, .value = NAN,
+			      .value_lo = NAN, .value_hi = NAN, .cpu = NAN,
+			      .verdict = FL_UNDECIDED };
+	m.usable = fl_cell_usable(y);
+	if (!m.usable)
+		return m;
+	m.reps = y->ns.n;
+	m.value = y->shown;
+	m.value_lo = fl_value_shown(y->value, y->ns.ci_lo);
+	m.value_hi = fl_value_shown(y->value, y->ns.ci_hi);
+	if (m.value_lo > m.value_hi) { /* a higher-is-better figure, shown as is */
+		double x = m.value_lo;
+		m.value_lo = m.value_hi;
+		m.value_hi = x;
+	}
+	m.cpu = y->cpu.n ? y->cpu.median : NAN;
+	const struct fl_cell *ref = fl_cell_find(c, y->point, baseline);
+	if (!ref || !fl_cell_usable(ref))
+		return m;
+	m.regimes = fl_point_has_regimes(ref);
+	if (!fl_cell_ratio(y, ref, &m.ratio))
+		m.ratio = (struct fl_ratio){ .n = 0 };
+	if (y != ref) {
+		struct fl_ratio q;
+		m.verdict = fl_cell_verdict(c, y, ref, &q, baseline);
+	}
+	return m;
+}
+
+static void fill_run(struct fl_model *m, int r)
+{
+	const struct fl_cells *c = &m->c[r];
+	for (int i = 0; i < c->n; i++) {
+		int p = fl_model_point(m, c->c[i].point), e = fl_model_entry(m, c->c[i].variant);
+		m->cell[((size_t)r * m->npoint + p) * m->nentry + e] =
+			cell_of(c, &c->c[i], m->baseline);
+	}
+}
+
+int fl_model_build(struct fl_model *m, int n, struct fl_table *t, char *const *paths,
+		   const long *store_ids, const char *baseline, char *err, int errlen)
+{
+	memset(m, 0, sizeof *m);
+	m->baseline = baseline;
+	m->nrun = n;
+	m->t = t;
+	m->c = fl_xcalloc((size_t)n, sizeof *m->c);
+	m->run = fl_xcalloc((size_t)n, sizeof *m->run);
+	for (int r = 0; r < n; r++) {
+		run_identity(&m->run[r], &t[r], paths[r], store_ids ? store_ids[r] : 0);
+		if (fl_cells_build(&t[r], &m->c[r], err, errlen)) {
+			m->nrun = r + 1; /* free what was made */
+			fl_model_free(m);
+			return -1;
+		}
+		for (int i = 0; i < m->c[r].n; i++) {
+			intern(&m->point, &m->npoint, m->c[r].c[i].point);
+			intern(&m->entry, &m->nentry, m->c[r].c[i].variant);
+		}
+	}
+	m->cell = fl_xcalloc((size_t)n * (size_t)m->npoint * (size_t)m->nentry, sizeof *m->cell);
+	for (int r = 0; r < n; r++)
+		fill_run(m, r);
+	return 0;
+}
+
+void fl_model_free(struct fl_model *m)
+{
+	for (int r = 0; r < m->nrun; r++) {
+		free(m->run[r].path);
+		fl_cells_free(&m->c[r]);
+		fl_table_free(&m->t[r]);
+	}
+	for (int p = 0; p < m->npoint; p++)
+		free(m->point[p]);
+	for (int e = 0; e < m->nentry; e++)
+		free(m->entry[e]);
+	free(m->point);
+	free(m->entry);
+	free(m->cell);
+	free(m->run);
+	free(m->c);
+	free(m->t);
+	memset(m, 0, sizeof *m);
+}
+
+const struct fl_mcell *fl_model_cell(const struct fl_model *m, int r, int p, int e)
+{
+	return &m->cell[((size_t)r * m->npoint + p) * m->nentry + e];
+}
+
+static int find(char *const *list, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return i;
+	return -1;
+}
+
+int fl_model_point(const struct fl_model *m, const char *key)
+{
+	return find(m->point, m->npoint, key);
+}
+
+int fl_model_entry(const struct fl_model *m, const char *label)
+{
+	return find(m->entry, m->nentry, label);
+}
+
+bool fl_model_is_baseline(const struct fl_model *m, int e)
+{
+	return !strcmp(m->entry[e], m->baseline);
+}
+
+bool fl_model_is_control(const struct fl_model *m, int e)
+{
+	return fl_is_control(m->entry[e], m->baseline);
+}

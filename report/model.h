@@ -1,0 +1,88 @@
+/* report/model.h — runs x points x entries: the results as data.
+ *
+ * What a set of runs says, built once from their rows and read by every
+ * view across runs: the gate against a machine's history (judge.h), the
+ * change points over it (history.h), the JSON (json.h), the store (which
+ * keeps the runs this is built from). Per run, point and entry the cell
+ * holds what the run's own ratio table says there — the median value and
+ * its interval, CPU, the paired ratio to the baseline and its interval,
+ * the verdict by the table's rule, whether the point's baseline ran in two
+ * states — computed by the same functions as the tables (table.h, ratios.h,
+ * regimes.h), so a view never re-derives a figure and nothing is parsed
+ * back from printed text.
+ *
+ * A run also carries its identity (revision, date, seed, command), its
+ * machine (fingerprint and name: fl_machine_of) and whether it is a test
+ * run (`# as:` — a performance mutant run under a design's name: such a run
+ * is marked in every view and never passes for a measurement).
+ *
+ * Points and entries are the union over the runs, in first-seen order; a
+ * cell an entry did not run in has present == false. */
+#ifndef FUTEXLAB_MODEL_H
+#define FUTEXLAB_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report/table.h"
+
+/* A machine's identity: a 16-hex-digit FNV-1a hash of its CSV metadata
+ * lines cpu, cores, numa, kernel, hypervisor, host, libc and libraries
+ * (the ones a file has; older files lack the last three), and a name
+ * for people: the host, else "CPU, N cores". */
+struct fl_machine_id {
+	char fingerprint[17];
+	char name[160];
+};
+void fl_machine_of(const struct fl_table *t, struct fl_machine_id *m);
+/* The metadata keys the fingerprint is made of, NULL-terminated. */
+extern const char *const fl_machine_keys[];
+
+struct fl_mrun {
+	char *path;            /* the CSV, or "store:ID" */
+	long store_id;         /* 0: not from a store */
+	const char *revision, *date, *seed, *command; /* "?" when the file lacks one */
+	const char *as;        /* the `# as:` line (a test run), NULL: a real run */
+	struct fl_machine_id machine;
+};
+
+struct fl_mcell {
+	bool present;          /* a row of this entry at this point in this run */
+	bool usable;           /* status ok with an ok rep */
+	const char *status;    /* ok, error, skipped, interrupted */
+	int reps;              /* ok reps the figures are over */
+	double value;          /* median value: ns per op, or exec's metric (table.h) */
+	double value_lo, value_hi; /* its interval */
+	double cpu;            /* median CPU ns per op (NAN: none) */
+	struct fl_ratio ratio; /* paired to the baseline (n == 0: none) */
+	enum fl_verdict verdict; /* the ratio table's (FL_UNDECIDED: none, or regimes) */
+	bool regimes;          /* the point's baseline ran in two states in this run */
+};
+
+struct fl_model {
+	const char *baseline;
+	int nrun, npoint, nentry;
+	struct fl_mrun *run;
+	char **point;          /* display keys (table.h) */
+	char **entry;          /* entry labels */
+	struct fl_mcell *cell; /* [(r * npoint + p) * nentry + e] */
+	struct fl_table *t;    /* the runs' tables, owned */
+	struct fl_cells *c;    /* and their cells */
+};
+
+/* Builds the model of n runs: t, a malloc'ed array of n loaded tables, is
+ * taken over (freed by fl_model_free, also on failure); paths[i] names run i, store_ids[i] its
+ * store id (NULL: none). Returns 0, or -1 with one line in err (a table
+ * whose cells cannot be built). */
+int fl_model_build(struct fl_model *m, int n, struct fl_table *t, char *const *paths,
+		   const long *store_ids, const char *baseline, char *err, int errlen);
+void fl_model_free(struct fl_model *m);
+const struct fl_mcell *fl_model_cell(const struct fl_model *m, int r, int p, int e);
+/* The index of a point key or an entry label, -1: none. */
+int fl_model_point(const struct fl_model *m, const char *key);
+int fl_model_entry(const struct fl_model *m, const char *label);
+/* Whether entry e is the baseline or its control. */
+bool fl_model_is_baseline(const struct fl_model *m, int e);
+bool fl_model_is_control(const struct fl_model *m, int e);
+
+#endif
