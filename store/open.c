@@ -1,4 +1,4 @@
-/* store/store.c — opening and closing the store, and its one-line errors
+/* store/open.c — opening and closing the store, and its one-line errors
  * (store.h). Every error names the database; a lock held by another
  * process is waited on FL_STORE_BUSY_MS, then said as one. */
 #include <errno.h>
