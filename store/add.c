@@ -56,9 +56,7 @@ static int read_table(struct csv_file *f, char *err, int errlen)
 			 f->path, magic);
 		return -1;
 	}
-	FILE *m = fmemopen(f->buf, f->len, "r");
-	if (!m)
-		fl_xcheck(NULL);
+	FILE *m = fl_xcheck(fmemopen(f->buf, f->len, "r")); /* fails only out of memory */
 	int r = fl_table_read(&f->t, m, err, errlen);
 	fclose(m);
 	if (r) {
