@@ -20,6 +20,7 @@ static const char usage[] =
 "            the stranded-waiter detector on each design, a verdict per design\n"
 "  compare   ratio table of one CSV against a baseline, or before/after of two\n"
 "  report    one self-contained HTML page of CSVs: tables, plots, evidence\n"
+"  store     the results store: run CSVs added to one SQLite database, runs listed\n"
 "  version   print the revision\n";
 
 /* futexlab version [--help]: the revision, "futexlab REVISION". */
@@ -42,7 +43,7 @@ static int version(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		fl_usage_error("no command given (list, run, sweep, exec, hunt, compare, report, version; see futexlab --help)");
+		fl_usage_error("no command given (list, run, sweep, exec, hunt, compare, report, store, version; see futexlab --help)");
 	fl_catalog_install(); /* the report's names (report/catalog.h) */
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
@@ -67,5 +68,7 @@ int main(int argc, char **argv)
 		return fl_cmd_compare(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return fl_cmd_report(argc - 1, argv + 1);
-	fl_usage_error("unknown command '%s' (list, run, sweep, exec, hunt, compare, report, version)", cmd);
+	if (!strcmp(cmd, "store"))
+		return fl_cmd_store(argc - 1, argv + 1);
+	fl_usage_error("unknown command '%s' (list, run, sweep, exec, hunt, compare, report, store, version)", cmd);
 }

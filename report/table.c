@@ -91,7 +91,8 @@ static void add_meta(struct fl_table *t, const char *line)
 	t->nmeta++;
 }
 
-static int add_line(struct fl_table *t, char *line, char *err, int errlen)
+/* One line (lineno: its number in the file, for the error) into t. */
+static int add_line(struct fl_table *t, char *line, int lineno, char *err, int errlen)
 {
 	chomp(line);
 	if (line[0] == '#') {
@@ -124,13 +125,11 @@ static int add_line(struct fl_table *t, char *line, char *err, int errlen)
 			n--;
 		}
 	}
-	if (n < t->ncol) { /* pad: a short row is missing trailing cells */
-		cells = fl_xrealloc(cells, (size_t)t->ncol * sizeof *cells);
-		for (; n < t->ncol; n++)
-			cells[n] = fl_xstrdup("");
-	} else if (n > t->ncol) {
-		snprintf(err, (size_t)errlen, "row %d has %d cells, header has %d", t->nrows + 1, n,
-			 t->ncol);
+	if (n != t->ncol) {
+		/* A row of another width is a file cut short or damaged: its
+		 * cells would land under the wrong columns. */
+		snprintf(err, (size_t)errlen, "line %d: row %d has %d cells, the header %d "
+			 "(a damaged or truncated file)", lineno, t->nrows + 1, n, t->ncol);
 		for (int i = 0; i < n; i++)
 			free(cells[i]);
 		free(cells);
@@ -196,9 +195,21 @@ int fl_table_read(struct fl_table *t, FILE *f, char *err, int errlen)
 	memset(t, 0, sizeof *t);
 	char *line = NULL;
 	size_t cap = 0;
-	int r = 0;
-	while (r == 0 && getline(&line, &cap, f) >= 0)
-		r = add_line(t, line, err, errlen);
+	ssize_t len;
+	int r = 0, lineno = 0;
+	while (r == 0 && (len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		/* Every line the writer ends is ended: one without its newline is
+		 * the last, cut mid-line (a run killed while writing, a copy
+		 * truncated). */
+		if (len > 0 && line[len - 1] != '\n') {
+			snprintf(err, (size_t)errlen, "line %d: the last line is cut (no final "
+				 "newline: a truncated file)", lineno);
+			r = -1;
+			break;
+		}
+		r = add_line(t, line, lineno, err, errlen);
+	}
 	free(line);
 	return r ? r : finish(t, err, errlen);
 }
@@ -225,17 +236,17 @@ int fl_table_from_lines(struct fl_table *t, const char *meta, const char *header
 {
 	memset(t, 0, sizeof *t);
 	char *h = fl_xstrdup(meta), *save = NULL;
-	int r = 0;
+	int r = 0, lineno = 0; /* the lines as a file of them would number them */
 	for (char *l = strtok_r(h, "\n", &save); l && !r; l = strtok_r(NULL, "\n", &save))
-		r = add_line(t, l, err, errlen);
+		r = add_line(t, l, ++lineno, err, errlen);
 	free(h);
 	h = fl_xstrdup(header);
 	if (!r)
-		r = add_line(t, h, err, errlen);
+		r = add_line(t, h, ++lineno, err, errlen);
 	free(h);
 	for (int i = 0; i < n && !r; i++) {
 		char *l = fl_xstrdup(rows[i]);
-		r = add_line(t, l, err, errlen);
+		r = add_line(t, l, ++lineno, err, errlen);
 		free(l);
 	}
 	return r ? r : finish(t, err, errlen);

@@ -1,0 +1,75 @@
+/* store/open.c — opening and closing the store, and its one-line errors
+ * (store.h). Every error names the database; a lock held by another
+ * process is waited on FL_STORE_BUSY_MS, then said as one. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "report/xalloc.h"
+#include "store/db.h"
+
+int fl_store_fail(const struct fl_store *s, int rc, const char *what, char *err, int errlen)
+{
+	int base = rc & 0xff;
+	if (base == SQLITE_BUSY || base == SQLITE_LOCKED)
+		snprintf(err, (size_t)errlen, "DB: %s is locked by another process (%s: gave up "
+			 "after %d ms)", s->path, what, FL_STORE_BUSY_MS);
+	else
+		snprintf(err, (size_t)errlen, "DB: %s: %s: %s", s->path, what,
+			 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	return -1;
+}
+
+int fl_store_exec(const struct fl_store *s, const char *sql, const char *what, char *err,
+		  int errlen)
+{
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : fl_store_fail(s, rc, what, err, errlen);
+}
+
+/* A plain path opened for reading must exist (SQLite would say only
+ * "unable to open database file"); a URI is SQLite's to judge. */
+static int must_exist(const char *path, char *err, int errlen)
+{
+	struct stat sb;
+	if (!strncmp(path, "file:", 5) || stat(path, &sb) == 0)
+		return 0;
+	snprintf(err, (size_t)errlen, "DB: %s: %s (futexlab store add makes it)", path,
+		 strerror(errno));
+	return -1;
+}
+
+int fl_store_open(struct fl_store **out, const char *path, bool create, char *err, int errlen)
+{
+	*out = NULL;
+	if (!create && must_exist(path, err, errlen))
+		return -1;
+	struct fl_store *s = fl_xcalloc(1, sizeof *s);
+	s->path = fl_xstrdup(path);
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI | (create ? SQLITE_OPEN_CREATE : 0);
+	int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+	if (rc != SQLITE_OK) {
+		fl_store_fail(s, rc, "opening", err, errlen);
+		fl_store_close(s);
+		return -1;
+	}
+	sqlite3_busy_timeout(s->db, FL_STORE_BUSY_MS);
+	if (fl_store_exec(s, "PRAGMA foreign_keys = ON", "opening", err, errlen) ||
+	    fl_store_migrate(s, err, errlen)) {
+		fl_store_close(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+void fl_store_close(struct fl_store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}

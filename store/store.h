@@ -1,0 +1,64 @@
+/* store/store.h — the results store: every run CSV added to one SQLite
+ * database, so that runs can be selected across machines, revisions and
+ * dates (the gate and history commands build on it). The CSVs stay the
+ * record: a run in the store keeps its metadata lines, its header and every
+ * row as written, and is rebuilt from them through the report's own reader
+ * (fl_table_from_lines), so what the store gives back is what fl_table_load
+ * gives of the file. The schema and its versions: store/README.md. */
+#ifndef FUTEXLAB_STORE_H
+#define FUTEXLAB_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report/table.h"
+
+/* The schema version this code writes (PRAGMA user_version). */
+#define FL_STORE_VERSION 2
+
+struct fl_store; /* an open database */
+
+/* Opens path (an SQLite URI, "file:...?mode=ro", is taken as one). create:
+ * make it if missing (add); else it must exist (reads). An older schema is
+ * migrated, one transaction a step; a newer one, a file that is not an
+ * SQLite database or another program's database is refused. 0, or -1 with
+ * one line in err and *s NULL. */
+int fl_store_open(struct fl_store **s, const char *path, bool create, char *err, int errlen);
+void fl_store_close(struct fl_store *s);
+
+/* Adds one CSV file as one run, in ONE transaction: returns 0 added, 1
+ * already stored (same identity: revision, date, seed, command, and the
+ * same bytes; *run_id set), -1 error with one line in err and NOTHING of
+ * that file stored (a truncated, corrupt or foreign file; a locked or
+ * read-only database; the identity of a stored run with other bytes). */
+int fl_store_add(struct fl_store *s, const char *csv_path, long *run_id, char *err, int errlen);
+
+struct fl_store_sel {
+	const char *machine; /* name or fingerprint prefix */
+	const char *rev;     /* revision prefix */
+	const char *since;   /* ISO date */
+	int last;            /* the last N runs (0: all) */
+};
+
+struct fl_store_run {
+	long id;
+	char *machine;       /* its name */
+	char *fingerprint;
+	char *revision, *date, *seed, *command, *path;
+	char *as;            /* "as" metadata (test runs), NULL none */
+	struct fl_table t;   /* the run rebuilt: metadata lines, header, rows,
+			      * as fl_table_load would give */
+};
+
+/* The selected runs in date order (oldest first). 0, or -1 with one line
+ * in err. */
+int fl_store_select(struct fl_store *s, const struct fl_store_sel *sel,
+		    struct fl_store_run **runs, int *n, char *err, int errlen);
+void fl_store_runs_free(struct fl_store_run *runs, int n);
+
+/* The machine fingerprint (16 hex digits) and name of a loaded CSV (what
+ * add stores; store/README.md says what is in it). 0, or -1 when fp or
+ * name is too small. */
+int fl_store_machine_of(const struct fl_table *t, char *fp, size_t fpn, char *name, size_t nn);
+
+#endif
