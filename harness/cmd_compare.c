@@ -1,16 +1,23 @@
-/* harness/cmd_compare.c — `futexlab compare`: one CSV's ratio table, or
- * two CSVs before/after (ratios.h: by in-run ratios unless --absolute). */
+/* harness/cmd_compare.c — `futexlab compare`: one CSV's ratio table, two
+ * CSVs before/after (ratios.h: by in-run ratios unless --absolute), runs
+ * pooled (pool.h), a change judged against the between-run spread of a
+ * machine's history (judge.h), or the runs as JSON (json.h). */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/select.h"
 #include "report/gate.h"
+#include "report/json.h"
+#include "report/judge.h"
 #include "report/pool.h"
 #include "report/ratios.h"
 #include "report/summary.h"
+#include "report/xalloc.h"
 #include "variants/variant.h"
 
 static const struct fl_option opts[] = {
@@ -18,22 +25,36 @@ static const struct fl_option opts[] = {
 	  "(default glibc)" },
 	{ "absolute", no_argument, 'A', NULL, "two files: compare ns per op instead (cannot "
 	  "tell a change from the machine drifting between the runs)" },
-	{ "all", no_argument, 'a', NULL, "two files: list every pair, not only the changes" },
+	{ "all", no_argument, 'a', NULL, "two files, or --against: list every pair, not only "
+	  "the changes" },
 	{ "tsv", no_argument, 't', NULL, "one file: one tab-separated line per point and "
 	  "variant (what scripts/plot reads); with --pool: the pool's, one line per point "
-	  "and entry, then the 'vs-libraries' lines" },
-	{ "pool", no_argument, 'p', NULL, "two or more files, runs of one configuration: "
-	  "pooled with the run as the top level (per entry the ratio, where the long-run "
-	  "ratio lies, where the next identical run's ratio will land, the verdict); then "
-	  "per point the best futexlab entry against the fastest library, and the libraries line" },
-	{ "against", required_argument, 'g', "FILE", "with --pool: a later run of the same "
-	  "configuration checked against the pool (its ratio inside the next run's interval? "
-	  "verdicts contradicting?), ending in one summary line" },
+	  "and entry, then the 'vs-libraries' lines; with --db or several --against: the "
+	  "judgement's, one line per pair (pred_lo pred_hi against_ratio inside ...)" },
+	{ "json", no_argument, 'j', NULL, "the runs (files, or --db's selection) as one JSON "
+	  "object: runs, points, entries, cells (harness/json.md)" },
+	{ "pool", no_argument, 'p', NULL, "two or more files, runs of one configuration on "
+	  "one machine: pooled with the run as the top level (per entry the ratio, where the "
+	  "long-run ratio lies, where the next identical run's ratio will land, the verdict); "
+	  "then per point the best futexlab entry against the fastest library, and the "
+	  "libraries line" },
+	{ "against", required_argument, 'g', "FILE", "a later run judged against the pool or "
+	  "the store's history (repeat it for several, pooled); with --pool and one FILE, also "
+	  "the pool's own check (its ratio inside the next run's interval?)" },
 	{ "detail", no_argument, 'd', NULL, "one file: the full tables (per point every row, "
 	  "the evidence, the libraries) before the summary" },
-	{ "fail-on", required_argument, 'f', "slower|faster|any", "two files: exit 1 when "
-	  "some pair's verdict is that (a change beyond the noise), each such pair one "
-	  "'fail-on' line after the table, then a count line; exit 0 otherwise (a CI gate)" },
+	{ "fail-on", required_argument, 'f', "slower|faster|any", "two files, or --against: "
+	  "exit 1 when some entry changed that way beyond the noise (against a history or a "
+	  "pool: beyond the between-run spread), each such pair named, then a count line; "
+	  "exit 0 otherwise (a CI gate)" },
+	{ "threshold", required_argument, 'T', "PCT", "with --fail-on: the least change that "
+	  "fails, in percent (default 10: report/judge.h argues it)" },
+	{ "only", required_argument, 'O', "NAMES", "with --fail-on: only these entries may "
+	  "fail it: designs (futexlab's and their policy forms), libraries, or a comma list "
+	  "of names (NAME also matches NAME@POLICY)" },
+	{ "across-machines", no_argument, 'X', NULL, "runs of different machines: compare "
+	  "their same-run ratios only (refused otherwise)" },
+	FL_SELECT_OPTIONS,
 	{ "help", no_argument, 'h', NULL, "this text" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
@@ -42,25 +63,36 @@ static void usage(void)
 {
 	fl_options_usage(stdout,
 		"usage: futexlab compare FILE.csv [OTHER.csv] [options]\n"
+		"       futexlab compare --pool A.csv B.csv [C.csv...] [--against D.csv...]\n"
+		"       futexlab compare --db DB [--machine M] [--last N] --against NEW.csv...\n"
 		"  one file:   the summary (the ratios of every variant against the baseline per\n"
 		"              point, the fastest per point, the overall); --detail: the full tables\n"
 		"  two files:  before (FILE) / after (OTHER) per point and variant; only the\n"
 		"              changes beyond the noise are listed. By default the in-run\n"
 		"              ratios to the baseline are compared (drift between the runs\n"
 		"              cancels); the last line is 'N of M pairs changed beyond the noise'\n"
-		"  --pool A.csv B.csv [C.csv...] [--against D.csv]: identical runs pooled, the run\n"
-		"              as the top level (harness/verdicts.md, \"Runs as the top level\");\n"
-		"              a single run's interval covers only that run's rounds\n"
-		"  --fail-on slower|faster|any: two files, as a CI gate: exit 1 when a pair\n"
-		"              changed that way beyond the noise (each named), else 0\n"
-		"              (harness/verdicts.md, \"Across runs\")\n",
+		"  --pool:     identical runs pooled, the run as the top level\n"
+		"              (harness/verdicts.md, \"Runs as the top level\")\n"
+		"  --against:  a new run (or several) judged against the pool or the store's\n"
+		"              history of its machine: per entry its ratio and its own time against\n"
+		"              where a new run lands (harness/verdicts.md, \"Across runs\")\n",
 		opts, NOPTS, NULL);
 }
 
+struct cmp {
+	const char *baseline;
+	bool all, tsv, json, absolute, pool, detail, across;
+	char *against[64];
+	int nagainst;
+	double threshold;
+	const char *only;
+	struct fl_gate g;
+	struct fl_select sel;
+};
+
 /* One or two files loaded; the ratio table, the TSV or before/after (with
  * the gate when `g->fail_on`). */
-static int compare_files(int nfiles, char **files, const char *baseline, bool all, bool tsv,
-			 bool absolute, bool detail, struct fl_gate *g)
+static int compare_files(int nfiles, char **files, struct cmp *o)
 {
 	struct fl_table t[2];
 	struct fl_cells c[2];
@@ -72,25 +104,27 @@ static int compare_files(int nfiles, char **files, const char *baseline, bool al
 		if (t[i].nrows == 0)
 			fl_usage_error("compare: %s has no rows (a run that measured nothing)",
 				       files[i]);
-		if (!absolute && !tsv && !fl_cell_find_variant(&c[i], baseline))
+		if (!o->absolute && !o->tsv && !fl_cell_find_variant(&c[i], o->baseline))
 			fl_usage_error("compare: baseline '%s' is not in %s (see --baseline)",
-				       baseline, files[i]);
+				       o->baseline, files[i]);
 	}
+	if (nfiles == 2 && (o->g.fail_on || o->absolute))
+		fl_runs_check(t, files, 2, o->across, false, "compare", NULL);
 	int rc = 0;
-	if (tsv) {
-		fl_print_tsv(stdout, &c[0], baseline);
+	if (o->tsv) {
+		fl_print_tsv(stdout, &c[0], o->baseline);
 	} else if (nfiles == 1) {
 		printf("futexlab compare %s\n", files[0]);
-		fl_report_text(stdout, NULL, detail, &t[0], &c[0], baseline, NULL, NULL);
+		fl_report_text(stdout, NULL, o->detail, &t[0], &c[0], o->baseline, NULL, NULL);
 	} else {
 		printf("futexlab compare %s %s\n", files[0], files[1]);
 		struct fl_change_sink sink = { 0 };
-		if (g->fail_on)
-			sink = fl_gate_sink(g);
-		fl_print_changes(stdout, &t[0], &c[0], &t[1], &c[1], baseline, all, absolute,
-				 g->fail_on ? &sink : NULL);
-		if (g->fail_on)
-			rc = fl_gate_end(g, stdout);
+		if (o->g.fail_on)
+			sink = fl_gate_sink(&o->g);
+		fl_print_changes(stdout, &t[0], &c[0], &t[1], &c[1], o->baseline, o->all,
+				 o->absolute, o->g.fail_on ? &sink : NULL);
+		if (o->g.fail_on)
+			rc = fl_gate_end(&o->g, stdout);
 	}
 	for (int i = 0; i < nfiles; i++) {
 		fl_cells_free(&c[i]);
@@ -99,50 +133,162 @@ static int compare_files(int nfiles, char **files, const char *baseline, bool al
 	return rc;
 }
 
-int fl_cmd_compare(int argc, char **argv)
+static struct fl_judge_opts judge_opts(const struct cmp *o)
+{
+	return (struct fl_judge_opts){ .fail_on = o->g.fail_on, .fail_name = o->g.name,
+				       .threshold = o->threshold, .only = o->only,
+				       .all = o->all, .tsv = o->tsv, .ratio_only = o->across };
+}
+
+/* The model of the runs in r (history first, then the new side), judged
+ * or printed as JSON. */
+static int model_view(struct fl_runs *r, int nhist, struct cmp *o)
+{
+	char err[300];
+	fl_runs_check(r->t, r->path, r->n, o->across, true, "compare",
+		      o->tsv || o->json ? stderr : stdout);
+	struct fl_model m;
+	if (fl_model_build(&m, r->n, r->t, r->path, r->store_id, o->baseline, err, sizeof err))
+		fl_usage_error("compare: %s", err);
+	r->t = NULL; /* the model's now */
+	int rc = 0;
+	if (o->json) {
+		fl_model_json(stdout, &m);
+	} else {
+		if (fl_model_entry(&m, o->baseline) < 0)
+			fl_usage_error("compare: baseline '%s' is in none of the runs (see "
+				       "--baseline)", o->baseline);
+		if (!o->tsv)
+			fl_judge_describe(stdout, &m, nhist);
+		struct fl_judge_opts jo = judge_opts(o);
+		rc = fl_judge(stdout, &m, nhist, &jo);
+	}
+	fl_model_free(&m);
+	fl_runs_free(r);
+	return rc;
+}
+
+/* --pool FILES [--against F...]: the pool's own table; a judgement when a
+ * gate is asked for or the new side is more than one run. */
+static int compare_pool(int nfiles, char **files, struct cmp *o)
+{
+	if (o->absolute || o->detail)
+		fl_usage_error("compare --pool: %s does not apply to a pool",
+			       o->absolute ? "--absolute" : "--detail");
+	bool judge = o->g.fail_on || o->nagainst > 1;
+	struct fl_runs r;
+	fl_runs_files(&r, files, nfiles, o->against, o->nagainst);
+	fl_runs_check(r.t, r.path, r.n, o->across, true, "compare --pool", NULL);
+	if (!judge || !o->tsv) {
+		int rc = fl_pool_compare(stdout, nfiles, files, o->nagainst == 1 ? o->against[0] : NULL,
+					 o->baseline, o->tsv);
+		if (!judge) {
+			fl_runs_free(&r);
+			return rc;
+		}
+		printf("\n");
+	}
+	return model_view(&r, nfiles, o);
+}
+
+/* --db: the store's runs, the history of the new runs' machine (or, with
+ * --json and no --against, the selection). */
+static int compare_db(int nfiles, char **files, struct cmp *o)
+{
+	if (nfiles)
+		fl_usage_error("compare --db: the runs come from the store and --against; give "
+			       "no file (%s)", files[0]);
+	if (o->absolute || o->detail || o->pool)
+		fl_usage_error("compare --db: %s does not apply", o->absolute ? "--absolute"
+							 : o->detail ? "--detail" : "--pool");
+	if (!o->nagainst && !o->json)
+		fl_usage_error("compare --db: give --against NEW.csv (the run judged against the "
+			       "store's history of its machine), or --json");
+	struct fl_runs r;
+	int nhist = fl_runs_store(&r, &o->sel, o->against, o->nagainst, o->across);
+	if (o->nagainst && nhist < 2)
+		fl_usage_error("compare --db: %d earlier run%s of this machine in %s (%s): a "
+			       "prediction needs 2 or more", nhist, nhist == 1 ? "" : "s",
+			       o->sel.db, r.n ? r.machine : "-");
+	return model_view(&r, o->nagainst ? nhist : r.n, o);
+}
+
+static void parse(int argc, char **argv, struct cmp *o)
 {
 	struct option lopts[NOPTS + 1];
 	fl_options_getopt(opts, NOPTS, lopts);
-	const char *baseline = "glibc";
-	bool all = false, tsv = false, absolute = false, pool = false, detail = false;
-	const char *against = NULL;
-	struct fl_gate g = { 0 };
 	opterr = 0;
 	optind = 1;
-	int o;
-	while ((o = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
-		switch (o) {
-		case 'b': baseline = fl_variant_name(optarg); break;
-		case 'a': all = true; break;
-		case 't': tsv = true; break;
-		case 'A': absolute = true; break;
-		case 'p': pool = true; break;
-		case 'd': detail = true; break;
-		case 'g': against = optarg; break;
-		case 'f': fl_gate_parse(&g, optarg); break;
-		case 'h': usage(); return 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
+		if (fl_select_option(&o->sel, c, optarg))
+			continue;
+		switch (c) {
+		case 'b': o->baseline = fl_variant_name(optarg); break;
+		case 'a': o->all = true; break;
+		case 't': o->tsv = true; break;
+		case 'j': o->json = true; break;
+		case 'A': o->absolute = true; break;
+		case 'p': o->pool = true; break;
+		case 'd': o->detail = true; break;
+		case 'X': o->across = true; break;
+		case 'g':
+			if (o->nagainst == 64)
+				fl_usage_error("compare: at most 64 --against files");
+			o->against[o->nagainst++] = optarg;
+			break;
+		case 'f': fl_gate_parse(&o->g, optarg); break;
+		case 'T': o->threshold = fl_parse_double("--threshold", optarg, 0, 1000) / 100; break;
+		case 'O': fl_only_check(optarg), o->only = optarg; break;
+		case 'h': usage(); exit(0);
 		case ':': fl_usage_error("compare: %s needs a value", argv[optind - 1]);
 		default:
 			fl_usage_error("compare: unknown option '%s' (see futexlab compare --help)",
 				       argv[optind - 1]);
 		}
 	}
+}
+
+int fl_cmd_compare(int argc, char **argv)
+{
+	struct cmp o = { .baseline = "glibc", .threshold = NAN };
+	parse(argc, argv, &o);
 	int nfiles = argc - optind;
-	if (against && !pool)
-		fl_usage_error("compare: --against takes --pool (a rerun checked against a pool)");
-	if (pool) {
-		if (absolute || all || g.fail_on)
-			fl_usage_error("compare --pool: %s does not apply to a pool",
-				       absolute ? "--absolute" : all ? "--all" : "--fail-on");
-		return fl_pool_compare(stdout, nfiles, argv + optind, against, baseline, tsv);
+	char **files = argv + optind;
+	if (!isnan(o.threshold) && !o.g.fail_on)
+		fl_usage_error("compare: --threshold goes with --fail-on");
+	if (o.only && !o.g.fail_on)
+		fl_usage_error("compare: --only goes with --fail-on");
+	o.g.threshold = o.threshold = isnan(o.threshold) ? FL_JUDGE_THRESHOLD : o.threshold;
+	o.g.only = o.only;
+	if (o.sel.db)
+		return compare_db(nfiles, files, &o);
+	if (fl_select_given(&o.sel))
+		fl_usage_error("compare: --machine, --rev, --since and --last select runs of a "
+			       "store: they go with --db");
+	if (o.nagainst && !o.pool)
+		fl_usage_error("compare: --against takes --pool (runs pooled) or --db (a store's "
+			       "history)");
+	if (o.pool)
+		return compare_pool(nfiles, files, &o);
+	if (o.json) {
+		if (nfiles < 1)
+			fl_usage_error("compare --json: give one or more CSV files (or --db)");
+		struct fl_runs r;
+		fl_runs_files(&r, files, nfiles, NULL, 0);
+		return model_view(&r, nfiles, &o);
 	}
 	if (nfiles < 1 || nfiles > 2)
 		fl_usage_error("compare: give one or two CSV files (see futexlab compare --help)");
-	if (tsv && nfiles != 1)
-		fl_usage_error("compare: --tsv takes one file");
-	if (absolute && nfiles != 2)
+	if (o.tsv && nfiles != 1)
+		fl_usage_error("compare: --tsv takes one file (or --pool's, or --against's)");
+	if (o.absolute && nfiles != 2)
 		fl_usage_error("compare: --absolute compares two files");
-	if (g.fail_on && nfiles != 2)
-		fl_usage_error("compare: --fail-on compares two files (before, after)");
-	return compare_files(nfiles, argv + optind, baseline, all, tsv, absolute, detail, &g);
+	if (o.absolute && o.across)
+		fl_usage_error("compare: --absolute compares times, which mean nothing across "
+			       "machines (--across-machines compares ratios)");
+	if (o.g.fail_on && nfiles != 2)
+		fl_usage_error("compare: --fail-on compares two files (before, after), or "
+			       "--against a pool or a store");
+	return compare_files(nfiles, files, &o);
 }

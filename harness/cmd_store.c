@@ -9,6 +9,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "report/model.h"
 #include "store/store.h"
 
 #define DEFAULT_DB "results/futexlab.db"
@@ -112,10 +113,9 @@ static int add(int nfiles, char **files, const char *db)
 			continue;
 		}
 		struct fl_table t;
-		char fp[17], name[256];
-		if (fl_table_load(&t, files[i], err, sizeof err) == 0 &&
-		    fl_store_machine_of(&t, fp, sizeof fp, name, sizeof name) == 0)
-			printf("added run %ld (machine %s, rev %s, %s)\n", id, name,
+		struct fl_machine_id m;
+		if (fl_table_load(&t, files[i], err, sizeof err) == 0 && (fl_machine_of(&t, &m), 1))
+			printf("added run %ld (machine %s, rev %s, %s)\n", id, m.name,
 			       fl_table_meta(&t, "revision"), fl_table_meta(&t, "date"));
 		else
 			printf("added run %ld\n", id);

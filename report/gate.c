@@ -1,9 +1,11 @@
 /* report/gate.c — see gate.h. */
 #include "report/gate.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/catalog.h"
 #include "report/usage.h"
 #include "report/stats_text.h"
 
@@ -32,8 +34,18 @@ static void gate_pair(void *arg, const struct fl_change *c)
 	g->compared++;
 	unsigned bit = c->verdict == FL_SLOWER ? FL_GATE_SLOWER
 		       : c->verdict == FL_FASTER ? FL_GATE_FASTER : 0;
-	if (!(bit & g->fail_on))
+	if (!(bit & g->fail_on) || !fl_only_match(g->only, c->variant) ||
+	    fabs(log(c->after / c->before)) < log1p(g->threshold))
 		return;
+	bool own_moved = c->own_apart && (c->verdict == FL_SLOWER) == (c->own[1] > c->own[0]);
+	if (c->own[0] > 0 && !own_moved) {
+		g->excused++;
+		fprintf(g->lines, "fail-on %s: not counted: %s %s ratio %.3g -> %.3g, but its own "
+			"time %.4g -> %.4g ns did not move that way beyond the noise: the baseline "
+			"moved\n", g->name, c->point, c->variant, c->before, c->after, c->own[0],
+			c->own[1]);
+		return;
+	}
 	g->failed++;
 	char v[4][32], lo[2][32], hi[2][32];
 	fig(v[0], sizeof v[0], c->decimals, c->before);
@@ -58,8 +70,13 @@ int fl_gate_end(struct fl_gate *g, FILE *f)
 	if (!g->compared)
 		fl_usage_error("compare --fail-on: no pair was compared (the files share no "
 			       "(point, variant) that ran in both)");
-	fprintf(f, "fail-on %s: %d of %d pairs %s beyond the noise: %s\n", g->name, g->failed,
-	       g->compared, what, g->failed ? "FAIL (exit 1)" : "pass");
+	fprintf(f, "fail-on %s: %d of %d pairs %s beyond the noise and by >= %.0f%%%s%s (%d where "
+		   "only the baseline moved): %s\n", g->name, g->failed, g->compared, what,
+		100 * g->threshold, g->only ? ", of " : "", g->only ? g->only : "", g->excused,
+		g->failed ? "FAIL (exit 1)" : "pass");
+	fprintf(f, "note: two single runs: a run's intervals cover its own rounds, not where a "
+		   "rerun lands; judge against\nthe machine's history (--db DB --against) or "
+		   "pooled runs (--pool ... --against)\n");
 	return g->failed ? 1 : 0;
 }
 
@@ -74,4 +91,30 @@ struct fl_change_sink fl_gate_sink(struct fl_gate *g)
 	if (g->fail_on && !g->lines && !(g->lines = open_memstream(&g->buf, &g->len)))
 		fl_usage_error("compare: out of memory");
 	return (struct fl_change_sink){ gate_pair, g };
+}
+
+bool fl_only_match(const char *only, const char *label)
+{
+	if (!only)
+		return true;
+	enum fl_kind k = fl_catalog_kind(label);
+	if (!strcmp(only, "designs"))
+		return k == FL_KIND_DESIGN;
+	if (!strcmp(only, "libraries"))
+		return k == FL_KIND_LIBRARY;
+	size_t at = strcspn(label, "@");
+	for (const char *s = only; *s;) {
+		size_t l = strcspn(s, ",");
+		if ((l == strlen(label) || l == at) && !strncmp(s, label, l))
+			return true;
+		s += l + (s[l] == ',');
+	}
+	return false;
+}
+
+void fl_only_check(const char *only)
+{
+	if (!*only || only[0] == ',' || strstr(only, ",,") || only[strlen(only) - 1] == ',')
+		fl_usage_error("compare: --only takes designs, libraries or a list of names, "
+			       "not '%s'", only);
 }

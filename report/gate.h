@@ -7,10 +7,17 @@
  * slower: N of M pairs slower beyond the noise: FAIL (exit 1)" or "pass".
  * The verdict is the before/after one (harness/verdicts.md, "Across
  * runs"): a status change, a CPU-only note or a pair in one file only does
- * not trip it. */
+ * not trip it. Nor does a change smaller than the threshold (judge.h's
+ * argument), an entry outside --only, or a ratio that moved while the
+ * entry's own time did not move the same way beyond its intervals: that is
+ * the baseline moving (a regime of glibc's own), not the entry; such pairs
+ * are named on lines of their own ("not counted: ... the baseline moved").
+ * Two single runs cannot know the between-run spread: the gate that can is
+ * `compare --db DB --against NEW.csv` or `--pool ... --against` (judge.h). */
 #ifndef FUTEXLAB_GATE_H
 #define FUTEXLAB_GATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -24,8 +31,17 @@ struct fl_gate {
 	FILE *lines;       /* the failing pairs' lines */
 	char *buf;
 	size_t len;
-	int failed, compared;
+	int failed, compared, excused;
+	double threshold;  /* least change that fails, a fraction */
+	const char *only;  /* entries that may fail (fl_only_match) */
 };
+
+/* Whether `label` is one of `only`: "designs" (futexlab designs and their
+ * policy forms), "libraries" (the shipped libraries), or a comma list of
+ * names (NAME also matches NAME@POLICY). NULL: every entry. */
+bool fl_only_match(const char *only, const char *label);
+/* --only's value checked (usage error, exit 2, for an empty one). */
+void fl_only_check(const char *only);
 
 /* --fail-on's value (usage error, exit 2, for another). */
 void fl_gate_parse(struct fl_gate *g, const char *value);

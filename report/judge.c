@@ -41,32 +41,6 @@ struct judge {
 	double cut;        /* the per-pair p a move needs: alpha / judged */
 };
 
-bool fl_only_match(const char *only, const char *label)
-{
-	if (!only)
-		return true;
-	enum fl_kind k = fl_catalog_kind(label);
-	if (!strcmp(only, "designs"))
-		return k == FL_KIND_DESIGN;
-	if (!strcmp(only, "libraries"))
-		return k == FL_KIND_LIBRARY;
-	size_t at = strcspn(label, "@");
-	for (const char *s = only; *s;) {
-		size_t l = strcspn(s, ",");
-		if ((l == strlen(label) || l == at) && !strncmp(s, label, l))
-			return true;
-		s += l + (s[l] == ',');
-	}
-	return false;
-}
-
-void fl_only_check(const char *only)
-{
-	if (!*only || only[0] == ',' || strstr(only, ",,") || only[strlen(only) - 1] == ',')
-		fl_usage_error("compare: --only takes designs, libraries or a list of names, "
-			       "not '%s'", only);
-}
-
 /* ln of a cell's figure: its ratio's median or its own value; NAN: none. */
 static double figure(const struct fl_mcell *c, bool ratio)
 {
@@ -273,6 +247,39 @@ static int gate(FILE *f, const struct judge *J)
 			}
 	fprintf(f, "%s: %s\n", failed ? ")" : "", failed ? "FAIL (exit 1)" : "pass");
 	return failed ? 1 : 0;
+}
+
+/* "revisions a (3), b (2)" of runs [from, to) */
+static void revisions(FILE *f, const struct fl_model *m, int from, int to)
+{
+	for (int r = from; r < to; r++) {
+		bool seen = false;
+		for (int i = from; i < r && !seen; i++)
+			seen = !strcmp(m->run[i].revision, m->run[r].revision);
+		if (seen)
+			continue;
+		int k = 0;
+		for (int i = r; i < to; i++)
+			k += !strcmp(m->run[i].revision, m->run[r].revision);
+		fprintf(f, "%s%s (%d)", r > from ? ", " : "", m->run[r].revision, k);
+	}
+}
+
+void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
+{
+	const struct fl_mrun *h = &m->run[0], *l = &m->run[nhist - 1];
+	fprintf(f, "history: %d runs of %s (machine %s), %s to %s, revisions ", nhist,
+		h->machine.name, h->machine.fingerprint, h->date, l->date);
+	revisions(f, m, 0, nhist);
+	fprintf(f, "\nnew: ");
+	for (int r = nhist; r < m->nrun; r++)
+		fprintf(f, "%s%s (%s, %s)", r > nhist ? ", " : "", m->run[r].path,
+			m->run[r].revision, m->run[r].date);
+	fputc('\n', f);
+	for (int r = 0; r < m->nrun; r++)
+		if (m->run[r].as)
+			fprintf(f, "TEST RUN: %s is %s (--as): not a measurement of the named "
+				   "entry\n", m->run[r].path, m->run[r].as);
 }
 
 int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge_opts *o)

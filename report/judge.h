@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "report/gate.h"
 #include "report/model.h"
 
 #define FL_JUDGE_ALPHA 0.01
@@ -64,13 +65,10 @@ struct fl_judge_opts {
 	bool ratio_only;    /* --across-machines: the same-run ratio alone */
 };
 
-/* Whether `label` is one of `only`: "designs" (futexlab designs and their
- * policy forms), "libraries" (the shipped libraries), or a comma list of
- * names (NAME also matches NAME@POLICY). NULL: every entry. */
-bool fl_only_match(const char *only, const char *label);
-/* --only's value checked (usage error, exit 2, for an empty one). */
-void fl_only_check(const char *only);
-
+/* What is judged against what: the history's runs (how many, of which
+ * machine, dates, revisions), the new side's, and a line when either side
+ * holds a test run (`--as`). */
+void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist);
 /* Judges runs [nhist, m->nrun) against runs [0, nhist) (nhist >= 2) and
  * prints the table (or the TSV) and, with a gate, the failing entries and
  * the count line. Returns the exit status: 1 when the gate failed, else 0;

@@ -3,6 +3,7 @@
 #include "report/catalog.h"
 #include "report/ratios.h"
 #include "report/regimes.h"
+#include "report/usage.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -36,11 +37,28 @@ void fl_machine_of(const struct fl_table *t, struct fl_machine_id *m)
 	}
 	snprintf(m->fingerprint, sizeof m->fingerprint, "%016llx", (unsigned long long)h);
 	const char *host = fl_table_meta(t, "host");
-	if (strcmp(host, "?"))
+	if (strcmp(host, "?")) {
 		snprintf(m->name, sizeof m->name, "%s", host);
-	else
-		snprintf(m->name, sizeof m->name, "%s, %s cores", fl_table_meta(t, "cpu"),
-			 fl_table_meta(t, "cores"));
+		return;
+	}
+	/* "AMD EPYC/2c/6.18.44-fc-v1272": the CPU, its cores, the kernel's release */
+	const char *k = fl_table_meta(t, "kernel"), *sp = strchr(k, ' ');
+	const char *rel = sp ? sp + 1 : k;
+	snprintf(m->name, sizeof m->name, "%s/%sc/%.*s", fl_table_meta(t, "cpu"),
+		 fl_table_meta(t, "cores"), (int)strcspn(rel, " "), rel);
+}
+
+bool fl_machine_same(const struct fl_table *a, const struct fl_table *b, const char **key)
+{
+	for (int i = 0; fl_machine_keys[i]; i++) {
+		const char *x = fl_table_meta(a, fl_machine_keys[i]),
+			   *y = fl_table_meta(b, fl_machine_keys[i]);
+		if (strcmp(x, "?") && strcmp(y, "?") && strcmp(x, y)) {
+			*key = fl_machine_keys[i];
+			return false;
+		}
+	}
+	return true;
 }
 
 /* The index of s in list[0..*n), appended when missing. */
@@ -188,4 +206,46 @@ bool fl_model_is_baseline(const struct fl_model *m, int e)
 bool fl_model_is_control(const struct fl_model *m, int e)
 {
 	return fl_is_control(m->entry[e], m->baseline);
+}
+
+static bool same_run(const struct fl_table *a, const struct fl_table *b)
+{
+	static const char *const keys[] = { "revision", "date", "seed", "command" };
+	for (int k = 0; k < 4; k++)
+		if (strcmp(fl_table_meta(a, keys[k]), fl_table_meta(b, keys[k])))
+			return false;
+	return true;
+}
+
+void fl_runs_check(const struct fl_table *t, char *const *paths, int n, bool across,
+		   bool once, const char *what, FILE *f)
+{
+	struct fl_machine_id m0, mj;
+	fl_machine_of(&t[0], &m0);
+	int revs = 1;
+	for (int j = 1; j < n; j++) {
+		for (int i = 0; i < j; i++)
+			if (once && same_run(&t[i], &t[j]))
+				fl_usage_error("%s: %s and %s are the same run (revision, date, seed "
+					       "and command): a run counts once", what, paths[i],
+					       paths[j]);
+		fl_machine_of(&t[j], &mj);
+		const char *key;
+		if (!across && !fl_machine_same(&t[0], &t[j], &key))
+			fl_usage_error("%s: %s ran on %s, %s on %s (their %s differs): runs of "
+				       "different machines are not reruns (--across-machines compares "
+				       "their same-run ratios only)", what, paths[0], m0.name, paths[j],
+				       mj.name, key);
+		bool seen = false;
+		for (int i = 0; i < j && !seen; i++)
+			seen = !strcmp(fl_table_meta(&t[i], "revision"),
+				       fl_table_meta(&t[j], "revision"));
+		revs += !seen;
+	}
+	if (revs > 1 && f) {
+		fprintf(f, "note: the runs come from %d revisions (", revs);
+		for (int j = 0; j < n; j++)
+			fprintf(f, "%s%s %s", j ? ", " : "", paths[j], fl_table_meta(&t[j], "revision"));
+		fputs("): a change of the code is not a rerun\n", f);
+	}
 }

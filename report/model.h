@@ -23,13 +23,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "report/table.h"
 
 /* A machine's identity: a 16-hex-digit FNV-1a hash of its CSV metadata
  * lines cpu, cores, numa, kernel, hypervisor, host, libc and libraries
  * (the ones a file has; older files lack the last three), and a name
- * for people: the host, else "CPU, N cores". */
+ * for people: the host, else "CPU/Nc/kernel release". */
 struct fl_machine_id {
 	char fingerprint[17];
 	char name[160];
@@ -37,6 +38,11 @@ struct fl_machine_id {
 void fl_machine_of(const struct fl_table *t, struct fl_machine_id *m);
 /* The metadata keys the fingerprint is made of, NULL-terminated. */
 extern const char *const fl_machine_keys[];
+/* Whether two runs ran on one machine: every key of fl_machine_keys that
+ * both files have agrees (a file from before the host, libc and libraries
+ * lines is not another machine for lacking them); else the first key that
+ * differs in *key. */
+bool fl_machine_same(const struct fl_table *a, const struct fl_table *b, const char **key);
 
 struct fl_mrun {
 	char *path;            /* the CSV, or "store:ID" */
@@ -84,5 +90,15 @@ int fl_model_entry(const struct fl_model *m, const char *label);
 /* Whether entry e is the baseline or its control. */
 bool fl_model_is_baseline(const struct fl_model *m, int e);
 bool fl_model_is_control(const struct fl_model *m, int e);
+
+/* The runs of one comparison, checked before anything is said of them:
+ * with `once`, the same run twice (the same revision, date, seed and command: a copy
+ * or the same file named twice would count its runs' evidence twice) and
+ * runs of different machines (unless `across`: then only same-run ratios
+ * may be compared) are usage errors naming `what` ("compare --pool"); runs
+ * of more than one revision get a line on f saying which, since a change of
+ * the code is not a rerun. */
+void fl_runs_check(const struct fl_table *t, char *const *paths, int n, bool across,
+		   bool once, const char *what, FILE *f);
 
 #endif

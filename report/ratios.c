@@ -388,6 +388,8 @@ struct pair {
 	bool cpu;
 	double cpu_before, cpu_after;
 	bool cpu_apart;
+	double own[2];          /* ratio mode: the entry's own median time (0: none) */
+	bool own_apart;
 };
 
 /* After a pair that changed beyond the noise, the count that changed
@@ -418,7 +420,8 @@ static void pair_line(FILE *f, const struct fl_cell *x, const struct fl_cell *y,
 	double b = p->shown[0] ? p->shown[0] : p->before, a = p->shown[1] ? p->shown[1] : p->after;
 	if (n->sink)
 		n->sink->fn(n->sink->arg, &(struct fl_change){ y->point, y->variant, v, b, a,
-			{ p->lo[0], p->lo[1] }, { p->hi[0], p->hi[1] }, decimals });
+			{ p->lo[0], p->lo[1] }, { p->hi[0], p->hi[1] }, decimals,
+			{ p->own[0], p->own[1] }, p->own_apart });
 	if (!p->apart && !noted && !all)
 		return;
 	char chg[24] = "-", vt[64];
@@ -450,6 +453,8 @@ static bool ratio_pair(FILE *f, const struct fl_cell *x, const struct fl_cell *y
 	struct pair p = { .before = qa.median, .after = qb.median,
 			  .lo = { qa.lo, qb.lo }, .hi = { qa.hi, qb.hi },
 			  .apart = fl_ratio_apart(&qa, &qb),
+			  .own = { x->ns.median, y->ns.median },
+			  .own_apart = fl_ci_apart(&x->ns, &y->ns),
 			  .cpu = fl_cell_cpu_ratio(x, ba, &cpa) && fl_cell_cpu_ratio(y, bb, &cpb) };
 	if (p.cpu) {
 		p.cpu_before = cpa.median;

@@ -44,6 +44,10 @@ struct fl_change {
 	enum fl_verdict verdict;
 	double before, after, lo[2], hi[2];
 	int decimals;
+	/* in ratio mode, the entry's own median time before and after, and
+	 * whether their intervals are apart (own[0] 0: not in ratio mode) */
+	double own[2];
+	bool own_apart;
 };
 struct fl_change_sink {
 	void (*fn)(void *arg, const struct fl_change *c);

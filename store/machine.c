@@ -7,15 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/model.h"
 #include "store/db.h"
-
-/* The fingerprint's keys, in its order; the machines table's columns by
- * the same names. A key without a value (an older file has no host, libc
- * or libraries line) is left out of the fingerprint, so those files keep
- * the fingerprint they had before the lines existed. */
-static const char *const keys[] = { "cpu",  "cores", "numa", "kernel",
-				    "hypervisor", "host", "libc", "libraries" };
-#define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
 const char *fl_store_meta(const struct fl_table *t, const char *key)
 {
@@ -31,39 +24,6 @@ uint64_t fl_store_fnv(uint64_t h, const void *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ b[i]) * 0x100000001b3ULL;
 	return h;
-}
-
-/* "cpu/Nc/kernel release": "AMD EPYC/2c/6.18.44-fc-v1272". */
-static void short_name(const struct fl_table *t, char *name, size_t nn)
-{
-	const char *k = fl_store_meta(t, "kernel"), *sp = strchr(k, ' ');
-	const char *rel = sp ? sp + 1 : k; /* "Linux 6.18.44 x86_64": the release */
-	int rl = (int)strcspn(rel, " ");
-	snprintf(name, nn, "%s/%sc/%.*s", fl_store_meta(t, "cpu"), fl_store_meta(t, "cores"), rl,
-		 rel);
-}
-
-int fl_store_machine_of(const struct fl_table *t, char *fp, size_t fpn, char *name, size_t nn)
-{
-	uint64_t h = FL_FNV_BASIS;
-	for (int i = 0; i < NKEYS; i++) {
-		const char *v = fl_store_meta(t, keys[i]);
-		if (!*v)
-			continue;
-		h = fl_store_fnv(h, keys[i], strlen(keys[i]));
-		h = fl_store_fnv(h, "=", 1);
-		h = fl_store_fnv(h, v, strlen(v));
-		h = fl_store_fnv(h, "\n", 1);
-	}
-	const char *host = fl_store_meta(t, "host");
-	if (fpn < 17 || nn < 2)
-		return -1;
-	snprintf(fp, fpn, "%016llx", (unsigned long long)h);
-	if (*host)
-		snprintf(name, nn, "%s", host);
-	else
-		short_name(t, name, nn);
-	return 0;
 }
 
 /* The machine's id by fingerprint; 0 when not stored yet. */
@@ -86,8 +46,9 @@ static long find(struct fl_store *s, const char *fp, char *err, int errlen)
 
 long fl_store_machine_id(struct fl_store *s, const struct fl_table *t, char *err, int errlen)
 {
-	char fp[17], name[512];
-	fl_store_machine_of(t, fp, sizeof fp, name, sizeof name);
+	struct fl_machine_id m;
+	fl_machine_of(t, &m);
+	const char *fp = m.fingerprint, *name = m.name;
 	long id = find(s, fp, err, errlen);
 	if (id)
 		return id;
@@ -99,8 +60,10 @@ long fl_store_machine_id(struct fl_store *s, const struct fl_table *t, char *err
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, fp, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-		for (int i = 0; i < NKEYS; i++)
-			sqlite3_bind_text(st, 3 + i, fl_store_meta(t, keys[i]), -1, SQLITE_STATIC);
+		/* the columns in fl_machine_keys' order: what the fingerprint is made of */
+		for (int i = 0; fl_machine_keys[i]; i++)
+			sqlite3_bind_text(st, 3 + i, fl_store_meta(t, fl_machine_keys[i]), -1,
+					  SQLITE_STATIC);
 		rc = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);

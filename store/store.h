@@ -56,9 +56,5 @@ int fl_store_select(struct fl_store *s, const struct fl_store_sel *sel,
 		    struct fl_store_run **runs, int *n, char *err, int errlen);
 void fl_store_runs_free(struct fl_store_run *runs, int n);
 
-/* The machine fingerprint (16 hex digits) and name of a loaded CSV (what
- * add stores; store/README.md says what is in it). 0, or -1 when fp or
- * name is too small. */
-int fl_store_machine_of(const struct fl_table *t, char *fp, size_t fpn, char *name, size_t nn);
 
 #endif

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "tests/check.h"
 #include "stats/edivisive.h"
 #include "stats/stats.h"
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/model.h"
 #include "store/store.h"
 
 static int fails;
@@ -63,9 +64,10 @@ int main(int argc, char **argv)
 	CHECK(fl_store_select(s, &all, &r, &n, err, sizeof err) == 0 && n == 1, "select: %s", err);
 	if (n == 1) {
 		same_table(&file, &r[0].t);
-		char fp[17], name[256];
-		fl_store_machine_of(&file, fp, sizeof fp, name, sizeof name);
-		CHECK(!strcmp(r[0].fingerprint, fp) && !strcmp(r[0].machine, name), "machine");
+		struct fl_machine_id m;
+		fl_machine_of(&file, &m);
+		CHECK(!strcmp(r[0].fingerprint, m.fingerprint) && !strcmp(r[0].machine, m.name),
+		      "machine");
 		CHECK(!strcmp(r[0].revision, fl_table_meta(&file, "revision")) &&
 		      !strcmp(r[0].date, fl_table_meta(&file, "date")) &&
 		      !strcmp(r[0].seed, fl_table_meta(&file, "seed")) &&

@@ -1,0 +1,69 @@
+/* harness/select.h — which runs a command reads: files, a store's
+ * selection, or a store's history of a new run's machine.
+ *
+ * compare, report and history take `--db PATH` with a selection
+ * (--machine, --rev, --since, --last N), as one block of option rows
+ * (FL_SELECT_OPTIONS) and one parser, so the five options mean the same
+ * in every command. The runs are loaded into one array, the history first
+ * and then the new side (`--against` files), which is what the model
+ * (report/model.h) and the judgement (report/judge.h) take. */
+#ifndef FUTEXLAB_SELECT_H
+#define FUTEXLAB_SELECT_H
+
+#include <stdbool.h>
+
+#include "harness/cli.h"
+#include "report/table.h"
+
+/* The default store, and how many earlier runs of a machine a new run is
+ * judged against by default (the lookback: enough runs for the moderated
+ * variance to know the series, few enough that the machine's state of
+ * weeks ago does not widen today's prediction). */
+#define FL_DEFAULT_DB "results/futexlab.db"
+#define FL_DEFAULT_LOOKBACK 10
+
+struct fl_select {
+	const char *db;       /* --db (NULL: not given) */
+	const char *machine, *rev, *since;
+	int last;             /* 0: not given */
+};
+
+#define FL_SELECT_OPTIONS                                                                    \
+	{ "db", required_argument, 0x300, "PATH", "read the runs from a results store "     \
+	  "(futexlab store; results/futexlab.db is where scripts/bench adds its runs)" },    \
+	{ "machine", required_argument, 0x301, "M", "with --db: the runs of machine M (its " \
+	  "name, or a prefix of its fingerprint: futexlab store ls)" },                      \
+	{ "rev", required_argument, 0x302, "REV", "with --db: the runs of revisions "        \
+	  "beginning REV" },                                                                 \
+	{ "since", required_argument, 0x303, "DATE", "with --db: the runs of DATE (ISO "     \
+	  "8601, e.g. 2026-12-01) or later" },                                               \
+	{ "last", required_argument, 0x304, "N", "with --db: the last N runs selected "      \
+	  "(against a new run: its machine's last N earlier runs, default 10)" }
+
+/* Takes a selection option (true), or leaves another to the caller. */
+bool fl_select_option(struct fl_select *s, int code, const char *arg);
+/* Whether a selection (beyond --db) was given. */
+bool fl_select_given(const struct fl_select *s);
+
+/* Runs loaded: t[0..n) with their names and store ids (0: a file). */
+struct fl_runs {
+	struct fl_table *t;    /* malloc'ed; the model takes it over */
+	char **path;
+	long *store_id;
+	int n;
+	char machine[160];     /* the new side's machine (fl_runs_store) */
+};
+
+/* The files, then the `against` ones. Bad input: usage error, exit 2. */
+void fl_runs_files(struct fl_runs *r, char *const *files, int n, char *const *against,
+		   int nagainst);
+/* The store's selection (s->db), then the `against` files; with against,
+ * the selection is narrowed to the first new run's machine (unless
+ * --machine names one, or across), excludes test runs (`# as:`) and any
+ * stored copy of a new run, and keeps the last --last (default
+ * FL_DEFAULT_LOOKBACK). Returns how many runs are history. */
+int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *against,
+		  int nagainst, bool across);
+void fl_runs_free(struct fl_runs *r);
+
+#endif
