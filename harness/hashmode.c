@@ -106,7 +106,8 @@ static int run_child(char **cargv)
 }
 
 int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv_path,
-		     const char *csv_header)
+		     const char *csv_header, void (*meta)(struct fl_csv *csv, const void *arg),
+		     const void *arg)
 {
 	struct fl_csv csv, *cp = NULL, lat, *lp = NULL;
 	char latpath[4200], partlat[4200];
@@ -117,6 +118,8 @@ int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv
 			return 1;
 		}
 		cp = &csv;
+		if (meta)
+			meta(cp, arg);
 	}
 	/* child argv: futexlab run ORIGINAL... --hash ITEM [--csv PART]; the
 	 * appended options come last, so they override the originals. */
