@@ -152,8 +152,11 @@ int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv
 			fl_lat_path(part, partlat, sizeof partlat);
 		if (cp && access(partlat, F_OK) == 0) {
 			fl_lat_path(csv_path, latpath, sizeof latpath);
-			if (!lp && fl_csv_open(&lat, latpath, fl_lat_csv_header, argc, argv) == 0)
+			if (!lp && fl_csv_open(&lat, latpath, fl_lat_csv_header, argc, argv) == 0) {
 				lp = &lat;
+				if (meta)
+					meta(lp, arg);
+			}
 			if (!lp || merge(lp, partlat, fl_lat_csv_header)) {
 				unlink(partlat);
 				rc = rc ? rc : 1;

@@ -829,6 +829,7 @@ int fl_bench(struct fl_spec *s)
 			return 1;
 		}
 		lat = &latcsv;
+		as_meta(lat, s); /* its rows are labelled as the CSV's */
 	}
 	fl_interrupt_catch();
 	probes_start(s, &csv);

@@ -61,10 +61,12 @@ check "  # host: the host's name" grep -qx "# host: $(hostname)" "$d/plain.csv"
 check "  # libc: glibc VERSION" grep -qxE '# libc: glibc [0-9]+\.[0-9]+.*' "$d/plain.csv"
 check "  # libraries: libstdc++'s first" grep -qE '^# libraries: libstdc\+\+ [0-9]+ \([0-9]{8}\)' "$d/plain.csv"
 
-"$fl" run --variant negcount,glibc --workload uncontended --rounds 1 --warmup 0 --no-probes \
+"$fl" run --variant negcount,glibc --workload pingpong --latency --rounds 1 --warmup 0 --no-probes \
   --no-floors --duration 0.002 --quiet --hash auto,global --as negcount=perf_delay_800 \
   --csv "$d/hash.csv" >/dev/null 2>&1
 check "a --hash list's merged file keeps the # as: line" grep -q '^# as: negcount=perf_delay_800 ' "$d/hash.csv"
+check "  and so does its latency side file (rows labelled negcount too)" \
+  grep -q '^# as: negcount=perf_delay_800 ' "$d/hash.lat.csv"
 
 # expect_usage WHAT ARGS...: exit 2, one line on stderr, nothing on stdout
 expect_usage() {
