@@ -106,7 +106,8 @@ static int run_child(char **cargv)
 }
 
 int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv_path,
-		     const char *csv_header)
+		     const char *csv_header, void (*meta)(struct fl_csv *csv, const void *arg),
+		     const void *arg)
 {
 	struct fl_csv csv, *cp = NULL, lat, *lp = NULL;
 	char latpath[4200], partlat[4200];
@@ -117,6 +118,8 @@ int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv
 			return 1;
 		}
 		cp = &csv;
+		if (meta)
+			meta(cp, arg);
 	}
 	/* child argv: futexlab run ORIGINAL... --hash ITEM [--csv PART]; the
 	 * appended options come last, so they override the originals. */
@@ -149,8 +152,11 @@ int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv
 			fl_lat_path(part, partlat, sizeof partlat);
 		if (cp && access(partlat, F_OK) == 0) {
 			fl_lat_path(csv_path, latpath, sizeof latpath);
-			if (!lp && fl_csv_open(&lat, latpath, fl_lat_csv_header, argc, argv) == 0)
+			if (!lp && fl_csv_open(&lat, latpath, fl_lat_csv_header, argc, argv) == 0) {
 				lp = &lat;
+				if (meta)
+					meta(lp, arg);
+			}
 			if (!lp || merge(lp, partlat, fl_lat_csv_header)) {
 				unlink(partlat);
 				rc = rc ? rc : 1;

@@ -24,9 +24,14 @@ const char *fl_hash_unavailable(void);
 /* The mode for the CSV column and the table: read back from the kernel. */
 const char *fl_hash_column(void);
 
+struct fl_csv;
 /* A list: runs `futexlab run ARGS --hash ITEM [--csv PART]` per item and
- * merges the rows into csv_path (if given). Returns the exit status. */
+ * merges the rows into csv_path (if given) and its .lat.csv, whose
+ * metadata is the lines every file opens with, then meta's (NULL: none;
+ * the lines that must never be lost, as --as's mark). Returns the exit
+ * status. */
 int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv_path,
-		     const char *csv_header);
+		     const char *csv_header, void (*meta)(struct fl_csv *csv, const void *arg),
+		     const void *arg);
 
 #endif

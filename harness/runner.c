@@ -388,6 +388,17 @@ static int dry_run(const struct fl_spec *s, const struct fl_point *pts, int n)
 	return 0;
 }
 
+/* --as: one `# as:` line per pair, so that the store and every table mark
+ * the run (report/table.h, fl_table_as_mark), a --hash list's merged file
+ * too. */
+static void as_meta(struct fl_csv *csv, const void *arg)
+{
+	const struct fl_spec *s = arg;
+	for (int k = 0; k < s->nas; k++)
+		fl_csv_meta(csv, "as: %s=%s (test only: these rows are not %s's code)",
+			    s->as[k].parent->name, s->as[k].mutant->name, s->as[k].parent->name);
+}
+
 /* A --hash list: the same command once per mode, each in its own process,
  * all with this run's seed (hashmode.h). */
 static int each_hash_mode(const struct fl_spec *s, char **items, int nh)
@@ -398,7 +409,8 @@ static int each_hash_mode(const struct fl_spec *s, char **items, int nh)
 	argv[s->argc] = "--seed";
 	argv[s->argc + 1] = seed;
 	fl_interrupt_catch();
-	int rc = fl_hash_run_each(s->argc + 2, argv, items, nh, s->csv_path, fl_run_csv_header());
+	int rc = fl_hash_run_each(s->argc + 2, argv, items, nh, s->csv_path, fl_run_csv_header(),
+				  as_meta, s);
 	free(argv);
 	return rc;
 }
@@ -407,6 +419,7 @@ static void machine_meta(const struct fl_spec *s, struct fl_csv *csv)
 {
 	char hyp[160], gov[160];
 	fl_machine_virt(hyp, sizeof hyp, gov, sizeof gov);
+	as_meta(csv, s);
 	fl_csv_meta(csv, "seed: %llu", (unsigned long long)s->seed);
 	fl_csv_meta(csv, "rounds: %d measured + %d warm-up per point, interleaved across the "
 		    "points (each round: every point once; the points from round 1 on, and within "
@@ -816,6 +829,7 @@ int fl_bench(struct fl_spec *s)
 			return 1;
 		}
 		lat = &latcsv;
+		as_meta(lat, s); /* its rows are labelled as the CSV's */
 	}
 	fl_interrupt_catch();
 	probes_start(s, &csv);

@@ -298,6 +298,95 @@ void fl_spec_entries(struct fl_spec *s, const char *vlist, const char *plist, bo
 	}
 }
 
+/* ---- --as: a performance mutant under its parent's name (test only) ------- */
+
+/* One --as value (a comma list of PARENT=MUTANT) into s->as: the names and
+ * what each is, checked here; against the entries in fl_spec_as. */
+static void as_option(struct fl_spec *s, const char *arg)
+{
+	char buf[1024], *items[FL_MAXLIST];
+	copy_list("--as", buf, sizeof buf, arg);
+	int n = fl_split_list("--as", buf, items, FL_MAXLIST);
+	for (int i = 0; i < n; i++) {
+		char *eq = strchr(items[i], '=');
+		if (!eq || eq == items[i] || !eq[1])
+			fl_usage_error("--as: '%s' is not PARENT=MUTANT (e.g. negcount=perf_delay_800)",
+				       items[i]);
+		*eq = '\0';
+		const struct fl_variant *p = fl_variant_find(items[i]), *m = fl_variant_find(eq + 1);
+		if (!m || !m->perf)
+			fl_usage_error("--as %s=%s: %s is not a performance mutant (only the perf_* "
+				       "mutants may stand in: futexlab list)", items[i], eq + 1, eq + 1);
+		if (!p || p->perf)
+			fl_usage_error("--as %s=%s: %s is not a design (see futexlab list)", items[i],
+				       eq + 1, items[i]);
+		if (p->own_policy || p->helper)
+			fl_usage_error("--as %s=%s: %s %s: only a futexlab design's code can be stood in "
+				       "for", items[i], eq + 1, p->name, p->helper ? "runs in a helper process"
+				       : "is a shipped library");
+		for (int k = 0; k < s->nas; k++)
+			if (s->as[k].parent == p)
+				fl_usage_error("--as: %s given twice", p->name);
+		if (s->nas == (int)(sizeof s->as / sizeof s->as[0]))
+			fl_usage_error("--as: more than %d pairs", s->nas);
+		s->as[s->nas++] = (struct fl_as){ p, m };
+	}
+}
+
+/* Whether m may stand in for p: m is p with one cost added (its declared
+ * parent), with p's capacity and promises, so that a point's skips, the
+ * tokens it may hold and the detector's exclusions stay p's. NULL, or why
+ * not. */
+static const char *cannot_stand_in(const struct fl_variant *p, const struct fl_variant *m)
+{
+	if (strcmp(m->perf->parent, p->name))
+		return "it is another design with a cost added (its parent in futexlab list "
+		       "--mutants)";
+	if (m->value_max != p->value_max)
+		return "its maximum value differs (the points' skips would)";
+	if (m->flags != p->flags)
+		return "its promises differ (variant.h flags: the tests' and the detector's "
+		       "exclusions would)";
+	return NULL;
+}
+
+void fl_spec_as(struct fl_spec *s)
+{
+	for (int k = 0; k < s->nas; k++) {
+		const struct fl_variant *p = s->as[k].parent, *m = s->as[k].mutant;
+		const char *why = cannot_stand_in(p, m);
+		if (why)
+			fl_usage_error("--as %s=%s: %s cannot stand in for %s: %s", p->name, m->name,
+				       m->name, p->name, why);
+		int swapped = 0;
+		for (int i = 0; i < s->nent; i++)
+			if (s->ents[i].v == p) { /* the label stays the parent's: every row says it */
+				s->ents[i].v = m;
+				swapped++;
+			}
+		if (!swapped)
+			fl_usage_error("--as %s=%s: %s is not among the chosen variants (--variant)",
+				       p->name, m->name, p->name);
+	}
+}
+
+/* A point where a stand-in would be skipped and its parent run (or the
+ * reverse: waitany, which negcount runs and no mutant can) would not be
+ * the parent's point: a usage error, the workload named. */
+static void as_point_check(const struct fl_spec *s, const struct fl_point *pt)
+{
+	for (int k = 0; k < s->nas; k++) {
+		const struct fl_variant *p = s->as[k].parent, *m = s->as[k].mutant;
+		const char *wp = fl_workload_unavailable(pt->w, p, &pt->p);
+		const char *wm = fl_workload_unavailable(pt->w, m, &pt->p);
+		if (!wp != !wm)
+			fl_usage_error("--as %s=%s: at %s T=%d %s cannot stand in for %s (%s): drop "
+				       "that workload or the --as", p->name, m->name, pt->w->name,
+				       pt->p.threads, m->name, p->name,
+				       wm ? wm : "the parent is skipped there, the mutant would run");
+	}
+}
+
 int fl_hash_list(char *list, char **items, int max)
 {
 	int n = fl_split_list("--hash", list, items, max);
@@ -437,6 +526,7 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 #define REPS_ALIAS 0x107 /* --reps: the old name of --rounds */
 #define POLICY_OPT 0x108
 #define SPIN_ALIAS 0x109 /* --spin N,M: the old form of --policy spin:N,spin:M */
+#define AS_OPT 0x110     /* --as PARENT=MUTANT */
 static const struct fl_option opts[] = {
 	{ "preset", required_argument, 'p', "NAME", "the axes, rounds, duration and entries of "
 	  "a preset: quick (what scripts/bench runs), standard (+-5% aimed at every point), full "
@@ -524,6 +614,9 @@ static const struct fl_option opts[] = {
 	  "--csv X.csv" },
 	{ "dry-run", no_argument, 'n', NULL, "list the points and skips with the time estimate; "
 	  "run nothing" },
+	{ "as", required_argument, AS_OPT, "P=M", "test only: run performance mutant M's code "
+	  "wherever design P runs (each policy), every row still labelled P and the CSV marked "
+	  "(# as:); repeatable or a comma list (the gate's and the history's ground truth)" },
 	{ "help", no_argument, 'h', NULL, "this text" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
@@ -675,6 +768,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 'e': s->perf = true; break;
 		case 'q': s->quiet = true; break;
 		case 0x10f: s->detail = true; break;
+		case AS_OPT: as_option(s, optarg); break;
 		case 'n': s->dry = true; break;
 		case 0x100: s->probes = FL_PROBES_ON; break;
 		case 0x101: s->probes = FL_PROBES_OFF; break;
@@ -704,6 +798,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	finish(s, d, axes_given, duration_ns, seed_given);
 	fl_spec_entries(s, vlist ? vlist : !policy_given && !spin_given ? preset_variants(s) : "all",
 			s->policies, false);
+	fl_spec_as(s);
 	if (spin_given)
 		fprintf(stderr, "futexlab: --spin is now --policy (here --policy %s)\n", s->policies);
 	return 0;
@@ -852,6 +947,7 @@ int fl_points_build(const struct fl_spec *s, struct fl_point **out)
 				if (dup)
 					continue;
 				fill_entries(s, &pt);
+				as_point_check(s, &pt);
 				if (n == cap)
 					pts = fl_xrealloc(pts, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *pts);
 				pts[n++] = pt;

@@ -95,6 +95,12 @@ struct fl_spec {
 	const char *csv_path, *baseline, *pin, *bt_script;
 	char blabel[48];                /* the baseline's label, canonical (baseline points here) */
 	const char *policies;           /* --policy LIST as given; NULL: not given (park) */
+	/* --as PARENT=MUTANT (test only): every entry of the design parent
+	 * runs mutant's code under parent's label (fl_spec_as) */
+	struct fl_as {
+		const struct fl_variant *parent, *mutant;
+	} as[8];
+	int nas;
 	char spin_policies[1024];       /* --spin N,M (the old name) as a policy list */
 	bool floors, control, quiet, dry;
 	bool detail;                    /* --detail: the full tables on the screen too */
@@ -161,6 +167,14 @@ int fl_hash_list(char *list, char **items, int max);
  * given with no design it applies to, an entry twice, more than fit. */
 void fl_spec_entries(struct fl_spec *s, const char *vlist, const char *plist,
 		     bool add_baseline);
+
+/* --as: each pair's parent must be a design among s->ents (not a shipped
+ * library, not helper-run), its mutant a performance mutant of that parent
+ * with the parent's capacity and promises; then every entry of the parent
+ * (each policy, the control) gets the mutant's descriptor, its label kept.
+ * Bad input: usage error (one line, exit 2). fl_points_build refuses a
+ * point where the mutant would skip and the parent run, or the reverse. */
+void fl_spec_as(struct fl_spec *s);
 
 /* --baseline NAME or NAME@POLICY (a design's, a floor's; a former name
  * read as today's) into s->blabel, its canonical label, s->baseline

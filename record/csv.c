@@ -19,9 +19,11 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 {
 	memset(c, 0, sizeof *c);
 	char kernel[256], cpu[256], date[64], cmd[2048] = "", numa[2048];
+	char host[256], libc[64], libs[512]; /* the results store's fingerprint */
 	int cores;
 	fl_machine(kernel, sizeof kernel, cpu, sizeof cpu, &cores);
 	fl_machine_numa(numa, sizeof numa);
+	fl_machine_software(host, sizeof host, libc, sizeof libc, libs, sizeof libs);
 	time_t now = time(NULL);
 	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	for (int i = 0; i < argc; i++) {
@@ -30,8 +32,8 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 	}
 	if (asprintf(&c->meta,
 		     "# futexlab %s\n# date: %s\n# kernel: %s\n# cpu: %s\n# cores: %d\n"
-		     "# numa: %s\n# command: %s\n",
-		     FL_REVISION, date, kernel, cpu, cores, numa, cmd) < 0 ||
+		     "# numa: %s\n# host: %s\n# libc: %s\n# libraries: %s\n# command: %s\n",
+		     FL_REVISION, date, kernel, cpu, cores, numa, host, libc, libs, cmd) < 0 ||
 	    !(c->header = strdup(header)))
 		return ENOMEM;
 	bool env;

@@ -1,6 +1,7 @@
 /* record/machine.c — see machine.h. */
 #include "record/machine.h"
 
+#include <gnu/libc-version.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "lib/clock.h"
 #include "lib/cpuset.h"
 #include "proc/exec.h"
+#include "variants/variant.h"
 
 void fl_machine(char *kernel, int klen, char *cpu, int clen, int *cores)
 {
@@ -53,6 +55,22 @@ static void first_line(const char *path, char *out, size_t n)
 		out[0] = '\0';
 	out[strcspn(out, "\n")] = '\0';
 	fclose(f);
+}
+
+void fl_machine_software(char *host, size_t hn, char *libc, size_t ln, char *libs, size_t bn)
+{
+	if (gethostname(host, hn) != 0)
+		snprintf(host, hn, "unknown");
+	host[hn - 1] = '\0'; /* gethostname need not terminate a cut name */
+	snprintf(libc, ln, "glibc %s", gnu_get_libc_version());
+	size_t l = 0;
+	libs[0] = '\0';
+	for (int i = 0; i < fl_nvariants && l < bn; i++)
+		if (fl_variants[i]->library)
+			l += (size_t)snprintf(libs + l, bn - l, "%s%s", l ? ", " : "",
+					      fl_variants[i]->library);
+	if (!libs[0])
+		snprintf(libs, bn, "none known");
 }
 
 void fl_machine_virt(char *hyp, size_t hlen, char *gov, size_t glen)

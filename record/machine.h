@@ -19,6 +19,13 @@
 void fl_machine(char *kernel, int klen, char *cpu, int clen, int *cores);
 /* "KVM", "none", ... and the cpufreq governor ("unreadable" in most VMs). */
 void fl_machine_virt(char *hyp, size_t hlen, char *gov, size_t glen);
+/* The software a run's numbers depend on beyond the kernel, for the
+ * results store's fingerprint: the host's name (gethostname), the glibc
+ * this process loaded ("glibc 2.36", gnu_get_libc_version) and the
+ * libraries the build compiled designs against, as the registry's
+ * descriptors say (.library, variant.h: "libstdc++ 12 (20230528), libc++
+ * 14000, musl 1.2.3-1"; "none known" when no descriptor says). */
+void fl_machine_software(char *host, size_t hn, char *libc, size_t ln, char *libs, size_t bn);
 /* The NUMA topology, for the `# numa:` line: "N node(s) (node0: cpus 0-1;
  * node1: cpus 2-3)", N first, the online nodes of /sys/devices/system/node
  * (online, nodeK/cpulist; a node without CPUs says "no cpus"). A kernel

@@ -24,7 +24,7 @@
 
 static const char style[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1400px;padding:0 1em;"
-	"color:#111}\nh1{font-size:1.5em}h2{border-bottom:2px solid #ccc;margin-top:2em}"
+	"color:#111}\np.testrun{color:#a00;border:2px solid #a00;padding:.4em .6em}\nh1{font-size:1.5em}h2{border-bottom:2px solid #ccc;margin-top:2em}"
 	"h3{margin:1.6em 0 .4em;font-family:monospace;font-size:1.1em}\n"
 	"table{border-collapse:collapse;margin:.4em 0}td,th{padding:2px 8px;border-bottom:1px solid "
 	"#e4e4e4;text-align:right;white-space:nowrap}th{background:#f2f2f2}\n"
@@ -363,6 +363,24 @@ static const char script[] =
 	"g.setAttribute('data-rendered',Math.round(r.width)+'x'+Math.round(r.height));n++;});"
 	"document.body.setAttribute('data-figures',String(n));})();\n</script>\n";
 
+/* A --as run's mark (table.h), above everything: its rows are not the
+ * design's code. */
+static void as_marks(FILE *f, const struct fl_html_run *runs, int nruns)
+{
+	char m[300];
+	for (int r = 0; r < nruns; r++)
+		for (int k = 0; fl_table_as_mark(runs[r].t, k, m, sizeof m) == 0; k++) {
+			fputs("<p class=\"testrun\"><strong>", f);
+			fl_html_puts(f, m);
+			if (nruns > 1) {
+				fputs(" (", f);
+				fl_html_puts(f, runs[r].path);
+				fputs(")", f);
+			}
+			fputs("</strong></p>\n", f);
+		}
+}
+
 int fl_html_page(FILE *f, const struct fl_html_run *runs, int nruns, const char *baseline,
 		 const char *pool_tsv)
 {
@@ -375,7 +393,9 @@ int fl_html_page(FILE *f, const struct fl_html_run *runs, int nruns, const char 
 		fputs(k ? ", " : "Runs: ", f);
 		fl_html_puts(f, runs[k].path);
 	}
-	fputs(". Read with <a href=\"#designs\">the designs</a> at the end; what the page holds "
+	fputs(".</p>\n", f);
+	as_marks(f, runs, nruns);
+	fputs("<p>Read with <a href=\"#designs\">the designs</a> at the end; what the page holds "
 	      "and how to read its plots: report/report.md in futexlab's tree.</p>\n", f);
 	fl_html_legend(f, baseline);
 	int n = 1;

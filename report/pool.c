@@ -92,10 +92,12 @@ static void header(FILE *f, struct run *runs, int nruns, const struct run *next,
 	if (next)
 		fprintf(f, " --against %s", next->path);
 	fputc('\n', f);
-	for (int j = 0; j < nruns; j++)
+	for (int j = 0; j < nruns; j++) {
 		fprintf(f, "run %d: %s, futexlab %s, %s, seed %s\n", j + 1, runs[j].path,
 			fl_table_meta(&runs[j].t, "revision"), fl_table_meta(&runs[j].t, "date"),
 			fl_table_meta(&runs[j].t, "seed"));
+		fl_table_as_marks(f, &runs[j].t, "       "); /* a --as run is a test run */
+	}
 	int nall = nruns + (next != NULL);
 	for (int j = 1; j < nall; j++)
 		if (strcmp(fl_table_meta(&runs[j].t, "revision"), fl_table_meta(&runs[0].t, "revision")) ||

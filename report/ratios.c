@@ -17,6 +17,7 @@ static void print_machine(FILE *f, const char *label, const struct fl_table *t)
 	fprintf(f, "%s%s, %s cores, %s; futexlab %s, %s, seed %s\n", label,
 		fl_table_meta(t, "cpu"), fl_table_meta(t, "cores"), fl_table_meta(t, "kernel"),
 		fl_table_meta(t, "revision"), fl_table_meta(t, "date"), fl_table_meta(t, "seed"));
+	fl_table_as_marks(f, t, label); /* a --as run is a test run, in every table */
 	const char *others = fl_table_meta(t, "other work");
 	if (strcmp(others, "?"))
 		fprintf(f, "%*sother work during the run: %s\n", (int)strlen(label), "", others);

@@ -479,6 +479,7 @@ int fl_report_text(FILE *out, const char *detail_path, bool show_detail,
 	char *buf = detail_text(t, c, baseline, more, arg, &len, &errors);
 	struct fl_sum s;
 	fl_summary_build(&s, t, c, baseline);
+	fl_table_as_marks(out, t, ""); /* first: a --as run is never a measurement */
 	if (show_detail)
 		fwrite(buf, 1, len, out);
 	bool kept = detail_path && write_detail(detail_path, buf, len, &s);

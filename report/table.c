@@ -277,6 +277,30 @@ const char *fl_table_meta(const struct fl_table *t, const char *key)
 	return "?";
 }
 
+int fl_table_as_mark(const struct fl_table *t, int k, char *out, size_t n)
+{
+	for (int i = 0; i < t->nmeta; i++) {
+		if (strcmp(t->meta[i][0], "as") || k--)
+			continue;
+		const char *v = t->meta[i][1], *eq = strchr(v, '=');
+		int pl = eq ? (int)(eq - v) : 0, ml = eq ? (int)strcspn(eq + 1, " ") : 0;
+		if (pl && ml) /* "negcount=perf_delay_800 (test only: ...)" */
+			snprintf(out, n, "TEST RUN: %.*s is %.*s's code (--as); not a measurement of %.*s",
+				 pl, v, ml, eq + 1, pl, v);
+		else /* a line not of our making: shown as it is */
+			snprintf(out, n, "TEST RUN (--as): %s", v);
+		return 0;
+	}
+	return -1;
+}
+
+void fl_table_as_marks(FILE *f, const struct fl_table *t, const char *prefix)
+{
+	char m[300];
+	for (int k = 0; fl_table_as_mark(t, k, m, sizeof m) == 0; k++)
+		fprintf(f, "%s%s\n", prefix, m);
+}
+
 int fl_table_col(const struct fl_table *t, const char *name)
 {
 	for (int j = 0; j < t->ncol; j++)

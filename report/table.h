@@ -121,6 +121,14 @@ int fl_table_from_lines(struct fl_table *t, const char *meta, const char *header
 			char *const *rows, int n, char *err, int errlen);
 void fl_table_free(struct fl_table *t);
 const char *fl_table_meta(const struct fl_table *t, const char *key);
+/* A run made with --as PARENT=MUTANT (harness/options.md) is a test run:
+ * its PARENT rows are a performance mutant's code. The k-th of its `# as:`
+ * lines (k from 0) as the mark every reading of the file prints, "TEST RUN:
+ * PARENT is MUTANT's code (--as); not a measurement of PARENT", into out:
+ * 0, or -1 when the file has no k-th such line. */
+int fl_table_as_mark(const struct fl_table *t, int k, char *out, size_t n);
+/* Every such mark on f, each prefix-ed and ending in a newline. */
+void fl_table_as_marks(FILE *f, const struct fl_table *t, const char *prefix);
 /* The index of the column named name, or -1. */
 int fl_table_col(const struct fl_table *t, const char *name);
 

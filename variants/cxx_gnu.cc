@@ -117,4 +117,6 @@ FL_VARIANT_NAMED(cxx_gnu, "cxx-gnu", sem_type,
 	.text = "src:cxx_gnu.cc;sym:_ZSt26__atomic_wait_address,_ZSt32__atomic_wait_address,"
 		"_ZNSt8__detail;dsym:libc.so.6:syscall",
 	.own_policy = "12 polls with a pause, 4 with sched_yield, then FUTEX_WAIT (shared)",
-	.pairs = fl_cxx_pairs<sem_type>);
+	.pairs = fl_cxx_pairs<sem_type>,
+	/* the headers compiled against: their release and their date stamp */
+	.library = "libstdc++ " FL_CXX_STR(_GLIBCXX_RELEASE) " (" FL_CXX_STR(__GLIBCXX__) ")");

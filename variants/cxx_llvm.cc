@@ -109,7 +109,10 @@ FL_VARIANT_NAMED(cxx_llvm, "cxx-llvm", sem_type,
 		"_ZNSt3__123__cxx_atomic_notify,_ZNSt3__123__libcpp_atomic_monitor;"
 		"dsym:libc.so.6:syscall",
 	.own_policy = "64 polls, polls to 4 us, sched_yield to 64 us, then FUTEX_WAIT on a proxy word",
-	.pairs = fl_cxx_pairs<sem_type>);
+	.pairs = fl_cxx_pairs<sem_type>,
+	/* the headers compiled against: _LIBCPP_VERSION as they define it
+	 * (14000: 14.0) */
+	.library = "libc++ " FL_CXX_STR(_LIBCPP_VERSION));
 
 #else /* built without libc++ */
 

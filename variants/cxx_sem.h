@@ -33,6 +33,11 @@
 
 #include "variants/variant.h"
 
+/* A macro's value as a string literal (the library's version macros, for
+ * the descriptor's .library). */
+#define FL_CXX_STR_(x) #x
+#define FL_CXX_STR(x) FL_CXX_STR_(x)
+
 namespace {
 
 /* The interface's value is an int: min(max(), INT_MAX). */

@@ -143,6 +143,9 @@ const struct fl_variant fl_variant_musl_libc = {
 	.helper = "futexlab-musl",
 	.text = ML_TEXT, /* (read in the helper) */
 	.own_policy = ML_POLICY,
+#ifdef FL_MUSL_VERSION /* the musl-dev package the helper is built with (meson) */
+	.library = "musl " FL_MUSL_VERSION,
+#endif
 };
 
 #endif

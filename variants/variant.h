@@ -172,6 +172,12 @@ struct fl_variant {
 	 * NAME-inline (workloads/uncontended.c), beside floor-inline: no
 	 * table, no marks. */
 	int (*pairs)(const struct fl_variant *v, void *s, int64_t n);
+	/* Non-NULL: the library and version the design's code was compiled
+	 * against, as the build knows it ("libstdc++ 12 (20230528)"): the CSV's
+	 * `# libraries:` line, part of a run's fingerprint. NULL for futexlab's
+	 * own designs and glibc's sem_t (the `# libc:` line has the glibc the
+	 * process loaded). */
+	const char *library;
 };
 
 /* A performance mutant (variants/perf_*.c; variants/README.md): a design
