@@ -172,9 +172,8 @@ static int model_view(struct fl_runs *r, int nhist, struct cmp *o)
  * gate is asked for or the new side is more than one run. */
 static int compare_pool(int nfiles, char **files, struct cmp *o)
 {
-	if (o->absolute || o->detail)
-		fl_usage_error("compare --pool: %s does not apply to a pool",
-			       o->absolute ? "--absolute" : "--detail");
+	if (o->absolute)
+		fl_usage_error("compare --pool: --absolute does not apply to a pool");
 	bool judge = o->g.fail_on || o->nagainst > 1;
 	struct fl_runs r;
 	fl_runs_files(&r, files, nfiles, o->against, o->nagainst);

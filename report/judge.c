@@ -276,10 +276,11 @@ void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 		fprintf(f, "%s%s (%s, %s)", r > nhist ? ", " : "", m->run[r].path,
 			m->run[r].revision, m->run[r].date);
 	fputc('\n', f);
-	for (int r = 0; r < m->nrun; r++)
-		if (m->run[r].as)
-			fprintf(f, "TEST RUN: %s is %s (--as): not a measurement of the named "
-				   "entry\n", m->run[r].path, m->run[r].as);
+	for (int r = 0; r < m->nrun; r++) {
+		char prefix[300];
+		snprintf(prefix, sizeof prefix, "%s: ", m->run[r].path);
+		fl_table_as_marks(f, &m->t[r], prefix);
+	}
 }
 
 int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge_opts *o)

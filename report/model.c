@@ -208,9 +208,20 @@ bool fl_model_is_control(const struct fl_model *m, int e)
 	return fl_is_control(m->entry[e], m->baseline);
 }
 
-static bool same_run(const struct fl_table *a, const struct fl_table *b)
+/* Two runs are one when their identity lines agree; a file without a date
+ * and a seed (crafted, or older than them) has no identity, and is the
+ * same run as another only when it is the same file. */
+static bool same_run(const struct fl_table *a, const struct fl_table *b, const char *pa,
+		     const char *pb)
 {
 	static const char *const keys[] = { "revision", "date", "seed", "command" };
+	if (!strcmp(fl_table_meta(a, "date"), "?") && !strcmp(fl_table_meta(a, "seed"), "?")) {
+		char *x = realpath(pa, NULL), *y = realpath(pb, NULL);
+		bool same = x && y && !strcmp(x, y);
+		free(x);
+		free(y);
+		return same;
+	}
 	for (int k = 0; k < 4; k++)
 		if (strcmp(fl_table_meta(a, keys[k]), fl_table_meta(b, keys[k])))
 			return false;
@@ -225,7 +236,7 @@ void fl_runs_check(const struct fl_table *t, char *const *paths, int n, bool acr
 	int revs = 1;
 	for (int j = 1; j < n; j++) {
 		for (int i = 0; i < j; i++)
-			if (once && same_run(&t[i], &t[j]))
+			if (once && same_run(&t[i], &t[j], paths[i], paths[j]))
 				fl_usage_error("%s: %s and %s are the same run (revision, date, seed "
 					       "and command): a run counts once", what, paths[i],
 					       paths[j]);

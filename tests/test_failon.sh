@@ -46,18 +46,20 @@ pp='pingpong T=2 wake=exact hash=auto'
 check "slower: exit 1, the pair named with both intervals" \
   gate 1 "^fail-on slower: $pp negcount 0\.805 \[0\.291, 2\.217\] -> 8\.054 \[2\.909, 22\.174\] slower \(\+900\.0%\)$" \
   "$csv" "$d/slow.csv" --fail-on slower
-check "  and the count line" grep -qx 'fail-on slower: 1 of 42 pairs slower beyond the noise: FAIL (exit 1)' <<<"$out"
+check "  and the count line" grep -qx 'fail-on slower: 1 of 42 pairs slower beyond the noise and by >= 10% (0 where only the baseline moved): FAIL (exit 1)' <<<"$out"
 check "  one failing line only (pool T=2's x10 is inside its noise)" \
   test "$(grep -c '^fail-on slower: [a-z]* T=' <<<"$out")" = 1
 check "  the table as without the gate, the gate's lines after it" \
-  test "$(head -n -2 <<<"$out")" = "$("$fl" compare "$csv" "$d/slow.csv")"
+  test "$(head -n -4 <<<"$out")" = "$("$fl" compare "$csv" "$d/slow.csv")"
+check "  and the note that two single runs cannot know the between-run spread" \
+  grep -q '^note: two single runs' <<<"$out"
 check "the same file twice (A/A): exit 0" \
-  gate 0 '^fail-on slower: 0 of 42 pairs slower beyond the noise: pass$' "$csv" "$csv" --fail-on slower
+  gate 0 '^fail-on slower: 0 of 42 pairs slower beyond the noise and by >= 10% \(0 where only the baseline moved\): pass$' "$csv" "$csv" --fail-on slower
 check "--fail-on any, the same file twice: exit 0" gate 0 ': pass$' "$csv" "$csv" --fail-on any
 check "--fail-on faster where only a slowdown happened: exit 0" \
-  gate 0 '^fail-on faster: 0 of 42 pairs faster beyond the noise: pass$' "$csv" "$d/slow.csv" --fail-on faster
+  gate 0 '^fail-on faster: 0 of 42 pairs faster beyond the noise and by >= 10% .*: pass$' "$csv" "$d/slow.csv" --fail-on faster
 check "--fail-on any on the slowdown: exit 1" \
-  gate 1 '^fail-on any: 1 of 42 pairs slower or faster beyond the noise: FAIL' "$csv" "$d/slow.csv" --fail-on any
+  gate 1 '^fail-on any: 1 of 42 pairs slower or faster beyond the noise and by >= 10% .*: FAIL' "$csv" "$d/slow.csv" --fail-on any
 check "--fail-on faster on the speedup: exit 1, the pair named" \
   gate 1 "^fail-on faster: $pp negcount 0\.805 .* -> 0\.081 .* faster \(-90\.0%\)$" "$csv" "$d/fast.csv" --fail-on faster
 check "--fail-on slower on the speedup: exit 0" gate 0 ': pass$' "$csv" "$d/fast.csv" --fail-on slower
@@ -68,6 +70,28 @@ check "--absolute --fail-on any, A/A: exit 0 (the baseline's pairs too: 44)" \
   gate 0 '^fail-on any: 0 of 44 pairs' --absolute "$csv" "$csv" --fail-on any
 check "without --fail-on the slowdown still exits 0" gate 0 'SLOWER|~' "$csv" "$d/slow.csv"
 check "  and prints no fail-on line" eval '! grep -q fail-on <<<"$out"'
+# The threshold: x10 is +900%, under a threshold of 1000% it does not fail.
+check "--threshold 1000: the x10 does not fail" \
+  gate 0 '^fail-on slower: 0 of 42 pairs slower beyond the noise and by >= 1000%' \
+  "$csv" "$d/slow.csv" --fail-on slower --threshold 1000
+check "--threshold 500: it does" gate 1 'FAIL' "$csv" "$d/slow.csv" --fail-on slower --threshold 500
+# --only: the entries that may fail.
+check "--only libraries: negcount may not fail it" \
+  gate 0 'slower beyond the noise and by >= 10%, of libraries .*: pass$' "$csv" "$d/slow.csv" --fail-on slower --only libraries
+check "--only designs: negcount fails it" gate 1 'FAIL' "$csv" "$d/slow.csv" --fail-on slower --only designs
+check "--only negcount: it fails it" gate 1 'FAIL' "$csv" "$d/slow.csv" --fail-on slower --only split,negcount
+check "--only split: it does not" gate 0 'pass$' "$csv" "$d/slow.csv" --fail-on slower --only split
+# The baseline moving: glibc (and its control) 3x slower at pingpong in the
+# after run, every entry's own time the same. Every ratio there falls 3x;
+# no entry's time moved: nothing fails, and the pairs are named as the
+# baseline's move, not the entries'.
+awk -F, -v OFS=, '/^#/ || /^variant,/ { print; next }
+  ($1 == "glibc" || $1 == "glibc#2") && $2 == "pingpong" && $12 == "ok" { $10 = $10 * 3 } { print }' \
+  "$csv" >"$d/base.csv"
+check "the baseline 3x slower: --fail-on faster exits 0" \
+  gate 0 '\(([1-9][0-9]*) where only the baseline moved\): pass$' "$csv" "$d/base.csv" --fail-on faster
+check "  the pairs named as the baseline's move" \
+  grep -q "^fail-on faster: not counted: $pp [a-z@]* ratio .* the baseline moved$" <<<"$out"
 
 # bad input: one line on stderr naming it, nothing on stdout, exit 2
 bad() { # description, expected text on stderr, compare's arguments...
@@ -81,7 +105,11 @@ bad() { # description, expected text on stderr, compare's arguments...
 bad "--fail-on slow" "--fail-on takes slower, faster or any, not 'slow'" "$csv" "$d/slow.csv" --fail-on slow
 bad "--fail-on without a value" "--fail-on needs a value" "$csv" "$d/slow.csv" --fail-on
 bad "--fail-on with one file" "--fail-on compares two files" "$csv" --fail-on slower
-bad "--fail-on with --pool" "--fail-on does not apply to a pool" --pool "$csv" "$csv" --fail-on any
+bad "--threshold without --fail-on" "--threshold goes with --fail-on" "$csv" "$d/slow.csv" --threshold 5
+bad "--only without --fail-on" "--only goes with --fail-on" "$csv" "$d/slow.csv" --only designs
+bad "--only empty" "--only takes designs, libraries or a list of names" "$csv" "$d/slow.csv" --fail-on slower --only ''
+bad "--threshold not a number" "--threshold" "$csv" "$d/slow.csv" --fail-on slower --threshold x
+bad "--pool the same run twice" "are the same run" --pool "$csv" "$csv" --fail-on any
 bad "an empty file" "no header line (not a futexlab CSV) in $d/empty.csv" \
   "$csv" "$d/empty.csv" --fail-on slower
 bad "a CSV that is not futexlab's" "no 'variant' column (not a futexlab CSV) in $d/other.csv" \
