@@ -9,13 +9,13 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/select.h"
 #include "report/model.h"
 #include "store/store.h"
 
-#define DEFAULT_DB "results/futexlab.db"
 
 static const struct fl_option opts[] = {
-	{ "db", required_argument, 'd', "PATH", "the store (default " DEFAULT_DB "; add makes "
+	{ "db", required_argument, 'd', "PATH", "the store (default " FL_DEFAULT_DB "; add makes "
 	  "it when missing; an SQLite URI such as 'file:PATH?mode=ro' is taken as one)" },
 	{ "machine", required_argument, 'm', "M", "ls: the runs of the machine named M, or "
 	  "whose fingerprint begins with M" },
@@ -170,7 +170,7 @@ int fl_cmd_store(int argc, char **argv)
 		usage();
 		return 0;
 	}
-	struct store_args a = { .db = DEFAULT_DB };
+	struct store_args a = { .db = FL_DEFAULT_DB };
 	bool is_add = !strcmp(argv[1], "add");
 	if (!is_add && strcmp(argv[1], "ls"))
 		fl_usage_error("store: unknown subcommand '%s' (add, ls)", argv[1]);

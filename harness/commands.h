@@ -10,6 +10,7 @@ int fl_cmd_compare(int argc, char **argv);
 int fl_cmd_report(int argc, char **argv);
 int fl_cmd_hunt(int argc, char **argv);
 int fl_cmd_store(int argc, char **argv);
+int fl_cmd_history(int argc, char **argv);
 
 struct fl_variant;
 /* `futexlab hunt` over the registry's designs and `extra` ones, found by

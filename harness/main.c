@@ -21,6 +21,7 @@ static const char usage[] =
 "  compare   ratio table of one CSV against a baseline, or before/after of two\n"
 "  report    one self-contained HTML page of CSVs: tables, plots, evidence\n"
 "  store     the results store: run CSVs added to one SQLite database, runs listed\n"
+"  history   a machine's runs over time: per point and entry, and the change points\n"
 "  version   print the revision\n";
 
 /* futexlab version [--help]: the revision, "futexlab REVISION". */
@@ -43,7 +44,7 @@ static int version(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		fl_usage_error("no command given (list, run, sweep, exec, hunt, compare, report, store, version; see futexlab --help)");
+		fl_usage_error("no command given (list, run, sweep, exec, hunt, compare, report, store, history, version; see futexlab --help)");
 	fl_catalog_install(); /* the report's names (report/catalog.h) */
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
@@ -68,6 +69,8 @@ int main(int argc, char **argv)
 		return fl_cmd_compare(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return fl_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "history"))
+		return fl_cmd_history(argc - 1, argv + 1);
 	if (!strcmp(cmd, "store"))
 		return fl_cmd_store(argc - 1, argv + 1);
 	fl_usage_error("unknown command '%s' (list, run, sweep, exec, hunt, compare, report, store, version)", cmd);
