@@ -23,7 +23,7 @@ struct axis {
 /* One series' values per position (NAN: none), and its change points. */
 struct series {
 	int p, e;
-	bool on_time;        /* the baseline: its own time */
+	bool baseline;       /* its ratio is 1: no change points of its own */
 	double *ratio, *ns;  /* per position, as shown (not logs) */
 	int *idx;            /* the positions with a value, in order */
 	int nv;
@@ -82,7 +82,7 @@ static void values(const struct fl_model *m, const struct axis *a, struct series
 	for (int k = 0; k < a->npos; k++) {
 		s->ratio[k] = kr[k] ? exp(lr[k] / kr[k]) : NAN;
 		s->ns[k] = kt[k] ? exp(lt[k] / kt[k]) : NAN;
-		if (isfinite(s->on_time ? s->ns[k] : s->ratio[k]))
+		if (isfinite(s->baseline ? s->ns[k] : s->ratio[k]))
 			s->idx[s->nv++] = k;
 	}
 	free(lr), free(lt), free(kr), free(kt);
@@ -92,16 +92,18 @@ static void values(const struct fl_model *m, const struct axis *a, struct series
  * out; their `at` turned from an index among the values into a position. */
 static void changes(struct series *s, double threshold)
 {
+	s->ncp = 0;
+	if (s->baseline)
+		return;
 	double *x = fl_xcalloc((size_t)s->nv, sizeof *x);
 	for (int i = 0; i < s->nv; i++)
-		x[i] = log(s->on_time ? s->ns[s->idx[i]] : s->ratio[s->idx[i]]);
+		x[i] = log(s->ratio[s->idx[i]]);
 	struct fl_change cp[16];
 	int n = fl_change_points(x, s->nv, NULL, cp, 16);
 	if (n < 0) {
 		fputs("futexlab: out of memory\n", stderr);
 		exit(1);
 	}
-	s->ncp = 0;
 	for (int i = 0; i < n; i++)
 		if (fabs(cp[i].after - cp[i].before) >= log1p(threshold)) {
 			s->cp[s->ncp] = cp[i];
@@ -134,10 +136,10 @@ static void change_line(FILE *f, const struct fl_model *m, const struct axis *a,
 	pos_text(at, sizeof at, m, a, c->at, by_rev);
 	/* the stretch means are of ln(figure): the step is their difference */
 	double before = exp(c->before), after = exp(c->after);
-	fprintf(f, "change point at %s: %s | %s | %s: %s %.4g -> %.4g (x%.3g, p %.2g)",
-		at, m->run[a->first[0]].machine.name, m->point[s->p], m->entry[s->e],
-		s->on_time ? "ns/op" : "ratio", before, after, after / before, c->p);
-	if (!s->on_time && isfinite(s->ns[c->at]) && c->at > 0 && isfinite(s->ns[c->at - 1]))
+	fprintf(f, "change point at %s: %s | %s | %s: ratio %.4g -> %.4g (x%.3g, p %.2g)",
+		at, m->run[a->first[0]].machine.name, m->point[s->p], m->entry[s->e], before,
+		after, after / before, c->p);
+	if (isfinite(s->ns[c->at]) && c->at > 0 && isfinite(s->ns[c->at - 1]))
 		fprintf(f, "; ns/op %.4g -> %.4g (the runs either side)", s->ns[c->at - 1],
 			s->ns[c->at]);
 	fputc('\n', f);
@@ -155,7 +157,8 @@ static void table(FILE *f, const struct fl_model *m, const struct axis *a, const
 {
 	fprintf(f, "\nseries %s | %s | %s (%s)\n  %4s  %-20s  %-10s  %10s  %8s\n",
 		m->run[a->first[0]].machine.name, m->point[s->p], m->entry[s->e],
-		s->on_time ? "the baseline: its own time" : "ratio to the baseline", "pos", "date",
+		s->baseline ? "the baseline: its time; a change of it moves every other ratio"
+			    : "ratio to the baseline", "pos", "date",
 		"revision", "ns/op", "ratio");
 	for (int k = 0; k < a->npos; k++) {
 		const struct fl_mrun *r = &m->run[a->first[k]];
@@ -180,7 +183,7 @@ static void tsv_rows(FILE *f, const struct fl_model *m, const struct axis *a, co
 static void plot(FILE *f, const struct fl_model *m, const struct axis *a, const struct series *s)
 {
 	const double W = 560, H = 200, L = 60, R = 10, T = 10, B = 36;
-	const double *y = s->on_time ? s->ns : s->ratio;
+	const double *y = s->baseline ? s->ns : s->ratio;
 	double lo = INFINITY, hi = -INFINITY;
 	for (int k = 0; k < a->npos; k++)
 		if (isfinite(y[k]) && y[k] > 0)
@@ -197,7 +200,7 @@ static void plot(FILE *f, const struct fl_model *m, const struct axis *a, const 
 	fprintf(f, "</figcaption>\n<svg viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\">\n",
 		W, H, W, H);
 	fl_svg_xaxis(f, &ax, H - B, T, "run");
-	fl_svg_yaxis(f, &ay, L, W - R, s->on_time ? "ns/op" : "ratio");
+	fl_svg_yaxis(f, &ay, L, W - R, s->baseline ? "ns/op" : "ratio");
 	for (int i = 0; i < s->ncp; i++) {
 		double x = (fl_axis_px(&ax, s->cp[i].at) + fl_axis_px(&ax, s->cp[i].at + 1)) / 2;
 		fprintf(f, "<line class=\"cp\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\"/>\n",
@@ -251,9 +254,10 @@ static void page_close(FILE *f, const char *path, char *tmp)
 
 static void header(FILE *f, const struct fl_model *m, const struct fl_history_opts *o)
 {
-	fprintf(f, "history: %d runs, %s to %s, %s; change points on ln(ratio to %s) (the "
-		   "baseline: ln of its time) by E-Divisive means with Hunter's t-test, steps "
-		   ">= %.0f%%\n", m->nrun, m->run[0].date, m->run[m->nrun - 1].date,
+	fprintf(f, "history: %d runs, %s to %s, %s; change points on ln(ratio to %s) by "
+		   "E-Divisive means with Hunter's t-test, steps >= %.0f%% (the baseline's own "
+		   "series: its time, no change points: a change of it moves every ratio at its "
+		   "point at once)\n", m->nrun, m->run[0].date, m->run[m->nrun - 1].date,
 		o->by_rev ? "one value per revision" : "one value per run", m->baseline,
 		100 * o->threshold);
 	for (int r = 0; r < m->nrun; r++) {
@@ -278,7 +282,7 @@ static void machine(FILE *f, const struct fl_model *m, const struct fl_history_o
 		for (int e = 0; e < m->nentry; e++) {
 			if (!matches(m, o, p, e))
 				continue;
-			struct series s = { .p = p, .e = e, .on_time = fl_model_is_baseline(m, e) };
+			struct series s = { .p = p, .e = e, .baseline = fl_model_is_baseline(m, e) };
 			values(m, &a, &s);
 			if (s.nv) {
 				n->series++;
@@ -299,8 +303,22 @@ static void machine(FILE *f, const struct fl_model *m, const struct fl_history_o
 	free(a.pos_of);
 }
 
+/* Whether any series matches: checked before a line is printed. */
+static bool any_series(const struct fl_model *m, const struct fl_history_opts *o)
+{
+	for (int r = 0; r < m->nrun; r++)
+		for (int p = 0; p < m->npoint; p++)
+			for (int e = 0; e < m->nentry; e++)
+				if (matches(m, o, p, e) && fl_model_cell(m, r, p, e)->usable)
+					return true;
+	return false;
+}
+
 int fl_history(FILE *f, const struct fl_model *m, const struct fl_history_opts *o)
 {
+	if (!any_series(m, o))
+		fl_usage_error("history: no series matches (--point '%s', --variant '%s')",
+			       o->point ? o->point : "", o->variant ? o->variant : "");
 	struct tally n = { 0 };
 	char *tmp = NULL;
 	if (o->html)
@@ -316,9 +334,6 @@ int fl_history(FILE *f, const struct fl_model *m, const struct fl_history_opts *
 		if (!seen)
 			machine(f, m, o, m->run[r].machine.fingerprint, &n);
 	}
-	if (!n.series)
-		fl_usage_error("history: no series matches (--point '%s', --variant '%s')",
-			       o->point ? o->point : "", o->variant ? o->variant : "");
 	if (!o->tsv)
 		fprintf(f, "%d change point%s in %d series\n", n.cps, n.cps == 1 ? "" : "s",
 			n.series);

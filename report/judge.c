@@ -80,13 +80,12 @@ static void moderate(struct side *const *s, int n)
 	for (int i = 0; i < n; i++) {
 		struct side *x = s[i];
 		fl_series_moderate(&x->s, &prior);
-		if (!x->k || !(x->s.df > 0) || !(x->s.var >= 0))
+		/* no spread at all (copies of one run): nothing to judge a change by */
+		if (!x->k || !(x->s.df > 0) || !(x->s.var > 0))
 			continue;
 		double se = sqrt(x->s.var * (1.0 / x->s.n + 1.0 / x->k)),
 		       t = fabs(x->now - x->s.mean);
-		x->p = se > 0 ? (isinf(x->s.df) ? erfc(t / se / sqrt(2))
-						: fl_t_sf2(t / se, x->s.df))
-			      : (t > 0 ? 0 : 1);
+		x->p = isinf(x->s.df) ? erfc(t / se / sqrt(2)) : fl_t_sf2(t / se, x->s.df);
 	}
 	free(s2);
 	free(d);
@@ -237,14 +236,22 @@ static int gate(FILE *f, const struct judge *J)
 	fprintf(f, "fail-on %s: %d of %d pairs %s beyond the between-run spread", J->o->fail_name,
 		failed, J->judged, J->o->fail_on == FL_GATE_SLOWER ? "slower"
 				   : J->o->fail_on == FL_GATE_FASTER ? "faster" : "slower or faster");
-	const char *sep = " (";
-	for (int e = 0; e < J->m->nentry; e++)
-		for (int i = 0; i < J->npair; i++)
-			if (J->pair[i].e == e && fails(J, &J->pair[i])) {
-				fprintf(f, "%s%s", sep, J->m->entry[e]);
-				sep = ", ";
-				break;
-			}
+	/* the failing entries by name: the same list whatever order the rounds ran in */
+	const char *sep = " (", *last = "";
+	for (;;) {
+		const char *next = NULL;
+		for (int i = 0; i < J->npair; i++) {
+			const char *name = J->m->entry[J->pair[i].e];
+			if (fails(J, &J->pair[i]) && strcmp(name, last) > 0 &&
+			    (!next || strcmp(name, next) < 0))
+				next = name;
+		}
+		if (!next)
+			break;
+		fprintf(f, "%s%s", sep, next);
+		sep = ", ";
+		last = next;
+	}
 	fprintf(f, "%s: %s\n", failed ? ")" : "", failed ? "FAIL (exit 1)" : "pass");
 	return failed ? 1 : 0;
 }
