@@ -121,7 +121,7 @@ static void collect(struct judge *J)
 static void fit(struct judge *J)
 {
 	int n = J->npair, m = J->m->npoint;
-	struct side **s = fl_xcalloc((size_t)(n + m), sizeof *s);
+	struct side **s = fl_xcalloc((size_t)(n + m), sizeof(void *));
 	for (int i = 0; i < n; i++)
 		s[i] = &J->pair[i].ratio;
 	moderate(s, n);
