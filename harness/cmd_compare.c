@@ -179,8 +179,9 @@ static int compare_pool(int nfiles, char **files, struct cmp *o)
 	fl_runs_files(&r, files, nfiles, o->against, o->nagainst);
 	fl_runs_check(r.t, r.path, r.n, o->across, true, "compare --pool", NULL);
 	if (!judge || !o->tsv) {
-		int rc = fl_pool_compare(stdout, nfiles, files, o->nagainst == 1 ? o->against[0] : NULL,
-					 o->baseline, o->tsv);
+		bool one = o->nagainst == 1;
+		int rc = fl_pool_compare(stdout, nfiles, r.t, r.path, one ? &r.t[nfiles] : NULL,
+					 one ? r.path[nfiles] : NULL, o->baseline, o->tsv);
 		if (!judge) {
 			fl_runs_free(&r);
 			return rc;

@@ -1,52 +1,90 @@
 /* harness/cmd_report.c — `futexlab report`: one self-contained HTML page
- * of one or more runs (report/html.h; what is on it: report/report.md). */
+ * of one or more runs (report/html.h; what is on it: report/report.md).
+ * The runs come from CSV files, or from the results store (--db and its
+ * selection, harness/select.h), the page made of their loaded tables. */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/select.h"
 #include "report/html.h"
 #include "variants/variant.h"
 
 static const struct fl_option opts[] = {
+	FL_SELECT_OPTIONS,
 	{ "output", required_argument, 'o', "PATH", "PATH.html: the page; another PATH: a "
 	  "directory (made if missing) that gets index.html (default: beside the first CSV, "
-	  "X.csv -> X.html)" },
+	  "X.csv -> X.html; with --db beside the store, X.db -> X.html)" },
 	{ "baseline", required_argument, 'b', "NAME", "the variant ratios are taken against "
 	  "(default glibc)" },
-	{ "pool", no_argument, 'p', NULL, "two or more files, runs of one configuration: first "
+	{ "pool", no_argument, 'p', NULL, "two or more runs of one configuration: first "
 	  "the runs pooled (compare --pool's estimator: the long-run ratio, the next run's 99% "
 	  "interval), then each run's own part" },
 	{ "help", no_argument, 'h', NULL, "this text" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
+static void usage(void)
+{
+	fl_options_usage(stdout,
+		"usage: futexlab report FILE.csv [MORE.csv...] [-o PATH] [options]\n"
+		"       futexlab report --db PATH [selection] [-o PATH] [options]\n"
+		"  one HTML page, nothing fetched: per run the summary matrix, per point the\n"
+		"  ratio table, plots and evidence (report/report.md); several runs without\n"
+		"  --pool: one part each, named by their file or store:ID (futexlab store ls)\n",
+		opts, NOPTS, NULL);
+}
+
+/* The page of the store's selection: beside the store unless -o says. */
+static int from_store(struct fl_select *sel, const char *out, const char *baseline, bool pool)
+{
+	char def[4096];
+	size_t l = strlen(sel->db);
+	if (l >= 3 && !strcmp(sel->db + l - 3, ".db"))
+		l -= 3;
+	snprintf(def, sizeof def, "%.*s.html", (int)l, sel->db);
+	struct fl_runs r;
+	fl_runs_store(&r, sel, NULL, 0, false);
+	if (!r.n)
+		fl_usage_error("report: no run in %s matches the selection", sel->db);
+	fl_report_html_runs(r.n, r.t, r.path, out ? out : def, baseline, pool, stdout);
+	fl_runs_free(&r);
+	return 0;
+}
+
 int fl_cmd_report(int argc, char **argv)
 {
 	struct option lopts[NOPTS + 1];
 	fl_options_getopt(opts, NOPTS, lopts);
+	struct fl_select sel = { .cmd = "report" };
 	const char *baseline = "glibc", *out = NULL;
 	bool pool = false;
 	opterr = 0;
 	optind = 1;
 	int o;
-	while ((o = getopt_long(argc, argv, "o:", lopts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":o:", lopts, NULL)) != -1) {
+		if (fl_select_option(&sel, o, optarg))
+			continue;
 		switch (o) {
 		case 'o': out = optarg; break;
 		case 'b': baseline = fl_variant_name(optarg); break;
 		case 'p': pool = true; break;
-		case 'h':
-			fl_options_usage(stdout, "usage: futexlab report FILE.csv [MORE.csv...] "
-					 "[-o PATH] [options]\n  one HTML page, nothing fetched: per "
-					 "run the summary matrix, per point the ratio table, plots and "
-					 "evidence (report/report.md); several files without --pool: "
-					 "one part each\n", opts, NOPTS, NULL);
-			return 0;
+		case 'h': usage(); return 0;
 		case ':': fl_usage_error("report: %s needs a value", argv[optind - 1]);
 		default:
 			fl_usage_error("report: unknown option '%s' (see futexlab report --help)",
 				       argv[optind - 1]);
 		}
 	}
-	return fl_report_html(argc - optind, argv + optind, out, baseline, pool, stdout);
+	int nfiles = argc - optind;
+	if (sel.db || fl_select_given(&sel)) {
+		if (nfiles)
+			fl_usage_error("report: give CSV files or --db and a selection, not both");
+		if (!sel.db)
+			sel.db = FL_DEFAULT_DB;
+		return from_store(&sel, out, baseline, pool);
+	}
+	return fl_report_html(nfiles, argv + optind, out, baseline, pool, stdout);
 }

@@ -89,7 +89,7 @@ int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *aga
 	struct fl_store *st;
 	char err[300];
 	if (fl_store_open(&st, s->db, false, err, sizeof err))
-		fl_usage_error("compare: %s", err);
+		fl_usage_error("%s: %s", s->cmd ? s->cmd : "compare", err);
 	struct fl_store_sel sel = { .machine = s->machine ? s->machine
 						: nagainst && !across ? id.fingerprint : NULL,
 				    .rev = s->rev, .since = s->since,
@@ -97,7 +97,7 @@ int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *aga
 	struct fl_store_run *runs;
 	int n;
 	if (fl_store_select(st, &sel, &runs, &n, err, sizeof err))
-		fl_usage_error("compare: %s", err);
+		fl_usage_error("%s: %s", s->cmd ? s->cmd : "compare", err);
 	fl_store_close(st);
 	memset(r, 0, sizeof *r);
 	snprintf(r->machine, sizeof r->machine, "%s", nagainst ? id.name : "");

@@ -26,6 +26,7 @@ struct fl_select {
 	const char *db;       /* --db (NULL: not given) */
 	const char *machine, *rev, *since;
 	int last;             /* 0: not given */
+	const char *cmd;      /* who names a bad store in its one line (NULL: compare) */
 };
 
 #define FL_SELECT_OPTIONS                                                                    \

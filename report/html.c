@@ -382,7 +382,7 @@ static void as_marks(FILE *f, const struct fl_html_run *runs, int nruns)
 }
 
 int fl_html_page(FILE *f, const struct fl_html_run *runs, int nruns, const char *baseline,
-		 const char *pool_tsv)
+		 const struct fl_pool_result *pool)
 {
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		   "<title>futexlab report: ");
@@ -399,8 +399,8 @@ int fl_html_page(FILE *f, const struct fl_html_run *runs, int nruns, const char 
 	      "and how to read its plots: report/report.md in futexlab's tree.</p>\n", f);
 	fl_html_legend(f, baseline);
 	int n = 1;
-	if (pool_tsv)
-		n += fl_html_pool(f, pool_tsv, nruns, baseline);
+	if (pool)
+		n += fl_html_pool(f, pool);
 	for (int k = 0; k < nruns; k++)
 		n += run_part(f, &runs[k], k, nruns, baseline);
 	designs(f, runs, nruns);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "report/pool.h"
 #include "report/table.h"
 
 /* Where the page goes: out ending in ".html" is the file; another out is a
@@ -27,18 +28,24 @@ struct fl_html_run {
 	const struct fl_cells *c;
 };
 
-/* The page of runs[0..nruns) against baseline; pool_tsv, when not NULL,
- * is `compare --pool`'s TSV of those runs (pool.h), shown first as the
- * runs pooled. Returns how many figures it wrote. */
+/* The page of runs[0..nruns) against baseline; pool, when not NULL, is
+ * those runs pooled (pool.h), shown first. Returns how many figures it
+ * wrote. */
 int fl_html_page(FILE *f, const struct fl_html_run *runs, int nruns, const char *baseline,
-		 const char *pool_tsv);
+		 const struct fl_pool_result *pool);
 
-/* The command: loads paths[0..nfiles), writes the page to
- * fl_report_path(paths[0], out) through a temporary file, and prints
- * "report: PATH (N figures)" on msg. pool: the files are runs of one
- * configuration, pooled (pool.h; at least two). Bad input (a file that is
- * not futexlab's CSV, an empty one, the baseline missing, an unwritable
- * out): fl_usage_error, one line, exit 2. Returns 0. */
+/* The command on loaded runs: t[0..n) named names[] (a file's path, or
+ * "store:ID"), the page written to out (fl_report_path(names[0], out):
+ * give out when names[0] is not a file's) through a temporary file, and
+ * "report: PATH (N figures)" printed on msg. pool: the runs are of one
+ * configuration, pooled (pool.h; at least two). Bad input (an empty run,
+ * the baseline missing, runs that do not pool, an unwritable out):
+ * fl_usage_error, one line, exit 2. Returns 0. */
+int fl_report_html_runs(int n, const struct fl_table *t, char *const *names, const char *out,
+			const char *baseline, bool pool, FILE *msg);
+
+/* The command on files: loads paths[0..nfiles) (a file that is not
+ * futexlab's CSV: exit 2), then fl_report_html_runs. Returns 0. */
 int fl_report_html(int nfiles, char *const *paths, const char *out, const char *baseline,
 		   bool pool, FILE *msg);
 

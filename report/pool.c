@@ -1,65 +1,250 @@
-/* report/pool.c — compare --pool (pool.h). */
+/* report/pool.c — compare --pool (pool.h): the pool built as data, then
+ * its text and TSV views. */
 #include "report/pool.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/pool_libs.h"
-#include "report/usage.h"
+#include "report/catalog.h"
 #include "report/ratios.h"
 #include "report/stats_text.h"
-#include "report/table.h"
+#include "report/usage.h"
 #include "report/xalloc.h"
-#include "report/catalog.h"
 
-struct run {
-	const char *path;
-	struct fl_table t;
-	struct fl_cells c;
-};
+/* ---- building ------------------------------------------------------------ */
 
-static void load(struct run *r, const char *path, const char *baseline)
+static int fail(struct fl_pool_result *r, char *err, int errlen, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(struct fl_pool_result *r, char *err, int errlen, const char *fmt, ...)
 {
-	char err[300];
-	r->path = path;
-	if (fl_table_load(&r->t, path, err, sizeof err) ||
-	    fl_cells_build(&r->t, &r->c, err, sizeof err))
-		fl_usage_error("compare --pool: %s", err);
-	if (!fl_cell_find_variant(&r->c, baseline))
-		fl_usage_error("compare --pool: baseline '%s' is not in %s (see --baseline)",
-			       baseline, path);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, (size_t)errlen, fmt, ap);
+	va_end(ap);
+	fl_pool_result_free(r);
+	return -1;
 }
 
-/* The first point of a that b lacks, or entry of a point b lacks: one line. */
-static bool first_missing(const struct run *a, const struct run *b, const char *what)
+/* Run j's table and name, the rerun's at j == nruns. */
+static const struct fl_table *tab(const struct fl_pool_result *r, int j)
 {
-	for (int i = 0; i < a->c.n; i++) {
-		const struct fl_cell *x = &a->c.c[i];
-		bool point = false;
-		for (int k = 0; k < b->c.n && !point; k++)
-			point = !strcmp(b->c.c[k].point, x->point);
-		if (!point)
-			fl_usage_error("compare --pool: %s has no point '%s' (%s has it): %s",
-				       b->path, x->point, a->path, what);
-		if (!fl_cell_find(&b->c, x->point, x->variant))
-			fl_usage_error("compare --pool: %s has no '%s' at '%s' (%s has it): %s",
-				       b->path, x->variant, x->point, a->path, what);
+	return j < r->nruns ? &r->t[j] : r->against;
+}
+
+static const char *name(const struct fl_pool_result *r, int j)
+{
+	return j < r->nruns ? r->names[j] : r->against_name;
+}
+
+/* Run j's cells, with the baseline in them; -1 with err otherwise. */
+static int cells(struct fl_pool_result *r, int j, char *err, int errlen)
+{
+	if (fl_cells_build(tab(r, j), &r->c[j], err, errlen))
+		return -1;
+	if (!fl_cell_find_variant(&r->c[j], r->baseline)) {
+		snprintf(err, (size_t)errlen, "baseline '%s' is not in %s (see --baseline)",
+			 r->baseline, name(r, j));
+		return -1;
 	}
-	return false;
+	return 0;
+}
+
+/* The first point of run a that run b lacks, or entry of a point b lacks:
+ * one line in err, -1. */
+static int first_missing(const struct fl_pool_result *r, int a, int b, const char *what,
+			 char *err, int errlen)
+{
+	const struct fl_cells *ca = &r->c[a], *cb = &r->c[b];
+	for (int i = 0; i < ca->n; i++) {
+		const struct fl_cell *x = &ca->c[i];
+		bool point = false;
+		for (int k = 0; k < cb->n && !point; k++)
+			point = !strcmp(cb->c[k].point, x->point);
+		if (!point)
+			return snprintf(err, (size_t)errlen, "%s has no point '%s' (%s has it): %s",
+					name(r, b), x->point, name(r, a), what), -1;
+		if (!fl_cell_find(cb, x->point, x->variant))
+			return snprintf(err, (size_t)errlen, "%s has no '%s' at '%s' (%s has it): %s",
+					name(r, b), x->variant, x->point, name(r, a), what), -1;
+	}
+	return 0;
 }
 
 /* The same configuration: the same points, the same entries at each, the
  * same value (ns per op, or one metric). */
-static void same_config(const struct run *a, const struct run *b, const char *what)
+static int same_config(const struct fl_pool_result *r, int b, const char *what, char *err,
+		       int errlen)
 {
-	first_missing(a, b, what);
-	first_missing(b, a, what);
-	if (a->c.value != b->c.value || (a->c.metric && strcmp(a->c.metric, b->c.metric)))
-		fl_usage_error("compare --pool: %s and %s time different figures (%s, %s): %s",
-			       a->path, b->path, a->c.metric ? a->c.metric : "ns per op",
-			       b->c.metric ? b->c.metric : "ns per op", what);
+	const struct fl_cells *x = &r->c[0], *y = &r->c[b];
+	if (first_missing(r, 0, b, what, err, errlen) || first_missing(r, b, 0, what, err, errlen))
+		return -1;
+	if (x->value != y->value || (x->metric && strcmp(x->metric, y->metric)))
+		return snprintf(err, (size_t)errlen, "%s and %s time different figures (%s, %s): %s",
+				name(r, 0), name(r, b), x->metric ? x->metric : "ns per op",
+				y->metric ? y->metric : "ns per op", what), -1;
+	return 0;
 }
+
+/* faster against slower, either way */
+static bool contradict(enum fl_verdict a, enum fl_verdict b)
+{
+	return (a == FL_FASTER && b == FL_SLOWER) || (a == FL_SLOWER && b == FL_FASTER);
+}
+
+/* The rerun's ratio and verdict of one row, checked against the pool;
+ * the checked pairs' prediction half-widths gathered in half. */
+static void check_rerun(struct fl_pool_result *r, const struct fl_pool_pt *p,
+			struct fl_pool_row *w, double *half)
+{
+	const struct fl_cells *nc = &r->c[r->nruns];
+	const struct fl_cell *nb = fl_cell_find(nc, p->point, r->baseline),
+			     *x = fl_cell_find(nc, p->point, w->variant);
+	struct fl_ratio q = { .n = 0 };
+	w->against_v = fl_cell_verdict(nc, x, nb, &q, r->baseline);
+	w->checked = fl_cell_usable(x) && fl_cell_usable(nb) && fl_cell_ratio(x, nb, &q) &&
+		     isfinite(w->e.pred_half);
+	if (!w->checked)
+		return;
+	w->against_ratio = q.median;
+	w->inside = q.median >= w->e.pred_lo && q.median <= w->e.pred_hi;
+	w->contradicts = contradict(w->verdict, w->against_v);
+	half[r->pairs++] = w->e.pred_half;
+	r->inside += w->inside;
+	r->contra += w->contradicts;
+}
+
+/* Row e of the point: the pooled figure, the verdict, each run's own. */
+static void row_build(struct fl_pool_result *r, struct fl_pool_pt *p, int e,
+		      const struct fl_cell *ent, const struct fl_pool_entry *out,
+		      const struct fl_ratio *q, double *half)
+{
+	struct fl_pool_row *w = &p->row[e];
+	w->variant = ent->variant;
+	w->e = out[e];
+	w->verdict = fl_pool_verdict(&w->e, fl_is_control(w->variant, r->baseline) ? 0 : p->band);
+	w->run_ratio = fl_xcalloc((size_t)r->nruns, sizeof *w->run_ratio);
+	w->run_status = fl_xcalloc((size_t)r->nruns, sizeof(void *)); /* an array of pointers */
+	for (int j = 0; j < r->nruns; j++) {
+		const struct fl_ratio *x = &q[j * p->nrow + e];
+		const struct fl_cell *c = fl_cell_find(&r->c[j], p->point, w->variant);
+		w->run_ratio[j] = x->n ? x->median : NAN;
+		w->run_status[j] = c && !fl_cell_usable(c) ? c->status : "-";
+	}
+	if (r->against)
+		check_rerun(r, p, w, half);
+}
+
+/* The rows of point i (run 1's order) but the baseline's; NULL when an
+ * earlier cell has the point. */
+static const struct fl_cell **entries(const struct fl_pool_result *r, int i, int *nent)
+{
+	int nrow;
+	const struct fl_cell **row = fl_point_rows(&r->c[0], i, r->baseline, &nrow);
+	if (!row)
+		return NULL;
+	*nent = 0;
+	for (int e = 0; e < nrow; e++)
+		if (strcmp(row[e]->variant, r->baseline))
+			row[(*nent)++] = row[e];
+	return row;
+}
+
+/* Point i pooled, its rows built and judged against the libraries. */
+static void point_build(struct fl_pool_result *r, int i, double *half)
+{
+	int nent;
+	const struct fl_cell **ent = entries(r, i, &nent);
+	if (!ent)
+		return;
+	struct fl_pool_pt *p = &r->pt[r->npt++];
+	const struct fl_cells **cs = fl_xcalloc((size_t)r->nruns, sizeof(void *));
+	for (int j = 0; j < r->nruns; j++)
+		cs[j] = &r->c[j];
+	p->point = r->c[0].c[i].point;
+	p->nrow = nent;
+	struct fl_ratio *q = fl_xcalloc((size_t)(r->nruns * nent) + 1, sizeof *q);
+	fl_pool_ratios(r->nruns, cs, p->point, r->baseline, ent, nent, false, q);
+	struct fl_pool_entry *out = fl_xcalloc((size_t)nent + 1, sizeof *out);
+	fl_pool_point(r->nruns, nent, q, out, &p->pp);
+	for (int e = 0; e < nent; e++)
+		if (fl_is_control(ent[e]->variant, r->baseline) && isfinite(out[e].conf_half))
+			p->band = out[e].conf_half;
+	p->row = fl_xcalloc((size_t)nent + 1, sizeof *p->row);
+	for (int e = 0; e < nent; e++)
+		row_build(r, p, e, ent[e], out, q, half);
+	struct fl_pool_libs_in in = {
+		.nrun = r->nruns, .cells = cs, .point = p->point, .baseline = r->baseline,
+		.ent = ent, .out = out, .nent = nent, .band = p->band,
+	};
+	r->nlibs += fl_pool_libs_judge(&in, &r->libs[r->nlibs]);
+	free(out);
+	free(q);
+	free((void *)cs);
+	free((void *)ent);
+}
+
+/* Every run's cells, the same configuration as run 1's. */
+static int runs_cells(struct fl_pool_result *r, char *err, int errlen)
+{
+	for (int j = 0; j < r->nruns; j++)
+		if (cells(r, j, err, errlen) ||
+		    (j > 0 && same_config(r, j, "pool only runs of one configuration", err, errlen)))
+			return -1;
+	if (r->against && (cells(r, r->nruns, err, errlen) ||
+			   same_config(r, r->nruns, "--against takes a run of the pooled "
+				       "configuration", err, errlen)))
+		return -1;
+	return 0;
+}
+
+int fl_pool_build(struct fl_pool_result *r, int nruns, const struct fl_table *t,
+		  char *const *names, const struct fl_table *against, const char *against_name,
+		  const char *baseline, char *err, int errlen)
+{
+	*r = (struct fl_pool_result){ .nruns = nruns, .baseline = baseline, .t = t,
+				      .names = names, .against = against,
+				      .against_name = against_name, .median_half = NAN };
+	if (nruns < 2)
+		return fail(r, err, errlen, "give two or more CSV files of one configuration "
+			    "(got %d)", nruns);
+	r->c = fl_xcalloc((size_t)nruns + 1, sizeof *r->c);
+	if (runs_cells(r, err, errlen)) {
+		fl_pool_result_free(r);
+		return -1;
+	}
+	int n = r->c[0].n;
+	r->pt = fl_xcalloc((size_t)n + 1, sizeof *r->pt);
+	r->libs = fl_xcalloc((size_t)n + 1, sizeof *r->libs);
+	double *half = fl_xcalloc((size_t)n + 1, sizeof *half);
+	for (int i = 0; i < n; i++)
+		point_build(r, i, half);
+	if (r->pairs)
+		r->median_half = fl_median(half, r->pairs);
+	free(half);
+	return 0;
+}
+
+void fl_pool_result_free(struct fl_pool_result *r)
+{
+	for (int i = 0; i < r->npt; i++) {
+		for (int e = 0; e < r->pt[i].nrow; e++) {
+			free(r->pt[i].row[e].run_ratio);
+			free((void *)r->pt[i].row[e].run_status);
+		}
+		free(r->pt[i].row);
+	}
+	free(r->pt);
+	free(r->libs);
+	if (r->c)
+		for (int j = 0; j <= r->nruns; j++)
+			fl_cells_free(&r->c[j]);
+	free(r->c);
+	memset(r, 0, sizeof *r);
+}
+
+/* ---- the views ----------------------------------------------------------- */
 
 static const char *range(char *b, size_t n, double lo, double hi)
 {
@@ -70,47 +255,55 @@ static const char *range(char *b, size_t n, double lo, double hi)
 	return b;
 }
 
-/* what an entry without a ratio in run r has instead */
-static const char *run_status(const struct run *r, const char *point, const char *variant)
+/* Each run's median ratio of the row: "0.812 0.790" (tsv: comma-separated),
+ * a run without one giving its status (skipped, error). */
+static void runs_own(const struct fl_pool_result *r, const struct fl_pool_row *w, bool tsv,
+		     char *own, size_t n)
 {
-	const struct fl_cell *x = fl_cell_find(&r->c, point, variant);
-	return x && !fl_cell_usable(x) ? x->status : "-";
+	size_t ol = 0;
+	own[0] = '\0';
+	for (int j = 0; j < r->nruns && ol < n - 16; j++) {
+		const char *sep = j ? (tsv ? "," : " ") : "";
+		if (!isnan(w->run_ratio[j]))
+			ol += (size_t)snprintf(own + ol, n - ol, "%s%.3f", sep, w->run_ratio[j]);
+		else
+			ol += (size_t)snprintf(own + ol, n - ol, "%s%s", sep, w->run_status[j]);
+	}
 }
 
-/* faster against slower, either way */
-static bool contradict(enum fl_verdict a, enum fl_verdict b)
-{
-	return (a == FL_FASTER && b == FL_SLOWER) || (a == FL_SLOWER && b == FL_FASTER);
-}
-
-static void header(FILE *f, struct run *runs, int nruns, const struct run *next,
-		   const char *baseline)
+static void header_runs(FILE *f, const struct fl_pool_result *r)
 {
 	fprintf(f, "futexlab compare --pool:");
-	for (int j = 0; j < nruns; j++)
-		fprintf(f, " %s", runs[j].path);
-	if (next)
-		fprintf(f, " --against %s", next->path);
+	for (int j = 0; j < r->nruns; j++)
+		fprintf(f, " %s", r->names[j]);
+	if (r->against)
+		fprintf(f, " --against %s", r->against_name);
 	fputc('\n', f);
-	for (int j = 0; j < nruns; j++) {
-		fprintf(f, "run %d: %s, futexlab %s, %s, seed %s\n", j + 1, runs[j].path,
-			fl_table_meta(&runs[j].t, "revision"), fl_table_meta(&runs[j].t, "date"),
-			fl_table_meta(&runs[j].t, "seed"));
-		fl_table_as_marks(f, &runs[j].t, "       "); /* a --as run is a test run */
+	for (int j = 0; j < r->nruns; j++) {
+		fprintf(f, "run %d: %s, futexlab %s, %s, seed %s\n", j + 1, r->names[j],
+			fl_table_meta(&r->t[j], "revision"), fl_table_meta(&r->t[j], "date"),
+			fl_table_meta(&r->t[j], "seed"));
+		fl_table_as_marks(f, &r->t[j], "       "); /* a --as run is a test run */
 	}
-	int nall = nruns + (next != NULL);
+	int nall = r->nruns + (r->against != NULL);
+	const struct fl_table *t0 = tab(r, 0);
 	for (int j = 1; j < nall; j++)
-		if (strcmp(fl_table_meta(&runs[j].t, "revision"), fl_table_meta(&runs[0].t, "revision")) ||
-		    strcmp(fl_table_meta(&runs[j].t, "cpu"), fl_table_meta(&runs[0].t, "cpu")) ||
-		    strcmp(fl_table_meta(&runs[j].t, "kernel"), fl_table_meta(&runs[0].t, "kernel"))) {
+		if (strcmp(fl_table_meta(tab(r, j), "revision"), fl_table_meta(t0, "revision")) ||
+		    strcmp(fl_table_meta(tab(r, j), "cpu"), fl_table_meta(t0, "cpu")) ||
+		    strcmp(fl_table_meta(tab(r, j), "kernel"), fl_table_meta(t0, "kernel"))) {
 			fprintf(f, "warning: %s and %s differ in revision, cpu or kernel: not identical "
 				   "runs (a change of the code or the machine is not a rerun)\n",
-				runs[0].path, runs[j].path);
+				name(r, 0), name(r, j));
 			break;
 		}
+}
+
+static void header(FILE *f, const struct fl_pool_result *r)
+{
+	header_runs(f, r);
 	fprintf(f, "ratio: each run's median per-round ratio to %s (its ratio table's), pooled "
 		   "over the runs on the\nlog scale (the geometric mean); the run is the top level "
-		   "(stats/stats.h, \"Runs as the top level\")\n", baseline);
+		   "(stats/stats.h, \"Runs as the top level\")\n", r->baseline);
 	fprintf(f, "long-run ratio, over runs (%.0f%%): where the ratio of infinitely many such "
 		   "runs lies\nnext run's ratio (%.0f%%): where the median ratio of the next "
 		   "identical run will land (check a rerun against it)\n",
@@ -119,114 +312,50 @@ static void header(FILE *f, struct run *runs, int nruns, const struct run *next,
 		   "misses a rerun far more often)\nverdict faster/slower when the long-run "
 		   "interval excludes 1 and the ratio is beyond the control's band\n(%s#2's "
 		   "long-run half-width at the point), else ~; ? with fewer than 2 runs of the entry\n",
-		baseline);
-	if (next)
+		r->baseline);
+	if (r->against)
 		fprintf(f, "against %s: its median ratio inside the next run's interval (in) or "
 			   "not (OUT), its own verdict;\n! where the two verdicts contradict (faster "
-			   "against slower)\n", next->path);
+			   "against slower)\n", r->against_name);
 }
 
-/* One compare --pool: its runs, the rerun checked against them, and the
- * tally of that check. */
-struct pool_run {
-	FILE *f;
-	struct run *runs, *next; /* next: --against's run, or NULL */
-	const struct fl_cells **cells; /* the pooled runs' cells */
-	int nfiles;
-	const char *baseline;
-	bool tsv;
-	int pairs, inside, contra, nhalf;
-	double *half;            /* the checked pairs' prediction half-widths */
-	struct fl_pool_libs_point *libs; /* the points judged against the libraries */
-	int nlibs;
-};
-
-/* One point's pool: its entries (every row but the baseline's), their
- * ratios in each run, what the pool says of each, and the control's band. */
-struct pool_point {
-	const char *point;
-	const struct fl_cell **ent;
-	int nent;
-	struct fl_ratio *r;      /* r[j * nent + e]: entry e in run j (n == 0: none) */
-	struct fl_pool_entry *out;
-	struct fl_pool_point pp;
-	double band;
-};
-
-/* Each run's median ratio of entry e: "0.812 0.790" (tsv: comma-separated),
- * a run without one giving its status (skipped, error). */
-static void runs_own(const struct pool_run *P, const struct pool_point *Q, int e, char *own,
-		     size_t n)
+static void tsv_header(FILE *f, const struct fl_pool_result *r)
 {
-	size_t ol = 0;
-	own[0] = '\0';
-	for (int j = 0; j < P->nfiles && ol < n - 16; j++) {
-		const char *sep = j ? (P->tsv ? "," : " ") : "";
-		const struct fl_ratio *q = &Q->r[j * Q->nent + e];
-		if (q->n)
-			ol += (size_t)snprintf(own + ol, n - ol, "%s%.3f", sep, q->median);
-		else
-			ol += (size_t)snprintf(own + ol, n - ol, "%s%s", sep,
-					      run_status(&P->runs[j], Q->point, Q->ent[e]->variant));
-	}
+	fprintf(f, "point\tvariant\truns\tratio\tconf_lo\tconf_hi\tpred_lo\tpred_hi\tverdict"
+		   "\tdf\tbetween_sd\trun_ratios");
+	if (r->against)
+		fprintf(f, "\tagainst_ratio\tinside\tagainst_verdict\tcontradicts");
+	fputc('\n', f);
 }
 
-/* The rerun's ratio and verdict of one entry, checked against the pool. */
-struct checked {
-	struct fl_ratio q;
-	enum fl_verdict v;
-	bool have, in, contra;
-};
-
-static struct checked check_rerun(struct pool_run *P, const struct pool_point *Q, int e,
-				  enum fl_verdict pv)
+static void tsv_row(FILE *f, const struct fl_pool_result *r, const struct fl_pool_pt *p,
+		    const struct fl_pool_row *w)
 {
-	struct checked k = { .q = { .n = 0 }, .v = FL_UNDECIDED };
-	if (!P->next)
-		return k;
-	const struct fl_pool_entry *o = &Q->out[e];
-	const struct fl_cell *nb = fl_cell_find(&P->next->c, Q->point, P->baseline),
-			     *x = fl_cell_find(&P->next->c, Q->point, Q->ent[e]->variant);
-	k.v = fl_cell_verdict(&P->next->c, x, nb, &k.q, P->baseline);
-	k.have = fl_cell_usable(x) && fl_cell_usable(nb) && fl_cell_ratio(x, nb, &k.q) &&
-		 isfinite(o->pred_half);
-	if (k.have) {
-		k.in = k.q.median >= o->pred_lo && k.q.median <= o->pred_hi;
-		k.contra = contradict(pv, k.v);
-		P->pairs++;
-		P->inside += k.in;
-		P->contra += k.contra;
-		P->half[P->nhalf++] = o->pred_half;
-	}
-	return k;
-}
-
-static void tsv_entry(const struct pool_run *P, const struct pool_point *Q, int e,
-		      enum fl_verdict pv, const char *own, const struct checked *k)
-{
-	const struct fl_pool_entry *o = &Q->out[e];
-	FILE *f = P->f;
-	fprintf(f, "%s\t%s\t%d\t", Q->point, Q->ent[e]->variant, o->runs);
+	const struct fl_pool_entry *o = &w->e;
+	char own[256];
+	runs_own(r, w, true, own, sizeof own);
+	fprintf(f, "%s\t%s\t%d\t", p->point, w->variant, o->runs);
 	if (o->runs > 0)
 		fprintf(f, "%.4f", o->ratio);
 	if (isfinite(o->pred_half))
 		fprintf(f, "\t%.4f\t%.4f\t%.4f\t%.4f\t%s\t%.2f\t%.4f\t%s", o->conf_lo, o->conf_hi,
-			o->pred_lo, o->pred_hi, fl_verdict_name(pv), o->df, sqrt(o->tau2), own);
+			o->pred_lo, o->pred_hi, fl_verdict_name(w->verdict), o->df, sqrt(o->tau2),
+			own);
 	else
-		fprintf(f, "\t\t\t\t\t%s\t\t\t%s", fl_verdict_name(pv), own);
-	if (P->next && k->have)
-		fprintf(f, "\t%.4f\t%s\t%s\t%s", k->q.median, k->in ? "in" : "out",
-			fl_verdict_name(k->v), k->contra ? "yes" : "no");
-	else if (P->next)
-		fprintf(f, "\t\t\t%s\t", fl_verdict_name(k->v));
+		fprintf(f, "\t\t\t\t\t%s\t\t\t%s", fl_verdict_name(w->verdict), own);
+	if (r->against && w->checked)
+		fprintf(f, "\t%.4f\t%s\t%s\t%s", w->against_ratio, w->inside ? "in" : "out",
+			fl_verdict_name(w->against_v), w->contradicts ? "yes" : "no");
+	else if (r->against)
+		fprintf(f, "\t\t\t%s\t", fl_verdict_name(w->against_v));
 	fputc('\n', f);
 }
 
-static void text_entry(const struct pool_run *P, const struct pool_point *Q, int e,
-		       enum fl_verdict pv, const char *own, const struct checked *k)
+static void text_row(FILE *f, const struct fl_pool_result *r, const struct fl_pool_row *w)
 {
-	const struct fl_pool_entry *o = &Q->out[e];
-	char rt[16] = "      -", cb[64], pb[64], cl[96], pl[96];
+	const struct fl_pool_entry *o = &w->e;
+	char rt[16] = "      -", cb[64], pb[64], cl[96], pl[96], own[256];
+	runs_own(r, w, false, own, sizeof own);
 	if (o->runs > 0)
 		snprintf(rt, sizeof rt, "%7.3f", o->ratio);
 	snprintf(cl, sizeof cl, "%s %.0f%%", range(cb, sizeof cb, o->conf_lo, o->conf_hi),
@@ -237,148 +366,65 @@ static void text_entry(const struct pool_run *P, const struct pool_point *Q, int
 		snprintf(cl, sizeof cl, "- (%d run%s)", o->runs, o->runs == 1 ? "" : "s");
 		snprintf(pl, sizeof pl, "-");
 	}
-	fprintf(P->f, "  %-20s %s  %-27s %-27s  %-*s  %-6s", Q->ent[e]->variant, rt, cl, pl,
-		6 * P->nfiles, own, fl_verdict_name(pv));
-	if (P->next && k->have)
-		fprintf(P->f, "  %7.3f %-3s %s%s", k->q.median, k->in ? "in" : "OUT",
-			fl_verdict_name(k->v), k->contra ? " !" : "");
-	else if (P->next)
-		fprintf(P->f, "  %7s     %s", "-", fl_verdict_name(k->v));
-	fputc('\n', P->f);
+	fprintf(f, "  %-20s %s  %-27s %-27s  %-*s  %-6s", w->variant, rt, cl, pl, 6 * r->nruns,
+		own, fl_verdict_name(w->verdict));
+	if (r->against && w->checked)
+		fprintf(f, "  %7.3f %-3s %s%s", w->against_ratio, w->inside ? "in" : "OUT",
+			fl_verdict_name(w->against_v), w->contradicts ? " !" : "");
+	else if (r->against)
+		fprintf(f, "  %7s     %s", "-", fl_verdict_name(w->against_v));
+	fputc('\n', f);
 }
 
-/* Gathers point i's entries and their ratios in every run, and pools them. */
-static bool point_pool(const struct pool_run *P, int i, struct pool_point *Q)
+static void point_header(FILE *f, const struct fl_pool_result *r, const struct fl_pool_pt *p)
 {
-	const struct fl_cells *c0 = &P->runs[0].c;
-	int nrow;
-	const struct fl_cell **row = fl_point_rows(c0, i, P->baseline, &nrow);
-	if (!row)
-		return false;
-	Q->point = c0->c[i].point;
-	Q->nent = 0;
-	Q->ent = fl_xcalloc((size_t)nrow, sizeof(void *)); /* an array of pointers */
-	for (int e = 0; e < nrow; e++)
-		if (strcmp(row[e]->variant, P->baseline))
-			Q->ent[Q->nent++] = row[e];
-	free(row);
-	Q->r = fl_xcalloc((size_t)(P->nfiles * Q->nent) + 1, sizeof *Q->r);
-	fl_pool_ratios(P->nfiles, P->cells, Q->point, P->baseline, Q->ent, Q->nent, false, Q->r);
-	Q->out = fl_xcalloc((size_t)Q->nent + 1, sizeof *Q->out);
-	fl_pool_point(P->nfiles, Q->nent, Q->r, Q->out, &Q->pp);
-	Q->band = 0;
-	for (int e = 0; e < Q->nent; e++)
-		if (fl_is_control(Q->ent[e]->variant, P->baseline) && isfinite(Q->out[e].conf_half))
-			Q->band = Q->out[e].conf_half;
-	return true;
-}
-
-static void point_header(const struct pool_run *P, const struct pool_point *Q)
-{
-	const struct fl_pool_point *pp = &Q->pp;
-	fprintf(P->f, "\n%s  (%d runs", Q->point, P->nfiles);
+	const struct fl_pool_point *pp = &p->pp;
+	fprintf(f, "\n%s  (%d runs", p->point, r->nruns);
 	if (isfinite(pp->tau2))
-		fprintf(P->f, "; between runs: the point's excess sd %.3f in ln ratio, "
+		fprintf(f, "; between runs: the point's excess sd %.3f in ln ratio, "
 			   "%.0f%% of it common to its entries, df %.1f", sqrt(pp->tau2),
 			pp->common + pp->spread > 0 ? 100 * pp->common / (pp->common + pp->spread) : 0,
 			pp->df);
-	fprintf(P->f, ")\n  %-20s %7s  %-27s %-27s  %-*s  %s\n", "variant", "ratio",
-		"long-run ratio, over runs", "next run's ratio", 6 * P->nfiles, "runs' own",
-		P->next ? "verdict      against" : "verdict");
+	fprintf(f, ")\n  %-20s %7s  %-27s %-27s  %-*s  %s\n", "variant", "ratio",
+		"long-run ratio, over runs", "next run's ratio", 6 * r->nruns, "runs' own",
+		r->against ? "verdict      against" : "verdict");
 }
 
-static void print_point(struct pool_run *P, const struct pool_point *Q)
+static void summary(FILE *f, const struct fl_pool_result *r)
 {
-	if (!P->tsv)
-		point_header(P, Q);
-	for (int e = 0; e < Q->nent; e++) {
-		enum fl_verdict pv = fl_pool_verdict(&Q->out[e],
-						     fl_is_control(Q->ent[e]->variant, P->baseline) ? 0
-												 : Q->band);
-		char own[256];
-		runs_own(P, Q, e, own, sizeof own);
-		struct checked k = check_rerun(P, Q, e, pv);
-		(P->tsv ? tsv_entry : text_entry)(P, Q, e, pv, own, &k);
+	fprintf(f, "\nprediction: %s's ratio inside for %d of %d (point, entry) pairs "
+		   "(%.1f%%); median half-width ×/÷%.2f; verdicts contradicting: %d\n",
+		r->against_name, r->inside, r->pairs, r->pairs ? 100.0 * r->inside / r->pairs : 0,
+		exp(r->median_half), r->contra);
+}
+
+void fl_pool_print(FILE *f, const struct fl_pool_result *r, bool tsv)
+{
+	(tsv ? tsv_header : header)(f, r);
+	for (int i = 0; i < r->npt; i++) {
+		const struct fl_pool_pt *p = &r->pt[i];
+		if (!tsv)
+			point_header(f, r, p);
+		for (int e = 0; e < p->nrow; e++)
+			if (tsv)
+				tsv_row(f, r, p, &p->row[e]);
+			else
+				text_row(f, r, &p->row[e]);
 	}
+	fl_pool_libs_print(f, r->libs, r->nlibs, r->nruns, r->baseline, tsv);
+	if (r->against && !tsv)
+		summary(f, r);
 }
 
-/* The point against the fastest library (pool_libs.h), kept for the block
- * after the tables. */
-static void libs_point(struct pool_run *P, const struct pool_point *Q)
-{
-	struct fl_pool_libs_in in = {
-		.nrun = P->nfiles, .cells = P->cells, .point = Q->point, .baseline = P->baseline,
-		.ent = Q->ent, .out = Q->out, .nent = Q->nent, .band = Q->band,
-	};
-	P->nlibs += fl_pool_libs_judge(&in, &P->libs[P->nlibs]);
-}
-
-static void load_runs(struct pool_run *P, char *const *paths, const char *against)
-{
-	for (int j = 0; j < P->nfiles; j++) {
-		load(&P->runs[j], paths[j], P->baseline);
-		if (j > 0)
-			same_config(&P->runs[0], &P->runs[j], "pool only runs of one configuration");
-	}
-	if (against) {
-		P->next = &P->runs[P->nfiles];
-		load(P->next, against, P->baseline);
-		same_config(&P->runs[0], P->next, "--against takes a run of the pooled configuration");
-	}
-}
-
-static void summary(const struct pool_run *P)
-{
-	double mh = P->nhalf ? fl_median(P->half, P->nhalf) : NAN;
-	fprintf(P->f, "\nprediction: %s's ratio inside for %d of %d (point, entry) pairs "
-		      "(%.1f%%); median half-width ×/÷%.2f; verdicts contradicting: %d\n",
-		P->next->path, P->inside, P->pairs, P->pairs ? 100.0 * P->inside / P->pairs : 0,
-		exp(mh), P->contra);
-}
-
-int fl_pool_compare(FILE *f, int nfiles, char *const *paths, const char *against,
+int fl_pool_compare(FILE *f, int nruns, const struct fl_table *t, char *const *names,
+		    const struct fl_table *against, const char *against_name,
 		    const char *baseline, bool tsv)
 {
-	if (nfiles < 2)
-		fl_usage_error("compare --pool: give two or more CSV files of one configuration "
-			       "(got %d)", nfiles);
-	struct pool_run P = { .f = f, .nfiles = nfiles, .baseline = baseline, .tsv = tsv };
-	P.runs = fl_xcalloc((size_t)nfiles + 1, sizeof *P.runs);
-	load_runs(&P, paths, against);
-	P.cells = fl_xcalloc((size_t)nfiles, sizeof(void *)); /* an array of pointers */
-	for (int j = 0; j < nfiles; j++)
-		P.cells[j] = &P.runs[j].c;
-	if (tsv) {
-		fprintf(f, "point\tvariant\truns\tratio\tconf_lo\tconf_hi\tpred_lo\tpred_hi\tverdict"
-			   "\tdf\tbetween_sd\trun_ratios");
-		if (P.next)
-			fprintf(f, "\tagainst_ratio\tinside\tagainst_verdict\tcontradicts");
-		fputc('\n', f);
-	} else {
-		header(f, P.runs, nfiles, P.next, baseline);
-	}
-	P.half = fl_xcalloc((size_t)P.runs[0].c.n + 1, sizeof *P.half);
-	P.libs = fl_xcalloc((size_t)P.runs[0].c.n + 1, sizeof *P.libs);
-	for (int i = 0; i < P.runs[0].c.n; i++) {
-		struct pool_point Q;
-		if (!point_pool(&P, i, &Q))
-			continue;
-		print_point(&P, &Q);
-		libs_point(&P, &Q);
-		free(Q.out);
-		free(Q.r);
-		free((void *)Q.ent);
-	}
-	fl_pool_libs_print(f, P.libs, P.nlibs, nfiles, baseline, tsv);
-	if (P.next && !tsv)
-		summary(&P);
-	free(P.half);
-	free(P.libs);
-	free((void *)P.cells);
-	for (int j = 0; j < nfiles + (P.next != NULL); j++) {
-		fl_cells_free(&P.runs[j].c);
-		fl_table_free(&P.runs[j].t);
-	}
-	free(P.runs);
+	struct fl_pool_result r;
+	char err[400];
+	if (fl_pool_build(&r, nruns, t, names, against, against_name, baseline, err, sizeof err))
+		fl_usage_error("compare --pool: %s", err);
+	fl_pool_print(f, &r, tsv);
+	fl_pool_result_free(&r);
 	return 0;
 }

@@ -2,7 +2,7 @@
  * of one configuration pooled with the run as the top level (the
  * estimator and why: stats.h, "Runs as the top level").
  *
- * The files must be runs of one configuration: the same points, the same
+ * The runs must be of one configuration: the same points, the same
  * entries at each (the first difference is named in one line, exit 2).
  * Per point and entry: the pooled ratio (the geometric mean of the runs'
  * median ratios), where the long-run ratio lies (confidence, over runs,
@@ -17,17 +17,76 @@
  *   prediction: FILE's ratio inside for N of M (point, entry) pairs (P%);
  *   median half-width x/F; verdicts contradicting: C
  * tsv: one tab-separated line per point and entry instead, then the
- * libraries' lines (first field vs-libraries, vs-libraries-total). */
+ * libraries' lines (first field vs-libraries, vs-libraries-total).
+ *
+ * The pool is data first (struct fl_pool_result, fl_pool_build); the text
+ * table, the TSV and the HTML page's pooled part (html_pool.c) are views
+ * of it, so no view reads another's printed text. */
 #ifndef FUTEXLAB_POOL_H
 #define FUTEXLAB_POOL_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Bad input (fewer than two files, a file that cannot be read, files of
- * different configurations, the baseline missing): fl_usage_error, one line,
- * exit 2. Returns 0. */
-int fl_pool_compare(FILE *f, int nfiles, char *const *paths, const char *against,
+#include "report/pool_libs.h"
+#include "report/table.h"
+#include "stats/stats.h"
+
+/* One entry of a point (every row of the point but the baseline's). */
+struct fl_pool_row {
+	const char *variant;          /* run 1's cells' label */
+	struct fl_pool_entry e;       /* pooled: ratio, intervals, df, tau2 (stats.h) */
+	enum fl_verdict verdict;      /* fl_pool_verdict against the control's band */
+	double *run_ratio;            /* [nruns] each run's median ratio (NAN: none) */
+	const char **run_status;      /* [nruns] a run without one: its status, or "-" */
+	/* against a rerun (fl_pool_result.against not NULL): */
+	enum fl_verdict against_v;    /* its ratio table's verdict */
+	bool checked;                 /* it has a ratio and the pool a prediction: */
+	double against_ratio;         /*   its median ratio */
+	bool inside, contradicts;     /*   in the prediction interval; faster vs slower */
+};
+
+/* One point: its pool (the between-run sd: sqrt(pp.tau2)) and its rows. */
+struct fl_pool_pt {
+	const char *point;
+	struct fl_pool_point pp;
+	double band;                  /* the control's long-run log half-width (0: none) */
+	struct fl_pool_row *row;
+	int nrow;
+};
+
+struct fl_pool_result {
+	int nruns;
+	const char *baseline;
+	const struct fl_table *t;     /* the caller's: outlive the result */
+	char *const *names;
+	const struct fl_table *against; /* NULL: no rerun checked */
+	const char *against_name;
+	struct fl_cells *c;           /* [nruns + 1] the runs' cells, then the rerun's */
+	struct fl_pool_pt *pt;
+	int npt;
+	struct fl_pool_libs_point *libs; /* the points judged against the libraries */
+	int nlibs;
+	int pairs, inside, contra;    /* the rerun's checked pairs, inside, contradicting */
+	double median_half;           /* their prediction half-widths' median (NAN: none) */
+};
+
+/* Pools t[0..nruns) (named names[]), and checks the rerun `against` (NULL:
+ * none) against them. Bad input (fewer than two runs, runs of different
+ * configurations, the baseline missing): -1 with one line in err (no
+ * command's prefix), r freed. The tables and names must outlive r. */
+int fl_pool_build(struct fl_pool_result *r, int nruns, const struct fl_table *t,
+		  char *const *names, const struct fl_table *against, const char *against_name,
+		  const char *baseline, char *err, int errlen);
+void fl_pool_result_free(struct fl_pool_result *r);
+/* The views: the text table (and the summary line against a rerun), or
+ * the TSV; then the libraries' block. */
+void fl_pool_print(FILE *f, const struct fl_pool_result *r, bool tsv);
+
+/* The command: build (bad input: fl_usage_error, one line, exit 2), print,
+ * free. Returns 0. */
+int fl_pool_compare(FILE *f, int nruns, const struct fl_table *t, char *const *names,
+		    const struct fl_table *against, const char *against_name,
 		    const char *baseline, bool tsv);
 
 #endif

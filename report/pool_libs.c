@@ -121,7 +121,7 @@ bool fl_pool_libs_judge(const struct fl_pool_libs_in *in, struct fl_pool_libs_po
 	return e >= 0;
 }
 
-static const char *verdict_name(enum fl_pool_libs_verdict v)
+const char *fl_pool_libs_verdict_name(enum fl_pool_libs_verdict v)
 {
 	return v == FL_LIBS_FASTER ? "faster" : v == FL_LIBS_AHEAD ? "ahead" : "behind";
 }
@@ -150,7 +150,7 @@ static void explain(FILE *f, const struct fl_pool_libs_point *p, int n, const ch
 		if (!isnan(p[i].cpu))
 			snprintf(cpu, sizeof cpu, "%.3f%s", p[i].cpu, p[i].cheap ? "" : " over");
 		fprintf(f, "  %-*s  %-9s %9s  %-18s %6.3f  %-15s %-10s %s\n", w, p[i].point,
-			p[i].lib, v, p[i].entry, p[i].time.ratio, lo, cpu, verdict_name(p[i].v));
+			p[i].lib, v, p[i].entry, p[i].time.ratio, lo, cpu, fl_pool_libs_verdict_name(p[i].v));
 	}
 }
 
@@ -162,7 +162,16 @@ static void tsv_lines(FILE *f, const struct fl_pool_libs_point *p, int n)
 			p[i].time.conf_hi);
 		if (!isnan(p[i].cpu))
 			fprintf(f, "%.4f", p[i].cpu);
-		fprintf(f, "\t%s\n", verdict_name(p[i].v));
+		fprintf(f, "\t%s\n", fl_pool_libs_verdict_name(p[i].v));
+	}
+}
+
+void fl_pool_libs_count(const struct fl_pool_libs_point *p, int n, int *ahead, int *faster)
+{
+	*ahead = *faster = 0;
+	for (int i = 0; i < n; i++) {
+		*ahead += p[i].v != FL_LIBS_BEHIND;
+		*faster += p[i].v == FL_LIBS_FASTER;
 	}
 }
 
@@ -171,11 +180,8 @@ void fl_pool_libs_print(FILE *f, const struct fl_pool_libs_point *p, int n, int 
 {
 	if (n == 0)
 		return;
-	int ahead = 0, faster = 0;
-	for (int i = 0; i < n; i++) {
-		ahead += p[i].v != FL_LIBS_BEHIND;
-		faster += p[i].v == FL_LIBS_FASTER;
-	}
+	int ahead, faster;
+	fl_pool_libs_count(p, n, &ahead, &faster);
 	if (tsv) {
 		tsv_lines(f, p, n);
 		fprintf(f, "vs-libraries-total\t%d\t%d\t%d\t%d\n", nrun, n, ahead, faster);

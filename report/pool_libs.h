@@ -76,6 +76,10 @@ struct fl_pool_libs_in {
 /* Judges one point; false (lp untouched) when it has no library in every
  * run or no design with a time ratio in every run. */
 bool fl_pool_libs_judge(const struct fl_pool_libs_in *in, struct fl_pool_libs_point *lp);
+/* "behind", "ahead", "faster". */
+const char *fl_pool_libs_verdict_name(enum fl_pool_libs_verdict v);
+/* Of the judged points, how many ahead (faster counted too) and faster. */
+void fl_pool_libs_count(const struct fl_pool_libs_point *p, int n, int *ahead, int *faster);
 /* The block: the explanation and a line per judged point (tsv: the
  * "vs-libraries" lines), then the closing line ("vs-libraries-total").
  * Nothing when no point was judged. */

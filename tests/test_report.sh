@@ -5,7 +5,11 @@
 # (results/pool/1.csv, 2.csv). Checks, without the browser: bad input is one
 # line on stderr and exit 2 (not a futexlab CSV, an empty CSV, an
 # unwritable -o, --pool with one file); the page fetches nothing (no src=,
-# no <link>, no url(), no @import). Then in the browser (--dump-dom of the
+# no <link>, no url(), no @import); `report --db`: a store of the three
+# runs gives a page beside it naming them store:ID, its --pool part of the
+# two pooled runs is the files' page's byte for byte, and a selection
+# matching nothing, a missing store, --db with a file, --pool of one run
+# are one line, exit 2. Then in the browser (--dump-dom of the
 # page after its inline script ran, console to stderr):
 #   - no console message at all (the page logs nothing: any line is an error
 #     or an uncaught exception);
@@ -67,6 +71,25 @@ check "-o DIR writes DIR/index.html" test -s "$d/dir/index.html"
 "$fl" report --pool "$top/results/pool/1.csv" "$top/results/pool/2.csv" -o "$d/pool.html" \
   >/dev/null
 "$fl" compare --pool "$top/results/pool/1.csv" "$top/results/pool/2.csv" --tsv >"$d/pool.tsv"
+
+# ---- report --db: the page of a store's runs (no browser needed) -----------
+"$fl" store add --db "$d/runs.db" "$csv" "$top/results/pool/1.csv" "$top/results/pool/2.csv" \
+  >/dev/null 2>&1 || { echo "FAIL store add"; exit 1; }
+"$fl" report --db "$d/runs.db" >"$d/said.db"; rc=$?
+check "report --db: exit 0, the page beside the store ($(cat "$d/said.db"))" \
+  test "$rc" = 0 -a -s "$d/runs.html"
+check "report --db: the page names the store's three runs (store:ID)" \
+  grep -q '^<p>Runs: store:[0-9], store:[0-9], store:[0-9]\.</p>$' "$d/runs.html"
+"$fl" report --db "$d/runs.db" --rev 6ad2988 --pool -o "$d/dbpool.html" >/dev/null
+pooled() { awk '/^<h2 id="pool">/ {p=1} /^<h2 id="(f1-)?run">/ {p=0} p' "$1"; }
+pooled "$d/dbpool.html" >"$d/dbpool.part"; pooled "$d/pool.html" >"$d/pool.part"
+check "report --db --pool: its pooled part ($(wc -l <"$d/dbpool.part") lines) is the files' page's" \
+  eval 'test -s "$d/dbpool.part" && cmp -s "$d/dbpool.part" "$d/pool.part"'
+usage_err "report --db: a selection matching no run" \
+  "$fl" report --db "$d/runs.db" --rev nosuch -o "$d/x.html"
+usage_err "report --db: a store that is not there" "$fl" report --db "$d/none.db" -o "$d/x.html"
+usage_err "report --db and a file" "$fl" report --db "$d/runs.db" "$csv" -o "$d/x.html"
+usage_err "report --db --pool of one run" "$fl" report --db "$d/runs.db" --last 1 --pool -o "$d/x.html"
 
 # FUTEXLAB_CHROMIUM: the browser to use ("" : none, as on a machine without it)
 chromium=${FUTEXLAB_CHROMIUM-$(command -v chromium || command -v chromium-browser || true)}
