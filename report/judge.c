@@ -272,6 +272,45 @@ static void revisions(FILE *f, const struct fl_model *m, int from, int to)
 	}
 }
 
+/* The run's `# other work:` figure, % of a core (NAN: none). */
+static double other_work(const struct fl_model *m, int r)
+{
+	const char *v = fl_table_meta(&m->t[r], "other work");
+	char *end;
+	double x = strtod(v, &end);
+	return end != v ? x : NAN;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* A new run made while the machine did much more (or less) other work
+ * than in its history's runs is a run of another machine state: said, so
+ * that a move is read with it (FL_JUDGE_BUSY points of a core apart). */
+static void load_note(FILE *f, const struct fl_model *m, int nhist)
+{
+	double *h = fl_xcalloc((size_t)nhist, sizeof *h);
+	int n = 0;
+	for (int r = 0; r < nhist; r++)
+		if (isfinite(other_work(m, r)))
+			h[n++] = other_work(m, r);
+	if (n) {
+		qsort(h, (size_t)n, sizeof *h, cmp_d);
+		double med = n % 2 ? h[n / 2] : (h[n / 2 - 1] + h[n / 2]) / 2;
+		for (int r = nhist; r < m->nrun; r++) {
+			double x = other_work(m, r);
+			if (fabs(x - med) > FL_JUDGE_BUSY)
+				fprintf(f, "note: %s ran with other work %.0f%% of a core, its history "
+					   "%.0f%% (the median): another machine state, which can move "
+					   "what it measures\n", m->run[r].path, x, med);
+		}
+	}
+	free(h);
+}
+
 void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 {
 	const struct fl_mrun *h = &m->run[0], *l = &m->run[nhist - 1];
@@ -288,6 +327,7 @@ void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 		snprintf(prefix, sizeof prefix, "%s: ", m->run[r].path);
 		fl_table_as_marks(f, &m->t[r], prefix);
 	}
+	load_note(f, m, nhist);
 }
 
 int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge_opts *o)

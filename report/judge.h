@@ -54,6 +54,11 @@
 #define FL_JUDGE_ALPHA 0.01
 #define FL_JUDGE_THRESHOLD 0.10
 #define FL_JUDGE_LEVEL 0.95
+/* Other work (% of a core, the CSV's `# other work:` line) by which a new
+ * run's machine may differ from its history's median before a note says
+ * so: a quarter of a core is what a neighbour's compile or test job takes
+ * on a 2-vCPU machine, and it moves a parked handoff many-fold. */
+#define FL_JUDGE_BUSY 25.0
 
 struct fl_judge_opts {
 	unsigned fail_on;   /* gate.h's FL_GATE_* bits; 0: no gate */
