@@ -19,9 +19,12 @@ static const char *const moved_name[] = { "~", "SLOWER", "FASTER", "baseline mov
 /* One figure of one (point, entry): its history and the new side's mean. */
 struct side {
 	struct fl_series s;
+	double *y;       /* the history's values (ln), one a run */
 	double now;      /* the new side's mean (ln) */
 	int k;           /* new runs with a value */
+	double scale;    /* the calibration's factor on the t's scale (1: none) */
 	double p;        /* two-sided, against the history's prediction */
+	double half;     /* the interval of one new run, FL_JUDGE_LEVEL (ln) */
 };
 
 struct pair {
@@ -39,6 +42,7 @@ struct judge {
 	int npair, judged, failed;
 	struct side *base; /* per point: the baseline's own time */
 	double cut;        /* the per-pair p a move needs: alpha / judged */
+	double q_ratio, q_time; /* the calibration quantiles (NAN: none) */
 };
 
 /* ln of a cell's figure: its ratio's median or its own value; NAN: none. */
@@ -53,11 +57,10 @@ static double figure(const struct fl_mcell *c, bool ratio)
 static void side_of(const struct judge *J, int p, int e, bool ratio, struct side *s)
 {
 	const struct fl_model *m = J->m;
-	double *y = fl_xmalloc((size_t)J->nhist * sizeof *y), sum = 0;
+	double sum = 0;
+	s->y = fl_xmalloc((size_t)J->nhist * sizeof *s->y);
 	for (int r = 0; r < J->nhist; r++)
-		y[r] = figure(fl_model_cell(m, r, p, e), ratio);
-	s->s = fl_series_of(y, J->nhist);
-	free(y);
+		s->y[r] = figure(fl_model_cell(m, r, p, e), ratio);
 	s->k = 0;
 	for (int r = J->nhist; r < m->nrun; r++) {
 		double x = figure(fl_model_cell(m, r, p, e), ratio);
@@ -68,27 +71,41 @@ static void side_of(const struct judge *J, int p, int e, bool ratio, struct side
 	s->p = NAN;
 }
 
-/* The prior over every series of one kind, then each moderated and its p. */
-static void moderate(struct side *const *s, int n)
+/* Two-sided t quantile (the normal's at infinite df). */
+static double tq(double df)
 {
-	double *s2 = fl_xcalloc((size_t)n, sizeof *s2), *d = fl_xcalloc((size_t)n, sizeof *d);
-	for (int i = 0; i < n; i++) {
-		s2[i] = s[i]->s.s2;
-		d[i] = s[i]->s.n - 1;
-	}
-	struct fl_var_prior prior = fl_var_prior(s2, d, n);
+	return fl_t_quantile((1 + FL_JUDGE_LEVEL) / 2, isinf(df) ? 1e9 : df);
+}
+
+/* Every series of one kind moderated by a prior over all of them, the
+ * history's calibration (stats/predict.h) read as a factor on each
+ * series' t scale, then each new side's interval and p-value. */
+static void moderate(struct side *const *s, int n, int nhist, double *calib)
+{
+	double *y = fl_xcalloc((size_t)n * (size_t)nhist, sizeof *y);
+	struct fl_series *ser = fl_xcalloc((size_t)n, sizeof *ser);
+	for (int i = 0; i < n; i++)
+		memcpy(y + (size_t)i * nhist, s[i]->y, (size_t)nhist * sizeof *y);
+	fl_series_all(y, n, nhist, ser);
+	double q = fl_predict_calibrate(y, n, nhist, FL_JUDGE_LEVEL);
+	*calib = q;
 	for (int i = 0; i < n; i++) {
 		struct side *x = s[i];
-		fl_series_moderate(&x->s, &prior);
+		x->s = ser[i];
+		x->half = NAN;
 		/* no spread at all (copies of one run): nothing to judge a change by */
-		if (!x->k || !(x->s.df > 0) || !(x->s.var > 0))
+		if (!(x->s.df > 0) || !(x->s.var > 0))
 			continue;
-		double se = sqrt(x->s.var * (1.0 / x->s.n + 1.0 / x->k)),
+		x->scale = isfinite(q) ? fmax(1, q / tq(x->s.df)) : 1;
+		x->half = x->scale * tq(x->s.df) * x->s.se;
+		if (!x->k)
+			continue;
+		double se = x->scale * sqrt(x->s.var * (1.0 / x->s.n + 1.0 / x->k)),
 		       t = fabs(x->now - x->s.mean);
 		x->p = isinf(x->s.df) ? erfc(t / se / sqrt(2)) : fl_t_sf2(t / se, x->s.df);
 	}
-	free(s2);
-	free(d);
+	free(y);
+	free(ser);
 }
 
 static bool judged_entry(const struct fl_model *m, int e)
@@ -112,8 +129,12 @@ static void collect(struct judge *J)
 			*x = (struct pair){ .p = p, .e = e };
 			side_of(J, p, e, true, &x->ratio);
 			side_of(J, p, e, false, &x->time);
-			if (x->ratio.s.n >= 2 || x->ratio.k)
+			if (x->ratio.k) {
 				J->npair++;
+			} else { /* not in the new run(s): nothing to judge */
+				free(x->ratio.y);
+				free(x->time.y);
+			}
 		}
 	}
 }
@@ -124,12 +145,13 @@ static void fit(struct judge *J)
 	struct side **s = fl_xcalloc((size_t)(n + m), sizeof(void *));
 	for (int i = 0; i < n; i++)
 		s[i] = &J->pair[i].ratio;
-	moderate(s, n);
+	moderate(s, n, J->nhist, &J->q_ratio);
 	for (int i = 0; i < n; i++)
 		s[i] = &J->pair[i].time;
 	for (int p = 0; p < m; p++)
 		s[n + p] = &J->base[p];
-	moderate(s, n + m); /* the baseline's own time is a time series like the rest */
+	/* the baseline's own time is a time series like the rest */
+	moderate(s, n + m, J->nhist, &J->q_time);
 	free(s);
 }
 
@@ -168,8 +190,7 @@ static void tsv(FILE *f, const struct judge *J)
 	      "\tns\tns_pred_lo\tns_pred_hi\tagainst_ns\tp_ns\tverdict\n", f);
 	for (int i = 0; i < J->npair; i++) {
 		const struct pair *x = &J->pair[i];
-		double h = fl_series_half(&x->ratio.s, FL_JUDGE_LEVEL),
-		       ht = fl_series_half(&x->time.s, FL_JUDGE_LEVEL);
+		double h = x->ratio.half, ht = x->time.half;
 		double lo = ex(x->ratio.s.mean - h), hi = ex(x->ratio.s.mean + h),
 		       now = ex(x->ratio.now);
 		fprintf(f, "%s\t%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%.3g\t%.6g\t%.6g\t%.6g\t%.6g"
@@ -189,7 +210,7 @@ static bool fails(const struct judge *J, const struct pair *x)
 
 static void row(FILE *f, const struct judge *J, const struct pair *x)
 {
-	double h = fl_series_half(&x->ratio.s, FL_JUDGE_LEVEL);
+	double h = x->ratio.half;
 	char pred[48] = "-", base[64] = "";
 	if (isfinite(h))
 		snprintf(pred, sizeof pred, "[%.3g, %.3g]", ex(x->ratio.s.mean - h),
@@ -210,11 +231,14 @@ static void header(FILE *f, const struct judge *J)
 	const struct fl_judge_opts *o = J->o;
 	fprintf(f, "rule: per (point, entry) the new side's ratio to %s and its own time against "
 		   "what %d earlier runs predict\n(each series' variance moderated over all %d "
-		   "pairs: stats/predict.h); SLOWER/FASTER when both moved the\nsame way beyond "
+		   "pairs, the t's scale calibrated on the history's own runs,\neach left out in "
+		   "turn: a standardized deviation's 95%% quantile %.2f for ratios, %.2f for times: "
+		   "stats/predict.h);\nSLOWER/FASTER when both moved the same way beyond "
 		   "p < %.2g (family-wise %.0f%% over %d pairs, Bonferroni) and by >= %.0f%%%s\n",
-		m->baseline, J->nhist, J->npair, J->cut, 100 * FL_JUDGE_ALPHA, J->judged,
-		100 * o->threshold, o->ratio_only ? ";\n--across-machines: the ratio alone (a "
-		"time is not comparable across machines)" : "");
+		m->baseline, J->nhist, J->npair, J->q_ratio, J->q_time, J->cut,
+		100 * FL_JUDGE_ALPHA, J->judged, 100 * o->threshold,
+		o->ratio_only ? ";\n--across-machines: the ratio alone (a time is not comparable "
+		"across machines)" : "");
 	fprintf(f, "\n%-34s %-20s %7s %-18s %7s %8s  %9s %9s %8s  %s\n", "point", "entry", "ratio",
 		"next run (95%)", "now", "p", "time", "now", "p", "verdict");
 }
@@ -351,6 +375,10 @@ int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge
 				row(f, &J, &J.pair[i]);
 		rc = gate(f, &J);
 	}
+	for (int i = 0; i < J.npair; i++)
+		free(J.pair[i].ratio.y), free(J.pair[i].time.y);
+	for (int p = 0; p < m->npoint; p++)
+		free(J.base[p].y);
 	free(J.pair);
 	free(J.base);
 	return rc;

@@ -15,8 +15,12 @@
  *          entry's code changed — and also when the machine did.
  * Each series' variance is moderated towards a prior fitted over all the
  * history's series of its kind (stats/predict.h: strength borrowed across
- * entries and points), and the new side's mean is set against it:
- * p = P(|T| >= |new - mean| / (s~ sqrt(1/n + 1/k))), T ~ t(d0 + n - 1),
+ * entries and points), the t's scale is calibrated on the history's own
+ * runs (each left out in turn and predicted from the others: the factor
+ * c = max(1, q / t_{0.975}) that makes the pooled standardized deviations'
+ * 95% quantile q hold, stats/predict.h), and the new side's mean is set
+ * against it:
+ * p = P(|T| >= |new - mean| / (c s~ sqrt(1/n + 1/k))), T ~ t(d0 + n - 1),
  * n history runs, k new ones.
  *
  * An entry moved when BOTH its ratio and its own time moved the same way,

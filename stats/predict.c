@@ -147,6 +147,71 @@ double fl_series_half(const struct fl_series *s, double level)
 	return fl_t_quantile((1 + level) / 2, s->df) * s->se;
 }
 
+void fl_series_all(const double *y, int ns, int n, struct fl_series *out)
+{
+	double *s2 = calloc((size_t)(ns ? ns : 1), sizeof *s2), *d = calloc((size_t)(ns ? ns : 1), sizeof *d);
+	for (int k = 0; k < ns; k++) {
+		out[k] = fl_series_of(y + (size_t)k * n, n);
+		if (s2 && d) {
+			s2[k] = out[k].s2;
+			d[k] = out[k].n - 1;
+		}
+	}
+	struct fl_var_prior p = s2 && d ? fl_var_prior(s2, d, ns)
+				      : (struct fl_var_prior){ .s02 = NAN, .d0 = 0, .n = 0 };
+	for (int k = 0; k < ns; k++)
+		fl_series_moderate(&out[k], &p);
+	free(s2);
+	free(d);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The standardized deviations of run i from the series made of the other
+ * runs, appended to u (*nu of them). */
+static void left_out(const double *y, int ns, int n, int i, double *rest, struct fl_series *sr,
+		     double *u, int *nu)
+{
+	for (int k = 0; k < ns; k++)
+		for (int j = 0, m = 0; j < n; j++)
+			if (j != i)
+				rest[(size_t)k * (n - 1) + m++] = y[(size_t)k * n + j];
+	fl_series_all(rest, ns, n - 1, sr);
+	for (int k = 0; k < ns; k++) {
+		double x = y[(size_t)k * n + i];
+		if (isfinite(x) && sr[k].n >= 2 && sr[k].se > 0)
+			u[(*nu)++] = fabs(x - sr[k].mean) / sr[k].se;
+	}
+}
+
+double fl_predict_calibrate(const double *y, int ns, int n, double level)
+{
+	if (n < 3 || ns < 1)
+		return NAN;
+	double *rest = malloc((size_t)ns * (size_t)(n - 1) * sizeof *rest),
+	       *u = malloc((size_t)ns * (size_t)n * sizeof *u);
+	struct fl_series *sr = malloc((size_t)ns * sizeof *sr);
+	int nu = 0;
+	if (rest && u && sr)
+		for (int i = 0; i < n; i++)
+			left_out(y, ns, n, i, rest, sr, u, &nu);
+	double q = NAN;
+	if (nu >= 20) {
+		qsort(u, (size_t)nu, sizeof *u, cmp_double);
+		/* the conformal rank: ceil((N + 1) level), the largest past it */
+		int r = (int)ceil((nu + 1) * level);
+		q = u[(r < nu ? r : nu) - 1];
+	}
+	free(rest);
+	free(u);
+	free(sr);
+	return q;
+}
+
 double fl_series_p(const struct fl_series *s, double x)
 {
 	if (!(s->df > 0) || !(s->se >= 0) || !isfinite(x))
