@@ -12,9 +12,9 @@
 #include "stats/predict.h"
 #include "stats/stats.h"
 
-enum moved { SAME, SLOWER, FASTER, BASELINE_MOVED, MACHINE_MOVED };
+enum moved { SAME, SLOWER, FASTER, BASELINE_MOVED, RATIO_ONLY, MACHINE_MOVED };
 static const char *const moved_name[] = { "~", "SLOWER", "FASTER", "baseline moved",
-					  "machine moved" };
+					  "ratio only", "machine moved" };
 
 /* One figure of one (point, entry): its history and the new side's mean. */
 struct side {
@@ -172,8 +172,11 @@ static void classify(struct judge *J)
 	for (int i = 0; i < J->npair; i++) {
 		struct pair *x = &J->pair[i];
 		int r = moved(J, &x->ratio), t = J->o->ratio_only ? r : moved(J, &x->time);
+		/* the baseline's own time moved the way that explains the ratio's move */
+		bool base = moved(J, &J->base[x->p]) == -r;
 		x->v = r && r == t ? (r > 0 ? SLOWER : FASTER)
-		       : r	   ? BASELINE_MOVED
+		       : r && base ? BASELINE_MOVED
+		       : r	   ? RATIO_ONLY
 		       : t	   ? MACHINE_MOVED
 				   : SAME;
 	}
@@ -233,8 +236,9 @@ static void header(FILE *f, const struct judge *J)
 		   "what %d earlier runs predict\n(each series' variance moderated over all %d "
 		   "pairs, the t's scale calibrated on the history's own runs,\neach left out in "
 		   "turn: a standardized deviation's 95%% quantile %.2f for ratios, %.2f for times: "
-		   "stats/predict.h);\nSLOWER/FASTER when both moved the same way beyond "
-		   "p < %.2g (family-wise %.0f%% over %d pairs, Bonferroni) and by >= %.0f%%%s\n",
+		   "stats/predict.h);\nSLOWER/FASTER when the ratio moved beyond p < %.2g "
+		   "(family-wise %.0f%% over %d pairs, Bonferroni) and\nboth the ratio and the "
+		   "entry's own time moved that way by >= %.0f%%%s\n",
 		m->baseline, J->nhist, J->npair, J->q_ratio, J->q_time, J->cut,
 		100 * FL_JUDGE_ALPHA, J->judged, 100 * o->threshold,
 		o->ratio_only ? ";\n--across-machines: the ratio alone (a time is not comparable "
@@ -245,12 +249,14 @@ static void header(FILE *f, const struct judge *J)
 
 static int gate(FILE *f, const struct judge *J)
 {
-	int moved_n[5] = { 0 };
+	int moved_n[6] = { 0 };
 	for (int i = 0; i < J->npair; i++)
 		moved_n[J->pair[i].v] += J->pair[i].judged;
 	fprintf(f, "\n%d pairs judged: %d slower, %d faster, %d where the baseline moved (the "
-		   "ratio only), %d where the machine moved (the time only)\n", J->judged,
-		moved_n[SLOWER], moved_n[FASTER], moved_n[BASELINE_MOVED], moved_n[MACHINE_MOVED]);
+		   "ratio, the baseline's own time the other way), %d where the ratio alone moved "
+		   "(not the entry's own time, nor the baseline's), %d where the machine moved (the "
+		   "time only)\n", J->judged, moved_n[SLOWER], moved_n[FASTER],
+		moved_n[BASELINE_MOVED], moved_n[RATIO_ONLY], moved_n[MACHINE_MOVED]);
 	if (!J->o->fail_on)
 		return 0;
 	int failed = 0;
