@@ -8,15 +8,10 @@
 # spec.c's table, `version --help` is a usage, --no-min-blocking is listed.
 # Usage: test_docs.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
-pass=0 fail=0
-d=$(mktemp -d /tmp/futexlab-docs.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
+scratch d docs
 
 out=$(python3 "$top/scripts/check-docs" "$fl" "$top" 2>&1); rc=$?
 check "the pages name only options, presets and preset figures that exist (rc $rc)" test "$rc" = 0
@@ -65,5 +60,4 @@ check "version --help: a usage, exit 0" eval 'test "$rc" = 0 && grep -q "^usage:
 "$fl" version extra >/dev/null 2>"$d/err"; rc=$?
 check "version extra: exit 2, one line" test "$rc" = 2 -a "$(wc -l <"$d/err")" = 1
 check "run --help lists --no-min-blocking" grep -q -- '^  --no-min-blocking  ' <<<"$("$fl" run --help)"
-echo "docs: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish docs

@@ -3,21 +3,16 @@
 # (report/evidence.h, report/table.h) on crafted CSVs: `futexlab compare
 # FILE`, `compare --tsv`, `compare A B`. Usage: test_evidence.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
 # run, sweep, exec and compare FILE end with the summary; the checks here read
 # the full tables, which --detail puts on the screen before it
 with_detail() { case ${1-} in run|sweep|exec|compare) "$fl" "$1" --detail "${@:2}" ;; *) "$fl" "$@" ;; esac; }
-pass=0 fail=0
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
+scratch d evidence
 absent() { ! grep -qE "$1" <<<"$2"; }
 run() { # args...: futexlab's stdout in $out, a failed command counts
-  if out=$(with_detail "$@" 2>&1); then pass=$((pass+1)); echo "ok   futexlab $*"
-  else fail=$((fail+1)); echo "FAIL futexlab $* (rc $?)"; echo "$out"; fi
+  if out=$(with_detail "$@" 2>&1); then ok "futexlab $*"
+  else bad "futexlab $* (rc $?)"; echo "$out"; fi
 }
 # field WORD N: field N (awk) of the block row of variant WORD (the last
 # line starting with it before the summary: the ratio row comes first)
@@ -209,5 +204,4 @@ for m in "# numa: 1 nodes (test)" ""; do
   check "numa: ${m:-no numa line}: glibc's row ends at its w2r p99" test "$(field glibc 14)" = ""
 done
 
-echo "evidence: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish evidence

@@ -8,14 +8,9 @@
 # faster). Bad input: one line on stderr, nothing on stdout, exit 2.
 # Usage: test_pool.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
-pass=0 fail=0
-d=$(mktemp -d /tmp/futexlab-pool.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
+scratch d pool
 # gen FILE NEG2 MUSL2 NEG4 MUSL4 [skip-musl]: the designs' ratios per point
 gen() {
   { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
@@ -41,24 +36,21 @@ gen "$d/nomusl.csv" 0.72 1.01 1.28 1.00 skip
 sed 's/^\(.*\),pool,4,/\1,pool,8,/' "$d/2.csv" >"$d/t8.csv"
 
 # bad input: one line on stderr, nothing on stdout, exit 2
-bad() { # description, expected text on stderr, args...
+bad_input() { # description, expected text on stderr, args...
   local what=$1 want=$2; shift 2
   local out err rc
-  out=$("$fl" compare --detail "$@" 2>"$d/err"); rc=$?
-  err=$(cat "$d/err")
-  check "$what: exit 2, one line naming it" \
-    test "$rc" = 2 -a -z "$out" -a "$(wc -l <"$d/err")" = 1 -a "${err#*"$want"}" != "$err"
+  check "$what: exit 2, one line naming it" refusal "$want" "$fl" compare --detail "$@"
 }
-bad "one file" "give two or more CSV files" --pool "$d/1.csv"
-bad "a missing file" "cannot read $d/none.csv" --pool "$d/1.csv" "$d/none.csv"
-bad "an entry missing from one run" "has no 'musl' at 'pool T=4 K=1 wake=exact'" \
+bad_input "one file" "give two or more CSV files" --pool "$d/1.csv"
+bad_input "a missing file" "cannot read $d/none.csv" --pool "$d/1.csv" "$d/none.csv"
+bad_input "an entry missing from one run" "has no 'musl' at 'pool T=4 K=1 wake=exact'" \
   --pool "$d/1.csv" "$d/nomusl.csv"
-bad "a point missing from one run" "has no point 'pool T=4 K=1 wake=exact'" \
+bad_input "a point missing from one run" "has no point 'pool T=4 K=1 wake=exact'" \
   --pool "$d/1.csv" "$d/t8.csv"
-bad "--against of another configuration" "--against takes a run of the pooled" \
+bad_input "--against of another configuration" "--against takes a run of the pooled" \
   --pool "$d/1.csv" "$d/2.csv" --against "$d/nomusl.csv"
-bad "--against without --pool" "--against takes --pool" "$d/1.csv" --against "$d/2.csv"
-bad "--pool with --absolute" "--absolute does not apply" --pool --absolute "$d/1.csv" "$d/2.csv"
+bad_input "--against without --pool" "--against takes --pool" "$d/1.csv" --against "$d/2.csv"
+bad_input "--pool with --absolute" "--absolute does not apply" --pool --absolute "$d/1.csv" "$d/2.csv"
 
 out=$("$fl" compare --detail --pool "$d/1.csv" "$d/2.csv" 2>&1); rc=$?
 check "a pool of two runs: exit 0" test "$rc" = 0
@@ -147,5 +139,4 @@ check "libraries --tsv: a vs-libraries line per point, pool T=8 behind at 2x CPU
 check "libraries --tsv: the total, runs 3, points 4, ahead 3, faster 2" \
   grep -qxP 'vs-libraries-total\t3\t4\t3\t2' <<<"$tsv"
 [ "$fail" -eq 0 ] || printf '%s\n' "$out"
-echo "pool-cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish pool-cli

@@ -8,14 +8,9 @@
 # 0.8x. The "vs the libraries" line: not judged at pool T=2.
 # Usage: test_regimes.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
-pass=0 fail=0
-d=$(mktemp -d /tmp/futexlab-regimes.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
+scratch d regimes
 { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
   echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,round,slot,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol"
   for r in $(seq 0 15); do
@@ -50,5 +45,4 @@ check "vs the libraries at the one-state point: judged; the two-state point left
   grep -q '^vs the libraries: .* at 1 of 1 points$' <<<"$out"
 check "the count at the end" grep -q '^regimes: 1 of 2 points run in two states$' <<<"$out"
 [ "$fail" -eq 0 ] || printf '%s\n' "$out"
-echo "regimes-cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish regimes-cli

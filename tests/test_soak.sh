@@ -9,21 +9,16 @@
 # killed by SIGINT or SIGTERM exits 130/143, leaves only complete rows and
 # no temp file or torture process; bad input exits 2 with one line.
 set -u
+. "$(dirname "$0")/lib.sh"
 soak=$1 bdir=$2
-pass=0 fail=0
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+scratch t soak
 header=date,revision,kernel,variant,build,seconds,cycles,ops,posts,acquisitions,timeouts,einval,eintr,signals,spurious,result
 
 # expect_usage "description" args...: exit 2, one stderr line, no stdout
 expect_usage() {
-  local what=$1 out rc lines; shift
-  out=$("$soak" "$@" 2>"$t/err"); rc=$?
-  lines=$(grep -c '' "$t/err")
-  if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ -z "$out" ]; then ok "$what: $(cat "$t/err")"
-  else bad "$what: rc=$rc stderr lines=$lines stdout='$out' stderr='$(cat "$t/err")'"; fi
+  local what=$1 out err rc; shift
+  if refusal "" "$soak" "$@"; then ok "$what: $err"
+  else bad "$what: rc=$rc stderr lines=$(grep -c '' <<<"$err") stdout='$out' stderr='$err'"; fi
 }
 expect_usage "no SECONDS" --build "$bdir" --file "$t/u.csv"
 expect_usage "SECONDS not a number" --build "$bdir" --file "$t/u.csv" ten negcount
@@ -162,5 +157,4 @@ for sig in INT TERM; do
   fi
 done
 
-echo "soak tests: $pass passed, $fail failed, 0 skipped"
-[ $fail -eq 0 ]
+finish -s "soak tests"
