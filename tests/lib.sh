@@ -53,6 +53,48 @@ scratch() {
   trap lib_exit EXIT
 }
 
+# COLS: awk text to put before an awk program so that it reads a CSV's or
+# a TSV's columns by name, never by position: col("ns_per_op") is that
+# column's number in the header (the first line not a comment), so
+# $col("ns_per_op") its value. A name the header lacks stops awk (status 2,
+# a line on stderr): a renamed column fails the test, never reads another.
+#   awk -F, "$COLS"'$col("status") == "ok" { print $col("ns_per_op") }' run.csv
+COLS='function col(name) {
+  if (!(name in cols_)) { print "awk: no column " name " in the header" > "/dev/stderr"; exit 2 }
+  return cols_[name] }
+!cols_seen_ && !/^#/ { for (i_ = 1; i_ <= NF; i_++) cols_[$i_] = i_; cols_seen_ = 1 }
+'
+
+# run_csv [COLUMNS]: a crafted run (a CSV compare reads) from lines of
+# NAME=VALUE words on stdin, a row each, so a test writes its rows by column
+# name: the four metadata lines, the header (COLUMNS, default RUN_HEADER),
+# then each row in the header's order, a column the line does not name
+# taking RUN_DEFAULTS' value (else empty). A name the header lacks is an
+# error (status 1): a misspelt column would otherwise be silently default.
+RUN_HEADER=variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,round,slot,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol
+RUN_DEFAULTS="workload=pool tokens=1 hold_ns=0 think_ns=0 wake=exact ops=1000 elapsed_ns=1 ops_per_s=1 status=ok slot=0 cpu_user_ns=1000 cpu_sys_ns=0 csw_vol=0 csw_invol=0"
+run_csv() {
+  awk -v header="${1:-$RUN_HEADER}" -v defaults="$RUN_DEFAULTS" '
+    function set(word, into,   eq) {
+      eq = index(word, "="); into[substr(word, 1, eq - 1)] = substr(word, eq + 1) }
+    BEGIN {
+      print "# futexlab test"; print "# cpu: test cpu"; print "# cores: 2"; print "# kernel: test"
+      print header
+      n = split(header, h, ","); for (i = 1; i <= n; i++) known[h[i]] = 1
+      m = split(defaults, d, " "); for (i = 1; i <= m; i++) set(d[i], dflt)
+    }
+    {
+      split("", v)
+      for (i = 1; i <= NF; i++) {
+        set($i, v); name = substr($i, 1, index($i, "=") - 1)
+        if (!(name in known)) { print "run_csv: no column " name > "/dev/stderr"; bad = 1; exit 1 }
+      }
+      line = ""
+      for (i = 1; i <= n; i++) line = line (i > 1 ? "," : "") (h[i] in v ? v[h[i]] : dflt[h[i]])
+      print line
+    }'
+}
+
 # finish [-s] NAME [NOTE]: the closing line, "NAME: N passed, M failed"
 # (-s: then ", K skipped"; NOTE: then " NOTE"), and the test's exit status.
 finish() {

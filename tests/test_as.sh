@@ -20,7 +20,7 @@ rows = csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
 v = [float(r["ns_per_op"]) for r in rows if r["variant"] == sys.argv[2] and r["status"] == "ok"]
 print(statistics.median(v) if v else "nan")' "$@"; }
 # labels FILE: the variant column's values, sorted, one line
-labels() { grep -v '^#' "$1" | tail -n +2 | cut -d, -f1 | sort -u | tr '\n' ' '; }
+labels() { awk -F, "$COLS"'!/^#/ && rows++ { print $col("variant") }' "$1" | sort -u | tr '\n' ' '; }
 # slower FILE A B: A's median over B's > 3 and A's median - B's > 400 ns
 slower() { python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(not (a > 3 * b and a - b > 400))' \
   "$(median "$1" "$2")" "$(median "$1" "$3")"; }

@@ -16,16 +16,17 @@ set -u
 fl=$1
 csv=$(dirname "$0")/data/noisy-control.csv
 scratch d failon
-# scaled OUT K: the run with negcount's ns_per_op (column 10) times K
+# scaled OUT K: the run with negcount's ns_per_op times K
 scaled() {
-  awk -F, -v OFS=, -v k="$2" '/^#/ || /^variant,/ { print; next }
-    $1 == "negcount" && $12 == "ok" { $10 = $10 * k } { print }' "$csv" >"$1"
+  awk -F, -v OFS=, -v k="$2" "$COLS"'/^#/ || /^variant,/ { print; next }
+    $col("variant") == "negcount" && $col("status") == "ok" { $col("ns_per_op") = $col("ns_per_op") * k }
+    { print }' "$csv" >"$1"
 }
 scaled "$d/slow.csv" 10
 scaled "$d/fast.csv" 0.1
 # the pingpong point alone, and the pool point alone: no pair in common
-awk -F, '/^#/ || /^variant,/ || $2 == "pingpong"' "$csv" >"$d/pp.csv"
-awk -F, '/^#/ || /^variant,/ || $2 == "pool"' "$csv" >"$d/pool.csv"
+awk -F, "$COLS"'/^#/ || /^variant,/ || $col("workload") == "pingpong"' "$csv" >"$d/pp.csv"
+awk -F, "$COLS"'/^#/ || /^variant,/ || $col("workload") == "pool"' "$csv" >"$d/pool.csv"
 : >"$d/empty.csv"
 printf 'a,b,c\n1,2,3\n' >"$d/other.csv"
 grep -m1 -B100 '^variant,' "$csv" >"$d/norows.csv"   # metadata and header, no row
@@ -80,9 +81,10 @@ check "--only split: it does not" gate 0 'pass$' "$csv" "$d/slow.csv" --fail-on 
 # after run, every entry's own time the same. Every ratio there falls 3x;
 # no entry's time moved: nothing fails, and the pairs are named as the
 # baseline's move, not the entries'.
-awk -F, -v OFS=, '/^#/ || /^variant,/ { print; next }
-  ($1 == "glibc" || $1 == "glibc#2") && $2 == "pingpong" && $12 == "ok" { $10 = $10 * 3 } { print }' \
-  "$csv" >"$d/base.csv"
+awk -F, -v OFS=, "$COLS"'/^#/ || /^variant,/ { print; next }
+  ($col("variant") == "glibc" || $col("variant") == "glibc#2") && $col("workload") == "pingpong" &&
+    $col("status") == "ok" { $col("ns_per_op") = $col("ns_per_op") * 3 }
+  { print }' "$csv" >"$d/base.csv"
 check "the baseline 3x slower: --fail-on faster exits 0" \
   gate 0 '\(([1-9][0-9]*) where only the baseline moved\): pass$' "$csv" "$d/base.csv" --fail-on faster
 check "  the pairs named as the baseline's move" \

@@ -88,7 +88,7 @@ check "  --all: the series' 12 runs, the 6 test runs marked" \
 check "  --html: the page with the change point drawn" grep -q 'class="cp"' "$d/h.html"
 out=$("$fl" history --db "$d/db" --variant negcount --point uncontended --tsv 2>&1)
 check "history --tsv: a line per run, the change flagged at run 7" \
-  test "$(awk -F'\t' '$11 == 1 { print $4 }' <<<"$out")" = 7
+  test "$(awk -F'\t' "$COLS"'$col("change") == 1 { print $col("pos") }' <<<"$out")" = 7
 
 # ---- refusals: one line on stderr, nothing on stdout, exit 2 ----------------------
 bad_input() { # description, expected text on stderr, args...

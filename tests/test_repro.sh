@@ -14,16 +14,14 @@ scratch d repro
 craft() { # file, then "variant workload threads F" ...
   local f=$1; shift
   local designs=("$@") e x
-  { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
-    echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,hash,spin,round,slot"
-    for r in 0 1 2 3 4 5 6 7; do
-      g=$((1000 + 10 * r))
-      for e in "glibc pool 4 100" "glibc#2 pool 4 $((100 + r % 2))" "glibc pingpong 2 100" \
-               "glibc#2 pingpong 2 $((99 + r % 3))" "${designs[@]}"; do
-        read -ra x <<<"$e"
-        echo "${x[0]},${x[1]},${x[2]},1,0,0,exact,1000,1,$((g * x[3] / 100)).0,1,ok,\"\",auto,0,$r,0"
-      done
-    done; } >"$f"
+  for r in 0 1 2 3 4 5 6 7; do
+    g=$((1000 + 10 * r))
+    for e in "glibc pool 4 100" "glibc#2 pool 4 $((100 + r % 2))" "glibc pingpong 2 100" \
+             "glibc#2 pingpong 2 $((99 + r % 3))" "${designs[@]}"; do
+      read -ra x <<<"$e"
+      echo "variant=${x[0]} workload=${x[1]} threads=${x[2]} ns_per_op=$((g * x[3] / 100)).0 note=\"\" hash=auto spin=0 round=$r"
+    done
+  done | run_csv variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,hash,spin,round,slot >"$f"
 }
 craft "$d/a.csv" "negcount pool 4 100" "split pool 4 100" "textbook pool 4 100" \
   "musl pingpong 2 100" "gosema pingpong 2 100" "floor-empty pool 4 50" "lock1 pool 4 100"
