@@ -6,13 +6,10 @@
 # input: one line, exit 2.
 # Usage: test_alternate.sh path/to/futexlab path/to/scripts/alternate
 set -u
+. "$(dirname "$0")/lib.sh"
 export FUTEXLAB=$1
 alt=$2
-pass=0 fail=0
-check() { local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi; }
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch d alternate
 
 "$alt" -n 2 -o "$d" -t t . -- run --workload uncontended --rounds 2 --duration 0.002 \
   --variant negcount --no-floors --no-probes >"$d/out" 2>"$d/err"
@@ -31,21 +28,20 @@ st=$?
 check "a failing run: its status (2)" [ $st -eq 2 ]
 check "a failing run: said" grep -q "tree's run failed (status 2)" "$d/err"
 
-bad() { local what=$1; shift
+bad_input() { local what=$1; shift
   "$alt" "$@" >"$d/out" 2>"$d/err"
   local st=$?
   check "bad input, $what: exit 2" [ $st -eq 2 ]
   check "bad input, $what: one line" [ "$(wc -l <"$d/err")" -eq 1 ]
 }
-bad "-n 0" -n 0 . -- run
-bad "-n x" -n x . -- run
-bad "no revision" -- run
-bad "no command" .
-bad "a revision twice" . . -- run
-bad "not a revision" no-such-revision-xyz -- run
-bad "an unknown option" -q . -- run
-bad "--csv given" . -- run --csv x.csv
-bad "a tag with a slash" -t a/b . -- run
+bad_input "-n 0" -n 0 . -- run
+bad_input "-n x" -n x . -- run
+bad_input "no revision" -- run
+bad_input "no command" .
+bad_input "a revision twice" . . -- run
+bad_input "not a revision" no-such-revision-xyz -- run
+bad_input "an unknown option" -q . -- run
+bad_input "--csv given" . -- run --csv x.csv
+bad_input "a tag with a slash" -t a/b . -- run
 
-echo "alternate: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish alternate

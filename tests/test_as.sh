@@ -10,14 +10,9 @@
 # 3x of split). Bad input: one line, nothing on stdout, exit 2. ~3 s.
 # Usage: test_as.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
-pass=0 fail=0
-d=$(mktemp -d /tmp/futexlab-as.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
+scratch d as
 # median FILE VARIANT: the median ns_per_op of VARIANT's ok rows
 median() { python3 -c '
 import csv, statistics, sys
@@ -25,7 +20,7 @@ rows = csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
 v = [float(r["ns_per_op"]) for r in rows if r["variant"] == sys.argv[2] and r["status"] == "ok"]
 print(statistics.median(v) if v else "nan")' "$@"; }
 # labels FILE: the variant column's values, sorted, one line
-labels() { grep -v '^#' "$1" | tail -n +2 | cut -d, -f1 | sort -u | tr '\n' ' '; }
+labels() { awk -F, "$COLS"'!/^#/ && rows++ { print $col("variant") }' "$1" | sort -u | tr '\n' ' '; }
 # slower FILE A B: A's median over B's > 3 and A's median - B's > 400 ns
 slower() { python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(not (a > 3 * b and a - b > 400))' \
   "$(median "$1" "$2")" "$(median "$1" "$3")"; }
@@ -71,10 +66,9 @@ check "  and so does its latency side file (rows labelled negcount too)" \
 # expect_usage WHAT ARGS...: exit 2, one line on stderr, nothing on stdout
 expect_usage() {
   local what=$1; shift
-  local out rc
-  out=$("$fl" run --dry-run --workload uncontended "$@" 2>"$d/err"); rc=$?
-  check "refused ($what): $(cat "$d/err")" \
-    test "$rc|$(grep -c '' "$d/err")|$out" = "2|1|"
+  local out err rc st
+  refusal "" "$fl" run --dry-run --workload uncontended "$@"; st=$?
+  check "refused ($what): $err" test "$st" = 0
 }
 nv=(--variant negcount,split,glibc)
 expect_usage "a design as the mutant" "${nv[@]}" --as negcount=split
@@ -93,5 +87,4 @@ expect_usage "a parent twice, two options" "${nv[@]}" --as negcount=perf_delay_8
 expect_usage "a point the mutant would skip" --variant negcount,glibc --workload waitany --threads 4 \
   --as negcount=perf_delay_800
 
-echo "as: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish as

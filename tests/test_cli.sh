@@ -2,13 +2,11 @@
 # tests/test_cli.sh — bad input gets one line on stderr and exit status 2;
 # good input works. Usage: test_cli.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
 # run, sweep, exec and compare FILE end with the summary; the checks here read
 # the full tables, which --detail puts on the screen before it
 with_detail() { case ${1-} in run|sweep|exec|compare) "$fl" "$1" --detail "${@:2}" ;; *) "$fl" "$@" ;; esac; }
-pass=0 fail=0 skipped=0
-# skip WHAT: a check that cannot run here (a SKIP line, never a pass)
-skip() { skipped=$((skipped+1)); echo "SKIP $1"; }
 # nrows FILE EXPR: how many rows (dicts r of the CSV) satisfy the python EXPR
 nrows() { python3 -c '
 import csv, sys
@@ -25,21 +23,16 @@ hash_skipped() {
 expect_usage() {
   local what=$1; shift
   local out err rc
-  out=$(with_detail "$@" 2>/tmp/fl_cli_err.$$); rc=$?
-  err=$(cat /tmp/fl_cli_err.$$)
-  local lines; lines=$(printf '%s' "$err" | grep -c '')
-  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ -z "$out" ]; then
-    pass=$((pass+1)); echo "ok   $what: $err"
-  else
-    fail=$((fail+1)); echo "FAIL $what: rc=$rc lines=$lines stdout='$out' stderr='$err'"
-  fi
+  if refusal "" with_detail "$@"; then ok "$what: $err"
+  else bad "$what: rc=$rc lines=$(printf '%s' "$err" | grep -c '') stdout='$out' stderr='$err'"; fi
+  usage_err=$err
 }
 expect_ok() {
   local what=$1; shift
   if with_detail "$@" >/tmp/fl_cli_out.$$ 2>&1; then
-    pass=$((pass+1)); echo "ok   $what"
+    ok "$what"
   else
-    fail=$((fail+1)); echo "FAIL $what: rc=$?"; cat /tmp/fl_cli_out.$$
+    bad "$what: rc=$?"; cat /tmp/fl_cli_out.$$
   fi
 }
 
@@ -72,27 +65,27 @@ for c in run sweep exec compare list hunt; do
   h=$("$fl" $c --help)
   if [ $c = hunt ] && { ! grep -q -- '--rep-seconds S ' <<<"$h" || ! grep -q -- '--stall-us US ' <<<"$h" ||
                         grep -qE -- '^  --(rep|spin-us) ' <<<"$h"; }; then
-    fail=$((fail+1)); echo "FAIL hunt help: --rep-seconds/--stall-us not listed, or an old name listed"
+    bad "hunt help: --rep-seconds/--stall-us not listed, or an old name listed"
   elif [ $c != list ] && [ $c != compare ] && [ $c != hunt ] &&
        { ! grep -q -- '--rounds R ' <<<"$h" || grep -q -- '--reps' <<<"$h"; }; then
-    fail=$((fail+1)); echo "FAIL $c help: --rounds not listed, or --reps listed"
+    bad "$c help: --rounds not listed, or --reps listed"
   elif [ $c != list ] && [ $c != compare ] &&
        { ! grep -qE -- '--policy (LIST|POLICY) +waiting policies|--policy POLICY +the designs' <<<"$h" ||
          ! grep -q 'spin-yield:N, adaptive' <<<"$h" || grep -q -- '--spin ' <<<"$h"; }; then
-    fail=$((fail+1)); echo "FAIL $c help: --policy not listed with the policies, or --spin listed"
+    bad "$c help: --policy not listed with the policies, or --spin listed"
   elif ! grep -q -- '--help  *this text' <<<"$h"; then
-    fail=$((fail+1)); echo "FAIL $c help: --help not listed"
-  else pass=$((pass+1)); echo "ok   $c help lists its options"; fi
+    bad "$c help: --help not listed"
+  else ok "$c help lists its options"; fi
 done
 rerr=$("$fl" run --detail --variant negcount --workload uncontended --ops 200 --reps 2 --warmup 0 \
   --no-floors --no-control --no-probes --quiet 2>&1 >/dev/null); rc=$?
 if [ $rc -eq 0 ] && [ "$rerr" = "futexlab: --reps is now --rounds" ]; then
-  pass=$((pass+1)); echo "ok   --reps: accepted, one line of deprecation"
-else fail=$((fail+1)); echo "FAIL --reps: rc=$rc stderr='$rerr'"; fi
+  ok "--reps: accepted, one line of deprecation"
+else bad "--reps: rc=$rc stderr='$rerr'"; fi
 rerr=$("$fl" run --detail --reps 0 2>&1 >/dev/null); rc=$?
 if [ $rc -eq 2 ] && [ "$(grep -c '' <<<"$rerr")" -eq 2 ] && grep -q 'rounds' <<<"$rerr"; then
-  pass=$((pass+1)); echo "ok   --reps 0: the note, then the usage error on --rounds, exit 2"
-else fail=$((fail+1)); echo "FAIL --reps 0: rc=$rc stderr='$rerr'"; fi
+  ok "--reps 0: the note, then the usage error on --rounds, exit 2"
+else bad "--reps 0: rc=$rc stderr='$rerr'"; fi
 expect_ok "list" list
 csv=$(mktemp -d)/r.csv
 # (--no-probes here and in the row counts below: the rows are the timed
@@ -103,21 +96,21 @@ expect_ok "tiny run with CSV" run --variant negcount,glibc --workload uncontende
 rows=$(grep -vc '^#' "$csv")
 # header + 2 reps x (uncontended: negcount, glibc, the control glibc#2 and
 # the 3 floors; pool: negcount, glibc, glibc#2)
-if [ "$rows" -eq 19 ]; then pass=$((pass+1)); echo "ok   csv rows"; else
-  fail=$((fail+1)); echo "FAIL csv rows: $rows"; cat "$csv"; fi
+if [ "$rows" -eq 19 ]; then ok "csv rows"; else
+  bad "csv rows: $rows"; cat "$csv"; fi
 # the floors (workloads/floors.c): floor-atomic and floor-futex where floors
 # mean something, floor-inline (its ops inlined in the loop) at uncontended
 # alone; none at pool
 fl_rows() { grep -c "^$1,$2," "$csv"; }
 if [ "$(fl_rows floor-atomic uncontended)" -eq 2 ] && [ "$(fl_rows floor-inline uncontended)" -eq 2 ] &&
    [ "$(fl_rows floor-futex uncontended)" -eq 2 ] && ! grep -q '^floor-[a-z]*,pool,' "$csv"; then
-  pass=$((pass+1)); echo "ok   the floors where they mean something"; else
-  fail=$((fail+1)); echo "FAIL floors' rows"; cat "$csv"; fi
+  ok "the floors where they mean something"; else
+  bad "floors' rows"; cat "$csv"; fi
 if grep -q '^# kernel: ' "$csv" && grep -q '^variant,workload,' "$csv"; then
-  pass=$((pass+1)); echo "ok   csv metadata"; else fail=$((fail+1)); echo "FAIL csv metadata"; fi
-if ! ls "$(dirname "$csv")" | grep -q tmp; then pass=$((pass+1)); echo "ok   no temp file left"; else
-  fail=$((fail+1)); echo "FAIL temp file left"; fi
-rm -rf "$(dirname "$csv")" /tmp/fl_cli_err.$$ /tmp/fl_cli_out.$$
+  ok "csv metadata"; else bad "csv metadata"; fi
+if ! ls "$(dirname "$csv")" | grep -q tmp; then ok "no temp file left"; else
+  bad "temp file left"; fi
+rm -rf "$(dirname "$csv")" /tmp/fl_cli_out.$$
 
 # inline forms (workloads/uncontended.c): NAME-inline runs the design's own
 # loop (.pairs) at uncontended, beside floor-inline: every row ok with the
@@ -131,8 +124,8 @@ expect_ok "inline forms" run --variant negcount-inline,glibc-inline,cxx-gnu-inli
 forms="('negcount-inline', 'glibc-inline', 'cxx-gnu-inline', 'split-inline@adaptive', 'floor-inline')"
 if [ "$(nrows "$csv" "r['variant'] in $forms and r['workload'] == 'uncontended' and r['status'] == 'ok' and r['ops'] == '1000'")" -eq 10 ] &&
    [ "$(nrows "$csv" "r['variant'] in $forms and r['workload'] == 'pingpong' and r['status'] == 'skipped' and 'uncontended only' in r['note']")" -eq 4 ]; then
-  pass=$((pass+1)); echo "ok   inline forms: ok at uncontended, exact --ops, skipped at pingpong"
-else fail=$((fail+1)); echo "FAIL inline forms' rows"; cat "$csv"; fi
+  ok "inline forms: ok at uncontended, exact --ops, skipped at pingpong"
+else bad "inline forms' rows"; cat "$csv"; fi
 rm -rf "$(dirname "$csv")"
 expect_usage "a design without an inline form" run --variant numa-inline --workload uncontended
 expect_usage "a helper-run design has no inline form" run --variant musl-libc-inline --workload uncontended
@@ -171,18 +164,18 @@ if grep -q '^variant,.*,status,note,hash,policy' "$hcsv" &&
   if grep -q ',skipped,' "$hcsv"; then
     # a kernel without PR_FUTEX_HASH: every point skipped, with the reason
     if [ "$(grep -c ',skipped,"hash .*PR_FUTEX_HASH' "$hcsv")" -eq 16 ]; then
-      pass=$((pass+1)); echo "ok   hash rows skipped with the reason: $(grep -m1 -o '"hash [^"]*"' "$hcsv")"
+      ok "hash rows skipped with the reason: $(grep -m1 -o '"hash [^"]*"' "$hcsv")"
       skip "hash rows run under global and private:16: the kernel lacks PR_FUTEX_HASH"
-    else fail=$((fail+1)); echo "FAIL hash rows skipped without the reason"; cat "$hcsv"; fi
+    else bad "hash rows skipped without the reason"; cat "$hcsv"; fi
   elif [ "$(col "$hcsv" status ok)" -eq 16 ]; then
-    pass=$((pass+1)); echo "ok   hash rows: 8 global, 8 private:16, policy spin:7"
-  else fail=$((fail+1)); echo "FAIL hash rows not ok"; cat "$hcsv"; fi
+    ok "hash rows: 8 global, 8 private:16, policy spin:7"
+  else bad "hash rows not ok"; cat "$hcsv"; fi
 else
-  fail=$((fail+1)); echo "FAIL hash csv"; cat "$hcsv"
+  bad "hash csv"; cat "$hcsv"
 fi
 if [ "$(ls -A "$hdir" | tr '\n' ' ')" = "h.csv h.lat.csv " ]; then
-  pass=$((pass+1)); echo "ok   no per-mode file left (h.csv and its latency file h.lat.csv)"; else
-  fail=$((fail+1)); echo "FAIL per-mode files left: $(ls -A "$hdir")"; fi
+  ok "no per-mode file left (h.csv and its latency file h.lat.csv)"; else
+  bad "per-mode files left: $(ls -A "$hdir")"; fi
 # --latency / --no-latency / each workload's default: which rows carry lat_*
 ldir=$(mktemp -d)
 lat_rows() { python3 -c 'import csv,sys
@@ -197,9 +190,9 @@ print(sum(1 for r in rows if r["workload"]==sys.argv[2] and r["lat_p50_ns"]!="" 
 got="$(lat_rows "$ldir/d.csv" pool) $(lat_rows "$ldir/d.csv" timeouts) $(lat_rows "$ldir/on.csv" pool) $(lat_rows "$ldir/off.csv" timeouts)"
 if [ "$got" = "0 2 2 2 2 2 0 2" ] && [ -s "$ldir/on.lat.csv" ] && [ ! -e "$ldir/off.lat.csv" ] &&
    grep -q "^# latency: timeouts (each" "$ldir/d.csv" && grep -q '^# timer: ' "$ldir/d.csv"; then
-  pass=$((pass+1)); echo "ok   latency: default timeouts only, --latency everywhere, --no-latency nowhere"
+  ok "latency: default timeouts only, --latency everywhere, --no-latency nowhere"
 else
-  fail=$((fail+1)); echo "FAIL latency rows (timed/ok: pool default, timeouts default, pool --latency, timeouts --no-latency): $got; load $(cut -d' ' -f1-3 /proc/loadavg)"
+  bad "latency rows (timed/ok: pool default, timeouts default, pool --latency, timeouts --no-latency): $got; load $(cut -d' ' -f1-3 /proc/loadavg)"
   # the rows that were not ok, with their notes: why a row is missing
   for f in d on off; do grep -v '^#' "$ldir/$f.csv" | grep -v ',ok,' | sed "s/^/  $f.csv: /"; done
 fi
@@ -210,11 +203,11 @@ for m in global private:16; do
   ran=$(nrows "$hcsv" "r['hash'] == '$m' and r['status'] == 'ok'")
   if [ "$ran" -gt 0 ]; then
     lat=$( [ -f "$hdir/h.lat.csv" ] && col "$hdir/h.lat.csv" hash "$m" || echo 0)
-    if [ "$lat" -gt 0 ]; then pass=$((pass+1)); echo "ok   h.lat.csv: hash $m ($ran rows ran, $lat latency rows)"
-    else fail=$((fail+1)); echo "FAIL h.lat.csv lacks hash $m ($ran rows ran)"; head -5 "$hdir/h.lat.csv"; fi
+    if [ "$lat" -gt 0 ]; then ok "h.lat.csv: hash $m ($ran rows ran, $lat latency rows)"
+    else bad "h.lat.csv lacks hash $m ($ran rows ran)"; head -5 "$hdir/h.lat.csv"; fi
   elif hash_skipped "$hcsv" "$m"; then
     skip "h.lat.csv for hash $m: the kernel lacks PR_FUTEX_HASH (no row of that mode ran)"
-  else fail=$((fail+1)); echo "FAIL hash $m: no row ran, and not for lack of PR_FUTEX_HASH"; cat "$hcsv"; fi
+  else bad "hash $m: no row ran, and not for lack of PR_FUTEX_HASH"; cat "$hcsv"; fi
 done
 rm -rf "$hdir"
 
@@ -247,10 +240,6 @@ expect_ok "small sweep" sweep --variants negcount,glibc \
   --workloads uncontended,prodcons,barrier,timeouts --threads 1,2 --tokens 2 \
   --ops 300 --rounds 2 --warmup 0 --csv "$d/s.csv" --quiet
 out=$(cat /tmp/fl_cli_out.$$)
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
 check "sweep prints the ratio table" grep -q 'ratio: ns per op / glibc' <<<"$out"
 check "sweep summary line" grep -q '^sweep done: .* 0 error' <<<"$out"
 check "prodcons T=1 is a skipped row with its reason" \
@@ -550,8 +539,8 @@ done
 expect_usage_msg() {
   local what=$1 re=$2; shift 2
   expect_usage "$what" "$@"
-  grep -qE -- "$re" /tmp/fl_cli_err.$$ ||
-    { pass=$((pass-1)); fail=$((fail+1)); echo "FAIL $what: '$(cat /tmp/fl_cli_err.$$)' lacks /$re/"; }
+  grep -qE -- "$re" <<<"$usage_err" ||
+    { pass=$((pass-1)); bad "$what: '$usage_err' lacks /$re/"; }
 }
 expect_usage_msg "policy: unknown" "^futexlab: --policy: unknown policy 'lazy' \(park, spin:N" \
   run --policy park,lazy
@@ -697,7 +686,6 @@ check "wake does not read --sems: its points stay (sems=1 rows)" \
   test "$(npts --workloads pool,wake --sems 1,2)" -eq 6
 check "dry-run shows sems" grep -q 'sems=2' <<<"$("$fl" sweep --detail --variants negcount --workloads pool \
   --threads 4 --sems 2 --dry-run)"
-rm -rf "$d" /tmp/fl_cli_out.$$ /tmp/fl_cli_err.$$
+rm -rf "$d" /tmp/fl_cli_out.$$
 
-echo "cli: $pass passed, $fail failed, $skipped skipped"
-[ "$fail" -eq 0 ]
+finish -s cli

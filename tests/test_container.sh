@@ -17,15 +17,12 @@
 #      process-shared) is an error row with the reason.
 # Usage: test_container.sh FUTEXLAB DAEMON_PROG
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1 prog=$2
 py=/usr/bin/python3
-pass=0 fail=0 skipped=0
-tmp=$(mktemp -d /tmp/futexlab-container.XXXXXX)
+scratch tmp container
 marker=flcg$$x$RANDOM
-trap 'kill_marked >/dev/null; rm -rf "$tmp"' EXIT
-ok()  { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; }
-skip() { skipped=$((skipped+1)); echo "SKIP $1"; }
+on_exit() { kill_marked >/dev/null; }
 BURN=150  # ms of CPU per worker
 
 if [ ! -w /sys/fs/cgroup ] && ! grep -q ' - cgroup2 ' /proc/self/mountinfo; then
@@ -137,5 +134,4 @@ st=$(rows "$tmp/r.csv" textbook status | sort -u | tr '\n' ' ')
 if [ "$n" -ge 1 ] && [ "$st" = "error " ]; then ok "none on the design (textbook, process-shared only): an error row that says why"
 else bad "textbook: status '$st', notes: $(rows "$tmp/r.csv" textbook note)"; fi
 
-echo "container: $pass passed, $fail failed, $skipped skipped"
-[ $fail -eq 0 ]
+finish -s container

@@ -5,18 +5,15 @@
 # scripts/X), every --preset is a preset, every "quick: N of X s" is the
 # preset's; checked on a crafted page too, so the checker is seen to fail;
 # and the help the docs lean on: `futexlab --help` offers every preset of
-# spec.c's table, `version --help` is a usage, --no-min-blocking is listed.
-# Usage: test_docs.sh path/to/futexlab
+# spec.c's table, `version --help` is a usage, --no-min-blocking is listed;
+# and tests/README.md's table of tests ("## Every test") has a row for every
+# test BUILD_DIR registers (meson-info/intro-tests.json), also seen to fail.
+# Usage: test_docs.sh path/to/futexlab [BUILD_DIR]
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
-pass=0 fail=0
-d=$(mktemp -d /tmp/futexlab-docs.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
+scratch d docs
 
 out=$(python3 "$top/scripts/check-docs" "$fl" "$top" 2>&1); rc=$?
 check "the pages name only options, presets and preset figures that exist (rc $rc)" test "$rc" = 0
@@ -65,5 +62,31 @@ check "version --help: a usage, exit 0" eval 'test "$rc" = 0 && grep -q "^usage:
 "$fl" version extra >/dev/null 2>"$d/err"; rc=$?
 check "version extra: exit 2, one line" test "$rc" = 2 -a "$(wc -l <"$d/err")" = 1
 check "run --help lists --no-min-blocking" grep -q -- '^  --no-min-blocking  ' <<<"$("$fl" run --help)"
-echo "docs: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+
+# unlisted README.md TESTS.json [EXTRA...]: the registered tests (and the
+# EXTRA names) that match no row of the page's table of tests; a row's
+# names are patterns, their capitals (V, P, POLICY, M) standing for any text
+unlisted() {
+  python3 - "$@" <<'PY'
+import json, re, sys
+page = open(sys.argv[1]).read()
+table = page.split('\n## Every test\n', 1)[1].split('\n## ', 1)[0]
+pats = [re.compile('^' + re.sub(r'[A-Z]+', '.+', re.escape(name)) + '$')
+        for line in table.splitlines() if line.startswith('| `')
+        for name in re.findall(r'`([^`]+)`', line.split('|')[1])]
+names = [t['name'] for t in json.load(open(sys.argv[2]))] + sys.argv[3:]
+print(' '.join(n for n in names if not any(p.match(n) for p in pats)))
+PY
+}
+if [ -n "${2:-}" ]; then
+  tests=$2/meson-info/intro-tests.json
+  n=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$tests")
+  missing=$(unlisted "$top/tests/README.md" "$tests")
+  check "tests/README.md's table has a row for each of the $n registered tests (missing: ${missing:-none})" \
+    test "${n:-0}" -gt 0 -a -z "$missing"
+  check "  and it would name one that has none" \
+    test "$(unlisted "$top/tests/README.md" "$tests" no-such-test)" = "${missing:+$missing }no-such-test"
+else
+  skip "tests/README.md's table of tests" "no BUILD_DIR given"
+fi
+finish docs

@@ -3,21 +3,16 @@
 # (report/evidence.h, report/table.h) on crafted CSVs: `futexlab compare
 # FILE`, `compare --tsv`, `compare A B`. Usage: test_evidence.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
 # run, sweep, exec and compare FILE end with the summary; the checks here read
 # the full tables, which --detail puts on the screen before it
 with_detail() { case ${1-} in run|sweep|exec|compare) "$fl" "$1" --detail "${@:2}" ;; *) "$fl" "$@" ;; esac; }
-pass=0 fail=0
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
+scratch d evidence
 absent() { ! grep -qE "$1" <<<"$2"; }
 run() { # args...: futexlab's stdout in $out, a failed command counts
-  if out=$(with_detail "$@" 2>&1); then pass=$((pass+1)); echo "ok   futexlab $*"
-  else fail=$((fail+1)); echo "FAIL futexlab $* (rc $?)"; echo "$out"; fi
+  if out=$(with_detail "$@" 2>&1); then ok "futexlab $*"
+  else bad "futexlab $* (rc $?)"; echo "$out"; fi
 }
 # field WORD N: field N (awk) of the block row of variant WORD (the last
 # line starting with it before the summary: the ratio row comes first)
@@ -25,17 +20,19 @@ field() { awk -v v="$1" -v n="$2" '/^summary: / { exit } $1 == v { x = $n } END 
 
 BASE="variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol"
 PROBE="futex_syscalls,wake_calls,wake_none,wait_calls,wait_eagain,herd_bursts,wakes_per_post,resleeps,wake_to_run_n,wake_to_run_p50_ns,wake_to_run_p99_ns"
-head4() { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"; }
 # row VARIANT ROUND NS CSW WAITS WAKES WAKE_NONE P50 PROBED: one prodcons
 # T=4 K=4 rep of 1000 ops (ns and CPU ns per op NS, csw CSW in 1000 ops),
 # the probe cells filled (counts in 1000 ops) when PROBED is 1, else empty;
 # PROBED "old": filled, no probed cell (a file from before the column).
+# Written by column name (run_csv); a cell not named is empty.
 row() {
-  local v=$1 r=$2 ns=$3 csw=$4 wt=$5 wk=$6 wn=$7 p50=$8 pr=$9 slot=0
-  local s="$v,prodcons,4,4,0,0,exact,1000,1,$ns.0,1,ok,\"\",auto,0,$r,$slot,1,$((ns * 1000)),0,$csw,0"
-  if [ "$pr" = 0 ]; then echo "$s,,,,,,,,,,,,0"; return; fi
-  s="$s,$((wt + wk)),$wk,$wn,$wt,5,0,,100,100,$p50,$((p50 * 4))"
-  if [ "$pr" = old ]; then echo "$s"; else echo "$s,1"; fi
+  local v=$1 r=$2 ns=$3 csw=$4 wt=$5 wk=$6 wn=$7 p50=$8 pr=$9
+  local s="variant=$v workload=prodcons threads=4 tokens=4 ns_per_op=$ns.0 note=\"\" hash=auto spin=0"
+  s="$s round=$r sems=1 cpu_user_ns=$((ns * 1000)) csw_vol=$csw"
+  if [ "$pr" = 0 ]; then echo "$s probed=0"; return; fi
+  s="$s futex_syscalls=$((wt + wk)) wake_calls=$wk wake_none=$wn wait_calls=$wt wait_eagain=5"
+  s="$s herd_bursts=0 resleeps=100 wake_to_run_n=100 wake_to_run_p50_ns=$p50 wake_to_run_p99_ns=$((p50 * 4))"
+  if [ "$pr" = old ]; then echo "$s"; else echo "$s probed=1"; fi
 }
 # The probed file: rounds 0-7 timed (unprobed), 8-15 probed and ten times
 # slower for every entry, negcount thirty. glibc 100+r ns, 0.2 csw, 0.1 waits, 0.05 wakes,
@@ -45,9 +42,9 @@ row() {
 # with 0.5 wakes that woke nobody per op against none; gosema 40+r
 # (faster) with 1/20 of the waits.
 craft() { # file, MODE: new (probed column), old (no column, every row probed)
-  { head4
-    if [ "$2" = old ]; then echo "$BASE,$PROBE"; else echo "$BASE,$PROBE,probed"; fi
-    for r in $(seq 0 15); do
+  local cols=$BASE,$PROBE,probed
+  [ "$2" = old ] && cols=$BASE,$PROBE
+  { for r in $(seq 0 15); do
       local k=$((r % 8)) m=1 pr=0
       if [ "$2" = old ]; then pr=old; [ "$r" -ge 8 ] && break
       elif [ "$r" -ge 8 ]; then m=10 pr=1; fi
@@ -59,7 +56,7 @@ craft() { # file, MODE: new (probed column), old (no column, every row probed)
       row textbook $r $(( (150 + k) * m )) 200 100 50 0 8000 $pr
       row musl $r $(( (50 + k) * m )) 200 100 550 500 2000 $pr
       row gosema $r $(( (40 + k) * m )) 200 5 50 0 2000 $pr
-    done; } >"$1"
+    done; } | run_csv "$cols" >"$1"
 }
 craft "$d/probed.csv" new
 run compare "$d/probed.csv"
@@ -127,7 +124,8 @@ check "old --probes file: glibc's ratio row from the same rows" \
   grep -qE '^  glibc +103\.5 +1\.000  baseline \(8 rounds\)$' <<<"$out"
 
 # No probe columns at all: the kernel columns -, one note.
-awk -F, -v OFS=, '/^#/ { print; next } { NF = 22 } $16 == "round" || $16 < 8' "$d/probed.csv" >"$d/plain.csv"
+awk -F, -v OFS=, -v base="$BASE" "$COLS"'/^#/ { print; next } { NF = split(base, b, ",") }
+  $col("round") == "round" || $col("round") < 8' "$d/probed.csv" >"$d/plain.csv"
 run compare "$d/plain.csv"
 check "no probe columns: csw still there, the kernel columns -" \
   test "$(field glibc 3) $(field glibc 5) $(field glibc 13)" = "0.200 - -"
@@ -188,10 +186,9 @@ check "compare: no count (not even csw) where a file has no probed rounds" \
 # the probed file plus a cross_node_wakes column (after probed: columns are
 # found by name), 300 in 1000 ops for every entry but negcount's 20.
 xnode() { # file, metadata line ("": none)
-  { head4; [ -z "$2" ] || echo "$2"
-    awk -F, 'NR == 5 { print $0 ",cross_node_wakes"; next }
-             NR > 5 { print $0 "," ($NF != 1 ? "" : $1 == "negcount" ? 20 : 300) }' "$d/probed.csv"
-  } >"$1"
+  awk -F, -v meta="$2" "$COLS"'/^#/ { print; next }
+    !h { h = 1; if (meta != "") print meta; print $0 ",cross_node_wakes"; next }
+    { print $0 "," ($col("probed") != 1 ? "" : $col("variant") == "negcount" ? 20 : 300) }' "$d/probed.csv" >"$1"
 }
 xnode "$d/numa2.csv" "# numa: 2 nodes (test)"
 run compare "$d/numa2.csv"
@@ -209,5 +206,4 @@ for m in "# numa: 1 nodes (test)" ""; do
   check "numa: ${m:-no numa line}: glibc's row ends at its w2r p99" test "$(field glibc 14)" = ""
 done
 
-echo "evidence: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish evidence

@@ -13,14 +13,10 @@
 # probed round of their own without it (the timed rounds unprobed).
 # Usage: test_exec.sh FUTEXLAB SEMPROG TREE_PROG
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1 semprog=$2 tree=$3
 py=/usr/bin/python3   # Debian's, for reading the CSV (scripts/setup installs it)
-pass=0 fail=0 skipped=0
-tmp=$(mktemp -d /tmp/futexlab-exec.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-ok()  { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; }
-skip() { skipped=$((skipped+1)); echo "SKIP $1"; }   # a check that cannot run here: never a pass
+scratch tmp exec
 
 # rows FILE VARIANT COLUMN: that column of every row of VARIANT, one per line
 rows() {
@@ -283,5 +279,4 @@ else
   fi
 fi
 
-echo "exec: $pass passed, $fail failed, $skipped skipped"
-[ $fail -eq 0 ]
+finish -s exec

@@ -10,13 +10,10 @@
 # with the reason; --output still shows the program's output.
 # Usage: test_exec_metric.sh FUTEXLAB
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
 py=/usr/bin/python3
-pass=0 fail=0
-tmp=$(mktemp -d /tmp/futexlab-metric.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-ok()  { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; }
+scratch tmp metric
 
 rows() { # FILE VARIANT COLUMN: that column of every row of VARIANT
   "$py" -c 'import csv, sys
@@ -126,5 +123,4 @@ grep -q '^tps = 200$' "$tmp/o.out" && grep -q '^tps = 100$' "$tmp/o.out" &&
   ok "--output with --metric: the output shown (stdout and stderr)" ||
   bad "--output with --metric: $(head -5 "$tmp/o.out")"
 
-echo "exec --metric: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish "exec --metric"

@@ -12,25 +12,21 @@
 # nothing on stdout, exit 2.
 # Usage: test_failon.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
 csv=$(dirname "$0")/data/noisy-control.csv
-pass=0 fail=0
-d=$(mktemp -d /tmp/futexlab-failon.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
-# scaled OUT K: the run with negcount's ns_per_op (column 10) times K
+scratch d failon
+# scaled OUT K: the run with negcount's ns_per_op times K
 scaled() {
-  awk -F, -v OFS=, -v k="$2" '/^#/ || /^variant,/ { print; next }
-    $1 == "negcount" && $12 == "ok" { $10 = $10 * k } { print }' "$csv" >"$1"
+  awk -F, -v OFS=, -v k="$2" "$COLS"'/^#/ || /^variant,/ { print; next }
+    $col("variant") == "negcount" && $col("status") == "ok" { $col("ns_per_op") = $col("ns_per_op") * k }
+    { print }' "$csv" >"$1"
 }
 scaled "$d/slow.csv" 10
 scaled "$d/fast.csv" 0.1
 # the pingpong point alone, and the pool point alone: no pair in common
-awk -F, '/^#/ || /^variant,/ || $2 == "pingpong"' "$csv" >"$d/pp.csv"
-awk -F, '/^#/ || /^variant,/ || $2 == "pool"' "$csv" >"$d/pool.csv"
+awk -F, "$COLS"'/^#/ || /^variant,/ || $col("workload") == "pingpong"' "$csv" >"$d/pp.csv"
+awk -F, "$COLS"'/^#/ || /^variant,/ || $col("workload") == "pool"' "$csv" >"$d/pool.csv"
 : >"$d/empty.csv"
 printf 'a,b,c\n1,2,3\n' >"$d/other.csv"
 grep -m1 -B100 '^variant,' "$csv" >"$d/norows.csv"   # metadata and header, no row
@@ -85,42 +81,39 @@ check "--only split: it does not" gate 0 'pass$' "$csv" "$d/slow.csv" --fail-on 
 # after run, every entry's own time the same. Every ratio there falls 3x;
 # no entry's time moved: nothing fails, and the pairs are named as the
 # baseline's move, not the entries'.
-awk -F, -v OFS=, '/^#/ || /^variant,/ { print; next }
-  ($1 == "glibc" || $1 == "glibc#2") && $2 == "pingpong" && $12 == "ok" { $10 = $10 * 3 } { print }' \
-  "$csv" >"$d/base.csv"
+awk -F, -v OFS=, "$COLS"'/^#/ || /^variant,/ { print; next }
+  ($col("variant") == "glibc" || $col("variant") == "glibc#2") && $col("workload") == "pingpong" &&
+    $col("status") == "ok" { $col("ns_per_op") = $col("ns_per_op") * 3 }
+  { print }' "$csv" >"$d/base.csv"
 check "the baseline 3x slower: --fail-on faster exits 0" \
   gate 0 '\(([1-9][0-9]*) where only the baseline moved\): pass$' "$csv" "$d/base.csv" --fail-on faster
 check "  the pairs named as the baseline's move" \
   grep -q "^fail-on faster: not counted: $pp [a-z@]* ratio .* the baseline moved$" <<<"$out"
 
 # bad input: one line on stderr naming it, nothing on stdout, exit 2
-bad() { # description, expected text on stderr, compare's arguments...
+bad_input() { # description, expected text on stderr, compare's arguments...
   local what=$1 want=$2; shift 2
   local out err rc
-  out=$("$fl" compare "$@" 2>"$d/err"); rc=$?
-  err=$(cat "$d/err")
-  check "$what: exit 2, one line naming it" \
-    test "$rc" = 2 -a -z "$out" -a "$(wc -l <"$d/err")" = 1 -a "${err#*"$want"}" != "$err"
+  check "$what: exit 2, one line naming it" refusal "$want" "$fl" compare "$@"
 }
-bad "--fail-on slow" "--fail-on takes slower, faster or any, not 'slow'" "$csv" "$d/slow.csv" --fail-on slow
-bad "--fail-on without a value" "--fail-on needs a value" "$csv" "$d/slow.csv" --fail-on
-bad "--fail-on with one file" "--fail-on compares two files" "$csv" --fail-on slower
-bad "--threshold without --fail-on" "--threshold goes with --fail-on" "$csv" "$d/slow.csv" --threshold 5
-bad "--only without --fail-on" "--only goes with --fail-on" "$csv" "$d/slow.csv" --only designs
-bad "--only empty" "--only takes designs, libraries or a list of names" "$csv" "$d/slow.csv" --fail-on slower --only ''
-bad "--threshold not a number" "--threshold" "$csv" "$d/slow.csv" --fail-on slower --threshold x
-bad "--pool the same run twice" "are the same run" --pool "$csv" "$csv" --fail-on any
-bad "an empty file" "no header line (not a futexlab CSV) in $d/empty.csv" \
+bad_input "--fail-on slow" "--fail-on takes slower, faster or any, not 'slow'" "$csv" "$d/slow.csv" --fail-on slow
+bad_input "--fail-on without a value" "--fail-on needs a value" "$csv" "$d/slow.csv" --fail-on
+bad_input "--fail-on with one file" "--fail-on compares two files" "$csv" --fail-on slower
+bad_input "--threshold without --fail-on" "--threshold goes with --fail-on" "$csv" "$d/slow.csv" --threshold 5
+bad_input "--only without --fail-on" "--only goes with --fail-on" "$csv" "$d/slow.csv" --only designs
+bad_input "--only empty" "--only takes designs, libraries or a list of names" "$csv" "$d/slow.csv" --fail-on slower --only ''
+bad_input "--threshold not a number" "--threshold" "$csv" "$d/slow.csv" --fail-on slower --threshold x
+bad_input "--pool the same run twice" "are the same run" --pool "$csv" "$csv" --fail-on any
+bad_input "an empty file" "no header line (not a futexlab CSV) in $d/empty.csv" \
   "$csv" "$d/empty.csv" --fail-on slower
-bad "a CSV that is not futexlab's" "no 'variant' column (not a futexlab CSV) in $d/other.csv" \
+bad_input "a CSV that is not futexlab's" "no 'variant' column (not a futexlab CSV) in $d/other.csv" \
   "$csv" "$d/other.csv" --fail-on slower
-bad "a header and no rows" "$d/norows.csv has no rows" "$csv" "$d/norows.csv" --fail-on slower
-bad "  the same with --absolute" "$d/norows.csv has no rows" --absolute "$d/norows.csv" "$csv" --fail-on any
-bad "a missing file" "cannot read $d/none.csv" "$csv" "$d/none.csv" --fail-on slower
+bad_input "a header and no rows" "$d/norows.csv has no rows" "$csv" "$d/norows.csv" --fail-on slower
+bad_input "  the same with --absolute" "$d/norows.csv has no rows" --absolute "$d/norows.csv" "$csv" --fail-on any
+bad_input "a missing file" "cannot read $d/none.csv" "$csv" "$d/none.csv" --fail-on slower
 # no pair in common: the table (nothing in it), then one line, exit 2
 out=$("$fl" compare "$d/pp.csv" "$d/pool.csv" --fail-on slower 2>"$d/err"); rc=$?
 check "two files with no pair in common: exit 2, one line (a gate that compared nothing)" \
   test "$rc" = 2 -a "$(cat "$d/err")" = \
   "futexlab: compare --fail-on: no pair was compared (the files share no (point, variant) that ran in both)"
-echo "failon: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish failon

@@ -9,12 +9,9 @@
 # Usage: test_fidelity.sh path/to/futexlab path/to/scripts/fidelity
 # Exit 77 (skipped) when the collector cannot load (not root, no BPF).
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1 fid=$2
-pass=0 fail=0
-tmp=$(mktemp -d /tmp/futexlab-fidelity.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-ok()  { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; }
+scratch tmp fidelity
 
 "$fid" --futexlab "$fl" glibc64 glibc >"$tmp/g.out" 2>&1
 rc=$?
@@ -38,5 +35,4 @@ grep -q "f2_wait .*DIFFERS: op used by one side only" "$tmp/f.out" \
 [ $? = 2 ] && [ "$(wc -l <"$tmp/e.err")" = 1 ] && ok "bad input: one line, exit 2" \
   || bad "bad input: $(cat "$tmp/e.err")"
 
-echo "fidelity: $pass passed, $fail failed, 0 skipped"
-[ $fail = 0 ]
+finish -s fidelity

@@ -7,13 +7,9 @@
 #   test_helper.sh path/to/futexlab path/to/libfutexlab-preload.so
 # (shim `-` in a sanitizer build: its preload check is skipped, said so)
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1 shim=$2
-pass=0 fail=0 skipped=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass+1)); echo "ok   $*"; }
-bad() { fail=$((fail+1)); echo "FAIL $*"; }
-skip() { skipped=$((skipped+1)); echo "SKIP $*"; }   # a check that cannot run here: never a pass
+scratch tmp helper
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # col FILE VARIANT WORKLOAD COLUMN: that column of the rows (one a line)
 col() {
@@ -184,5 +180,4 @@ else
   else bad "shim: '$msg'"; fi
 fi
 
-echo "helper: $pass passed, $fail failed, $skipped skipped"
-[ $fail -eq 0 ]
+finish -s helper

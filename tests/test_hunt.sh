@@ -23,14 +23,10 @@
 #   the probe cells empty, the CPU still there);
 # - Ctrl-C: exit 130, the table of what finished, the CSV keeps its rows.
 set -u
+. "$(dirname "$0")/lib.sh"
 fx=$1 hm=$2
 py=/usr/bin/python3   # Debian's, for reading the CSV (scripts/setup installs it)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0 skipped=0
-check() { # NAME CONDITION
-	if eval "$2"; then echo "ok   $1"; pass=$((pass + 1)); else echo "FAIL $1"; fail=$((fail + 1)); fi
-}
+scratch tmp hunt
 rows() { grep -v '^#' "$1" | tail -n +2 | wc -l; }
 # the in-text hits of a table line: "VARIANT PATTERN reps ops secs cpu futex waits wakes
 # woke0 EAGAIN resleep herd/1k HITS/SIGNALS stranded ..."
@@ -102,7 +98,7 @@ for args in "--variant nosuch" "--pattern nosuch" "--seconds 0" "--seconds x" \
 	$fx hunt $args >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	check "bad input '$args': exit 2, one line" \
-		'[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]'
+		eval '[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]'
 done
 
 # The old names: the hunt runs, and says once per name what it is now.
@@ -110,11 +106,11 @@ $fx hunt --variant negcount --pattern preempt --seconds 0.2 --rep 0.1 --spin-us 
 	--csv "$tmp/o.csv" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "old names --rep, --spin-us: exit 0, one note each" \
-	'[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/err")" -eq 2 ] &&
+	eval '[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/err")" -eq 2 ] &&
 	 grep -q "^futexlab: hunt: --rep is now --rep-seconds" "$tmp/err" &&
 	 grep -q "^futexlab: hunt: --spin-us is now --stall-us" "$tmp/err"'
 check "old names: their values applied (reps of 0.100 s, stall 5 us)" \
-	'grep -q "reps of 0.100 s, .*stall 5 us per hit" "$tmp/o.csv"'
+	eval 'grep -q "reps of 0.100 s, .*stall 5 us per hit" "$tmp/o.csv"'
 
 # The mutant: steal's post(2) waves owe two wakes, the mutant makes one. A
 # 1 s hunt usually lands in the race, but on a loaded machine it may not:
@@ -132,30 +128,30 @@ while :; do
 	[ $rc -eq 0 ] && [ $(( $(ms) - t0 )) -lt 60000 ] || break
 done
 took=$(( $(ms) - t0 ))
-check "mutant hunt: exit 0 (a finding is a result)" '[ $rc -eq 0 ]'
+check "mutant hunt: exit 0 (a finding is a result)" eval '[ $rc -eq 0 ]'
 check "mutant: LOST WAKEUP verdict (hunt $tries of 1 s per pattern, $took ms)" \
-	'grep -q "^mut_neg_wake_one: LOST WAKEUP" "$tmp/m.out" ||
+	eval 'grep -q "^mut_neg_wake_one: LOST WAKEUP" "$tmp/m.out" ||
 	 { echo "    not found in $tries hunts, $took ms (bound 60 s); load $(cat /proc/loadavg)"; false; }'
 check "mutant: a stranded row with the detector's evidence" \
-	'grep -qE "^mut_neg_wake_one,(herd|steal),[0-9]*,[0-9]*,[0-9]*,0,0,[1-9][0-9]*,[1-9][0-9]*,stranded,\"lost wakeup: semaphore #" "$tmp/m.csv"'
+	eval 'grep -qE "^mut_neg_wake_one,(herd|steal),[0-9]*,[0-9]*,[0-9]*,0,0,[1-9][0-9]*,[1-9][0-9]*,stranded,\"lost wakeup: semaphore #" "$tmp/m.csv"'
 check "mutant: first evidence in the table" \
-	'grep -qE "^mut_neg_wake_one +(herd|steal) .*rep [0-9]+, after [0-9]+ ops: lost wakeup" "$tmp/m.out"'
+	eval 'grep -qE "^mut_neg_wake_one +(herd|steal) .*rep [0-9]+, after [0-9]+ ops: lost wakeup" "$tmp/m.out"'
 [ $fail -eq 0 ] || cat "$tmp/m.out"
 # Its control (the mutant without the mutation), the same 1 s hunt: clean.
 $hm --variant ctl_negcount --pattern steal,herd --seconds 1 --csv "$tmp/k.csv" >"$tmp/k.out" 2>&1
 rc=$?
-check "control: exit 0" '[ $rc -eq 0 ]'
-check "control: clean" 'grep -q "^ctl_negcount: clean" "$tmp/k.out"'
-check "control: no stranded row" '[ "$(rows "$tmp/k.csv")" -ge 2 ] && ! grep -q ",stranded,\"" "$tmp/k.csv"'
+check "control: exit 0" eval '[ $rc -eq 0 ]'
+check "control: clean" eval 'grep -q "^ctl_negcount: clean" "$tmp/k.out"'
+check "control: no stranded row" eval '[ "$(rows "$tmp/k.csv")" -ge 2 ] && ! grep -q ",stranded,\"" "$tmp/k.csv"'
 [ $fail -eq 0 ] || cat "$tmp/k.out"
 
 # Correct designs, a short hunt.
 $fx hunt --variant glibc,negcount,musl-libc --seconds 0.5 --csv "$tmp/c.csv" >"$tmp/c.out" 2>&1
 rc=$?
-check "short hunt: exit 0" '[ $rc -eq 0 ]'
-check "glibc: clean" 'grep -q "^glibc: clean" "$tmp/c.out"'
-check "negcount: clean" 'grep -q "^negcount: clean" "$tmp/c.out"'
-check "no stranded row" '! grep -q ",stranded,\"" "$tmp/c.csv"'
+check "short hunt: exit 0" eval '[ $rc -eq 0 ]'
+check "glibc: clean" eval 'grep -q "^glibc: clean" "$tmp/c.out"'
+check "negcount: clean" eval 'grep -q "^negcount: clean" "$tmp/c.out"'
+check "no stranded row" eval '! grep -q ",stranded,\"" "$tmp/c.csv"'
 # landed DESIGN: the preemption's in-text hits, from the short hunt, or, if
 # none landed there (a signal lands in library text only by chance: glibc's
 # sem code is small, and a loaded machine once gave 0 of 95 in the 0.5 s),
@@ -175,20 +171,20 @@ landed() {
 for d in "glibc glibc's sem code" "negcount negcount's code"; do
 	read -r h n took < <(landed "${d%% *}")
 	check "${d%% *} preempt: signals landed in ${d#* } ($h hits; $n more hunts)" \
-		'[ "$h" -gt 0 ] || { echo "    none landed in $n more hunts, $took ms (bound 60 s); load $(cat /proc/loadavg)"; false; }'
+		eval '[ "$h" -gt 0 ] || { echo "    none landed in $n more hunts, $took ms (bound 60 s); load $(cat /proc/loadavg)"; false; }'
 done
 if grep -qE "^musl-libc +herd +- " "$tmp/c.out"; then
 	# musl-libc's cells did not run: its helper is not built (no musl-gcc)
-	skipped=$((skipped + 1)) cells=8
-	echo "SKIP musl-libc hunt (clean, preemption in musl's text in its helper): $(grep -m1 -E '^musl-libc ' "$tmp/c.out" | sed 's/.*skipped: //')"
+	cells=8
+	skip "musl-libc hunt (clean, preemption in musl's text in its helper): $(grep -m1 -E '^musl-libc ' "$tmp/c.out" | sed 's/.*skipped: //')"
 else
 	cells=12
-	check "musl-libc: clean" 'grep -q "^musl-libc: clean" "$tmp/c.out"'
+	check "musl-libc: clean" eval 'grep -q "^musl-libc: clean" "$tmp/c.out"'
 	read -r h n took < <(landed musl-libc)
 	check "musl-libc preempt: signals landed in musl's sem code, in its helper ($h hits; $n more hunts)" \
-		'[ "$h" -gt 0 ] || { echo "    none landed in $n more hunts, $took ms (bound 60 s); load $(cat /proc/loadavg)"; false; }'
+		eval '[ "$h" -gt 0 ] || { echo "    none landed in $n more hunts, $took ms (bound 60 s); load $(cat /proc/loadavg)"; false; }'
 fi
-check "a CSV row per rep (>= 1 per cell that ran: $cells)" '[ "$(rows "$tmp/c.csv")" -ge $cells ]'
+check "a CSV row per rep (>= 1 per cell that ran: $cells)" eval '[ "$(rows "$tmp/c.csv")" -ge $cells ]'
 [ $fail -eq 0 ] || cat "$tmp/c.out"
 # The CPU and kernel columns: the table's figures from the rows. The
 # kernel's need the collector: not root, or the collector's own reason on
@@ -197,15 +193,14 @@ check "a CSV row per rep (>= 1 per cell that ran: $cells)" '[ "$(rows "$tmp/c.cs
 got=$(columns "$tmp/c.out" "$tmp/c.csv")
 rc=$?
 check "short hunt: cpu ns and the kernel columns per op, from the CSV rows: ${got%%$'\n'*}" \
-	'[ $rc -eq 0 ] || { echo "$got"; false; }'
+	eval '[ $rc -eq 0 ] || { echo "$got"; false; }'
 if grep -q "^# probes: every rep" "$tmp/c.csv"; then
 	check "short hunt: the legend says the collector counted every rep" \
-		'grep -q "^in every rep (its cost is in cpu ns)" "$tmp/c.out"'
+		eval 'grep -q "^in every rep (its cost is in cpu ns)" "$tmp/c.out"'
 elif [ "$(id -u)" != 0 ] || grep -q "^futexlab: probes off: " "$tmp/c.out"; then
-	skipped=$((skipped + 1))
-	echo "SKIP the kernel columns' figures: $(grep -m1 "^# probes:" "$tmp/c.csv")"
+	skip "the kernel columns' figures: $(grep -m1 "^# probes:" "$tmp/c.csv")"
 	check "short hunt, collector off: the legend says why" \
-		'grep -q "the eBPF collector is$" "$tmp/c.out"'
+		eval 'grep -q "the eBPF collector is$" "$tmp/c.out"'
 else
 	check "short hunt: the collector counted (root, no reason given why not): $(grep -m1 "^# probes:" "$tmp/c.csv")" false
 fi
@@ -217,23 +212,23 @@ rc=$?
 got=$(columns "$tmp/n.out" "$tmp/n.csv")
 crc=$?
 check "--no-probes: exit 0, cpu ns from the rows, the kernel columns '-': ${got%%$'\n'*}" \
-	'[ $rc -eq 0 ] && [ $crc -eq 0 ] && grep -qE "^negcount +steal +1 +[0-9.k]+ +[0-9.]+ +[0-9.]+ +(- +){7}- +0 *$" "$tmp/n.out" ||
+	eval '[ $rc -eq 0 ] && [ $crc -eq 0 ] && grep -qE "^negcount +steal +1 +[0-9.k]+ +[0-9.]+ +[0-9.]+ +(- +){7}- +0 *$" "$tmp/n.out" ||
 	 { echo "$got"; cat "$tmp/n.out"; false; }'
 check "--no-probes: the legend and the CSV say the collector is off" \
-	'grep -q "^off (--no-probes)$" "$tmp/n.out" && grep -q "^# probes: off: --no-probes$" "$tmp/n.csv"'
+	eval 'grep -q "^off (--no-probes)$" "$tmp/n.out" && grep -q "^# probes: off: --no-probes$" "$tmp/n.csv"'
 
 # --policy spin:20: negcount hunted as negcount@spin:20, glibc as itself.
 $fx hunt --policy spin:20 --variant negcount,glibc --pattern steal --seconds 0.2 --rep-seconds 0.1 \
 	--csv "$tmp/pol.csv" >"$tmp/pol.out" 2>&1
 rc=$?
 check "--policy spin:20: exit 0, the policy in the banner and the CSV's metadata" \
-	'[ $rc -eq 0 ] && grep -q "^futexlab hunt .*, policy spin:20$" "$tmp/pol.out" &&
+	eval '[ $rc -eq 0 ] && grep -q "^futexlab hunt .*, policy spin:20$" "$tmp/pol.out" &&
 	 grep -q "^# policy: spin:20 " "$tmp/pol.csv"'
 check "--policy spin:20: table and verdict of negcount@spin:20, glibc as glibc" \
-	'grep -qE "^negcount@spin:20 +steal +[1-9]" "$tmp/pol.out" && grep -qE "^glibc +steal +[1-9]" "$tmp/pol.out" &&
+	eval 'grep -qE "^negcount@spin:20 +steal +[1-9]" "$tmp/pol.out" && grep -qE "^glibc +steal +[1-9]" "$tmp/pol.out" &&
 	 grep -q "^negcount@spin:20: clean" "$tmp/pol.out" && grep -q "^glibc: clean" "$tmp/pol.out"'
 check "--policy spin:20: the CSV rows by label" \
-	'grep -q "^negcount@spin:20,steal,1," "$tmp/pol.csv" && grep -q "^glibc,steal,1," "$tmp/pol.csv" &&
+	eval 'grep -q "^negcount@spin:20,steal,1," "$tmp/pol.csv" && grep -q "^glibc,steal,1," "$tmp/pol.csv" &&
 	 ! grep -q "^negcount,steal," "$tmp/pol.csv"'
 [ $fail -eq 0 ] || cat "$tmp/pol.out"
 
@@ -254,11 +249,10 @@ done
 kill -INT $pid
 wait $pid
 rc=$?
-check "Ctrl-C: exit 130" '[ $rc -eq 130 ]'
+check "Ctrl-C: exit 130" eval '[ $rc -eq 130 ]'
 check "Ctrl-C: the table and INTERRUPTED" \
-	'grep -q "^glibc        steal" "$tmp/i.out" && grep -q "hunt INTERRUPTED" "$tmp/i.out"'
+	eval 'grep -q "^glibc        steal" "$tmp/i.out" && grep -q "hunt INTERRUPTED" "$tmp/i.out"'
 check "Ctrl-C: the finished reps' rows kept ($before before the interrupt)" \
-	'[ "$before" -ge 2 ] && [ "$(rows "$tmp/i.csv")" -ge "$before" ]'
+	eval '[ "$before" -ge 2 ] && [ "$(rows "$tmp/i.csv")" -ge "$before" ]'
 
-echo "hunt: $pass passed, $fail failed, $skipped skipped"
-[ $fail -eq 0 ]
+finish -s hunt

@@ -10,13 +10,10 @@
 # real tree: clean.
 # Usage: test_lint_includes.sh SRCDIR
 set -u
+. "$(dirname "$0")/lib.sh"
 src=$1
 lint=$src/scripts/lint-includes
-pass=0 fail=0
-tmp=$(mktemp -d /tmp/futexlab-lint-includes.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-ok()  { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; }
+scratch tmp lint-includes
 
 # a clean tree: lib (nothing), mid (lib), top (lib, mid), tests (anything)
 mktree() {
@@ -63,5 +60,4 @@ expect "a room including tests/ fails" 1 'nothing outside tests/ includes tests/
 out=$("$lint" "$src" 2>&1); rc=$?
 if [ $rc -eq 0 ]; then ok "the tree: $(tail -1 <<<"$out")"; else bad "the tree:"$'\n'"$out"; fi
 
-echo "lint-includes: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish lint-includes

@@ -8,21 +8,18 @@
 # read faster, and negcount@adaptive at 0.031 of glibc's time read ~.
 # Usage: test_logscale.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
 csv=$(dirname "$0")/data/noisy-control.csv
-pass=0 fail=0
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
 tsv=$("$fl" compare --detail --tsv "$csv") || { echo "FAIL compare --tsv (rc $?)"; exit 1; }
-# verdict POINT VARIANT: the TSV's verdict column (18) of that pair
-verdict() { awk -F'\t' -v p="$1" -v v="$2" '$2 == p && $3 == v { print $18 }' <<<"$tsv"; }
+# verdict POINT VARIANT: the TSV's verdict of that pair
+verdict() { awk -F'\t' -v p="$1" -v v="$2" "$COLS"'$col("point") == p && $col("variant") == v { print $col("verdict") }' <<<"$tsv"; }
 pp="pingpong T=2 wake=exact hash=auto"
 check "pingpong: negcount@adaptive (0.031 of glibc) reads faster under a x/÷2.4 control" \
   [ "$(verdict "$pp" negcount@adaptive)" = faster ]
 check "pingpong: every row at 0.024-0.049 reads faster (the @adaptive rows, cxx-llvm, floor-atomic)" \
-  [ "$(awk -F'\t' -v p="$pp" '$2 == p && $15 != "" && $15 < 0.05 && $18 != "faster"' <<<"$tsv")" = "" ]
+  [ "$(awk -F'\t' -v p="$pp" "$COLS"'$col("point") == p && $col("ratio") != "" && $col("ratio") < 0.05 &&
+        $col("verdict") != "faster"' <<<"$tsv")" = "" ]
 check "pingpong: the control itself is ~" [ "$(verdict "$pp" 'glibc#2')" = "~" ]
 check "pingpong: portable 1.29 [1.17, 3.26] is ~: its interval excludes 1, its ratio is inside the band" \
   [ "$(verdict "$pp" portable)" = "~" ]
@@ -35,5 +32,4 @@ check "the control's summary line is a band" \
   grep -qE '^control \(glibc#2, .*\): ~ at 2 of 2 points; band ×/÷[0-9.]+ median' <<<"$out"
 check "the header says what the interval covers (this run's rounds) and where the next run's is" \
   grep -q "this run's rounds .*the next run's ratio: compare --pool" <<<"$out"
-echo "logscale: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish logscale

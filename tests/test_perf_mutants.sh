@@ -13,14 +13,9 @@
 # wall time under other work is not N). Needs the probes (root): else exit
 # 77, skipped. Usage: test_perf_mutants.sh path/to/futexlab path/to/scripts/perf-mutants
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1 pm=$2
-pass=0 fail=0
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
+scratch d perf-mutants
 if [ "$(id -u)" != 0 ]; then echo "SKIP: the why line's kernel counts need the probes (root)"; exit 77; fi
 start=$(date +%s)
 export FUTEXLAB=$fl
@@ -48,5 +43,4 @@ for bad in "--mutants perf_nope" "--mutants perf_delay_50" "--preset full" "--bo
   err=$("$pm" $bad --out "$d" 2>&1 >/dev/null); rc=$?
   check "bad input '$bad': one line, exit 2" test "$rc|$(wc -l <<<"$err")" = "2|1"
 done
-echo "perf mutants: $pass passed, $fail failed ($(( $(date +%s) - start )) s)"
-[ "$fail" = 0 ]
+finish "perf mutants" "($(( $(date +%s) - start )) s)"

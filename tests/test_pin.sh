@@ -5,24 +5,15 @@
 # presets' thread axis scaled to the CPUs (FUTEXLAB_CPUS): unchanged at 2.
 # Usage: test_pin.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
-pass=0 fail=0
-d=$(mktemp -d /tmp/futexlab-pin.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
+scratch d pin
 # expect_usage "description" PATTERN args...: exit 2, one stderr line matching PATTERN, no stdout
 expect_usage() {
   local what=$1 pat=$2; shift 2
   local out err rc
-  out=$("$@" 2>"$d/err"); rc=$?
-  err=$(cat "$d/err")
-  if [ "$rc" -eq 2 ] && [ "$(printf '%s' "$err" | grep -c '')" -eq 1 ] && [ -z "$out" ] &&
-     grep -qE -- "$pat" <<<"$err"; then
-    pass=$((pass+1)); echo "ok   $what: $err"
-  else fail=$((fail+1)); echo "FAIL $what: rc=$rc stdout='$out' stderr='$err'"; fi
+  if refusal "" "$@" && grep -qE -- "$pat" <<<"$err"; then ok "$what: $err"
+  else bad "$what: rc=$rc stdout='$out' stderr='$err'"; fi
 }
 tiny=(--variant negcount --workload uncontended --ops 200 --rounds 1 --warmup 0 --no-floors
       --no-control --no-probes --quiet)
@@ -55,7 +46,7 @@ allowed() { # exec --pin ARG: the child's Cpus_allowed_list, and the CSV's pin l
     --pin "$1" --csv "$d/e.csv" -- /bin/sh -c "grep Cpus_allowed_list /proc/self/status >>'$d/aff'" \
     >/dev/null 2>&1 && sort -u "$d/aff" | sed 's/^Cpus_allowed_list:[[:space:]]*//'
 }
-if ! command -v taskset >/dev/null; then echo "SKIP exec --pin checks: no taskset"; else
+if ! command -v taskset >/dev/null; then skip "exec --pin checks" "no taskset"; else
   a=$(allowed node:0)
   check "--pin node:0: exec's child runs on node0's CPUs ($a = $node0)" test "$a" = "$node0"
   check "  the pin line names them" grep -qx "# pin: node:0 (cpus $node0)" "$d/e.csv"
@@ -122,5 +113,4 @@ FUTEXLAB_CPUS=128 "$fl" run "${tiny[@]}" --csv "$d/c.csv" >/dev/null
 check "FUTEXLAB_CPUS recorded in the CSV (# cpus:)" grep -q '^# cpus: FUTEXLAB_CPUS=128 ' "$d/c.csv"
 check "  and only when set" test "$(grep -c '^# cpus:' "$d/r.csv")" = 0
 
-echo "pin: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish pin

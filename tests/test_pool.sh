@@ -8,30 +8,23 @@
 # faster). Bad input: one line on stderr, nothing on stdout, exit 2.
 # Usage: test_pool.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
-pass=0 fail=0
-d=$(mktemp -d /tmp/futexlab-pool.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
+scratch d pool
 # gen FILE NEG2 MUSL2 NEG4 MUSL4 [skip-musl]: the designs' ratios per point
 gen() {
-  { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
-    echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,round,slot,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol"
-    for r in $(seq 0 9); do
-      j=$(awk -v r="$r" 'BEGIN { printf "%.6f", 1 + 0.01 * ((r * 7) % 10 - 4.5) / 4.5 }')
-      for t in 2 4; do
-        if [ "$t" = 2 ]; then n=$2 m=$3; else n=$4 m=$5; fi
-        b=$((1000 + r)) p="pool,$t,1,0,0,exact,1000,1"
-        echo "glibc,$p,$b.0,1,ok,,$r,0,1000,0,0,0"
-        echo "glibc#2,$p,$((b + 1 - 2 * (r % 2))).0,1,ok,,$r,1,1000,0,0,0"
-        echo "negcount,$p,$(awk -v b="$b" -v f="$n" -v j="$j" 'BEGIN { printf "%.3f", b * f * j }'),1,ok,,$r,2,1000,0,0,0"
-        [ -n "${6:-}" ] && [ "$t" = 4 ] ||
-          echo "musl,$p,$(awk -v b="$b" -v f="$m" -v j="$j" 'BEGIN { printf "%.3f", b * f / j }'),1,ok,,$r,3,1000,0,0,0"
-      done
-    done; } >"$1"
+  for r in $(seq 0 9); do
+    j=$(awk -v r="$r" 'BEGIN { printf "%.6f", 1 + 0.01 * ((r * 7) % 10 - 4.5) / 4.5 }')
+    for t in 2 4; do
+      if [ "$t" = 2 ]; then n=$2 m=$3; else n=$4 m=$5; fi
+      b=$((1000 + r)) p="threads=$t round=$r"
+      echo "variant=glibc $p ns_per_op=$b.0 slot=0"
+      echo "variant=glibc#2 $p ns_per_op=$((b + 1 - 2 * (r % 2))).0 slot=1"
+      echo "variant=negcount $p ns_per_op=$(awk -v b="$b" -v f="$n" -v j="$j" 'BEGIN { printf "%.3f", b * f * j }') slot=2"
+      [ -n "${6:-}" ] && [ "$t" = 4 ] ||
+        echo "variant=musl $p ns_per_op=$(awk -v b="$b" -v f="$m" -v j="$j" 'BEGIN { printf "%.3f", b * f / j }') slot=3"
+    done
+  done | run_csv >"$1"
 }
 gen "$d/1.csv" 0.70 1.00 1.30 0.99
 gen "$d/2.csv" 0.72 1.01 1.28 1.00
@@ -41,24 +34,21 @@ gen "$d/nomusl.csv" 0.72 1.01 1.28 1.00 skip
 sed 's/^\(.*\),pool,4,/\1,pool,8,/' "$d/2.csv" >"$d/t8.csv"
 
 # bad input: one line on stderr, nothing on stdout, exit 2
-bad() { # description, expected text on stderr, args...
+bad_input() { # description, expected text on stderr, args...
   local what=$1 want=$2; shift 2
   local out err rc
-  out=$("$fl" compare --detail "$@" 2>"$d/err"); rc=$?
-  err=$(cat "$d/err")
-  check "$what: exit 2, one line naming it" \
-    test "$rc" = 2 -a -z "$out" -a "$(wc -l <"$d/err")" = 1 -a "${err#*"$want"}" != "$err"
+  check "$what: exit 2, one line naming it" refusal "$want" "$fl" compare --detail "$@"
 }
-bad "one file" "give two or more CSV files" --pool "$d/1.csv"
-bad "a missing file" "cannot read $d/none.csv" --pool "$d/1.csv" "$d/none.csv"
-bad "an entry missing from one run" "has no 'musl' at 'pool T=4 K=1 wake=exact'" \
+bad_input "one file" "give two or more CSV files" --pool "$d/1.csv"
+bad_input "a missing file" "cannot read $d/none.csv" --pool "$d/1.csv" "$d/none.csv"
+bad_input "an entry missing from one run" "has no 'musl' at 'pool T=4 K=1 wake=exact'" \
   --pool "$d/1.csv" "$d/nomusl.csv"
-bad "a point missing from one run" "has no point 'pool T=4 K=1 wake=exact'" \
+bad_input "a point missing from one run" "has no point 'pool T=4 K=1 wake=exact'" \
   --pool "$d/1.csv" "$d/t8.csv"
-bad "--against of another configuration" "--against takes a run of the pooled" \
+bad_input "--against of another configuration" "--against takes a run of the pooled" \
   --pool "$d/1.csv" "$d/2.csv" --against "$d/nomusl.csv"
-bad "--against without --pool" "--against takes --pool" "$d/1.csv" --against "$d/2.csv"
-bad "--pool with --absolute" "--absolute does not apply" --pool --absolute "$d/1.csv" "$d/2.csv"
+bad_input "--against without --pool" "--against takes --pool" "$d/1.csv" --against "$d/2.csv"
+bad_input "--pool with --absolute" "--absolute does not apply" --pool --absolute "$d/1.csv" "$d/2.csv"
 
 out=$("$fl" compare --detail --pool "$d/1.csv" "$d/2.csv" 2>&1); rc=$?
 check "a pool of two runs: exit 0" test "$rc" = 0
@@ -102,22 +92,20 @@ check "--against --tsv: the rerun's columns" \
 # of glibc's time and CPU (faster; the same pool as the table's row).
 genlib() { # FILE RUN-FACTOR
   awk -v s="$2" 'function row(v, t, c) {
-      printf "%s,%s,%.3f,1,ok,,%d,0,%.0f,0,0,0\n", v, p, t, r, c * 1000 }
+      printf "variant=%s threads=%s ns_per_op=%.3f round=%d cpu_user_ns=%.0f\n", v, T[k], t, r, c * 1000 }
     BEGIN {
-      print "# futexlab test"; print "# cpu: test cpu"; print "# cores: 2"; print "# kernel: test"
-      print "variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,round,slot,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol"
       split("2 4 8 16", T, " "); split("0.8 0.8 0.8 1.25", G, " ")
       split("0.5 1 0.5 0.7", F, " "); split("0.5 1 2 0.7", C, " ")
       for (r = 0; r < 10; r++) {
         j = 1 + 0.01 * ((r * 7) % 10 - 4.5) / 4.5; j2 = 1 + 0.01 * ((r * 3) % 10 - 4.5) / 4.5
         for (k = 1; k <= 4; k++) {
-          p = "pool," T[k] ",1,0,0,exact,1000,1"; b = 1000 + r
+          b = 1000 + r
           lt = b * G[k] * j; lc = b * G[k]
           ft = G[k] < 1 ? lt : b; fc = G[k] < 1 ? lc : b
           row("glibc", b, b); row("glibc#2", b + 1 - 2 * (r % 2), b); row("cxx-gnu", lt, lc)
           row("negcount", F[k] == 1 ? ft : ft * F[k] * s / j2, fc * C[k])
         }
-      } }' >"$1"
+      } }' | run_csv >"$1"
 }
 genlib "$d/l1.csv" 1.00; genlib "$d/l2.csv" 1.03; genlib "$d/l3.csv" 0.97
 out=$("$fl" compare --detail --pool "$d/l1.csv" "$d/l2.csv" "$d/l3.csv"); rc=$?
@@ -147,5 +135,4 @@ check "libraries --tsv: a vs-libraries line per point, pool T=8 behind at 2x CPU
 check "libraries --tsv: the total, runs 3, points 4, ahead 3, faster 2" \
   grep -qxP 'vs-libraries-total\t3\t4\t3\t2' <<<"$tsv"
 [ "$fail" -eq 0 ] || printf '%s\n' "$out"
-echo "pool-cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish pool-cli

@@ -6,14 +6,10 @@
 # Exit 77 (skipped) when the collector cannot load here, or the build has none
 # (--probes makes either say "probes off").
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1 probes=$2
-pass=0 fail=0 skipped=0
-tmp=$(mktemp -d /tmp/futexlab-probes-cli.XXXXXX)
+scratch tmp probes-cli
 chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-ok()  { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; }
-skip() { skipped=$((skipped+1)); echo "SKIP $1"; }   # a check that cannot run here: never a pass
 
 # col FILE ROW-MATCH COLUMN: the value of COLUMN in the first data row whose
 # first two fields are ROW-MATCH ("variant,workload")
@@ -114,5 +110,4 @@ fi
 [ $rc = 2 ] && [ "$(grep -c '' "$tmp/e.err")" = 1 ] && ok "--bpftrace nosuch: exit 2, one line" \
   || bad "--bpftrace nosuch: rc=$rc stderr='$(cat "$tmp/e.err")'"
 
-echo "probes cli: $pass passed, $fail failed, $skipped skipped"
-[ $fail = 0 ]
+finish -s "probes cli"

@@ -8,27 +8,20 @@
 # 0.8x. The "vs the libraries" line: not judged at pool T=2.
 # Usage: test_regimes.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
-pass=0 fail=0
-d=$(mktemp -d /tmp/futexlab-regimes.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
-{ echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
-  echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,round,slot,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol"
-  for r in $(seq 0 15); do
-    if [ "$r" -lt 9 ]; then g=$((200 + r)) w=20; else g=$((2300 + 10 * r)) w=1010; fi
-    h=$((g + 1 - 2 * (r % 2))) n=$((g * (r < 9 ? 8 : 12) / 10))
-    p="pool,2,1,0,0,exact,1000,1" q="pool,4,1,0,0,exact,1000,1"
-    echo "glibc,$p,$g.0,1,ok,,$r,0,$((g * 1000)),0,$w,0"
-    echo "glibc#2,$p,$h.0,1,ok,,$r,1,$((h * 1000)),0,$w,0"
-    echo "negcount,$p,$n.0,1,ok,,$r,2,$((n * 1000)),0,$w,0"
-    echo "glibc,$q,$((500 + r)).0,1,ok,,$r,0,500000,0,500,0"
-    echo "glibc#2,$q,$((500 + r + r % 2)).0,1,ok,,$r,1,500000,0,500,0"
-    echo "negcount,$q,$((400 + r)).0,1,ok,,$r,2,500000,0,500,0"
-  done; } >"$d/r.csv"
+scratch d regimes
+for r in $(seq 0 15); do
+  if [ "$r" -lt 9 ]; then g=$((200 + r)) w=20; else g=$((2300 + 10 * r)) w=1010; fi
+  h=$((g + 1 - 2 * (r % 2))) n=$((g * (r < 9 ? 8 : 12) / 10))
+  p="threads=2 round=$r csw_vol=$w" q="threads=4 round=$r cpu_user_ns=500000 csw_vol=500"
+  echo "variant=glibc $p ns_per_op=$g.0 slot=0 cpu_user_ns=$((g * 1000))"
+  echo "variant=glibc#2 $p ns_per_op=$h.0 slot=1 cpu_user_ns=$((h * 1000))"
+  echo "variant=negcount $p ns_per_op=$n.0 slot=2 cpu_user_ns=$((n * 1000))"
+  echo "variant=glibc $q ns_per_op=$((500 + r)).0 slot=0"
+  echo "variant=glibc#2 $q ns_per_op=$((500 + r + r % 2)).0 slot=1"
+  echo "variant=negcount $q ns_per_op=$((400 + r)).0 slot=2"
+done | run_csv >"$d/r.csv"
 out=$("$fl" compare --detail "$d/r.csv" 2>&1)
 rc=$?
 check "compare of a two-state run: exit 0" test "$rc" -eq 0
@@ -50,5 +43,4 @@ check "vs the libraries at the one-state point: judged; the two-state point left
   grep -q '^vs the libraries: .* at 1 of 1 points$' <<<"$out"
 check "the count at the end" grep -q '^regimes: 1 of 2 points run in two states$' <<<"$out"
 [ "$fail" -eq 0 ] || printf '%s\n' "$out"
-echo "regimes-cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish regimes-cli

@@ -28,15 +28,10 @@
 # Usage: test_report.sh path/to/futexlab SOURCE_ROOT [RUN.csv]
 # (RUN.csv instead of the fixture: e.g. results/latest.csv after scripts/bench)
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1 top=$2
 csv=${3:-$top/tests/data/quick.csv}
-d=$(mktemp -d /tmp/futexlab-report.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-pass=0 fail=0
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
+scratch d report
 usage_err() { # description, command...: one line on stderr, exit 2
   local what=$1; shift
   "$@" >"$d/out" 2>"$d/err"; local rc=$?

@@ -5,28 +5,23 @@
 # in one file only not paired. Bad input: one line, exit 2.
 # Usage: test_repro.sh path/to/futexlab path/to/scripts/repro
 set -u
+. "$(dirname "$0")/lib.sh"
 export FUTEXLAB=$1
 repro=$2
-pass=0 fail=0
-check() { local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi; }
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch d repro
 # 8 rounds, glibc = 1000+10r ns; each design F% of glibc's ns in every
 # round (its median ratio F/100); glibc#2 and floor-empty at odd ratios.
 craft() { # file, then "variant workload threads F" ...
   local f=$1; shift
   local designs=("$@") e x
-  { echo "# futexlab test"; echo "# cpu: test cpu"; echo "# cores: 2"; echo "# kernel: test"
-    echo "variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,hash,spin,round,slot"
-    for r in 0 1 2 3 4 5 6 7; do
-      g=$((1000 + 10 * r))
-      for e in "glibc pool 4 100" "glibc#2 pool 4 $((100 + r % 2))" "glibc pingpong 2 100" \
-               "glibc#2 pingpong 2 $((99 + r % 3))" "${designs[@]}"; do
-        read -ra x <<<"$e"
-        echo "${x[0]},${x[1]},${x[2]},1,0,0,exact,1000,1,$((g * x[3] / 100)).0,1,ok,\"\",auto,0,$r,0"
-      done
-    done; } >"$f"
+  for r in 0 1 2 3 4 5 6 7; do
+    g=$((1000 + 10 * r))
+    for e in "glibc pool 4 100" "glibc#2 pool 4 $((100 + r % 2))" "glibc pingpong 2 100" \
+             "glibc#2 pingpong 2 $((99 + r % 3))" "${designs[@]}"; do
+      read -ra x <<<"$e"
+      echo "variant=${x[0]} workload=${x[1]} threads=${x[2]} ns_per_op=$((g * x[3] / 100)).0 note=\"\" hash=auto spin=0 round=$r"
+    done
+  done | run_csv variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,hash,spin,round,slot >"$f"
 }
 craft "$d/a.csv" "negcount pool 4 100" "split pool 4 100" "textbook pool 4 100" \
   "musl pingpong 2 100" "gosema pingpong 2 100" "floor-empty pool 4 50" "lock1 pool 4 100"
@@ -44,13 +39,11 @@ check "pingpong: 0 of 2 within 5%, 1 within 10%" \
 check "three lines, the control, the floor and lock1 (one file) not counted" \
   bash -c '[ "$(grep -c "" <<<"$1")" -eq 3 ] && ! grep -qE "glibc|floor|lock1" <<<"$1"' _ "$out"
 # bad input: one line on stderr, nothing on stdout, exit 2
-bad() { local what=$1; shift
-  local o e rc; o=$("$repro" "$@" 2>"$d/err"); rc=$?; e=$(cat "$d/err")
-  check "$what: exit 2, one line ($e)" \
-    bash -c '[ "$1" -eq 2 ] && [ -z "$2" ] && [ "$(grep -c "" <<<"$3")" -eq 1 ]' _ "$rc" "$o" "$e"; }
-bad "a missing file" "$d/a.csv" "$d/nosuch.csv"
-bad "one file" "$d/a.csv"
+bad_input() { local what=$1; shift
+  local out err rc st; refusal "" "$repro" "$@"; st=$?
+  check "$what: exit 2, one line ($err)" test "$st" = 0; }
+bad_input "a missing file" "$d/a.csv" "$d/nosuch.csv"
+bad_input "one file" "$d/a.csv"
 echo "not a run" >"$d/junk.csv"
-bad "a file compare cannot read" "$d/a.csv" "$d/junk.csv"
-echo "repro: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+bad_input "a file compare cannot read" "$d/a.csv" "$d/junk.csv"
+finish repro

@@ -8,17 +8,13 @@
 # stop at the budget, none to a point under it.
 # Usage: test_resolution.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
 # run, sweep, exec and compare FILE end with the summary; the checks here read
 # the full tables, which --detail puts on the screen before it
 with_detail() { case ${1-} in run|sweep|exec|compare) "$fl" "$1" --detail "${@:2}" ;; *) "$fl" "$@" ;; esac; }
 cost=$(cd "$(dirname "$0")/.." && pwd)/scripts/probe-cost
-pass=0 fail=0 skipped=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; }
-skip() { skipped=$((skipped+1)); echo "SKIP $1"; }
+scratch tmp resolution
 # py FILE EXPR: EXPR evaluated with rows (the CSV's dicts) and meta (its '#' lines)
 py() { python3 -c '
 import csv, sys
@@ -30,13 +26,8 @@ print(eval(sys.argv[2]))' "$@"; }
 expect_usage() {
   local what=$1; shift
   local out err rc
-  out=$(with_detail "$@" 2>"$tmp/err"); rc=$?
-  err=$(cat "$tmp/err")
-  if [ "$rc" -eq 2 ] && [ "$(printf '%s' "$err" | grep -c '')" -eq 1 ] && [ -z "$out" ]; then
-    ok "$what: $err"
-  else
-    bad "$what: rc=$rc stdout='$out' stderr='$err'"
-  fi
+  if refusal "" with_detail "$@"; then ok "$what: $err"
+  else bad "$what: rc=$rc stdout='$out' stderr='$err'"; fi
 }
 expect_usage "a target with no budget" run --workload pingpong --target-res 5
 expect_usage "a target under 0.5%" run --workload pingpong --target-res 0.1 --res-budget 10
@@ -175,5 +166,4 @@ else
   bad "over the target: $rounds rounds in ${took} s: $b"
 fi
 
-echo "resolution: $pass passed, $fail failed, $skipped skipped"
-[ "$fail" -eq 0 ]
+finish -s resolution

@@ -9,21 +9,16 @@
 # killed by SIGINT or SIGTERM exits 130/143, leaves only complete rows and
 # no temp file or torture process; bad input exits 2 with one line.
 set -u
+. "$(dirname "$0")/lib.sh"
 soak=$1 bdir=$2
-pass=0 fail=0
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+scratch t soak
 header=date,revision,kernel,variant,build,seconds,cycles,ops,posts,acquisitions,timeouts,einval,eintr,signals,spurious,result
 
 # expect_usage "description" args...: exit 2, one stderr line, no stdout
 expect_usage() {
-  local what=$1 out rc lines; shift
-  out=$("$soak" "$@" 2>"$t/err"); rc=$?
-  lines=$(grep -c '' "$t/err")
-  if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ -z "$out" ]; then ok "$what: $(cat "$t/err")"
-  else bad "$what: rc=$rc stderr lines=$lines stdout='$out' stderr='$(cat "$t/err")'"; fi
+  local what=$1 out err rc; shift
+  if refusal "" "$soak" "$@"; then ok "$what: $err"
+  else bad "$what: rc=$rc stderr lines=$(grep -c '' <<<"$err") stdout='$out' stderr='$err'"; fi
 }
 expect_usage "no SECONDS" --build "$bdir" --file "$t/u.csv"
 expect_usage "SECONDS not a number" --build "$bdir" --file "$t/u.csv" ten negcount
@@ -50,26 +45,30 @@ rc=$?
   { bad "soak rc=$rc"; cat "$t/out"; }
 [ "$(head -1 "$f")" = "$header" ] && [ "$(grep -c "^date," "$f")" -eq 1 ] && ok "header once" ||
   bad "header: $(head -1 "$f")"
-n=$(awk -F, 'NR > 1 && NF == 16 && $16 == "ok" && $6 > 0.5 && $6 < 3 && $8 > 0 && $7 >= 1 &&
-  $2 ~ /^[0-9a-f]+(-dirty)?$/ && $1 ~ /^20[0-9][0-9]-.*Z$/' "$f" | wc -l)
+n=$(awk -F, -v h="$header" "$COLS"'NR > 1 && NF == split(h, all, ",") && $col("result") == "ok" &&
+  $col("seconds") > 0.5 && $col("seconds") < 3 && $col("ops") > 0 && $col("cycles") >= 1 &&
+  $col("revision") ~ /^[0-9a-f]+(-dirty)?$/ && $col("date") ~ /^20[0-9][0-9]-.*Z$/' "$f" | wc -l)
 [ "$n" -eq 4 ] && [ "$(wc -l <"$f")" -eq 5 ] && ok "4 complete ok rows" || { bad "rows: $n ok of $(($(wc -l <"$f") - 1))"; cat "$f"; }
 for v in negcount split; do
-  b=$(awk -F, -v v="$v" '$4 == v {print $5}' "$f" | sort | tr '\n' ' ')
+  b=$(awk -F, -v v="$v" "$COLS"'$col("variant") == v {print $col("build")}' "$f" | sort | tr '\n' ' ')
   [ "$b" = "race release " ] && ok "$v: one release and one race chunk" || bad "$v builds: '$b'"
 done
 # the rare paths ran: every count the soak reports is above zero in sum
-awk -F, 'NR > 1 {for (i = 11; i <= 15; i++) s[i] += $i}
-  END {for (i = 11; i <= 15; i++) if (!(s[i] > 0)) exit 1}' "$f" &&
+awk -F, "$COLS"'NR > 1 {for (i = 1; i <= 5; i++) s[i] += $col(counts[i])}
+  BEGIN {split("timeouts einval eintr signals spurious", counts, " ")}
+  END {for (i = 1; i <= 5; i++) if (!(s[i] > 0)) exit 1}' "$f" &&
   ok "timeouts, EINVAL, EINTR, signals and spurious wakes all counted" || bad "a zero count: $(cat "$f")"
 
 # expected TABLE_ROWS: per variant, sums over the ok rows (FAIL rows counted apart)
 expected() {
-  awk -F, 'NR > 1 { if (!($4 in seen)) { seen[$4] = 1; o[++n] = $4 }
-      if ($16 == "FAIL") { failed[$4]++; next }
-      r[$4, $5] += $8; tot[$4] += $8; ch[$4]++; for (i = 11; i <= 15; i++) c[$4, i] += $i }
+  awk -F, "$COLS"'BEGIN { split("timeouts einval eintr signals spurious", counts, " ") }
+    NR > 1 { v = $col("variant"); if (!(v in seen)) { seen[v] = 1; o[++n] = v }
+      if ($col("result") == "FAIL") { failed[v]++; next }
+      r[v, $col("build")] += $col("ops"); tot[v] += $col("ops"); ch[v]++
+      for (i = 1; i <= 5; i++) c[v, i] += $col(counts[i]) }
     END { for (j = 1; j <= n; j++) { v = o[j]
       printf "%s %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %d %d\n", v, r[v, "release"], r[v, "race"],
-        tot[v], c[v, 11], c[v, 12], c[v, 13], c[v, 14], c[v, 15], ch[v], failed[v] } }' "$1"
+        tot[v], c[v, 1], c[v, 2], c[v, 3], c[v, 4], c[v, 5], ch[v], failed[v] } }' "$1"
 }
 # table: the same columns from the summary's markdown rows
 table() {
@@ -117,7 +116,7 @@ ff=$t/fail/f.csv
 "$soak" --build "$fb" --file "$ff" --chunk 0.3 0.6 negcount >"$t/out" 2>&1; rc=$?
 logs=$(ls "$t/fail"/fail-*-negcount-race.log 2>/dev/null | wc -l)
 if [ $rc -eq 1 ] && [ "$logs" -eq 1 ] && grep -q '^soak: FAILED (1 of 2 chunks' "$t/out" &&
-   [ "$(awk -F, 'NR > 1 {print $5, $16}' "$ff" | tr '\n' ' ')" = "release ok race FAIL " ]; then
+   [ "$(awk -F, "$COLS"'NR > 1 {print $col("build"), $col("result")}' "$ff" | tr '\n' ' ')" = "release ok race FAIL " ]; then
   ok "a failing chunk: FAIL row, log kept, exit 1"
 else
   bad "failing chunk: rc=$rc logs=$logs"; cat "$t/out" "$ff"
@@ -162,5 +161,4 @@ for sig in INT TERM; do
   fi
 done
 
-echo "soak tests: $pass passed, $fail failed, 0 skipped"
-[ $fail -eq 0 ]
+finish -s "soak tests"

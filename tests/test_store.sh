@@ -12,18 +12,13 @@
 # Deterministic (no run, no timing but the lock's bound), ~1 s.
 # Usage: test_store.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
 here=$(cd "$(dirname "$0")" && pwd)
 ref=$here/../results/reference/bench.csv
-d=$(mktemp -d /tmp/futexlab-store.XXXXXX)
+scratch d store
 lockpid=
-cleanup() { exec 3>&- 2>/dev/null; [ -n "$lockpid" ] && wait "$lockpid"; rm -rf "$d"; }
-trap cleanup EXIT
-pass=0 fail=0
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
+on_exit() { exec 3>&- 2>/dev/null; [ -n "$lockpid" ] && wait "$lockpid"; }
 db=$d/store.db
 q() { sqlite3 "$db" "$@"; }
 # refused DESC DBARG ARGS...: exit 2, one line on stderr, nothing on stdout
@@ -175,5 +170,4 @@ refused "--last 0" ls --db "$db" --last 0
 refused "--since not a date" ls --db "$db" --since yesterday
 refused "unknown option" ls --db "$db" --bogus
 
-echo "store: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish store

@@ -9,14 +9,11 @@
 # busy, report stranded = 0 in every watched row and no error.
 # Usage: test_stranded_cli.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
-pass=0 fail=0
-tmp=$(mktemp -d /tmp/futexlab-stranded-cli.XXXXXX)
+scratch tmp stranded-cli
 hogs=()
-cleanup() { for h in "${hogs[@]}"; do kill "$h" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-ok()  { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; }
+on_exit() { for h in "${hogs[@]}"; do kill "$h" 2>/dev/null; done; }
 
 # 1. bad input: one line, exit 2
 for arg in abc -1 3600001 ""; do
@@ -101,5 +98,4 @@ else
   cut -c1-600 "$tmp/over.rows"
 fi
 
-echo "stranded cli: $pass passed, $fail failed, 0 skipped"
-[ $fail -eq 0 ]
+finish -s "stranded cli"

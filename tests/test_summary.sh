@@ -9,15 +9,10 @@
 # bad input is one line and exit 2.
 # Usage: test_summary.sh path/to/futexlab
 set -u
+. "$(dirname "$0")/lib.sh"
 fl=$1
 csv=$(dirname "$0")/../results/reference/quick-evidence.csv
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { # description, command...
-  local what=$1; shift
-  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
-}
+scratch tmp summary
 
 "$fl" compare --tsv "$csv" >"$tmp/t.tsv" || { echo "FAIL compare --tsv (rc $?)"; exit 1; }
 "$fl" compare "$csv" >"$tmp/s.out" || { echo "FAIL compare (rc $?)"; exit 1; }
@@ -139,5 +134,4 @@ for f in /nonexistent/x.csv "$tmp/empty.csv" "$tmp/other.csv"; do
   check "compare $(basename "$f"): exit 2, one line" test "$rc" -eq 2 -a "$(wc -l <"$tmp/e")" -eq 1 -a ! -s "$tmp/o"
 done
 
-echo "summary: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish summary

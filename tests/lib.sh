@@ -1,0 +1,106 @@
+# shellcheck shell=bash
+# tests/lib.sh — what the shell tests share; sourced, never run:
+#   . "$(dirname "$0")/lib.sh"
+# The output is what scripts/test and meson read: a line per check, "ok   X"
+# or "FAIL X"; "SKIP what: why" for a check that cannot run here (never a
+# pass: scripts/test counts and lists every such line of a test that ran);
+# the closing line "NAME: N passed, M failed" (finish), whose exit status
+# meson takes: 0 when nothing failed, 1 otherwise. A test skipped as a whole
+# says why on a SKIP line and exits 77 (tests/skip.sh).
+pass=0 fail=0 skipped=0
+
+# check WHAT COMMAND...: run COMMAND; a pass if it succeeds, else a failure
+check() {
+  local what=$1; shift
+  if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
+}
+# ok WHAT / bad WHAT: a pass or a failure decided by the caller (the failing
+# message then says what was seen, which a check's fixed text cannot)
+ok()  { pass=$((pass+1)); echo "ok   $*"; }
+bad() { fail=$((fail+1)); echo "FAIL $*"; }
+# skip WHAT [WHY]: a check that cannot run here — "SKIP WHAT: WHY", never a
+# pass (one argument: WHAT already says why)
+skip() { skipped=$((skipped+1)); echo "SKIP $1${2:+: $2}"; }
+
+# refusal WANT COMMAND...: true when COMMAND refuses its input as every
+# command here must — exit 2, nothing on stdout, one line on stderr, that
+# line holding WANT (any line when WANT is empty). Leaves the status, stdout
+# and stderr in $rc, $out and $err for the caller's message (a caller that
+# has its own of those names declares them local, and refusal sets those).
+refusal() {
+  local want=$1 f; shift
+  f=$(mktemp /tmp/futexlab-refusal.XXXXXX)
+  out=$("$@" 2>"$f"); rc=$?
+  err=$(cat "$f")
+  local lines; lines=$(wc -l <"$f")
+  rm -f "$f"
+  [ "$rc" = 2 ] && [ -z "$out" ] && [ "$lines" = 1 ] && { [ -z "$want" ] || [ "${err#*"$want"}" != "$err" ]; }
+}
+
+# scratch VAR NAME: a fresh directory /tmp/futexlab-NAME.XXXXXX in $VAR,
+# removed when the test exits; a test with more to undo at exit (processes
+# it started, a lock it holds) defines on_exit, which runs first.
+lib_dirs=()
+lib_exit() {
+  if declare -F on_exit >/dev/null; then on_exit; fi
+  if [ ${#lib_dirs[@]} -gt 0 ]; then rm -rf "${lib_dirs[@]}"; fi
+}
+scratch() {
+  local dir
+  dir=$(mktemp -d "/tmp/futexlab-$2.XXXXXX") || { echo "FAIL mktemp -d"; exit 1; }
+  lib_dirs+=("$dir")
+  printf -v "$1" '%s' "$dir"
+  trap lib_exit EXIT
+}
+
+# COLS: awk text to put before an awk program so that it reads a CSV's or
+# a TSV's columns by name, never by position: col("ns_per_op") is that
+# column's number in the header (the first line not a comment), so
+# $col("ns_per_op") its value. A name the header lacks stops awk (status 2,
+# a line on stderr): a renamed column fails the test, never reads another.
+#   awk -F, "$COLS"'$col("status") == "ok" { print $col("ns_per_op") }' run.csv
+COLS='function col(name) {
+  if (!(name in cols_)) { print "awk: no column " name " in the header" > "/dev/stderr"; exit 2 }
+  return cols_[name] }
+!cols_seen_ && !/^#/ { for (i_ = 1; i_ <= NF; i_++) cols_[$i_] = i_; cols_seen_ = 1 }
+'
+
+# run_csv [COLUMNS]: a crafted run (a CSV compare reads) from lines of
+# NAME=VALUE words on stdin, a row each, so a test writes its rows by column
+# name: the four metadata lines, the header (COLUMNS, default RUN_HEADER),
+# then each row in the header's order, a column the line does not name
+# taking RUN_DEFAULTS' value (else empty). A name the header lacks is an
+# error (status 1): a misspelt column would otherwise be silently default.
+RUN_HEADER=variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,round,slot,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol
+RUN_DEFAULTS="workload=pool tokens=1 hold_ns=0 think_ns=0 wake=exact ops=1000 elapsed_ns=1 ops_per_s=1 status=ok slot=0 cpu_user_ns=1000 cpu_sys_ns=0 csw_vol=0 csw_invol=0"
+run_csv() {
+  awk -v header="${1:-$RUN_HEADER}" -v defaults="$RUN_DEFAULTS" '
+    function set(word, into,   eq) {
+      eq = index(word, "="); into[substr(word, 1, eq - 1)] = substr(word, eq + 1) }
+    BEGIN {
+      print "# futexlab test"; print "# cpu: test cpu"; print "# cores: 2"; print "# kernel: test"
+      print header
+      n = split(header, h, ","); for (i = 1; i <= n; i++) known[h[i]] = 1
+      m = split(defaults, d, " "); for (i = 1; i <= m; i++) set(d[i], dflt)
+    }
+    {
+      split("", v)
+      for (i = 1; i <= NF; i++) {
+        set($i, v); name = substr($i, 1, index($i, "=") - 1)
+        if (!(name in known)) { print "run_csv: no column " name > "/dev/stderr"; bad = 1; exit 1 }
+      }
+      line = ""
+      for (i = 1; i <= n; i++) line = line (i > 1 ? "," : "") (h[i] in v ? v[h[i]] : dflt[h[i]])
+      print line
+    }'
+}
+
+# finish [-s] NAME [NOTE]: the closing line, "NAME: N passed, M failed"
+# (-s: then ", K skipped"; NOTE: then " NOTE"), and the test's exit status.
+finish() {
+  local tail=
+  if [ "$1" = -s ]; then tail=", $skipped skipped"; shift; fi
+  echo "$1: $pass passed, $fail failed$tail${2:+ $2}"
+  [ "$fail" -eq 0 ] && exit 0
+  exit 1
+}
