@@ -55,7 +55,7 @@ static const struct fl_option opts[] = {
 	{ "across-machines", no_argument, 'X', NULL, "runs of different machines: compare "
 	  "their same-run ratios only (refused otherwise)" },
 	FL_SELECT_OPTIONS,
-	{ "help", no_argument, 'h', NULL, "this text" },
+	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
@@ -220,7 +220,7 @@ static void parse(int argc, char **argv, struct cmp *o)
 	opterr = 0;
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		if (fl_select_option(&o->sel, c, optarg))
 			continue;
 		switch (c) {

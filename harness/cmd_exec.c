@@ -181,7 +181,7 @@ static const struct fl_option opts[] = {
 	{ "survey", no_argument, 'S', NULL, "instead: run CMD once with the shim counting "
 	  "(sem_init, waits, posts, blocked waits) per process, on glibc's semaphores, or on one "
 	  "design under one policy (--variant NAME[@POLICY], --policy)" },
-	{ "help", no_argument, 'h', NULL, "this text" },
+	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
@@ -236,7 +236,7 @@ static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 	optind = 1;
 	int c;
 	/* '+': stop at the first non-option, so CMD's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+:", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'v': a->vlist = optarg; break;
 		case 'Y': a->plist = optarg; break;

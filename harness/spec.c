@@ -617,7 +617,7 @@ static const struct fl_option opts[] = {
 	{ "as", required_argument, AS_OPT, "P=M", "test only: run performance mutant M's code "
 	  "wherever design P runs (each policy), every row still labelled P and the CSV marked "
 	  "(# as:); repeatable or a comma list (the gate's and the history's ground truth)" },
-	{ "help", no_argument, 'h', NULL, "this text" },
+	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
@@ -738,7 +738,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	opterr = 0;
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': s->preset = known_preset(optarg); break;
 		case 'v': vlist = optarg; break;

@@ -65,6 +65,32 @@ expect_usage "list argument" list extra
 
 expect_ok "help" --help
 expect_ok "run help" run --help
+# Help on every command and at the top, as -h, --help and help COMMAND:
+# exit 0, the usage on stdout, nothing on stderr.
+helps() { # description, args...
+  local what=$1; shift
+  local out rc
+  out=$("$fl" "$@" 2>/tmp/fl_cli_err.$$); rc=$?
+  if [ "$rc" -eq 0 ] && [ ! -s /tmp/fl_cli_err.$$ ] && grep -q '^usage: futexlab' <<<"$out"; then
+    pass=$((pass+1)); echo "ok   $what"
+  else
+    fail=$((fail+1)); echo "FAIL $what: rc=$rc stderr='$(cat /tmp/fl_cli_err.$$)'"
+  fi
+}
+for h in -h --help help; do helps "futexlab $h" $h; done
+for c in list run sweep exec hunt compare report store history version; do
+  helps "futexlab $c -h" $c -h
+  helps "futexlab $c --help" $c --help
+  helps "futexlab help $c" help $c
+  # the option table lists each option once
+  dup=$("$fl" $c --help | grep -oE '^  --[a-z][a-z0-9-]*( |$)' | sort | uniq -d)
+  if [ -z "$dup" ]; then pass=$((pass+1)); echo "ok   $c --help lists each option once"
+  else fail=$((fail+1)); echo "FAIL $c --help lists twice: $dup"; fi
+done
+helps "futexlab store add -h" store add -h
+helps "futexlab store ls --help" store ls --help
+expect_usage "help of no command" help nosuch
+expect_usage "-h with an argument" -h run
 # Each command's help is generated from its option table: every option the
 # parser takes is listed (--reps, the old name of --rounds, is not), and
 # --reps still works, with one line of deprecation on stderr.
