@@ -88,6 +88,9 @@ int fl_cmd_history(int argc, char **argv)
 				       argv[optind - 1]);
 		}
 	}
+	if (ho.all && ho.tsv && !ho.html)
+		fl_usage_error("history: --tsv prints every series' runs already; --all goes with "
+			       "the text or --html");
 	int nfiles = argc - optind;
 	struct fl_runs r;
 	if (nfiles) {

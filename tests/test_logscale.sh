@@ -15,7 +15,7 @@ check() { # description, command...
   local what=$1; shift
   if "$@"; then pass=$((pass+1)); echo "ok   $what"; else fail=$((fail+1)); echo "FAIL $what"; fi
 }
-tsv=$("$fl" compare --detail --tsv "$csv") || { echo "FAIL compare --tsv (rc $?)"; exit 1; }
+tsv=$("$fl" compare --tsv "$csv") || { echo "FAIL compare --tsv (rc $?)"; exit 1; }
 # verdict POINT VARIANT: the TSV's verdict column (18) of that pair
 verdict() { awk -F'\t' -v p="$1" -v v="$2" '$2 == p && $3 == v { print $18 }' <<<"$tsv"; }
 pp="pingpong T=2 wake=exact hash=auto"
