@@ -582,6 +582,23 @@ if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1 </d
 else
   skip "progress line on a terminal, none with --quiet: script(1) cannot give a terminal here"
 fi
+# Off a terminal (a CI job's log, a file): lines of their own, the first
+# after the first point's round, then at most one every 5 s, each saying
+# how far the run is and the time left; no terminal codes; none with --quiet.
+"$fl" sweep --variants negcount,glibc --workloads uncontended --rounds 60 --duration 0.05 \
+  --no-floors --no-control --no-probes >/dev/null 2>"$d/log.err"
+re='^futexlab: progress: [0-9]+% after [0-9:]+s?, about [0-9:]+s? left \((warm-up|round) [0-9]+/[0-9]+, point 1/1 done: uncontended T=1 K=1 exact\)$'
+check "progress off a terminal: its own lines ($(grep -c progress "$d/log.err") in a ~6 s run)" \
+  test "$(grep -c progress "$d/log.err")" -ge 2 -a "$(grep progress "$d/log.err" | grep -cvE "$re")" = 0
+check "  no terminal codes" bash -c "! grep -q \$'[\\r\\033]' '$d/log.err'"
+check "  the first at once, then at least 5 s apart" python3 -c '
+import re, sys
+t = [sum(int(x) * 60 ** i for i, x in enumerate(reversed(m.group(1).split(":"))))
+     for m in re.finditer(r"after ([0-9:]+)s?,", open(sys.argv[1]).read())]
+sys.exit(not (t and t[0] <= 1 and all(b - a >= 4 for a, b in zip(t, t[1:]))))' "$d/log.err"
+"$fl" run --variant negcount --workload uncontended --rounds 2 --ops 300 --no-floors --no-probes \
+  --quiet >/dev/null 2>"$d/log2.err"
+check "  none with --quiet" test ! -s "$d/log2.err"
 
 # --pin 0 --perf: one CPU, so no migrations (one-sided: an unpinned run
 # migrates only sometimes). The run's stderr names the counters it could
