@@ -25,12 +25,13 @@ static const struct fl_option opts[] = {
 	  "(default glibc)" },
 	{ "absolute", no_argument, 'A', NULL, "two files: compare ns per op instead (cannot "
 	  "tell a change from the machine drifting between the runs)" },
-	{ "all", no_argument, 'a', NULL, "two files, or --against: list every pair, not only "
-	  "the changes" },
+	{ "all", no_argument, 'a', NULL, "two files, or a judgement (--db --against; --pool "
+	  "with --fail-on or several --against): list every pair, not only the changes" },
 	{ "tsv", no_argument, 't', NULL, "one file: one tab-separated line per point and "
 	  "variant (what scripts/plot reads); with --pool: the pool's, one line per point "
-	  "and entry, then the 'vs-libraries' lines; with --db or several --against: the "
-	  "judgement's, one line per pair (pred_lo pred_hi against_ratio inside ...)" },
+	  "and entry, then the 'vs-libraries' lines; a judgement's (--db --against; --pool "
+	  "with --fail-on or several --against): one line per pair (pred_lo pred_hi "
+	  "against_ratio inside ...)" },
 	{ "json", no_argument, 'j', NULL, "the runs (files, or --db's selection) as one JSON "
 	  "object: runs, points, entries, cells (harness/json.md)" },
 	{ "pool", no_argument, 'p', NULL, "two or more files, runs of one configuration on "
@@ -38,12 +39,14 @@ static const struct fl_option opts[] = {
 	  "long-run ratio lies, where the next identical run's ratio will land, the verdict); "
 	  "then per point the best futexlab entry against the fastest library, and the "
 	  "libraries line" },
-	{ "against", required_argument, 'g', "FILE", "a later run judged against the pool or "
-	  "the store's history (repeat it for several, pooled); with --pool and one FILE, also "
-	  "the pool's own check (its ratio inside the next run's interval?)" },
+	{ "against", required_argument, 'g', "FILE", "with --db: a later run judged against "
+	  "the store's history of its machine; with --pool: the pool's own check of one FILE "
+	  "(its ratio inside the next run's interval?), and a judgement against the pool with "
+	  "--fail-on or several FILEs (repeat it for several, pooled)" },
 	{ "detail", no_argument, 'd', NULL, "one file: the full tables (per point every row, "
 	  "the evidence, the libraries) before the summary" },
-	{ "fail-on", required_argument, 'f', "slower|faster|any", "two files, or --against: "
+	{ "fail-on", required_argument, 'f', "slower|faster|any", "two files, or --against "
+	  "(--db, --pool): "
 	  "exit 1 when some entry changed that way beyond the noise (against a history or a "
 	  "pool: beyond the between-run spread), each such pair named, then a count line; "
 	  "exit 0 otherwise (a CI gate)" },
@@ -52,10 +55,11 @@ static const struct fl_option opts[] = {
 	{ "only", required_argument, 'O', "NAMES", "with --fail-on: only these entries may "
 	  "fail it: designs (futexlab's and their policy forms), libraries, or a comma list "
 	  "of names (NAME also matches NAME@POLICY)" },
-	{ "across-machines", no_argument, 'X', NULL, "runs of different machines: compare "
-	  "their same-run ratios only (refused otherwise)" },
+	{ "across-machines", no_argument, 'X', NULL, "runs of different machines, which "
+	  "--fail-on, --pool, --db and --json refuse otherwise: compare their same-run ratios "
+	  "only (two files without --fail-on are compared by their ratios anyway)" },
 	FL_SELECT_OPTIONS,
-	{ "help", no_argument, 'h', NULL, "this text" },
+	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
@@ -172,9 +176,16 @@ static int model_view(struct fl_runs *r, int nhist, struct cmp *o)
  * gate is asked for or the new side is more than one run. */
 static int compare_pool(int nfiles, char **files, struct cmp *o)
 {
-	if (o->absolute)
-		fl_usage_error("compare --pool: --absolute does not apply to a pool");
+	if (o->absolute || o->detail)
+		fl_usage_error("compare --pool: %s does not apply to a pool", o->absolute ?
+			       "--absolute" : "--detail (the pool's table is its full table)");
+	if (o->g.fail_on && !o->nagainst)
+		fl_usage_error("compare --pool: --fail-on judges later runs against the pool: give "
+			       "--against NEW.csv");
 	bool judge = o->g.fail_on || o->nagainst > 1;
+	if (o->all && !judge)
+		fl_usage_error("compare --pool: --all lists a judgement's pairs: it goes with "
+			       "--fail-on or several --against");
 	struct fl_runs r;
 	fl_runs_files(&r, files, nfiles, o->against, o->nagainst);
 	fl_runs_check(r.t, r.path, r.n, o->across, true, "compare --pool", NULL);
@@ -213,6 +224,20 @@ static int compare_db(int nfiles, char **files, struct cmp *o)
 	return model_view(&r, o->nagainst ? nhist : r.n, o);
 }
 
+/* --json prints the runs as data: the options of the text views have
+ * nothing to act on there. */
+static void json_refusals(const struct cmp *o)
+{
+	if (!o->json)
+		return;
+	const char *no = o->tsv ? "--tsv" : o->detail ? "--detail" : o->all ? "--all"
+			 : o->absolute ? "--absolute" : o->pool ? "--pool" : o->g.fail_on ?
+			 "--fail-on" : NULL;
+	if (no)
+		fl_usage_error("compare --json: %s does not apply (the JSON holds the runs' cells, "
+			       "no view of them)", no);
+}
+
 static void parse(int argc, char **argv, struct cmp *o)
 {
 	struct option lopts[NOPTS + 1];
@@ -220,7 +245,7 @@ static void parse(int argc, char **argv, struct cmp *o)
 	opterr = 0;
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		if (fl_select_option(&o->sel, c, optarg))
 			continue;
 		switch (c) {
@@ -261,6 +286,7 @@ int fl_cmd_compare(int argc, char **argv)
 		fl_usage_error("compare: --only goes with --fail-on");
 	o.g.threshold = o.threshold = isnan(o.threshold) ? FL_JUDGE_THRESHOLD : o.threshold;
 	o.g.only = o.only;
+	json_refusals(&o);
 	if (o.sel.db)
 		return compare_db(nfiles, files, &o);
 	if (fl_select_given(&o.sel))
@@ -290,5 +316,18 @@ int fl_cmd_compare(int argc, char **argv)
 	if (o.g.fail_on && nfiles != 2)
 		fl_usage_error("compare: --fail-on compares two files (before, after), or "
 			       "--against a pool or a store");
+	if (o.all && nfiles != 2)
+		fl_usage_error("compare: --all lists the pairs of two files (one file's tables "
+			       "list every entry already)");
+	if (o.detail && nfiles != 1)
+		fl_usage_error("compare: --detail is one file's full tables (two files: --all "
+			       "lists every pair)");
+	if (o.detail && o.tsv)
+		fl_usage_error("compare: --detail is the text's full tables; --tsv prints every "
+			       "point already");
+	if (o.across && !o.g.fail_on)
+		fl_usage_error("compare: --across-machines goes with --fail-on, --pool, --db or "
+			       "--json (%s)", nfiles == 1 ? "one file has one machine" :
+			       "two files are compared by their ratios without it");
 	return compare_files(nfiles, files, &o);
 }

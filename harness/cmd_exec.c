@@ -181,7 +181,7 @@ static const struct fl_option opts[] = {
 	{ "survey", no_argument, 'S', NULL, "instead: run CMD once with the shim counting "
 	  "(sem_init, waits, posts, blocked waits) per process, on glibc's semaphores, or on one "
 	  "design under one policy (--variant NAME[@POLICY], --policy)" },
-	{ "help", no_argument, 'h', NULL, "this text" },
+	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
@@ -224,7 +224,22 @@ struct exec_args {
 	const char *vlist, *plist;      /* --variant, --policy (NULL: not given) */
 	const char *metric;             /* --metric (NULL: not given) */
 	bool survey, seed_given, higher;
+	const char *rounds_only;        /* the first option given that only the rounds read */
 };
+
+/* The option of code c when only the compared rounds read it, else NULL:
+ * --survey runs CMD once and compares nothing, so these are refused there. */
+static const char *rounds_only(int c)
+{
+	switch (c) {
+	case 'r': case REPS_ALIAS: case 'u': case 'B': case 'C': case 's': case 'c':
+	case 'p': case 'P': case PROBE_ROUNDS: case 'e': case 'N': case 'q': case 'D':
+		for (int i = 0; i < NOPTS; i++)
+			if (opts[i].code == c)
+				return opts[i].name;
+	}
+	return NULL;
+}
 
 /* The options into s, fl_exec_cfg and a; returns optind (CMD's index), or
  * -1 after --help. */
@@ -236,7 +251,9 @@ static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 	optind = 1;
 	int c;
 	/* '+': stop at the first non-option, so CMD's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+:", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:h", lopts, NULL)) != -1) {
+		if (!a->rounds_only)
+			a->rounds_only = rounds_only(c);
 		switch (c) {
 		case 'v': a->vlist = optarg; break;
 		case 'Y': a->plist = optarg; break;
@@ -315,8 +332,14 @@ int fl_cmd_exec(int argc, char **argv)
 	if (cmd < 0)
 		return 0; /* --help */
 	set_metric(&a);
+	if (a.survey && a.rounds_only)
+		fl_usage_error("exec: --survey runs CMD once and compares nothing: --%s does not "
+			       "apply", a.rounds_only);
 	if (s.probe_rounds > 0 && s.probes == FL_PROBES_OFF)
 		fl_usage_error("exec: --probe-rounds counts with the probes: drop --no-probes");
+	if (s.probe_rounds > 0 && s.probes == FL_PROBES_ON)
+		fl_usage_error("exec: --probes probes every round, --probe-rounds %d spreads probed "
+			       "rounds of their own: give one", s.probe_rounds);
 	fl_spec_probe_rounds(&s);
 	if (cmd >= argc || strcmp(argv[cmd - 1], "--") != 0) {
 		if (cmd < argc)

@@ -34,7 +34,7 @@ static const struct fl_option opts[] = {
 	  "their change points marked (with --all: every series)" },
 	{ "baseline", required_argument, 'b', "NAME", "the variant ratios are taken against "
 	  "(default glibc)" },
-	{ "help", no_argument, 'h', NULL, "this text" },
+	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
@@ -65,7 +65,7 @@ int fl_cmd_history(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		if (fl_select_option(&sel, c, optarg))
 			continue;
 		switch (c) {
@@ -88,6 +88,9 @@ int fl_cmd_history(int argc, char **argv)
 				       argv[optind - 1]);
 		}
 	}
+	if (ho.all && ho.tsv && !ho.html)
+		fl_usage_error("history: --tsv prints every series' runs already; --all goes with "
+			       "the text or --html");
 	int nfiles = argc - optind;
 	struct fl_runs r;
 	if (nfiles) {

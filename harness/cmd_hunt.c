@@ -82,7 +82,7 @@ static const struct fl_option hunt_opts[] = {
 	{ "no-probes", no_argument, 'N', NULL, "do not load the eBPF collector (default: it counts "
 	  "every rep's futex calls, when root and BPF work: the table's kernel columns)" },
 	{ "quiet", no_argument, 'q', NULL, "no progress line" },
-	{ "help", no_argument, 'h', NULL, "this text" },
+	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
 #define NOPTS ((int)(sizeof hunt_opts / sizeof hunt_opts[0]))
 
@@ -193,7 +193,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v': o->vlist = optarg; break;
 		case 'p': o->plist = optarg; break;

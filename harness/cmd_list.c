@@ -39,7 +39,7 @@ static const char *breaks_of(unsigned flags, char *buf, size_t len)
 static const struct fl_option opts[] = {
 	{ "mutants", no_argument, 'm', NULL, "the performance mutants' declarations alone, "
 	  "tab-separated: name, parent, count, points (';' between), delay_ns, cost, mimics" },
-	{ "help", no_argument, 'h', NULL, "this text" },
+	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
 
 static void usage(void)
@@ -70,7 +70,7 @@ int fl_cmd_list(int argc, char **argv)
 	if (argc > 2)
 		fl_usage_error("list: unexpected argument '%s'", argv[2]);
 	if (argc > 1) {
-		if (!strcmp(argv[1], "--help")) {
+		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 			usage();
 			return 0;
 		}

@@ -22,7 +22,7 @@ static const struct fl_option opts[] = {
 	{ "pool", no_argument, 'p', NULL, "two or more runs of one configuration: first "
 	  "the runs pooled (compare --pool's estimator: the long-run ratio, the next run's 99% "
 	  "interval), then each run's own part" },
-	{ "help", no_argument, 'h', NULL, "this text" },
+	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
@@ -64,7 +64,7 @@ int fl_cmd_report(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	int o;
-	while ((o = getopt_long(argc, argv, ":o:", lopts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":ho:", lopts, NULL)) != -1) {
 		if (fl_select_option(&sel, o, optarg))
 			continue;
 		switch (o) {

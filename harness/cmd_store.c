@@ -23,7 +23,7 @@ static const struct fl_option opts[] = {
 	{ "since", required_argument, 's', "DATE", "ls: the runs dated DATE or later "
 	  "(ISO: 2026-12-06 or 2026-12-06T06:49:36Z)" },
 	{ "last", required_argument, 'l', "N", "ls: the last N runs selected (by date)" },
-	{ "help", no_argument, 'h', NULL, "this text" },
+	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
@@ -66,7 +66,7 @@ static void parse(int argc, char **argv, struct store_args *a)
 	opterr = 0;
 	optind = 2; /* after the subcommand */
 	int o;
-	while ((o = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		switch (o) {
 		case 'd': a->db = optarg; break;
 		case 'm': a->sel.machine = optarg, a->nsel++; break;
@@ -166,7 +166,7 @@ int fl_cmd_store(int argc, char **argv)
 {
 	if (argc < 2)
 		fl_usage_error("store: give add or ls (see futexlab store --help)");
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage();
 		return 0;
 	}

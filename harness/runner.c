@@ -73,11 +73,22 @@ static void emit(struct fl_csv *csv, const struct fl_point *pt, const struct fl_
 
 /* ---- one point ------------------------------------------------------------- */
 
+/* Progress on stderr (not with --quiet). On a terminal one line, rewritten
+ * in place before each point's round. Anywhere else (a CI job's log, a
+ * file) a rewritten line is noise, and none at all leaves a log silent for
+ * the whole run: a line of its own after a point's round, the first one at
+ * once (how long the run will take) and then at most one every LOG_GAP_S
+ * seconds or every LOG_SHARE of the estimated time, whichever is longer
+ * (a log of at most about a hundred lines however long the run). */
+#define LOG_GAP_S 5.0
+#define LOG_SHARE 0.01
+
 struct progress {
-	bool on;
-	int64_t t0;
+	bool on, tty;
+	int64_t t0, logged;  /* the run's start; the last line's time (0: none yet) */
 	double total, done; /* seconds of expected timed work */
 	int point, npoints;
+	char stage[48];     /* the round the points are in, for the log's lines */
 };
 
 static void fmt_time(char *out, size_t n, double s)
@@ -90,7 +101,7 @@ static void fmt_time(char *out, size_t n, double s)
 
 static void show(const struct progress *g, const struct fl_point *pt, int round, int rounds)
 {
-	if (!g->on)
+	if (!g->on || !g->tty)
 		return;
 	double el = (double)(fl_now_ns() - g->t0) / 1e9;
 	char a[16], b[16];
@@ -102,6 +113,30 @@ static void show(const struct progress *g, const struct fl_point *pt, int round,
 	if (pt->p.sems > 1)
 		fprintf(stderr, " sems=%d", pt->p.sems);
 	fprintf(stderr, round < 0 ? "  warm-up" : "  round %d/%d", round + 1, rounds);
+}
+
+/* After a point's round, off a terminal: its line when one is due, e.g.
+ * "futexlab: progress: 34% after 25s, about 48s left (round 4/15, point
+ * 3/10 done: pool T=4 K=1 exact)". */
+static void log_line(struct progress *g, const struct fl_point *pt)
+{
+	if (!g->on || g->tty)
+		return;
+	int64_t now = fl_now_ns();
+	double gap = LOG_SHARE * g->total > LOG_GAP_S ? LOG_SHARE * g->total : LOG_GAP_S;
+	if (g->logged && (double)(now - g->logged) / 1e9 < gap)
+		return;
+	g->logged = now;
+	double el = (double)(now - g->t0) / 1e9, share = g->total > 0 ? g->done / g->total : 1;
+	char a[16], b[16], sems[24] = "";
+	fmt_time(a, sizeof a, el);
+	fmt_time(b, sizeof b, g->done > 0 ? el * (g->total - g->done) / g->done : g->total);
+	if (pt->p.sems > 1)
+		snprintf(sems, sizeof sems, " sems=%d", pt->p.sems);
+	fprintf(stderr, "futexlab: progress: %.0f%% after %s, about %s left (%s, point %d/%d "
+		"done: %s T=%d K=%d %s%s)\n", 100 * (share > 1 ? 1 : share), a, b, g->stage,
+		g->point, g->npoints, pt->w->name, pt->p.threads, pt->p.tokens,
+		fl_wake_name((enum fl_wake_strategy)pt->wake), sems);
 }
 
 /* The runner's hooks around a rep (proc/rep.h), inside the detector's
@@ -333,6 +368,8 @@ static void point_round(const struct fl_spec *s, const struct fl_point *pt, stru
 			pr->warm[i] = isnan(o.ns_per_op) ? -1 : o.blocking;
 		g->done += pr->live[i] ? per_rep : 0;
 	}
+	if (!fl_interrupted)
+		log_line(g, pt);
 	pr->timed += timed;
 	if (timed && pr->base >= 0 && pr->ctrl >= 0)
 		pair_push(pr, ns[pr->base], ns[pr->ctrl]);
@@ -607,6 +644,8 @@ static void buy_rounds(const struct fl_spec *s, struct fl_point *pts, int npts,
 		if (!np)
 			break;
 		passes++;
+		snprintf(g->stage, sizeof g->stage, "extra rounds, pass %d", passes);
+		g->npoints = np;
 		for (int j = 0; j < np && !fl_interrupted; j++, extra++) {
 			struct point_run *r = &pr[pick[j]];
 			g->point = j + 1;
@@ -645,7 +684,7 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 		       struct fl_csv *csv, struct fl_csv *lat, struct counts *n, int *done)
 {
 	uint64_t rng = s->seed;
-	struct progress g = { .on = !s->quiet && isatty(2), .t0 = fl_now_ns(),
+	struct progress g = { .on = !s->quiet, .tty = isatty(2), .t0 = fl_now_ns(),
 			      .total = expected_cost(s, pts, npts), .npoints = npts };
 	struct fl_cpu_sample c0, c1;
 	fl_cpu_sample(&c0);
@@ -668,6 +707,11 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 		else
 			fl_round_order(&rng, npts, porder);
 		struct round_kind rk = { round, round >= 0, round >= 0 && round_probed(s, round) };
+		if (round < 0)
+			snprintf(g.stage, sizeof g.stage, "warm-up %d/%d", round + s->warmup + 1,
+				 s->warmup);
+		else
+			snprintf(g.stage, sizeof g.stage, "round %d/%d", round + 1, nround);
 		bool timed = rk.measured && (!rk.probed || !nprobed);
 		for (int k = 0; k < npts && !fl_interrupted; k++) {
 			int i = porder[k];
@@ -693,7 +737,7 @@ static void run_points(const struct fl_spec *s, struct fl_point *pts, int npts,
 	}
 	free(porder);
 	free(pr);
-	if (g.on)
+	if (g.on && g.tty)
 		fprintf(stderr, "\r\033[K");
 	fl_cpu_sample(&c1);
 	double steal, others = fl_cpu_others(&c0, &c1, &steal);

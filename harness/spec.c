@@ -435,6 +435,9 @@ static void resolution_finish(struct fl_spec *s)
 		}
 	if (s->probe_rounds > 0 && s->probes == FL_PROBES_OFF)
 		fl_usage_error("%s: --probe-rounds counts with the probes: drop --no-probes", s->cmd);
+	if (s->probe_rounds > 0 && s->probes == FL_PROBES_ON)
+		fl_usage_error("%s: --probes probes every round, --probe-rounds %d spreads probed "
+			       "rounds of their own: give one", s->cmd, s->probe_rounds);
 	if (s->target_res >= 0 && s->res_budget_ns < 0)
 		fl_usage_error("%s: --target-res needs --res-budget SECONDS (what the run may "
 			       "spend reaching it)", s->cmd);
@@ -470,6 +473,13 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 		fl_usage_error("%s: give --duration or --ops, not both", s->cmd);
 	if (s->base.ops && s->budget_ns)
 		fl_usage_error("%s: --budget caps durations; it does not apply to --ops", s->cmd);
+	/* min_blocking 1 here: --min-blocking given (a preset's is set later) */
+	if (s->min_blocking == 1 && s->base.ops)
+		fl_usage_error("%s: --min-blocking stretches durations; it does not apply to --ops",
+			       s->cmd);
+	if (s->min_blocking == 1 && s->warmup == 0)
+		fl_usage_error("%s: --min-blocking judges the warm-up reps: it needs --warmup 1 or "
+			       "more", s->cmd);
 	double dur = d->duration;
 	if (s->preset)
 		s->ngroups = 0;
@@ -617,7 +627,7 @@ static const struct fl_option opts[] = {
 	{ "as", required_argument, AS_OPT, "P=M", "test only: run performance mutant M's code "
 	  "wherever design P runs (each policy), every row still labelled P and the CSV marked "
 	  "(# as:); repeatable or a comma list (the gate's and the history's ground truth)" },
-	{ "help", no_argument, 'h', NULL, "this text" },
+	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
@@ -738,7 +748,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	opterr = 0;
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, ":", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': s->preset = known_preset(optarg); break;
 		case 'v': vlist = optarg; break;
@@ -793,6 +803,12 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 	}
 	if (optind < argc)
 		fl_usage_error("%s: unexpected argument '%s'", cmd, argv[optind]);
+	if (s->dry) {
+		const char *no = s->csv_path ? "--csv" : s->detail ? "--detail" : s->bt_script ?
+				 "--bpftrace" : s->perf ? "--perf" : NULL;
+		if (no)
+			fl_usage_error("%s: --dry-run runs nothing: %s has nothing to do", cmd, no);
+	}
 	if (policy_given && spin_given)
 		fl_usage_error("%s: --spin is the old form of --policy: give one", cmd);
 	finish(s, d, axes_given, duration_ns, seed_given);

@@ -6,7 +6,16 @@ set -u
 fl=$1
 # run, sweep, exec and compare FILE end with the summary; the checks here read
 # the full tables, which --detail puts on the screen before it
-with_detail() { case ${1-} in run|sweep|exec|compare) "$fl" "$1" --detail "${@:2}" ;; *) "$fl" "$@" ;; esac; }
+# (compare: one file's summary alone; --detail is refused elsewhere)
+with_detail() {
+  case ${1-} in
+  run|sweep|exec) "$fl" "$1" --detail "${@:2}" ;;
+  compare) if [ "$(printf '%s\n' "${@:2}" | grep -c '\.csv$')" = 1 ] &&
+              ! printf '%s\n' "${@:2}" | grep -qxE -- '--(tsv|pool|db|json)'; then
+             "$fl" compare --detail "${@:2}"; else "$fl" "$@"; fi ;;
+  *) "$fl" "$@" ;;
+  esac
+}
 # nrows FILE EXPR: how many rows (dicts r of the CSV) satisfy the python EXPR
 nrows() { python3 -c '
 import csv, sys
@@ -58,6 +67,32 @@ expect_usage "list argument" list extra
 
 expect_ok "help" --help
 expect_ok "run help" run --help
+# Help on every command and at the top, as -h, --help and help COMMAND:
+# exit 0, the usage on stdout, nothing on stderr.
+helps() { # description, args...
+  local what=$1; shift
+  local out rc
+  out=$("$fl" "$@" 2>/tmp/fl_cli_err.$$); rc=$?
+  if [ "$rc" -eq 0 ] && [ ! -s /tmp/fl_cli_err.$$ ] && grep -q '^usage: futexlab' <<<"$out"; then
+    pass=$((pass+1)); echo "ok   $what"
+  else
+    fail=$((fail+1)); echo "FAIL $what: rc=$rc stderr='$(cat /tmp/fl_cli_err.$$)'"
+  fi
+}
+for h in -h --help help; do helps "futexlab $h" $h; done
+for c in list run sweep exec hunt compare report store history version; do
+  helps "futexlab $c -h" $c -h
+  helps "futexlab $c --help" $c --help
+  helps "futexlab help $c" help $c
+  # the option table lists each option once
+  dup=$("$fl" $c --help | grep -oE '^  --[a-z][a-z0-9-]*( |$)' | sort | uniq -d)
+  if [ -z "$dup" ]; then pass=$((pass+1)); echo "ok   $c --help lists each option once"
+  else fail=$((fail+1)); echo "FAIL $c --help lists twice: $dup"; fi
+done
+helps "futexlab store add -h" store add -h
+helps "futexlab store ls --help" store ls --help
+expect_usage "help of no command" help nosuch
+expect_usage "-h with an argument" -h run
 # Each command's help is generated from its option table: every option the
 # parser takes is listed (--reps, the old name of --rounds, is not), and
 # --reps still works, with one line of deprecation on stderr.
@@ -284,6 +319,55 @@ out=$(cat /tmp/fl_cli_out.$$)
 check "absolute mode warns and flags the drift" \
   bash -c "grep -q 'cannot be told from' <<<'$out' && grep -q '^3 of 3 pairs changed beyond the noise' <<<'$out'"
 expect_usage "compare: --absolute with one file" compare "$d/a.csv" --absolute
+# An option that does not apply to the form used is refused, never
+# ignored: one line naming it, exit 2 (and where it applies, taken).
+refused() { # description, text the line holds, args...
+  local what=$1 want=$2; shift 2
+  local out err rc
+  out=$("$fl" "$@" 2>/tmp/fl_cli_err.$$); rc=$?
+  err=$(cat /tmp/fl_cli_err.$$)
+  if [ "$rc" -eq 2 ] && [ "$(grep -c '' <<<"$err")" -eq 1 ] && [ -z "$out" ] &&
+     grep -qF -- "$want" <<<"$err"; then
+    pass=$((pass+1)); echo "ok   $what: $err"
+  else
+    fail=$((fail+1)); echo "FAIL $what: rc=$rc stdout='$out' stderr='$err' (want '$want')"
+  fi
+}
+refused "compare: --all with one file" "--all lists the pairs of two files" \
+  compare "$d/a.csv" --all
+refused "compare: --detail with two files" "--detail is one file's full tables" \
+  compare "$d/a.csv" "$d/b.csv" --detail
+refused "compare: --detail with --tsv" "--detail is the text's full tables" \
+  compare "$d/a.csv" --tsv --detail
+refused "compare: --tsv with two files" "--tsv takes one file" compare "$d/a.csv" "$d/b.csv" --tsv
+refused "compare: --across-machines with one file" "one file has one machine" \
+  compare "$d/a.csv" --across-machines
+refused "compare: --across-machines with two files, no --fail-on" "compared by their ratios without it" \
+  compare "$d/a.csv" "$d/b.csv" --across-machines
+refused "compare --pool: --detail" "compare --pool: --detail (the pool's table is its full table)" \
+  compare --pool "$d/a.csv" "$d/b.csv" --detail
+refused "compare --pool: --all with nothing judged" "--all lists a judgement's pairs" \
+  compare --pool "$d/a.csv" "$d/b.csv" --against "$d/c.csv" --all
+refused "compare --pool: --fail-on without --against" "give --against NEW.csv" \
+  compare --pool "$d/a.csv" "$d/b.csv" --fail-on slower
+refused "compare --db: --detail" "compare --db: --detail does not apply" \
+  compare --db "$d/none.db" --against "$d/a.csv" --detail
+for o in --tsv --detail --all --absolute --pool "--fail-on slower"; do
+  # shellcheck disable=SC2086 # --fail-on's value is its own word
+  refused "compare --json: $o" "compare --json: ${o%% *} does not apply" compare --json "$d/a.csv" "$d/b.csv" $o
+done
+refused "history: --all with --tsv and no page" "--all goes with the text or --html" \
+  history "$d/a.csv" --all --tsv
+refused "run: --dry-run with --csv" "--dry-run runs nothing: --csv" run --dry-run --csv "$d/x.csv"
+refused "sweep: --dry-run with --detail" "--dry-run runs nothing: --detail" sweep --dry-run --detail
+refused "run: --dry-run with --perf" "--dry-run runs nothing: --perf" run --dry-run --perf
+refused "run: --probes with --probe-rounds" "--probes probes every round" run --probes --probe-rounds 2
+refused "run: --min-blocking with --ops" "--min-blocking stretches durations" run --min-blocking --ops 100
+refused "run: --min-blocking with --warmup 0" "it needs --warmup 1 or more" run --min-blocking --warmup 0
+refused "exec --survey: --rounds" "exec: --survey runs CMD once and compares nothing: --rounds" \
+  exec --survey --rounds 3 -- true
+refused "exec --survey: --detail" "--detail does not apply" exec --survey --detail -- true
+expect_ok "compare: --all with two files" compare "$d/a.csv" "$d/b.csv" --all
 expect_ok "compare ratio of crafted file" compare "$d/b.csv"
 out=$(cat /tmp/fl_cli_out.$$)
 check "ratio table flags the slower variant" grep -qE '^  negcount .* 1\.4[0-9]{2} .* slower$' <<<"$out"
@@ -487,6 +571,23 @@ if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1 </d
 else
   skip "progress line on a terminal, none with --quiet: script(1) cannot give a terminal here"
 fi
+# Off a terminal (a CI job's log, a file): lines of their own, the first
+# after the first point's round, then at most one every 5 s, each saying
+# how far the run is and the time left; no terminal codes; none with --quiet.
+"$fl" sweep --variants negcount,glibc --workloads uncontended --rounds 60 --duration 0.05 \
+  --no-floors --no-control --no-probes >/dev/null 2>"$d/log.err"
+re='^futexlab: progress: [0-9]+% after [0-9:]+s?, about [0-9:]+s? left \((warm-up|round) [0-9]+/[0-9]+, point 1/1 done: uncontended T=1 K=1 exact\)$'
+check "progress off a terminal: its own lines ($(grep -c progress "$d/log.err") in a ~6 s run)" \
+  test "$(grep -c progress "$d/log.err")" -ge 2 -a "$(grep progress "$d/log.err" | grep -cvE "$re")" = 0
+check "  no terminal codes" bash -c "! grep -q \$'[\\r\\033]' '$d/log.err'"
+check "  the first at once, then at least 5 s apart" python3 -c '
+import re, sys
+t = [sum(int(x) * 60 ** i for i, x in enumerate(reversed(m.group(1).split(":"))))
+     for m in re.finditer(r"after ([0-9:]+)s?,", open(sys.argv[1]).read())]
+sys.exit(not (t and t[0] <= 1 and all(b - a >= 4 for a, b in zip(t, t[1:]))))' "$d/log.err"
+"$fl" run --variant negcount --workload uncontended --rounds 2 --ops 300 --no-floors --no-probes \
+  --quiet >/dev/null 2>"$d/log2.err"
+check "  none with --quiet" test ! -s "$d/log2.err"
 
 # --pin 0 --perf: one CPU, so no migrations (one-sided: an unpinned run
 # migrates only sometimes). The run's stderr names the counters it could
@@ -617,7 +718,7 @@ check "--spin 0,50: rows negcount (park) and negcount@spin:50: $(entries "$d/spi
   test "$(entries "$d/spin.csv")" = 'negcount=park:2 negcount@spin:50=spin:50:2'
 # dry-run lists the entries; a preset takes --policy (it crosses the entries, not the axes)
 check "sweep --preset quick --policy park,adaptive: negcount@adaptive at each of its 10 points" \
-  test "$("$fl" sweep --detail --preset quick --policy park,adaptive --dry-run | grep -c '^negcount@adaptive ')" -eq 10
+  test "$("$fl" sweep --preset quick --policy park,adaptive --dry-run | grep -c '^negcount@adaptive ')" -eq 10
 # An older CSV (a spin column, no policy) still loads and compares with a
 # file written since: its spin 0 keys the point as park does today.
 to_new() { python3 -c '
@@ -677,14 +778,14 @@ check "wake, wake-each: ok rows with ops > 0 for negcount and glibc, sems=1" \
 check "lock1 (one token at most) and floor-atomic (never sleeps) skip wake with the reason" \
   bash -c "grep -q '^lock1,wake,3,.*,skipped,\"wake posts 3 tokens' '$d/wake.csv' &&
            grep -q '^floor-atomic,wake-each,3,.*,skipped,\"floor-atomic' '$d/wake.csv'"
-npts() { "$fl" sweep --detail --variants negcount --threads 2,4 "$@" --no-floors --no-control --dry-run |
+npts() { "$fl" sweep --variants negcount --threads 2,4 "$@" --no-floors --no-control --dry-run |
            grep -c '^negcount '; }
 one=$(npts --workloads pool --sems 1) two=$(npts --workloads pool --sems 1,2)
 check "dry-run of a sweep over sems 1,2 lists twice the points ($one -> $two)" \
   test "$one" -eq 2 -a "$two" -eq 4
 check "wake does not read --sems: its points stay (sems=1 rows)" \
   test "$(npts --workloads pool,wake --sems 1,2)" -eq 6
-check "dry-run shows sems" grep -q 'sems=2' <<<"$("$fl" sweep --detail --variants negcount --workloads pool \
+check "dry-run shows sems" grep -q 'sems=2' <<<"$("$fl" sweep --variants negcount --workloads pool \
   --threads 4 --sems 2 --dry-run)"
 rm -rf "$d" /tmp/fl_cli_out.$$
 

@@ -30,7 +30,7 @@ for r in csv.DictReader(lines):
 # 1. bad input: one line on stderr, exit 2, nothing run
 usage() { # label args...
   local label=$1; shift
-  "$fl" exec --detail "$@" >"$tmp/u.out" 2>"$tmp/u.err"
+  "$fl" exec "$@" >"$tmp/u.out" 2>"$tmp/u.err"
   local rc=$? n
   n=$(wc -l <"$tmp/u.err")
   if [ $rc -eq 2 ] && [ "$n" -eq 1 ] && [ ! -s "$tmp/u.out" ]; then ok "$label: exit 2, $(cat "$tmp/u.err")"
@@ -148,16 +148,16 @@ other=$(rows "$tmp/i.csv" negcount status | grep -vc '^ok$')
 # 5. --survey: per-process counts of glibc's semaphores: semprog twice under
 #    a shell is twice semprog once (one line per process that exits normally;
 #    tree_prog leaves by _exit everywhere: the shim's _exit reports all three)
-"$fl" exec --detail --survey -- "$semprog" >"$tmp/s.out" 2>&1
+"$fl" exec --survey -- "$semprog" >"$tmp/s.out" 2>&1
 one=$(sed -n 's/^total: \([0-9]*\) semaphores.*/\1/p' "$tmp/s.out")
-"$fl" exec --detail --survey -- sh -c "\"$semprog\" && \"$semprog\"" >"$tmp/s2.out" 2>&1
+"$fl" exec --survey -- sh -c "\"$semprog\" && \"$semprog\"" >"$tmp/s2.out" 2>&1
 two=$(sed -n 's/^total: \([0-9]*\) semaphores.*/\1/p' "$tmp/s2.out")
 procs=$(sed -n 's/.* in \([0-9]*\) process.*/\1/p' "$tmp/s2.out")
 [ "${one:-0}" -gt 0 ] && [ "${two:-x}" = $((2 * one)) ] && [ "${procs:-0}" -ge 2 ] &&
   grep -q "blocking waits" "$tmp/s.out" &&
   ok "--survey: semprog $one semaphores with blocking waits; twice under sh: $two in $procs processes" ||
   { bad "--survey: one '$one' two '$two' procs '$procs'"; cat "$tmp/s.out" "$tmp/s2.out"; }
-"$fl" exec --detail --survey -- "$tree" >"$tmp/s3.out" 2>&1 && grep -q "in 3 processes" "$tmp/s3.out" &&
+"$fl" exec --survey -- "$tree" >"$tmp/s3.out" 2>&1 && grep -q "in 3 processes" "$tmp/s3.out" &&
   grep -q "no POSIX semaphore" "$tmp/s3.out" &&
   ok "--survey tree_prog: its 3 processes report although each leaves by _exit" ||
   { bad "--survey tree_prog"; cat "$tmp/s3.out"; }
@@ -174,7 +174,7 @@ procs=$(sed -n 's/.* in \([0-9]*\) process.*/\1/p' "$tmp/s2.out")
 for spec in "--variant negcount --policy spin:50" "--variant negcount@spin:50"; do
   rm -f "$tmp/sv.log"
   # shellcheck disable=SC2086 # the spec's words are options
-  FUTEXLAB_POLICY=adaptive "$fl" exec --detail --survey $spec -- \
+  FUTEXLAB_POLICY=adaptive "$fl" exec --survey $spec -- \
     sh -c "echo \"\${FUTEXLAB_VARIANT-}:\${FUTEXLAB_POLICY-}\" >> '$tmp/sv.log'; exec '$semprog'" \
     >"$tmp/sv.out" 2>&1
   rc=$?
@@ -186,7 +186,7 @@ for spec in "--variant negcount --policy spin:50" "--variant negcount@spin:50"; 
     { bad "--survey $spec: exit $rc, the program saw '$(cat "$tmp/sv.log" 2>/dev/null)'"; cat "$tmp/sv.out"; }
 done
 rm -f "$tmp/sv.log"
-FUTEXLAB_POLICY=adaptive "$fl" exec --detail --survey --variant negcount -- \
+FUTEXLAB_POLICY=adaptive "$fl" exec --survey --variant negcount -- \
   sh -c "echo \"\${FUTEXLAB_VARIANT-}:\${FUTEXLAB_POLICY-}\" >> '$tmp/sv.log'" >"$tmp/sv.out" 2>&1 &&
   [ "$(cat "$tmp/sv.log")" = "negcount:" ] &&
   grep -q "^survey: .* on negcount: design negcount, waiting policy park, " "$tmp/sv.out" &&
@@ -208,6 +208,11 @@ usage "--survey on glibc under a policy" --survey --variant glibc@adaptive -- tr
 usage "--survey on two designs" --survey --variant negcount,musl -- true
 usage "--survey under two policies" --survey --variant negcount --policy park,adaptive -- true
 usage "--survey on a design the shim refuses" --survey --variant lock1 -- true
+# what only the compared rounds read has nothing to act on in a survey
+usage "--survey with --rounds" --survey --rounds 3 -- true
+usage "--survey with --csv" --survey --csv /dev/null -- true
+usage "--survey with --detail" --survey --detail -- true
+usage "--probes with --probe-rounds" --probes --probe-rounds 2 -- true
 
 # 6. none of the harness's descriptors in the program: one the harness itself
 #    inherited without close-on-exec (fd 9 here), its pipes, and (below, with

@@ -26,7 +26,7 @@ for r in csv.DictReader(lines):
 # 1. bad input: one line on stderr, exit 2, nothing run
 usage() { # label want args...
   local label=$1 want=$2; shift 2
-  "$fl" exec --detail "$@" >"$tmp/u.out" 2>"$tmp/u.err"
+  "$fl" exec "$@" >"$tmp/u.out" 2>"$tmp/u.err"
   local rc=$? n
   n=$(wc -l <"$tmp/u.err")
   if [ $rc -eq 2 ] && [ "$n" -eq 1 ] && [ ! -s "$tmp/u.out" ] && grep -q -- "$want" "$tmp/u.err"

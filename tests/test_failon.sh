@@ -103,7 +103,8 @@ bad_input "--threshold without --fail-on" "--threshold goes with --fail-on" "$cs
 bad_input "--only without --fail-on" "--only goes with --fail-on" "$csv" "$d/slow.csv" --only designs
 bad_input "--only empty" "--only takes designs, libraries or a list of names" "$csv" "$d/slow.csv" --fail-on slower --only ''
 bad_input "--threshold not a number" "--threshold" "$csv" "$d/slow.csv" --fail-on slower --threshold x
-bad_input "--pool the same run twice" "are the same run" --pool "$csv" "$csv" --fail-on any
+bad_input "--pool the same run twice" "are the same run" --pool "$csv" "$csv" --against "$d/slow.csv" --fail-on any
+bad_input "--pool --fail-on with no run to judge" "give --against NEW.csv" --pool "$csv" "$d/slow.csv" --fail-on any
 bad_input "an empty file" "no header line (not a futexlab CSV) in $d/empty.csv" \
   "$csv" "$d/empty.csv" --fail-on slower
 bad_input "a CSV that is not futexlab's" "no 'variant' column (not a futexlab CSV) in $d/other.csv" \

@@ -11,7 +11,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 fl=$1
 csv=$(dirname "$0")/data/noisy-control.csv
-tsv=$("$fl" compare --detail --tsv "$csv") || { echo "FAIL compare --tsv (rc $?)"; exit 1; }
+tsv=$("$fl" compare --tsv "$csv") || { echo "FAIL compare --tsv (rc $?)"; exit 1; }
 # verdict POINT VARIANT: the TSV's verdict of that pair
 verdict() { awk -F'\t' -v p="$1" -v v="$2" "$COLS"'$col("point") == p && $col("variant") == v { print $col("verdict") }' <<<"$tsv"; }
 pp="pingpong T=2 wake=exact hash=auto"

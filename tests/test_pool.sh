@@ -37,7 +37,7 @@ sed 's/^\(.*\),pool,4,/\1,pool,8,/' "$d/2.csv" >"$d/t8.csv"
 bad_input() { # description, expected text on stderr, args...
   local what=$1 want=$2; shift 2
   local out err rc
-  check "$what: exit 2, one line naming it" refusal "$want" "$fl" compare --detail "$@"
+  check "$what: exit 2, one line naming it" refusal "$want" "$fl" compare "$@"
 }
 bad_input "one file" "give two or more CSV files" --pool "$d/1.csv"
 bad_input "a missing file" "cannot read $d/none.csv" --pool "$d/1.csv" "$d/none.csv"
@@ -50,7 +50,7 @@ bad_input "--against of another configuration" "--against takes a run of the poo
 bad_input "--against without --pool" "--against takes --pool" "$d/1.csv" --against "$d/2.csv"
 bad_input "--pool with --absolute" "--absolute does not apply" --pool --absolute "$d/1.csv" "$d/2.csv"
 
-out=$("$fl" compare --detail --pool "$d/1.csv" "$d/2.csv" 2>&1); rc=$?
+out=$("$fl" compare --pool "$d/1.csv" "$d/2.csv" 2>&1); rc=$?
 check "a pool of two runs: exit 0" test "$rc" = 0
 check "the two intervals labelled" grep -q "long-run ratio, over runs.*next run's ratio" <<<"$out"
 check "the header says what a single run's interval covers" \
@@ -60,7 +60,7 @@ check "negcount at pool T=2: pooled 0.710, the runs' own 0.700 0.720, faster" \
   grep -qE '^  negcount +0\.710  \[0\.[0-9]+, 0\.[0-9]+\] 95% +\[0\.[0-9]+, 0\.[0-9]+\] 99% +0\.700 0\.720 +faster' <<<"$out"
 check "the control: ~" grep -qE '^  glibc#2 +1\.00[0-9] .* ~ *$' <<<"$out"
 
-tsv=$("$fl" compare --detail --pool "$d/1.csv" "$d/2.csv" --tsv); rc=$?
+tsv=$("$fl" compare --pool "$d/1.csv" "$d/2.csv" --tsv); rc=$?
 hdr=$(head -1 <<<"$tsv")
 cols() { for c in point variant runs ratio conf_lo conf_hi pred_lo pred_hi verdict; do
   tr '\t' '\n' <<<"$hdr" | grep -qx "$c" || return 1; done; }
@@ -70,15 +70,15 @@ check "--tsv: one line per point and entry (2 x 3) under the header, beside the 
 check "--tsv: negcount at pool T=4, slower, in 2 runs" \
   grep -qP '^pool T=4 K=1 wake=exact\tnegcount\t2\t1\.2900\t[0-9.]+\t[0-9.]+\t[0-9.]+\t[0-9.]+\tslower\t' <<<"$tsv"
 
-out=$("$fl" compare --detail --pool "$d/1.csv" "$d/2.csv" --against "$d/3.csv"); rc=$?
+out=$("$fl" compare --pool "$d/1.csv" "$d/2.csv" --against "$d/3.csv"); rc=$?
 check "--against a run like the pool's: all inside, none contradicting" \
   grep -qE "^prediction: $d/3\.csv's ratio inside for 6 of 6 \(point, entry\) pairs \(100\.0%\); median half-width ×/÷[0-9.]+; verdicts contradicting: 0$" <<<"$out"
-out=$("$fl" compare --detail --pool "$d/1.csv" "$d/2.csv" --against "$d/far.csv"); rc=$?
+out=$("$fl" compare --pool "$d/1.csv" "$d/2.csv" --against "$d/far.csv"); rc=$?
 check "--against a run where negcount went to 7.0: outside, a contradiction" \
   grep -qE "^prediction: $d/far\.csv's ratio inside for 5 of 6 .*; verdicts contradicting: 1$" <<<"$out"
 check "  its row: OUT, slower against the pool's faster, marked" \
   grep -qE '^  negcount +0\.710 .* faster +7\.00[0-9] OUT slower !$' <<<"$out"
-tsv=$("$fl" compare --detail --pool "$d/1.csv" "$d/2.csv" --against "$d/far.csv" --tsv)
+tsv=$("$fl" compare --pool "$d/1.csv" "$d/2.csv" --against "$d/far.csv" --tsv)
 check "--against --tsv: the rerun's columns" \
   grep -qP '^pool T=2 K=1 wake=exact\tnegcount\t.*\t7\.00[0-9]+\tout\tslower\tyes$' <<<"$tsv"
 
@@ -108,7 +108,7 @@ genlib() { # FILE RUN-FACTOR
       } }' | run_csv >"$1"
 }
 genlib "$d/l1.csv" 1.00; genlib "$d/l2.csv" 1.03; genlib "$d/l3.csv" 0.97
-out=$("$fl" compare --detail --pool "$d/l1.csv" "$d/l2.csv" "$d/l3.csv"); rc=$?
+out=$("$fl" compare --pool "$d/l1.csv" "$d/l2.csv" "$d/l3.csv"); rc=$?
 check "libraries: a pool of three runs, exit 0" test "$rc" = 0
 pt() { printf '^  pool T=%s K=1 wake=exact +' "$1"; }
 check "libraries: 2x faster in every round at half the CPU: cxx-gnu, 0.5, faster" \
@@ -126,7 +126,7 @@ check "libraries: at pool T=16 the block's negcount ($blk) is the table's row ($
   test -n "$tab" -a "$tab" = "$blk"
 check "libraries: the closing line, 3 of 4 points, faster at 2" \
   grep -qx "vs the libraries, pooled over 3 runs: some futexlab entry at or below the fastest library's time at <= 1.00x its CPU at 3 of 4 points, faster beyond the noise at 2" <<<"$out"
-tsv=$("$fl" compare --detail --pool "$d/l1.csv" "$d/l2.csv" "$d/l3.csv" --tsv)
+tsv=$("$fl" compare --pool "$d/l1.csv" "$d/l2.csv" "$d/l3.csv" --tsv)
 check "libraries --tsv: the pool's lines as before (4 x 3 under the header)" \
   test "$(grep -vc '^vs-libraries' <<<"$tsv")" = 13
 check "libraries --tsv: a vs-libraries line per point, pool T=8 behind at 2x CPU" \

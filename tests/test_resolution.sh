@@ -41,7 +41,7 @@ expect_usage "too many probed rounds" run --workload pingpong --probe-rounds 101
 expect_usage "an unknown preset names standard" sweep --preset nosuch
 
 # The standard preset parses and plans (no run): its points and the budget.
-if "$fl" sweep --detail --preset standard --dry-run >"$tmp/dry" 2>&1 &&
+if "$fl" sweep --preset standard --dry-run >"$tmp/dry" 2>&1 &&
    grep -q '^10 points, 1 + 10 rounds each (+ 3 probed), about 270 s' "$tmp/dry"; then
   ok "--preset standard: 10 points, 10 + 3 probed rounds, a 270 s budget"
 else
