@@ -236,9 +236,9 @@ static void header(FILE *f, const struct judge *J)
 		   "what %d earlier runs predict\n(each series' variance moderated over all %d "
 		   "pairs, the t's scale calibrated on the history's own runs,\neach left out in "
 		   "turn: a standardized deviation's 95%% quantile %.2f for ratios, %.2f for times: "
-		   "stats/predict.h);\nSLOWER/FASTER when the ratio moved beyond p < %.2g "
-		   "(family-wise %.0f%% over %d pairs, Bonferroni) and\nboth the ratio and the "
-		   "entry's own time moved that way by >= %.0f%%%s\n",
+		   "stats/predict.h);\nSLOWER/FASTER when both the ratio and the entry's own time "
+		   "moved the same way beyond\np < %.2g (family-wise %.0f%% over %d pairs, "
+		   "Bonferroni) and by >= %.0f%%%s\n",
 		m->baseline, J->nhist, J->npair, J->q_ratio, J->q_time, J->cut,
 		100 * FL_JUDGE_ALPHA, J->judged, 100 * o->threshold,
 		o->ratio_only ? ";\n--across-machines: the ratio alone (a time is not comparable "
