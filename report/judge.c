@@ -74,7 +74,7 @@ static void side_of(const struct judge *J, int p, int e, bool ratio, struct side
 /* Two-sided t quantile (the normal's at infinite df). */
 static double tq(double df)
 {
-	return fl_t_quantile((1 + FL_JUDGE_LEVEL) / 2, isinf(df) ? 1e9 : df);
+	return fl_t_quantile((1 + FL_JUDGE_LEVEL) / 2, df); /* the normal's past 1e7 */
 }
 
 /* Every series of one kind moderated by a prior over all of them, the
@@ -97,12 +97,9 @@ static void moderate(struct side *const *s, int n, int nhist, double *calib)
 		if (!(x->s.df > 0) || !(x->s.var > 0))
 			continue;
 		x->scale = isfinite(q) ? fmax(1, q / tq(x->s.df)) : 1;
-		x->half = x->scale * tq(x->s.df) * x->s.se;
-		if (!x->k)
-			continue;
-		double se = x->scale * sqrt(x->s.var * (1.0 / x->s.n + 1.0 / x->k)),
-		       t = fabs(x->now - x->s.mean);
-		x->p = isinf(x->s.df) ? erfc(t / se / sqrt(2)) : fl_t_sf2(t / se, x->s.df);
+		x->half = x->scale * fl_series_half(&x->s, FL_JUDGE_LEVEL);
+		if (x->k)
+			x->p = fl_series_p(&x->s, x->now, x->k, x->scale);
 	}
 	free(y);
 	free(ser);

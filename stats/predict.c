@@ -212,12 +212,10 @@ double fl_predict_calibrate(const double *y, int ns, int n, double level)
 	return q;
 }
 
-double fl_series_p(const struct fl_series *s, double x)
+double fl_series_p(const struct fl_series *s, double x, int k, double scale)
 {
-	if (!(s->df > 0) || !(s->se >= 0) || !isfinite(x))
+	if (!(s->df > 0) || !(s->var > 0) || k < 1 || !isfinite(x))
 		return NAN;
-	if (s->se == 0)
-		return x == s->mean ? 1 : 0;
-	double t = fabs(x - s->mean) / s->se;
+	double t = fabs(x - s->mean) / (scale * sqrt(s->var * (1.0 / s->n + 1.0 / k)));
 	return isinf(s->df) ? erfc(t / sqrt(2)) : fl_t_sf2(t, s->df);
 }

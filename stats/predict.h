@@ -84,9 +84,12 @@ void fl_series_moderate(struct fl_series *s, const struct fl_var_prior *p);
 /* The prediction interval's half-width at two-sided level `level`
  * (NAN: too few values or no degrees of freedom). */
 double fl_series_half(const struct fl_series *s, double level);
-/* The two-sided p-value of a new value x under the series' prediction:
- * P(|T| >= |x - mean| / se), T ~ t(df); NAN where there is no prediction. */
-double fl_series_p(const struct fl_series *s, double x);
+/* The two-sided p-value of x, the mean of k new values, under the series'
+ * prediction with the t's scale times `scale` (1: the moderated t as is;
+ * a calibration's factor otherwise): P(|T| >= |x - mean| / (scale sd)),
+ * sd = sqrt(var (1/n + 1/k)), T ~ t(df); NAN where there is no prediction
+ * (no degrees of freedom, or no spread at all). */
+double fl_series_p(const struct fl_series *s, double x, int k, double scale);
 
 /* ---- calibrated on the history itself ----------------------------------------
  *

@@ -104,3 +104,17 @@ finish() {
   [ "$fail" -eq 0 ] && exit 0
   exit 1
 }
+
+# with_detail COMMAND ARGS...: futexlab ($fl) with --detail where it puts
+# the full tables on the screen before the summary — run, sweep, exec and
+# a one-file compare (--detail is refused with two files, --tsv, --pool,
+# --db or --json); any other command as it is.
+with_detail() {
+  case ${1-} in
+  run|sweep|exec) "$fl" "$1" --detail "${@:2}" ;;
+  compare) if [ "$(printf '%s\n' "${@:2}" | grep -c '\.csv$')" = 1 ] &&
+              ! printf '%s\n' "${@:2}" | grep -qxE -- '--(tsv|pool|db|json)'; then
+             "$fl" compare --detail "${@:2}"; else "$fl" "$@"; fi ;;
+  *) "$fl" "$@" ;;
+  esac
+}

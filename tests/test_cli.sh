@@ -4,18 +4,6 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 fl=$1
-# run, sweep, exec and compare FILE end with the summary; the checks here read
-# the full tables, which --detail puts on the screen before it
-# (compare: one file's summary alone; --detail is refused elsewhere)
-with_detail() {
-  case ${1-} in
-  run|sweep|exec) "$fl" "$1" --detail "${@:2}" ;;
-  compare) if [ "$(printf '%s\n' "${@:2}" | grep -c '\.csv$')" = 1 ] &&
-              ! printf '%s\n' "${@:2}" | grep -qxE -- '--(tsv|pool|db|json)'; then
-             "$fl" compare --detail "${@:2}"; else "$fl" "$@"; fi ;;
-  *) "$fl" "$@" ;;
-  esac
-}
 # nrows FILE EXPR: how many rows (dicts r of the CSV) satisfy the python EXPR
 nrows() { python3 -c '
 import csv, sys

@@ -180,10 +180,10 @@ static void t_series(void *arg)
 	/* t 0.975 on 2 df = 4.302653 */
 	CHECK(NEAR(fl_series_half(&s, 0.95), 4.302653 * sqrt(4.0 / 3), 1e-4), "half %g",
 	      fl_series_half(&s, 0.95));
-	CHECK(NEAR(fl_series_p(&s, 2 + 4.302653 * sqrt(4.0 / 3)), 0.05, 1e-4), "p at the edge");
+	CHECK(NEAR(fl_series_p(&s, 2 + 4.302653 * sqrt(4.0 / 3), 1, 1), 0.05, 1e-4), "p at the edge");
 	struct fl_series one = fl_series_of(y, 1);
 	fl_series_moderate(&one, NULL);
-	CHECK(isnan(fl_series_half(&one, 0.95)) && isnan(fl_series_p(&one, 1)),
+	CHECK(isnan(fl_series_half(&one, 0.95)) && isnan(fl_series_p(&one, 1, 1, 1)),
 	      "one value: no prediction");
 }
 

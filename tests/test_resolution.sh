@@ -10,9 +10,6 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 fl=$1
-# run, sweep, exec and compare FILE end with the summary; the checks here read
-# the full tables, which --detail puts on the screen before it
-with_detail() { case ${1-} in run|sweep|exec|compare) "$fl" "$1" --detail "${@:2}" ;; *) "$fl" "$@" ;; esac; }
 cost=$(cd "$(dirname "$0")/.." && pwd)/scripts/probe-cost
 scratch tmp resolution
 # py FILE EXPR: EXPR evaluated with rows (the CSV's dicts) and meta (its '#' lines)
