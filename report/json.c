@@ -34,21 +34,6 @@ static void num(FILE *f, double x)
 		fputs("null", f);
 }
 
-static const char *kind(const struct fl_model *m, int e)
-{
-	if (fl_model_is_baseline(m, e))
-		return "baseline";
-	if (fl_model_is_control(m, e))
-		return "control";
-	if (!strncmp(m->entry[e], "floor-", 6))
-		return "floor";
-	switch (fl_catalog_kind(m->entry[e])) {
-	case FL_KIND_DESIGN: return "design";
-	case FL_KIND_LIBRARY: return "library";
-	default: return "other";
-	}
-}
-
 static void runs(FILE *f, const struct fl_model *m)
 {
 	fputs("  \"runs\": [", f);
@@ -78,7 +63,7 @@ static void names(FILE *f, const struct fl_model *m)
 	fputs("],\n  \"entries\": [", f);
 	for (int e = 0; e < m->nentry; e++) {
 		fputs(e ? ",\n    {\"name\": " : "\n    {\"name\": ", f), str(f, m->entry[e]);
-		fputs(", \"kind\": ", f), str(f, kind(m, e));
+		fputs(", \"kind\": ", f), str(f, fl_entry_kind_name(fl_model_kind(m, e)));
 		fputc('}', f);
 	}
 	fputs("\n  ],\n", f);

@@ -12,6 +12,11 @@
 #include "stats/predict.h"
 #include "stats/stats.h"
 
+/* A point's field: the median of its designs' ratios (FIELD_MIN or more
+ * in every run; judge.h argues it). */
+#define FIELD_MIN 6
+#define FIELD_NAME "designs-median"
+
 enum moved { SAME, SLOWER, FASTER, BASELINE_MOVED, RATIO_ONLY, MACHINE_MOVED };
 static const char *const moved_name[] = { "~", "SLOWER", "FASTER", "baseline moved",
 					  "ratio only", "machine moved" };
@@ -19,6 +24,7 @@ static const char *const moved_name[] = { "~", "SLOWER", "FASTER", "baseline mov
 /* One figure of one (point, entry): its history and the new side's mean. */
 struct side {
 	struct fl_series s;
+	double off, off_now; /* the field taken out: its mean over the history, the new side's */
 	double *y;       /* the history's values (ln), one a run */
 	double now;      /* the new side's mean (ln) */
 	int k;           /* new runs with a value */
@@ -28,7 +34,7 @@ struct side {
 };
 
 struct pair {
-	int p, e;
+	int p, e;        /* e == -1: the point's field (below) */
 	struct side ratio, time;
 	enum moved v;
 	bool judged;     /* a prediction and a new value on the ratio */
@@ -41,6 +47,9 @@ struct judge {
 	struct pair *pair;
 	int npair, judged, failed;
 	struct side *base; /* per point: the baseline's own time */
+	enum fl_entry_kind field_kind; /* the entries a field is made of */
+	double *field;     /* [p * nrun + r]: the point's field in run r (ln ratio; 0: none) */
+	bool *has_field;   /* per point */
 	double cut;        /* the per-pair p a move needs: alpha / judged */
 	double q_ratio, q_time; /* the calibration quantiles (NAN: none) */
 };
@@ -54,20 +63,97 @@ static double figure(const struct fl_mcell *c, bool ratio)
 	return x > 0 ? log(x) : NAN;
 }
 
+/* Whether entry e is one of the field: a design (a floor, the baseline,
+ * its control and the libraries are not; without a catalog, anything but
+ * those first three). */
+static bool of_field(const struct judge *J, int e)
+{
+	return fl_model_kind(J->m, e) == J->field_kind;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *x, int n)
+{
+	qsort(x, (size_t)n, sizeof *x, cmp_d);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* The field's figure at point p in run r: the median over its designs of
+ * the ln ratio or the ln time (NAN: fewer than FIELD_MIN of them ran). */
+static double field_figure(const struct judge *J, int p, int r, bool ratio)
+{
+	const struct fl_model *m = J->m;
+	double *x = fl_xcalloc((size_t)m->nentry, sizeof *x);
+	int n = 0;
+	for (int e = 0; e < m->nentry; e++) {
+		double y = figure(fl_model_cell(m, r, p, e), ratio);
+		if (of_field(J, e) && isfinite(y))
+			x[n++] = y;
+	}
+	double f = n >= FIELD_MIN ? median(x, n) : NAN;
+	free(x);
+	return f;
+}
+
+/* Each point's field over the runs; a point where some run has none is
+ * judged without it (0 in every run). */
+static void fields(struct judge *J)
+{
+	const struct fl_model *m = J->m;
+	J->field_kind = FL_ENTRY_OTHER; /* without a catalog: what is neither baseline nor floor */
+	for (int e = 0; e < m->nentry; e++)
+		if (fl_model_kind(m, e) == FL_ENTRY_DESIGN)
+			J->field_kind = FL_ENTRY_DESIGN;
+	J->field = fl_xcalloc((size_t)m->npoint * (size_t)m->nrun, sizeof *J->field);
+	J->has_field = fl_xcalloc((size_t)m->npoint, sizeof *J->has_field);
+	for (int p = 0; p < m->npoint; p++) {
+		double *f = J->field + (size_t)p * m->nrun;
+		bool all = true;
+		for (int r = 0; r < m->nrun && all; r++)
+			all = isfinite(f[r] = field_figure(J, p, r, true));
+		J->has_field[p] = all;
+		if (!all)
+			memset(f, 0, (size_t)m->nrun * sizeof *f);
+	}
+}
+
+/* The figure of (p, e) in run r; e == -1: the field's own. */
+static double value(const struct judge *J, int p, int e, int r, bool ratio)
+{
+	return e < 0 ? field_figure(J, p, r, ratio) : figure(fl_model_cell(J->m, r, p, e), ratio);
+}
+
+/* The series of (p, e) over the history and the new side's mean; an
+ * entry's ratio with the point's field taken out of each run (the field's
+ * own series and the times as they are). */
 static void side_of(const struct judge *J, int p, int e, bool ratio, struct side *s)
 {
 	const struct fl_model *m = J->m;
-	double sum = 0;
+	const double *f = J->field + (size_t)p * m->nrun;
+	bool off = ratio && e >= 0;
+	double sum = 0, fsum = 0, fnow = 0;
+	int nh = 0;
 	s->y = fl_xmalloc((size_t)J->nhist * sizeof *s->y);
-	for (int r = 0; r < J->nhist; r++)
-		s->y[r] = figure(fl_model_cell(m, r, p, e), ratio);
+	for (int r = 0; r < J->nhist; r++) {
+		double x = value(J, p, e, r, ratio);
+		s->y[r] = x - (off ? f[r] : 0);
+		if (isfinite(x))
+			fsum += off ? f[r] : 0, nh++;
+	}
 	s->k = 0;
 	for (int r = J->nhist; r < m->nrun; r++) {
-		double x = figure(fl_model_cell(m, r, p, e), ratio);
+		double x = value(J, p, e, r, ratio) - (off ? f[r] : 0);
 		if (isfinite(x))
-			sum += x, s->k++;
+			sum += x, fnow += off ? f[r] : 0, s->k++;
 	}
 	s->now = s->k ? sum / s->k : NAN;
+	s->off = nh ? fsum / nh : 0;
+	s->off_now = s->k ? fnow / s->k : 0;
 	s->p = NAN;
 }
 
@@ -113,14 +199,14 @@ static bool judged_entry(const struct fl_model *m, int e)
 static void collect(struct judge *J)
 {
 	const struct fl_model *m = J->m;
-	J->pair = fl_xcalloc((size_t)m->npoint * (size_t)m->nentry, sizeof *J->pair);
+	J->pair = fl_xcalloc((size_t)m->npoint * (size_t)(m->nentry + 1), sizeof *J->pair);
 	J->base = fl_xcalloc((size_t)m->npoint, sizeof *J->base);
 	int b = fl_model_entry(m, m->baseline);
 	for (int p = 0; p < m->npoint; p++) {
 		if (b >= 0)
 			side_of(J, p, b, false, &J->base[p]);
-		for (int e = 0; e < m->nentry; e++) {
-			if (!judged_entry(m, e))
+		for (int e = J->has_field[p] ? -1 : 0; e < m->nentry; e++) {
+			if (e >= 0 && !judged_entry(m, e))
 				continue;
 			struct pair *x = &J->pair[J->npair];
 			*x = (struct pair){ .p = p, .e = e };
@@ -136,13 +222,25 @@ static void collect(struct judge *J)
 	}
 }
 
+/* The ratios taken against the field are one kind of series, the
+ * fields' own ratios another (a field moves with the baseline, an entry
+ * against its field does not): each is moderated and calibrated among
+ * its own kind. */
 static void fit(struct judge *J)
 {
-	int n = J->npair, m = J->m->npoint;
+	int n = J->npair, m = J->m->npoint, k = 0;
+	double q_field;
 	struct side **s = fl_xcalloc((size_t)(n + m), sizeof(void *));
 	for (int i = 0; i < n; i++)
-		s[i] = &J->pair[i].ratio;
-	moderate(s, n, J->nhist, &J->q_ratio);
+		if (J->pair[i].e >= 0)
+			s[k++] = &J->pair[i].ratio;
+	moderate(s, k, J->nhist, &J->q_ratio);
+	k = 0;
+	for (int i = 0; i < n; i++)
+		if (J->pair[i].e < 0)
+			s[k++] = &J->pair[i].ratio;
+	if (k)
+		moderate(s, k, J->nhist, &q_field);
 	for (int i = 0; i < n; i++)
 		s[i] = &J->pair[i].time;
 	for (int p = 0; p < m; p++)
@@ -166,22 +264,50 @@ static void classify(struct judge *J)
 	for (int i = 0; i < J->npair; i++)
 		J->judged += J->pair[i].judged = isfinite(J->pair[i].ratio.p);
 	J->cut = J->judged ? FL_JUDGE_ALPHA / J->judged : 0;
+	/* A point where the machine moved: its designs' median own time moved
+	 * beyond its spread and their ratio did not. There an entry's own time
+	 * cannot tell its code from the machine: the second witness is gone. */
+	bool *machine = fl_xcalloc((size_t)J->m->npoint, sizeof *machine);
+	for (int i = 0; i < J->npair; i++) {
+		const struct pair *x = &J->pair[i];
+		if (x->e < 0 && !J->o->ratio_only)
+			machine[x->p] = moved(J, &x->time) && !moved(J, &x->ratio);
+	}
 	for (int i = 0; i < J->npair; i++) {
 		struct pair *x = &J->pair[i];
 		int r = moved(J, &x->ratio), t = J->o->ratio_only ? r : moved(J, &x->time);
 		/* the baseline's own time moved the way that explains the ratio's move */
 		bool base = moved(J, &J->base[x->p]) == -r;
-		x->v = r && r == t ? (r > 0 ? SLOWER : FASTER)
+		x->v = r && r == t && machine[x->p] ? MACHINE_MOVED
+		       : r && r == t ? (r > 0 ? SLOWER : FASTER)
 		       : r && base ? BASELINE_MOVED
 		       : r	   ? RATIO_ONLY
 		       : t	   ? MACHINE_MOVED
 				   : SAME;
 	}
+	free(machine);
 }
 
 static double ex(double y)
 {
 	return isfinite(y) ? exp(y) : NAN;
+}
+
+static const char *name(const struct judge *J, const struct pair *x)
+{
+	return x->e < 0 ? FIELD_NAME : J->m->entry[x->e];
+}
+
+/* A pair's ratio to the baseline as people read it: the history's mean,
+ * where one new run lands (95%: the field taken out is put back at the
+ * new side's), the new side's. */
+static void ratios(const struct pair *x, double *mean, double *lo, double *hi, double *now)
+{
+	const struct side *r = &x->ratio;
+	*mean = ex(r->s.mean + r->off);
+	*lo = ex(r->s.mean + r->off_now - r->half);
+	*hi = ex(r->s.mean + r->off_now + r->half);
+	*now = ex(r->now + r->off_now);
 }
 
 static void tsv(FILE *f, const struct judge *J)
@@ -190,13 +316,12 @@ static void tsv(FILE *f, const struct judge *J)
 	      "\tns\tns_pred_lo\tns_pred_hi\tagainst_ns\tp_ns\tverdict\n", f);
 	for (int i = 0; i < J->npair; i++) {
 		const struct pair *x = &J->pair[i];
-		double h = x->ratio.half, ht = x->time.half;
-		double lo = ex(x->ratio.s.mean - h), hi = ex(x->ratio.s.mean + h),
-		       now = ex(x->ratio.now);
+		double ht = x->time.half, mean, lo, hi, now;
+		ratios(x, &mean, &lo, &hi, &now);
 		fprintf(f, "%s\t%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%.3g\t%.6g\t%.6g\t%.6g\t%.6g"
-			   "\t%.3g\t%s\n", J->m->point[x->p], J->m->entry[x->e], x->ratio.s.n,
-			ex(x->ratio.s.mean), lo, hi, now,
-			isnan(now) || isnan(h) ? "-" : now >= lo && now <= hi ? "in" : "OUT",
+			   "\t%.3g\t%s\n", J->m->point[x->p], name(J, x), x->ratio.s.n,
+			mean, lo, hi, now,
+			isnan(now) || isnan(lo) ? "-" : now >= lo && now <= hi ? "in" : "OUT",
 			x->ratio.p, ex(x->time.s.mean), ex(x->time.s.mean - ht),
 			ex(x->time.s.mean + ht), ex(x->time.now), x->time.p, moved_name[x->v]);
 	}
@@ -205,22 +330,24 @@ static void tsv(FILE *f, const struct judge *J)
 static bool fails(const struct judge *J, const struct pair *x)
 {
 	unsigned bit = x->v == SLOWER ? FL_GATE_SLOWER : x->v == FASTER ? FL_GATE_FASTER : 0;
+	if (x->e < 0) /* the field is the designs' */
+		return (bit & J->o->fail_on) && (!J->o->only || !strcmp(J->o->only, "designs"));
 	return (bit & J->o->fail_on) && fl_only_match(J->o->only, J->m->entry[x->e]);
 }
 
 static void row(FILE *f, const struct judge *J, const struct pair *x)
 {
-	double h = x->ratio.half;
+	double mean, lo, hi, now;
 	char pred[48] = "-", base[64] = "";
-	if (isfinite(h))
-		snprintf(pred, sizeof pred, "[%.3g, %.3g]", ex(x->ratio.s.mean - h),
-			 ex(x->ratio.s.mean + h));
+	ratios(x, &mean, &lo, &hi, &now);
+	if (isfinite(lo))
+		snprintf(pred, sizeof pred, "[%.3g, %.3g]", lo, hi);
 	const struct side *b = &J->base[x->p];
 	if (x->v == BASELINE_MOVED)
 		snprintf(base, sizeof base, " (%s %.4g -> %.4g, p %.2g)", J->m->baseline,
 			 ex(b->s.mean), ex(b->now), b->p);
 	fprintf(f, "%-34s %-20s %7.3g %-18s %7.3g %8.2g  %9.4g %9.4g %8.2g  %s%s%s\n",
-		J->m->point[x->p], J->m->entry[x->e], ex(x->ratio.s.mean), pred, ex(x->ratio.now),
+		J->m->point[x->p], name(J, x), mean, pred, now,
 		x->ratio.p, ex(x->time.s.mean), ex(x->time.now), x->time.p, moved_name[x->v],
 		base, fails(J, x) ? "  <- fails" : "");
 }
@@ -268,10 +395,10 @@ static int gate(FILE *f, const struct judge *J)
 	for (;;) {
 		const char *next = NULL;
 		for (int i = 0; i < J->npair; i++) {
-			const char *name = J->m->entry[J->pair[i].e];
-			if (fails(J, &J->pair[i]) && strcmp(name, last) > 0 &&
-			    (!next || strcmp(name, next) < 0))
-				next = name;
+			const char *n = name(J, &J->pair[i]);
+			if (fails(J, &J->pair[i]) && strcmp(n, last) > 0 &&
+			    (!next || strcmp(n, next) < 0))
+				next = n;
 		}
 		if (!next)
 			break;
@@ -308,12 +435,6 @@ static double other_work(const struct fl_model *m, int r)
 	return end != v ? x : NAN;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* A new run made while the machine did much more (or less) other work
  * than in its history's runs is a run of another machine state: said, so
  * that a move is read with it (FL_JUDGE_BUSY points of a core apart). */
@@ -325,8 +446,7 @@ static void load_note(FILE *f, const struct fl_model *m, int nhist)
 		if (isfinite(other_work(m, r)))
 			h[n++] = other_work(m, r);
 	if (n) {
-		qsort(h, (size_t)n, sizeof *h, cmp_d);
-		double med = n % 2 ? h[n / 2] : (h[n / 2 - 1] + h[n / 2]) / 2;
+		double med = median(h, n);
 		for (int r = nhist; r < m->nrun; r++) {
 			double x = other_work(m, r);
 			if (fabs(x - med) > FL_JUDGE_BUSY)
@@ -360,6 +480,7 @@ void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge_opts *o)
 {
 	struct judge J = { .m = m, .nhist = nhist, .o = o };
+	fields(&J);
 	collect(&J);
 	fit(&J);
 	classify(&J);
@@ -384,5 +505,7 @@ int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge
 		free(J.base[p].y);
 	free(J.pair);
 	free(J.base);
+	free(J.field);
+	free(J.has_field);
 	return rc;
 }

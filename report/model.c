@@ -208,6 +208,28 @@ bool fl_model_is_control(const struct fl_model *m, int e)
 	return fl_is_control(m->entry[e], m->baseline);
 }
 
+enum fl_entry_kind fl_model_kind(const struct fl_model *m, int e)
+{
+	if (fl_model_is_baseline(m, e))
+		return FL_ENTRY_BASELINE;
+	if (fl_model_is_control(m, e))
+		return FL_ENTRY_CONTROL;
+	if (!strncmp(m->entry[e], "floor-", 6))
+		return FL_ENTRY_FLOOR;
+	switch (fl_catalog_kind(m->entry[e])) {
+	case FL_KIND_DESIGN: return FL_ENTRY_DESIGN;
+	case FL_KIND_LIBRARY: return FL_ENTRY_LIBRARY;
+	default: return FL_ENTRY_OTHER;
+	}
+}
+
+const char *fl_entry_kind_name(enum fl_entry_kind k)
+{
+	static const char *const name[] = { "baseline", "control", "floor", "design", "library",
+					    "other" };
+	return name[k];
+}
+
 /* Two runs are one when their identity lines agree; a file without a date
  * and a seed (crafted, or older than them) has no identity, and is the
  * same run as another only when it is the same file. */

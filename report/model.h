@@ -87,6 +87,14 @@ const struct fl_mcell *fl_model_cell(const struct fl_model *m, int r, int p, int
 /* The index of a point key or an entry label, -1: none. */
 int fl_model_point(const struct fl_model *m, const char *key);
 int fl_model_entry(const struct fl_model *m, const char *label);
+/* What entry e is, defined once: the baseline, its control, a floor
+ * (floor-*), else the catalog's kind (catalog.h: a design, a shipped
+ * library, or other — without a catalog every such entry is other). */
+enum fl_entry_kind { FL_ENTRY_BASELINE, FL_ENTRY_CONTROL, FL_ENTRY_FLOOR, FL_ENTRY_DESIGN,
+		     FL_ENTRY_LIBRARY, FL_ENTRY_OTHER };
+enum fl_entry_kind fl_model_kind(const struct fl_model *m, int e);
+/* Its name in the JSON and the docs: baseline, control, floor, design, library, other. */
+const char *fl_entry_kind_name(enum fl_entry_kind k);
 /* Whether entry e is the baseline or its control. */
 bool fl_model_is_baseline(const struct fl_model *m, int e);
 bool fl_model_is_control(const struct fl_model *m, int e);

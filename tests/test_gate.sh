@@ -15,7 +15,8 @@
 # needs 8 runs' deviations to know a loaded machine's tails. The history:
 # N1..N6 then M1..M6 has its change point at run 7 in negcount's series
 # (and negcount@adaptive's) and none in any other; N1..N12 has none at all.
-# Then what the commands refuse (one line, exit 2) and the JSON. Under a
+# Then what the commands refuse (one line, exit 2) and the JSON; then the
+# five-run figures of results/gate.md from its kept CSVs. Under a
 # sanitizer the checks of what the timings say are SKIP lines.
 # Usage: test_gate.sh path/to/futexlab
 set -u
@@ -134,4 +135,24 @@ sed '1s/.*/# futexlab abc1234/' "$d/n7copy.csv" >"$d/n7rev.csv"
 out=$("$fl" compare --pool "$d/n9.csv" "$d/n7rev.csv" --against "$d/n10.csv" --fail-on slower 2>&1)
 check "a pool of two revisions: said in one line" \
   grep -q '^note: the runs come from 2 revisions (.*abc1234.*): a change of the code is not a rerun$' <<<"$out"
+# ---- the kept runs: the figures of results/gate.md, recomputed ------------------------
+# Deterministic (files, not timings): the quick sweeps of results/gate/quiet/,
+# each judged against the 5 runs before it, as scripts/gate-check does. The
+# interval's sharpness needs the field (judge.h): without it, x/1.45.
+k=$(dirname "$0")/../results/gate/quiet
+if [ -f "$k/n-8.csv" ]; then
+  abs=$(realpath "$fl")
+  out=$(cd "$k" && ../../../scripts/gate-check --futexlab "$abs" --last 5 \
+    n-{1..8}.csv -- m-{1,2,3}.csv 2>&1)
+  check "kept runs: no false alarm on 8 runs of unchanged code, each against 5" \
+    grep -q '^false alarms: 0 of 8 runs' <<<"$out"
+  cover=$(sed -n 's/.*pairs (\([0-9.]*\)%), median half-width x\/\([0-9.]*\)$/\1 \2/p' <<<"$out")
+  check "  the 95% interval holds >= 95% of the new runs' ratios at a median <= x/1.4 ($cover)" \
+    awk -v c="${cover:-0 9}" 'BEGIN { split(c, a, " "); exit !(a[1] >= 95 && a[2] <= 1.4) }'
+  check "  the 3 mutant runs fail it, naming negcount and negcount@adaptive only" \
+    grep -qx 'detection: 3 of 3 mutant runs fail, naming: negcount, negcount@adaptive; negcount, negcount@adaptive; negcount, negcount@adaptive' <<<"$out"
+  sed -n '/^false alarms/,$s/^/  | /p' <<<"$out"
+else
+  skip "kept runs" "no results/gate/quiet in this tree"
+fi
 finish -s gate
