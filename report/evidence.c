@@ -165,6 +165,8 @@ static const char *cnt_text(char *b, size_t n, int k, double x)
 		snprintf(b, n, "-");
 	else if (x == 0)
 		snprintf(b, n, "0");
+	else if (x < 0.0005) /* not "0.000": that reads as none */
+		snprintf(b, n, "%.0e", x);
 	else if (x < 100)
 		snprintf(b, n, "%.3f", x);
 	else if (x < 1e7)
@@ -361,6 +363,28 @@ const char *fl_why_short(char *b, size_t n, const struct fl_cell *y, const struc
 	fl_evidence_values(ref, base);
 	if (ctrl)
 		fl_evidence_values(ctrl, c);
+	if (fl_why_pick(x, base, ctrl ? c : NULL, w)) {
+		char p[24], q[24];
+		snprintf(b, n, "%s %s -> %s", ev[w[0].k].label, cnt_text(p, sizeof p, w[0].k, w[0].base),
+			 cnt_text(q, sizeof q, w[0].k, w[0].x));
+	}
+	return b;
+}
+
+const char *fl_why_toward(char *b, size_t n, const struct fl_cell *y, const struct fl_cell *ref,
+			  const struct fl_cell *ctrl, int dir)
+{
+	double x[FL_NEV], base[FL_NEV], c[FL_NEV] = { 0 }; /* cppcheck: read only with ctrl */
+	struct fl_why w[2];
+	b[0] = '\0';
+	fl_evidence_values(y, x);
+	fl_evidence_values(ref, base);
+	if (ctrl)
+		fl_evidence_values(ctrl, c);
+	/* a count that moved against the result explains none of it: out */
+	for (int k = 0; k < FL_NEV; k++)
+		if (dir * (x[k] - base[k]) <= 0)
+			x[k] = NAN;
 	if (fl_why_pick(x, base, ctrl ? c : NULL, w)) {
 		char p[24], q[24];
 		snprintf(b, n, "%s %s -> %s", ev[w[0].k].label, cnt_text(p, sizeof p, w[0].k, w[0].base),

@@ -190,6 +190,8 @@ static void matrix_cell(FILE *f, const struct fl_sum *s, int p, int e)
 		fputs("\" class=\"v0\"><span class=\"ratio\">1.000</span></td>", f);
 	else if (!x->have)
 		fprintf(f, "\" class=\"v3\">%s</td>", !x->status ? ""
+						       : !strcmp(x->status, "skipped") ? "skip"
+						       : !strcmp(x->status, "error") ? "ERR"
 						       : strcmp(x->status, "ok") ? "\u2013" : "-");
 	else
 		fprintf(f, "\" class=\"v%d\" title=\"[%.3f, %.3f]\"><span class=\"ratio\">%.3f"
@@ -234,7 +236,9 @@ static void matrix(FILE *f, const struct fl_sum *s, const char *prefix)
 			fputs("two regimes", f);
 		else if (q->winner >= 0)
 			fl_html_puts(f, s->entries[q->winner].label);
-		fputs(q->tie ? " (tie)</td>" : "</td>", f);
+		if (q->ngroup > 1)
+			fprintf(f, " (a tie of %d)", q->ngroup);
+		fputs("</td>", f);
 	}
 	fputs("<td></td></tr>\n</table>\n", f);
 }
@@ -271,11 +275,17 @@ static int point_of(FILE *f, const struct fl_cells *c, const struct fl_sum *s, i
 	if (q->winner >= 0) {
 		fputs("<p class=\"win\">fastest here: ", f);
 		fl_html_puts(f, s->entries[q->winner].label);
-		fputs(q->tie ? " (a tie with " : "", f);
-		fl_html_puts(f, q->tie && q->runner_up >= 0 ? s->entries[q->runner_up].label : "");
-		fputs(q->tie ? ")" : "", f);
-		fputs(q->why[0] ? "; why: " : "", f);
-		fl_html_puts(f, q->why);
+		for (int g = 1; g < q->ngroup; g++) {
+			fputs(g == 1 ? ", a tie with (the ratio table's rule cannot tell them apart) "
+				     : ", ", f);
+			fl_html_puts(f, s->entries[q->group[g]].label);
+		}
+		if (q->against >= 0) {
+			fputs("; why (against ", f);
+			fl_html_puts(f, s->entries[q->against].label);
+			fputs("): ", f);
+			fl_html_puts(f, q->none_why ? "no count fell" : q->why);
+		}
 		fputs("</p>\n", f);
 	}
 	free(hp.r);
@@ -288,8 +298,10 @@ static int run_part(FILE *f, const struct fl_html_run *r, int k, int nruns, cons
 	char prefix[16] = "";
 	if (nruns > 1)
 		snprintf(prefix, sizeof prefix, "f%d-", k + 1);
+	struct fl_model m;
+	fl_model_of_run(&m, r->t, r->c, r->path, baseline);
 	struct fl_sum s;
-	fl_summary_build(&s, r->t, r->c, baseline);
+	fl_summary_build(&s, &m, 0);
 	fprintf(f, "<h2 id=\"%srun\">Run: ", prefix);
 	fl_html_puts(f, r->path);
 	fputs("</h2>\n<h3>The machine and the run</h3>\n", f);
@@ -310,6 +322,7 @@ static int run_part(FILE *f, const struct fl_html_run *r, int k, int nruns, cons
 	for (int p = 0; p < s.npoints; p++)
 		n += point_of(f, r->c, &s, p, prefix, probed);
 	fl_summary_free(&s);
+	fl_model_free(&m);
 	return n;
 }
 

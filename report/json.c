@@ -97,7 +97,31 @@ static void cell(FILE *f, const struct fl_model *m, int r, int p, int e, bool fi
 	str(f, fl_model_is_baseline(m, e) || c->ratio.n == 0 ? NULL
 	       : c->regimes				    ? "regimes"
 							    : fl_verdict_name(c->verdict));
-	fprintf(f, ", \"regimes\": %s}", c->regimes ? "true" : "false");
+	fprintf(f, ", \"regimes\": %s", c->regimes ? "true" : "false");
+	fputs(", \"cpu_ratio\": ", f), ratio(f, &c->cpu_ratio);
+	fprintf(f, ", \"more_cpu\": %s}", c->more_cpu ? "true" : "false");
+}
+
+/* Per run and point: the fastest, its group, why (model.h). */
+static void fastest(FILE *f, const struct fl_model *m, int r, int p, bool first)
+{
+	const struct fl_mpoint *x = fl_model_pt(m, r, p);
+	fprintf(f, "%s    {\"run\": %d, \"point\": %d, \"fastest\": ", first ? "\n" : ",\n", r, p);
+	if (x->fastest < 0)
+		fputs("null", f);
+	else
+		fprintf(f, "%d", x->fastest);
+	fputs(", \"group\": [", f);
+	for (int g = 0; g < x->ngroup; g++)
+		fprintf(f, "%s%d", g ? ", " : "", x->group[g]);
+	fputs("], \"why_against\": ", f);
+	if (x->against < 0)
+		fputs("null", f);
+	else
+		fprintf(f, "%d", x->against);
+	fputs(", \"why\": ", f);
+	str(f, x->against < 0 ? NULL : x->why);
+	fputc('}', f);
 }
 
 void fl_model_json(FILE *f, const struct fl_model *m)
@@ -116,5 +140,9 @@ void fl_model_json(FILE *f, const struct fl_model *m)
 					cell(f, m, r, p, e, first);
 					first = false;
 				}
+	fputs("\n  ],\n  \"fastest\": [", f);
+	for (int r = 0; r < m->nrun; r++)
+		for (int p = 0; p < m->npoint; p++)
+			fastest(f, m, r, p, r == 0 && p == 0);
 	fputs("\n  ]\n}\n", f);
 }

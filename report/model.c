@@ -1,6 +1,7 @@
 /* report/model.c — runs x points x entries (model.h). */
 #include "report/model.h"
 #include "report/catalog.h"
+#include "report/evidence.h"
 #include "report/ratios.h"
 #include "report/regimes.h"
 #include "report/usage.h"
@@ -74,7 +75,7 @@ static int intern(char ***list, int *n, const char *s)
 
 static void run_identity(struct fl_mrun *r, const struct fl_table *t, const char *path, long id)
 {
-	r->path = fl_xstrdup(path);
+	r->path = fl_xstrdup(path ? path : "-");
 	r->store_id = id;
 	r->revision = fl_table_meta(t, "revision");
 	r->date = fl_table_meta(t, "date");
@@ -113,9 +114,102 @@ static struct fl_mcell cell_of(const struct fl_cells *c, const struct fl_cell *y
 		m.ratio = (struct fl_ratio){ .n = 0 };
 	if (y != ref) {
 		struct fl_ratio q;
+		enum fl_verdict cv;
 		m.verdict = fl_cell_verdict(c, y, ref, &q, baseline);
+		if (fl_cell_cpu(c, y, ref, baseline, &m.cpu_ratio, &cv))
+			m.more_cpu = cv == FL_SLOWER && m.cpu_ratio.median >= FL_CPU_NOTE;
 	}
 	return m;
+}
+
+/* ---- per point: the fastest group and why (fl_mpoint) ------------------------- */
+
+static bool candidate(const struct fl_model *m, int r, int p, int e)
+{
+	enum fl_entry_kind k = fl_model_kind(m, e);
+	const struct fl_mcell *x = fl_model_cell(m, r, p, e);
+	return x->usable && x->ratio.n > 0 && k != FL_ENTRY_CONTROL && k != FL_ENTRY_FLOOR;
+}
+
+static const struct fl_cell *cell_at(const struct fl_model *m, int r, int p, int e)
+{
+	return fl_cell_find(&m->c[r], m->point[p], m->entry[e]);
+}
+
+/* Whether the table's rule tells a (the faster) from b: a / b is `faster`. */
+static bool apart(const struct fl_model *m, int r, int p, int a, int b)
+{
+	return fl_cell_verdict(&m->c[r], cell_at(m, r, p, a), cell_at(m, r, p, b), NULL,
+			       m->baseline) == FL_FASTER;
+}
+
+static void why(const struct fl_model *m, int r, int p, struct fl_mpoint *x)
+{
+	int b = fl_model_entry(m, m->baseline), other = b;
+	if (x->fastest == b) { /* the fastest candidate outside the group */
+		other = -1;
+		for (int e = 0; e < m->nentry; e++) {
+			bool in = false;
+			for (int g = 0; g < x->ngroup && !in; g++)
+				in = x->group[g] == e;
+			if (!in && candidate(m, r, p, e) &&
+			    (other < 0 || fl_model_cell(m, r, p, e)->ratio.median <
+						  fl_model_cell(m, r, p, other)->ratio.median))
+				other = e;
+		}
+	}
+	if (other < 0 || !apart(m, r, p, x->fastest, other))
+		return; /* no result to explain */
+	x->against = other;
+	char ctrl_name[96];
+	const struct fl_cell *ctrl = fl_cell_find(&m->c[r], m->point[p],
+						  fl_control_name(ctrl_name, sizeof ctrl_name,
+								  m->baseline));
+	if (ctrl && !fl_cell_usable(ctrl))
+		ctrl = NULL;
+	fl_why_toward(x->why, sizeof x->why, cell_at(m, r, p, x->fastest),
+		      cell_at(m, r, p, other), ctrl, -1);
+	x->none_why = !x->why[0];
+}
+
+static void point_of(const struct fl_model *m, int r, int p, struct fl_mpoint *x)
+{
+	*x = (struct fl_mpoint){ .fastest = -1, .against = -1 };
+	int b = fl_model_entry(m, m->baseline);
+	if (b < 0 || fl_model_cell(m, r, p, b)->regimes || !fl_model_cell(m, r, p, b)->usable)
+		return;
+	int *order = fl_xcalloc((size_t)m->nentry, sizeof *order), n = 0;
+	for (int e = 0; e < m->nentry; e++) {
+		if (!candidate(m, r, p, e))
+			continue;
+		double q = fl_model_cell(m, r, p, e)->ratio.median;
+		int j = n++;
+		for (; j > 0 && fl_model_cell(m, r, p, order[j - 1])->ratio.median > q; j--)
+			order[j] = order[j - 1];
+		order[j] = e;
+	}
+	if (!n) {
+		free(order);
+		return;
+	}
+	x->fastest = order[0];
+	x->group = order;
+	x->ngroup = 1;
+	for (int j = 1; j < n; j++)
+		if (!apart(m, r, p, order[0], order[j]))
+			order[x->ngroup++] = order[j];
+	why(m, r, p, x);
+}
+
+static void points_of_run(struct fl_model *m, int r)
+{
+	for (int p = 0; p < m->npoint; p++)
+		point_of(m, r, p, &m->pt[(size_t)r * m->npoint + p]);
+}
+
+const struct fl_mpoint *fl_model_pt(const struct fl_model *m, int r, int p)
+{
+	return &m->pt[(size_t)r * m->npoint + p];
 }
 
 static void fill_run(struct fl_model *m, int r)
@@ -126,6 +220,25 @@ static void fill_run(struct fl_model *m, int r)
 		m->cell[((size_t)r * m->npoint + p) * m->nentry + e] =
 			cell_of(c, &c->c[i], m->baseline);
 	}
+}
+
+static int by_order(const void *a, const void *b, void *baseline)
+{
+	return fl_entry_order(*(char *const *)a, *(char *const *)b, baseline);
+}
+
+/* The cells and the points of every run, once the runs' points and
+ * entries are known (the entries put in the ratio table's row order). */
+static void fill(struct fl_model *m)
+{
+	qsort_r(m->entry, (size_t)m->nentry, sizeof *m->entry, by_order, (void *)m->baseline);
+	size_t np = (size_t)m->nrun * (size_t)m->npoint;
+	m->cell = fl_xcalloc(np * (size_t)m->nentry + 1, sizeof *m->cell);
+	m->pt = fl_xcalloc(np + 1, sizeof *m->pt);
+	for (int r = 0; r < m->nrun; r++)
+		fill_run(m, r);
+	for (int r = 0; r < m->nrun; r++)
+		points_of_run(m, r);
 }
 
 int fl_model_build(struct fl_model *m, int n, struct fl_table *t, char *const *paths,
@@ -149,19 +262,41 @@ int fl_model_build(struct fl_model *m, int n, struct fl_table *t, char *const *p
 			intern(&m->entry, &m->nentry, m->c[r].c[i].variant);
 		}
 	}
-	m->cell = fl_xcalloc((size_t)n * (size_t)m->npoint * (size_t)m->nentry, sizeof *m->cell);
-	for (int r = 0; r < n; r++)
-		fill_run(m, r);
+	fill(m);
 	return 0;
+}
+
+void fl_model_of_run(struct fl_model *m, const struct fl_table *t, const struct fl_cells *c,
+		     const char *path, const char *baseline)
+{
+	memset(m, 0, sizeof *m);
+	m->baseline = baseline;
+	m->nrun = 1;
+	m->borrowed = true;
+	m->t = (struct fl_table *)t; /* read only: fl_model_free leaves it */
+	m->c = (struct fl_cells *)c;
+	m->run = fl_xcalloc(1, sizeof *m->run);
+	run_identity(&m->run[0], t, path, 0);
+	for (int i = 0; i < c->n; i++) {
+		intern(&m->point, &m->npoint, c->c[i].point);
+		intern(&m->entry, &m->nentry, c->c[i].variant);
+	}
+	fill(m);
 }
 
 void fl_model_free(struct fl_model *m)
 {
 	for (int r = 0; r < m->nrun; r++) {
 		free(m->run[r].path);
-		fl_cells_free(&m->c[r]);
-		fl_table_free(&m->t[r]);
+		if (!m->borrowed) {
+			fl_cells_free(&m->c[r]);
+			fl_table_free(&m->t[r]);
+		}
 	}
+	if (m->pt)
+		for (size_t i = 0; i < (size_t)m->nrun * (size_t)m->npoint; i++)
+			free(m->pt[i].group);
+	free(m->pt);
 	for (int p = 0; p < m->npoint; p++)
 		free(m->point[p]);
 	for (int e = 0; e < m->nentry; e++)
@@ -170,8 +305,10 @@ void fl_model_free(struct fl_model *m)
 	free(m->entry);
 	free(m->cell);
 	free(m->run);
-	free(m->c);
-	free(m->t);
+	if (!m->borrowed) {
+		free(m->c);
+		free(m->t);
+	}
 	memset(m, 0, sizeof *m);
 }
 

@@ -16,8 +16,9 @@
  * run (`# as:` — a performance mutant run under a design's name: such a run
  * is marked in every view and never passes for a measurement).
  *
- * Points and entries are the union over the runs, in first-seen order; a
- * cell an entry did not run in has present == false. */
+ * Points are the union over the runs in the order of the runs' point
+ * numbers (table.h), entries the union in the ratio table's row order
+ * (fl_entry_order); a cell an entry did not run in has present == false. */
 #ifndef FUTEXLAB_MODEL_H
 #define FUTEXLAB_MODEL_H
 
@@ -63,6 +64,30 @@ struct fl_mcell {
 	struct fl_ratio ratio; /* paired to the baseline (n == 0: none) */
 	enum fl_verdict verdict; /* the ratio table's (FL_UNDECIDED: none, or regimes) */
 	bool regimes;          /* the point's baseline ran in two states in this run */
+	struct fl_ratio cpu_ratio; /* CPU ns per op paired to the baseline's (n == 0: none) */
+	bool more_cpu;         /* costs more CPU than the baseline: the CPU ratio's own
+				* verdict slower (the control's CPU floor applies), by
+				* FL_CPU_NOTE or more (stats.h) */
+};
+
+/* What one run says at one point: the fastest group and why.
+ * The candidates are the entries with a paired ratio but the control and
+ * the floors (the baseline is one, at ratio 1). The fastest is the one of
+ * least ratio; its group, every candidate the ratio table's rule cannot
+ * tell from it: their paired ratio (fastest / other, in the same rounds)
+ * judged against the control's band by fl_cell_verdict is not `faster`.
+ * A group is a tie: naming one member would say more than the run does.
+ * No fastest where the baseline ran in two states (regimes). Why: against
+ * the baseline (when the fastest is the baseline: the fastest candidate
+ * outside its group), when the fastest is faster than it by the table's
+ * rule, the count that moved the way of the result by the why line's rule
+ * (fl_why_toward, evidence.h); none_why when no count did. */
+struct fl_mpoint {
+	int fastest;          /* entry index, -1: none */
+	int ngroup, *group;   /* the group, fastest first, by ratio */
+	int against;          /* the entry the why is against, -1: no result to explain */
+	bool none_why;        /* a result, and no count moved its way */
+	char why[160];        /* "csw/op 0.065 -> 0.010"; "" */
 };
 
 struct fl_model {
@@ -72,8 +97,10 @@ struct fl_model {
 	char **point;          /* display keys (table.h) */
 	char **entry;          /* entry labels */
 	struct fl_mcell *cell; /* [(r * npoint + p) * nentry + e] */
+	struct fl_mpoint *pt;  /* [r * npoint + p] */
 	struct fl_table *t;    /* the runs' tables, owned */
 	struct fl_cells *c;    /* and their cells */
+	bool borrowed;         /* t and c are the caller's (fl_model_of_run) */
 };
 
 /* Builds the model of n runs: t, a malloc'ed array of n loaded tables, is
@@ -82,7 +109,13 @@ struct fl_model {
  * whose cells cannot be built). */
 int fl_model_build(struct fl_model *m, int n, struct fl_table *t, char *const *paths,
 		   const long *store_ids, const char *baseline, char *err, int errlen);
+/* The model of one run whose table and cells the caller keeps (what run,
+ * sweep, exec and `compare FILE` end with; the page's runs): t and c are
+ * read, not taken over, and must outlive m. */
+void fl_model_of_run(struct fl_model *m, const struct fl_table *t, const struct fl_cells *c,
+		     const char *path, const char *baseline);
 void fl_model_free(struct fl_model *m);
+const struct fl_mpoint *fl_model_pt(const struct fl_model *m, int r, int p);
 const struct fl_mcell *fl_model_cell(const struct fl_model *m, int r, int p, int e);
 /* The index of a point key or an entry label, -1: none. */
 int fl_model_point(const struct fl_model *m, const char *key);

@@ -162,13 +162,18 @@ static int rank(const char *variant, const char *baseline)
 	return 4 * n + 2 + (strncmp(base, "floor-", 6) != 0);
 }
 
+int fl_entry_order(const char *a, const char *b, const char *baseline)
+{
+	int d = rank(a, baseline) - rank(b, baseline);
+	return d ? d : strcmp(a, b);
+}
+
 static const char *sort_baseline;
 static int by_rank(const void *a, const void *b)
 {
 	const struct fl_cell *x = *(const struct fl_cell *const *)a,
 			     *y = *(const struct fl_cell *const *)b;
-	int d = rank(x->variant, sort_baseline) - rank(y->variant, sort_baseline);
-	return d ? d : strcmp(x->variant, y->variant);
+	return fl_entry_order(x->variant, y->variant, sort_baseline);
 }
 
 /* The cells of the point whose first cell is c->c[i], in rank order, or
@@ -676,6 +681,18 @@ enum fl_verdict fl_cell_verdict(const struct fl_cells *c, const struct fl_cell *
 	if (q)
 		*q = j.q;
 	return fl_point_has_regimes(ref) ? FL_UNDECIDED : j.v;
+}
+
+bool fl_cell_cpu(const struct fl_cells *c, const struct fl_cell *y, const struct fl_cell *ref,
+		 const char *baseline, struct fl_ratio *cq, enum fl_verdict *cv)
+{
+	struct judged j;
+	if (!fl_cell_usable(y) || !fl_cell_usable(ref) || y == ref ||
+	    !judge(c, y, ref, baseline, &j) || !j.cpu)
+		return false;
+	*cq = j.cq;
+	*cv = j.cv;
+	return true;
 }
 
 const char *fl_cell_verdict_text(char *b, size_t n, const struct fl_cells *c,

@@ -76,8 +76,17 @@ void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline);
  * q when not NULL. */
 const struct fl_cell **fl_point_rows(const struct fl_cells *c, int i, const char *baseline,
 				     int *nrow);
+/* The table's row order of two entry labels (< 0: a first): the
+ * registry's (variants/meson.build), the control after its baseline, a
+ * design's policy forms beside it, then the floors and anything else. */
+int fl_entry_order(const char *a, const char *b, const char *baseline);
 enum fl_verdict fl_cell_verdict(const struct fl_cells *c, const struct fl_cell *y,
 				const struct fl_cell *ref, struct fl_ratio *q, const char *baseline);
+/* The CPU ratio of row y to ref by the table's rule (against the
+ * control's CPU floor) and its verdict (FL_SLOWER: more CPU); false where
+ * either has no CPU figures or no pairs. */
+bool fl_cell_cpu(const struct fl_cells *c, const struct fl_cell *y, const struct fl_cell *ref,
+		 const char *baseline, struct fl_ratio *cq, enum fl_verdict *cv);
 /* The verdict column's text as the ratio table prints it ("faster, 2.8x
  * CPU", "~", "baseline", "regimes (below)"; "-": no pairs), in b. */
 const char *fl_cell_verdict_text(char *b, size_t n, const struct fl_cells *c,

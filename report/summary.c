@@ -13,76 +13,11 @@
 #include "report/stats_text.h"
 #include "report/catalog.h"
 
-/* ---- the model ---------------------------------------------------------------- */
-
-/* Whether an entry may win a point: not the control, not a floor. */
-static bool candidate(const struct fl_sum_entry *e)
-{
-	return !e->control && strncmp(e->label, "floor-", 6) != 0;
-}
-
-static int entry_index(const struct fl_sum *s, const char *label)
-{
-	for (int e = 0; e < s->nentries; e++)
-		if (!strcmp(s->entries[e].label, label))
-			return e;
-	return -1;
-}
-
-/* The points (each at its first cell) and the entries (in the table's row
- * order, the union over the points in order of first appearance). */
-static void collect(struct fl_sum *s, const struct fl_cells *c, const char *baseline)
-{
-	s->points = fl_xcalloc((size_t)c->n + 1, sizeof *s->points);
-	s->entries = fl_xcalloc((size_t)c->n + 1, sizeof *s->entries);
-	for (int i = 0; i < c->n; i++) {
-		int nrow;
-		const struct fl_cell **row = fl_point_rows(c, i, baseline, &nrow);
-		if (!row)
-			continue;
-		struct fl_sum_point *p = &s->points[s->npoints++];
-		*p = (struct fl_sum_point){ .point = c->c[i].point, .workload = c->c[i].workload,
-					    .threads = c->c[i].threads, .winner = -1,
-					    .runner_up = -1 };
-		for (int j = 0; j < nrow; j++) {
-			if (entry_index(s, row[j]->variant) >= 0)
-				continue;
-			struct fl_sum_entry *e = &s->entries[s->nentries++];
-			*e = (struct fl_sum_entry){ .label = row[j]->variant,
-						    .kind = fl_catalog_kind(row[j]->variant),
-						    .gmean = NAN, .lo = NAN, .hi = NAN,
-						    .baseline = !strcmp(row[j]->variant, baseline),
-						    .control = fl_is_control(row[j]->variant, baseline) };
-		}
-		free(row);
-	}
-}
-
-/* One cell: the table's ratio and verdict; *se the standard error of its
- * log (NAN: none). */
-static void fill_cell(struct fl_sum_cell *x, const struct fl_cells *c, const struct fl_cell *y,
-		      const struct fl_cell *ref, const char *baseline, double *se)
-{
-	*x = (struct fl_sum_cell){ .v = FL_UNDECIDED, .status = y ? y->status : NULL };
-	*se = NAN;
-	if (!y || !fl_cell_usable(y) || !ref || !fl_cell_usable(ref))
-		return;
-	if (y == ref) {
-		*x = (struct fl_sum_cell){ true, 1, 1, 1, FL_SAME, y->status };
-		*se = 0;
-		return;
-	}
-	struct fl_ratio q = { .n = 0 };
-	enum fl_verdict v = fl_cell_verdict(c, y, ref, &q, baseline);
-	if (q.n <= 0)
-		return;
-	*x = (struct fl_sum_cell){ true, q.median, q.lo, q.hi, v, y->status };
-	*se = fl_ratio_log_se(&q);
-}
+/* ---- the view of one run of the model ------------------------------------------- */
 
 /* The overall of entry e: the geometric mean over its usable points and
  * the interval of summary.h, from the cells' log standard errors. */
-static void overall(struct fl_sum *s, int e, const double *se)
+static void overall(struct fl_sum *s, int e)
 {
 	struct fl_sum_entry *x = &s->entries[e];
 	double sy = 0, sv = 0;
@@ -91,9 +26,8 @@ static void overall(struct fl_sum *s, int e, const double *se)
 		const struct fl_sum_cell *k = &s->cells[p * s->nentries + e];
 		if (!k->have || s->points[p].regimes || !(k->ratio > 0))
 			continue;
-		double w = se[p * s->nentries + e];
 		sy += log(k->ratio);
-		sv += w * w; /* NAN when a point has no error: then no interval */
+		sv += k->se * k->se; /* NAN when a point has no error: then no interval */
 		n++;
 	}
 	x->npoints = n;
@@ -105,83 +39,82 @@ static void overall(struct fl_sum *s, int e, const double *se)
 	x->hi = exp(m + half);
 }
 
-/* Point p's winner: the fastest candidate by time ratio, a tie when the
- * table's rule cannot tell it from the next; why: the count that differs
- * most from the baseline's (the runner-up's when the baseline wins). */
-static void winner(struct fl_sum *s, int p, const struct fl_cells *c, const char *baseline)
+/* Model cell (r, p, me) as the matrix shows it. */
+static void cell_of(struct fl_sum_cell *x, const struct fl_model *m, int r, int p, int me)
 {
-	struct fl_sum_point *pt = &s->points[p];
-	if (pt->regimes)
+	const struct fl_mcell *y = fl_model_cell(m, r, p, me);
+	*x = (struct fl_sum_cell){ .v = FL_UNDECIDED, .status = y->present ? y->status : NULL,
+				   .se = NAN };
+	if (!y->usable || y->ratio.n <= 0)
 		return;
-	int w = -1, r = -1;
-	for (int e = 0; e < s->nentries; e++) {
-		const struct fl_sum_cell *k = &s->cells[p * s->nentries + e];
-		if (!k->have || !candidate(&s->entries[e]))
-			continue;
-		if (w < 0 || k->ratio < s->cells[p * s->nentries + w].ratio)
-			r = w, w = e;
-		else if (r < 0 || k->ratio < s->cells[p * s->nentries + r].ratio)
-			r = e;
+	if (fl_model_is_baseline(m, me)) {
+		*x = (struct fl_sum_cell){ true, 1, 1, 1, 0, FL_SAME, y->status, false };
+		return;
 	}
-	pt->winner = w;
-	pt->runner_up = r;
-	if (w < 0)
-		return;
-	const struct fl_cell *cw = fl_cell_find(c, pt->point, s->entries[w].label),
-			     *cr = r >= 0 ? fl_cell_find(c, pt->point, s->entries[r].label) : NULL,
-			     *ref = fl_cell_find(c, pt->point, baseline);
-	pt->tie = cr && fl_cell_verdict(c, cw, cr, NULL, baseline) != FL_FASTER;
-	char ctrl_name[96], why[160];
-	fl_control_name(ctrl_name, sizeof ctrl_name, baseline);
-	const struct fl_cell *ctrl = fl_cell_find(c, pt->point, ctrl_name);
-	if (ctrl && !fl_cell_usable(ctrl))
-		ctrl = NULL;
-	const struct fl_cell *other = cw == ref ? cr : ref;
-	if (!other)
-		return;
-	if (fl_why_short(why, sizeof why, cw, other, ctrl)[0])
-		snprintf(pt->why, sizeof pt->why, "vs %s: %s", other->variant, why);
+	*x = (struct fl_sum_cell){ true, y->ratio.median, y->ratio.lo, y->ratio.hi,
+				   fl_ratio_log_se(&y->ratio), y->verdict, y->status, y->more_cpu };
 }
 
-/* The cells of point p, its regimes, its libraries' tally. */
-static void point_cells(struct fl_sum *s, int p, const struct fl_cells *c, const char *baseline,
-			double *se)
+/* The index of point p's first cell in run r's cells (-1: none). */
+static int first_cell(const struct fl_model *m, int r, int p)
 {
-	struct fl_sum_point *pt = &s->points[p];
-	const struct fl_cell *ref = fl_cell_find(c, pt->point, baseline);
-	pt->regimes = ref && fl_cell_usable(ref) && fl_point_has_regimes(ref);
-	for (int e = 0; e < s->nentries; e++) {
-		const struct fl_cell *y = fl_cell_find(c, pt->point, s->entries[e].label);
-		fill_cell(&s->cells[p * s->nentries + e], c, y, ref, baseline,
-			  &se[p * s->nentries + e]);
-		s->errors += y && !strcmp(y->status, "error");
-	}
-	int first = -1, nrow;
-	for (int i = 0; i < c->n && first < 0; i++)
-		if (!strcmp(c->c[i].point, pt->point))
-			first = i;
-	const struct fl_cell **row = fl_point_rows(c, first, baseline, &nrow);
-	if (row && ref && fl_cell_usable(ref))
-		fl_peers_count(row, nrow, pt->regimes, &s->peers);
-	free(row);
+	for (int i = 0; i < m->c[r].n; i++)
+		if (!strcmp(m->c[r].c[i].point, m->point[p]))
+			return i;
+	return -1;
 }
 
-void fl_summary_build(struct fl_sum *s, const struct fl_table *t, const struct fl_cells *c,
-		      const char *baseline)
+void fl_summary_build(struct fl_sum *s, const struct fl_model *m, int r)
 {
-	(void)t;
-	*s = (struct fl_sum){ .baseline = baseline, .value = c->value };
-	collect(s, c, baseline);
-	size_t n = (size_t)s->npoints * (size_t)s->nentries + 1;
-	s->cells = fl_xcalloc(n, sizeof *s->cells);
-	double *se = fl_xcalloc(n, sizeof *se);
-	for (int p = 0; p < s->npoints; p++)
-		point_cells(s, p, c, baseline, se);
+	*s = (struct fl_sum){ .baseline = m->baseline, .value = m->c[r].value,
+			      .npoints = m->npoint, .nentries = m->nentry };
+	s->points = fl_xcalloc((size_t)m->npoint + 1, sizeof *s->points);
+	s->entries = fl_xcalloc((size_t)m->nentry + 1, sizeof *s->entries);
+	s->cells = fl_xcalloc((size_t)m->npoint * (size_t)m->nentry + 1, sizeof *s->cells);
+	for (int me = 0; me < m->nentry; me++) { /* the model's order: the table's */
+		enum fl_entry_kind k = fl_model_kind(m, me);
+		s->entries[me] = (struct fl_sum_entry){ .label = m->entry[me],
+						       .kind = fl_catalog_kind(m->entry[me]),
+						       .gmean = NAN, .lo = NAN, .hi = NAN,
+						       .baseline = k == FL_ENTRY_BASELINE,
+						       .control = k == FL_ENTRY_CONTROL };
+	}
+	int b = fl_model_entry(m, m->baseline);
+	for (int p = 0; p < m->npoint; p++) {
+		int i = first_cell(m, r, p);
+		const struct fl_cell *first = i >= 0 ? &m->c[r].c[i] : NULL;
+		const struct fl_mpoint *q = fl_model_pt(m, r, p);
+		struct fl_sum_point *pt = &s->points[p];
+		*pt = (struct fl_sum_point){ .point = m->point[p], .winner = -1, .against = -1,
+					     .workload = first ? first->workload : "",
+					     .threads = first ? first->threads : 0,
+					     .regimes = b >= 0 && fl_model_cell(m, r, p, b)->regimes,
+					     .none_why = q->none_why };
+		snprintf(pt->why, sizeof pt->why, "%s", q->why);
+		for (int e = 0; e < m->nentry; e++) {
+			const struct fl_mcell *y = fl_model_cell(m, r, p, e);
+			cell_of(&s->cells[p * s->nentries + e], m, r, p, e);
+			s->errors += y->present && !strcmp(y->status, "error");
+		}
+		pt->winner = q->fastest;
+		pt->against = q->against;
+		pt->group = q->group;
+		pt->ngroup = q->ngroup;
+		if (q->fastest >= 0) {
+			pt->time = fl_model_cell(m, r, p, q->fastest)->value;
+			pt->more_cpu = fl_model_cell(m, r, p, q->fastest)->more_cpu;
+			pt->cpu = fl_model_cell(m, r, p, q->fastest)->cpu_ratio.median;
+		}
+		int nrow;
+		const struct fl_cell **row = i >= 0 ? fl_point_rows(&m->c[r], i, m->baseline, &nrow)
+						    : NULL;
+		const struct fl_cell *ref = fl_cell_find(&m->c[r], m->point[p], m->baseline);
+		if (row && ref && fl_cell_usable(ref))
+			fl_peers_count(row, nrow, pt->regimes, &s->peers);
+		free(row);
+	}
 	for (int e = 0; e < s->nentries; e++)
-		overall(s, e, se);
-	for (int p = 0; p < s->npoints; p++)
-		winner(s, p, c, baseline);
-	free(se);
+		overall(s, e);
 }
 
 void fl_summary_free(struct fl_sum *s)
@@ -213,17 +146,39 @@ static const char *short_label(char *b, size_t n, const char *label)
 	return b;
 }
 
-/* A point's column tag: its workload shortened and its threads ("pool2"). */
-static const char *point_tag(char *b, size_t n, const struct fl_sum_point *p)
+/* A point's column tag: its workload shortened and its threads ("pool2");
+ * where another point has the same, the first letter of the first key
+ * token the two differ in ("barr4e", "barr4a": wake=exact, wake=all). */
+static const char *short_tag(char *b, size_t n, const struct fl_sum_point *x)
 {
 	static const char *const from[] = { "uncontended", "pingpong", "oversub", "prodcons",
 					    "barrier", "timeouts", "waitany", "wake-each" },
 			  *const to[] = { "unc", "ping", "ovs", "prod", "barr", "tmo", "wany", "wkea" };
-	const char *w = p->workload;
+	const char *w = x->workload;
 	for (int k = 0; k < 8; k++)
 		if (!strcmp(w, from[k]))
 			w = to[k];
-	snprintf(b, n, "%.4s%d", w, p->threads);
+	snprintf(b, n, "%.4s%d", w, x->threads);
+	return b;
+}
+
+static const char *point_tag(char *b, size_t n, const struct fl_sum *s, int p)
+{
+	char own[24], other[24];
+	short_tag(own, sizeof own, &s->points[p]);
+	snprintf(b, n, "%s", own);
+	for (int q = 0; q < s->npoints; q++) {
+		if (q == p || strcmp(own, short_tag(other, sizeof other, &s->points[q])))
+			continue;
+		/* the same tag: the first letter of the value where the keys differ */
+		const char *k = s->points[p].point, *a = k, *c = s->points[q].point;
+		while (*a && *a == *c)
+			a++, c++;
+		while (a > k && a[-1] != ' ' && a[-1] != '=')
+			a--;
+		snprintf(b, n, "%s%c", own, *a ? *a : '?');
+		break;
+	}
 	return b;
 }
 
@@ -254,7 +209,7 @@ static const char *cell_text(char *b, size_t n, const struct fl_sum_cell *k, boo
 	char r[16];
 	char mark = k->v == FL_FASTER ? '+' : k->v == FL_SLOWER ? '-' : k->v == FL_SAME ? '~'
 		    : regimes ? 'r' : '?';
-	snprintf(b, n, "%s%c", ratio_text(r, sizeof r, k->ratio), mark);
+	snprintf(b, n, "%s%c%s", ratio_text(r, sizeof r, k->ratio), mark, k->more_cpu ? "c" : "");
 	return b;
 }
 
@@ -272,7 +227,7 @@ static const char *overall_text(char *b, size_t n, const struct fl_sum_entry *e)
 	return b;
 }
 
-#define CELL_W 7
+#define CELL_W 8
 
 static int label_width(const struct fl_sum *s)
 {
@@ -294,8 +249,8 @@ static void matrix_by_entry(FILE *f, const struct fl_sum *s)
 		fprintf(f, "%*d", CELL_W, p + 1);
 	fprintf(f, "\n  %-*s", lw, "entry");
 	for (int p = 0; p < s->npoints; p++)
-		fprintf(f, "%*s", CELL_W, point_tag(b, sizeof b, &s->points[p]));
-	fprintf(f, "   overall (geomean, %.0f%%, points)\n", 100 * FL_SUM_LEVEL);
+		fprintf(f, "%*s", CELL_W, point_tag(b, sizeof b, s, p));
+	fprintf(f, "   geomean, %.0f%% (points)\n", 100 * FL_SUM_LEVEL);
 	for (int e = 0; e < s->nentries; e++) {
 		if (s->entries[e].baseline)
 			continue;
@@ -322,7 +277,7 @@ static void matrix_by_point(FILE *f, const struct fl_sum *s)
 	}
 	fputc('\n', f);
 	for (int p = 0; p < s->npoints; p++) {
-		fprintf(f, "  %2d %-6s", p + 1, point_tag(b, sizeof b, &s->points[p]));
+		fprintf(f, "  %2d %-6s", p + 1, point_tag(b, sizeof b, s, p));
 		for (int e = 0; e < s->nentries; e++)
 			if (!s->entries[e].baseline)
 				fprintf(f, "%*s", w[e], cell_text(b, sizeof b,
@@ -376,30 +331,88 @@ static const char *point_key(char *b, size_t n, const struct fl_sum *s, const ch
 	return b;
 }
 
-/* Per point: its key, the winner and why. */
+/* The why of point p: "wakes/op 2.035 -> 0.004", with " vs NAME" when
+ * it is not against the baseline; "no count moved its way" (model.h). */
+static const char *why_text(char *b, size_t n, const struct fl_sum *s, const struct fl_sum_point *pt)
+{
+	b[0] = '\0';
+	if (pt->against < 0)
+		return b;
+	const char *vs = s->entries[pt->against].baseline ? "" : s->entries[pt->against].label;
+	if (pt->none_why)
+		snprintf(b, n, "no count fell%s%s", vs[0] ? " vs " : "", vs);
+	else
+		snprintf(b, n, "%s%s%s", pt->why, vs[0] ? " vs " : "", vs);
+	return b;
+}
+
+/* The fastest, its own time and its CPU when more than the baseline's:
+ * "negcount@a 0.73 (32.2us, 1.8x CPU)". */
+static const char *fastest_text(char *b, size_t n, const struct fl_sum *s,
+				const struct fl_sum_point *pt)
+{
+	char l[64], r[16], t[24], c[24] = "";
+	const struct fl_sum_cell *w = &s->cells[(pt - s->points) * s->nentries + pt->winner];
+	if (s->value == FL_VALUE_NS)
+		fl_dur_text(t, sizeof t, pt->time);
+	else
+		snprintf(t, sizeof t, "%.4g", pt->time);
+	if (pt->more_cpu)
+		snprintf(c, sizeof c, ", %.1fx CPU", pt->cpu);
+	snprintf(b, n, "%s %s (%s%s)", short_label(l, sizeof l, s->entries[pt->winner].label),
+		 ratio_text(r, sizeof r, w->ratio), t, c);
+	return b;
+}
+
+/* The group after the fastest, its first k names: " = musl, split +3". */
+static const char *group_text(char *b, size_t n, const struct fl_sum *s,
+			      const struct fl_sum_point *pt, int k)
+{
+	char l[64];
+	b[0] = '\0';
+	if (pt->ngroup < 2)
+		return b;
+	int shown = 0;
+	for (int g = 1; g < pt->ngroup && shown < k; g++, shown++)
+		snprintf(b + strlen(b), n - strlen(b), "%s%s", shown ? ", " : " = ",
+			 short_label(l, sizeof l, s->entries[pt->group[g]].label));
+	if (pt->ngroup - 1 > shown)
+		snprintf(b + strlen(b), n - strlen(b), "%s+%d", shown ? " " : " = ",
+			 pt->ngroup - 1 - shown);
+	return b;
+}
+
+#define LINE_MAX_COLS 119
+
+/* Per point: its key, the fastest and its group, why. */
 static void winners(FILE *f, const struct fl_sum *s)
 {
-	char k[128], b[64], r[16], r2[16];
-	fprintf(f, "fastest per point (time ratio; \"tie\": the table's rule cannot tell it from the next)"
-		   "; why: the count that differs most\n");
+	char k[128], w[128], g[256], y[200], line[512];
+	fprintf(f, "fastest per point: the least time ratio (its own time; its CPU when more than "
+		   "%s's); \"= a, b +N\": the entries\n  the table's rule cannot tell from it (a tie "
+		   "is a group); then the count that fell most vs %s (the why rule)\n",
+		s->baseline, s->baseline);
 	for (int p = 0; p < s->npoints; p++) {
 		const struct fl_sum_point *pt = &s->points[p];
-		fprintf(f, "  %2d %-27s ", p + 1, point_key(k, sizeof k, s, pt->point));
+		int head = snprintf(line, sizeof line, "  %2d %-27s ", p + 1,
+				    point_key(k, sizeof k, s, pt->point));
 		if (pt->regimes) {
-			fprintf(f, "two regimes: no winner (per state: the full table)\n");
+			fprintf(f, "%stwo regimes: no winner (per state: the full table)\n", line);
 			continue;
 		}
 		if (pt->winner < 0) {
-			fprintf(f, "-\n");
+			fprintf(f, "%s-\n", line);
 			continue;
 		}
-		const struct fl_sum_cell *w = &s->cells[p * s->nentries + pt->winner];
-		fprintf(f, "%s %s", short_label(b, sizeof b, s->entries[pt->winner].label),
-			ratio_text(r, sizeof r, w->ratio));
-		if (pt->tie)
-			fprintf(f, ", tie %s %s", short_label(b, sizeof b, s->entries[pt->runner_up].label),
-				ratio_text(r2, sizeof r2, s->cells[p * s->nentries + pt->runner_up].ratio));
-		fprintf(f, "%s%s\n", pt->why[0] ? "  " : "", pt->why);
+		fastest_text(w, sizeof w, s, pt);
+		why_text(y, sizeof y, s, pt);
+		/* as many of the group's names as the line has room for */
+		int names = pt->ngroup - 1;
+		do
+			group_text(g, sizeof g, s, pt, names);
+		while (names-- > 0 &&
+		       head + strlen(w) + strlen(g) + (y[0] ? 2 + strlen(y) : 0) > LINE_MAX_COLS);
+		fprintf(f, "%s%s%s%s%s\n", line, w, g, y[0] ? "  " : "", y);
 	}
 }
 
@@ -434,9 +447,10 @@ void fl_summary_print(FILE *f, const struct fl_sum *s)
 	else
 		matrix_by_point(f, s);
 	fprintf(f, "  + faster, - slower than %s (the table's verdict: interval excludes 1, beyond the "
-		   "control's band); ~ neither;\n  ? too few rounds; r: %s runs in two states there "
-		   "(left out of the overall); . not run; skip; ERR; @a: adaptive\n", s->baseline,
-		s->baseline);
+		   "control's band); ~ neither;\n  c: and more CPU than %s (its CPU ratio so, >= "
+		   "%.2fx); ? too few rounds; r: %s runs in two states there\n  (left out of the "
+		   "overall); . not run; skip; ERR; @a: adaptive\n", s->baseline, s->baseline,
+		FL_CPU_NOTE, s->baseline);
 	winners(f, s);
 	fl_peers_summary(f, &s->peers);
 	if (s->errors)
@@ -477,8 +491,10 @@ int fl_report_text(FILE *out, const char *detail_path, bool show_detail,
 	size_t len = 0;
 	int errors;
 	char *buf = detail_text(t, c, baseline, more, arg, &len, &errors);
+	struct fl_model m;
+	fl_model_of_run(&m, t, c, detail_path, baseline);
 	struct fl_sum s;
-	fl_summary_build(&s, t, c, baseline);
+	fl_summary_build(&s, &m, 0);
 	fl_table_as_marks(out, t, ""); /* first: a --as run is never a measurement */
 	if (show_detail)
 		fwrite(buf, 1, len, out);
@@ -488,6 +504,7 @@ int fl_report_text(FILE *out, const char *detail_path, bool show_detail,
 	free(buf);
 	fl_summary_print(out, &s);
 	fl_summary_free(&s);
+	fl_model_free(&m);
 	if (kept)
 		fprintf(out, "full tables: %s (%s)\n", detail_path,
 			show_detail ? "and above" : "or --detail");

@@ -2,23 +2,15 @@
  * sweep, exec and `compare FILE`, the full tables (ratios.h) in a file
  * beside the CSV (X.csv -> X.txt) or on the screen with --detail.
  *
- * The model (fl_summary_build) holds, from the same cells and by the same
- * rules as the ratio table:
- *   - per point and entry the paired ratio to the baseline, its interval
- *     and its verdict, exactly the table's (fl_cell_verdict, ratios.h: the
- *     control's floor applies; a point whose baseline runs in two states,
- *     regimes.h, has FL_UNDECIDED there, as the table's `regimes (below)`);
+ * It is a view of one run of the results model (model.h), which holds the
+ * figures — per point and entry the paired ratio to the baseline, its
+ * interval and its verdict, exactly the ratio table's; whether it costs
+ * more CPU than the baseline; per point the fastest and the group the
+ * table's rule cannot tell from it (a tie is a group), and why — and it
+ * adds what only the screen says:
  *   - per entry the geometric mean of its ratios over the points where it
  *     is usable (a ratio, the point not in two regimes) with an interval
  *     (below);
- *   - per point the winner: the fastest candidate (any entry but the
- *     control and the floors; the baseline is one, at ratio 1) by its time
- *     ratio, a tie when the table's rule cannot separate it from the next
- *     fastest (their paired ratio, in the same rounds, judged against the
- *     control's floor by fl_cell_verdict: not `faster`), and why: the count
- *     that differs most between the winner and the baseline (the runner-up
- *     when the baseline wins) by the why line's rule (fl_why_short,
- *     evidence.h);
  *   - the libraries line's tally (peers.h).
  *
  * The overall interval. Per point p an entry's ratio r_p has an
@@ -50,6 +42,7 @@
 #include <stdio.h>
 
 #include "report/catalog.h"
+#include "report/model.h"
 #include "report/peers.h"
 #include "stats/stats.h"
 #include "report/table.h"
@@ -57,11 +50,13 @@
 #define FL_SUM_LEVEL 0.95 /* the overall interval's coverage */
 
 struct fl_sum_cell {
-	bool have;              /* a paired ratio (ratio, lo, hi, v hold) */
+	bool have;              /* a paired ratio (ratio, lo, hi, se, v hold) */
 	double ratio, lo, hi;   /* the median paired ratio and its interval (the table's) */
+	double se;              /* the standard error of its log (above; NAN: none) */
 	enum fl_verdict v;      /* the table's verdict (FL_UNDECIDED: ?, or two regimes) */
 	const char *status;     /* !have: the cell's status ("skipped", "error", "ok": no
 				 * pairs); NULL: the entry does not run at the point */
+	bool more_cpu;          /* costs more CPU than the baseline (model.h) */
 };
 
 struct fl_sum_entry {
@@ -77,28 +72,32 @@ struct fl_sum_point {
 	const char *point;      /* the point's key as the table prints it */
 	const char *workload;
 	int threads;
-	int winner;             /* entry index, -1 none */
-	bool tie;               /* the next fastest (runner_up) not separated from it */
+	int winner;             /* the fastest (entry index), -1 none */
+	const int *group;       /* the fastest's group (model.h: a tie), winner first */
+	int ngroup;
+	double time;            /* the fastest's own median (ns per op, or the figure) */
+	bool more_cpu;          /* the fastest costs more CPU than the baseline */
+	double cpu;             /* its CPU ratio to the baseline (NAN: none) */
 	bool regimes;           /* the baseline runs in two states here: no winner */
-	int runner_up;          /* entry index, -1 none */
-	char why[200];          /* "csw/op 0.065 -> 0.010 (vs glibc)"; "" none */
+	int against;            /* the entry the why is against, -1: no result */
+	bool none_why;          /* a result, no count moved its way */
+	char why[160];          /* "csw/op 0.065 -> 0.010"; "" none */
 };
 
 struct fl_sum {
 	const char *baseline;
 	int npoints, nentries;
 	struct fl_sum_point *points;
-	struct fl_sum_entry *entries;
+	struct fl_sum_entry *entries;   /* the model's, in the table's row order */
 	struct fl_sum_cell *cells;      /* [p * nentries + e] */
 	struct fl_peers_tally peers;    /* the libraries line's tally (peers.h) */
 	int errors;                     /* cells with status error */
 	enum fl_value value;            /* what the ratios are of (table.h) */
 };
 
-/* Builds the model from a table's cells (the labels and keys point into
- * c: keep c until fl_summary_free). */
-void fl_summary_build(struct fl_sum *s, const struct fl_table *t, const struct fl_cells *c,
-		      const char *baseline);
+/* The view of run r of the model (its labels, keys and groups point into
+ * m: keep m until fl_summary_free). */
+void fl_summary_build(struct fl_sum *s, const struct fl_model *m, int r);
 /* One screen: the matrix (entries as rows when they outnumber the points,
  * else points as rows), its legend, the overall per entry, per point the
  * winner and why, the libraries line. */

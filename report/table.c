@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -588,6 +589,56 @@ static void summarize_cell(struct fl_cell *c)
 	free(tmp);
 }
 
+/* Whether a `# point N (LABEL)` line's LABEL names the point of cell c:
+ * the point's key itself, or (the runner's short form) its workload, T=
+ * and K= — K only where the key has one. */
+static bool label_is(const char *label, size_t l, const struct fl_cell *c)
+{
+	if (strlen(c->point) == l && !strncmp(c->point, label, l))
+		return true;
+	char w[64];
+	int th, k = -1;
+	if (sscanf(label, "%63s T=%d K=%d", w, &th, &k) < 2 || strcmp(w, c->workload) ||
+	    th != c->threads)
+		return false;
+	const char *K = strstr(c->point, " K=");
+	return !K || atoi(K + 3) == k;
+}
+
+/* The points in the order of the file's point numbers (`# point N
+ * (LABEL): ...`, the runner's, which every view then keeps: one numbering
+ * for the CSV, the tables, the summary and the page); of two points one
+ * label fits, the one seen first takes the lower number; a file without
+ * those lines keeps the rows' order. Cells of one point stay in order. */
+static void by_point_number(const struct fl_table *t, struct fl_cells *out)
+{
+	int *rank = fl_xcalloc((size_t)out->n + 1, sizeof *rank);
+	for (int i = 0; i < out->n; i++)
+		rank[i] = INT_MAX;
+	for (int m = 0; m < t->nmeta; m++) {
+		const char *key = t->meta[m][0], *open = strchr(key, '('), *close = strrchr(key, ')');
+		int n;
+		if (strncmp(key, "point ", 6) || !open || !close || sscanf(key + 6, "%d", &n) != 1)
+			continue;
+		int first = -1; /* the first point seen that fits and has no number yet */
+		for (int i = 0; i < out->n && first < 0; i++)
+			if (rank[i] == INT_MAX && label_is(open + 1, (size_t)(close - open - 1), &out->c[i]))
+				first = i;
+		for (int i = 0; first >= 0 && i < out->n; i++)
+			if (!strcmp(out->c[i].point, out->c[first].point))
+				rank[i] = n;
+	}
+	/* a stable insertion sort by rank (cells are few: points x entries) */
+	for (int i = 1; i < out->n; i++) {
+		struct fl_cell x = out->c[i];
+		int r = rank[i], j = i;
+		for (; j > 0 && rank[j - 1] > r; j--)
+			out->c[j] = out->c[j - 1], rank[j] = rank[j - 1];
+		out->c[j] = x, rank[j] = r;
+	}
+	free(rank);
+}
+
 int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, int errlen)
 {
 	memset(out, 0, sizeof *out);
@@ -650,6 +701,7 @@ int fl_cells_build(const struct fl_table *t, struct fl_cells *out, char *err, in
 		if (strcmp(c->status, "error"))
 			set_status(c, "ok", "");
 	}
+	by_point_number(t, out);
 	return 0;
 }
 

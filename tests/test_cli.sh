@@ -537,7 +537,7 @@ pid=$!
 # of 0.05 s), then interrupt
 t0=$(date +%s%N)
 while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 60000 ] && kill -0 $pid 2>/dev/null; do
-  [ "$(grep -c '^negcount,uncontended' "$d/int.csv" 2>/dev/null)" -ge 5 ] && break
+  [ "$(grep -sc '^negcount,uncontended' "$d/int.csv")" -ge 5 ] 2>/dev/null && break
   sleep 0.05
 done
 waited=$(( ($(date +%s%N) - t0) / 1000000 ))

@@ -42,10 +42,10 @@ lines = open(sys.argv[2]).read().split('\n')
 regimes = {int(m.group(1)) for l in lines for m in [re.match(r'^ +(\d+) .*two regimes', l)] if m}
 long = lambda s: s.replace('@a', '@adaptive')
 marks = {'faster': '+', 'slower': '-', '~': '~', '?': '?'}
-bad = cells = 0
+bad = cells = marked = 0
 matrix = {}
 for l in lines[3:]:
-    if not l.startswith('  ') or l.startswith('  +') or l.startswith('  ?'):
+    if not l.startswith('  ') or l.startswith('  +') or l.startswith('  c:'):
         break
     f = l.split()
     label, vals = long(f[0]), f[1:1 + len(points)]
@@ -59,12 +59,22 @@ for l in lines[3:]:
         elif v in ('skip', 'ERR', '-'):
             ok = r is not None and r['ratio'] == ''
         else:
+            cpu = v.endswith('c')  # the CPU mark: more CPU than glibc by the table's rule
+            v = v[:-1] if cpu else v
             num, mark = float(v[:-1]), v[-1]
             want = float(r['ratio'])
             digits = len(v[:-1].split('.')[1]) if '.' in v else 0
             ok = abs(num - want) <= 0.5 * 10 ** -digits + 1e-4
             i = points.index(p) + 1
             ok &= mark == ('r' if i in regimes else marks[r['verdict']])
+            # its CPU ratio above 1 beyond its interval, by 1.10 or more; the control's
+            # CPU band can only take a mark away: where the ratio is inside it
+            more = r['cpu_ratio'] != '' and float(r['cpu_ratio']) >= 1.10 and float(r['cpu_ratio_lo']) > 1
+            ctl = tsv.get((p, 'glibc#2'))
+            banded = ctl is not None and ctl['cpu_ratio_hi'] != '' and r['cpu_ratio'] != '' \
+                and float(r['cpu_ratio']) <= float(ctl['cpu_ratio_hi'])
+            ok &= cpu == more or (more and not cpu and banded)
+            marked += cpu
             if i not in regimes:
                 logs.append(math.log(want))
         cells += 1
@@ -81,7 +91,7 @@ for l in lines[3:]:
 # the control and the floors not).
 won = 0
 for l in lines[next(i for i, l in enumerate(lines) if l.startswith('fastest per point')):]:
-    m = re.match(r'^ +(\d+) (.*?) {1,}(\S+) ([0-9.e-]+)(,| |$)', l)
+    m = re.match(r'^ +(\d+) (.*?) {1,}(\S+) ([0-9.e-]+) \((\S+?)(, [0-9.]+x CPU)?\)( = ([^+]*?)( \+\d+)?)?(  .*)?$', l)
     if not m or int(m.group(1)) in regimes or 'two regimes' in l:
         continue
     p = points[int(m.group(1)) - 1]
@@ -92,16 +102,38 @@ for l in lines[next(i for i, l in enumerate(lines) if l.startswith('fastest per 
     if long(m.group(3)) != best[1] and abs(best[0] - float(m.group(4))) > 1e-3:
         bad += 1
         print(f'winner at {p}: summary {m.group(3)} {m.group(4)}, smallest {best}')
+    # its own time: the TSV's median (ns per op, 3 significant digits)
+    t = tsv[(p, long(m.group(3)))]
+    unit = {'ns': 1, 'us': 1e3, 'ms': 1e6, 's': 1e9}
+    num, u = re.match(r'([0-9.]+)(\D+)', m.group(5)).groups()
+    if abs(float(num) * unit[u] / float(t['median_ns']) - 1) > 0.01:
+        bad += 1
+        print(f'winner at {p}: time {m.group(5)}, median_ns {t["median_ns"]}')
+    # the group: after the fastest, by ratio, none faster than it
+    group = [long(g) for g in (m.group(8) or '').split(', ') if g]
+    ratios = [float(tsv[(p, g)]['ratio']) if (p, g) in tsv and tsv[(p, g)]['ratio'] not in ('', 'baseline') else 1.0 for g in group]
+    wr = float(t['ratio']) if t['ratio'] not in ('', 'baseline') else 1.0
+    if ratios != sorted(ratios) or any(x < wr for x in ratios):
+        bad += 1
+        print(f'group at {p}: {group} {ratios}')
     won += 1
-print(f'{cells} cells, {len(matrix)} entries, {won} winners, {bad} wrong')
-sys.exit(1 if bad or cells < 200 or won != 8 else 0)
+print(f'{cells} cells ({marked} with the CPU mark), {len(matrix)} entries, {won} winners, {bad} wrong')
+sys.exit(1 if bad or cells < 200 or won != 8 or marked == 0 else 0)
 PY
 rc=$?
 cat "$tmp/py.out"
 check "every cell is the TSV's ratio and verdict, the overall its geometric mean, the winner its smallest ratio" \
   test "$rc" -eq 0
-check "the winners' lines name a tie and the why" \
-  grep -qE '^ +1 prodcons T=4 K=4 wake=exact +cxx-llvm 0\.47, tie musl@a 0\.48  vs glibc: wakes/op' "$tmp/sum"
+check "the winners' lines: the fastest, its own time, its group (a tie) and the why" \
+  grep -qE '^ +6 prodcons T=4 K=4 wake=exact +cxx-llvm 0\.47 \(1\.31us\) = musl@a, .*  wakes/op 1\.890 -> 0\.004$' "$tmp/sum"
+check "  its CPU when more than glibc's" \
+  grep -qE '^ +9 timeouts T=4 wake=exact +cxx-gnu 0\.89 \(31\.8us, 2\.7x CPU\) = ' "$tmp/sum"
+check "  a why only in the direction of the result: none where no count fell" \
+  grep -qE '^ +1 uncontended T=1 wake=exact +glibc64 0\.92 \(16ns\) = .*  no count fell$' "$tmp/sum"
+check "the points numbered as the CSV's # point lines (1 uncontended, 10 oversub)" \
+  test "$(grep -c -e '^ *1 uncontended' -e '^ *10 oversub' "$tmp/sum")" = 2
+check "distinct column heads (barr4e, barr4a)" \
+  test "$(sed -n 3p "$tmp/sum" | tr -s ' ' '\n' | sort | uniq -d | wc -l)" = 0
 check "the regimes points have no winner" \
   test "$(grep -c 'two regimes: no winner' "$tmp/sum")" -eq 2
 check "the libraries line ends the summary" \
