@@ -353,24 +353,6 @@ void fl_print_evidence(FILE *f, const struct fl_cell *const *row, int nrow,
 		why_line(f, row, nrow, ref, v, op);
 }
 
-const char *fl_why_short(char *b, size_t n, const struct fl_cell *y, const struct fl_cell *ref,
-			 const struct fl_cell *ctrl)
-{
-	double x[FL_NEV], base[FL_NEV], c[FL_NEV] = { 0 }; /* cppcheck: read only with ctrl */
-	struct fl_why w[2];
-	b[0] = '\0';
-	fl_evidence_values(y, x);
-	fl_evidence_values(ref, base);
-	if (ctrl)
-		fl_evidence_values(ctrl, c);
-	if (fl_why_pick(x, base, ctrl ? c : NULL, w)) {
-		char p[24], q[24];
-		snprintf(b, n, "%s %s -> %s", ev[w[0].k].label, cnt_text(p, sizeof p, w[0].k, w[0].base),
-			 cnt_text(q, sizeof q, w[0].k, w[0].x));
-	}
-	return b;
-}
-
 const char *fl_why_toward(char *b, size_t n, const struct fl_cell *y, const struct fl_cell *ref,
 			  const struct fl_cell *ctrl, int dir)
 {
@@ -383,7 +365,7 @@ const char *fl_why_toward(char *b, size_t n, const struct fl_cell *y, const stru
 		fl_evidence_values(ctrl, c);
 	/* a count that moved against the result explains none of it: out */
 	for (int k = 0; k < FL_NEV; k++)
-		if (dir * (x[k] - base[k]) <= 0)
+		if (dir && dir * (x[k] - base[k]) <= 0)
 			x[k] = NAN;
 	if (fl_why_pick(x, base, ctrl ? c : NULL, w)) {
 		char p[24], q[24];
@@ -391,6 +373,12 @@ const char *fl_why_toward(char *b, size_t n, const struct fl_cell *y, const stru
 			 cnt_text(q, sizeof q, w[0].k, w[0].x));
 	}
 	return b;
+}
+
+const char *fl_why_short(char *b, size_t n, const struct fl_cell *y, const struct fl_cell *ref,
+			 const struct fl_cell *ctrl)
+{
+	return fl_why_toward(b, n, y, ref, ctrl, 0);
 }
 
 const char *fl_evidence_change(char *b, size_t n, const struct fl_cell *before,

@@ -83,7 +83,8 @@ const char *fl_evidence_change(char *b, size_t n, const struct fl_cell *before,
 const char *fl_why_short(char *b, size_t n, const struct fl_cell *y, const struct fl_cell *ref,
 			 const struct fl_cell *ctrl);
 
-/* The same, of the counts that moved the way of the result only: dir < 0
+/* The same, of the counts that moved the way of the result only (dir 0:
+ * any way, fl_why_short): dir < 0
  * (y is faster than ref) the counts y has fewer of per op, dir > 0 (y is
  * slower) those it has more of — every count is a cost, so a count that
  * moved the other way explains none of the result; "" when no count

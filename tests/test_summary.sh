@@ -130,6 +130,21 @@ check "  its CPU when more than glibc's" \
   grep -qE '^ +9 timeouts T=4 wake=exact +cxx-gnu 0\.89 \(31\.8us, 2\.7x CPU\) = ' "$tmp/sum"
 check "  a why only in the direction of the result: none where no count fell" \
   grep -qE '^ +1 uncontended T=1 wake=exact +glibc64 0\.92 \(16ns\) = .*  no count fell$' "$tmp/sum"
+# The why names a count that fell (the result's direction), on this run and
+# on results/reference/bench.csv, whose most different count at barrier
+# wake=all rose (EAGAIN/op 0.095 -> 0.581: spinning waiters) as it got faster.
+rose() { # the winners' lines whose why names a count that rose
+  sed -n '/^fastest per point/,$p' | grep -oE '  [a-zA-Z0-9/ -]+ [0-9.e+-]+(us|ns|ms)? -> [0-9.e+-]+(us|ns|ms)?$' |
+    awk '{ a = $(NF-2); b = $NF; u["ns"] = 1; u["us"] = 1e3; u["ms"] = 1e6
+           if (match(a, /[a-z]+$/)) { ua = substr(a, RSTART); a = substr(a, 1, RSTART - 1) * u[ua] }
+           if (match(b, /[a-z]+$/)) { ub = substr(b, RSTART); b = substr(b, 1, RSTART - 1) * u[ub] }
+           if (b + 0 >= a + 0) print }'
+}
+"$fl" compare "$(dirname "$0")/../results/reference/bench.csv" >"$tmp/b.out"
+check "every why names a count that fell (this run: $(grep -c ' -> ' "$tmp/sum") whys)" \
+  test -z "$(rose <"$tmp/sum")"
+check "  and bench.csv's (barrier wake=all: not its EAGAINs, which rose)" \
+  test -z "$(rose <"$tmp/b.out")" -a "$(grep -cE '^ +8 barrier T=4 wake=all .* -> ' "$tmp/b.out")" = 1
 check "the points numbered as the CSV's # point lines (1 uncontended, 10 oversub)" \
   test "$(grep -c -e '^ *1 uncontended' -e '^ *10 oversub' "$tmp/sum")" = 2
 check "distinct column heads (barr4e, barr4a)" \
