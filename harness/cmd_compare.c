@@ -15,6 +15,7 @@
 #include "report/json.h"
 #include "report/judge.h"
 #include "report/pool.h"
+#include "report/model.h"
 #include "report/ratios.h"
 #include "report/summary.h"
 #include "report/xalloc.h"
@@ -116,7 +117,10 @@ static int compare_files(int nfiles, char **files, struct cmp *o)
 		fl_runs_check(t, files, 2, o->across, false, "compare", NULL);
 	int rc = 0;
 	if (o->tsv) {
-		fl_print_tsv(stdout, &c[0], o->baseline);
+		struct fl_model m;
+		fl_model_of_run(&m, &t[0], &c[0], files[0], o->baseline);
+		fl_print_tsv(stdout, &m, 0);
+		fl_model_free(&m);
 	} else if (nfiles == 1) {
 		printf("futexlab compare %s\n", files[0]);
 		fl_report_text(stdout, NULL, o->detail, &t[0], &c[0], o->baseline, NULL, NULL);

@@ -27,7 +27,7 @@ struct series {
 	double *ratio, *ns;  /* per position, as shown (not logs) */
 	int *idx;            /* the positions with a value, in order */
 	int nv;
-	struct fl_change cp[16];
+	struct fl_change_point cp[16];
 	int ncp;
 	bool test;           /* some run of it is a test run (--as) */
 };
@@ -98,7 +98,7 @@ static void changes(struct series *s, double threshold)
 	double *x = fl_xcalloc((size_t)s->nv, sizeof *x);
 	for (int i = 0; i < s->nv; i++)
 		x[i] = log(s->ratio[s->idx[i]]);
-	struct fl_change cp[16];
+	struct fl_change_point cp[16];
 	int n = fl_change_points(x, s->nv, NULL, cp, 16);
 	if (n < 0) {
 		fputs("futexlab: out of memory\n", stderr);
@@ -130,7 +130,7 @@ static void pos_text(char *b, size_t n, const struct fl_model *m, const struct a
 }
 
 static void change_line(FILE *f, const struct fl_model *m, const struct axis *a,
-			const struct series *s, const struct fl_change *c, bool by_rev)
+			const struct series *s, const struct fl_change_point *c, bool by_rev)
 {
 	char at[200];
 	pos_text(at, sizeof at, m, a, c->at, by_rev);

@@ -64,22 +64,29 @@ const char *fl_report_path(char *b, size_t n, const char *first_csv, const char 
 
 /* ---- the rows of a point ------------------------------------------------ */
 
-static struct fl_hrow *hrows(const struct fl_cells *c, const struct fl_cell **row, int nrow,
-			     const struct fl_cell *ref, const char *baseline)
+/* The rows of run r at point p as the model judged them. */
+static struct fl_hrow *hrows(const struct fl_model *m, int r, int p, int *nrow)
 {
-	struct fl_hrow *r = fl_xcalloc((size_t)nrow, sizeof *r);
-	for (int j = 0; j < nrow; j++) {
-		r[j].y = row[j];
-		r[j].usable = fl_cell_usable(row[j]);
-		r[j].v = fl_cell_verdict(c, row[j], ref, &r[j].q, baseline);
-		r[j].have = r[j].q.n > 0;
-		if (row[j] == ref && r[j].usable) {
-			r[j].have = true;
-			r[j].q = (struct fl_ratio){ .n = ref->ns.n, .median = 1, .lo = 1, .hi = 1 };
+	struct fl_hrow *h = fl_xcalloc((size_t)m->nentry + 1, sizeof *h);
+	*nrow = 0;
+	for (int e = 0; e < m->nentry; e++) {
+		const struct fl_mcell *x = fl_model_cell(m, r, p, e);
+		if (!x->present)
+			continue;
+		struct fl_hrow *w = &h[(*nrow)++];
+		*w = (struct fl_hrow){ .y = x->src, .usable = x->usable, .v = x->verdict,
+				       .q = x->ratio, .have = x->judged };
+		bool base = fl_model_is_baseline(m, e) && x->usable;
+		if (base) {
+			w->have = true;
+			w->q = (struct fl_ratio){ .n = x->src->ns.n, .median = 1, .lo = 1, .hi = 1 };
 		}
-		fl_cell_verdict_text(r[j].vt, sizeof r[j].vt, c, row[j], ref, baseline);
+		snprintf(w->vt, sizeof w->vt, "%s", base ? "baseline" : !x->judged ? "-"
+					   : x->regimes ? "regimes (below)" : "");
+		if (!base && x->judged && !x->regimes)
+			fl_judged_text(w->vt, sizeof w->vt, &x->j);
 	}
-	return r;
+	return h;
 }
 
 /* An entry's name, linked to its design's line when it has one. */
@@ -140,7 +147,7 @@ static void point_notes(FILE *f, const struct fl_hpoint *p, const struct fl_cell
 	size_t len = 0;
 	FILE *m = fl_xcheck(open_memstream(&text, &len));
 	struct fl_peers_tally tally = { 0 };
-	fl_print_point_notes(m, p->c, row, p->nrow, p->ref, p->baseline, probed, &tally);
+	fl_print_point_notes(m, p->c, row, p->v, p->nrow, p->ref, p->baseline, probed, &tally);
 	fclose(m);
 	if (len) {
 		fputs("<pre class=\"evidence\">", f);
@@ -259,18 +266,17 @@ static void metadata(FILE *f, const struct fl_table *t)
 }
 
 /* A point's section: its rows judged, its winner from the summary. */
-static int point_of(FILE *f, const struct fl_cells *c, const struct fl_sum *s, int p,
+static int point_of(FILE *f, const struct fl_model *m, const struct fl_sum *s, int p,
 		    const char *prefix, bool probed)
 {
-	int i = 0, nrow;
-	while (strcmp(c->c[i].point, s->points[p].point))
-		i++;
-	const struct fl_cell **row = fl_point_rows(c, i, s->baseline, &nrow);
-	struct fl_hpoint hp = { .c = c, .baseline = s->baseline, .prefix = prefix, .id = p + 1,
-				.nrow = nrow,
-				.ref = fl_cell_find(c, s->points[p].point, s->baseline) };
-	hp.r = hrows(c, row, nrow, hp.ref, s->baseline);
-	int n = point_section(f, &hp, row, probed);
+	int nrow, b = fl_model_entry(m, m->baseline);
+	enum fl_verdict *v;
+	const struct fl_cell **row = fl_model_rows(m, 0, p, &v, &nrow);
+	struct fl_hpoint hp = { .c = &m->c[0], .baseline = s->baseline, .prefix = prefix,
+				.id = p + 1, .nrow = nrow, .v = v,
+				.ref = b >= 0 ? fl_model_cell(m, 0, p, b)->src : NULL };
+	hp.r = hrows(m, 0, p, &nrow);
+	int n = nrow ? point_section(f, &hp, row, probed) : 0;
 	const struct fl_sum_point *q = &s->points[p];
 	if (q->winner >= 0) {
 		fputs("<p class=\"win\">fastest here: ", f);
@@ -289,6 +295,7 @@ static int point_of(FILE *f, const struct fl_cells *c, const struct fl_sum *s, i
 		fputs("</p>\n", f);
 	}
 	free(hp.r);
+	free(v);
 	free((void *)row);
 	return n;
 }
@@ -320,7 +327,7 @@ static int run_part(FILE *f, const struct fl_html_run *r, int k, int nruns, cons
 		probed |= r->c->c[i].nprobed > 0;
 	int n = 0;
 	for (int p = 0; p < s.npoints; p++)
-		n += point_of(f, r->c, &s, p, prefix, probed);
+		n += point_of(f, &m, &s, p, prefix, probed);
 	fl_summary_free(&s);
 	fl_model_free(&m);
 	return n;

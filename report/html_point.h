@@ -16,7 +16,7 @@ struct fl_hrow {
 	bool usable;             /* fl_cell_usable */
 	bool have;               /* q holds: a ratio to the baseline (the baseline: 1) */
 	struct fl_ratio q;
-	enum fl_verdict v;       /* fl_cell_verdict (FL_UNDECIDED: none, or two regimes) */
+	enum fl_verdict v;       /* the model's (FL_UNDECIDED: none, or two regimes) */
 	char vt[64];             /* the verdict column's text */
 };
 
@@ -27,6 +27,7 @@ struct fl_hpoint {
 	const char *prefix;         /* of the ids: "" or "f2-" (the second file) */
 	int id;                     /* the point's number, from 1 */
 	struct fl_hrow *r;
+	enum fl_verdict *v;         /* each row's time verdict before regimes (the evidence's) */
 	int nrow;
 };
 

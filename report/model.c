@@ -90,7 +90,7 @@ static void run_identity(struct fl_mrun *r, const struct fl_table *t, const char
 static struct fl_mcell cell_of(const struct fl_cells *c, const struct fl_cell *y,
 			       const char *baseline)
 {
-	struct fl_mcell m = { .present = true, .status = y->status, .value = NAN,
+	struct fl_mcell m = { .src = y, .present = true, .status = y->status, .value = NAN,
 			      .value_lo = NAN, .value_hi = NAN, .cpu = NAN,
 			      .verdict = FL_UNDECIDED };
 	m.usable = fl_cell_usable(y);
@@ -112,12 +112,13 @@ static struct fl_mcell cell_of(const struct fl_cells *c, const struct fl_cell *y
 	m.regimes = fl_point_has_regimes(ref);
 	if (!fl_cell_ratio(y, ref, &m.ratio))
 		m.ratio = (struct fl_ratio){ .n = 0 };
-	if (y != ref) {
-		struct fl_ratio q;
-		enum fl_verdict cv;
-		m.verdict = fl_cell_verdict(c, y, ref, &q, baseline);
-		if (fl_cell_cpu(c, y, ref, baseline, &m.cpu_ratio, &cv))
-			m.more_cpu = cv == FL_SLOWER && m.cpu_ratio.median >= FL_CPU_NOTE;
+	if (y != ref && (m.judged = fl_cell_judge(c, y, ref, baseline, &m.j))) {
+		m.ratio = m.j.q; /* its resolution: the control's band included */
+		m.verdict = m.regimes ? FL_UNDECIDED : m.j.v;
+		if (m.j.cpu) {
+			m.cpu_ratio = m.j.cq;
+			m.more_cpu = m.j.cv == FL_SLOWER && m.j.cq.median >= FL_CPU_NOTE;
+		}
 	}
 	return m;
 }

@@ -1,15 +1,20 @@
 /* report/model.h — runs x points x entries: the results as data.
  *
- * What a set of runs says, built once from their rows and read by every
- * view across runs: the gate against a machine's history (judge.h), the
- * change points over it (history.h), the JSON (json.h), the store (which
- * keeps the runs this is built from). Per run, point and entry the cell
- * holds what the run's own ratio table says there — the median value and
- * its interval, CPU, the paired ratio to the baseline and its interval,
- * the verdict by the table's rule, whether the point's baseline ran in two
- * states — computed by the same functions as the tables (table.h, ratios.h,
- * regimes.h), so a view never re-derives a figure and nothing is parsed
- * back from printed text.
+ * What a set of runs says, built once from their rows; every output is a
+ * view of it: one run's ratio table, TSV, summary and page (ratios.h,
+ * summary.h, html.h: fl_model_of_run), and across runs the gate against a
+ * machine's history (judge.h), the change points over it (history.h), the
+ * JSON (json.h), the store (which keeps the runs this is built from). Per
+ * run, point and entry the cell holds what the run's own ratio table says
+ * there — the median value and its interval, CPU, the table's judgement
+ * (the paired ratio to the baseline and its interval against the control's
+ * band, the CPU ratio and its verdict: ratios.h's fl_judged), the verdict
+ * once the point's regimes are taken into account, whether it costs more
+ * CPU — and its cell (table.h: the rows' summary, which the evidence,
+ * fairness and regimes blocks read); per run and point the fastest, its
+ * group and why (fl_mpoint). The figures are computed by the table's own
+ * functions (table.h, ratios.h, regimes.h), once, so a view never
+ * re-derives a figure and nothing is parsed back from printed text.
  *
  * A run also carries its identity (revision, date, seed, command), its
  * machine (fingerprint and name: fl_machine_of) and whether it is a test
@@ -26,6 +31,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "report/ratios.h"
 #include "report/table.h"
 
 /* A machine's identity: a 16-hex-digit FNV-1a hash of its CSV metadata
@@ -54,6 +60,7 @@ struct fl_mrun {
 };
 
 struct fl_mcell {
+	const struct fl_cell *src; /* its cell: the rows' summary, the evidence (NULL: absent) */
 	bool present;          /* a row of this entry at this point in this run */
 	bool usable;           /* status ok with an ok rep */
 	const char *status;    /* ok, error, skipped, interrupted */
@@ -64,6 +71,10 @@ struct fl_mcell {
 	struct fl_ratio ratio; /* paired to the baseline (n == 0: none) */
 	enum fl_verdict verdict; /* the ratio table's (FL_UNDECIDED: none, or regimes) */
 	bool regimes;          /* the point's baseline ran in two states in this run */
+	bool judged;           /* j holds: the ratio table's judgement of the row */
+	struct fl_judged j;    /* (ratios.h) the time and CPU verdicts against the
+				* control's band, before the point's regimes are
+				* taken into account (the TSV's verdict column) */
 	struct fl_ratio cpu_ratio; /* CPU ns per op paired to the baseline's (n == 0: none) */
 	bool more_cpu;         /* costs more CPU than the baseline: the CPU ratio's own
 				* verdict slower (the control's CPU floor applies), by

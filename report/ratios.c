@@ -1,5 +1,6 @@
 /* report/ratios.c — the ratio table, before/after, TSV (ratios.h). */
 #include "report/ratios.h"
+#include "report/model.h"
 #include "report/evidence.h"
 #include "report/peers.h"
 #include "report/regimes.h"
@@ -50,20 +51,11 @@ static double control_floor(const struct fl_cells *c, const char *point, const c
 	return q.resolution;
 }
 
-/* What a row says against the baseline: the time ratio and its verdict,
- * and where both rows have CPU figures the CPU ratio and its own verdict
- * (FL_SLOWER: more CPU), which fl_cpu_note turns into the verdict's note. */
-struct judged {
-	struct fl_ratio q, cq;
-	enum fl_verdict v, cv;
-	bool cpu; /* cq, cv hold */
-};
-
 /* The control is judged by its own intervals, every other row also against
  * the control's floor (time's and CPU's), which its resolution then
  * includes. False: no pairs. */
 static bool judge(const struct fl_cells *c, const struct fl_cell *y, const struct fl_cell *ref,
-		  const char *baseline, struct judged *j)
+		  const char *baseline, struct fl_judged *j)
 {
 	if (!fl_cell_ratio(y, ref, &j->q))
 		return false;
@@ -113,31 +105,32 @@ static void row_start(FILE *f, const struct fl_cell *y)
 		fprintf(f, "  %-20s %11.6g", y->variant, y->shown);
 }
 
-static void print_row(FILE *f, const struct fl_cells *c, const struct fl_cell *y,
-		      const struct fl_cell *ref, const char *baseline, struct control_sum *cs)
+/* A usable row whose baseline ran: the model's judgement of it. */
+static void print_row(FILE *f, const struct fl_model *m, const struct fl_mcell *x, bool base,
+		      struct control_sum *cs)
 {
+	const struct fl_cell *y = x->src;
+	const struct fl_judged *j = &x->j;
 	row_start(f, y);
-	struct judged j;
-	if (y == ref) {
+	if (base) {
 		fprintf(f, " %7.3f  baseline (%d rounds)\n", 1.0, y->ns.n);
 		return;
 	}
-	if (!judge(c, y, ref, baseline, &j)) {
+	if (!x->judged) {
 		fprintf(f, " %7s  (no baseline rounds to pair with)\n", "-");
 		return;
 	}
 	char ci[64], vt[64], res[32];
-	snprintf(ci, sizeof ci, "[%.3f, %.3f] %2.0f%%", j.q.lo, j.q.hi, 100 * j.q.level);
-	fprintf(f, " %7.3f  %-22s %*s  %s\n", j.q.median, ci, 9 + FL_FACTOR_EXTRA,
-		fl_factor_text(res, sizeof res, j.q.resolution),
-		fl_point_has_regimes(ref) ? "regimes (below)" /* one median, two states */
-		: verdict_text(vt, sizeof vt, fl_verdict_name(j.v), "~", j.v, j.cpu, j.cv,
-			       j.cq.median));
-	if (cs && fl_is_control(y->variant, baseline)) {
+	snprintf(ci, sizeof ci, "[%.3f, %.3f] %2.0f%%", j->q.lo, j->q.hi, 100 * j->q.level);
+	fprintf(f, " %7.3f  %-22s %*s  %s\n", j->q.median, ci, 9 + FL_FACTOR_EXTRA,
+		fl_factor_text(res, sizeof res, j->q.resolution),
+		x->regimes ? "regimes (below)" /* one median, two states */
+			   : fl_judged_text(vt, sizeof vt, j));
+	if (cs && fl_is_control(y->variant, m->baseline)) {
 		cs->points++;
-		cs->same += j.v == FL_SAME;
+		cs->same += j->v == FL_SAME;
 		if (cs->nres < 512)
-			cs->res[cs->nres++] = j.q.resolution;
+			cs->res[cs->nres++] = j->q.resolution;
 	}
 }
 
@@ -240,32 +233,31 @@ static void point_header(FILE *f, const struct fl_cell *x, const struct fl_cell 
 		9 + FL_FACTOR_EXTRA, "\u00d7/\u00f7res", "verdict");
 }
 
-/* The evidence block and the why line under a point's rows (evidence.h),
- * with each row's time verdict as its row gave it. */
-static void point_evidence(FILE *f, const struct fl_cells *c, const struct fl_cell **row,
-			   int nrow, const struct fl_cell *ref, const char *baseline, bool probed)
-{
-	enum fl_verdict *v = fl_xcalloc((size_t)nrow, sizeof *v);
-	for (int j = 0; j < nrow; j++) {
-		struct judged jd;
-		v[j] = FL_UNDECIDED;
-		if (fl_cell_usable(row[j]) && fl_cell_usable(ref) && row[j] != ref &&
-		    judge(c, row[j], ref, baseline, &jd))
-			v[j] = jd.v;
-	}
-	fl_print_evidence(f, row, nrow, ref, v, probed);
-	free(v);
-}
-
 bool fl_print_point_notes(FILE *f, const struct fl_cells *c, const struct fl_cell **row,
-			  int nrow, const struct fl_cell *ref, const char *baseline, bool probed,
-			  struct fl_peers_tally *peers)
+			  const enum fl_verdict *v, int nrow, const struct fl_cell *ref,
+			  const char *baseline, bool probed, struct fl_peers_tally *peers)
 {
 	bool regimes = fl_print_regimes(f, c, row, nrow, ref, baseline);
 	print_extras(f, row, nrow);
-	point_evidence(f, c, row, nrow, ref, baseline, probed);
+	fl_print_evidence(f, row, nrow, ref, v, probed);
 	fl_peers_line(f, row, nrow, fl_point_has_regimes(ref), peers);
 	return regimes;
+}
+
+const struct fl_cell **fl_model_rows(const struct fl_model *m, int r, int p, enum fl_verdict **v,
+				     int *nrow)
+{
+	const struct fl_cell **row = fl_xcalloc((size_t)m->nentry + 1, sizeof *row);
+	*v = fl_xcalloc((size_t)m->nentry + 1, sizeof **v);
+	*nrow = 0;
+	for (int e = 0; e < m->nentry; e++) {
+		const struct fl_mcell *x = fl_model_cell(m, r, p, e);
+		if (!x->present)
+			continue;
+		(*v)[*nrow] = x->judged ? x->j.v : FL_UNDECIDED;
+		row[(*nrow)++] = x->src;
+	}
+	return row;
 }
 
 /* Whether every time of the table was taken in a probed round: some cell
@@ -321,10 +313,11 @@ static void legend(FILE *f, const struct fl_cells *c, const char *baseline)
 			   "(probes/overhead.md, results/resolution.md)\n");
 }
 
-int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
-		    const char *baseline)
+int fl_print_ratios(FILE *f, const struct fl_model *m, int r)
 {
-	print_machine(f, "machine: ", t);
+	const struct fl_cells *c = &m->c[r];
+	const char *baseline = m->baseline;
+	print_machine(f, "machine: ", &m->t[r]);
 	legend(f, c, baseline);
 	if (!c->paired)
 		fprintf(f, "warning: this file predates rounds (no round column): reps are paired "
@@ -335,16 +328,20 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 	bool probed = false;
 	for (int i = 0; i < c->n; i++)
 		probed |= c->c[i].nprobed > 0;
-	for (int i = 0; i < c->n; i++) {
-		const struct fl_cell *x = &c->c[i], **row;
+	int b = fl_model_entry(m, baseline);
+	for (int p = 0; p < m->npoint; p++) {
+		enum fl_verdict *v;
 		int nrow;
-		if (!(row = point_rows(c, i, baseline, &nrow)))
-			continue; /* each point once, at its first cell */
-		const struct fl_cell *ref = fl_cell_find(c, x->point, baseline);
-		point_header(f, x, ref);
-		for (int j = 0; j < nrow; j++) {
-			const struct fl_cell *y = row[j];
-			if (!fl_cell_usable(y)) {
+		const struct fl_cell **row = fl_model_rows(m, r, p, &v, &nrow);
+		const struct fl_cell *ref = b >= 0 ? fl_model_cell(m, r, p, b)->src : NULL;
+		if (nrow)
+			point_header(f, row[0], ref);
+		for (int e = 0; e < m->nentry; e++) {
+			const struct fl_mcell *x = fl_model_cell(m, r, p, e);
+			const struct fl_cell *y = x->src;
+			if (!x->present) {
+				continue;
+			} else if (!x->usable) {
 				fprintf(f, "  %-20s %s%s%s\n", y->variant, y->status,
 					y->note[0] ? ": " : "", y->note);
 				errors += !strcmp(y->status, "error");
@@ -352,12 +349,15 @@ int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
 				row_start(f, y);
 				fprintf(f, " %7s  (baseline %s did not run)\n", "-", baseline);
 			} else {
-				print_row(f, c, y, ref, baseline, &cs);
+				print_row(f, m, x, e == b, &cs);
 			}
 		}
-		regimes += fl_print_point_notes(f, c, row, nrow, ref, baseline, probed, &peers);
+		if (nrow)
+			regimes += fl_print_point_notes(f, c, row, v, nrow, ref, baseline, probed,
+							&peers);
 		points += fl_cell_usable(ref);
 		free(row);
+		free(v);
 	}
 	if (cs.points) {
 		qsort(cs.res, (size_t)cs.nres, sizeof *cs.res, cmp_d);
@@ -597,11 +597,11 @@ static void tsv_num(FILE *f, double x)
 		fprintf(f, "\t%.6g", x);
 }
 
-static void tsv_line(FILE *f, const struct fl_cells *c, const struct fl_cell *x,
-		     const char *baseline)
+static void tsv_line(FILE *f, const struct fl_mcell *m, bool base)
 {
+	const struct fl_cell *x = m->src;
 	const char *op = fl_catalog_op(x->workload); /* what one op is, for plot titles */
-	if (!fl_cell_usable(x)) {
+	if (!m->usable) {
 		fprintf(f, "%s\t%s\t%s\t%d\t%s\t0\t\t\t\t\t\t\t\t%s\t\t\t\t", x->workload,
 			x->point, x->variant, x->threads, x->status, op);
 		for (int k = 0; k < FL_NEXTRA + NTSV_CPU; k++)
@@ -613,15 +613,13 @@ static void tsv_line(FILE *f, const struct fl_cells *c, const struct fl_cell *x,
 	fprintf(f, "%s\t%s\t%s\t%d\tok\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%s",
 		x->workload, x->point, x->variant, x->threads, x->ns.n, x->ns.median, x->ns.mad,
 		x->ns.ci_lo, x->ns.ci_hi, x->ns.min, x->ns.max, x->ops_s, op);
-	struct judged j = { .cpu = false };
+	const struct fl_judged *j = &m->j;
 	char vt[64] = "";
-	const struct fl_cell *ref = fl_cell_find(c, x->point, baseline);
-	bool base = ref == x, judged = !base && judge(c, x, ref, baseline, &j);
 	if (base)
 		fprintf(f, "\t1\t1\t1\tbaseline");
-	else if (judged)
-		fprintf(f, "\t%.4f\t%.4f\t%.4f\t%s", j.q.median, j.q.lo, j.q.hi,
-			fl_verdict_name(j.v));
+	else if (m->judged)
+		fprintf(f, "\t%.4f\t%.4f\t%.4f\t%s", j->q.median, j->q.lo, j->q.hi,
+			fl_verdict_name(j->v));
 	else
 		fprintf(f, "\t\t\t\t");
 	for (int k = 0; k < FL_NEXTRA; k++) /* the fairness and latency medians */
@@ -630,18 +628,18 @@ static void tsv_line(FILE *f, const struct fl_cells *c, const struct fl_cell *x,
 	tsv_num(f, x->csw.median);
 	if (base && x->cpu.n > 0)
 		fprintf(f, "\t1\t1\t1");
-	else if (judged && j.cpu)
-		fprintf(f, "\t%.4f\t%.4f\t%.4f", j.cq.median, j.cq.lo, j.cq.hi);
+	else if (m->judged && j->cpu)
+		fprintf(f, "\t%.4f\t%.4f\t%.4f", j->cq.median, j->cq.lo, j->cq.hi);
 	else
 		fprintf(f, "\t\t\t");
-	if (judged)
-		verdict_text(vt, sizeof vt, fl_verdict_name(j.v), "~", j.v, j.cpu, j.cv, j.cq.median);
+	if (m->judged)
+		fl_judged_text(vt, sizeof vt, j);
 	fprintf(f, "\t%s", base ? "baseline" : vt);
 	tsv_kcounts(f, x);
 	fputc('\n', f);
 }
 
-void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline)
+void fl_print_tsv(FILE *f, const struct fl_model *m, int r)
 {
 	fprintf(f, "workload\tpoint\tvariant\tthreads\tstatus\tn\tmedian_ns\tmad_ns\tci_lo\tci_hi\t"
 		   "min_ns\tmax_ns\tops_s\top\tratio\tratio_lo\tratio_hi\tverdict");
@@ -652,15 +650,10 @@ void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline)
 	for (int k = 0; k < 1 + FL_NKCOUNT; k++)
 		fprintf(f, "\t%s", tsv_k_cols[k]);
 	fputc('\n', f);
-	for (int i = 0; i < c->n; i++) {
-		const struct fl_cell **row;
-		int nrow;
-		if (!(row = point_rows(c, i, baseline, &nrow)))
-			continue;
-		for (int j = 0; j < nrow; j++)
-			tsv_line(f, c, row[j], baseline);
-		free(row);
-	}
+	for (int p = 0; p < m->npoint; p++)
+		for (int e = 0; e < m->nentry; e++)
+			if (fl_model_cell(m, r, p, e)->present)
+				tsv_line(f, fl_model_cell(m, r, p, e), fl_model_is_baseline(m, e));
 }
 
 /* ---- for the pool (pool.h): the table's own rules, public ---------------- */
@@ -674,7 +667,7 @@ const struct fl_cell **fl_point_rows(const struct fl_cells *c, int i, const char
 enum fl_verdict fl_cell_verdict(const struct fl_cells *c, const struct fl_cell *y,
 				const struct fl_cell *ref, struct fl_ratio *q, const char *baseline)
 {
-	struct judged j;
+	struct fl_judged j;
 	if (!fl_cell_usable(y) || !fl_cell_usable(ref) || y == ref ||
 	    !judge(c, y, ref, baseline, &j))
 		return FL_UNDECIDED;
@@ -683,32 +676,15 @@ enum fl_verdict fl_cell_verdict(const struct fl_cells *c, const struct fl_cell *
 	return fl_point_has_regimes(ref) ? FL_UNDECIDED : j.v;
 }
 
-bool fl_cell_cpu(const struct fl_cells *c, const struct fl_cell *y, const struct fl_cell *ref,
-		 const char *baseline, struct fl_ratio *cq, enum fl_verdict *cv)
+bool fl_cell_judge(const struct fl_cells *c, const struct fl_cell *y, const struct fl_cell *ref,
+		   const char *baseline, struct fl_judged *j)
 {
-	struct judged j;
-	if (!fl_cell_usable(y) || !fl_cell_usable(ref) || y == ref ||
-	    !judge(c, y, ref, baseline, &j) || !j.cpu)
-		return false;
-	*cq = j.cq;
-	*cv = j.cv;
-	return true;
+	return fl_cell_usable(y) && fl_cell_usable(ref) && y != ref && judge(c, y, ref, baseline, j);
 }
 
-const char *fl_cell_verdict_text(char *b, size_t n, const struct fl_cells *c,
-				 const struct fl_cell *y, const struct fl_cell *ref,
-				 const char *baseline)
+const char *fl_judged_text(char *b, size_t n, const struct fl_judged *j)
 {
-	struct judged j;
-	if (y == ref)
-		snprintf(b, n, "baseline");
-	else if (!fl_cell_usable(y) || !fl_cell_usable(ref) || !judge(c, y, ref, baseline, &j))
-		snprintf(b, n, "-");
-	else if (fl_point_has_regimes(ref))
-		snprintf(b, n, "regimes (below)");
-	else
-		verdict_text(b, n, fl_verdict_name(j.v), "~", j.v, j.cpu, j.cv, j.cq.median);
-	return b;
+	return verdict_text(b, n, fl_verdict_name(j->v), "~", j->v, j->cpu, j->cv, j->cq.median);
 }
 
 void fl_pool_ratios(int nrun, const struct fl_cells *const *cells, const char *point,

@@ -15,24 +15,47 @@
 #include "report/evidence.h" /* fl_dur_text */
 #include "report/table.h"
 
+/* What a row says against the baseline by the table's rule: the time
+ * ratio and its verdict (the interval against 1 and the control's band,
+ * which the resolution then includes), and where both rows have CPU
+ * figures the CPU ratio and its own verdict (FL_SLOWER: more CPU), which
+ * fl_cpu_note turns into the verdict's note. The results model keeps it
+ * per cell (model.h). */
+struct fl_judged {
+	struct fl_ratio q, cq;
+	enum fl_verdict v, cv;
+	bool cpu; /* cq, cv hold */
+};
+/* Row y against ref (both usable, y != ref); false: no pairs. */
+bool fl_cell_judge(const struct fl_cells *c, const struct fl_cell *y, const struct fl_cell *ref,
+		   const char *baseline, struct fl_judged *j);
+/* The verdict as every table prints it: its word, then ", 2.0x CPU" when
+ * fl_cpu_note says time and CPU part ways ("~" the word a noted ~ takes). */
+const char *fl_judged_text(char *b, size_t n, const struct fl_judged *j);
+
 /* The ratio table of every entry against `baseline`, per point (its first
  * line with its rounds): median ns, the paired ratio, its interval and the
  * verdict with its CPU note (stats.h, fl_cpu_note); under the rows the
  * fairness medians, the evidence block and its why line (evidence.h), the
  * libraries line; then the control's summary line. Returns the count of
  * error rows. */
-int fl_print_ratios(FILE *f, const struct fl_table *t, const struct fl_cells *c,
-		    const char *baseline);
+struct fl_model;
+int fl_print_ratios(FILE *f, const struct fl_model *m, int r);
 
-/* What the ratio table prints under a point's rows (row: fl_point_rows'
- * order, ref its baseline's cell): the regimes block, the fairness and
- * latency medians, the evidence block and its why line, the libraries line
+/* What the ratio table prints under a point's rows (row: the table's
+ * order, v[j] row j's time verdict against ref, its baseline's cell, before
+ * regimes: fl_model_rows): the regimes block, the fairness and latency
+ * medians, the evidence block and its why line, the libraries line
  * (counted in peers). probed: some row of the file was probed. Returns
  * whether the point runs in two regimes. */
 struct fl_peers_tally;
 bool fl_print_point_notes(FILE *f, const struct fl_cells *c, const struct fl_cell **row,
-			  int nrow, const struct fl_cell *ref, const char *baseline, bool probed,
-			  struct fl_peers_tally *peers);
+			  const enum fl_verdict *v, int nrow, const struct fl_cell *ref,
+			  const char *baseline, bool probed, struct fl_peers_tally *peers);
+/* Run r's rows at point p of the model, in the table's order, and each
+ * row's time verdict in *v (both malloc'ed: free them). */
+const struct fl_cell **fl_model_rows(const struct fl_model *m, int r, int p, enum fl_verdict **v,
+				     int *nrow);
 
 /* One (point, variant) pair compared before/after, handed to a sink (compare
  * --fail-on: cmd_compare.c): its verdict (FL_SAME, FL_FASTER, FL_SLOWER:
@@ -67,8 +90,12 @@ int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *c
  * with the paired ratio to `baseline`, the fairness and latency medians,
  * then the CPU figures, then the kernel counts (new columns go at the end:
  * harness/verdicts.md). */
-void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline);
+void fl_print_tsv(FILE *f, const struct fl_model *m, int r);
 
+/* The table's row order of two entry labels (< 0: a first): the
+ * registry's (variants/meson.build), the control after its baseline, a
+ * design's policy forms beside it, then the floors and anything else. */
+int fl_entry_order(const char *a, const char *b, const char *baseline);
 /* For the pool (pool.h), the ratio table's own rules: the rows of the point
  * whose first cell is c->c[i] in the table's order (NULL when an earlier
  * cell has that point; free the array), and a row's verdict as the table
@@ -76,22 +103,8 @@ void fl_print_tsv(FILE *f, const struct fl_cells *c, const char *baseline);
  * q when not NULL. */
 const struct fl_cell **fl_point_rows(const struct fl_cells *c, int i, const char *baseline,
 				     int *nrow);
-/* The table's row order of two entry labels (< 0: a first): the
- * registry's (variants/meson.build), the control after its baseline, a
- * design's policy forms beside it, then the floors and anything else. */
-int fl_entry_order(const char *a, const char *b, const char *baseline);
 enum fl_verdict fl_cell_verdict(const struct fl_cells *c, const struct fl_cell *y,
 				const struct fl_cell *ref, struct fl_ratio *q, const char *baseline);
-/* The CPU ratio of row y to ref by the table's rule (against the
- * control's CPU floor) and its verdict (FL_SLOWER: more CPU); false where
- * either has no CPU figures or no pairs. */
-bool fl_cell_cpu(const struct fl_cells *c, const struct fl_cell *y, const struct fl_cell *ref,
-		 const char *baseline, struct fl_ratio *cq, enum fl_verdict *cv);
-/* The verdict column's text as the ratio table prints it ("faster, 2.8x
- * CPU", "~", "baseline", "regimes (below)"; "-": no pairs), in b. */
-const char *fl_cell_verdict_text(char *b, size_t n, const struct fl_cells *c,
-				 const struct fl_cell *y, const struct fl_cell *ref,
-				 const char *baseline);
 /* The pool's input: the paired ratios (of the value, or with cpu of CPU ns
  * per op) of a point's rows ent[0..nent) (found by variant) to the row ref
  * in each of the runs cells[0..nrun): r[j * nent + e], n == 0 where either

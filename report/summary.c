@@ -460,12 +460,12 @@ void fl_summary_print(FILE *f, const struct fl_sum *s)
 
 /* The full tables in memory (the ratio table, then more's), once for the
  * file and the screen alike. */
-static char *detail_text(const struct fl_table *t, const struct fl_cells *c, const char *baseline,
-			 void (*more)(FILE *f, void *arg), void *arg, size_t *len, int *errors)
+static char *detail_text(const struct fl_model *model, void (*more)(FILE *f, void *arg),
+			 void *arg, size_t *len, int *errors)
 {
 	char *buf = NULL;
 	FILE *m = fl_xcheck(open_memstream(&buf, len));
-	*errors = fl_print_ratios(m, t, c, baseline);
+	*errors = fl_print_ratios(m, model, 0);
 	if (more)
 		more(m, arg);
 	if (fclose(m))
@@ -490,9 +490,9 @@ int fl_report_text(FILE *out, const char *detail_path, bool show_detail,
 {
 	size_t len = 0;
 	int errors;
-	char *buf = detail_text(t, c, baseline, more, arg, &len, &errors);
 	struct fl_model m;
 	fl_model_of_run(&m, t, c, detail_path, baseline);
+	char *buf = detail_text(&m, more, arg, &len, &errors);
 	struct fl_sum s;
 	fl_summary_build(&s, &m, 0);
 	fl_table_as_marks(out, t, ""); /* first: a --as run is never a measurement */

@@ -161,7 +161,7 @@ int fl_ed_split(const double *x, int n, int min_size, double *q)
 
 /* A sorted set of change points, capacity n. */
 struct cps {
-	struct fl_change *v;
+	struct fl_change_point *v;
 	int k;
 };
 
@@ -180,7 +180,7 @@ static void cps_insert(struct cps *c, int at)
 		return;
 	for (int j = c->k; j > i; j--)
 		c->v[j] = c->v[j - 1];
-	c->v[i] = (struct fl_change){ .at = at, .p = 1 };
+	c->v[i] = (struct fl_change_point){ .at = at, .p = 1 };
 	c->k++;
 }
 
@@ -200,7 +200,7 @@ static void stretch(const struct cps *c, int i, int lo0, int hi0, int *lo, int *
 }
 
 /* Tests the split at `at` of [lo, hi): fills p and the means. */
-static void judge(const double *x, int lo, int at, int hi, int pop, struct fl_change *cp)
+static void judge(const double *x, int lo, int at, int hi, int pop, struct fl_change_point *cp)
 {
 	double ss;
 	cp->at = at;
@@ -246,7 +246,7 @@ static int window_pass(const double *x, int n, int ws, int we, const struct fl_c
 		}
 		if (!tau)
 			break;
-		struct fl_change cp;
+		struct fl_change_point cp;
 		judge(x + ws, lo, tau, hi, o->otava, &cp);
 		if (!(cp.p <= first_pass(o->pvalue)))
 			break;
@@ -332,7 +332,7 @@ static void merge_step(const double *x, int n, const struct fl_cp_opts *o, struc
 	}
 }
 
-int fl_change_points(const double *x, int n, const struct fl_cp_opts *o, struct fl_change *out,
+int fl_change_points(const double *x, int n, const struct fl_cp_opts *o, struct fl_change_point *out,
 		     int max)
 {
 	struct fl_cp_opts opt;

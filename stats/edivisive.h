@@ -112,7 +112,7 @@
 #define FUTEXLAB_STATS_EDIVISIVE_H
 
 /* One change point. */
-struct fl_change {
+struct fl_change_point {
 	int at;        /* 0-based index of the first value after the change */
 	double before; /* mean of the stretch before: from the previous change
 			* point (or 0) to at */
@@ -138,7 +138,7 @@ void fl_cp_defaults(struct fl_cp_opts *o);
 /* Change points of x[0..n) in increasing `at`, written to out[0..max);
  * returns how many were written (<= max: the first max if there are more),
  * 0 when n < 2 * min_size, -1 on allocation failure. o NULL: the defaults. */
-int fl_change_points(const double *x, int n, const struct fl_cp_opts *o, struct fl_change *out,
+int fl_change_points(const double *x, int n, const struct fl_cp_opts *o, struct fl_change_point *out,
 		     int max);
 
 /* Building blocks, exposed for the tests. */

@@ -49,7 +49,7 @@ static void series(double *x, int n, int k, double step, double sd)
 		x[i] = (i >= k ? step : 0) + sd * gauss();
 }
 
-static int cps(const double *x, int n, const struct fl_cp_opts *o, struct fl_change *out)
+static int cps(const double *x, int n, const struct fl_cp_opts *o, struct fl_change_point *out)
 {
 	return fl_change_points(x, n, o, out, MAXN);
 }
@@ -151,7 +151,7 @@ static void t_ttest(void *arg)
 /* ---- seeded synthetic series ---------------------------------------- */
 
 /* Is there a change point within tol of k? Counts the others in *extra. */
-static int found_at(const struct fl_change *c, int got, int k, int tol, int *extra)
+static int found_at(const struct fl_change_point *c, int got, int k, int tol, int *extra)
 {
 	int hit = 0;
 	for (int i = 0; i < got; i++) {
@@ -173,7 +173,7 @@ static double one_step(const int *sizes, double snr, int tol, int trials, int *e
 	struct fl_cp_opts o;
 	fl_cp_defaults(&o);
 	double x[MAXN];
-	struct fl_change c[MAXN];
+	struct fl_change_point c[MAXN];
 	int hit = 0, all = 0;
 	*extra = 0;
 	for (int t = 0; t < trials; t++)
@@ -205,7 +205,7 @@ static void t_step_high_snr(void *arg)
 	CHECK(extra <= 120, "other claims: %d", extra);
 	/* The shortest series that can hold a change: 3 | 3 at 20 sd. */
 	double x[6];
-	struct fl_change c[MAXN];
+	struct fl_change_point c[MAXN];
 	for (int t = 0; t < 50; t++) {
 		series(x, 6, 3, 20, 1);
 		int got = cps(x, 6, NULL, c);
@@ -219,7 +219,7 @@ static void t_step_high_snr(void *arg)
 static double mid_step(double snr, int tol, int trials, int *extra)
 {
 	double x[MAXN];
-	struct fl_change c[MAXN];
+	struct fl_change_point c[MAXN];
 	int hit = 0;
 	for (int t = 0; t < trials; t++) {
 		int n = 40 + (int)(splitmix64() % 161), k = n / 4 + (int)(splitmix64() % (n / 2));
@@ -255,7 +255,7 @@ static void t_step_low_snr(void *arg)
 static int two_steps(int n, int k1, int k2, double l1, int back)
 {
 	double x[MAXN], l2 = back ? -l1 : 2 * l1;
-	struct fl_change c[MAXN];
+	struct fl_change_point c[MAXN];
 	for (int i = 0; i < n; i++)
 		x[i] = (i < k1 ? 0 : i < k2 ? l1 : l2) + gauss() * 0.5;
 	int got = cps(x, n, NULL, c), extra = 0;
@@ -310,7 +310,7 @@ static void t_noise(void *arg)
 	struct fl_cp_opts o;
 	fl_cp_defaults(&o);
 	double x[MAXN];
-	struct fl_change c[MAXN];
+	struct fl_change_point c[MAXN];
 	for (int n = 0; n <= 300; n += 7) {
 		for (int i = 0; i < n; i++)
 			x[i] = 3.25;
@@ -337,7 +337,7 @@ static void t_small_step(void *arg)
 	struct fl_cp_opts o;
 	fl_cp_defaults(&o);
 	double x[MAXN];
-	struct fl_change c[MAXN];
+	struct fl_change_point c[MAXN];
 	rng_state = 5;
 	int claimed = 0;
 	for (int t = 0; t < 500; t++) {
@@ -359,7 +359,7 @@ static void t_min_size(void *arg)
 	fl_cp_defaults(&o);
 	o.pvalue = 0.05; /* many claims, many chances to break it */
 	double x[MAXN];
-	struct fl_change c[MAXN];
+	struct fl_change_point c[MAXN];
 	rng_state = 6;
 	int claims = 0;
 	for (int t = 0; t < 300; t++) {
@@ -396,7 +396,7 @@ static void t_outlier(void *arg)
 	struct fl_cp_opts o;
 	fl_cp_defaults(&o);
 	double x[20];
-	struct fl_change c[MAXN];
+	struct fl_change_point c[MAXN];
 	rng_state = 7;
 	int claimed[2] = { 0, 0 };
 	for (int t = 0; t < 200; t++) {
@@ -418,7 +418,7 @@ static void t_short_and_limits(void *arg)
 {
 	(void)arg;
 	double x[] = { 0, 0, 0, 0, 0, 9, 9, 9, 9, 9 };
-	struct fl_change c[4];
+	struct fl_change_point c[4];
 	struct fl_cp_opts o;
 	fl_cp_defaults(&o);
 	/* n < 2 * min_size: nothing, even across a step */
@@ -457,7 +457,7 @@ static void t_otava_small(void *arg)
 					 0.55, 0.50, 0.49, 0.51, 0.50, 0.49 };
 	static const double seq[] = { 0.3,   2.4,   1.5,   -0.9,  -0.5,  99.7,  98.3,
 				      99.1,  149.0, 149.7, 149.5, 149.1, 148.8, 150.0 };
-	struct fl_change c[MAXN];
+	struct fl_change_point c[MAXN];
 	for (int mode = 0; mode < 2; mode++) {
 		struct fl_cp_opts o = { .pvalue = 0.0001, .min_size = mode ? 1 : 3, .window = 10,
 					.otava = mode };
@@ -534,7 +534,7 @@ static const struct {
 static void t_otava_tigerbeetle(void *arg)
 {
 	(void)arg;
-	struct fl_change c[MAXN];
+	struct fl_change_point c[MAXN];
 	CHECK(TB_N == 365, "the series has %d values", TB_N);
 	for (int e = 0; e < (int)(sizeof tb_expected / sizeof tb_expected[0]); e++) {
 		struct fl_cp_opts o = { .pvalue = tb_expected[e].p, .min_size = 1, .window = 30,
@@ -557,7 +557,7 @@ static void t_defaults_tigerbeetle(void *arg)
 {
 	(void)arg;
 	double x[TB_N];
-	struct fl_change c[MAXN];
+	struct fl_change_point c[MAXN];
 	for (int i = 0; i < TB_N; i++)
 		x[i] = log(tigerbeetle[i]);
 	int got = cps(x, TB_N, NULL, c), has15 = 0, has71 = 0;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tests/fuzz/fuzz.h"
+#include "report/model.h"
 #include "report/ratios.h"
 #include "report/table.h"
 
@@ -61,14 +62,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	const char *base = "glibc";
-	fl_print_tsv(devnull, &c[0], base);
+	struct fl_model m;
+	fl_model_of_run(&m, &t[0], &c[0], "fuzz", base);
+	fl_print_tsv(devnull, &m, 0);
 	bool have = fl_cell_find_variant(&c[0], base) && fl_cell_find_variant(&c[1], base);
 	if (have) {
-		fl_print_ratios(devnull, &t[0], &c[0], base);
+		fl_print_ratios(devnull, &m, 0);
 		fl_print_changes(devnull, &t[0], &c[0], &t[1], &c[1], base, false, false, NULL);
 		fl_print_changes(devnull, &t[0], &c[0], &t[1], &c[1], base, true, false, NULL);
 	}
 	fl_print_changes(devnull, &t[0], &c[0], &t[1], &c[1], base, true, true, NULL);
+	fl_model_free(&m);
 	for (int i = 0; i < 2; i++) {
 		fl_cells_free(&c[i]);
 		fl_table_free(&t[i]);
