@@ -247,7 +247,7 @@ bool fl_print_point_notes(FILE *f, const struct fl_cells *c, const struct fl_cel
 const struct fl_cell **fl_model_rows(const struct fl_model *m, int r, int p, enum fl_verdict **v,
 				     int *nrow)
 {
-	const struct fl_cell **row = fl_xcalloc((size_t)m->nentry + 1, sizeof *row);
+	const struct fl_cell **row = fl_xcalloc((size_t)m->nentry + 1, sizeof(void *));
 	*v = fl_xcalloc((size_t)m->nentry + 1, sizeof **v);
 	*nrow = 0;
 	for (int e = 0; e < m->nentry; e++) {
