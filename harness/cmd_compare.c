@@ -17,6 +17,7 @@
 #include "report/pool.h"
 #include "report/model.h"
 #include "report/ratios.h"
+#include "report/tables.h"
 #include "report/summary.h"
 #include "report/xalloc.h"
 #include "variants/variant.h"

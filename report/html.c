@@ -15,6 +15,7 @@
 #include "report/html_pool.h"
 #include "report/peers.h"
 #include "report/ratios.h"
+#include "report/tables.h"
 #include "report/regimes.h"
 #include "report/summary.h"
 #include "report/svg.h"

@@ -1,5 +1,7 @@
-/* report/ratios.h — the ratio table, the before/after comparison and the
- * TSV: what the tables say, from cells (table.h).
+/* report/ratios.h — the table's rule (a row judged against the baseline
+ * and the control's band), the rows' order, and the before/after
+ * comparison: what the tables say, from cells (table.h); one run's table
+ * and TSV are views of its model (tables.h).
  *
  * Every verdict is a paired one (stats.h): a variant against the baseline
  * measured in the same rounds of the same run. Across two runs (compare A
@@ -29,33 +31,11 @@ struct fl_judged {
 /* Row y against ref (both usable, y != ref); false: no pairs. */
 bool fl_cell_judge(const struct fl_cells *c, const struct fl_cell *y, const struct fl_cell *ref,
 		   const char *baseline, struct fl_judged *j);
+/* The machine line every table starts with (label: "machine: ", "before: "). */
+void fl_print_machine(FILE *f, const char *label, const struct fl_table *t);
 /* The verdict as every table prints it: its word, then ", 2.0x CPU" when
  * fl_cpu_note says time and CPU part ways ("~" the word a noted ~ takes). */
 const char *fl_judged_text(char *b, size_t n, const struct fl_judged *j);
-
-/* The ratio table of every entry against `baseline`, per point (its first
- * line with its rounds): median ns, the paired ratio, its interval and the
- * verdict with its CPU note (stats.h, fl_cpu_note); under the rows the
- * fairness medians, the evidence block and its why line (evidence.h), the
- * libraries line; then the control's summary line. Returns the count of
- * error rows. */
-struct fl_model;
-int fl_print_ratios(FILE *f, const struct fl_model *m, int r);
-
-/* What the ratio table prints under a point's rows (row: the table's
- * order, v[j] row j's time verdict against ref, its baseline's cell, before
- * regimes: fl_model_rows): the regimes block, the fairness and latency
- * medians, the evidence block and its why line, the libraries line
- * (counted in peers). probed: some row of the file was probed. Returns
- * whether the point runs in two regimes. */
-struct fl_peers_tally;
-bool fl_print_point_notes(FILE *f, const struct fl_cells *c, const struct fl_cell **row,
-			  const enum fl_verdict *v, int nrow, const struct fl_cell *ref,
-			  const char *baseline, bool probed, struct fl_peers_tally *peers);
-/* Run r's rows at point p of the model, in the table's order, and each
- * row's time verdict in *v (both malloc'ed: free them). */
-const struct fl_cell **fl_model_rows(const struct fl_model *m, int r, int p, enum fl_verdict **v,
-				     int *nrow);
 
 /* One (point, variant) pair compared before/after, handed to a sink (compare
  * --fail-on: cmd_compare.c): its verdict (FL_SAME, FL_FASTER, FL_SLOWER:
@@ -85,12 +65,6 @@ struct fl_change_sink {
 int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *ca,
 		     const struct fl_table *b, const struct fl_cells *cb, const char *baseline,
 		     bool all, bool absolute, const struct fl_change_sink *sink);
-
-/* One tab-separated line per point and variant (scripts/plot reads it),
- * with the paired ratio to `baseline`, the fairness and latency medians,
- * then the CPU figures, then the kernel counts (new columns go at the end:
- * harness/verdicts.md). */
-void fl_print_tsv(FILE *f, const struct fl_model *m, int r);
 
 /* The table's row order of two entry labels (< 0: a first): the
  * registry's (variants/meson.build), the control after its baseline, a

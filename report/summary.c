@@ -8,6 +8,7 @@
 
 #include "report/evidence.h"
 #include "report/ratios.h"
+#include "report/tables.h"
 #include "report/regimes.h"
 #include "report/xalloc.h"
 #include "report/stats_text.h"

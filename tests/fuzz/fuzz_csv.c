@@ -14,6 +14,7 @@
 #include "tests/fuzz/fuzz.h"
 #include "report/model.h"
 #include "report/ratios.h"
+#include "report/tables.h"
 #include "report/table.h"
 
 static FILE *devnull;

@@ -1,0 +1,42 @@
+/* report/tables.h — one run's full tables and TSV: views of its results
+ * model (model.h), each figure the model's (the table's rule, ratios.h). */
+#ifndef FUTEXLAB_TABLES_H
+#define FUTEXLAB_TABLES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report/model.h"
+#include "report/ratios.h"
+#include "report/table.h"
+
+/* The ratio table of every entry against `baseline`, per point (its first
+ * line with its rounds): median ns, the paired ratio, its interval and the
+ * verdict with its CPU note (stats.h, fl_cpu_note); under the rows the
+ * fairness medians, the evidence block and its why line (evidence.h), the
+ * libraries line; then the control's summary line. Returns the count of
+ * error rows. */
+int fl_print_ratios(FILE *f, const struct fl_model *m, int r);
+
+/* What the ratio table prints under a point's rows (row: the table's
+ * order, v[j] row j's time verdict against ref, its baseline's cell, before
+ * regimes: fl_model_rows): the regimes block, the fairness and latency
+ * medians, the evidence block and its why line, the libraries line
+ * (counted in peers). probed: some row of the file was probed. Returns
+ * whether the point runs in two regimes. */
+struct fl_peers_tally;
+bool fl_print_point_notes(FILE *f, const struct fl_cells *c, const struct fl_cell **row,
+			  const enum fl_verdict *v, int nrow, const struct fl_cell *ref,
+			  const char *baseline, bool probed, struct fl_peers_tally *peers);
+/* Run r's rows at point p of the model, in the table's order, and each
+ * row's time verdict in *v (both malloc'ed: free them). */
+const struct fl_cell **fl_model_rows(const struct fl_model *m, int r, int p, enum fl_verdict **v,
+				     int *nrow);
+
+/* One tab-separated line per point and variant (scripts/plot reads it),
+ * with the paired ratio to `baseline`, the fairness and latency medians,
+ * then the CPU figures, then the kernel counts (new columns go at the end:
+ * harness/verdicts.md). */
+void fl_print_tsv(FILE *f, const struct fl_model *m, int r);
+
+#endif
