@@ -16,6 +16,7 @@
 #include "harness/spec.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,11 +434,7 @@ static void resolution_finish(struct fl_spec *s)
 			if (s->min_blocking < 0)
 				s->min_blocking = presets[i].min_blocking;
 		}
-	if (s->probe_rounds > 0 && s->probes == FL_PROBES_OFF)
-		fl_usage_error("%s: --probe-rounds counts with the probes: drop --no-probes", s->cmd);
-	if (s->probe_rounds > 0 && s->probes == FL_PROBES_ON)
-		fl_usage_error("%s: --probes probes every round, --probe-rounds %d spreads probed "
-			       "rounds of their own: give one", s->cmd, s->probe_rounds);
+	fl_spec_probes_check(s);
 	if (s->target_res >= 0 && s->res_budget_ns < 0)
 		fl_usage_error("%s: --target-res needs --res-budget SECONDS (what the run may "
 			       "spend reaching it)", s->cmd);
@@ -463,10 +460,10 @@ void fl_spec_probe_rounds(struct fl_spec *s)
 }
 
 /* Presets and the default seed: what is left after the options. */
-static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axes_given,
-		   int64_t duration_ns, bool seed_given)
+static void finish(struct fl_spec *s, const struct fl_spec_defaults *d)
 {
-	if (s->preset && axes_given)
+	int64_t duration_ns = s->duration_ns;
+	if (s->preset && s->axes_given)
 		fl_usage_error("%s: --preset sets the axes; drop --workloads/--threads/--tokens/"
 			       "--sems/--wake", s->cmd);
 	if (s->base.ops && duration_ns > 0)
@@ -523,7 +520,7 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 				       s->warmup + s->rounds);
 	}
 	s->base.duration_ns = s->base.ops ? 0 : duration_ns;
-	if (!seed_given) /* recorded in the CSV: any run can be repeated exactly */
+	if (!s->seed_given) /* recorded in the CSV: any run can be repeated exactly */
 		s->seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
 	fl_spec_baseline(s);
 	char h[1024], *items[FL_MAXLIST];
@@ -531,110 +528,51 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 	fl_hash_list(h, items, FL_MAXLIST); /* validated before anything runs */
 }
 
-/* The options of run and sweep: one table, the help text in it (each
- * command gives only its synopsis and notes: cmd_run.c, cmd_sweep.c). */
-#define REPS_ALIAS 0x107 /* --reps: the old name of --rounds */
-#define POLICY_OPT 0x108
-#define SPIN_ALIAS 0x109 /* --spin N,M: the old form of --policy spin:N,spin:M */
-#define AS_OPT 0x110     /* --as PARENT=MUTANT */
-static const struct fl_option opts[] = {
-	{ "preset", required_argument, 'p', "NAME", "the axes, rounds, duration and entries of "
-	  "a preset: quick (what scripts/bench runs), standard (+-5% aimed at every point), full "
-	  "(the reference sweep); each one's settings: 'presets' below" },
-	{ "variant", required_argument, 'v', "LIST", "variants, comma separated, or 'all' "
-	  "(default all; also --variants); NAME@POLICY: that design under that policy alone, "
-	  "beside the --policy crossing" },
-	{ "variants", required_argument, 'v', NULL, NULL },
-	{ "workload", required_argument, 'w', "LIST", "workloads, comma separated, or 'all' "
-	  "(default all; also --workloads)" },
-	{ "workloads", required_argument, 'w', NULL, NULL },
-	{ "threads", required_argument, 't', "LIST", "thread counts, 1..1024 each (default: run "
-	  "4, sweep 1,2,4,8; ignored by fixed-thread workloads)" },
-	{ "tokens", required_argument, 'k', "LIST", "initial tokens / buffer capacity, "
-	  "1..1000000 each (default 1)" },
-	{ "sems", required_argument, 0x103, "LIST", "pool/oversub: spread the threads over N "
-	  "semaphores of K tokens each (thread i on i % N), 1..64 each, e.g. 1,2,4,8 (default 1; "
-	  "other workloads: 1)" },
-	{ "wake", required_argument, 'W', "LIST", "how a release wakes: exact, one, all, a comma "
-	  "list (default exact)" },
-	{ "policy", required_argument, POLICY_OPT, "LIST", "waiting policies, comma separated: "
-	  FL_POLICY_NAMES " (default park: the designs as written); each design runs once per "
-	  "policy, as NAME@POLICY (park: NAME); the shipped libraries wait their own way, once "
-	  "(futexlab list)" },
-	{ "spin", required_argument, SPIN_ALIAS, NULL, NULL },
-	{ "hash", required_argument, 'X', "LIST", "futex hash modes auto|global|private:N; more "
-	  "than one: the run once per mode, each in a process of its own (default auto; kernel "
-	  "6.16+)" },
-	{ "hold", required_argument, 'H', "NS", "pool/oversub: busy work while holding a token, "
-	  "ns (default 0)" },
-	{ "think", required_argument, 'T', "NS", "pool/oversub: busy work between tokens, ns "
-	  "(default 0)" },
-	{ "duration", required_argument, 'd', "S", "seconds per rep (default 0.1)" },
-	{ "ops", required_argument, 'o', "N", "operations per rep instead of a duration" },
-	{ "budget", required_argument, 'b', "S", "cap per point and variant: the rep's duration "
-	  "becomes S/(warmup+rounds)" },
-	{ "probe-rounds", required_argument, 0x10a, "N", "N probed rounds, 0..100, spread "
-	  "through the timed ones, which then run with the collector detached: the time "
-	  "untaxed, the kernel's counts from the probed rounds (default: rounds/3, 1..3; "
-	  "presets: quick 3, standard 3, full 4; 0: every round probed, as --probes)" },
-	{ "target-res", required_argument, 0x10b, "PCT", "after the first rounds, more rounds "
-	  "to the points whose control band is wider than x/÷(1 + PCT/100), 0.5..50 (needs "
-	  "--res-budget; default 5 with it)" },
-	{ "res-budget", required_argument, 0x10c, "S", "seconds the whole run may take buying "
-	  "resolution (--target-res), 1..86400" },
-	{ "min-blocking", no_argument, 0x10d, NULL, "stretch each point's reps (up to 4x) to "
-	  "hold its workload's minimum of blocking ops, judged in the warm-up (default with "
-	  "--res-budget and the standard preset)" },
-	{ "no-min-blocking", no_argument, 0x10e, NULL, "no stretching (with --res-budget or "
-	  "the standard preset)" },
-	{ "rounds", required_argument, 'r', "R", "measured rounds per point, 1..1000 (default "
-	  "10): a round runs every variant of the point once, in a fresh random order" },
-	{ "reps", required_argument, REPS_ALIAS, NULL, NULL },
-	{ "warmup", required_argument, 'u', "N", "unmeasured rounds first, 0..100 (default 1)" },
-	{ "seed", required_argument, 's', "N", "the order of the rounds (default: from the "
-	  "clock; in the CSV)" },
-	{ "baseline", required_argument, 'B', "NAME", "the entry ratios are taken against: a "
-	  "variant or NAME@POLICY (default glibc)" },
-	{ "no-control", no_argument, 'C', NULL, "do not run the baseline twice per round "
-	  "(BASELINE#2: the A/A row)" },
-	{ "no-floors", no_argument, 'F', NULL, "omit the floor reference rows (floor-atomic, "
-	  "floor-futex; floor-inline at uncontended)" },
-	{ "csv", required_argument, 'c', "FILE", "one row per rep (atomic rewrite; Ctrl-C keeps "
-	  "finished rows)" },
-	{ "pin", required_argument, 'P', "CPUS", "run every thread on these CPUs "
-	  "(sched_setaffinity): a list (0,1 or 0-3), node:N (node N's) or spread (every "
-	  "node's)" },
-	{ "quiet", no_argument, 'q', NULL, "nothing on stderr but errors (no progress, no load "
-	  "warning)" },
-	{ "probes", no_argument, 0x100, NULL, "count futex calls in the kernel in every round, "
-	  "the times then taxed by the collector (eBPF; default: in --probe-rounds' rounds of "
-	  "their own, when root and BPF work), as extra CSV columns" },
-	{ "no-probes", no_argument, 0x101, NULL, "do not load the eBPF collector" },
-	{ "bpftrace", required_argument, 0x102, "SCRIPT", "run a bpftrace script (probes/*.bt) "
-	  "on this process during the whole run; its output goes beside the CSV" },
-	{ "latency", no_argument, 0x104, NULL, "time every blocking op (latency percentiles, "
-	  "starvation) in every workload that can; default: where it costs <= 5%" },
-	{ "no-latency", no_argument, 0x105, NULL, "time nothing (fairness counts stay)" },
-	{ "stranded-ms", required_argument, 0x106, "N", "a waiter asleep while its semaphore has "
-	  "had a token for N ms is a lost wakeup: an error row (default 50; 0: off)" },
-	{ "perf", no_argument, 'e', NULL, "perf counters per rep as CSV columns (empty: "
-	  "unsupported)" },
-	{ "detail", no_argument, 0x10f, NULL, "the full tables (per point every row, the "
-	  "evidence, the libraries) on the screen before the summary; always in X.txt beside "
-	  "--csv X.csv" },
-	{ "dry-run", no_argument, 'n', NULL, "list the points and skips with the time estimate; "
-	  "run nothing" },
-	{ "as", required_argument, AS_OPT, "P=M", "test only: run performance mutant M's code "
-	  "wherever design P runs (each policy), every row still labelled P and the CSV marked "
-	  "(# as:); repeatable or a comma list (the gate's and the history's ground truth)" },
-	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
-};
-#define NOPTS ((int)(sizeof opts / sizeof opts[0]))
+/* ---- the options run, sweep and exec share ------------------------------------ */
+
+/* The setters a field alone cannot be (FL_OPT_FN). */
+static const char *known_preset(const char *name);
+
+static void preset_option(struct fl_spec *s, const char *arg) { s->preset = known_preset(arg); }
+static void hash_option(struct fl_spec *s, const char *arg)
+{
+	copy_list("--hash", s->hlist, sizeof s->hlist, arg);
+}
+static void bpftrace_option(struct fl_spec *s, const char *arg)
+{
+	s->bt_script = arg;
+	fl_bpftrace_check(arg);
+}
+
+static void seed_option(struct fl_spec *s, const char *arg)
+{
+	s->seed = (uint64_t)fl_parse_int("--seed", arg, 0, INT64_MAX);
+	s->seed_given = true;
+}
+
+/* --reps, the old name of --rounds: the same, with a note. */
+static void reps_option(struct fl_spec *s, const char *arg)
+{
+	fl_reps_deprecated();
+	s->rounds = (int)fl_parse_int("--rounds", arg, 1, 1000);
+}
+
+static void target_res_option(struct fl_spec *s, const char *arg)
+{
+	s->target_res = fl_parse_double("--target-res", arg, 0.5, 50) / 100;
+}
+
+static void res_budget_option(struct fl_spec *s, const char *arg)
+{
+	s->res_budget_ns = fl_parse_seconds("--res-budget", arg, 86400);
+	if (s->res_budget_ns < 1000000000)
+		fl_usage_error("--res-budget: '%s' is under 1 s", arg);
+}
 
 /* --spin N,M (the old form of --policy): each N is spin:N, 0 park. (Its
  * note is printed once the whole command line has parsed: bad input stays
  * one line.) */
-static void spin_alias(struct fl_spec *s, const char *list)
+static void spin_option(struct fl_spec *s, const char *list)
 {
 	char buf[1024], *items[FL_MAXLIST];
 	copy_list("--spin", buf, sizeof buf, list);
@@ -647,23 +585,187 @@ static void spin_alias(struct fl_spec *s, const char *list)
 		l += (size_t)(v ? snprintf(at, room, "%sspin:%d", i ? "," : "", v)
 			      : snprintf(at, room, "%spark", i ? "," : ""));
 	}
-	s->policies = s->spin_policies;
 }
 
-/* --probe-rounds, --target-res, --res-budget, --min-blocking */
-static void resolution_option(struct fl_spec *s, int c, const char *arg)
+/* How a row sets its field (struct fl_spec_option, spec.h). */
+#define OFF(f) offsetof(struct fl_spec, f)
+#define TEXT(f) FL_OPT_TEXT, OFF(f), 0, 0, 1, NULL
+#define INT(f, lo, hi) FL_OPT_INT, OFF(f), lo, hi, 1, NULL
+#define I64(f, lo, hi, scale) FL_OPT_I64, OFF(f), lo, hi, scale, NULL
+#define SECONDS(f, hi) FL_OPT_SECONDS, OFF(f), 0, hi, 1, NULL
+#define SET(f, v) FL_OPT_SET, OFF(f), v, 0, 1, NULL
+#define FLAG(f, v) FL_OPT_FLAG, OFF(f), v, 0, 1, NULL
+#define FN(fn) FL_OPT_FN, 0, 0, 0, 1, fn
+#define EXEC FL_FOR_EXEC
+
+/* The options of run, sweep and exec: one row each, in --help's order; a
+ * NULL help is a hidden alias (an older name). harness/README.md, "Adding
+ * an option". */
+static const struct fl_spec_option rows[] = {
+	{ "preset", "NAME", "the axes, rounds, duration and entries of a preset: quick (what "
+	  "scripts/bench runs), standard (+-5% aimed at every point), full (the reference sweep); "
+	  "each one's settings: 'presets' below", FN(preset_option), 0 },
+	{ "variant", "LIST", "variants, comma separated, or 'all' (default all; also --variants); "
+	  "NAME@POLICY: that design under that policy alone, beside the --policy crossing",
+	  TEXT(vlist), EXEC | FL_FOR_SURVEY },
+	{ "variants", "LIST", NULL, TEXT(vlist), EXEC | FL_FOR_SURVEY },
+	{ "workload", "LIST", "workloads, comma separated, or 'all' (default all; also "
+	  "--workloads)", TEXT(cli.workloads), FL_AXIS },
+	{ "workloads", "LIST", NULL, TEXT(cli.workloads), FL_AXIS },
+	{ "threads", "LIST", "thread counts, 1..1024 each (default: run 4, sweep 1,2,4,8; "
+	  "ignored by fixed-thread workloads)", TEXT(cli.threads), FL_AXIS },
+	{ "tokens", "LIST", "initial tokens / buffer capacity, 1..1000000 each (default 1)",
+	  TEXT(cli.tokens), FL_AXIS },
+	{ "sems", "LIST", "pool/oversub: spread the threads over N semaphores of K tokens each "
+	  "(thread i on i % N), 1..64 each, e.g. 1,2,4,8 (default 1; other workloads: 1)",
+	  TEXT(cli.sems), FL_AXIS },
+	{ "wake", "LIST", "how a release wakes: exact, one, all, a comma list (default exact)",
+	  TEXT(cli.wake), FL_AXIS },
+	{ "policy", "LIST", "waiting policies, comma separated: " FL_POLICY_NAMES " (default "
+	  "park: the designs as written); each design runs once per policy, as NAME@POLICY (park: "
+	  "NAME); the shipped libraries wait their own way, once (futexlab list)",
+	  TEXT(policy_arg), EXEC | FL_FOR_SURVEY },
+	{ "spin", "LIST", NULL, FN(spin_option), 0 },
+	{ "hash", "LIST", "futex hash modes auto|global|private:N; more than one: the run once "
+	  "per mode, each in a process of its own (default auto; kernel 6.16+)",
+	  FN(hash_option), 0 },
+	{ "hold", "NS", "pool/oversub: busy work while holding a token, ns (default 0)",
+	  I64(base.hold_ns, 0, 1000000000, 1), 0 },
+	{ "think", "NS", "pool/oversub: busy work between tokens, ns (default 0)",
+	  I64(base.think_ns, 0, 1000000000, 1), 0 },
+	{ "duration", "S", "seconds per rep (default 0.1)", SECONDS(duration_ns, 3600), 0 },
+	{ "ops", "N", "operations per rep instead of a duration",
+	  I64(base.ops, 1, INT64_MAX / 2, 1), 0 },
+	{ "budget", "S", "cap per point and variant: the rep's duration becomes "
+	  "S/(warmup+rounds)", SECONDS(budget_ns, 86400), 0 },
+	{ "probe-rounds", "N", "N probed rounds, 0..100, spread through the timed ones, which "
+	  "then run with the collector detached: the time untaxed, the kernel's counts from the "
+	  "probed rounds (default: rounds/3, 1..3; presets: quick 3, standard 3, full 4; 0: every "
+	  "round probed, as --probes)", INT(probe_rounds, 0, 100), EXEC },
+	{ "target-res", "PCT", "after the first rounds, more rounds to the points whose control "
+	  "band is wider than x/÷(1 + PCT/100), 0.5..50 (needs --res-budget; default 5 with it)",
+	  FN(target_res_option), 0 },
+	{ "res-budget", "S", "seconds the whole run may take buying resolution (--target-res), "
+	  "1..86400", FN(res_budget_option), 0 },
+	{ "min-blocking", NULL, "stretch each point's reps (up to 4x) to hold its workload's "
+	  "minimum of blocking ops, judged in the warm-up (default with --res-budget and the "
+	  "standard preset)", SET(min_blocking, 1), 0 },
+	{ "no-min-blocking", NULL, "no stretching (with --res-budget or the standard preset)",
+	  SET(min_blocking, 0), 0 },
+	{ "rounds", "R", "measured rounds per point, 1..1000 (default 10): a round runs every "
+	  "variant of the point once, in a fresh random order", INT(rounds, 1, 1000), EXEC },
+	{ "reps", "R", NULL, FN(reps_option), EXEC },
+	{ "warmup", "N", "unmeasured rounds first, 0..100 (default 1)", INT(warmup, 0, 100), EXEC },
+	{ "seed", "N", "the order of the rounds (default: from the clock; in the CSV)",
+	  FN(seed_option), EXEC },
+	{ "baseline", "NAME", "the entry ratios are taken against: a variant or NAME@POLICY "
+	  "(default glibc)", TEXT(baseline), EXEC },
+	{ "no-control", NULL, "do not run the baseline twice per round (BASELINE#2: the A/A row)",
+	  FLAG(control, false), EXEC },
+	{ "no-floors", NULL, "omit the floor reference rows (floor-atomic, floor-futex; "
+	  "floor-inline at uncontended)", FLAG(floors, false), 0 },
+	{ "csv", "FILE", "one row per rep (atomic rewrite; Ctrl-C keeps finished rows)",
+	  TEXT(csv_path), EXEC },
+	{ "pin", "CPUS", "run every thread on these CPUs (sched_setaffinity): a list (0,1 or "
+	  "0-3), node:N (node N's) or spread (every node's)", TEXT(pin), EXEC },
+	{ "quiet", NULL, "nothing on stderr but errors (no progress, no load warning)",
+	  FLAG(quiet, true), EXEC },
+	{ "probes", NULL, "count futex calls in the kernel in every round, the times then taxed "
+	  "by the collector (eBPF; default: in --probe-rounds' rounds of their own, when root and "
+	  "BPF work), as extra CSV columns", SET(probes, FL_PROBES_ON), EXEC },
+	{ "no-probes", NULL, "do not load the eBPF collector", SET(probes, FL_PROBES_OFF), EXEC },
+	{ "bpftrace", "SCRIPT", "run a bpftrace script (probes/*.bt) on this process during the "
+	  "whole run; its output goes beside the CSV", FN(bpftrace_option), 0 },
+	{ "latency", NULL, "time every blocking op (latency percentiles, starvation) in every "
+	  "workload that can; default: where it costs <= 5%", SET(latency, 1), 0 },
+	{ "no-latency", NULL, "time nothing (fairness counts stay)", SET(latency, 0), 0 },
+	{ "stranded-ms", "N", "a waiter asleep while its semaphore has had a token for N ms is a "
+	  "lost wakeup: an error row (default 50; 0: off)",
+	  I64(base.stranded_ns, 0, 3600000, 1000000), 0 },
+	{ "perf", NULL, "perf counters per rep as CSV columns (empty: unsupported)",
+	  FLAG(perf, true), EXEC },
+	{ "detail", NULL, "the full tables (per point every row, the evidence, the libraries; "
+	  "exec: the per-program report) on the screen before the summary; always in X.txt "
+	  "beside --csv X.csv", FLAG(detail, true), EXEC },
+	{ "dry-run", NULL, "list the points and skips with the time estimate; run nothing",
+	  FLAG(dry, true), 0 },
+	{ "as", "P=M", "test only: run performance mutant M's code wherever design P runs (each "
+	  "policy), every row still labelled P and the CSV marked (# as:); repeatable or a comma "
+	  "list (the gate's and the history's ground truth)", FN(as_option), 0 },
+};
+#define NROWS ((int)(sizeof rows / sizeof rows[0]))
+_Static_assert(sizeof(enum fl_probes_mode) == sizeof(int), "SET writes an int");
+
+int fl_spec_options(unsigned who, const struct fl_option *own, int nown, struct fl_option *out,
+		    int max)
 {
-	switch (c) {
-	case 0x10a: s->probe_rounds = (int)fl_parse_int("--probe-rounds", arg, 0, 100); break;
-	case 0x10b: s->target_res = fl_parse_double("--target-res", arg, 0.5, 50) / 100; break;
-	case 0x10c:
-		s->res_budget_ns = fl_parse_seconds("--res-budget", arg, 86400);
-		if (s->res_budget_ns < 1000000000)
-			fl_usage_error("--res-budget: '%s' is under 1 s", arg);
+	int n = 0;
+	for (int i = 0; i < NROWS && n < max; i++)
+		if (!who || (rows[i].flags & who))
+			out[n++] = (struct fl_option){ rows[i].name,
+						       rows[i].arg ? required_argument : no_argument,
+						       FL_OPT_CODE0 + i, rows[i].arg, rows[i].help };
+	for (int i = 0; i < nown && n < max; i++)
+		out[n++] = own[i];
+	if (n < max)
+		out[n++] = (struct fl_option){ "help", no_argument, 'h', NULL, "this text (also -h)" };
+	return n;
+}
+
+const struct fl_spec_option *fl_spec_option_row(int c)
+{
+	return c >= FL_OPT_CODE0 && c < FL_OPT_CODE0 + NROWS ? &rows[c - FL_OPT_CODE0] : NULL;
+}
+
+bool fl_spec_option(struct fl_spec *s, int c, const char *arg)
+{
+	const struct fl_spec_option *o = fl_spec_option_row(c);
+	if (!o)
+		return false;
+	char what[40], *f = (char *)s + o->off;
+	snprintf(what, sizeof what, "--%s", o->name);
+	int v;
+	int64_t w;
+	switch (o->kind) {
+	case FL_OPT_TEXT: memcpy(f, &arg, sizeof arg); break;
+	case FL_OPT_INT:
+		v = (int)fl_parse_int(what, arg, o->lo, o->hi);
+		memcpy(f, &v, sizeof v);
 		break;
-	case 0x10d: s->min_blocking = 1; break;
-	default: s->min_blocking = 0; break;
+	case FL_OPT_I64:
+		w = fl_parse_int(what, arg, o->lo, o->hi) * o->scale;
+		memcpy(f, &w, sizeof w);
+		break;
+	case FL_OPT_SECONDS:
+		w = fl_parse_seconds(what, arg, (double)o->hi);
+		memcpy(f, &w, sizeof w);
+		break;
+	case FL_OPT_SET:
+		v = (int)o->lo;
+		memcpy(f, &v, sizeof v);
+		break;
+	case FL_OPT_FLAG: *(bool *)f = o->lo; break;
+	case FL_OPT_FN: o->fn(s, arg); break;
 	}
+	s->axes_given |= (o->flags & FL_AXIS) != 0;
+	return true;
+}
+
+void fl_spec_bad_option(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		fl_usage_error("%s: %s needs a value", cmd, argv[optind - 1]);
+	fl_usage_error("%s: unknown option '%s' (see futexlab %s --help)", cmd, argv[optind - 1],
+		       cmd);
+}
+
+void fl_spec_probes_check(const struct fl_spec *s)
+{
+	if (s->probe_rounds > 0 && s->probes == FL_PROBES_OFF)
+		fl_usage_error("%s: --probe-rounds counts with the probes: drop --no-probes", s->cmd);
+	if (s->probe_rounds > 0 && s->probes == FL_PROBES_ON)
+		fl_usage_error("%s: --probes probes every round, --probe-rounds %d spreads probed "
+			       "rounds of their own: give one", s->cmd, s->probe_rounds);
 }
 
 #define NPRESETS (sizeof presets / sizeof presets[0])
@@ -706,7 +808,8 @@ static void presets_usage(FILE *f)
 
 void fl_spec_usage(FILE *f, const struct fl_spec_defaults *d)
 {
-	fl_options_usage(f, d->synopsis, opts, NOPTS, NULL);
+	struct fl_option o[FL_SPEC_MAXOPTS];
+	fl_options_usage(f, d->synopsis, o, fl_spec_options(0, NULL, 0, o, FL_SPEC_MAXOPTS), NULL);
 	presets_usage(f);
 	if (d->notes)
 		fputs(d->notes, f);
@@ -728,6 +831,7 @@ static void spec_init(struct fl_spec *s, const char *cmd, const struct fl_spec_d
 	s->probe_rounds = s->min_blocking = -1;
 	s->target_res = -1;
 	s->res_budget_ns = -1;
+	s->duration_ns = -1;
 	s->latency = -1;
 	s->base = (struct fl_params){ .threads = 1, .tokens = 1,
 				      .stranded_ns = FL_STRANDED_NS_DEFAULT };
@@ -740,66 +844,21 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		  int argc, char **argv)
 {
 	spec_init(s, cmd, d, argc, argv);
-	const char *vlist = NULL; /* NULL: the preset's, or all */
-	bool axes_given = false, seed_given = false, policy_given = false, spin_given = false;
-	int64_t duration_ns = -1;
-	struct option lopts[NOPTS + 1];
-	fl_options_getopt(opts, NOPTS, lopts);
+	struct fl_option o[FL_SPEC_MAXOPTS];
+	int n = fl_spec_options(0, NULL, 0, o, FL_SPEC_MAXOPTS);
+	struct option lopts[FL_SPEC_MAXOPTS + 1];
+	fl_options_getopt(o, n, lopts);
 	opterr = 0;
 	optind = 1;
 	int c;
 	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'p': s->preset = known_preset(optarg); break;
-		case 'v': vlist = optarg; break;
-		case 'w': s->cli.workloads = optarg; axes_given = true; break;
-		case 't': s->cli.threads = optarg; axes_given = true; break;
-		case 'k': s->cli.tokens = optarg; axes_given = true; break;
-		case 'W': s->cli.wake = optarg; axes_given = true; break;
-		case POLICY_OPT: s->policies = optarg; policy_given = true; break;
-		case SPIN_ALIAS: spin_alias(s, optarg); spin_given = true; break;
-		case 0x103: s->cli.sems = optarg; axes_given = true; break;
-		case 'X': copy_list("--hash", s->hlist, sizeof s->hlist, optarg); break;
-		case 'H': s->base.hold_ns = fl_parse_int("--hold", optarg, 0, 1000000000); break;
-		case 'T': s->base.think_ns = fl_parse_int("--think", optarg, 0, 1000000000); break;
-		case REPS_ALIAS: fl_reps_deprecated(); __attribute__((fallthrough));
-		case 'r': s->rounds = (int)fl_parse_int("--rounds", optarg, 1, 1000); break;
-		case 'u': s->warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
-		case 'd': duration_ns = fl_parse_seconds("--duration", optarg, 3600); break;
-		case 'o': s->base.ops = fl_parse_int("--ops", optarg, 1, INT64_MAX / 2); break;
-		case 'b': s->budget_ns = fl_parse_seconds("--budget", optarg, 86400); break;
-		case 'P': s->pin = optarg; break;
-		case 'c': s->csv_path = optarg; break;
-		case 'B': s->baseline = optarg; break;
-		case 'F': s->floors = false; break;
-		case 'C': s->control = false; break;
-		case 's': s->seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
-			  seed_given = true; break;
-		case 'e': s->perf = true; break;
-		case 'q': s->quiet = true; break;
-		case 0x10f: s->detail = true; break;
-		case AS_OPT: as_option(s, optarg); break;
-		case 'n': s->dry = true; break;
-		case 0x100: s->probes = FL_PROBES_ON; break;
-		case 0x101: s->probes = FL_PROBES_OFF; break;
-		case 0x102: s->bt_script = optarg; fl_bpftrace_check(optarg); break;
-		case 0x104: s->latency = 1; break;
-		case 0x105: s->latency = 0; break;
-		case 0x10a: case 0x10b: case 0x10c: case 0x10d: case 0x10e:
-			resolution_option(s, c, optarg);
-			break;
-		case 0x106: /* the stranded-waiter threshold; 0: off */
-			s->base.stranded_ns = fl_parse_int("--stranded-ms", optarg, 0, 3600000) * 1000000;
-			break;
-		case 'h':
-			if (d->synopsis)
-				fl_spec_usage(stdout, d);
-			return 1;
-		case ':': fl_usage_error("%s: %s needs a value", cmd, argv[optind - 1]);
-		default:
-			fl_usage_error("%s: unknown option '%s' (see futexlab %s --help)", cmd,
-				       argv[optind - 1], cmd);
-		}
+		if (fl_spec_option(s, c, optarg))
+			continue;
+		if (c != 'h')
+			fl_spec_bad_option(cmd, c, argv);
+		if (d->synopsis)
+			fl_spec_usage(stdout, d);
+		return 1;
 	}
 	if (optind < argc)
 		fl_usage_error("%s: unexpected argument '%s'", cmd, argv[optind]);
@@ -809,17 +868,18 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		if (no)
 			fl_usage_error("%s: --dry-run runs nothing: %s has nothing to do", cmd, no);
 	}
-	if (policy_given && spin_given)
+	bool spin_given = s->spin_policies[0] != '\0';
+	if (s->policy_arg && spin_given)
 		fl_usage_error("%s: --spin is the old form of --policy: give one", cmd);
-	finish(s, d, axes_given, duration_ns, seed_given);
-	fl_spec_entries(s, vlist ? vlist : !policy_given && !spin_given ? preset_variants(s) : "all",
+	s->policies = spin_given ? s->spin_policies : s->policy_arg;
+	finish(s, d);
+	fl_spec_entries(s, s->vlist ? s->vlist : !s->policies ? preset_variants(s) : "all",
 			s->policies, false);
 	fl_spec_as(s);
 	if (spin_given)
 		fprintf(stderr, "futexlab: --spin is now --policy (here --policy %s)\n", s->policies);
 	return 0;
 }
-
 /* ---- points --------------------------------------------------------------- */
 
 struct axes {

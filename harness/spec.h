@@ -93,8 +93,12 @@ struct fl_spec {
 	 * -1: not given */
 	int min_blocking;
 	const char *csv_path, *baseline, *pin, *bt_script;
+	const char *vlist;              /* --variant LIST as given; NULL: the preset's, or all */
+	const char *policy_arg;         /* --policy LIST as given; NULL: not given */
+	int64_t duration_ns;            /* --duration; -1: not given */
+	bool seed_given, axes_given;    /* --seed; any of the axes' options */
 	char blabel[48];                /* the baseline's label, canonical (baseline points here) */
-	const char *policies;           /* --policy LIST as given; NULL: not given (park) */
+	const char *policies;           /* --policy or --spin's list; NULL: neither (park) */
 	/* --as PARENT=MUTANT (test only): every entry of the design parent
 	 * runs mutant's code under parent's label (fl_spec_as) */
 	struct fl_as {
@@ -123,6 +127,54 @@ struct fl_spec_defaults {
 	 * NULL); synopsis NULL: --help prints nothing (the fuzz targets) */
 	const char *synopsis, *notes;
 };
+
+/* ---- the options run, sweep and exec share ------------------------------------
+ *
+ * One table (spec.c): one row per option with its name, its value's
+ * placeholder, its help, and how it sets its field of struct fl_spec. A
+ * command's getopt table and --help are made from the rows it takes
+ * (fl_spec_options); getopt's code for a row is FL_OPT_CODE0 + its index,
+ * so a command's own options keep codes below FL_OPT_CODE0. */
+enum fl_opt_kind {
+	FL_OPT_TEXT,    /* const char *: the value as given */
+	FL_OPT_INT,     /* int: a whole number in [lo, hi] */
+	FL_OPT_I64,     /* int64_t: a whole number in [lo, hi], times scale */
+	FL_OPT_SECONDS, /* int64_t ns: seconds in (0, hi] */
+	FL_OPT_SET,     /* int or enum: set to lo; no value */
+	FL_OPT_FLAG,    /* bool: set to lo; no value */
+	FL_OPT_FN,      /* fn(s, value): what a field alone cannot say */
+};
+enum {
+	FL_FOR_EXEC = 1,        /* exec takes it too (run and sweep take every row) */
+	FL_FOR_SURVEY = 2,      /* exec --survey reads it (the others only the rounds do) */
+	FL_AXIS = 4,            /* an axis of the points: a preset sets them */
+	FL_OPT_CODE0 = 0x1000,
+};
+struct fl_spec_option {
+	const char *name, *arg, *help; /* as struct fl_option's (cli.h) */
+	enum fl_opt_kind kind;
+	size_t off;                     /* the field: offsetof(struct fl_spec, ...) */
+	int64_t lo, hi, scale;
+	void (*fn)(struct fl_spec *s, const char *arg);
+	unsigned flags;
+};
+
+struct fl_option;
+/* The options of a command into out (max slots): the shared rows it takes
+ * (FL_FOR_EXEC: exec's; 0: run's and sweep's, all of them), then own[0..nown),
+ * then --help (code 'h'). Returns how many. */
+int fl_spec_options(unsigned who, const struct fl_option *own, int nown, struct fl_option *out,
+		    int max);
+/* The shared row of getopt's code c, or NULL (a command's own option). */
+const struct fl_spec_option *fl_spec_option_row(int c);
+/* Applies the shared option of getopt's code c to s; false when c is not
+ * one (a command's own). Bad input: usage error (one line, exit 2). */
+bool fl_spec_option(struct fl_spec *s, int c, const char *arg);
+/* getopt_long's ':' (a value missing) and '?' (unknown): one line, exit 2. */
+_Noreturn void fl_spec_bad_option(const char *cmd, int c, char **argv);
+/* --probe-rounds against --probes and --no-probes: usage errors. */
+void fl_spec_probes_check(const struct fl_spec *s);
+#define FL_SPEC_MAXOPTS 64
 
 /* The usage of run or sweep: d's synopsis, the options, d's notes. */
 void fl_spec_usage(FILE *f, const struct fl_spec_defaults *d);
