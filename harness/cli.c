@@ -48,6 +48,12 @@ int64_t fl_parse_seconds(const char *what, const char *s, double hi)
 	return (int64_t)(v * 1e9);
 }
 
+void fl_copy_list(const char *what, char *buf, size_t size, const char *list)
+{
+	if (snprintf(buf, size, "%s", list) >= (int)size)
+		fl_usage_error("%s: list longer than %zu bytes", what, size - 1);
+}
+
 int fl_split_list(const char *what, char *s, char **out, int max)
 {
 	int n = 0;

@@ -1,8 +1,11 @@
 /* harness/spec.h — what a `run` or `sweep` asks for, and the points it
  * expands to. The flow, file by file:
  *
- *   spec.c     argv -> struct fl_spec (one option table for run and sweep;
- *              each command only sets its defaults) -> points
+ *   spec.c     argv -> struct fl_spec (one option table for run, sweep and
+ *              exec; each command only sets its defaults)
+ *   presets.c  sweep --preset: the presets' table and what each sets
+ *   entries.c  --variant x --policy -> the entries, the control, --as
+ *   points.c   the spec -> points, each with its entries
  *   runner.c   points -> rounds -> CSV rows (the one point runner)
  *   table.c    CSV rows -> cells (one per point and variant) -> paired ratios
  *   ratios.c   cells -> the ratio table, the before/after comparison, TSV
@@ -178,8 +181,23 @@ void fl_spec_probes_check(const struct fl_spec *s);
 
 /* The usage of run or sweep: d's synopsis, the options, d's notes. */
 void fl_spec_usage(FILE *f, const struct fl_spec_defaults *d);
+
+/* ---- the presets (presets.c) ---------------------------------------------------- */
+
 /* The presets' names from their table, joined by sep ("quick|standard|full"). */
 void fl_preset_names(char *buf, size_t size, const char *sep);
+/* --preset NAME: one of the table's, else a usage error naming them. */
+const char *fl_preset_known(const char *name);
+/* The presets' settings, from their table (sweep --help; what the docs quote). */
+void fl_presets_usage(FILE *f);
+/* The preset's default --variant, or "all" (no preset). */
+const char *fl_preset_variants(const struct fl_spec *s);
+/* s->preset's groups (their threads scaled to the CPUs: lib/cpuset.h), and
+ * its rounds, warm-up, probed rounds, resolution and --min-blocking where
+ * no option gave them; returns its rep duration in seconds. */
+double fl_preset_apply(struct fl_spec *s);
+
+/* ---- parsing (spec.c) ------------------------------------------------------------ */
 
 /* Parses argv (argv[0] is the command name). Bad input: one line on
  * stderr, exit 2. Returns 1 when --help was printed, else 0. */
@@ -227,6 +245,13 @@ void fl_spec_entries(struct fl_spec *s, const char *vlist, const char *plist,
  * Bad input: usage error (one line, exit 2). fl_points_build refuses a
  * point where the mutant would skip and the parent run, or the reverse. */
 void fl_spec_as(struct fl_spec *s);
+/* One --as value (a comma list of PARENT=MUTANT) into s->as: the names and
+ * what each is checked (usage error, exit 2); against the entries in
+ * fl_spec_as. */
+void fl_spec_as_add(struct fl_spec *s, const char *arg);
+/* A point where a stand-in would be skipped and its parent run (or the
+ * reverse): a usage error, the workload named (fl_points_build). */
+void fl_spec_as_check(const struct fl_spec *s, const struct fl_point *pt);
 
 /* --baseline NAME or NAME@POLICY (a design's, a floor's; a former name
  * read as today's) into s->blabel, its canonical label, s->baseline
