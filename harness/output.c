@@ -208,7 +208,8 @@ static double measure_timer(void)
 			d[j] = d[j - 1];
 			d[j - 1] = t;
 		}
-	return (double)d[N / 2];
+	int64_t median = d[N / 2];
+	return (double)median;
 }
 
 void fl_run_meta(struct fl_run *r, char *lw, size_t n)
