@@ -11,6 +11,13 @@
 #include <unistd.h>
 
 
+void fl_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fl_bad_input_v(fmt, ap);
+}
+
 int64_t fl_parse_int(const char *what, const char *s, int64_t lo, int64_t hi)
 {
 	char *end;

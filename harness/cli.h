@@ -6,7 +6,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report/usage.h" /* fl_usage_error, FL_EXIT_USAGE */
+#include "fail/fail.h" /* fl_bad_input, FL_EXIT_USAGE */
+
+/* A bad option or value: "futexlab: " and the line on stderr, exit 2
+ * (fail/fail.h's fl_bad_input, which a bad file in the report ends in too). */
+__attribute__((noreturn, format(printf, 1, 2)))
+void fl_usage_error(const char *fmt, ...);
 
 
 /* Integer in [lo, hi], named `what` in the error. */
