@@ -285,7 +285,7 @@ void fl_round_order(uint64_t *rng, int n, int *order);
  * exceeds the control's band (the control's own confidence half-width in
  * log at the point), else ~.
  *
- * The evidence (tests/test_pool.c: seeded synthetic runs with per-round
+ * The evidence (tests/test_pooled_runs.c: seeded synthetic runs with per-round
  * noise, a per-run shift common to a point's entries, per-entry shifts of
  * unequal size and a two-state point, pooled from 2 runs and checked
  * against a third): the figures are in tests/README.md and the test's own
