@@ -270,12 +270,11 @@ void fl_round_order(uint64_t *rng, int n, int *order);
  * freedom where there is 1. So the degrees of freedom are capped at d_p
  * plus the entry's own d for the share of the point's spread that is not
  * common, d B / (A + B): one common shift alone, d_p (1 with two runs).
- * (Adding the two estimates' standard deviations as if fully correlated,
- * as c9b8b1c did, is safe and useless: it left quiet entries of noisy
- * points one degree of freedom where the point had 2.7, and next-run
- * intervals of x/÷20000 — pingpong in three quiet standard runs,
- * results/pool.md — for a coverage the seeded test shows is not needed:
- * 99.3% there against 98.8% now, at x/÷2.17 against x/÷1.79.)
+ * (Adding the two estimates' standard deviations as if fully correlated
+ * is safe and useless: it leaves a quiet entry of a noisy point one degree
+ * of freedom where the point has several, and its next-run interval so
+ * wide it says nothing (results/pool.md), for a coverage the seeded test
+ * shows is not needed.)
  *
  * Levels: the prediction interval at 99% (FL_POOL_PRED: a user checks a
  * rerun against it, and a miss should mean something), the confidence
