@@ -137,11 +137,10 @@ static void machine_meta(const struct fl_run *r)
 	fl_csv_meta(csv, "governor: %s", gov);
 	fl_csv_meta(csv, "pin: %s", s->pin ? r->pin_text : "none");
 	fl_csv_meta(csv, "load before: %.2f", fl_loadavg());
-	/* The machine's state of the moment, which moves between runs (on
-	 * the 2-vCPU VM its two CPUs are near or far apart: a spin handoff
-	 * round trip of ~110 or ~450 ns; variants/policy.c, point 6): the
-	 * adaptive policy's calibration, once here (each adaptive rep
-	 * calibrates again). */
+	/* The machine's state of the moment, which moves between runs (a
+	 * VM's two CPUs may be near or far apart, and a spin handoff's round
+	 * trip with them: variants/policy.c, point 6): the adaptive policy's
+	 * calibration, once here (each adaptive rep calibrates again). */
 	if (fl_adapt_calibrate() == 0) {
 		struct fl_adapt_costs c = fl_adapt_costs();
 		fl_csv_meta(csv, "handoffs: spin round trip %u ns between two CPUs (0: not measured), "

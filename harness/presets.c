@@ -14,17 +14,16 @@
  * workloads, and the adaptive waiting policy beside six of them, under a
  * minute on 2 cores: 14 timed rounds of 0.013 s at 10 points, 23 entries,
  * and 3 probed rounds among them (the kernel's counts: options.md). Many
- * short rounds beat few long ones here: a round then spans ~0.3 s, so the
- * two reps of a pair see nearly the same machine, and the interval of a
- * median over 14 rounds ([x(3), x(12)], 98%) is narrow. Measured on the
- * 2-vCPU VM (control resolution, uncontended / pool T=4 K=1): 10 x 0.03 s
- * gave +-3.3% / +-10.0%, 20 x 0.015 s +-1.8% / +-4.1% (with 17 entries:
- * 20 x 0.015 s with 23 took 76 s). standard is quick's points and entries
- * with the resolution bought (options.md, "Buying resolution"): 10 timed
- * rounds first, reps stretched to hold 8000 blocking ops (pingpong's
- * control, 12 rounds: +-21.7% at 20 ms reps, +-7.0% at 80 ms), then rounds
- * where the control is worst, within 270 s. full is the reference sweep
- * (results/): every axis that tells designs apart. */
+ * short rounds beat few long ones: a round then spans a fraction of a
+ * second, so the two reps of a pair see nearly the same machine, and the
+ * interval of a median over 14 rounds ([x(3), x(12)], 98%) is narrow; the
+ * rounds' count and length are the most that fit the minute (the
+ * resolution they give: results/quick.md). standard is quick's points and
+ * entries with the resolution bought (options.md, "Buying resolution"): 10
+ * timed rounds first, reps stretched to hold 8000 blocking ops (a blocking
+ * point's control narrows as its reps lengthen: results/resolution.md),
+ * then rounds where the control is worst, within 270 s. full is the
+ * reference sweep (results/): every axis that tells designs apart. */
 static const struct {
 	const char *preset;
 	struct fl_group g;

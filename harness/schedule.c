@@ -185,7 +185,7 @@ static void buy_rounds(struct fl_run *r)
  * instead of one stretch of it. The machine's state drifts in steps that
  * last seconds (results/trust.md, "Why every round visits every point":
  * the uncontended fast path of every design but the inlined floor moves
- * 17 -> 28 ns and back); a point run in one stretch sees one state, its
+ * between two costs); a point run in one stretch sees one state, its
  * ratios that state's, and two runs disagree. Spread over the run, each
  * point samples the run's states and its interval shows their spread. */
 void fl_run_points(struct fl_run *r)

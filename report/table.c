@@ -110,10 +110,9 @@ static int add_line(struct fl_table *t, char *line, int lineno, char *err, int e
 		return 0;
 	}
 	if (n == t->ncol + 1) {
-		/* Files written before the fix of the row writer's empty-number
-		 * cells (then in run.c, now run_row.c) carry one extra empty cell
-		 * before the status of skipped/error rows: drop it rather than
-		 * refuse the whole file. */
+		/* Files from a row writer that wrote empty numbers as two cells
+		 * carry one extra empty cell before the status of skipped/error
+		 * rows: drop it rather than refuse the whole file. */
 		int ist = -1;
 		for (int j = 0; j < t->ncol; j++)
 			if (!strcmp(t->cols[j], FL_COL(status)))

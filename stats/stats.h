@@ -216,11 +216,11 @@ void fl_round_order(uint64_t *rng, int n, int *order);
  *
  * Every interval above is over the rounds of ONE run: it says where that
  * run's median ratio would lie had the run had infinitely many rounds in
- * the same machine state. On this 2-vCPU VM the largest variance is not
- * there but between runs: the machine's state lasts minutes (glibc's
- * parked pingpong round trip 19.6 us in one run, 12.5 us in another), so a
- * run's 99% interval holds an identical later run's median ratio only
- * 67-74% of the time (results/reference/standard-aa). Kalibera and Jones
+ * the same machine state. On a VM the largest variance can be not there
+ * but between runs: the machine's state lasts minutes (a parked handoff's
+ * round trip differs between runs), so a run's 99% interval holds an
+ * identical later run's median ratio far less often than 99% of the time
+ * (results/pool.md, results/reference/standard-aa). Kalibera and Jones
  * ("Rigorous benchmarking in reasonable time", ISMM 2013): repeat at the
  * level where the variance is, and estimate with the run as the top level.
  *
