@@ -112,8 +112,7 @@ int fl_policy_wait(const struct fl_variant *v, void *s, const struct timespec *a
  * work, and the check for a shipped library, are off the uncontended path
  * (results/policy.md, "Uncontended"; and "--pin 0": that check, a load
  * and a compare, is what adaptive's uncontended path costs beyond park's).
- * A
- * deadline the design must reject goes to the design (EINVAL) once no
+ * A deadline the design must reject goes to the design (EINVAL) once no
  * token is there. */
 static inline int fl_timedwait(const struct fl_variant *v, void *s,
 			       const struct timespec *abs_deadline)
