@@ -9,7 +9,8 @@
 #include "fail/fail.h" /* fl_bad_input, FL_EXIT_USAGE */
 
 /* A bad option or value: "futexlab: " and the line on stderr, exit 2
- * (fail/fail.h's fl_bad_input, which a bad file in the report ends in too). */
+ * (fail/fail.h's fl_bad_input, which a bad file in the report ends in too;
+ * the line at most FL_BAD_INPUT_MAX - 1 bytes). */
 __attribute__((noreturn, format(printf, 1, 2)))
 void fl_usage_error(const char *fmt, ...);
 

@@ -6,7 +6,7 @@
  *   presets.c  sweep --preset: the presets' table and what each sets
  *   entries.c  --variant x --policy -> the entries, the control, --as
  *   points.c   the spec -> points, each with its entries
- *   runner.c   points -> rounds -> CSV rows (the one point runner)
+ *   runner.c   points -> rounds -> CSV rows (the one point runner: run.h)
  *   table.c    CSV rows -> cells (one per point and variant) -> paired ratios
  *   ratios.c   cells -> the ratio table, the before/after comparison, TSV
  *
