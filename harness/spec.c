@@ -21,6 +21,7 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -291,15 +292,19 @@ int fl_spec_options(unsigned who, const struct fl_option *own, int nown, struct 
 		    int max)
 {
 	int n = 0;
-	for (int i = 0; i < NROWS && n < max; i++)
+	if (NROWS + nown + 1 > max) { /* a table outgrew FL_SPEC_MAXOPTS: never drop an option */
+		fprintf(stderr, "futexlab: %d options, room for %d (FL_SPEC_MAXOPTS)\n",
+			NROWS + nown + 1, max);
+		abort();
+	}
+	for (int i = 0; i < NROWS; i++)
 		if (!who || (rows[i].flags & who))
 			out[n++] = (struct fl_option){ rows[i].name,
 						       rows[i].arg ? required_argument : no_argument,
 						       FL_OPT_CODE0 + i, rows[i].arg, rows[i].help };
-	for (int i = 0; i < nown && n < max; i++)
+	for (int i = 0; i < nown; i++)
 		out[n++] = own[i];
-	if (n < max)
-		out[n++] = (struct fl_option){ "help", no_argument, 'h', NULL, "this text (also -h)" };
+	out[n++] = (struct fl_option){ "help", no_argument, 'h', NULL, "this text (also -h)" };
 	return n;
 }
 
