@@ -11,6 +11,16 @@
 #include <unistd.h>
 
 
+void fl_usage_error(const char *fmt, ...)
+{
+	char line[FL_BAD_INPUT_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fl_bad_input("%s", line);
+}
+
 int64_t fl_parse_int(const char *what, const char *s, int64_t lo, int64_t hi)
 {
 	char *end;
@@ -46,6 +56,12 @@ int64_t fl_parse_seconds(const char *what, const char *s, double hi)
 	if (errno == ERANGE || !(v > 0) || v > hi)
 		fl_usage_error("%s: %s is out of range (0, %g] seconds", what, s, hi);
 	return (int64_t)(v * 1e9);
+}
+
+void fl_copy_list(const char *what, char *buf, size_t size, const char *list)
+{
+	if (snprintf(buf, size, "%s", list) >= (int)size)
+		fl_usage_error("%s: list longer than %zu bytes", what, size - 1);
 }
 
 int fl_split_list(const char *what, char *s, char **out, int max)

@@ -6,7 +6,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report/usage.h" /* fl_usage_error, FL_EXIT_USAGE */
+#include "fail/fail.h" /* fl_bad_input, FL_EXIT_USAGE */
+
+/* A bad option or value: "futexlab: " and the line on stderr, exit 2
+ * (fail/fail.h's fl_bad_input, which a bad file in the report ends in too;
+ * the line at most FL_BAD_INPUT_MAX - 1 bytes). */
+__attribute__((noreturn, format(printf, 1, 2)))
+void fl_usage_error(const char *fmt, ...);
 
 
 /* Integer in [lo, hi], named `what` in the error. */
@@ -15,6 +21,9 @@ int64_t fl_parse_int(const char *what, const char *s, int64_t lo, int64_t hi);
 double fl_parse_double(const char *what, const char *s, double lo, double hi);
 /* Seconds as a decimal (e.g. 0.25) in (0, hi]; returns nanoseconds. */
 int64_t fl_parse_seconds(const char *what, const char *s, double hi);
+/* A list option into a writable buffer: one longer than the buffer is a
+ * usage error, never cut short (a cut "...,12" would silently run "...,1"). */
+void fl_copy_list(const char *what, char *buf, size_t size, const char *list);
 /* Splits a comma list in place; returns the count (at most max). Empty
  * items are an error. */
 int fl_split_list(const char *what, char *s, char **out, int max);

@@ -128,30 +128,9 @@ static int survey(struct fl_spec *s, const char *vlist, const char *plist)
 
 /* ---- options -------------------------------------------------------------------- */
 
-#define REPS_ALIAS 0x100 /* --reps: the old name of --rounds */
-#define PROBE_ROUNDS 0x101
-static const struct fl_option opts[] = {
-	{ "variant", required_argument, 'v', "LIST", "designs, comma separated, or 'all' "
-	  "(default all: those the shim refuses are skipped rows, with the reason; also "
-	  "--variants)" },
-	{ "variants", required_argument, 'v', NULL, NULL },
-	{ "policy", required_argument, 'Y', "LIST", "waiting policies, comma separated: "
-	  FL_POLICY_NAMES " (default park); each design runs once per policy, as NAME@POLICY "
-	  "(park: NAME), the shim told by FUTEXLAB_POLICY; glibc and the other shipped libraries "
-	  "wait their own way, once. --variant takes NAME@POLICY items too" },
-	{ "rounds", required_argument, 'r', "R", "measured rounds, 1..1000 (default 10; below "
-	  "6, every verdict is ?)" },
-	{ "reps", required_argument, REPS_ALIAS, NULL, NULL },
-	{ "warmup", required_argument, 'u', "N", "unmeasured rounds first, 0..100 (default 1: "
-	  "caches, page cache)" },
-	{ "baseline", required_argument, 'B', "NAME", "the entry ratios are taken against: a "
-	  "design or NAME@POLICY (default glibc)" },
-	{ "no-control", no_argument, 'C', NULL, "do not run the baseline twice (BASELINE#2, the "
-	  "A/A row)" },
-	{ "seed", required_argument, 's', "N", "the order of the rounds (default: from the "
-	  "clock; in the CSV)" },
-	{ "csv", required_argument, 'c', "FILE", "one row per run (atomically; Ctrl-C keeps "
-	  "finished rows)" },
+/* exec's own options; the ones it shares with run and sweep are spec.c's
+ * rows marked FL_FOR_EXEC (spec.h). */
+static const struct fl_option own[] = {
 	{ "env", required_argument, 'E', "K=V", "set K=V in CMD's environment (repeatable)" },
 	{ "allow", required_argument, 'A', "LIST", "run designs that break POSIX promises "
 	  "anyway: destroy, signal, eintr, all (FUTEXLAB_ALLOW; default none)" },
@@ -165,34 +144,20 @@ static const struct fl_option opts[] = {
 	  "stdout and stderr; no match: an error row. Lower is better" },
 	{ "higher-is-better", no_argument, 'H', NULL, "--metric's figure is a throughput: the "
 	  "ratio is then the baseline's over the row's (> 1 still means worse)" },
-	{ "probes", no_argument, 'p', NULL, "count the futex calls of CMD's process tree in "
-	  "every round, the times then taxed by the collector (eBPF; default: in --probe-rounds' "
-	  "rounds of their own, when root and BPF work)" },
-	{ "no-probes", no_argument, 'P', NULL, "do not load the eBPF collector" },
-	{ "probe-rounds", required_argument, PROBE_ROUNDS, "N", "N probed rounds, 0..100, spread "
-	  "through the timed ones, which then run with the collector detached (default: "
-	  "rounds/3, 1..3; 0: every round probed, as --probes)" },
-	{ "pin", required_argument, 'N', "CPUS", "run CMD on these CPUs: a list (0,1 or 0-3), "
-	  "node:N (node N's) or spread (every node's), as run's --pin" },
-	{ "perf", no_argument, 'e', NULL, "perf counters of CMD's tree as CSV columns" },
-	{ "quiet", no_argument, 'q', NULL, "no progress, no load warning" },
-	{ "detail", no_argument, 'D', NULL, "the full tables and the per-program report on the "
-	  "screen before the summary; always in X.txt beside --csv X.csv" },
 	{ "survey", no_argument, 'S', NULL, "instead: run CMD once with the shim counting "
 	  "(sem_init, waits, posts, blocked waits) per process, on glibc's semaphores, or on one "
 	  "design under one policy (--variant NAME[@POLICY], --policy)" },
-	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
-#define NOPTS ((int)(sizeof opts / sizeof opts[0]))
+#define NOWN ((int)(sizeof own / sizeof own[0]))
 
-static void usage(void)
+static void usage(const struct fl_option *opts, int nopts)
 {
 	fl_options_usage(stdout,
 		"usage: futexlab exec [options] -- CMD [ARGS...]\n"
 		"  Runs CMD once per design per round, under the LD_PRELOAD shim (glibc:\n"
 		"  unshimmed), interleaved in a fresh random order every round; prints the\n"
 		"  paired ratio table against glibc and a per-program report.\n",
-		opts, NOPTS,
+		opts, nopts,
 		"  Bad input (no --, unknown design, CMD not executable, a --metric that is not an\n"
 		"  ERE or has no group): one line, exit 2. A run that exits non-zero, is killed,\n"
 		"  times out or lacks --metric's figure: an error row, exit 1.\n");
@@ -221,50 +186,32 @@ static void set_allow(const char *list)
 }
 
 struct exec_args {
-	const char *vlist, *plist;      /* --variant, --policy (NULL: not given) */
 	const char *metric;             /* --metric (NULL: not given) */
-	bool survey, seed_given, higher;
+	bool survey, higher;
 	const char *rounds_only;        /* the first option given that only the rounds read */
 };
-
-/* The option of code c when only the compared rounds read it, else NULL:
- * --survey runs CMD once and compares nothing, so these are refused there. */
-static const char *rounds_only(int c)
-{
-	switch (c) {
-	case 'r': case REPS_ALIAS: case 'u': case 'B': case 'C': case 's': case 'c':
-	case 'p': case 'P': case PROBE_ROUNDS: case 'e': case 'N': case 'q': case 'D':
-		for (int i = 0; i < NOPTS; i++)
-			if (opts[i].code == c)
-				return opts[i].name;
-	}
-	return NULL;
-}
 
 /* The options into s, fl_exec_cfg and a; returns optind (CMD's index), or
  * -1 after --help. */
 static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 {
-	struct option lopts[NOPTS + 1];
-	fl_options_getopt(opts, NOPTS, lopts);
+	struct fl_option opts[FL_SPEC_MAXOPTS];
+	int nopts = fl_spec_options(FL_FOR_EXEC, own, NOWN, opts, FL_SPEC_MAXOPTS);
+	struct option lopts[FL_SPEC_MAXOPTS + 1];
+	fl_options_getopt(opts, nopts, lopts);
 	opterr = 0;
 	optind = 1;
 	int c;
 	/* '+': stop at the first non-option, so CMD's own options stay its own */
 	while ((c = getopt_long(argc, argv, "+:h", lopts, NULL)) != -1) {
-		if (!a->rounds_only)
-			a->rounds_only = rounds_only(c);
+		const struct fl_spec_option *row = fl_spec_option_row(c);
+		/* --survey runs CMD once and compares nothing: the options only
+		 * the compared rounds read are refused there */
+		if (row && !(row->flags & FL_FOR_SURVEY) && !a->rounds_only)
+			a->rounds_only = row->name;
+		if (fl_spec_option(s, c, optarg))
+			continue;
 		switch (c) {
-		case 'v': a->vlist = optarg; break;
-		case 'Y': a->plist = optarg; break;
-		case REPS_ALIAS: fl_reps_deprecated(); __attribute__((fallthrough));
-		case 'r': s->rounds = (int)fl_parse_int("--rounds", optarg, 1, 1000); break;
-		case 'u': s->warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
-		case 'B': s->baseline = optarg; break;
-		case 'C': s->control = false; break;
-		case 's': s->seed = (uint64_t)fl_parse_int("--seed", optarg, 0, INT64_MAX);
-			  a->seed_given = true; break;
-		case 'c': s->csv_path = optarg; break;
 		case 'E': add_env(optarg); break;
 		case 'A': set_allow(optarg); break;
 		case 'T': fl_exec_cfg.timeout_s = (double)fl_parse_seconds("--timeout", optarg, 86400) / 1e9;
@@ -272,21 +219,9 @@ static int parse(int argc, char **argv, struct fl_spec *s, struct exec_args *a)
 		case 'O': fl_exec_cfg.output = true; break;
 		case 'M': a->metric = optarg; break;
 		case 'H': a->higher = true; break;
-		case 'p': s->probes = FL_PROBES_ON; break;
-		case 'P': s->probes = FL_PROBES_OFF; break;
-		case PROBE_ROUNDS:
-			s->probe_rounds = (int)fl_parse_int("--probe-rounds", optarg, 0, 100);
-			break;
-		case 'e': s->perf = true; break;
-		case 'N': s->pin = optarg; break;
-		case 'q': s->quiet = true; break;
-		case 'D': s->detail = true; break;
 		case 'S': a->survey = true; break;
-		case 'h': usage(); return -1;
-		case ':': fl_usage_error("exec: %s needs a value", argv[optind - 1]);
-		default:
-			fl_usage_error("exec: unknown option '%s' (see futexlab exec --help)",
-				       argv[optind - 1]);
+		case 'h': usage(opts, nopts); return -1;
+		default: fl_spec_bad_option("exec", c, argv);
 		}
 	}
 	return optind;
@@ -335,11 +270,7 @@ int fl_cmd_exec(int argc, char **argv)
 	if (a.survey && a.rounds_only)
 		fl_usage_error("exec: --survey runs CMD once and compares nothing: --%s does not "
 			       "apply", a.rounds_only);
-	if (s.probe_rounds > 0 && s.probes == FL_PROBES_OFF)
-		fl_usage_error("exec: --probe-rounds counts with the probes: drop --no-probes");
-	if (s.probe_rounds > 0 && s.probes == FL_PROBES_ON)
-		fl_usage_error("exec: --probes probes every round, --probe-rounds %d spreads probed "
-			       "rounds of their own: give one", s.probe_rounds);
+	fl_spec_probes_check(&s);
 	fl_spec_probe_rounds(&s);
 	if (cmd >= argc || strcmp(argv[cmd - 1], "--") != 0) {
 		if (cmd < argc)
@@ -353,10 +284,10 @@ int fl_cmd_exec(int argc, char **argv)
 	    fl_exec_find_shim(why, sizeof why))
 		fl_usage_error("%s", why);
 	if (a.survey)
-		return survey(&s, a.vlist, a.plist);
+		return survey(&s, s.vlist, s.policy_arg);
 	fl_spec_baseline(&s);
-	fl_spec_entries(&s, a.vlist ? a.vlist : "all", a.plist, true);
-	if (!a.seed_given)
+	fl_spec_entries(&s, s.vlist ? s.vlist : "all", s.policy_arg, true);
+	if (!s.seed_given)
 		s.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	s.argc = argc;
 	s.argv = argv;

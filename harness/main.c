@@ -9,23 +9,6 @@
 #include "harness/spec.h"
 #include "revision.h"
 
-static const char usage[] =
-"usage: futexlab COMMAND [options]   (futexlab COMMAND -h or --help for each;\n"
-"       futexlab -h, --help or help: this list)\n"
-"  list      every variant (available or skipped, with the reason) and workload\n"
-"  run       variants x workloads at one point per axis: rounds, CSV, ratio table\n"
-"  sweep     the cartesian product of variants, workloads, threads, tokens, wake\n"
-"            modes (or --preset %s), through the same runner as run\n"
-"  exec      an unmodified program on every design (LD_PRELOAD shim), interleaved\n"
-"            rounds, paired verdicts, the kernel's view of its process tree\n"
-"  hunt      the lost-wakeup hunter: stress patterns, in-library preemption and\n"
-"            the stranded-waiter detector on each design, a verdict per design\n"
-"  compare   ratio table of one CSV against a baseline, or before/after of two\n"
-"  report    one self-contained HTML page of CSVs: tables, plots, evidence\n"
-"  store     the results store: run CSVs added to one SQLite database, runs listed\n"
-"  history   a machine's runs over time: per point and entry, and the change points\n"
-"  version   print the revision\n";
-
 /* Whether arg asks for help: every command takes -h as --help. */
 static bool is_help(const char *arg)
 {
@@ -49,39 +32,78 @@ static int version(int argc, char **argv)
 	return 0;
 }
 
-#define COMMANDS "list, run, sweep, exec, hunt, compare, report, store, history, version"
+/* The commands: their --help lines (PRESETS: the presets' names) and the
+ * function each runs (argv[0] is the command; the exit status). */
+static const struct command {
+	const char *name, *help;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "list", "every variant (available or skipped, with the reason) and workload",
+	  fl_cmd_list },
+	{ "run", "variants x workloads at one point per axis: rounds, CSV, ratio table",
+	  fl_cmd_run },
+	{ "sweep", "the cartesian product of variants, workloads, threads, tokens, wake\n"
+	  "            modes (or --preset PRESETS), through the same runner as run", fl_cmd_sweep },
+	{ "exec", "an unmodified program on every design (LD_PRELOAD shim), interleaved\n"
+	  "            rounds, paired verdicts, the kernel's view of its process tree", fl_cmd_exec },
+	{ "hunt", "the lost-wakeup hunter: stress patterns, in-library preemption and\n"
+	  "            the stranded-waiter detector on each design, a verdict per design",
+	  fl_cmd_hunt },
+	{ "compare", "ratio table of one CSV against a baseline, or before/after of two",
+	  fl_cmd_compare },
+	{ "report", "one self-contained HTML page of CSVs: tables, plots, evidence", fl_cmd_report },
+	{ "store", "the results store: run CSVs added to one SQLite database, runs listed",
+	  fl_cmd_store },
+	{ "history", "a machine's runs over time: per point and entry, and the change points",
+	  fl_cmd_history },
+	{ "version", "print the revision", version },
+};
+#define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
+
+/* futexlab --help: the commands, one entry each. */
+static void usage(void)
+{
+	char presets[128];
+	fl_preset_names(presets, sizeof presets, "|");
+	printf("usage: futexlab COMMAND [options]   (futexlab COMMAND -h or --help for each;\n"
+	       "       futexlab -h, --help or help: this list)\n");
+	for (int i = 0; i < NCOMMANDS; i++) {
+		const char *h = commands[i].help, *p = strstr(h, "PRESETS");
+		printf("  %-9s ", commands[i].name);
+		if (p)
+			printf("%.*s%s%s\n", (int)(p - h), h, presets, p + strlen("PRESETS"));
+		else
+			printf("%s\n", h);
+	}
+}
+
+/* "list, run, ...": the commands' names, for the errors. */
+static const char *names(void)
+{
+	static char buf[256];
+	size_t l = 0;
+	for (int i = 0; i < NCOMMANDS; i++)
+		l += (size_t)snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "",
+				      commands[i].name);
+	return buf;
+}
 
 /* argv[0] is the command; the exit status. */
 static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argv[0];
-	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version"))
+	for (int i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].run(argc, argv);
+	if (!strcmp(cmd, "--version"))
 		return version(argc, argv);
-	if (!strcmp(cmd, "list"))
-		return fl_cmd_list(argc, argv);
-	if (!strcmp(cmd, "run"))
-		return fl_cmd_run(argc, argv);
-	if (!strcmp(cmd, "sweep"))
-		return fl_cmd_sweep(argc, argv);
-	if (!strcmp(cmd, "exec"))
-		return fl_cmd_exec(argc, argv);
-	if (!strcmp(cmd, "hunt"))
-		return fl_cmd_hunt(argc, argv);
-	if (!strcmp(cmd, "compare"))
-		return fl_cmd_compare(argc, argv);
-	if (!strcmp(cmd, "report"))
-		return fl_cmd_report(argc, argv);
-	if (!strcmp(cmd, "history"))
-		return fl_cmd_history(argc, argv);
-	if (!strcmp(cmd, "store"))
-		return fl_cmd_store(argc, argv);
-	fl_usage_error("unknown command '%s' (" COMMANDS "; see futexlab --help)", cmd);
+	fl_usage_error("unknown command '%s' (%s; see futexlab --help)", cmd, names());
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		fl_usage_error("no command given (" COMMANDS "; see futexlab --help)");
+		fl_usage_error("no command given (%s; see futexlab --help)", names());
 	fl_catalog_install(); /* the report's names (report/catalog.h) */
 	const char *cmd = argv[1];
 	if (is_help(cmd) && argc > 2)
@@ -94,9 +116,7 @@ int main(int argc, char **argv)
 		return dispatch(2, h);
 	}
 	if (is_help(cmd) || !strcmp(cmd, "help")) {
-		char presets[128];
-		fl_preset_names(presets, sizeof presets, "|");
-		printf(usage, presets);
+		usage();
 		return 0;
 	}
 	return dispatch(argc - 1, argv + 1);

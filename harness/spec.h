@@ -1,9 +1,12 @@
 /* harness/spec.h — what a `run` or `sweep` asks for, and the points it
  * expands to. The flow, file by file:
  *
- *   spec.c     argv -> struct fl_spec (one option table for run and sweep;
- *              each command only sets its defaults) -> points
- *   runner.c   points -> rounds -> CSV rows (the one point runner)
+ *   spec.c     argv -> struct fl_spec (one option table for run, sweep and
+ *              exec; each command only sets its defaults)
+ *   presets.c  sweep --preset: the presets' table and what each sets
+ *   entries.c  --variant x --policy -> the entries, the control, --as
+ *   points.c   the spec -> points, each with its entries
+ *   runner.c   points -> rounds -> CSV rows (the one point runner: run.h)
  *   table.c    CSV rows -> cells (one per point and variant) -> paired ratios
  *   ratios.c   cells -> the ratio table, the before/after comparison, TSV
  *
@@ -93,8 +96,12 @@ struct fl_spec {
 	 * -1: not given */
 	int min_blocking;
 	const char *csv_path, *baseline, *pin, *bt_script;
+	const char *vlist;              /* --variant LIST as given; NULL: the preset's, or all */
+	const char *policy_arg;         /* --policy LIST as given; NULL: not given */
+	int64_t duration_ns;            /* --duration; -1: not given */
+	bool seed_given, axes_given;    /* --seed; any of the axes' options */
 	char blabel[48];                /* the baseline's label, canonical (baseline points here) */
-	const char *policies;           /* --policy LIST as given; NULL: not given (park) */
+	const char *policies;           /* --policy or --spin's list; NULL: neither (park) */
 	/* --as PARENT=MUTANT (test only): every entry of the design parent
 	 * runs mutant's code under parent's label (fl_spec_as) */
 	struct fl_as {
@@ -124,10 +131,73 @@ struct fl_spec_defaults {
 	const char *synopsis, *notes;
 };
 
+/* ---- the options run, sweep and exec share ------------------------------------
+ *
+ * One table (spec.c): one row per option with its name, its value's
+ * placeholder, its help, and how it sets its field of struct fl_spec. A
+ * command's getopt table and --help are made from the rows it takes
+ * (fl_spec_options); getopt's code for a row is FL_OPT_CODE0 + its index,
+ * so a command's own options keep codes below FL_OPT_CODE0. */
+enum fl_opt_kind {
+	FL_OPT_TEXT,    /* const char *: the value as given */
+	FL_OPT_INT,     /* int: a whole number in [lo, hi] */
+	FL_OPT_I64,     /* int64_t: a whole number in [lo, hi], times scale */
+	FL_OPT_SECONDS, /* int64_t ns: seconds in (0, hi] */
+	FL_OPT_SET,     /* int or enum: set to lo; no value */
+	FL_OPT_FLAG,    /* bool: set to lo; no value */
+	FL_OPT_FN,      /* fn(s, value): what a field alone cannot say */
+};
+enum {
+	FL_FOR_EXEC = 1,        /* exec takes it too (run and sweep take every row) */
+	FL_FOR_SURVEY = 2,      /* exec --survey reads it (the others only the rounds do) */
+	FL_AXIS = 4,            /* an axis of the points: a preset sets them */
+	FL_OPT_CODE0 = 0x1000,
+};
+struct fl_spec_option {
+	const char *name, *arg, *help; /* as struct fl_option's (cli.h) */
+	enum fl_opt_kind kind;
+	size_t off;                     /* the field: offsetof(struct fl_spec, ...) */
+	int64_t lo, hi, scale;
+	void (*fn)(struct fl_spec *s, const char *arg);
+	unsigned flags;
+};
+
+struct fl_option;
+/* The options of a command into out (max slots): the shared rows it takes
+ * (FL_FOR_EXEC: exec's; 0: run's and sweep's, all of them), then own[0..nown),
+ * then --help (code 'h'). Returns how many. */
+int fl_spec_options(unsigned who, const struct fl_option *own, int nown, struct fl_option *out,
+		    int max);
+/* The shared row of getopt's code c, or NULL (a command's own option). */
+const struct fl_spec_option *fl_spec_option_row(int c);
+/* Applies the shared option of getopt's code c to s; false when c is not
+ * one (a command's own). Bad input: usage error (one line, exit 2). */
+bool fl_spec_option(struct fl_spec *s, int c, const char *arg);
+/* getopt_long's ':' (a value missing) and '?' (unknown): one line, exit 2. */
+_Noreturn void fl_spec_bad_option(const char *cmd, int c, char **argv);
+/* --probe-rounds against --probes and --no-probes: usage errors. */
+void fl_spec_probes_check(const struct fl_spec *s);
+#define FL_SPEC_MAXOPTS 64
+
 /* The usage of run or sweep: d's synopsis, the options, d's notes. */
 void fl_spec_usage(FILE *f, const struct fl_spec_defaults *d);
+
+/* ---- the presets (presets.c) ---------------------------------------------------- */
+
 /* The presets' names from their table, joined by sep ("quick|standard|full"). */
 void fl_preset_names(char *buf, size_t size, const char *sep);
+/* --preset NAME: one of the table's, else a usage error naming them. */
+const char *fl_preset_known(const char *name);
+/* The presets' settings, from their table (sweep --help; what the docs quote). */
+void fl_presets_usage(FILE *f);
+/* The preset's default --variant, or "all" (no preset). */
+const char *fl_preset_variants(const struct fl_spec *s);
+/* s->preset's groups (their threads scaled to the CPUs: lib/cpuset.h), and
+ * its rounds, warm-up, probed rounds, resolution and --min-blocking where
+ * no option gave them; returns its rep duration in seconds. */
+double fl_preset_apply(struct fl_spec *s);
+
+/* ---- parsing (spec.c) ------------------------------------------------------------ */
 
 /* Parses argv (argv[0] is the command name). Bad input: one line on
  * stderr, exit 2. Returns 1 when --help was printed, else 0. */
@@ -175,6 +245,13 @@ void fl_spec_entries(struct fl_spec *s, const char *vlist, const char *plist,
  * Bad input: usage error (one line, exit 2). fl_points_build refuses a
  * point where the mutant would skip and the parent run, or the reverse. */
 void fl_spec_as(struct fl_spec *s);
+/* One --as value (a comma list of PARENT=MUTANT) into s->as: the names and
+ * what each is checked (usage error, exit 2); against the entries in
+ * fl_spec_as. */
+void fl_spec_as_add(struct fl_spec *s, const char *arg);
+/* A point where a stand-in would be skipped and its parent run (or the
+ * reverse): a usage error, the workload named (fl_points_build). */
+void fl_spec_as_check(const struct fl_spec *s, const struct fl_point *pt);
 
 /* --baseline NAME or NAME@POLICY (a design's, a floor's; a former name
  * read as today's) into s->blabel, its canonical label, s->baseline

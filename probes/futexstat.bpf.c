@@ -25,9 +25,8 @@
  * of the process takes the slot over (a "claim"); the evicted thread's call
  * in flight, if any, counts in `missed`. A wake (the cheap, frequent call:
  * a post that may find nobody) reads no clock: its exit finds "in a wake"
- * in its slot. (On this VM bpf_ktime_get_ns costs ~55 ns a call and a
- * task-storage lookup ~35: together they were most of the collector's
- * cost.) A wait records what and when at entry; its exit classifies the
+ * in its slot (a clock read and a task-storage lookup are most of what
+ * the collector costs a call: probes/overhead.md). A wait records what and when at entry; its exit classifies the
  * result.
  *
  * Herd bursts: a wake entering on address A takes the next sequence number
@@ -152,9 +151,10 @@
  * the event's CPU is then the wakee's, not the waker's; and the wait's exit
  * runs where the woken thread was switched in (the wake-to-run sample's
  * CPU) unless it was migrated on its way out, without needing wake_to_run.
- * The node field was the upper half of the slot's 64-bit tgid tag (always
- * 0 there); the new counters come after words_lost, so no offset moves,
- * though every wake now makes one helper call (plain programs included). */
+ * The node field sits in the upper half of the slot's 64-bit tgid tag
+ * (always 0 there) and the node counters after words_lost, so no offset of
+ * the older fields moves; every wake makes one helper call for it (plain
+ * programs included). */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>

@@ -1,7 +1,7 @@
 /* probes/tracefs.h — make sure the syscall tracepoints can be found.
  *
  * Attaching to a tracepoint (libbpf or bpftrace) looks its id up in tracefs.
- * Some systems boot without tracefs mounted (this VM does); root can mount
+ * Some systems boot without tracefs mounted (some VMs' kernels do); root can mount
  * it. No libbpf here: the bpftrace path uses it too. */
 #ifndef FUTEXLAB_TRACEFS_H
 #define FUTEXLAB_TRACEFS_H

@@ -5,7 +5,7 @@
 #include "report/pool.h"
 #include "report/summary.h"
 #include "report/svg.h"
-#include "report/usage.h"
+#include "fail/fail.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -343,7 +343,7 @@ static void page(const char *path, const struct across *a)
 		exit(1);
 	FILE *f = fopen(tmp, "w");
 	if (!f)
-		fl_usage_error("report: cannot write %s", tmp);
+		fl_bad_input("report: cannot write %s", tmp);
 	fprintf(f, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>futexlab across "
 		   "%ss</title><style>body{font:14px system-ui,sans-serif;margin:1.5em;"
 		   "max-width:1400px}table{border-collapse:collapse;margin-bottom:1em}"
@@ -368,7 +368,7 @@ static void page(const char *path, const struct across *a)
 		page_point(f, a, p);
 	fputs("</body></html>\n", f);
 	if (fclose(f) || rename(tmp, path))
-		fl_usage_error("report: cannot write %s", path);
+		fl_bad_input("report: cannot write %s", path);
 	free(tmp);
 }
 
@@ -377,7 +377,7 @@ int fl_across(FILE *f, const struct fl_model *m, enum fl_by by, const char *html
 	struct across a = { .m = m, .by = by };
 	group_runs(&a);
 	if (!a.ng)
-		fl_usage_error("report: --by %s: every run selected is a test run (--as)",
+		fl_bad_input("report: --by %s: every run selected is a test run (--as)",
 			       fl_by_name(by));
 	for (int i = 0; i < a.ng; i++) {
 		struct group *g = &a.g[i];

@@ -24,8 +24,8 @@
  * (a control with a zero where the baseline has none, or the reverse,
  * rules the count out). The counts come from a few probed rounds, and a
  * tail (the wake-to-run p99) or a rare event (a resleep) can differ by
- * 10x between the baseline and its control: measured on a quick sweep,
- * glibc's wake-to-run p50 at prodcons 6.66 us, glibc#2's 704 ns. */
+ * 10x between the baseline and its control (glibc and glibc#2 at one
+ * point of one sweep). */
 #define FL_WHY_CONTROL 2.0
 #ifndef FUTEXLAB_EVIDENCE_H
 #define FUTEXLAB_EVIDENCE_H

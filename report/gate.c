@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "report/catalog.h"
-#include "report/usage.h"
+#include "fail/fail.h"
 #include "report/stats_text.h"
 
 static unsigned parse(const char *s)
@@ -17,7 +17,7 @@ static unsigned parse(const char *s)
 		return FL_GATE_FASTER;
 	if (!strcmp(s, "any"))
 		return FL_GATE_SLOWER | FL_GATE_FASTER;
-	fl_usage_error("compare: --fail-on takes slower, faster or any, not '%s'", s);
+	fl_bad_input("compare: --fail-on takes slower, faster or any, not '%s'", s);
 }
 
 static void fig(char *b, size_t n, int decimals, double v)
@@ -68,7 +68,7 @@ int fl_gate_end(struct fl_gate *g, FILE *f)
 			   : g->name;
 	fflush(f);
 	if (!g->compared)
-		fl_usage_error("compare --fail-on: no pair was compared (the files share no "
+		fl_bad_input("compare --fail-on: no pair was compared (the files share no "
 			       "(point, variant) that ran in both)");
 	fprintf(f, "fail-on %s: %d of %d pairs %s beyond the noise and by >= %.0f%%%s%s (%d where "
 		   "only the baseline moved): %s\n", g->name, g->failed, g->compared, what,
@@ -89,7 +89,7 @@ void fl_gate_parse(struct fl_gate *g, const char *s)
 struct fl_change_sink fl_gate_sink(struct fl_gate *g)
 {
 	if (g->fail_on && !g->lines && !(g->lines = open_memstream(&g->buf, &g->len)))
-		fl_usage_error("compare: out of memory");
+		fl_bad_input("compare: out of memory");
 	return (struct fl_change_sink){ gate_pair, g };
 }
 
@@ -115,6 +115,6 @@ bool fl_only_match(const char *only, const char *label)
 void fl_only_check(const char *only)
 {
 	if (!*only || only[0] == ',' || strstr(only, ",,") || only[strlen(only) - 1] == ',')
-		fl_usage_error("compare: --only takes designs, libraries or a list of names, "
+		fl_bad_input("compare: --only takes designs, libraries or a list of names, "
 			       "not '%s'", only);
 }

@@ -2,7 +2,7 @@
  * (history.h). */
 #include "report/history.h"
 #include "report/svg.h"
-#include "report/usage.h"
+#include "fail/fail.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -228,7 +228,7 @@ static FILE *page_open(const char *path, const struct fl_model *m, char **tmp)
 		exit(1);
 	FILE *f = fopen(*tmp, "w");
 	if (!f)
-		fl_usage_error("history: cannot write %s", *tmp);
+		fl_bad_input("history: cannot write %s", *tmp);
 	fputs("<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>futexlab history</title>"
 	      "<style>body{font:14px system-ui,sans-serif;margin:1.5em;max-width:1200px}"
 	      "figure{display:inline-block;margin:0 1em 1em 0}figcaption{font-size:13px}"
@@ -246,7 +246,7 @@ static void page_close(FILE *f, const char *path, char *tmp)
 {
 	fputs("</body></html>\n", f);
 	if (fclose(f) || rename(tmp, path))
-		fl_usage_error("history: cannot write %s", path);
+		fl_bad_input("history: cannot write %s", path);
 	free(tmp);
 }
 
@@ -317,7 +317,7 @@ static bool any_series(const struct fl_model *m, const struct fl_history_opts *o
 int fl_history(FILE *f, const struct fl_model *m, const struct fl_history_opts *o)
 {
 	if (!any_series(m, o))
-		fl_usage_error("history: no series matches (--point '%s', --variant '%s')",
+		fl_bad_input("history: no series matches (--point '%s', --variant '%s')",
 			       o->point ? o->point : "", o->variant ? o->variant : "");
 	struct tally n = { 0 };
 	char *tmp = NULL;

@@ -12,7 +12,7 @@
  * figure the pairing makes insensitive to the machine's state, so a step
  * in it is the entry's and not the VM's. The baseline's own series (its
  * ratio is 1) shows its time and gets no change points: its time steps
- * with the machine's state (on this VM between runs minutes apart), and a
+ * with the machine's state (on a VM, between runs minutes apart), and a
  * change of the baseline's own code shows as every other ratio of its
  * point stepping at the same run. The method is E-Divisive
  * means with Hunter's t-test (stats/edivisive.h: deterministic, so the

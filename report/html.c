@@ -19,7 +19,7 @@
 #include "report/regimes.h"
 #include "report/summary.h"
 #include "report/svg.h"
-#include "report/usage.h"
+#include "fail/fail.h"
 #include "report/xalloc.h"
 #include "report/stats_text.h"
 
@@ -52,7 +52,7 @@ const char *fl_report_path(char *b, size_t n, const char *first_csv, const char 
 		snprintf(b, n, "%s", out);
 	} else if (out) {
 		if (mkdir(out, 0777) && errno != EEXIST)
-			fl_usage_error("report: cannot make the directory %s: %s", out, strerror(errno));
+			fl_bad_input("report: cannot make the directory %s: %s", out, strerror(errno));
 		snprintf(b, n, "%s/index.html", out);
 	} else {
 		l = strlen(first_csv);

@@ -40,7 +40,7 @@ int fl_html_page(FILE *f, const struct fl_html_run *runs, int nruns, const char 
  * "report: PATH (N figures)" printed on msg. pool: the runs are of one
  * configuration, pooled (pool.h; at least two). Bad input (an empty run,
  * the baseline missing, runs that do not pool, an unwritable out):
- * fl_usage_error, one line, exit 2. Returns 0. */
+ * fl_bad_input, one line, exit 2. Returns 0. */
 int fl_report_html_runs(int n, const struct fl_table *t, char *const *names, const char *out,
 			const char *baseline, bool pool, FILE *msg);
 

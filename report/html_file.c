@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "report/pool.h"
-#include "report/usage.h"
+#include "fail/fail.h"
 #include "report/xalloc.h"
 
 static void cells(const struct fl_table *t, struct fl_cells *c, const char *name,
@@ -17,11 +17,11 @@ static void cells(const struct fl_table *t, struct fl_cells *c, const char *name
 {
 	char err[300];
 	if (fl_cells_build(t, c, err, sizeof err))
-		fl_usage_error("report: %s", err);
+		fl_bad_input("report: %s", err);
 	if (c->n == 0)
-		fl_usage_error("report: no rows in %s (an empty run)", name);
+		fl_bad_input("report: no rows in %s (an empty run)", name);
 	if (!fl_cell_find_variant(c, baseline))
-		fl_usage_error("report: baseline '%s' is not in %s (see --baseline)", baseline, name);
+		fl_bad_input("report: baseline '%s' is not in %s (see --baseline)", baseline, name);
 }
 
 /* The page to path through a temporary file; returns its figures. */
@@ -32,12 +32,12 @@ static int write_page(const char *path, const struct fl_html_run *runs, int n,
 	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
 	FILE *f = fopen(tmp, "w");
 	if (!f)
-		fl_usage_error("report: cannot write %s: %s", path, strerror(errno));
+		fl_bad_input("report: cannot write %s: %s", path, strerror(errno));
 	int figs = fl_html_page(f, runs, n, baseline, pool);
 	if (ferror(f) | fclose(f) || rename(tmp, path)) {
 		int e = errno;
 		unlink(tmp);
-		fl_usage_error("report: cannot write %s: %s", path, strerror(e));
+		fl_bad_input("report: cannot write %s: %s", path, strerror(e));
 	}
 	return figs;
 }
@@ -46,9 +46,9 @@ int fl_report_html_runs(int n, const struct fl_table *t, char *const *names, con
 			const char *baseline, bool pool, FILE *msg)
 {
 	if (n < 1)
-		fl_usage_error("report: no run to report (see futexlab report --help)");
+		fl_bad_input("report: no run to report (see futexlab report --help)");
 	if (pool && n < 2)
-		fl_usage_error("report --pool: give two or more runs of one configuration");
+		fl_bad_input("report --pool: give two or more runs of one configuration");
 	struct fl_cells *c = fl_xcalloc((size_t)n, sizeof *c);
 	struct fl_html_run *runs = fl_xcalloc((size_t)n, sizeof *runs);
 	for (int k = 0; k < n; k++) {
@@ -58,7 +58,7 @@ int fl_report_html_runs(int n, const struct fl_table *t, char *const *names, con
 	struct fl_pool_result pr;
 	char err[400], path[4096];
 	if (pool && fl_pool_build(&pr, n, t, names, NULL, NULL, baseline, err, sizeof err))
-		fl_usage_error("report --pool: %s", err);
+		fl_bad_input("report --pool: %s", err);
 	fl_report_path(path, sizeof path, names[0], out);
 	int figs = write_page(path, runs, n, baseline, pool ? &pr : NULL);
 	fprintf(msg, "report: %s (%d figures)\n", path, figs);
@@ -75,14 +75,14 @@ int fl_report_html(int nfiles, char *const *paths, const char *out, const char *
 		   bool pool, FILE *msg)
 {
 	if (nfiles < 1)
-		fl_usage_error("report: give one or more CSV files (see futexlab report --help)");
+		fl_bad_input("report: give one or more CSV files (see futexlab report --help)");
 	if (pool && nfiles < 2)
-		fl_usage_error("report --pool: give two or more CSV files of one configuration");
+		fl_bad_input("report --pool: give two or more CSV files of one configuration");
 	struct fl_table *t = fl_xcalloc((size_t)nfiles, sizeof *t);
 	char err[300];
 	for (int k = 0; k < nfiles; k++)
 		if (fl_table_load(&t[k], paths[k], err, sizeof err))
-			fl_usage_error("report: %s", err);
+			fl_bad_input("report: %s", err);
 	fl_report_html_runs(nfiles, t, paths, out, baseline, pool, msg);
 	for (int k = 0; k < nfiles; k++)
 		fl_table_free(&t[k]);

@@ -2,7 +2,7 @@
 #include "report/judge.h"
 #include "report/catalog.h"
 #include "report/gate.h"
-#include "report/usage.h"
+#include "fail/fail.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -486,7 +486,7 @@ int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge
 	classify(&J);
 	if (!J.judged) {
 		fflush(f);
-		fl_usage_error("compare: no (point, entry) ran both in the history and in the new "
+		fl_bad_input("compare: no (point, entry) ran both in the history and in the new "
 			       "run(s): nothing to judge");
 	}
 	int rc = 0;

@@ -50,8 +50,8 @@
  * alarm on unchanged code at most FL_JUDGE_ALPHA of the time, by the
  * model) and each by at least the threshold. Both, because each alone
  * blames the wrong thing: a ratio moves when the baseline changes regime
- * (glibc's pool T=4 from 753 to 309 ns an op between two runs moved every
- * ratio at the point 2.7x while the entries' own times stayed), and a time
+ * (glibc's time at a point halving between two runs moves every ratio at
+ * the point while the entries' own times stay), and a time
  * moves when the machine does. What moved on one side only is reported as
  * such — "baseline moved" (the ratio, with the baseline's own time beside
  * it) or "machine moved" (the time) — and never fails the gate.

@@ -4,7 +4,7 @@
 #include "report/evidence.h"
 #include "report/ratios.h"
 #include "report/regimes.h"
-#include "report/usage.h"
+#include "fail/fail.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -397,13 +397,13 @@ void fl_runs_check(const struct fl_table *t, char *const *paths, int n, bool acr
 	for (int j = 1; j < n; j++) {
 		for (int i = 0; i < j; i++)
 			if (once && same_run(&t[i], &t[j], paths[i], paths[j]))
-				fl_usage_error("%s: %s and %s are the same run (revision, date, seed "
+				fl_bad_input("%s: %s and %s are the same run (revision, date, seed "
 					       "and command): a run counts once", what, paths[i],
 					       paths[j]);
 		fl_machine_of(&t[j], &mj);
 		const char *key;
 		if (!across && !fl_machine_same(&t[0], &t[j], &key))
-			fl_usage_error("%s: %s ran on %s, %s on %s (their %s differs): runs of "
+			fl_bad_input("%s: %s ran on %s, %s on %s (their %s differs): runs of "
 				       "different machines are not reruns (--across-machines compares "
 				       "their same-run ratios only)", what, paths[0], m0.name, paths[j],
 				       mj.name, key);

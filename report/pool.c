@@ -10,7 +10,7 @@
 #include "report/catalog.h"
 #include "report/ratios.h"
 #include "report/stats_text.h"
-#include "report/usage.h"
+#include "fail/fail.h"
 #include "report/xalloc.h"
 
 /* ---- building ------------------------------------------------------------ */
@@ -423,7 +423,7 @@ int fl_pool_compare(FILE *f, int nruns, const struct fl_table *t, char *const *n
 	struct fl_pool_result r;
 	char err[400];
 	if (fl_pool_build(&r, nruns, t, names, against, against_name, baseline, err, sizeof err))
-		fl_usage_error("compare --pool: %s", err);
+		fl_bad_input("compare --pool: %s", err);
 	fl_pool_print(f, &r, tsv);
 	fl_pool_result_free(&r);
 	return 0;

@@ -83,7 +83,7 @@ void fl_pool_result_free(struct fl_pool_result *r);
  * the TSV; then the libraries' block. */
 void fl_pool_print(FILE *f, const struct fl_pool_result *r, bool tsv);
 
-/* The command: build (bad input: fl_usage_error, one line, exit 2), print,
+/* The command: build (bad input: fl_bad_input, one line, exit 2), print,
  * free. Returns 0. */
 int fl_pool_compare(FILE *f, int nruns, const struct fl_table *t, char *const *names,
 		    const struct fl_table *against, const char *against_name,

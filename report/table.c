@@ -111,10 +111,9 @@ static int add_line(struct fl_table *t, char *line, int lineno, char *err, int e
 		return 0;
 	}
 	if (n == t->ncol + 1) {
-		/* Files written before the fix of the row writer's empty-number
-		 * cells (then in run.c, now run_row.c) carry one extra empty cell
-		 * before the status of skipped/error rows: drop it rather than
-		 * refuse the whole file. */
+		/* Files from a row writer that wrote empty numbers as two cells
+		 * carry one extra empty cell before the status of skipped/error
+		 * rows: drop it rather than refuse the whole file. */
 		int ist = -1;
 		for (int j = 0; j < t->ncol; j++)
 			if (!strcmp(t->cols[j], FL_COL(status)))
@@ -591,18 +590,27 @@ static void summarize_cell(struct fl_cell *c)
 
 /* Whether a `# point N (LABEL)` line's LABEL names the point of cell c:
  * the point's key itself, or (the runner's short form) its workload, T=
- * and K= — K only where the key has one. */
+ * and K= — K only where the key has one — and, in a file whose label
+ * has it, the wake mode. */
 static bool label_is(const char *label, size_t l, const struct fl_cell *c)
 {
 	if (strlen(c->point) == l && !strncmp(c->point, label, l))
 		return true;
-	char w[64];
+	char w[64], wake[40] = "", lb[512];
 	int th, k = -1;
-	if (sscanf(label, "%63s T=%d K=%d", w, &th, &k) < 2 || strcmp(w, c->workload) ||
+	snprintf(lb, sizeof lb, "%.*s", (int)l, label);
+	if (sscanf(lb, "%63s T=%d K=%d %31s", w, &th, &k, wake) < 2 || strcmp(w, c->workload) ||
 	    th != c->threads)
 		return false;
 	const char *K = strstr(c->point, " K=");
-	return !K || atoi(K + 3) == k;
+	if (K && atoi(K + 3) != k)
+		return false;
+	if (!wake[0]) /* an older file's label: no wake mode */
+		return true;
+	char want[48];
+	snprintf(want, sizeof want, " wake=%s", wake);
+	const char *at = strstr(c->point, want);
+	return at && (at[strlen(want)] == ' ' || at[strlen(want)] == '\0');
 }
 
 /* The points in the order of the file's point numbers (`# point N

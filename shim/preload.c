@@ -452,11 +452,10 @@ static const char *promise_list(unsigned flags, char *buf, size_t len)
  * before, or need a registry and a destructor per thread). The add is a
  * relaxed atomic RMW — a thread's signal handler may post on top of the
  * thread's own count — which is also what keeps it async-signal-safe (the
- * stripe index is initial-exec TLS: a plain load, no allocation). Measured
- * here (2 vCPUs, negcount, a post+wait pair on a semaphore of each thread's
- * own, no contention): 17-18 ns a pair off, 19-21 ns on with the stripes,
- * 83-92 ns with one set of global counters and two threads. Still not
- * free: counting perturbs timing, so a survey is a pass of its own, never a
+ * stripe index is initial-exec TLS: a plain load, no allocation). With
+ * the stripes a counted pair costs little more than an uncounted one, one
+ * set of global counters several times that (shim/log.md has the figures
+ * and where they came from). Still not free: counting perturbs timing, so a survey is a pass of its own, never a
  * measured round. At exit the stripes are summed with relaxed loads: a
  * snapshot, should threads still run. */
 enum { K_WAIT, K_TRYWAIT, K_TIMEDWAIT, K_CLOCKWAIT, K_POST, K_BLOCKED, K_TIMEOUTS, K_N };

@@ -96,9 +96,9 @@ double fl_series_p(const struct fl_series *s, double x, int k, double scale);
  * The moderated t assumes a series' runs are independent normal draws
  * around its mean. A VM's runs are not quite: the machine's state moves
  * some entries more than its spread in quiet runs says, so the tails of a
- * new run's deviation are heavier than the t's (on this 2-vCPU VM the
- * moderated 95% interval held 91.5% of eight quiet sweeps' new runs, each
- * against the other seven: results/gate.md). The history can say how heavy:
+ * new run's deviation are heavier than the t's (the moderated 95% interval
+ * holds fewer new runs than 95% of them: results/gate.md, each of a
+ * machine's runs against the others). The history can say how heavy:
  * leave each of its runs out in turn, predict it from the others exactly as
  * a new run is predicted, and collect every series' standardized deviation
  * u = |y - mean| / se. Pooled over all series, their `level` quantile q is

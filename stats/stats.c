@@ -342,12 +342,11 @@ static void pool_entry_intervals(struct fl_pool_entry *o, const struct fl_pool_p
 	 * once in d_p (one common shift alone: d_p 1, this df 1 too); its own
 	 * excess still moves tau2~ above, with its weight d. Adding d as
 	 * limma does (independent entries) would count that shift twice.
-	 * Taking the pool's absolute variance 2 S^2 / d_p instead (c9b8b1c:
-	 * S, the pool's mean square, is as large as its noisiest entries
-	 * make it) left a quiet entry of a noisy point — negcount at
-	 * pingpong in three quiet standard runs — one degree of freedom where
-	 * the point has 2.7, and a next-run interval of x/÷20000
-	 * (t_{0.995,1} = 63.7): honest, of no use. */
+	 * Taking the pool's absolute variance 2 S^2 / d_p instead (S, the
+	 * pool's mean square, is as large as its noisiest entries make it)
+	 * would leave a quiet entry of a noisy point one degree of freedom
+	 * where the point has more, and a next-run interval as wide as
+	 * t_{0.995,1} = 63.7 makes it: honest, of no use. */
 	double dp = isfinite(pool->tau2) ? pool->df : d;
 	double S = pool->common + pool->spread, wt = dp / (dp + d);
 	double vt = isfinite(pool->tau2) ? wt * wt * 2 * S * S / dp : 2 * V * V / d;

@@ -65,7 +65,7 @@ bool fl_ci_apart(const struct fl_summary *a, const struct fl_summary *b);
  * verdict failing under a ramp when the order is fixed). Nor can it cancel
  * a machine state that changes designs unequally (the fast path's steps:
  * results/trust.md): the runner spreads a point's rounds over the whole
- * run, every round visiting every point (runner.c, run_points), so the
+ * run, every round visiting every point (harness/schedule.c, fl_run_points), so the
  * rounds sample the run's states and the interval shows their spread.
  *
  * The interval is the same order-statistics interval as fl_summarize's,
@@ -216,11 +216,11 @@ void fl_round_order(uint64_t *rng, int n, int *order);
  *
  * Every interval above is over the rounds of ONE run: it says where that
  * run's median ratio would lie had the run had infinitely many rounds in
- * the same machine state. On this 2-vCPU VM the largest variance is not
- * there but between runs: the machine's state lasts minutes (glibc's
- * parked pingpong round trip 19.6 us in one run, 12.5 us in another), so a
- * run's 99% interval holds an identical later run's median ratio only
- * 67-74% of the time (results/reference/standard-aa). Kalibera and Jones
+ * the same machine state. On a VM the largest variance can be not there
+ * but between runs: the machine's state lasts minutes (a parked handoff's
+ * round trip differs between runs), so a run's 99% interval holds an
+ * identical later run's median ratio far less often than 99% of the time
+ * (results/pool.md, results/reference/standard-aa). Kalibera and Jones
  * ("Rigorous benchmarking in reasonable time", ISMM 2013): repeat at the
  * level where the variance is, and estimate with the run as the top level.
  *
@@ -270,12 +270,11 @@ void fl_round_order(uint64_t *rng, int n, int *order);
  * freedom where there is 1. So the degrees of freedom are capped at d_p
  * plus the entry's own d for the share of the point's spread that is not
  * common, d B / (A + B): one common shift alone, d_p (1 with two runs).
- * (Adding the two estimates' standard deviations as if fully correlated,
- * as c9b8b1c did, is safe and useless: it left quiet entries of noisy
- * points one degree of freedom where the point had 2.7, and next-run
- * intervals of x/÷20000 — pingpong in three quiet standard runs,
- * results/pool.md — for a coverage the seeded test shows is not needed:
- * 99.3% there against 98.8% now, at x/÷2.17 against x/÷1.79.)
+ * (Adding the two estimates' standard deviations as if fully correlated
+ * is safe and useless: it leaves a quiet entry of a noisy point one degree
+ * of freedom where the point has several, and its next-run interval so
+ * wide it says nothing (results/pool.md), for a coverage the seeded test
+ * shows is not needed.)
  *
  * Levels: the prediction interval at 99% (FL_POOL_PRED: a user checks a
  * rerun against it, and a miss should mean something), the confidence
@@ -285,7 +284,7 @@ void fl_round_order(uint64_t *rng, int n, int *order);
  * exceeds the control's band (the control's own confidence half-width in
  * log at the point), else ~.
  *
- * The evidence (tests/test_pool.c: seeded synthetic runs with per-round
+ * The evidence (tests/test_pooled_runs.c: seeded synthetic runs with per-round
  * noise, a per-run shift common to a point's entries, per-entry shifts of
  * unequal size and a two-state point, pooled from 2 runs and checked
  * against a third): the figures are in tests/README.md and the test's own

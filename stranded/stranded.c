@@ -68,7 +68,7 @@
  *     s; likewise a wake handed to a kernel worker of the process (an
  *     io_uring FUTEX_WAKE executed off the submitting thread);
  *   - a timedwait that timed out: it leaves its op (a), and took nothing;
- *   - long preemption on a noisy 2-vCPU VM (a woken waiter not run for
+ *   - long preemption on a noisy machine (a woken waiter not run for
  *     50 ms): runnable (c) however long it lasts; the rule never reads a
  *     clock to decide who is late.
  * A correct design keeps: once a post has returned, a token on s is being

@@ -5,7 +5,7 @@
 # scripts/X), every --preset is a preset, every "quick: N of X s" is the
 # preset's; checked on a crafted page too, so the checker is seen to fail;
 # and the help the docs lean on: `futexlab --help` offers every preset of
-# spec.c's table, `version --help` is a usage, --no-min-blocking is listed;
+# presets.c's table, `version --help` is a usage, --no-min-blocking is listed;
 # and tests/README.md's table of tests ("## Every test") has a row for every
 # test BUILD_DIR registers (meson-info/intro-tests.json), also seen to fail.
 # Usage: test_docs.sh path/to/futexlab [BUILD_DIR]
@@ -54,7 +54,7 @@ check "check-docs: a futexlab that is not there: exit 2, one line" \
 
 # the help the docs lean on
 presets=$("$fl" sweep --help | sed -n '/^presets/,/^[^ ]/p' | grep -oE '^  [a-z]+' | tr -d ' ' | paste -sd'|')
-check "sweep --help lists the presets of spec.c's table ($presets)" test -n "$presets"
+check "sweep --help lists the presets of presets.c's table ($presets)" test -n "$presets"
 check "futexlab --help offers every one (--preset $presets)" \
   grep -qF -- "--preset $presets)" <<<"$("$fl" --help)"
 out=$("$fl" version --help); rc=$?

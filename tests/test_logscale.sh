@@ -2,8 +2,8 @@
 # tests/test_logscale.sh — the verdicts on the log scale (stats/stats.h,
 # "the log scale") on a real run whose control was noisy: tests/data/
 # noisy-control.csv, the pingpong and pool T=2 points of a `scripts/bench`
-# run on the 2-vCPU VM at 8c907f0 (../shared/data/bench-pingpong-noisy-
-# control.csv, cut to those two points). Its pingpong control spread over
+# run (its first lines name its revision and machine; cut to those two
+# points from ../shared/data/bench-pingpong-noisy-control.csv). Its pingpong control spread over
 # [0.451, 2.607] (the linear rule's +-124%): under that rule no row could
 # read faster, and negcount@adaptive at 0.031 of glibc's time read ~.
 # Usage: test_logscale.sh path/to/futexlab

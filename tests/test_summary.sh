@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/test_summary.sh — the summary every table-printing command ends with
 # (report/summary.h), on a real quick-preset run: results/reference/
-# quick-evidence.csv (`scripts/bench` at eae7eb6 on the 2-vCPU VM: 10
-# points, 22 entries, 3 probed rounds). Its matrix must say what `compare
+# quick-evidence.csv (a `scripts/bench` run, its revision and machine in
+# its first lines: 10 points, 22 entries, 3 probed rounds). Its matrix must say what `compare
 # --tsv` says (ratio and verdict per cell), its overall must be the geometric
 # mean of those ratios (recomputed here), its winner the smallest ratio; it
 # fits one screen; --detail and the .txt beside the CSV hold the full tables;

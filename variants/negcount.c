@@ -276,11 +276,12 @@ static int abandon(struct fl_negcount *s, int why)
  * the wake, and once it gives up the fetch_sub below observes every token
  * posted until then. Re-trying after the claim would save the post
  * nothing: the claim is visible, so it must grant and wake all the same.
- * What changed with the move: the design's own spin stopped as soon as
- * count < 0 (claimants queued: a post resolves their claims first, so a
- * spinner could not win a token); a trywait loop cannot see that, so under
- * spin:N a waiter behind queued claimants spends its tries failing (each a
- * load, no CAS while count <= 0) before it claims — CPU, never a token. */
+ * The cost of re-trying from outside: a spin inside the design could stop
+ * as soon as count < 0 (claimants queued: a post resolves their claims
+ * first, so a spinner cannot win a token); a trywait loop cannot see that,
+ * so under spin:N a waiter behind queued claimants spends its tries failing
+ * (each a load, no CAS while count <= 0) before it claims — CPU, never a
+ * token. */
 /* The performance mutant perf_resleep's one added cost (negcount.h): a
  * waiter just woken (its sleep returned 0) sleeps once more on the same
  * word, at most resleep_ns and never past its own deadline, before it

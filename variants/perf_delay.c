@@ -26,8 +26,8 @@
  *   sample, half after the last), and a loop stopping at the first sample
  *   past a target lands on average c/2 past it. So the loop stops at the
  *   first t with (t - t0) + 3c/2 >= D, c the interval between its last two
- *   samples. That still left the rungs ~2-3% long here (3285 ns for 3200,
- *   827 for 800, standalone, the machine quiet): time the VM loses
+ *   samples. That still leaves the rungs a few percent long on a quiet
+ *   machine (the delays a run adds: results/sensitivity.md): time a VM loses
  *   invisibly (the guest reports no steal) in stretches longer than the
  *   loop lands in it in proportion to its length, and a wall-clock loop
  *   interrupted past its end ends late. So each rung also measures its own

@@ -19,17 +19,16 @@
  *   in a row). negcount wakes one per post; this wakes every sleeper at
  *   each post, the losers re-check and sleep again: herd bursts (a wake of
  *   3 or more, 2 of them asleep again within 5 ms: probes/columns.md),
- *   none in negcount (its wake-one cannot make one), 6-12 per round here,
- *   and `woke 0`, 3-8 per round from none too (the posts that find
- *   everyone awake): both the herd's, and which is named first (of two
- *   counts from none the larger: report/evidence.h) is the run's draw —
- *   herd/1k in two quiet standard runs, woke 0 in a third (8.24 against
- *   6.52) — so both are declared, either first. Measured (one quick-settings sweep, wake-each T=8,
- *   16, 32): 1.16x [0.93, 1.45] ~, 3.46x [2.25, 3.81] slower, 6.42x slower;
- *   T=8 is too small a herd to be flagged every time. Not in the quick
- *   preset: scripts/perf-mutants runs it as a point of its own with the
- *   preset's settings. At the quick points it costs nothing measurable
- *   (one quick sweep: prodcons 0.95x, timeouts 0.91x, pool and oversub ~):
+ *   none in negcount (its wake-one cannot make one), several per round
+ *   here, and `woke 0`, several per round from none too (the posts that
+ *   find everyone awake): both the herd's, and which is named first (of
+ *   two counts from none the larger: report/evidence.h) is the run's draw
+ *   (each has come first in quiet runs, the two close), so both are
+ *   declared, either first. It is slower at wake-each T=16 and more at T=32; T=8 is too
+ *   small a herd to be flagged every time (results/sensitivity.md). Not in
+ *   the quick preset: scripts/perf-mutants runs it as a point of its own
+ *   with the preset's settings. At the quick points it costs nothing
+ *   measurable (~ or within the noise):
  *   two sleepers on a word at most make no herd.
  */
 #include "lib/waitaddr.h"

@@ -17,13 +17,11 @@
  *    word back and forth 16 times (FUTEX_WAKE, the woken thread running,
  *    FUTEX_WAIT), and park_ns is the median one-way handoff. A yield is the
  *    median sched_yield(2) with nothing to switch to; a pause and a clock
- *    read are timed in bulk. On the 2-vCPU VM futexlab is measured on
- *    (`build/tests/test_policy` prints them; results/policy.md): a
- *    handoff 7.7-36 us with 9-44 us of CPU a round trip, depending on the
- *    VM's state of the moment (2.8-3.0 us under `taskset -c 0`: a switch
- *    on one CPU), a yield 1.2-1.3 us, a pause 18-19 ns, a clock read
- *    30-34 ns.
- *    Nothing below is a constant tuned to that VM: the bounds are these
+ *    read are timed in bulk. `build/tests/test_policy` prints them for the
+ *    machine it runs on (a VM's: results/policy.md): a handoff costs
+ *    orders of magnitude more than a pause or a clock read, and moves with
+ *    the machine's state of the moment (far less on one CPU, a switch).
+ *    Nothing below is a constant tuned to one machine: the bounds are these
  *    costs, and the only fixed numbers are ratios and the learning's steps.
  * 2. How much to try. Trying for W before parking, against a token that
  *    comes after D: if D <= W the waiter pays D and no park; if D > W it
@@ -42,12 +40,11 @@
  *    FL_ADAPT_MIN_NS: a shorter window only adds clock reads), and never
  *    narrows it. (glibc's adaptive mutex moves its spin count towards each
  *    new count, up or down; a window that did so here followed the typical
- *    wait, and every wait over twice that parked: at barrier T=4 on the
- *    VM, where the first arrival waits for the three others and the rest
- *    for one, that was 0.14-0.82 sleeps a phase and 0.93-1.44x
- *    libstdc++'s time, the six designs over three runs; not narrowing,
- *    0.03-0.04 (libstdc++'s 0.02-0.03) and 0.75-1.17x its time:
- *    results/policy.md, "Barrier".)
+ *    wait, and every wait over twice that parked: at barrier T=4, where the
+ *    first arrival waits for the three others and the rest for one, it
+ *    slept many times more a phase than libstdc++ and took longer; not
+ *    narrowing, it sleeps about as often as libstdc++: results/policy.md,
+ *    "Barrier".)
  *    What narrows the window is a loss, judged by where its token came:
  *    the wait parks, and the park's time less the calibrated handoff is
  *    how long after the park began the token came. A token that a window
@@ -85,10 +82,9 @@
  *    of a thread spins all the same to find out whether they pay again.
  *    Where the poster runs on the other CPU (producer/consumer) they do;
  *    where the token needs this CPU (a barrier's last arrival) they never
- *    do, and the waiter yields at once. (One run each, the 2-vCPU VM:
- *    prodcons T=8 K=4 went from 1.31-1.43x libc++'s time with no spin to
- *    0.74-0.86x; barrier T=4 and T=8 with a spin always, 0.85-1.68x
- *    libstdc++'s against 0.72-0.98x without.) The shipped C++ libraries do the same
+ *    do, and the waiter yields at once. (So a producer/consumer's waiter
+ *    gains by spinning and a barrier's loses: results/policy.md.) The
+ *    shipped C++ libraries do the same
  *    with constants (libstdc++ 12 pauses then 4 yields; libc++ polls for
  *    4 us, then yields for up to 64 us): at barrier T=4 libstdc++ makes
  *    ~0.03 futex waits and 6 context switches a phase — its waiters yield.
@@ -97,8 +93,8 @@
  *    cost (four syscalls) is a fraction of a per cent of a CPU.
  * 5. Deadlines. A parked timed wait returns when the kernel's timer fires
  *    and the thread runs again: the thread's timer slack (50 us by default)
- *    plus a wake-to-run, 69 us late in the median on the VM against a
- *    100 us deadline (19 us with a 1 ns slack). The policy (a) lowers the
+ *    plus a wake-to-run: tens of microseconds late against a 100 us
+ *    deadline, most of it the slack. The policy (a) lowers the
  *    thread's timer slack to 1/64 of the time left for the park (restored
  *    after), so the caller's deadline is kept to within that; and (b)
  *    learns how late parked timed waits still return (late_ns) and parks
@@ -113,28 +109,24 @@
  *    its post, and the post waits for it. The calibration times a spin
  *    handoff between two CPUs (each side posts with a fetch_add and takes
  *    with a poll, a pause apart, and a compare-and-swap: nine blocks of 32
- *    round trips, the median block): 390-465 ns a round trip on the VM.
+ *    round trips, the median block).
  *    A round trip longer than the futex handoff is not kept (the two
- *    threads did not run at once: a sweep's first calibration once read
- *    133 us against a 3.3 us handoff), and the polls are then a pause
- *    apart, as on one CPU.
+ *    threads did not run at once: a calibration can read one forty times
+ *    the handoff), and the polls are then a pause apart, as on one CPU.
  *    A round trip is four transfers of the line (each post takes it, each
  *    poll brings it back), so the polls are spaced half a transfer apart
- *    (rt / 8: 3 pauses on the VM), a token then seen a quarter of a
+ *    (rt / 8), a token then seen a quarter of a
  *    transfer late on average and a line in flight polled at most twice.
  *    The first tries, which read no clock, last twice the round trip
- *    (2 rt, 41-47 pauses on the VM; at least FL_ADAPT_QUICK): a waiter
+ *    (2 rt; at least FL_ADAPT_QUICK): a waiter
  *    whose partner answers at once (a ping-pong) has its token within a
  *    round trip, and the window's rule (point 3: at least 2t) is applied
  *    to that. On one CPU nothing is measured, and the polls are a pause
  *    apart, FL_ADAPT_QUICK of them clock-free (a spinner there yields:
- *    point 4). The rule is fl_adapt_polls (policy.h). Measured at
- *    pingpong T=2 on the VM, the old and new binaries alternated three
- *    times (results/policy.md, "Polling"): the six designs ran
- *    1.05-1.27x libc++'s time polling a pause apart, 0.86-0.95x three
- *    apart; gaps forced from 0 to 6 pauses, 1.13-1.41x at none, 0.82-0.98x
- *    at 2-6. When the VM's two CPUs are near (a round trip of 87-133 ns)
- *    every gap above one pause lost (1.3-2.0x), and the rule gives one.
+ *    point 4). The rule is fl_adapt_polls (policy.h). At pingpong T=2
+ *    polling a pause apart lost to libc++ and a few pauses apart beat it;
+ *    with two CPUs near each other (a short round trip) every gap above one
+ *    pause lost, and the rule gives one (results/policy.md, "Polling").
  *    (libc++ 14 polls 64 times with no pause between; libstdc++ 12
  *    pauses once between its polls.)
  *
@@ -503,8 +495,8 @@ int fl_adapt_calibrate(void)
 		(void)fl_now_ns();
 	atomic_store_explicit(&k_clock, (uint32_t)((fl_now_ns() - t0) / 65), memory_order_relaxed);
 	/* the pause: 9 blocks of 32, the median block (one preemption inside
-	 * a single bulk timing once made it 247 ns, and the gap of point 6
-	 * with it) */
+	 * a single bulk timing would make it many times too long, and the gap
+	 * of point 6 with it) */
 	int64_t pb[9];
 	for (int k = 0; k < 9; k++) {
 		t0 = fl_now_ns();

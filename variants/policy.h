@@ -111,9 +111,8 @@ int fl_policy_wait(const struct fl_variant *v, void *s, const struct timespec *a
  * finds a token costs that and the design's trywait: the policy's own
  * work, and the check for a shipped library, are off the uncontended path
  * (results/policy.md, "Uncontended"; and "--pin 0": that check, a load
- * and a compare, was the 1 % by which adaptive trailed park on one CPU
- * at pool T=2). A
- * deadline the design must reject goes to the design (EINVAL) once no
+ * and a compare, is what adaptive's uncontended path costs beyond park's).
+ * A deadline the design must reject goes to the design (EINVAL) once no
  * token is there. */
 static inline int fl_timedwait(const struct fl_variant *v, void *s,
 			       const struct timespec *abs_deadline)

@@ -117,9 +117,9 @@ static int sp_trywait(void *p)
  * `waiters` and holds nothing (policy.h, CORRECTNESS), so a post meanwhile
  * may read 0 and skip the wake: none is owed, the re-trier reads count
  * itself, and once it gives up it registers below and the kernel re-checks
- * count (pair 2) exactly as without the re-tries. What changed with the
- * move: the design's own spin stopped once waiters were registered; a
- * trywait loop cannot see them, so under a spin policy a re-trier may barge
+ * count (pair 2) exactly as without the re-tries. The cost of re-trying
+ * from outside: a spin inside the design could stop once waiters were
+ * registered; a trywait loop cannot see them, so under a spin policy a re-trier may barge
  * past sleepers and take a token posted for one of them. That is this
  * design's rule anyway (a woken thread owns nothing, it competes like a
  * newcomer): the sleeper's wake becomes a futile one and it sleeps again —

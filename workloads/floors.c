@@ -26,8 +26,8 @@
  *   calls through the table, the detector's marks) costs an op. Not the
  *   floor a design is judged on: that path's cost moves with the VM's
  *   state, not in proportion (results/trust.md, "Why every round visits
- *   every point": in one of the VM's two states every calling design took
- *   8-10 ns more an op while this loop stayed at 5.4-6.9 ns), so a
+ *   every point": in one of a VM's two states every calling design takes
+ *   more an op while this loop stays put), so a
  *   design's ratio to it swings with the state; floor-atomic pays the same
  *   path and moves with the designs (results/uncontended.md).
  * floor-futex   the same counter with an unconditional FUTEX_WAKE on every

@@ -112,8 +112,8 @@ out:
 
 /* registered in workloads/meson.build (workload_names) */
 /* floor-atomic spins: on one CPU (--pin 0) its partner runs only when the
- * spinner's timeslice ends, ~8 ms a round trip, which bounds nothing and
- * took 7 minutes of a 200-round run. */
+ * spinner's timeslice ends, a timeslice a round trip, which bounds nothing
+ * and would take minutes of a run. */
 static const char *fl_unavailable_pingpong(const struct fl_variant *v, const struct fl_params *p)
 {
 	(void)p;

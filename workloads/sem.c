@@ -15,13 +15,12 @@
 
 /* Every rep's semaphores come from one static arena, lowest free slot
  * first, so every design of a point — and the baseline and its control —
- * runs on the very same addresses. They used to come from the heap, whose
- * layout drifts as the harness keeps each CSV row in memory: the control
- * (the baseline run twice per round) then sat ~3% off the baseline for a
- * stretch of consecutive rounds at uncontended in one A/A sweep and the
- * other way in the next, the signature of an address-dependent cost (4K
- * aliasing, cache-set placement) that a random order cannot average out
- * within one run. A slot is a cache line of its own (two semaphores never
+ * runs on the very same addresses. From the heap, whose layout drifts as
+ * the harness keeps each CSV row in memory, the control (the baseline run
+ * twice per round) sits a few percent off the baseline for a stretch of
+ * rounds in one A/A sweep and the other way in the next: an
+ * address-dependent cost (4K aliasing, cache-set placement) that a random
+ * order cannot average out within one run. A slot is a cache line of its own (two semaphores never
  * share one); every design's state fits 64 bytes (FL_VARIANT asserts it
  * fits a sem_t) and needs no more than 64-byte alignment. */
 #define SLOTS FL_SEM_SLOTS

@@ -54,12 +54,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(list, data, n);
 	list[n] = '\0';
 	char *items[FL_MAXLIST];
-	fl_usage_trap = fuzz_trap;
+	fl_bad_input_trap = fuzz_trap;
 	if (setjmp(fuzz_jmp) == 0)
 		check(items, fl_hash_list(list, items, FL_MAXLIST));
 	else
 		FUZZ_ASSERT(strncmp(fuzz_usage_line, "--hash: ", 8) == 0, "usage error '%s'",
 			    fuzz_usage_line);
-	fl_usage_trap = NULL;
+	fl_bad_input_trap = NULL;
 	return 0;
 }

@@ -100,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (d) {
 		static struct fl_spec s; /* 1.5 KB, and a longjmp target's */
 		getopt_reset();
-		fl_usage_trap = fuzz_trap;
+		fl_bad_input_trap = fuzz_trap;
 		if (setjmp(fuzz_jmp) == 0) {
 			if (fl_spec_parse(&s, argv[0], d, argc, argv) == 0) {
 				struct fl_point *pts = NULL;
@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			FUZZ_ASSERT(fuzz_usage_line[0] != '\0', "empty usage error");
 		}
-		fl_usage_trap = NULL;
+		fl_bad_input_trap = NULL;
 	}
 	free(argv);
 	free(buf);

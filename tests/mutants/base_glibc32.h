@@ -1,7 +1,7 @@
 /* tests/mutants/base_glibc32.h — glibc's sem_t for machines without 64-bit
  * atomics (nptl/sem_post.c and sem_waitcommon.c, the !__HAVE_64B_ATOMICS /
- * !USE_64B_ATOMICS_ON_SEM_T branches, as of commit 88ed594f5d and to this
- * day), with a mutation point, for the mutation run only. The product has
+ * !USE_64B_ATOMICS_ON_SEM_T branches, at glibc commit 88ed594f5d, unchanged
+ * since), with a mutation point, for the mutation run only. The product has
  * no such variant: `glibc64` is the 64-bit branch, and `split` is the
  * two-word layout glibc had before 2.21, without this branch's waiters bit.
  * The including file defines MUT_NAME and at most one MUT_* switch; with

@@ -3,7 +3,7 @@
  * the high 32) with mutation points, for the mutation run only. The
  * including file defines MUT_NAME and at most one MUT_* switch; with none it
  * is the control ctl_glibc64 (the design, orderings and race windows of
- * variants/glibc64.c as of b22f830, destruction-safe; the argument is in
+ * variants/glibc64.c, destruction-safe; the argument is in
  * that file).
  *
  *   MUT_BZ12674     glibc bug 12674, fixed in glibc 2.21 by commit

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# tests/test_pool.sh — `futexlab compare --pool` end to end on crafted runs
-# (the estimator's own tests: test_pool.c). Runs of two points (pool T=2,
+# tests/test_compare_pool.sh — `futexlab compare --pool` end to end on crafted runs
+# (the estimator's own tests: test_pooled_runs.c). Runs of two points (pool T=2,
 # pool T=4) with glibc, its control and two designs, 10 rounds each, every
 # round's ratio within +-1% of the run's (a known median per run): runs 1
 # and 2 pooled; a third run inside the pool, and one where negcount at
 # pool T=2 went from 0.7 to 7.0 (outside, and slower where the pool says
 # faster). Bad input: one line on stderr, nothing on stdout, exit 2.
-# Usage: test_pool.sh path/to/futexlab
+# Usage: test_compare_pool.sh path/to/futexlab
 set -u
 . "$(dirname "$0")/lib.sh"
 fl=$1
@@ -135,4 +135,4 @@ check "libraries --tsv: a vs-libraries line per point, pool T=8 behind at 2x CPU
 check "libraries --tsv: the total, runs 3, points 4, ahead 3, faster 2" \
   grep -qxP 'vs-libraries-total\t3\t4\t3\t2' <<<"$tsv"
 [ "$fail" -eq 0 ] || printf '%s\n' "$out"
-finish pool-cli
+finish compare-pool

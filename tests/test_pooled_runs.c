@@ -1,4 +1,4 @@
-/* tests/test_pool.c — runs as the top level (stats/stats.h, "Runs as the
+/* tests/test_pooled_runs.c — runs as the top level (stats/stats.h, "Runs as the
  * top level"): the quantiles and the pool on inputs known by hand, then
  * seeded synthetic sweeps with a between-run component, pooled from two
  * runs and checked against a third.
