@@ -90,8 +90,8 @@ const char *fl_helper_unavailable(const struct fl_variant *v)
 	path_of(v, path, sizeof path);
 	if (access(path, X_OK) == 0)
 		return NULL;
-	snprintf(why, sizeof why, "its helper %s cannot be run: %s (rebuild with musl-gcc)", path,
-		 strerror(errno));
+	snprintf(why, sizeof why, "its helper %s cannot be run: %s (not built: rebuild futexlab)",
+		 path, strerror(errno));
 	return why;
 }
 
@@ -207,12 +207,15 @@ static int64_t timeout_ns(const struct fl_params *p)
 	return 30000000000LL + 10 * (p ? p->duration_ns : 0);
 }
 
+#define HELLO_MAX 2048 /* a hello field's room: maps lists the shared objects */
+
 static int hello_line(const char *key, char *v, void *arg, char *err, size_t n)
 {
-	char (*kv)[2][200] = arg; /* libc, libc_version, static, pid, hash, hash_error */
+	/* libc, libc_version, static, pid, hash, hash_error, maps */
+	char (*kv)[2][HELLO_MAX] = arg;
 	static const char *keys[] = { "libc", "libc_version", "static", "pid", "hash",
-				      "hash_error" };
-	for (int i = 0; i < 6; i++)
+				      "hash_error", "maps" };
+	for (int i = 0; i < 7; i++)
 		if (!strcmp(key, keys[i])) {
 			snprintf(kv[i][0], sizeof kv[i][0], "%s", key);
 			snprintf(kv[i][1], sizeof kv[i][1], "%s", v);
@@ -267,7 +270,8 @@ static int start(struct helper *h, const struct fl_variant *v, char *meta, size_
 		fl_msg_free(&m);
 		return -1;
 	}
-	char kv[6][2][200] = { { { 0 } } };
+	static char kv[7][2][HELLO_MAX]; /* (28 KiB: not on the stack) */
+	memset(kv, 0, sizeof kv);
 	rc = fl_wire_parse(m.s, "hello", hello_line, kv, err, sizeof err);
 	fl_msg_free(&m);
 	if (rc) {
@@ -280,10 +284,10 @@ static int start(struct helper *h, const struct fl_variant *v, char *meta, size_
 		snprintf(why, n, "helper %.300s: cannot apply --hash %.60s: %.200s", path, hash_item, kv[5][1]);
 		return -1;
 	}
-	snprintf(meta, metan, "helper %s: %s pid %d, libc %s %s (%s), hash %s", v->name,
-			    path, (int)pid, kv[0][1], kv[1][1],
+	snprintf(meta, metan, "helper %s: %s pid %d, libc %s%s%s (%s), hash %s, maps %s", v->name,
+			    path, (int)pid, kv[0][1], kv[1][1][0] ? " " : "", kv[1][1],
 			    strcmp(kv[2][1], "1") ? "dynamic" : "static",
-			    kv[4][1][0] ? kv[4][1] : "not set (auto)");
+			    kv[4][1][0] ? kv[4][1] : "not set (auto)", kv[6][1][0] ? kv[6][1] : "none");
 	return 0;
 }
 

@@ -20,6 +20,7 @@
  * replies on its reply stream (stdout is moved to stderr first: a stray
  * print cannot corrupt a reply). */
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,35 @@
 #ifndef FL_MUSL_VERSION
 #define FL_MUSL_VERSION "unknown"
 #endif
+
+/* The shared objects this process mapped, as /proc/self/maps names them,
+ * each once, in the order mapped, ' ' between (a path with a space would
+ * be cut there: none of the libraries'), into buf: which libc++.so.1 or
+ * libc.so.6 a helper really runs on ("" for a static helper). */
+static void mapped(char *buf, size_t n)
+{
+	buf[0] = '\0';
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[1400];
+	size_t l = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *path = strchr(line, '/');
+		if (!path || !strstr(path, ".so"))
+			continue;
+		size_t k = strlen(path);
+		const char *at = buf;
+		bool seen = false;
+		while (!seen && (at = strstr(at, path)) != NULL) {
+			seen = (at == buf || at[-1] == ' ') && (at[k] == ' ' || at[k] == '\0');
+			at += k;
+		}
+		if (!seen && l + k + 2 < n)
+			l += (size_t)snprintf(buf + l, n - l, "%s%s", l ? " " : "", path);
+	}
+	if (f)
+		fclose(f);
+}
 
 static void hello(FILE *out, const char *hash_item)
 {
@@ -62,6 +92,9 @@ static void hello(FILE *out, const char *hash_item)
 	fl_msg_str(&m, "libc_version", k ? "" : FL_MUSL_VERSION);
 	fl_msg_add(&m, "static=%d\npid=%d\n", getauxval(AT_BASE) == 0, (int)getpid());
 	fl_msg_str(&m, "hash", hash);
+	char maps[2048];
+	mapped(maps, sizeof maps);
+	fl_msg_str(&m, "maps", maps);
 	fl_msg_str(&m, "hash_error", why);
 	fl_msg_add(&m, "end\n");
 	fwrite(m.s, 1, m.len, out);
