@@ -26,6 +26,7 @@
 #include "lib/cpuset.h"
 #include "lib/prctl.h"
 #include "lib/wake.h"
+#include "proc/userlib.h"
 #include "report/xalloc.h"
 
 /* The presets: each a list of groups (one cartesian product each), in one
@@ -215,6 +216,8 @@ static int pick_list(const char *list, struct pick *picks)
 				fl_usage_error("--variant: 'all' goes first");
 			for (int r = 0; r < fl_nvariants && n < FL_MAXLIST; r++)
 				picks[n++] = (struct pick){ fl_variants[r], FL_POLICY_PARK_INIT, false };
+			for (int r = 0; r < fl_nvariants_added && n < FL_MAXLIST; r++) /* --lib's */
+				picks[n++] = (struct pick){ fl_variants_added[r], FL_POLICY_PARK_INIT, false };
 			continue;
 		}
 		if (n == FL_MAXLIST)
@@ -531,12 +534,21 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 	fl_hash_list(h, items, FL_MAXLIST); /* validated before anything runs */
 }
 
+/* --lib BASE+TAG=PATH: the row made and registered (proc/userlib.h). */
+static void lib_option(const char *arg)
+{
+	char err[1200];
+	if (fl_userlib_add(arg, err, sizeof err))
+		fl_usage_error("%s", err);
+}
+
 /* The options of run and sweep: one table, the help text in it (each
  * command gives only its synopsis and notes: cmd_run.c, cmd_sweep.c). */
 #define REPS_ALIAS 0x107 /* --reps: the old name of --rounds */
 #define POLICY_OPT 0x108
 #define SPIN_ALIAS 0x109 /* --spin N,M: the old form of --policy spin:N,spin:M */
 #define AS_OPT 0x110     /* --as PARENT=MUTANT */
+#define LIB_OPT 0x111    /* --lib BASE+TAG=PATH: proc/userlib.h */
 static const struct fl_option opts[] = {
 	{ "preset", required_argument, 'p', "NAME", "the axes, rounds, duration and entries of "
 	  "a preset: quick (what scripts/bench runs), standard (+-5% aimed at every point), full "
@@ -627,6 +639,10 @@ static const struct fl_option opts[] = {
 	{ "as", required_argument, AS_OPT, "P=M", "test only: run performance mutant M's code "
 	  "wherever design P runs (each policy), every row still labelled P and the CSV marked "
 	  "(# as:); repeatable or a comma list (the gate's and the history's ground truth)" },
+	{ "lib", required_argument, LIB_OPT, "B+T=PATH", "a row B+T: the library row B (glibc, "
+	  "cxx-llvm, cxx-gnu) on the build at PATH (a glibc build or install, a directory with "
+	  "libc++.so.1 or libstdc++.so.6), in a helper on that library; in 'all', else named in "
+	  "--variant; repeatable" },
 	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
@@ -779,6 +795,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 'q': s->quiet = true; break;
 		case 0x10f: s->detail = true; break;
 		case AS_OPT: as_option(s, optarg); break;
+		case LIB_OPT: lib_option(optarg); break;
 		case 'n': s->dry = true; break;
 		case 0x100: s->probes = FL_PROBES_ON; break;
 		case 0x101: s->probes = FL_PROBES_OFF; break;

@@ -1,5 +1,6 @@
-/* proc/helper.c — see helper.h. One helper per helper executable name
- * (today one: futexlab-musl), kept between reps; its state is here. Every
+/* proc/helper.c — see helper.h. One helper per helper-run row (musl-libc,
+ * cxx-llvm15, ..., a library the user built: proc/userlib.h), kept between
+ * reps; its state is here. Every
  * wait on the helper is a poll with an absolute CLOCK_MONOTONIC deadline,
  * so a hung or dead helper ends as an error row, never as a hung run. */
 #include "proc/helper.h"
@@ -18,15 +19,16 @@
 
 #include "lib/clock.h"
 #include "proc/interrupt.h"
+#include "proc/userlib.h"
 #include "proc/wire.h"
 
 struct helper {
-	const char *name;   /* v->helper */
+	const char *name;   /* the row's: v->name */
 	pid_t pid;          /* 0: not running */
 	int to, from;       /* its stdin, its stdout */
 };
 
-static struct helper helpers[4];
+static struct helper helpers[16];
 static char hash_item[64];
 
 void fl_helper_set_hash(const char *item)
@@ -37,11 +39,11 @@ void fl_helper_set_hash(const char *item)
 static struct helper *helper_of(const struct fl_variant *v)
 {
 	for (size_t i = 0; i < sizeof helpers / sizeof helpers[0]; i++)
-		if (helpers[i].name && !strcmp(helpers[i].name, v->helper))
+		if (helpers[i].name && !strcmp(helpers[i].name, v->name))
 			return &helpers[i];
 	for (size_t i = 0; i < sizeof helpers / sizeof helpers[0]; i++)
 		if (!helpers[i].name) {
-			helpers[i].name = v->helper;
+			helpers[i].name = v->name;
 			return &helpers[i];
 		}
 	return NULL;
@@ -237,9 +239,36 @@ static int start(struct helper *h, const struct fl_variant *v, char *meta, size_
 		snprintf(why, n, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	char *argv[] = { path, "--serve", hash_item[0] ? "--hash" : NULL, hash_item, NULL };
+	/* A library the user built: its loader in front (glibc), or its
+	 * directory first on the library path (libc++, libstdc++) */
+	const struct fl_userlib *u = fl_userlib_of(v);
+	char *argv[8], **a = argv, ldpath[sizeof u->libpath + 32];
+	if (u && u->loader[0])
+		*a++ = (char *)u->loader, *a++ = "--library-path", *a++ = (char *)u->libpath;
+	*a++ = path, *a++ = "--serve";
+	if (hash_item[0])
+		*a++ = "--hash", *a++ = hash_item;
+	*a = NULL;
+	extern char **environ;
+	size_t ne = 0;
+	while (environ[ne])
+		ne++;
+	char **envp = calloc(ne + 2, sizeof *envp), **e = envp;
+	if (!envp) {
+		snprintf(why, n, "out of memory");
+		close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+		return -1;
+	}
+	for (size_t i = 0; i < ne; i++)
+		if (!(u && !u->loader[0] && !strncmp(environ[i], "LD_LIBRARY_PATH=", 16)))
+			*e++ = environ[i];
+	if (u && !u->loader[0]) {
+		snprintf(ldpath, sizeof ldpath, "LD_LIBRARY_PATH=%s", u->libpath);
+		*e++ = ldpath;
+	}
 	pid_t pid = fork();
 	if (pid < 0) {
+		free(envp);
 		snprintf(why, n, "fork: %s", strerror(errno));
 		close(in[0]), close(in[1]), close(out[0]), close(out[1]);
 		return -1;
@@ -252,10 +281,11 @@ static int start(struct helper *h, const struct fl_variant *v, char *meta, size_
 		 * its own), then exec */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		execv(path, argv);
-		fprintf(stderr, "futexlab: cannot run %s: %s\n", path, strerror(errno));
+		execve(argv[0], argv, envp);
+		fprintf(stderr, "futexlab: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	free(envp);
 	close(in[0]);
 	close(out[1]);
 	*h = (struct helper){ .name = h->name, .pid = pid, .to = in[1], .from = out[0] };
@@ -284,8 +314,12 @@ static int start(struct helper *h, const struct fl_variant *v, char *meta, size_
 		snprintf(why, n, "helper %.300s: cannot apply --hash %.60s: %.200s", path, hash_item, kv[5][1]);
 		return -1;
 	}
-	snprintf(meta, metan, "helper %s: %s pid %d, libc %s%s%s (%s), hash %s, maps %s", v->name,
-			    path, (int)pid, kv[0][1], kv[1][1][0] ? " " : "", kv[1][1],
+	char via[sizeof u->libpath + sizeof u->loader + 64] = "";
+	if (u)
+		snprintf(via, sizeof via, u->loader[0] ? " under %s --library-path %s"
+			 : "%s with LD_LIBRARY_PATH=%s", u->loader, u->libpath);
+	snprintf(meta, metan, "helper %s: %s%s pid %d, libc %s%s%s (%s), hash %s, maps %s", v->name,
+			    path, via, (int)pid, kv[0][1], kv[1][1][0] ? " " : "", kv[1][1],
 			    strcmp(kv[2][1], "1") ? "dynamic" : "static",
 			    kv[4][1][0] ? kv[4][1] : "not set (auto)", kv[6][1][0] ? kv[6][1] : "none");
 	return 0;
@@ -320,7 +354,8 @@ void fl_helper_run(const struct fl_rep *x, struct fl_result *r)
 		return;
 	}
 	struct fl_helper_req q = { .wake = x->wake, .policy = x->policy, .p = *p };
-	snprintf(q.variant, sizeof q.variant, "%s", v->name);
+	const struct fl_userlib *u = fl_userlib_of(v); /* the helper knows its base's name */
+	snprintf(q.variant, sizeof q.variant, "%s", u ? u->base : v->name);
 	snprintf(q.workload, sizeof q.workload, "%s", x->w->name);
 	struct fl_msg m = { 0 };
 	fl_wire_put_req(&m, &q);

@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -82,18 +81,19 @@ static void hello(FILE *out, const char *hash_item)
 			fl_hash_read_back(&m, hash, sizeof hash);
 	}
 	/* Which libc runs this process, from the process itself: glibc answers
-	 * _CS_GNU_LIBC_VERSION, musl has no such name (EINVAL); no program
-	 * interpreter (AT_BASE 0) means static. */
+	 * _CS_GNU_LIBC_VERSION, musl has no such name (EINVAL). */
 	char gnu[64];
 	size_t k = confstr(_CS_GNU_LIBC_VERSION, gnu, sizeof gnu);
 	struct fl_msg m = { 0 };
 	fl_msg_add(&m, "hello\n");
 	fl_msg_str(&m, "libc", k ? gnu : "musl");
 	fl_msg_str(&m, "libc_version", k ? "" : FL_MUSL_VERSION);
-	fl_msg_add(&m, "static=%d\npid=%d\n", getauxval(AT_BASE) == 0, (int)getpid());
-	fl_msg_str(&m, "hash", hash);
 	char maps[2048];
 	mapped(maps, sizeof maps);
+	/* static: no shared object mapped (a helper run under a loader named on
+	 * the command line has AT_BASE 0 too, and is not) */
+	fl_msg_add(&m, "static=%d\npid=%d\n", !maps[0], (int)getpid());
+	fl_msg_str(&m, "hash", hash);
 	fl_msg_str(&m, "maps", maps);
 	fl_msg_str(&m, "hash_error", why);
 	fl_msg_add(&m, "end\n");
