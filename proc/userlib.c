@@ -60,12 +60,13 @@ static int dir_with(const char *path, const char *file, char *out, size_t n)
 
 /* glibc: the loader and the library path of a build directory (elf/ld.so)
  * or an install (libc.so.6 beside the loader). */
-static int glibc_paths(struct fl_userlib *u, const char *path, char *err, size_t n)
+static int glibc_paths(struct fl_userlib *u, const char *name, const char *path, char *err,
+		       size_t n)
 {
 	char dir[PATH_MAX];
 	if (dir_with(path, "libc.so.6", dir, sizeof dir)) {
-		snprintf(err, n, "%s: no libc.so.6 there, nor in its lib/ or lib64/ (a glibc build "
-			 "directory or install)", path);
+		snprintf(err, n, "--lib %s: %s: no libc.so.6 there, nor in its lib/ or lib64/ (a "
+			 "glibc build directory or install)", name, path);
 		return -1;
 	}
 	if (is_file(path, "elf", "ld.so")) { /* a build directory: as glibc's testrun.sh */
@@ -83,7 +84,8 @@ static int glibc_paths(struct fl_userlib *u, const char *path, char *err, size_t
 	}
 	const char *ld = loader_name();
 	if (!is_file(dir, "", ld)) {
-		snprintf(err, n, "%s: libc.so.6 without its loader %s beside it (%s)", path, ld, dir);
+		snprintf(err, n, "--lib %s: %s: libc.so.6 without its loader %s beside it (%s)", name,
+			 path, ld, dir);
 		return -1;
 	}
 	snprintf(u->loader, sizeof u->loader, "%.900s/%.100s", dir, ld);
@@ -137,7 +139,7 @@ int fl_userlib_add(const char *spec, char *err, size_t n)
 	struct fl_userlib *u = &libs[nlibs];
 	*u = (struct fl_userlib){ .base = base };
 	if (!strcmp(base, "glibc")) {
-		if (glibc_paths(u, path, err, n))
+		if (glibc_paths(u, buf, path, err, n))
 			return -1;
 	} else {
 		const char *so = !strcmp(base, "cxx-llvm") ? "libc++.so.1" : "libstdc++.so.6";
