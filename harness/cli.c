@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc/userlib.h"
+
 
 int64_t fl_parse_int(const char *what, const char *s, int64_t lo, int64_t hi)
 {
@@ -130,4 +132,11 @@ void fl_options_usage(FILE *f, const char *synopsis, const struct fl_option *o, 
 	}
 	if (notes)
 		fputs(notes, f);
+}
+
+void fl_lib_option(const char *arg)
+{
+	char err[1200];
+	if (fl_userlib_add(arg, err, sizeof err))
+		fl_usage_error("%s", err);
 }

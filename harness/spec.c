@@ -26,7 +26,6 @@
 #include "lib/cpuset.h"
 #include "lib/prctl.h"
 #include "lib/wake.h"
-#include "proc/userlib.h"
 #include "report/xalloc.h"
 
 /* The presets: each a list of groups (one cartesian product each), in one
@@ -534,14 +533,6 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d, bool axe
 	fl_hash_list(h, items, FL_MAXLIST); /* validated before anything runs */
 }
 
-/* --lib BASE+TAG=PATH: the row made and registered (proc/userlib.h). */
-static void lib_option(const char *arg)
-{
-	char err[1200];
-	if (fl_userlib_add(arg, err, sizeof err))
-		fl_usage_error("%s", err);
-}
-
 /* The options of run and sweep: one table, the help text in it (each
  * command gives only its synopsis and notes: cmd_run.c, cmd_sweep.c). */
 #define REPS_ALIAS 0x107 /* --reps: the old name of --rounds */
@@ -795,7 +786,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 'q': s->quiet = true; break;
 		case 0x10f: s->detail = true; break;
 		case AS_OPT: as_option(s, optarg); break;
-		case LIB_OPT: lib_option(optarg); break;
+		case LIB_OPT: fl_lib_option(optarg); break;
 		case 'n': s->dry = true; break;
 		case 0x100: s->probes = FL_PROBES_ON; break;
 		case 0x101: s->probes = FL_PROBES_OFF; break;

@@ -12,7 +12,7 @@
 #   libc++.so.1 mapped, not 14's), a copy of this machine's libc.so.6 and
 #   loader given as a glibc install and as a glibc build directory
 #   (elf/ld.so: the helper runs under that loader, the copy's libc.so.6
-#   mapped), a copy of libstdc++.so.6 as a cxx-gnu build; the row is a
+#   mapped; hunted, clean), a copy of libstdc++.so.6 as a cxx-gnu build; the row is a
 #   library in a later reading of the CSV without --lib (compare --json);
 #   bad --lib values refused, one line, exit 2.
 #   test_libs.sh path/to/futexlab
@@ -117,6 +117,12 @@ for kind in inst build; do
     ok "--lib glibc+$kind: 4 ok rows, run under $ld, the copy's libc.so.6 mapped (no other)"
   else bad "--lib glibc+$kind: exit $rc, $(oks "$csv" "glibc+$kind") ok rows, helper '$line'"; tail -3 "$tmp/g.out"; fi
 done
+# the hunt takes --lib too: the patterns run in the row's helper, on the copy
+"$fl" hunt --lib "glibc+inst=$tmp/inst" --variant glibc+inst --pattern steal,preempt --seconds 0.2 \
+  >"$tmp/gh.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '^glibc+inst: clean' "$tmp/gh.out" && ok "hunt --lib glibc+inst: clean in its helper" ||
+  { bad "hunt --lib glibc+inst: exit $rc"; tail -3 "$tmp/gh.out"; }
 # a libstdc++ (a copy of this machine's) as cxx-gnu+copy
 if "$fl" list | grep -Eq '^cxx-gnu +available'; then
   mkdir -p "$tmp/gnu"
