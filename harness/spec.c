@@ -791,8 +791,7 @@ int fl_spec_parse(struct fl_spec *s, const char *cmd, const struct fl_spec_defau
 		case 0x100: s->probes = FL_PROBES_ON; break;
 		case 0x101: s->probes = FL_PROBES_OFF; break;
 		case 0x102: s->bt_script = optarg; fl_bpftrace_check(optarg); break;
-		case 0x104: s->latency = 1; break;
-		case 0x105: s->latency = 0; break;
+		case 0x104: case 0x105: s->latency = c == 0x104; break;
 		case 0x10a: case 0x10b: case 0x10c: case 0x10d: case 0x10e:
 			resolution_option(s, c, optarg);
 			break;

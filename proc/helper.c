@@ -227,22 +227,15 @@ static int hello_line(const char *key, char *v, void *arg, char *err, size_t n)
 	return -1;
 }
 
-/* fork + exec of the helper, its stdin and stdout our pipes, no other
- * descriptor of ours; then its hello. 0, or -1 with why. */
-static int start(struct helper *h, const struct fl_variant *v, char *meta, size_t metan,
-		 char *why, size_t n)
+/* The helper's command line into argv (8 entries) and its environment,
+ * returned (calloc'd; NULL: out of memory): a library the user built puts
+ * its loader in front (glibc), or its directory first on the library path
+ * (libc++, libstdc++: LD_LIBRARY_PATH, into ldpath). */
+static char **command(const struct fl_variant *v, char *path, char **argv, char *ldpath,
+		      size_t ln)
 {
-	char path[1024];
-	path_of(v, path, sizeof path);
-	int in[2], out[2];
-	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
-		snprintf(why, n, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	/* A library the user built: its loader in front (glibc), or its
-	 * directory first on the library path (libc++, libstdc++) */
 	const struct fl_userlib *u = fl_userlib_of(v);
-	char *argv[8], **a = argv, ldpath[sizeof u->libpath + 32];
+	char **a = argv;
 	if (u && u->loader[0])
 		*a++ = (char *)u->loader, *a++ = "--library-path", *a++ = (char *)u->libpath;
 	*a++ = path, *a++ = "--serve";
@@ -254,41 +247,23 @@ static int start(struct helper *h, const struct fl_variant *v, char *meta, size_
 	while (environ[ne])
 		ne++;
 	char **envp = calloc(ne + 2, sizeof *envp), **e = envp;
-	if (!envp) {
-		snprintf(why, n, "out of memory");
-		close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-		return -1;
-	}
-	for (size_t i = 0; i < ne; i++)
-		if (!(u && !u->loader[0] && !strncmp(environ[i], "LD_LIBRARY_PATH=", 16)))
+	bool ld = u && !u->loader[0];
+	for (size_t i = 0; envp && i < ne; i++)
+		if (!(ld && !strncmp(environ[i], "LD_LIBRARY_PATH=", 16)))
 			*e++ = environ[i];
-	if (u && !u->loader[0]) {
-		snprintf(ldpath, sizeof ldpath, "LD_LIBRARY_PATH=%s", u->libpath);
+	if (envp && ld) {
+		snprintf(ldpath, ln, "LD_LIBRARY_PATH=%s", u->libpath);
 		*e++ = ldpath;
 	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		free(envp);
-		snprintf(why, n, "fork: %s", strerror(errno));
-		close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
-			_exit(127);
-		syscall(SYS_close_range, 3U, ~0U, 0U); /* none of the harness's files */
-		/* the harness's handlers are not the helper's: defaults (it sets
-		 * its own), then exec */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execve(argv[0], argv, envp);
-		fprintf(stderr, "futexlab: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	free(envp);
-	close(in[0]);
-	close(out[1]);
-	*h = (struct helper){ .name = h->name, .pid = pid, .to = in[1], .from = out[0] };
+	return envp;
+}
+
+/* The hello of h's new process: 0 and the metadata line in meta (what it
+ * runs on, as it says, and how it was started); or -1 with why, the helper
+ * killed. */
+static int greet(struct helper *h, const struct fl_variant *v, const char *path, char *meta,
+		 size_t metan, char *why, size_t n)
+{
 	struct fl_msg m = { 0 };
 	char err[200];
 	int rc = read_msg(h, &m, fl_now_ns() + timeout_ns(NULL), err, sizeof err);
@@ -314,15 +289,56 @@ static int start(struct helper *h, const struct fl_variant *v, char *meta, size_
 		snprintf(why, n, "helper %.300s: cannot apply --hash %.60s: %.200s", path, hash_item, kv[5][1]);
 		return -1;
 	}
+	const struct fl_userlib *u = fl_userlib_of(v);
 	char via[sizeof u->libpath + sizeof u->loader + 64] = "";
 	if (u)
 		snprintf(via, sizeof via, u->loader[0] ? " under %s --library-path %s"
 			 : "%s with LD_LIBRARY_PATH=%s", u->loader, u->libpath);
 	snprintf(meta, metan, "helper %s: %s%s pid %d, libc %s%s%s (%s), hash %s, maps %s", v->name,
-			    path, via, (int)pid, kv[0][1], kv[1][1][0] ? " " : "", kv[1][1],
+			    path, via, (int)h->pid, kv[0][1], kv[1][1][0] ? " " : "", kv[1][1],
 			    strcmp(kv[2][1], "1") ? "dynamic" : "static",
 			    kv[4][1][0] ? kv[4][1] : "not set (auto)", kv[6][1][0] ? kv[6][1] : "none");
 	return 0;
+}
+
+/* fork + exec of the helper, its stdin and stdout our pipes, no other
+ * descriptor of ours; then its hello. 0, or -1 with why. */
+static int start(struct helper *h, const struct fl_variant *v, char *meta, size_t metan,
+		 char *why, size_t n)
+{
+	char path[1024];
+	path_of(v, path, sizeof path);
+	int in[2], out[2];
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
+		snprintf(why, n, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	char *argv[8], ldpath[sizeof ((struct fl_userlib *)0)->libpath + 32];
+	char **envp = command(v, path, argv, ldpath, sizeof ldpath);
+	pid_t pid = envp ? fork() : -1;
+	if (pid < 0) {
+		snprintf(why, n, "%s%s", envp ? "fork: " : "", envp ? strerror(errno) : "out of memory");
+		free(envp);
+		close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
+			_exit(127);
+		syscall(SYS_close_range, 3U, ~0U, 0U); /* none of the harness's files */
+		/* the harness's handlers are not the helper's: defaults (it sets
+		 * its own), then exec */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execve(argv[0], argv, envp);
+		fprintf(stderr, "futexlab: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	free(envp);
+	close(in[0]);
+	close(out[1]);
+	*h = (struct helper){ .name = h->name, .pid = pid, .to = in[1], .from = out[0] };
+	return greet(h, v, path, meta, metan, why, n);
 }
 
 pid_t fl_helper_ready(const struct fl_variant *v, char *meta, size_t metan, struct fl_result *r)

@@ -168,6 +168,13 @@ const char *cl_row_unavailable()
 
 } // namespace
 
+/* the headers the helper is built with, as meson read them */
+#ifdef FL_LIBCXX_ROW_LIBRARY
+#define CL_ROW_LIBRARY FL_LIBCXX_ROW_LIBRARY
+#else
+#define CL_ROW_LIBRARY nullptr
+#endif
+
 /* libc++'s semaphore is one ptrdiff_t (8 bytes), as the helper's build
  * checks against its headers; this one says so for `futexlab list`. */
 CL_NAMED(CL_CNAME, CL_NAME, long long, CL_SUMMARY ", in its helper",
@@ -176,11 +183,7 @@ CL_NAMED(CL_CNAME, CL_NAME, long long, CL_SUMMARY ", in its helper",
 	.unavailable = cl_row_unavailable,
 	.helper = "futexlab-libcxx" CL_VERSION,
 	.text = CL_TEXT, /* (read in the helper) */
-	.own_policy = CL_POLICY,
-#ifdef FL_LIBCXX_ROW_LIBRARY /* the headers the helper is built with (meson) */
-	.library = FL_LIBCXX_ROW_LIBRARY
-#endif
-);
+	.own_policy = CL_POLICY, .library = CL_ROW_LIBRARY);
 
 #else /* built without libc++ */
 
