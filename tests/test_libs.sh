@@ -5,8 +5,8 @@
 #   cxx-llvm (libc++ 14), every field a workload fills back from the helper;
 #   the `# helper` line lists the shared objects the helper mapped — that
 #   version's libc++.so.1, libc++abi.so.1 and libunwind.so.1, no other
-#   libc++ — and `# libraries:` names each version; the hunt runs them in
-#   their helpers, clean;
+#   libc++ — and `# libraries:` names each version; the report reads each
+#   as a library; the hunt runs them in their helpers, clean;
 # - --lib: a library the user built as a row, run by futexlab-native on that
 #   library — libc++ 15's directory given as a cxx-llvm build (its
 #   libc++.so.1 mapped, not 14's), a copy of this machine's libc.so.6 and
@@ -60,6 +60,10 @@ if [ ${#vers[@]} -gt 0 ]; then
       ok "$row: # libraries: names libc++ $n beside 14"
     else bad "$row: $v"; fi
   done
+  # the report's kind: a shipped library each (the libraries line's)
+  kinds=$("$fl" compare --json "$csv" | grep -o '"name": "cxx-llvm1[0-9]", "kind": "[a-z]*"' | sort -u |
+    grep -c '"library"')
+  [ "$kinds" = ${#vers[@]} ] && ok "compare --json: each a library" || bad "compare --json: $kinds libraries"
   # the hunter reaches them: its patterns run in each helper
   "$fl" hunt --variant "${rows#cxx-llvm,}" --pattern steal,preempt --seconds 0.2 >"$tmp/h.out" 2>&1
   rc=$?
