@@ -1,8 +1,11 @@
-/* proc/helper_main.c — the helper of a helper-run design (`futexlab-musl`):
- * the workload core (workloads/, the lib/ files they use) and the helper-run
- * variants (variants/musl_libc.c with -DFL_MUSL), built a second time,
- * statically, with musl-gcc. futexlab (proc/helper.c) starts it and
- * talks to it over its stdin and stdout (proc/wire.h):
+/* proc/helper_main.c — the helper of a helper-run design: the workload core
+ * (workloads/, the lib/ files they use) built a second time with the
+ * variants that cannot run in futexlab's process — `futexlab-musl`
+ * (variants/musl_libc.c with -DFL_MUSL, statically, with musl-gcc),
+ * `futexlab-libcxxN` (variants/cxx_llvm.cc against libc++ N),
+ * `futexlab-native` (glibc, cxx-gnu, cxx-llvm, for a library the user
+ * built: proc/userlib.h; proc/meson.build). futexlab (proc/helper.c)
+ * starts it and talks to it over its stdin and stdout (proc/wire.h):
  *
  *   futexlab-musl --serve [--hash MODE]   says hello, then runs one rep per
  *                                         `run` until `quit` or end of input
