@@ -32,7 +32,7 @@ csv=$tmp/a.csv
   --no-probes --csv "$csv" >"$tmp/a.out" 2>&1
 rc=$?
 meta=$(grep '^# helper musl-libc:' "$csv")
-if [ $rc -eq 0 ] && [[ $meta == *"libc musl 1."*"(static)"* ]]; then ok "helper says: ${meta#\# }"
+if [ $rc -eq 0 ] && [[ $meta == *"libc musl 1."*"(static)"*", maps none" ]]; then ok "helper says: ${meta#\# }"
 else bad "rc=$rc meta='$meta'"; tail -5 "$tmp/a.out"; fi
 n_ok=$(for w in pool pingpong uncontended; do col "$csv" musl-libc $w status; done | grep -c '^ok$')
 [ "$n_ok" -eq 9 ] && ok "9 musl-libc rows ok" || bad "musl-libc ok rows: $n_ok of 9"
