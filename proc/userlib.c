@@ -15,7 +15,8 @@ static char names[FL_MAX_ADDED][64], summaries[FL_MAX_ADDED][1200], libraries[FL
 #define PATH_LEN 900 /* a --lib PATH (its real path) longer is refused */
 static int nlibs;
 
-/* The bases a row may run: the libraries futexlab-native holds. */
+/* The bases a row may run: the libraries futexlab-native holds (its
+ * registry, 'native' in variants/meson.build: the same three). */
 static const char *const bases[] = { "glibc", "cxx-llvm", "cxx-gnu" };
 
 /* This program's PT_INTERP (the first object dl_iterate_phdr reports is
