@@ -103,7 +103,7 @@ int fl_userlib_add(const char *spec, char *err, size_t n)
 	}
 	char *eq = strchr(buf, '='), *plus = strchr(buf, '+');
 	if (!eq || !plus || plus > eq || plus == buf || plus + 1 == eq || !eq[1]) {
-		snprintf(err, n, "--lib: '%s' is not BASE+TAG=PATH (e.g. glibc+fix=~/glibc/build)", spec);
+		snprintf(err, n, "--lib: '%s' is not BASE+TAG=PATH (e.g. glibc+fix=$HOME/glibc/build)", spec);
 		return -1;
 	}
 	*eq = '\0';
