@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc/userlib.h"
+
 
 void fl_usage_error(const char *fmt, ...)
 {
@@ -146,4 +148,11 @@ void fl_options_usage(FILE *f, const char *synopsis, const struct fl_option *o, 
 	}
 	if (notes)
 		fputs(notes, f);
+}
+
+void fl_lib_option(const char *arg)
+{
+	char err[1200];
+	if (fl_userlib_add(arg, err, sizeof err))
+		fl_usage_error("%s", err);
 }

@@ -31,6 +31,10 @@ int fl_split_list(const char *what, char *s, char **out, int max);
  * probes run it: probes/probes.h). */
 void fl_bpftrace_check(const char *script);
 
+/* `--lib BASE+TAG=PATH` (run, sweep, hunt): a library the user built as a
+ * row (proc/userlib.h), made and registered; a bad value is a usage error. */
+void fl_lib_option(const char *arg);
+
 /* --reps, the old name of --rounds, is still accepted (run, sweep, exec):
  * this one line on stderr says so each time. */
 void fl_reps_deprecated(void);

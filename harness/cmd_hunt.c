@@ -82,6 +82,9 @@ static const struct fl_option hunt_opts[] = {
 	{ "no-probes", no_argument, 'N', NULL, "do not load the eBPF collector (default: it counts "
 	  "every rep's futex calls, when root and BPF work: the table's kernel columns)" },
 	{ "quiet", no_argument, 'q', NULL, "no progress line" },
+	{ "lib", required_argument, 'L', "B+T=PATH", "a row B+T: the library row B (glibc, "
+	  "cxx-llvm, cxx-gnu) on the build at PATH, hunted in a helper on that library (as run's "
+	  "--lib); name it in --variant; repeatable" },
 	{ "help", no_argument, 'h', NULL, "this text (also -h)" },
 };
 #define NOPTS ((int)(sizeof hunt_opts / sizeof hunt_opts[0]))
@@ -215,6 +218,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'c': o->csv_path = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'N': o->no_probes = true; break;
+		case 'L': fl_lib_option(optarg); break;
 		case 'h': usage(); return 1;
 		default:
 			fl_usage_error("hunt: unknown or incomplete option '%s' (futexlab hunt --help)",

@@ -133,6 +133,8 @@ static int pick_list(const char *list, struct pick *picks)
 				fl_usage_error("--variant: 'all' goes first");
 			for (int r = 0; r < fl_nvariants && n < FL_MAXLIST; r++)
 				picks[n++] = (struct pick){ fl_variants[r], FL_POLICY_PARK_INIT, false };
+			for (int r = 0; r < fl_nvariants_added && n < FL_MAXLIST; r++) /* --lib's */
+				picks[n++] = (struct pick){ fl_variants_added[r], FL_POLICY_PARK_INIT, false };
 			continue;
 		}
 		if (n == FL_MAXLIST)

@@ -126,6 +126,12 @@ static void finish(struct fl_spec *s, const struct fl_spec_defaults *d)
 
 /* The setters a field alone cannot be (FL_OPT_FN). */
 static void preset_option(struct fl_spec *s, const char *arg) { s->preset = fl_preset_known(arg); }
+/* --lib: a library the user built as a row (proc/userlib.h): not the spec's */
+static void lib_option(struct fl_spec *s, const char *arg)
+{
+	(void)s;
+	fl_lib_option(arg);
+}
 static void hash_option(struct fl_spec *s, const char *arg)
 {
 	fl_copy_list("--hash", s->hlist, sizeof s->hlist, arg);
@@ -284,6 +290,10 @@ static const struct fl_spec_option rows[] = {
 	{ "as", "P=M", "test only: run performance mutant M's code wherever design P runs (each "
 	  "policy), every row still labelled P and the CSV marked (# as:); repeatable or a comma "
 	  "list (the gate's and the history's ground truth)", FN(fl_spec_as_add), 0 },
+	{ "lib", "B+T=PATH", "a row B+T: the library row B (glibc, cxx-llvm, cxx-gnu) on the "
+	  "build at PATH (a glibc build or install, a directory with libc++.so.1 or "
+	  "libstdc++.so.6), in a helper on that library; in 'all', else named in --variant; "
+	  "repeatable", FN(lib_option), 0 },
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 _Static_assert(sizeof(enum fl_probes_mode) == sizeof(int), "SET writes an int");

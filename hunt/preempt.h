@@ -16,7 +16,8 @@
  * Counts: signals taken, and hits (signals that landed in library text): a
  * hunt whose timer never hit the library proved nothing, so the count is
  * reported. Portable C that also builds with musl-gcc -static (the
- * musl-libc helper runs the patterns inside itself).
+ * musl-libc helper runs the patterns inside itself; the libc++ and --lib
+helpers too, proc/README.md).
  *
  * The signal: FL_PREEMPT_SIG, SIGRTMIN + 6 — not SIGINT/SIGTERM (Ctrl-C's,
  * proc/interrupt.h), not the stranded-waiter detector's rescue signal, not

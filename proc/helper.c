@@ -1,5 +1,6 @@
-/* proc/helper.c — see helper.h. One helper per helper executable name
- * (today one: futexlab-musl), kept between reps; its state is here. Every
+/* proc/helper.c — see helper.h. One helper per helper-run row (musl-libc,
+ * cxx-llvm15, ..., a library the user built: proc/userlib.h), kept between
+ * reps; its state is here. Every
  * wait on the helper is a poll with an absolute CLOCK_MONOTONIC deadline,
  * so a hung or dead helper ends as an error row, never as a hung run. */
 #include "proc/helper.h"
@@ -18,15 +19,16 @@
 
 #include "lib/clock.h"
 #include "proc/interrupt.h"
+#include "proc/userlib.h"
 #include "proc/wire.h"
 
 struct helper {
-	const char *name;   /* v->helper */
+	const char *name;   /* the row's: v->name */
 	pid_t pid;          /* 0: not running */
 	int to, from;       /* its stdin, its stdout */
 };
 
-static struct helper helpers[4];
+static struct helper helpers[16];
 static char hash_item[64];
 
 void fl_helper_set_hash(const char *item)
@@ -37,11 +39,11 @@ void fl_helper_set_hash(const char *item)
 static struct helper *helper_of(const struct fl_variant *v)
 {
 	for (size_t i = 0; i < sizeof helpers / sizeof helpers[0]; i++)
-		if (helpers[i].name && !strcmp(helpers[i].name, v->helper))
+		if (helpers[i].name && !strcmp(helpers[i].name, v->name))
 			return &helpers[i];
 	for (size_t i = 0; i < sizeof helpers / sizeof helpers[0]; i++)
 		if (!helpers[i].name) {
-			helpers[i].name = v->helper;
+			helpers[i].name = v->name;
 			return &helpers[i];
 		}
 	return NULL;
@@ -90,8 +92,8 @@ const char *fl_helper_unavailable(const struct fl_variant *v)
 	path_of(v, path, sizeof path);
 	if (access(path, X_OK) == 0)
 		return NULL;
-	snprintf(why, sizeof why, "its helper %s cannot be run: %s (rebuild with musl-gcc)", path,
-		 strerror(errno));
+	snprintf(why, sizeof why, "its helper %s cannot be run: %s (not built: rebuild futexlab)",
+		 path, strerror(errno));
 	return why;
 }
 
@@ -207,12 +209,15 @@ static int64_t timeout_ns(const struct fl_params *p)
 	return 30000000000LL + 10 * (p ? p->duration_ns : 0);
 }
 
+#define HELLO_MAX 2048 /* a hello field's room: maps lists the shared objects */
+
 static int hello_line(const char *key, char *v, void *arg, char *err, size_t n)
 {
-	char (*kv)[2][200] = arg; /* libc, libc_version, static, pid, hash, hash_error */
+	/* libc, libc_version, static, pid, hash, hash_error, maps */
+	char (*kv)[2][HELLO_MAX] = arg;
 	static const char *keys[] = { "libc", "libc_version", "static", "pid", "hash",
-				      "hash_error" };
-	for (int i = 0; i < 6; i++)
+				      "hash_error", "maps" };
+	for (int i = 0; i < 7; i++)
 		if (!strcmp(key, keys[i])) {
 			snprintf(kv[i][0], sizeof kv[i][0], "%s", key);
 			snprintf(kv[i][1], sizeof kv[i][1], "%s", v);
@@ -220,6 +225,82 @@ static int hello_line(const char *key, char *v, void *arg, char *err, size_t n)
 		}
 	snprintf(err, n, "unknown hello field '%.40s'", key);
 	return -1;
+}
+
+/* The helper's command line into argv (8 entries) and its environment,
+ * returned (calloc'd; NULL: out of memory): a library the user built puts
+ * its loader in front (glibc), or its directory first on the library path
+ * (libc++, libstdc++: LD_LIBRARY_PATH, into ldpath). */
+static char **command(const struct fl_variant *v, char *path, char **argv, char *ldpath,
+		      size_t ln)
+{
+	const struct fl_userlib *u = fl_userlib_of(v);
+	char **a = argv;
+	if (u && u->loader[0])
+		*a++ = (char *)u->loader, *a++ = "--library-path", *a++ = (char *)u->libpath;
+	*a++ = path, *a++ = "--serve";
+	if (hash_item[0])
+		*a++ = "--hash", *a++ = hash_item;
+	*a = NULL;
+	extern char **environ;
+	size_t ne = 0;
+	while (environ[ne])
+		ne++;
+	char **envp = calloc(ne + 2, sizeof *envp), **e = envp;
+	bool ld = u && !u->loader[0];
+	for (size_t i = 0; envp && i < ne; i++)
+		if (!(ld && !strncmp(environ[i], "LD_LIBRARY_PATH=", 16)))
+			*e++ = environ[i];
+	if (envp && ld) {
+		snprintf(ldpath, ln, "LD_LIBRARY_PATH=%s", u->libpath);
+		*e++ = ldpath;
+	}
+	return envp;
+}
+
+/* The hello of h's new process: 0 and the metadata line in meta (what it
+ * runs on, as it says, and how it was started); or -1 with why, the helper
+ * killed. */
+static int greet(struct helper *h, const struct fl_variant *v, char *meta, size_t metan,
+		 char *why, size_t n)
+{
+	char path[1024];
+	path_of(v, path, sizeof path);
+	struct fl_msg m = { 0 };
+	char err[200];
+	int rc = read_msg(h, &m, fl_now_ns() + timeout_ns(NULL), err, sizeof err);
+	if (rc) {
+		char st[100] = "";
+		reap(h, true, st, sizeof st);
+		snprintf(why, n, "helper %.300s did not start: %.150s%s%.100s", path,
+			 rc == -2 ? "interrupted" : err, st[0] ? ", " : "", st);
+		fl_msg_free(&m);
+		return -1;
+	}
+	static char kv[7][2][HELLO_MAX]; /* (28 KiB: not on the stack) */
+	memset(kv, 0, sizeof kv);
+	rc = fl_wire_parse(m.s, "hello", hello_line, kv, err, sizeof err);
+	fl_msg_free(&m);
+	if (rc) {
+		reap(h, true, NULL, 0);
+		snprintf(why, n, "helper %.300s: bad hello: %.200s", path, err);
+		return -1;
+	}
+	if (kv[5][1][0]) { /* the hash mode it could not apply */
+		reap(h, true, NULL, 0);
+		snprintf(why, n, "helper %.300s: cannot apply --hash %.60s: %.200s", path, hash_item, kv[5][1]);
+		return -1;
+	}
+	const struct fl_userlib *u = fl_userlib_of(v);
+	char via[sizeof u->libpath + sizeof u->loader + 64] = "";
+	if (u)
+		snprintf(via, sizeof via, u->loader[0] ? " under %s --library-path %s"
+			 : "%s with LD_LIBRARY_PATH=%s", u->loader, u->libpath);
+	snprintf(meta, metan, "helper %s: %s%s pid %d, libc %s%s%s (%s), hash %s, maps %s", v->name,
+			    path, via, (int)h->pid, kv[0][1], kv[1][1][0] ? " " : "", kv[1][1],
+			    strcmp(kv[2][1], "1") ? "dynamic" : "static",
+			    kv[4][1][0] ? kv[4][1] : "not set (auto)", kv[6][1][0] ? kv[6][1] : "none");
+	return 0;
 }
 
 /* fork + exec of the helper, its stdin and stdout our pipes, no other
@@ -234,10 +315,12 @@ static int start(struct helper *h, const struct fl_variant *v, char *meta, size_
 		snprintf(why, n, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	char *argv[] = { path, "--serve", hash_item[0] ? "--hash" : NULL, hash_item, NULL };
-	pid_t pid = fork();
+	char *argv[8], ldpath[sizeof ((struct fl_userlib *)0)->libpath + 32];
+	char **envp = command(v, path, argv, ldpath, sizeof ldpath);
+	pid_t pid = envp ? fork() : -1;
 	if (pid < 0) {
-		snprintf(why, n, "fork: %s", strerror(errno));
+		snprintf(why, n, "%s%s", envp ? "fork: " : "", envp ? strerror(errno) : "out of memory");
+		free(envp);
 		close(in[0]), close(in[1]), close(out[0]), close(out[1]);
 		return -1;
 	}
@@ -249,42 +332,15 @@ static int start(struct helper *h, const struct fl_variant *v, char *meta, size_
 		 * its own), then exec */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		execv(path, argv);
-		fprintf(stderr, "futexlab: cannot run %s: %s\n", path, strerror(errno));
+		execve(argv[0], argv, envp);
+		fprintf(stderr, "futexlab: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	free(envp);
 	close(in[0]);
 	close(out[1]);
 	*h = (struct helper){ .name = h->name, .pid = pid, .to = in[1], .from = out[0] };
-	struct fl_msg m = { 0 };
-	char err[200];
-	int rc = read_msg(h, &m, fl_now_ns() + timeout_ns(NULL), err, sizeof err);
-	if (rc) {
-		char st[100] = "";
-		reap(h, true, st, sizeof st);
-		snprintf(why, n, "helper %.300s did not start: %.150s%s%.100s", path,
-			 rc == -2 ? "interrupted" : err, st[0] ? ", " : "", st);
-		fl_msg_free(&m);
-		return -1;
-	}
-	char kv[6][2][200] = { { { 0 } } };
-	rc = fl_wire_parse(m.s, "hello", hello_line, kv, err, sizeof err);
-	fl_msg_free(&m);
-	if (rc) {
-		reap(h, true, NULL, 0);
-		snprintf(why, n, "helper %.300s: bad hello: %.200s", path, err);
-		return -1;
-	}
-	if (kv[5][1][0]) { /* the hash mode it could not apply */
-		reap(h, true, NULL, 0);
-		snprintf(why, n, "helper %.300s: cannot apply --hash %.60s: %.200s", path, hash_item, kv[5][1]);
-		return -1;
-	}
-	snprintf(meta, metan, "helper %s: %s pid %d, libc %s %s (%s), hash %s", v->name,
-			    path, (int)pid, kv[0][1], kv[1][1],
-			    strcmp(kv[2][1], "1") ? "dynamic" : "static",
-			    kv[4][1][0] ? kv[4][1] : "not set (auto)");
-	return 0;
+	return greet(h, v, meta, metan, why, n);
 }
 
 pid_t fl_helper_ready(const struct fl_variant *v, char *meta, size_t metan, struct fl_result *r)
@@ -316,7 +372,8 @@ void fl_helper_run(const struct fl_rep *x, struct fl_result *r)
 		return;
 	}
 	struct fl_helper_req q = { .wake = x->wake, .policy = x->policy, .p = *p };
-	snprintf(q.variant, sizeof q.variant, "%s", v->name);
+	const struct fl_userlib *u = fl_userlib_of(v); /* the helper knows its base's name */
+	snprintf(q.variant, sizeof q.variant, "%s", u ? u->base : v->name);
 	snprintf(q.workload, sizeof q.workload, "%s", x->w->name);
 	struct fl_msg m = { 0 };
 	fl_wire_put_req(&m, &q);

@@ -1,8 +1,11 @@
-/* proc/helper_main.c — the helper of a helper-run design (`futexlab-musl`):
- * the workload core (workloads/, the lib/ files they use) and the helper-run
- * variants (variants/musl_libc.c with -DFL_MUSL), built a second time,
- * statically, with musl-gcc. futexlab (proc/helper.c) starts it and
- * talks to it over its stdin and stdout (proc/wire.h):
+/* proc/helper_main.c — the helper of a helper-run design: the workload core
+ * (workloads/, the lib/ files they use) built a second time with the
+ * variants that cannot run in futexlab's process — `futexlab-musl`
+ * (variants/musl_libc.c with -DFL_MUSL, statically, with musl-gcc),
+ * `futexlab-libcxxN` (variants/cxx_llvm.cc against libc++ N),
+ * `futexlab-native` (glibc, cxx-gnu, cxx-llvm, for a library the user
+ * built: proc/userlib.h; proc/meson.build). futexlab (proc/helper.c)
+ * starts it and talks to it over its stdin and stdout (proc/wire.h):
  *
  *   futexlab-musl --serve [--hash MODE]   says hello, then runs one rep per
  *                                         `run` until `quit` or end of input
@@ -20,11 +23,11 @@
  * replies on its reply stream (stdout is moved to stderr first: a stray
  * print cannot corrupt a reply). */
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -37,6 +40,35 @@
 #ifndef FL_MUSL_VERSION
 #define FL_MUSL_VERSION "unknown"
 #endif
+
+/* The shared objects this process mapped, as /proc/self/maps names them,
+ * each once, in the order mapped, ' ' between (a path with a space would
+ * be cut there: none of the libraries'), into buf: which libc++.so.1 or
+ * libc.so.6 a helper really runs on ("" for a static helper). */
+static void mapped(char *buf, size_t n)
+{
+	buf[0] = '\0';
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[1400];
+	size_t l = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *path = strchr(line, '/');
+		if (!path || !strstr(path, ".so"))
+			continue;
+		size_t k = strlen(path);
+		const char *at = buf;
+		bool seen = false;
+		while (!seen && (at = strstr(at, path)) != NULL) {
+			seen = (at == buf || at[-1] == ' ') && (at[k] == ' ' || at[k] == '\0');
+			at += k;
+		}
+		if (!seen && l + k + 2 < n)
+			l += (size_t)snprintf(buf + l, n - l, "%s%s", l ? " " : "", path);
+	}
+	if (f)
+		fclose(f);
+}
 
 static void hello(FILE *out, const char *hash_item)
 {
@@ -52,16 +84,20 @@ static void hello(FILE *out, const char *hash_item)
 			fl_hash_read_back(&m, hash, sizeof hash);
 	}
 	/* Which libc runs this process, from the process itself: glibc answers
-	 * _CS_GNU_LIBC_VERSION, musl has no such name (EINVAL); no program
-	 * interpreter (AT_BASE 0) means static. */
+	 * _CS_GNU_LIBC_VERSION, musl has no such name (EINVAL). */
 	char gnu[64];
 	size_t k = confstr(_CS_GNU_LIBC_VERSION, gnu, sizeof gnu);
 	struct fl_msg m = { 0 };
 	fl_msg_add(&m, "hello\n");
 	fl_msg_str(&m, "libc", k ? gnu : "musl");
 	fl_msg_str(&m, "libc_version", k ? "" : FL_MUSL_VERSION);
-	fl_msg_add(&m, "static=%d\npid=%d\n", getauxval(AT_BASE) == 0, (int)getpid());
+	char maps[2048];
+	mapped(maps, sizeof maps);
+	/* static: no shared object mapped (a helper run under a loader named on
+	 * the command line has AT_BASE 0 too, and is not) */
+	fl_msg_add(&m, "static=%d\npid=%d\n", !maps[0], (int)getpid());
 	fl_msg_str(&m, "hash", hash);
+	fl_msg_str(&m, "maps", maps);
 	fl_msg_str(&m, "hash_error", why);
 	fl_msg_add(&m, "end\n");
 	fwrite(m.s, 1, m.len, out);

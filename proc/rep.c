@@ -20,7 +20,7 @@ void fl_rep_run(const struct fl_rep *x, const struct fl_rep_hooks *h, struct fl_
 	/* The helper starts before the hooks begin: its start-up (exec, page
 	 * faults, the hello) is not the rep's, and the hooks learn which
 	 * process to count. */
-	char meta[600];
+	char meta[4096]; /* the helper line: its maps list the shared objects */
 	pid_t pid = fl_helper_ready(x->v, meta, sizeof meta, r);
 	if (meta[0] && h && h->meta)
 		h->meta(h->arg, meta);

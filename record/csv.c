@@ -19,7 +19,7 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 {
 	memset(c, 0, sizeof *c);
 	char kernel[256], cpu[256], date[64], cmd[2048] = "", numa[2048];
-	char host[256], libc[64], libs[512]; /* the results store's fingerprint */
+	char host[256], libc[64], libs[4096]; /* the results store's fingerprint (--lib rows: paths) */
 	int cores;
 	fl_machine(kernel, sizeof kernel, cpu, sizeof cpu, &cores);
 	fl_machine_numa(numa, sizeof numa);

@@ -65,10 +65,12 @@ void fl_machine_software(char *host, size_t hn, char *libc, size_t ln, char *lib
 	snprintf(libc, ln, "glibc %s", gnu_get_libc_version());
 	size_t l = 0;
 	libs[0] = '\0';
-	for (int i = 0; i < fl_nvariants && l < bn; i++)
-		if (fl_variants[i]->library)
-			l += (size_t)snprintf(libs + l, bn - l, "%s%s", l ? ", " : "",
-					      fl_variants[i]->library);
+	for (int i = 0; i < fl_nvariants + fl_nvariants_added && l < bn; i++) {
+		const struct fl_variant *v = i < fl_nvariants ? fl_variants[i]
+				       : fl_variants_added[i - fl_nvariants]; /* --lib's */
+		if (v->library)
+			l += (size_t)snprintf(libs + l, bn - l, "%s%s", l ? ", " : "", v->library);
+	}
 	if (!libs[0])
 		snprintf(libs, bn, "none known");
 }

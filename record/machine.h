@@ -24,7 +24,8 @@ void fl_machine_virt(char *hyp, size_t hlen, char *gov, size_t glen);
  * this process loaded ("glibc 2.36", gnu_get_libc_version) and the
  * libraries the build compiled designs against, as the registry's
  * descriptors say (.library, variant.h: "libstdc++ 12 (20230528), libc++
- * 14000, musl 1.2.3-1"; "none known" when no descriptor says). */
+ * 14000, musl 1.2.3-1"; a library the user built, --lib, as "glibc+fix:
+ * /its/path"; "none known" when no descriptor says). */
 void fl_machine_software(char *host, size_t hn, char *libc, size_t ln, char *libs, size_t bn);
 /* The NUMA topology, for the `# numa:` line: "N node(s) (node0: cpus 0-1;
  * node1: cpus 2-3)", N first, the online nodes of /sys/devices/system/node

@@ -64,11 +64,53 @@
  *   relative poll; a malformed tv_nsec is EINVAL unless a token is there.
  *
  * Built without libc++ (no libc++-14-dev), the variant is listed as skipped
- * with the reason and its operations are never called. */
+ * with the reason and its operations are never called.
+ *
+ * THE OTHER VERSIONS (cxx-llvm15, cxx-llvm16)  The same file, compiled with
+ *   -DFL_LIBCXX_ROW=N twice more per version (variants/meson.build,
+ *   proc/meson.build): against libc++ N's headers, with the ops, into the
+ *   helper futexlab-libcxxN that loads libc++ N's libc++.so.1 (a second
+ *   libc++.so.1 cannot join this process); and in the harness, without
+ *   libc++, as the descriptor naming that helper (.helper, no ops). 15 and
+ *   16 keep 14's design: their <semaphore>'s __atomic_semaphore_base and
+ *   <atomic>'s __libcpp_atomic_wait_backoff_impl differ from 14's only by a
+ *   member's name (__a_) and std:: qualifications (diffed), and libc++.so.1
+ *   exports the same atomic-wait functions; both published lost wakeups are
+ *   still there (fixed in 19). */
 #include <cerrno>
 #include <climits>
 
 #include "variants/variant.h"
+
+/* What every build of this file says alike: the row's name (cxx-llvm, or
+ * cxx-llvmN for a helper-run version), its flags, how it waits, where its
+ * code is for the hunt (variant.h .text: the header code as inlined into
+ * this file's functions, libc++.so.1's atomic-wait functions — src/atomic.cpp:
+ * from the first exported entry point to the end of the last, its static
+ * helpers between them — and libc's syscall() its futex calls go through;
+ * a helper-run version's is read in its helper). */
+#define CL_STR_(x) #x
+#define CL_STR(x) CL_STR_(x)
+#define CL_CAT_(a, b) a##b
+#define CL_CAT(a, b) CL_CAT_(a, b)
+/* FL_VARIANT_NAMED with its arguments macro-expanded first (the cname) */
+#define CL_NAMED(...) FL_VARIANT_NAMED(__VA_ARGS__)
+#ifdef FL_LIBCXX_ROW
+#define CL_CNAME CL_CAT(cxx_llvm, FL_LIBCXX_ROW)
+#define CL_NAME "cxx-llvm" CL_STR(FL_LIBCXX_ROW)
+#define CL_VERSION CL_STR(FL_LIBCXX_ROW)
+#else
+#define CL_CNAME cxx_llvm
+#define CL_NAME "cxx-llvm"
+#define CL_VERSION "14"
+#endif
+#define CL_FLAGS (FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW | FL_LOST_WAKEUP)
+#define CL_SUMMARY "libc++ " CL_VERSION " std::counting_semaphore: poll 64, yield, private " \
+	"FUTEX_WAIT (2 s) on a proxy word; timed waits nap"
+#define CL_POLICY "64 polls, polls to 4 us, sched_yield to 64 us, then FUTEX_WAIT on a proxy word"
+#define CL_TEXT "src:cxx_llvm.cc;span:libc++.so.1:_ZNSt3__120__libcpp_atomic_wait," \
+	"_ZNSt3__123__cxx_atomic_notify,_ZNSt3__123__libcpp_atomic_monitor;" \
+	"dsym:libc.so.6:syscall"
 
 #ifdef FL_HAVE_LIBCXX
 #include <chrono>
@@ -83,6 +125,12 @@ using sem_type = std::counting_semaphore<>;
 /* libc++'s default max() is PTRDIFF_MAX, libstdc++'s INT_MAX: this file
  * must be compiled against libc++'s headers (variants/meson.build). */
 static_assert(sem_type::max() > INT_MAX, "cxx_llvm.cc compiled against another <semaphore>");
+#ifdef FL_LIBCXX_ROW
+/* _LIBCPP_VERSION: 15006 is 15.0.6, 160006 is 16.0.6 (six digits from 16) */
+static_assert((_LIBCPP_VERSION < 160000 ? _LIBCPP_VERSION / 1000 : _LIBCPP_VERSION / 10000) ==
+		      FL_LIBCXX_ROW,
+	      "cxx-llvmN compiled against another libc++");
+#endif
 
 int cl_words(void *, fl_atomic_u32 **, int)
 {
@@ -91,28 +139,51 @@ int cl_words(void *, fl_atomic_u32 **, int)
 
 } // namespace
 
-FL_VARIANT_NAMED(cxx_llvm, "cxx-llvm", sem_type,
-	"libc++ 14 std::counting_semaphore: poll 64, yield, private FUTEX_WAIT (2 s) on a "
-	"proxy word; timed waits nap",
+CL_NAMED(CL_CNAME, CL_NAME, sem_type, CL_SUMMARY,
 	.value_max = fl_cxx_value_max(sem_type::max()),
-	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW | FL_LOST_WAKEUP,
+	.flags = CL_FLAGS,
 	.unavailable = nullptr, .init = fl_cxx_init<sem_type>,
 	.destroy = fl_cxx_destroy<sem_type>, .post = fl_cxx_post<sem_type>,
 	.wait = fl_cxx_wait<sem_type>, .trywait = fl_cxx_trywait<sem_type>,
 	.timedwait = fl_cxx_timedwait<sem_type>, .getvalue = nullptr, .words = cl_words,
-	/* hunt's in-library-text preemption (variant.h): the header code as
-	 * inlined into this file's functions, libc++.so.1's atomic-wait
-	 * functions (src/atomic.cpp: from the first exported entry point to the
-	 * end of the last, its static helpers between them) and libc's
-	 * syscall() its futex calls go through */
-	.text = "src:cxx_llvm.cc;span:libc++.so.1:_ZNSt3__120__libcpp_atomic_wait,"
-		"_ZNSt3__123__cxx_atomic_notify,_ZNSt3__123__libcpp_atomic_monitor;"
-		"dsym:libc.so.6:syscall",
-	.own_policy = "64 polls, polls to 4 us, sched_yield to 64 us, then FUTEX_WAIT on a proxy word",
+	.text = CL_TEXT, .own_policy = CL_POLICY,
 	.pairs = fl_cxx_pairs<sem_type>,
 	/* the headers compiled against: _LIBCPP_VERSION as they define it
-	 * (14000: 14.0) */
+	 * (14000: 14.0; 15006: 15.0.6; 160006: 16.0.6) */
 	.library = "libc++ " FL_CXX_STR(_LIBCPP_VERSION));
+
+#elif defined(FL_LIBCXX_ROW) /* the harness's descriptor of a helper-run version */
+
+namespace {
+
+const char *cl_row_unavailable()
+{
+#ifdef FL_LIBCXX_ROW_BUILT
+	return nullptr;
+#else
+	return "built without libc++ " CL_VERSION " (scripts/setup unpacks it under "
+	       "/opt/futexlab-libcxx/" CL_VERSION ")";
+#endif
+}
+
+} // namespace
+
+/* the headers the helper is built with, as meson read them */
+#ifdef FL_LIBCXX_ROW_LIBRARY
+#define CL_ROW_LIBRARY FL_LIBCXX_ROW_LIBRARY
+#else
+#define CL_ROW_LIBRARY nullptr
+#endif
+
+/* libc++'s semaphore is one ptrdiff_t (8 bytes), as the helper's build
+ * checks against its headers; this one says so for `futexlab list`. */
+CL_NAMED(CL_CNAME, CL_NAME, long long, CL_SUMMARY ", in its helper",
+	.value_max = INT_MAX,
+	.flags = CL_FLAGS,
+	.unavailable = cl_row_unavailable,
+	.helper = "futexlab-libcxx" CL_VERSION,
+	.text = CL_TEXT, /* (read in the helper) */
+	.own_policy = CL_POLICY, .library = CL_ROW_LIBRARY);
 
 #else /* built without libc++ */
 
@@ -136,11 +207,11 @@ int cl_refuse_words(void *, fl_atomic_u32 **, int) { return 0; }
 FL_VARIANT_NAMED(cxx_llvm, "cxx-llvm", long long,
 	"libc++ 14 std::counting_semaphore (not built: no libc++)",
 	.value_max = INT_MAX,
-	.flags = FL_NO_EINTR | FL_NO_GETVALUE | FL_NO_PSHARED | FL_NO_OVERFLOW | FL_LOST_WAKEUP,
+	.flags = CL_FLAGS,
 	.unavailable = cl_unavailable, .init = cl_refuse_init, .destroy = cl_refuse_destroy,
 	.post = cl_refuse_post, .wait = cl_refuse_wait, .trywait = cl_refuse_wait,
 	.timedwait = cl_refuse_timedwait, .getvalue = nullptr, .words = cl_refuse_words,
 	.text = nullptr,
-	.own_policy = "64 polls, polls to 4 us, sched_yield to 64 us, then FUTEX_WAIT on a proxy word");
+	.own_policy = CL_POLICY);
 
 #endif

@@ -252,6 +252,15 @@ extern const int fl_nperf_mutants;
 const struct fl_variant *fl_variant_find(const char *name);
 /* The current name for a former one ("posix" -> "glibc"), else name itself. */
 const char *fl_variant_name(const char *name);
+/* Rows made at run time, after the registry's (a library the user built:
+ * proc/userlib.h, --lib): found by fl_variant_find, in `all` of --variant,
+ * never in fl_variants (the registry, whose suites iterate it). v must
+ * outlive the process's use of it. 0; or -1: FL_MAX_ADDED rows already, or
+ * the name is taken. */
+#define FL_MAX_ADDED 8
+int fl_variant_add(const struct fl_variant *v);
+extern const struct fl_variant *fl_variants_added[FL_MAX_ADDED];
+extern int fl_nvariants_added;
 
 #ifdef __cplusplus
 }
