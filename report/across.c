@@ -284,15 +284,11 @@ static void libraries(FILE *f, const struct across *a)
 	fprintf(f, "\nvs the libraries, per %s\n", fl_by_name(a->by));
 	for (int i = 0; i < a->ng; i++) {
 		const struct group *g = &a->g[i];
+		fprintf(f, "  %c  ", 'A' + i);
 		if (g->pooled)
-			fprintf(f, "  %c  pooled over %d runs: some futexlab entry at or below the "
-				   "fastest library's time at <= 1.00x its CPU at %d of %d points, "
-				   "faster beyond the noise at %d\n", 'A' + i, g->n, g->libs_ahead,
-				g->libs_points, g->libs_faster);
+			fl_libs_line(f, g->n, g->libs_ahead, g->libs_points, g->libs_faster);
 		else
-			fprintf(f, "  %c  one run: some futexlab entry within 5%% of the fastest "
-				   "library's time at <= 1.05x its CPU at %d of %d points\n", 'A' + i,
-				g->peers.within, g->peers.points);
+			fl_libs_line(f, 1, g->peers.ahead, g->peers.points, g->peers.faster);
 	}
 }
 

@@ -9,8 +9,9 @@
 
 struct closest {
 	const struct fl_cell *y;
+	struct fl_ratio q;              /* its paired time ratio to the library */
 	double time, cpu;               /* paired ratios to the library (cpu NAN: not known) */
-	bool cheap;                     /* cpu <= FL_PEERS_CPU */
+	bool cheap;                     /* cpu <= FL_LIBS_CPU */
 };
 
 /* Whether y is closer to the library than *best: a CPU-cheap entry beats
@@ -21,10 +22,10 @@ static void consider(struct closest *best, const struct fl_cell *y, const struct
 	if (!fl_cell_ratio(y, lib, &t))
 		return;
 	double cpu = fl_cell_cpu_ratio(y, lib, &c) ? c.median : NAN;
-	bool cheap = !isnan(cpu) && cpu <= FL_PEERS_CPU;
+	bool cheap = !isnan(cpu) && cpu <= FL_LIBS_CPU;
 	if (best->y && (best->cheap > cheap || (best->cheap == cheap && best->time <= t.median)))
 		return;
-	*best = (struct closest){ y, t.median, cpu, cheap };
+	*best = (struct closest){ y, t, t.median, cpu, cheap };
 }
 
 /* The point's fastest library and the futexlab entry closest to it; false
@@ -47,20 +48,35 @@ static bool judge_point(const struct fl_cell *const *row, int nrow, const struct
 	return best->y != NULL;
 }
 
-void fl_peers_count(const struct fl_cell *const *row, int nrow, bool regimes,
+/* behind (0), ahead (1) or faster (2), by peers.h's rule. */
+static int verdict(const struct closest *b, double band)
+{
+	if (!(b->time <= FL_LIBS_TIME && b->cheap))
+		return 0;
+	return fl_ratio_verdict(&b->q, band) == FL_FASTER ? 2 : 1;
+}
+
+static void tally(struct fl_peers_tally *t, int v)
+{
+	t->points++;
+	t->ahead += v >= 1;
+	t->faster += v == 2;
+}
+
+void fl_peers_count(const struct fl_cell *const *row, int nrow, bool regimes, double band,
 		    struct fl_peers_tally *t)
 {
 	const struct fl_cell *lib;
 	struct closest best;
 	if (regimes || !judge_point(row, nrow, &lib, &best))
 		return;
-	t->points++;
-	t->within += best.time <= FL_PEERS_TIME && best.cheap;
+	tally(t, verdict(&best, band));
 }
 
-void fl_peers_line(FILE *f, const struct fl_cell *const *row, int nrow, bool regimes,
+void fl_peers_line(FILE *f, const struct fl_cell *const *row, int nrow, bool regimes, double band,
 		   struct fl_peers_tally *t)
 {
+	static const char *const word[] = { "behind", "ahead", "faster" };
 	const struct fl_cell *lib;
 	struct closest best;
 	if (!judge_point(row, nrow, &lib, &best))
@@ -69,27 +85,33 @@ void fl_peers_line(FILE *f, const struct fl_cell *const *row, int nrow, bool reg
 		fprintf(f, "  vs the libraries: two regimes: not judged\n");
 		return;
 	}
-	bool within = best.time <= FL_PEERS_TIME && best.cheap;
-	t->points++;
-	t->within += within;
-	char v[40]; /* the value column's figure (table.h): ns, or the program's metric */
+	int v = verdict(&best, band);
+	tally(t, v);
+	char val[40]; /* the value column's figure (table.h): ns, or the program's metric */
 	if (lib->value == FL_VALUE_NS)
-		snprintf(v, sizeof v, "%.1f ns", lib->shown);
+		snprintf(val, sizeof val, "%.1f ns", lib->shown);
 	else
-		snprintf(v, sizeof v, "metric %.6g", lib->shown);
+		snprintf(val, sizeof val, "metric %.6g", lib->shown);
 	fprintf(f, "  vs the libraries: fastest %s (%s, %.1f cpu ns/op); closest %s: %.2fx its "
-		   "%s, ", lib->variant, v, lib->cpu.median, best.y->variant, best.time,
+		   "%s, ", lib->variant, val, lib->cpu.median, best.y->variant, best.time,
 		   lib->value == FL_VALUE_NS ? "time" : "cost");
 	if (isnan(best.cpu))
-		fprintf(f, "CPU not known\n");
+		fprintf(f, "CPU not known: behind\n");
 	else
-		fprintf(f, "%.2fx its CPU: %s\n", best.cpu, within ? "within" : "not within");
+		fprintf(f, "%.2fx its CPU: %s\n", best.cpu, word[v]);
+}
+
+void fl_libs_line(FILE *f, int nrun, int ahead, int points, int faster)
+{
+	char over[48] = "";
+	if (nrun > 1)
+		snprintf(over, sizeof over, ", pooled over %d runs", nrun);
+	fprintf(f, "vs the libraries%s: a futexlab entry at or below the fastest library in time "
+		   "and CPU at %d of %d points, faster at %d\n", over, ahead, points, faster);
 }
 
 void fl_peers_summary(FILE *f, const struct fl_peers_tally *t)
 {
 	if (t->points)
-		fprintf(f, "vs the libraries: some futexlab entry within %.0f%% of the fastest library's "
-			   "time at <= %.2fx its CPU at %d of %d points\n", 100 * (FL_PEERS_TIME - 1),
-			FL_PEERS_CPU, t->within, t->points);
+		fl_libs_line(f, 1, t->ahead, t->points, t->faster);
 }

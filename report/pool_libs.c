@@ -188,7 +188,5 @@ void fl_pool_libs_print(FILE *f, const struct fl_pool_libs_point *p, int n, int 
 		return;
 	}
 	explain(f, p, n, baseline);
-	fprintf(f, "vs the libraries, pooled over %d runs: some futexlab entry at or below the "
-		   "fastest library's time at <= %.2fx its CPU at %d of %d points, faster beyond "
-		   "the noise at %d\n", nrun, FL_POOL_LIBS_CPU, ahead, n, faster);
+	fl_libs_line(f, nrun, ahead, n, faster);
 }

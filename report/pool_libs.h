@@ -44,8 +44,9 @@
 #include "stats/stats.h"
 #include "report/table.h"
 
-#define FL_POOL_LIBS_TIME 1.00
-#define FL_POOL_LIBS_CPU 1.00
+#include "report/peers.h" /* the rule, defined once: FL_LIBS_TIME, FL_LIBS_CPU */
+#define FL_POOL_LIBS_TIME FL_LIBS_TIME
+#define FL_POOL_LIBS_CPU FL_LIBS_CPU
 
 enum fl_pool_libs_verdict { FL_LIBS_BEHIND, FL_LIBS_AHEAD, FL_LIBS_FASTER };
 

@@ -37,6 +37,11 @@ static double control_floor(const struct fl_cells *c, const char *point, const c
 	return q.resolution;
 }
 
+double fl_control_band(const struct fl_cells *c, const char *point, const char *baseline)
+{
+	return control_floor(c, point, baseline, false);
+}
+
 /* The control is judged by its own intervals, every other row also against
  * the control's floor (time's and CPU's), which its resolution then
  * includes. False: no pairs. */

@@ -31,6 +31,9 @@ struct fl_judged {
 /* Row y against ref (both usable, y != ref); false: no pairs. */
 bool fl_cell_judge(const struct fl_cells *c, const struct fl_cell *y, const struct fl_cell *ref,
 		   const char *baseline, struct fl_judged *j);
+/* The control's band at a point: its time ratio's resolution (the floor
+ * a verdict stands on; 0 without a usable control). */
+double fl_control_band(const struct fl_cells *c, const char *point, const char *baseline);
 /* The machine line every table starts with (label: "machine: ", "before: "). */
 void fl_print_machine(FILE *f, const char *label, const struct fl_table *t);
 /* The verdict as every table prints it: its word, then ", 2.0x CPU" when

@@ -111,7 +111,8 @@ void fl_summary_build(struct fl_sum *s, const struct fl_model *m, int r)
 						    : NULL;
 		const struct fl_cell *ref = fl_cell_find(&m->c[r], m->point[p], m->baseline);
 		if (row && ref && fl_cell_usable(ref))
-			fl_peers_count(row, nrow, pt->regimes, &s->peers);
+			fl_peers_count(row, nrow, pt->regimes,
+				       fl_control_band(&m->c[r], m->point[p], m->baseline), &s->peers);
 		free(row);
 	}
 	for (int e = 0; e < s->nentries; e++)

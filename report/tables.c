@@ -120,7 +120,8 @@ bool fl_print_point_notes(FILE *f, const struct fl_cells *c, const struct fl_cel
 	bool regimes = fl_print_regimes(f, c, row, nrow, ref, baseline);
 	print_extras(f, row, nrow);
 	fl_print_evidence(f, row, nrow, ref, v, probed);
-	fl_peers_line(f, row, nrow, fl_point_has_regimes(ref), peers);
+	fl_peers_line(f, row, nrow, fl_point_has_regimes(ref),
+		      ref ? fl_control_band(c, ref->point, baseline) : 0, peers);
 	return regimes;
 }
 

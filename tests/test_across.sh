@@ -33,7 +33,7 @@ check "  every figure a ratio to its own glibc, never a time across machines" \
 check "  the fastest per point on each machine (10 points x 2)" \
   test "$(grep -cE '^       [AB]  [a-z]' <<<"$out")" = 20
 check "  the libraries line per machine" \
-  test "$(grep -cE '^  [AB]  pooled over [25] runs: some futexlab entry at or below' <<<"$out")" = 2
+  test "$(grep -cE '^  [AB]  vs the libraries, pooled over [25] runs: a futexlab entry at or below' <<<"$out")" = 2
 check "  the runs' revisions said (a change of the code is not a rerun)" \
   grep -q '^note: the runs come from' <<<"$out"
 check "  the page: a table per point" test "$(grep -c '<table class="across">' "$d/two.html")" = 10
