@@ -170,7 +170,7 @@ left=$(find "$top/results" -name "$run*" 2>/dev/null | head -n1)
 
 "$fl" store ls --db "$db" >"$t/ls" 2>&1
 cat "$t/ls"
-fp=$(awk '$1 ~ /^[0-9a-f]{16}$/ && ($2 == "h1" || $2 == "h2") { print $2, $1 }' "$t/ls" | sort)
+fp=$(awk 'length($1) == 16 && $1 ~ /^[0-9a-f]+$/ && ($2 == "h1" || $2 == "h2") { print $2, $1 }' "$t/ls" | sort)
 n=$(echo "$fp" | awk '{ print $2 }' | sort -u | grep -c .)
 [ "$(echo "$fp" | awk '{ print $1 }' | tr '\n' ' ')" = "h1 h2 " ] && [ "$n" = 2 ] &&
   ok "the store: machines h1 and h2, two fingerprints" || bad "the store's machines: '$fp'"
@@ -180,7 +180,7 @@ runs=$(sqlite3 "$db" "SELECT count(*) FROM runs" 2>/dev/null || grep -c "^[0-9]"
 # ---- run B: run failed, busy, build failed — one line each, the others go on
 # the lock h2 is given, held by this shell (fd 8) for the run
 : >"$t/held.lock" && exec 8<"$t/held.lock" && flock -n 8 || bad "the test cannot hold its lock"
-printf '[fleet]\nh1 ansible_host=127.0.0.2 ansible_port=%s fleet_sweep_args=["--no-such-option"]\nh2 ansible_host=127.0.0.3 ansible_port=%s fleet_lock=%s\nhb ansible_host=127.0.0.3 ansible_port=%s fleet_targets=no/such/target\n\n[fleet:vars]\n%s\n' \
+printf '[fleet]\nh1 ansible_host=127.0.0.2 ansible_port=%s fleet_sweep_args=--no-such-option\nh2 ansible_host=127.0.0.3 ansible_port=%s fleet_lock=%s\nhb ansible_host=127.0.0.3 ansible_port=%s fleet_targets=no/such/target\n\n[fleet:vars]\n%s\n' \
   "$p1" "$p2" "$t/held.lock" "$p2" "$vars" >"$t/b.ini"
 "$top/scripts/fleet" "$t/b.ini" --out "$res" --db "$db" >"$t/b.out" 2>"$t/b.err"
 rc=$?
