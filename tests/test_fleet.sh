@@ -15,8 +15,8 @@
 # the store as two machines of distinct fingerprints; each host's tree in
 # its own work dir. Run B, the failures, each one line, the others going
 # on: h1 whose sweep refuses its options (run failed), h2 whose lock this
-# test holds (busy), hb (h2's sshd under another name) whose build cannot
-# make its target (build failed); nothing of run A lost, nothing added to
+# test holds (busy), hb (h2's sshd under another name, its work dir h2's)
+# whose build cannot make its target (build failed); nothing of run A lost, nothing added to
 # the store. Then the teardown: the sshds, their sessions and Ansible's ssh
 # masters gone, nothing of the test left running.
 #
@@ -120,7 +120,9 @@ fleet_lock=$t/fleet.lock
 fleet_busy_ok=true"
 printf '[fleet]\nh1 ansible_host=127.0.0.2 ansible_port=%s\nh2 ansible_host=127.0.0.3 ansible_port=%s\nh3 ansible_host=127.0.0.4 ansible_port=%s\n\n[fleet:vars]\n%s\n' \
   "$p1" "$p2" "$p1" "$vars" >"$t/a.ini"
-export FUTEXLAB=$fl ANSIBLE_SSH_CONTROL_PATH_DIR=$t/cp ANSIBLE_REMOTE_TEMP=$t/remote-tmp
+# Ansible's ssh masters and remote temp files under $t (the teardown finds
+# them there); pipelining: a module per ssh round trip, not three
+export FUTEXLAB=$fl ANSIBLE_SSH_CONTROL_PATH_DIR=$t/cp ANSIBLE_REMOTE_TEMP=$t/remote-tmp ANSIBLE_PIPELINING=1
 res=$t/res db=$t/fleet.db
 
 # ---- run A: two hosts measured, one unreachable
@@ -178,10 +180,13 @@ runs=$(sqlite3 "$db" "SELECT count(*) FROM runs" 2>/dev/null || grep -c "^[0-9]"
 [ "$runs" = 2 ] && ok "the store: 2 runs" || bad "the store: $runs runs"
 
 # ---- run B: run failed, busy, build failed — one line each, the others go on
+# hb is h2's sshd under another name; its work dir is a link to h2's, so
+# its build fails at once, on the target, with no second tree to build
+mkdir -p "$t/hosts-b" && ln -s "$t/hosts/h2" "$t/hosts-b/hb"
 # the lock h2 is given, held by this shell (fd 8) for the run
 : >"$t/held.lock" && exec 8<"$t/held.lock" && flock -n 8 || bad "the test cannot hold its lock"
-printf '[fleet]\nh1 ansible_host=127.0.0.2 ansible_port=%s fleet_sweep_args=--no-such-option\nh2 ansible_host=127.0.0.3 ansible_port=%s fleet_lock=%s\nhb ansible_host=127.0.0.3 ansible_port=%s fleet_targets=no/such/target\n\n[fleet:vars]\n%s\n' \
-  "$p1" "$p2" "$t/held.lock" "$p2" "$vars" >"$t/b.ini"
+printf '[fleet]\nh1 ansible_host=127.0.0.2 ansible_port=%s fleet_sweep_args=--no-such-option\nh2 ansible_host=127.0.0.3 ansible_port=%s fleet_lock=%s\nhb ansible_host=127.0.0.3 ansible_port=%s fleet_targets=no/such/target fleet_root=%s\n\n[fleet:vars]\n%s\n' \
+  "$p1" "$p2" "$t/held.lock" "$p2" "$t/hosts-b" "$vars" >"$t/b.ini"
 "$top/scripts/fleet" "$t/b.ini" --out "$res" --db "$db" >"$t/b.out" 2>"$t/b.err"
 rc=$?
 cat "$t/b.out" "$t/b.err"
