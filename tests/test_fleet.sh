@@ -22,8 +22,8 @@
 #
 # The hosts build the tree at HEAD (fleet/archive: a revision, never the
 # work tree's edits). The machine is shared, so the hosts' sweeps measure
-# noise and are marked busy (fleet_busy_ok: measured anyway). ~2.5 min on
-# the 2-vCPU VM (two builds, one of them on one CPU). Skips (77, why) when
+# noise and are marked busy (fleet_busy_ok: measured anyway). 2-2.5 min on
+# the 2-vCPU VM (two builds, one of them on one CPU; 4.5 at a load of 7). Skips (77, why) when
 # not root, without sshd, unshare, taskset, flock or ansible-playbook,
 # without UTS namespaces, on fewer than 2 CPUs, or outside a git checkout.
 # Usage: test_fleet.sh path/to/futexlab
