@@ -71,9 +71,9 @@ ssh-keygen -q -t ed25519 -N '' -C fleet-test -f "$t/key" && cp "$t/key.pub" "$t/
 # up NAME ADDR CPUS: an sshd on ADDR, on a free port ($port after), in a
 # UTS namespace named NAME, on CPUS; 1 when it would not listen
 up() {
-  local name=$1 addr=$2 cpus=$3 d=$t/$1 try pid
+  local name=$1 addr=$2 cpus=$3 d=$t/$1 pid
   mkdir -p "$d" && ssh-keygen -q -t ed25519 -N '' -C "$name" -f "$d/hostkey"
-  for try in 1 2 3 4 5; do
+  for _ in 1 2 3 4 5; do
     port=$((20000 + RANDOM % 20000))
     cat >"$d/sshd_config" <<EOF
 Port $port
