@@ -28,6 +28,7 @@ static void pin(struct fl_run *r, const char *arg)
 	char err[2400];
 	if (fl_pin_resolve(arg, &set, r->pin_text, sizeof r->pin_text, err, sizeof err))
 		fl_usage_error("--pin: %s", err);
+	fl_machine_cpus_given(NULL); /* the # cores: line's: what we had before the pin */
 	if (sched_setaffinity(0, sizeof set, &set))
 		fl_usage_error("--pin: cannot run on CPUs %s: %s", arg, strerror(errno));
 }

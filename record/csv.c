@@ -22,6 +22,17 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 	char host[256], libc[64], libs[4096]; /* the results store's fingerprint (--lib rows: paths) */
 	int cores;
 	fl_machine(kernel, sizeof kernel, cpu, sizeof cpu, &cores);
+	/* the CPUs the run may use: the machine's online count, or those the
+	 * process was given where fewer ("1 (cpus 0 of 2 online)"), which the
+	 * fingerprint then tells from the whole machine (report/model.c) */
+	char corestr[300], given[256];
+	cpu_set_t gs;
+	int ng = fl_machine_cpus_given(&gs);
+	fl_cpulist_format(&gs, given, sizeof given);
+	if (ng > 0 && ng < cores)
+		snprintf(corestr, sizeof corestr, "%d (cpus %s of %d online)", ng, given, cores);
+	else
+		snprintf(corestr, sizeof corestr, "%d", cores);
 	fl_machine_numa(numa, sizeof numa);
 	fl_machine_software(host, sizeof host, libc, sizeof libc, libs, sizeof libs);
 	time_t now = time(NULL);
@@ -31,9 +42,9 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 		snprintf(cmd + l, sizeof cmd - l, "%s%s", i ? " " : "", argv[i]);
 	}
 	if (asprintf(&c->meta,
-		     "# futexlab %s\n# date: %s\n# kernel: %s\n# cpu: %s\n# cores: %d\n"
+		     "# futexlab %s\n# date: %s\n# kernel: %s\n# cpu: %s\n# cores: %s\n"
 		     "# numa: %s\n# host: %s\n# libc: %s\n# libraries: %s\n# command: %s\n",
-		     FL_REVISION, date, kernel, cpu, cores, numa, host, libc, libs, cmd) < 0 ||
+		     FL_REVISION, date, kernel, cpu, corestr, numa, host, libc, libs, cmd) < 0 ||
 	    !(c->header = strdup(header)))
 		return ENOMEM;
 	bool env;

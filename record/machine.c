@@ -44,6 +44,19 @@ void fl_machine(char *kernel, int klen, char *cpu, int clen, int *cores)
 	*cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+int fl_machine_cpus_given(cpu_set_t *set)
+{
+	static cpu_set_t given;
+	static int n = -1;
+	if (n < 0) {
+		CPU_ZERO(&given);
+		n = sched_getaffinity(0, sizeof given, &given) == 0 ? CPU_COUNT(&given) : 0;
+	}
+	if (set)
+		*set = given;
+	return n;
+}
+
 /* First line of a file, or "" */
 static void first_line(const char *path, char *out, size_t n)
 {

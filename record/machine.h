@@ -17,6 +17,13 @@
 
 /* CPU model, cores online, kernel (uname). */
 void fl_machine(char *kernel, int klen, char *cpu, int clen, int *cores);
+/* The CPUs this process was given — its affinity as it started: taskset,
+ * a cpuset cgroup, a container's CPU set, an sshd pinned so — before
+ * --pin narrows it: the first call reads it, every later call returns that
+ * (so --pin calls it before it sets the affinity). Its count; 0 when
+ * unreadable. set may be NULL. The `# cores:` line says it where it is
+ * fewer than the CPUs online (csv.c). */
+int fl_machine_cpus_given(cpu_set_t *set);
 /* "KVM", "none", ... and the cpufreq governor ("unreadable" in most VMs). */
 void fl_machine_virt(char *hyp, size_t hlen, char *gov, size_t glen);
 /* The software a run's numbers depend on beyond the kernel, for the

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/test_pin.sh — the machine's NUMA topology in the CSV (`# numa:`),
 # `--pin` (a CPU list, node:N, spread) seen in the `# pin:` line and in a
-# child's /proc/self/status, bad values one line and exit 2, and the
+# child's /proc/self/status, the `# cores:` line of a process given fewer
+# CPUs (taskset) before its pin, bad values one line and exit 2, and the
 # presets' thread axis scaled to the CPUs (FUTEXLAB_CPUS): unchanged at 2.
 # Usage: test_pin.sh path/to/futexlab
 set -u
@@ -58,6 +59,15 @@ if ! command -v taskset >/dev/null; then skip "exec --pin checks" "no taskset"; 
   a=$(allowed "$last")
   check "--pin $last (a CPU list): exec's child on CPU $last alone ($a)" test "$a" = "$last"
   check "  the pin line as given" grep -qx "# pin: $last" "$d/e.csv"
+  # the # cores: line: the CPUs the process was given (taskset -c 0), read
+  # before --pin moved it to CPU $last; the CPUs online where it was given all
+  n=$(getconf _NPROCESSORS_ONLN)
+  if [ "$n" -ge 2 ]; then
+    check "cores line under taskset -c 0, --pin $last: '$(grep '^# cores:' "$d/e.csv")'" \
+      grep -qx "# cores: 1 (cpus 0 of $n online)" "$d/e.csv"
+  else skip "cores line under taskset" "one CPU online"; fi
+  [ "$(nproc)" = "$n" ] && check "cores line given every CPU: '$(grep '^# cores:' "$d/r.csv")'" \
+    grep -qx "# cores: $n" "$d/r.csv"
 fi
 "$fl" run "${tiny[@]}" --pin node:0 --csv "$d/n.csv" >/dev/null
 check "run --pin node:0 runs; its pin line" grep -qx "# pin: node:0 (cpus $node0)" "$d/n.csv"
