@@ -211,7 +211,7 @@ static void header(FILE *f, const struct across *a)
 	for (int i = 0; i < a->ng; i++) {
 		const struct group *g = &a->g[i];
 		const struct fl_table *t = &m->t[g->run[g->n - 1]];
-		fprintf(f, "  %c  %s: %d run%s%s; %s, %s cores, %s, %s\n", 'A' + i, g->label, g->n,
+		fprintf(f, "  %c  %s: %d run%s%s; %s, cores %s, %s, %s\n", 'A' + i, g->label, g->n,
 			g->n == 1 ? "" : "s", g->pooled ? " pooled" : "", fl_table_meta(t, "cpu"),
 			fl_table_meta(t, "cores"), fl_table_meta(t, "kernel"),
 			fl_table_meta(t, "libc"));
