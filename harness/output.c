@@ -82,9 +82,18 @@ void fl_progress_log(struct fl_run *r, int pi)
 		fl_point_label(&r->pts[pi], label, sizeof label));
 }
 
+/* What a rep costs beyond its timed work: its threads made and joined, the
+ * adaptive policy's calibration, the stranded-waiter detector, a helper's
+ * round trip, the row written. Measured: a quick sweep of 4437 reps of
+ * 13 ms took 78 s of wall time (scripts/aa's, results/estimate.md), 4.6 ms
+ * a rep beyond the 13; results/estimate.md checks the estimate against
+ * other sweeps. */
+#define REP_SETUP_S 0.0046
+
 double fl_run_expected_cost(const struct fl_spec *s, const struct fl_point *pts, int n)
 {
-	double per_rep = s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9, total = 0;
+	double per_rep = (s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9) + REP_SETUP_S;
+	double total = 0;
 	int rounds = s->warmup + s->rounds +
 		     (s->probe_rounds > 0 && s->probes != FL_PROBES_OFF ? s->probe_rounds : 0);
 	for (int i = 0; i < n; i++)
@@ -106,9 +115,10 @@ int fl_run_dry(const struct fl_spec *s, const struct fl_point *pts, int n)
 			       fl_wake_name((enum fl_wake_strategy)p->wake), why ? "skipped: " : "",
 			       why ? why : "");
 		}
-	printf("%d points, %d + %d rounds each (+ %d probed), about %.0f s of timed work\n", n,
-	       s->warmup, s->rounds, s->probes == FL_PROBES_OFF ? 0 : s->probe_rounds,
-	       fl_run_expected_cost(s, pts, n));
+	printf("%d points, %d + %d rounds each (+ %d probed), about %.0f s (the reps' timed work "
+	       "and %.1f ms a rep to set up)\n", n, s->warmup, s->rounds,
+	       s->probes == FL_PROBES_OFF ? 0 : s->probe_rounds, fl_run_expected_cost(s, pts, n),
+	       1e3 * REP_SETUP_S);
 	return 0;
 }
 
