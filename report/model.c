@@ -232,7 +232,8 @@ static int by_order(const void *a, const void *b, void *baseline)
  * entries are known (the entries put in the ratio table's row order). */
 static void fill(struct fl_model *m)
 {
-	qsort_r(m->entry, (size_t)m->nentry, sizeof *m->entry, by_order, (void *)m->baseline);
+	if (m->nentry > 1) /* none: no array at all */
+		qsort_r(m->entry, (size_t)m->nentry, sizeof *m->entry, by_order, (void *)m->baseline);
 	size_t np = (size_t)m->nrun * (size_t)m->npoint;
 	m->cell = fl_xcalloc(np * (size_t)m->nentry + 1, sizeof *m->cell);
 	m->pt = fl_xcalloc(np + 1, sizeof *m->pt);
