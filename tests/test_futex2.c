@@ -37,7 +37,7 @@ int main(void)
 		return 77;
 	}
 	WA = &fl_wa_futex2;
-	run_waitaddr_cases();
+	run_waitaddr_cases(WA_EINTR | WA_SHARED);
 	run_test("interop_futex_v1", t_interop, NULL, 20);
 	return tests_done("futex2");
 }

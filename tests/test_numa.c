@@ -10,7 +10,9 @@
  * or the design gives (fl_futex2_numa_why), which says who caught it: the
  * alignment is caught before any syscall, the node by the design before
  * it claims or publishes anything, the kernel's errno turned into one line.
- * Skipped (77) with the reason on a kernel without FUTEX2_NUMA. */
+ * First, the futex contract's cases every wait-on-address backend runs
+ * (waitaddr_cases.h) on each of the three wrappers. Skipped (77) with the
+ * reason on a kernel without FUTEX2_NUMA. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -27,6 +29,7 @@
 #include "lib/numa.h"
 #include "variants/negcount.h"
 #include "variants/variant.h"
+#include "tests/waitaddr_cases.h"
 
 static bool says(const char *what)
 {
@@ -217,6 +220,16 @@ int main(void)
 	if (why) {
 		printf("SKIP numa: %s\n", why);
 		return 77;
+	}
+	/* the contract's cases on each FUTEX2_NUMA wrapper (waitaddr_cases.h) */
+	const struct fl_waitaddr *was[] = { &fl_wa_futex2_numa, &fl_wa_futex2_numa_pinned,
+					    &fl_wa_futex2_mpol };
+	for (int i = 0; i < 3; i++) {
+		WA = was[i];
+		atomic_store(&wa_pair[1], FL_FUTEX_NO_NODE);
+		atomic_store(&wa_gate_pair[1], FL_FUTEX_NO_NODE);
+		printf("# %s\n", WA->name);
+		run_waitaddr_cases(WA_EINTR | WA_SHARED);
 	}
 	run_test("misaligned_pair", t_misaligned, NULL, 20);
 	run_test("node_out_of_range", t_node_range, NULL, 20);

@@ -15,61 +15,12 @@
 #include "lib/portable.h"
 #include "tests/sleepers.h"
 #include "lib/wake.h"
+#include "tests/waitaddr_cases.h"
 
 static _Atomic uint32_t word;
 
-static void t_eagain(void *arg)
-{
-	(void)arg;
-	atomic_store(&word, 7);
-	struct timespec dl = fl_deadline_after_ns(1000000000);
-	int64_t t0 = fl_now_ns();
-	CHECK(fl_portable_wait(&word, 6, &dl, false) == EAGAIN, "mismatch returns EAGAIN");
-	CHECK(fl_portable_wait(&word, 6, NULL, false) == EAGAIN, "untimed too");
-	CHECK(fl_now_ns() - t0 < 500000000, "EAGAIN without sleeping");
-	CHECK(fl_wa_portable.unavailable == NULL && !strcmp(fl_wa_portable.name, "portable"),
-	      "descriptor");
-}
 
-static void t_deadlines(void *arg)
-{
-	(void)arg;
-	atomic_store(&word, 0);
-	struct timespec past = fl_deadline_after_ns(-1000000);
-	CHECK(fl_portable_wait(&word, 0, &past, false) == ETIMEDOUT, "past deadline");
-	struct timespec zero = { 0, 0 }, neg = { -5, 0 };
-	CHECK(fl_portable_wait(&word, 0, &zero, false) == ETIMEDOUT, "epoch deadline");
-	CHECK(fl_portable_wait(&word, 0, &neg, false) == ETIMEDOUT, "negative deadline is past");
-	struct timespec bad = { 0, 1000000000 }, bad2 = { 0, -1 };
-	CHECK(fl_portable_wait(&word, 0, &bad, false) == EINVAL, "tv_nsec too large");
-	CHECK(fl_portable_wait(&word, 0, &bad2, false) == EINVAL, "tv_nsec negative");
-	/* t0 before the absolute deadline is computed, never after it: the
-	 * wait may rightly return sooner than the full interval after a later t0. */
-	int64_t t0 = fl_now_ns();
-	struct timespec dl = fl_deadline_after_ns(20000000);
-	CHECK(fl_portable_wait(&word, 0, &dl, false) == ETIMEDOUT, "20 ms deadline");
-	CHECK(fl_now_ns() - t0 >= 20000000, "never early: %lld ns", (long long)(fl_now_ns() - t0));
-	/* the deadline is CLOCK_MONOTONIC's, absolute */
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	now = fl_ts_add_ns(now, 10000000);
-	t0 = fl_now_ns();
-	CHECK(fl_portable_wait(&word, 0, &now, false) == ETIMEDOUT, "10 ms monotonic deadline");
-	int64_t took = fl_now_ns() - t0;
-	CHECK(took >= 9000000 && took < 2000000000, "monotonic clock: took %lld ns", (long long)took);
-}
 
-static void t_not_remembered(void *arg)
-{
-	(void)arg;
-	atomic_store(&word, 0);
-	CHECK(fl_portable_wake(&word, 1, false) == 0, "wake with nobody waiting wakes 0");
-	CHECK(fl_portable_wake(&word, INT_MAX, false) == 0, "wake-all with nobody waiting wakes 0");
-	int64_t t0 = fl_now_ns();
-	struct timespec dl = fl_deadline_after_ns(50000000);
-	CHECK(fl_portable_wait(&word, 0, &dl, false) == ETIMEDOUT, "the later wait still blocks");
-	CHECK(fl_now_ns() - t0 >= 50000000, "and for the whole deadline");
-}
 
 #define NW 4
 static _Atomic pid_t tids[NW + 1];
@@ -116,26 +67,7 @@ static void finish(pthread_t *t)
 		pthread_join(t[i], NULL);
 }
 
-static void settle(void)
-{
-	struct timespec ms = { 0, 50000000 };
-	nanosleep(&ms, NULL);
-}
 
-static void t_exact_count(void *arg)
-{
-	(void)arg;
-	pthread_t t[NW];
-	start(t, sleeper_once);
-	CHECK(wait_sleeping(tids, NW, 5000), "sleepers asleep");
-	CHECK(fl_portable_wake(&gate, 2, false) == 2, "wake(2) wakes exactly 2");
-	while (atomic_load(&returned) < 2)
-		;
-	settle();
-	CHECK(atomic_load(&returned) == 2, "only 2 returned: %d", atomic_load(&returned));
-	CHECK(fl_portable_wake(&gate, INT_MAX, false) == 2, "wake-all finds the other 2");
-	finish(t);
-}
 
 static void t_strategies(void *arg)
 {
@@ -279,76 +211,19 @@ static void t_handoff(void *arg)
 	CHECK(atomic_load(&turn) == 2 * HANDOFFS, "every handoff completed");
 }
 
-static void *huge_waiter(void *a)
-{
-	(void)a;
-	struct timespec huge = { INT64_MAX, 999999999 };
-	atomic_store(&tids[0], gettid());
-	one_r = fl_portable_wait(&word, 0, &huge, false);
-	return NULL;
-}
 
-static void t_huge_deadline(void *arg)
-{
-	(void)arg;
-	atomic_store(&word, 0);
-	pthread_t t;
-	one_r = -1;
-	atomic_store(&tids[0], 0);
-	pthread_create(&t, NULL, huge_waiter, NULL);
-	CHECK(wait_sleeping(tids, 1, 5000), "huge-deadline waiter sleeps");
-	settle();
-	CHECK(fl_task_state(atomic_load(&tids[0])) == 'S', "and is still asleep 50 ms later");
-	atomic_store(&word, 1);
-	CHECK(fl_portable_wake(&word, 1, false) == 1, "the wake finds it");
-	pthread_join(t, NULL);
-	CHECK(one_r == 0, "woken normally: %d", one_r);
-}
 
-static void on_usr1(int s)
-{
-	(void)s;
-}
 
-static void *signalled_waiter(void *a)
-{
-	(void)a;
-	atomic_store(&tids[0], gettid());
-	struct timespec dl = fl_deadline_after_ns(100000000);
-	one_r = fl_portable_wait(&word, 0, &dl, false);
-	return NULL;
-}
 
-static void t_no_eintr(void *arg)
-{
-	(void)arg;
-	struct sigaction sa = { .sa_handler = on_usr1 }; /* no SA_RESTART */
-	sigaction(SIGUSR1, &sa, NULL);
-	atomic_store(&word, 0);
-	pthread_t t;
-	one_r = -1;
-	atomic_store(&tids[0], 0);
-	int64_t t0 = fl_now_ns();
-	pthread_create(&t, NULL, signalled_waiter, NULL);
-	CHECK(wait_sleeping(tids, 1, 5000), "waiter asleep");
-	pthread_kill(t, SIGUSR1);
-	pthread_join(t, NULL);
-	CHECK(one_r == ETIMEDOUT, "a signal does not end the wait (documented: never EINTR): %d",
-	      one_r);
-	CHECK(fl_now_ns() - t0 >= 100000000, "it slept to its deadline");
-}
 
 int main(void)
 {
-	run_test("eagain", t_eagain, NULL, 10);
-	run_test("deadlines", t_deadlines, NULL, 10);
-	run_test("notify_not_remembered", t_not_remembered, NULL, 10);
-	run_test("wake_exact_count", t_exact_count, NULL, 20);
+	WA = &fl_wa_portable; /* the contract's cases; the portable one never returns EINTR */
+	run_waitaddr_cases(0); /* never EINTR, never shared */
 	run_test("wake_strategies", t_strategies, NULL, 30);
 	run_test("two_addresses", t_two_addresses, NULL, 60);
 	run_test("wake_vs_deadline", t_wake_vs_deadline, NULL, 30);
 	run_test("handoff", t_handoff, NULL, 60);
-	run_test("huge_deadline", t_huge_deadline, NULL, 20);
-	run_test("no_eintr", t_no_eintr, NULL, 20);
+
 	return tests_done("portable");
 }

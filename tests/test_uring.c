@@ -239,7 +239,7 @@ int main(void)
 		return 77;
 	}
 	WA = &fl_wa_uring;
-	run_waitaddr_cases();
+	run_waitaddr_cases(WA_EINTR | WA_SHARED);
 	run_test("interop_futex_v1", t_interop, NULL, 20);
 	run_test("waitv", t_waitv, NULL, 20);
 	run_test("ring_handover", t_ring_handover, NULL, 60);

@@ -1,8 +1,10 @@
 /* tests/waitaddr_cases.h — the futex contract (lib/futex.h), checked on any
- * wait-on-address backend: test_futex2.c and test_uring.c set WA and call
- * run_waitaddr_cases(). The essentials of test_futex.c: EAGAIN without
- * sleeping, past/zero/negative/invalid/huge deadlines, never early, exact
- * wake counts, a wake with nobody waiting is not remembered, EINTR. */
+ * wait-on-address backend (lib/waitaddr.h): every wrapper's test sets WA
+ * and calls run_waitaddr_cases() — test_futex.c (futex(2)), test_futex2.c,
+ * test_uring.c, test_portable.c, test_numa.c (the FUTEX2_NUMA forms): EAGAIN
+ * without sleeping, past/zero/negative/invalid/huge deadlines, never early,
+ * exact wake counts, a wake with nobody waiting is not remembered, EINTR
+ * (or, where documented, never EINTR). */
 #ifndef FUTEXLAB_WAITADDR_CASES_H
 #define FUTEXLAB_WAITADDR_CASES_H
 
@@ -10,6 +12,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tests/check.h"
@@ -19,7 +22,16 @@
 #include "lib/waitaddr.h"
 
 static const struct fl_waitaddr *WA;
-static _Atomic uint32_t wa_word;
+/* What the backend under test promises beyond the common contract. */
+#define WA_EINTR 1u  /* a signal handler ends a wait with EINTR (else: never EINTR) */
+#define WA_SHARED 2u /* process-shared words (else: a shared call is a caller's bug) */
+static unsigned wa_what;
+/* The word waited on: the first of an 8-byte aligned pair whose second
+ * is FL_FUTEX_NO_NODE (0xffffffff), so that the FUTEX2_NUMA wrappers, which
+ * take a {value, node} pair (lib/numa.h), keep the same contract on it; the
+ * other backends read the first word alone. */
+static _Alignas(8) _Atomic uint32_t wa_pair[2] = { 0, 0xffffffffu };
+#define wa_word (wa_pair[0])
 
 static void c_eagain(void *arg)
 {
@@ -29,7 +41,8 @@ static void c_eagain(void *arg)
 	int64_t t0 = fl_now_ns();
 	CHECK(WA->wait(&wa_word, 6, &dl, false) == EAGAIN, "mismatch returns EAGAIN");
 	CHECK(WA->wait(&wa_word, 6, NULL, false) == EAGAIN, "without a deadline too");
-	CHECK(WA->wait(&wa_word, 6, NULL, true) == EAGAIN, "shared too");
+	if (wa_what & WA_SHARED)
+		CHECK(WA->wait(&wa_word, 6, NULL, true) == EAGAIN, "shared too");
 	int64_t took = fl_now_ns() - t0;
 	/* generous: three calls that must not sleep */
 	CHECK(took < 500000000, "EAGAIN without sleeping: the three calls took %lld ns "
@@ -56,7 +69,8 @@ static void c_deadlines(void *arg)
 	CHECK(WA->wait(&wa_word, 0, &dl, false) == ETIMEDOUT, "20 ms deadline");
 	CHECK(fl_now_ns() - t0 >= 20000000, "never early: %lld ns", (long long)(fl_now_ns() - t0));
 	dl = fl_deadline_after_ns(10000000);
-	CHECK(WA->wait(&wa_word, 0, &dl, true) == ETIMEDOUT, "shared, 10 ms deadline");
+	if (wa_what & WA_SHARED)
+		CHECK(WA->wait(&wa_word, 0, &dl, true) == ETIMEDOUT, "shared, 10 ms deadline");
 }
 
 static void c_not_remembered(void *arg)
@@ -74,7 +88,8 @@ static void c_not_remembered(void *arg)
 #define WA_NW 4
 static _Atomic pid_t wa_tids[WA_NW];
 static _Atomic int wa_returned;
-static _Atomic uint32_t wa_gate;
+static _Alignas(8) _Atomic uint32_t wa_gate_pair[2] = { 0, 0xffffffffu }; /* as wa_pair */
+#define wa_gate (wa_gate_pair[0])
 static int wa_one_r;
 
 static void *wa_sleeper_once(void *arg)
@@ -172,14 +187,51 @@ static void c_eintr(void *arg)
 	CHECK(WA->wait(&wa_word, 0, &dl, false) == ETIMEDOUT, "next wait after EINTR is clean");
 }
 
-static void run_waitaddr_cases(void)
+static void *wa_signalled_waiter(void *a)
 {
+	(void)a;
+	atomic_store(&wa_tids[0], gettid());
+	struct timespec dl = fl_deadline_after_ns(100000000);
+	wa_one_r = WA->wait(&wa_word, 0, &dl, false);
+	return NULL;
+}
+
+/* A backend that documents "never EINTR" (the portable fallback: a
+ * condition variable's wait is not ended by a handler) keeps that. */
+static void c_no_eintr(void *arg)
+{
+	(void)arg;
+	struct sigaction sa = { .sa_handler = wa_on_usr1 }; /* no SA_RESTART */
+	sigaction(SIGUSR1, &sa, NULL);
+	atomic_store(&wa_word, 0);
+	pthread_t t;
+	wa_one_r = -1;
+	atomic_store(&wa_tids[0], 0);
+	int64_t t0 = fl_now_ns();
+	pthread_create(&t, NULL, wa_signalled_waiter, NULL);
+	CHECK(wait_sleeping(wa_tids, 1, 5000), "waiter asleep");
+	pthread_kill(t, SIGUSR1);
+	pthread_join(t, NULL);
+	CHECK(wa_one_r == ETIMEDOUT, "a signal does not end the wait (documented: never EINTR): "
+	      "%d", wa_one_r);
+	CHECK(fl_now_ns() - t0 >= 100000000, "it slept to its deadline");
+}
+
+/* The contract's cases on WA; what: WA_EINTR (the kernel's futexes: a
+ * handler ends a wait with EINTR; without it, never: no_eintr) and
+ * WA_SHARED (shared words too). */
+static void run_waitaddr_cases(unsigned what)
+{
+	wa_what = what;
 	run_test("eagain", c_eagain, NULL, 10);
 	run_test("deadlines", c_deadlines, NULL, 10);
 	run_test("notify_not_remembered", c_not_remembered, NULL, 10);
 	run_test("wake_exact_count", c_exact_count, NULL, 20);
 	run_test("huge_deadline", c_huge_deadline, NULL, 20);
-	run_test("eintr", c_eintr, NULL, 20);
+	if (what & WA_EINTR)
+		run_test("eintr", c_eintr, NULL, 20);
+	else
+		run_test("no_eintr", c_no_eintr, NULL, 20);
 }
 
 #endif
