@@ -53,6 +53,7 @@ Both commands call `scripts/setup` first, which installs the packages of its lis
 `futexlab run --variant glibc@adaptive` prints `futexlab: --variant glibc@adaptive: glibc is a shipped
 library and waits its own way (...): no policy`; `futexlab: probes off: eBPF probes need a frob`;
 `futexlab: exec: no writable cgroup2 (REASON): falls back to the process group and wait4's rusage`.
+The `standard` preset is quick's ten points and entries, 12 timed rounds of 20 ms first.
 EOF
 out=$(python3 "$top/scripts/check-docs" "$fl" "$top" "$d/page.md" 2>&1); rc=$?
 want="$d/page.md:1: --pool is not an option of futexlab run
@@ -67,6 +68,7 @@ $d/page.md:3: \"quick: 16 of 0.013 s\": the preset has 14 rounds of 0.013 s (fut
 $d/page.md:13: \"99 % interval\": no interval of this clause has that level (a run's own: 95, 95.9, 97.9, 98.7 %, the overall's 95 %, the pool's long-run 95 %; only a next run's: 99 % pooled, 95 % from a history: stats.h, summary.h, judge.h)
 $d/page.md:14: \"\`futexlab sweep --preset quick\`: 20 rounds of 0.015 s\": the preset has 14 rounds of 0.013 s (futexlab sweep --help)
 $d/page.md:15: \"quick (15 rounds\": the preset has 14 rounds of 0.013 s (futexlab sweep --help)
+$d/page.md:22: \"The \`standard\` preset is  ...  12 timed rounds of 20 ms\": the preset has 10 rounds of 0.02 s (futexlab sweep --help)
 $d/page.md:17: the list of scripts/setup's packages lacks sqlite3
 $d/page.md:16: \`frobnicate-dev\`: not a package scripts/setup installs (its pkgs)
 $d/page.md:16: \`nosuch\`: not a package scripts/setup installs (its pkgs)
