@@ -29,8 +29,8 @@ static const struct fl_option opts[] = {
 	  "tell a change from the machine drifting between the runs)" },
 	{ "all", no_argument, 'a', NULL, "two files, or a judgement (--db --against; --pool "
 	  "with --fail-on or several --against): list every pair, not only the changes" },
-	{ "tsv", no_argument, 't', NULL, "one file: one tab-separated line per point and "
-	  "variant (what scripts/plot reads); with --pool: the pool's, one line per point "
+	{ "tsv", no_argument, 't', NULL, "tab-separated lines, of one file: one per point "
+	  "and variant (what scripts/plot reads); with --pool: the pool's, one line per point "
 	  "and entry, then the 'vs-libraries' lines; a judgement's (--db --against; --pool "
 	  "with --fail-on or several --against): one line per pair (pred_lo pred_hi "
 	  "against_ratio inside ...)" },
@@ -77,11 +77,10 @@ static void usage(void)
 		"              changes beyond the noise are listed. By default the in-run\n"
 		"              ratios to the baseline are compared (drift between the runs\n"
 		"              cancels); the last line is 'N of M pairs changed beyond the noise'\n"
-		"  --pool:     identical runs pooled, the run as the top level\n"
-		"              (harness/verdicts.md, \"Runs as the top level\")\n"
-		"  --against:  a new run (or several) judged against the pool or the store's\n"
-		"              history of its machine: per entry its ratio and its own time against\n"
-		"              where a new run lands (harness/verdicts.md, \"Across runs\")\n",
+		"  runs:       identical runs pooled, the run as the top level (harness/verdicts.md,\n"
+		"              \"Runs as the top level\"); a new run (or several) judged against the\n"
+		"              pool or the store's history of its machine: per entry its ratio and\n"
+		"              its own time against where a new run lands (\"Across runs\")\n",
 		opts, NOPTS, NULL);
 }
 

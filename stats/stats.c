@@ -29,12 +29,12 @@ static double binom_half_cdf(int n, int j)
 
 int fl_median_ci_rank(int n, double *coverage)
 {
-	/* Largest k with 1 - 2 P(B <= k-1) >= 0.95; coverage falls as k grows. */
+	/* Largest k with 1 - 2 P(B <= k-1) >= FL_CI_LEVEL; coverage falls as k grows. */
 	int k = 1;
 	double cov = 1 - 2 * binom_half_cdf(n, 0);
 	for (int j = 2; j <= (n + 1) / 2; j++) {
 		double c = 1 - 2 * binom_half_cdf(n, j - 1);
-		if (c < 0.95)
+		if (c < FL_CI_LEVEL)
 			break;
 		k = j;
 		cov = c;
@@ -89,7 +89,7 @@ struct fl_ratio fl_ratio_summarize(double *r, int n)
 
 enum fl_verdict fl_ratio_verdict(const struct fl_ratio *r, double floor)
 {
-	if (r->n < 1 || r->level < 0.95 || !(r->median > 0))
+	if (r->n < 1 || r->level < FL_CI_LEVEL || !(r->median > 0))
 		return FL_UNDECIDED;
 	if (fabs(log(r->median)) <= floor) /* within the control's band, in ln r */
 		return FL_SAME;
@@ -102,7 +102,7 @@ enum fl_verdict fl_ratio_verdict(const struct fl_ratio *r, double floor)
 
 bool fl_ratio_apart(const struct fl_ratio *a, const struct fl_ratio *b)
 {
-	return a->level >= 0.95 && b->level >= 0.95 && (a->hi < b->lo || b->hi < a->lo);
+	return a->level >= FL_CI_LEVEL && b->level >= FL_CI_LEVEL && (a->hi < b->lo || b->hi < a->lo);
 }
 
 bool fl_cpu_note(enum fl_verdict v, enum fl_verdict cpu_v, double factor)

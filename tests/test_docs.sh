@@ -2,8 +2,12 @@
 # tests/test_docs.sh — docs that cannot drift: every --option the pages
 # name exists in that command's option table (scripts/check-docs: the
 # built binary's --help is the source of truth, a script's own source for
-# scripts/X), every --preset is a preset, every "quick: N of X s" is the
-# preset's; checked on a crafted page too, so the checker is seen to fail;
+# scripts/X), every --preset is a preset, every "quick: N of X s" (in any
+# of its forms) is the preset's, every "NN % interval" a level the headers
+# give that interval, every package a page says scripts/setup installs one
+# of its pkgs (and README's list all of them), every quoted `futexlab: ...`
+# line printed by the command shown (run) or by a format of the sources;
+# checked on a crafted page too, so the checker is seen to fail;
 # and the help the docs lean on: `futexlab --help` offers every preset of
 # presets.c's table, `version --help` is a usage, --no-min-blocking is listed;
 # and tests/README.md's table of tests ("## Every test") has a row for every
@@ -16,13 +20,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 scratch d docs
 
 out=$(python3 "$top/scripts/check-docs" "$fl" "$top" 2>&1); rc=$?
-check "the pages name only options, presets and preset figures that exist (rc $rc)" test "$rc" = 0
+check "the pages name only options, presets, preset figures, interval levels, setup's packages and printed lines that exist (rc $rc)" test "$rc" = 0
 [ "$rc" = 0 ] || printf '%s\n' "$out"
-check "  and it checked something: options of commands, of scripts, preset figures" \
-  grep -qE '^check-docs: [0-9]+ pages, [0-9]+ option mentions \([1-9][0-9]* of a futexlab command, [1-9][0-9]* of a script, .*, [1-9][0-9]* preset figures, 0 findings$' <<<"$out"
+check "  and it checked something: options of commands, of scripts, preset figures, levels, packages, quoted lines" \
+  grep -qE '^check-docs: [0-9]+ pages, [0-9]+ option mentions \([1-9][0-9]* of a futexlab command, [1-9][0-9]* of a script, .*, [1-9][0-9]* preset figures, [1-9][0-9]* interval levels, [1-9][0-9]* packages of scripts/setup, [1-9][0-9]* quoted lines, 0 findings$' <<<"$out"
 
-# a crafted page: each kind of drift found, with its line
-cat >"$d/page.md" <<'EOF'
+# a crafted page: each kind of drift found, with its line, the options'
+# first, then the claims (the setup list:
+# scripts/setup's own array, as bash reads it, but for sqlite3)
+pkgs_but_sqlite3=$(bash -c 'eval "$(sed -n "/^pkgs=(/,/^\$/p" "$1")"; for p in "${pkgs[@]}"; do
+  [ "$p" = sqlite3 ] || printf "%s " "$p"; done' _ "$top/scripts/setup")
+check "scripts/setup's pkgs read (${pkgs_but_sqlite3:0:40}...)" test -n "$pkgs_but_sqlite3"
+sed "s/PKGS_BUT_SQLITE3/${pkgs_but_sqlite3% }/" >"$d/page.md" <<'EOF'
 Prose `futexlab run --pool` and `compare --threads 2` and `scripts/aa --nope`.
 `--frobnicate` anywhere; `--preset medium`; `futexlab sweep --preset standard`;
 the presets: quick: 16 of 0.013 s; `meson test --whatever` is meson's.
@@ -34,6 +43,17 @@ build/harness/futexlab compare a.csv b.csv \
     --fail-on slower --threads 3
 ```
 `scripts/alternate -n 2 a b -- run --workload pool --pool` (after the script's --: run's).
+
+The ratio's 99 % interval excludes 1; the pool's next run's interval (99 %); a bootstrap 99 % interval.
+`futexlab sweep --preset full`: 20 rounds of 0.05 s; `futexlab sweep --preset quick`: 20 rounds of
+0.015 s (then `futexlab sweep --preset quick`: 20 rounds of 0.015 s, an older preset); quick (15 rounds, 24 s).
+`scripts/setup` installs `svt-av1` and `frobnicate-dev`; (package `nosuch`, installed by `scripts/setup`).
+Both commands call `scripts/setup` first, which installs the packages of its list: `PKGS_BUT_SQLITE3` and so on.
+`futexlab run --variant glibc@adaptive` prints `futexlab: --variant glibc@adaptive: glibc is a library`;
+`futexlab run --variant glibc@adaptive` prints `futexlab: --variant glibc@adaptive: glibc is a shipped
+library and waits its own way (...): no policy`; `futexlab: probes off: eBPF probes need a frob`;
+`futexlab: exec: no writable cgroup2 (REASON): falls back to the process group and wait4's rusage`.
+The `standard` preset is quick's ten points and entries, 12 timed rounds of 20 ms first.
 EOF
 out=$(python3 "$top/scripts/check-docs" "$fl" "$top" "$d/page.md" 2>&1); rc=$?
 want="$d/page.md:1: --pool is not an option of futexlab run
@@ -41,11 +61,20 @@ $d/page.md:1: --threads is not an option of futexlab compare
 $d/page.md:1: --nope is not an option of scripts/aa
 $d/page.md:2: --frobnicate is not an option of any command or script
 $d/page.md:2: --preset medium: no such preset (quick, standard, full)
-$d/page.md:3: \"quick: 16 of 0.013 s\": the preset has 14 rounds of 0.013 s (futexlab sweep --help)
 $d/page.md:4: --pool-size is not an option of futexlab compare
 $d/page.md:8: --threads is not an option of futexlab compare
-$d/page.md:11: --pool is not an option of futexlab run"
-check "a crafted page: exit 1, each drift named by line, nothing else (meson's option, --fail-on, standard pass)" \
+$d/page.md:11: --pool is not an option of futexlab run
+$d/page.md:3: \"quick: 16 of 0.013 s\": the preset has 14 rounds of 0.013 s (futexlab sweep --help)
+$d/page.md:13: \"99 % interval\": no interval of this clause has that level (a run's own: 95, 95.9, 97.9, 98.7 %, the overall's 95 %, the pool's long-run 95 %; only a next run's: 99 % pooled, 95 % from a history: stats.h, summary.h, judge.h)
+$d/page.md:14: \"\`futexlab sweep --preset quick\`: 20 rounds of 0.015 s\": the preset has 14 rounds of 0.013 s (futexlab sweep --help)
+$d/page.md:15: \"quick (15 rounds\": the preset has 14 rounds of 0.013 s (futexlab sweep --help)
+$d/page.md:22: \"The \`standard\` preset is  ...  12 timed rounds of 20 ms\": the preset has 10 rounds of 0.02 s (futexlab sweep --help)
+$d/page.md:17: the list of scripts/setup's packages lacks sqlite3
+$d/page.md:16: \`frobnicate-dev\`: not a package scripts/setup installs (its pkgs)
+$d/page.md:16: \`nosuch\`: not a package scripts/setup installs (its pkgs)
+$d/page.md:18: \`futexlab run --variant glibc@adaptive\` does not print \"futexlab: --variant glibc@adaptive: glibc is a library\": it printed: futexlab: --variant glibc@adaptive: glibc is a shipped library and waits its own way (parks at once: one try, then FUTEX_WAIT_BITSET (no spin)): no policy
+$d/page.md:20: \"futexlab: probes off: eBPF probes need a frob\": no format string of the sources prints it"
+check "a crafted page: exit 1, each drift named by line, nothing else (meson's option, --fail-on, standard, a pool's 99 %, a bootstrap's, full's figure, an older preset's, svt-av1, the printed lines pass)" \
   test "$rc" = 1 -a "$(grep -v '^check-docs:' <<<"$out")" = "$want"
 [ "$rc" = 1 ] && [ "$(grep -v '^check-docs:' <<<"$out")" = "$want" ] || printf '%s\n' "$out"
 python3 "$top/scripts/check-docs" "$d/nofl" >/dev/null 2>"$d/err"; rc=$?
