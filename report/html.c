@@ -377,12 +377,29 @@ static void designs(FILE *f, const struct fl_html_run *runs, int nruns)
 }
 
 /* Records each figure's rendered size on it (data-rendered="WxH") and the
- * count on the body: what the browser test reads (tests/test_report.sh). */
+ * count on the body; then, at the window's width, every table cell, header
+ * and caption whose text is cut (its scrollWidth or scrollHeight beyond its
+ * client box) or that reaches past the viewport's right edge, and every
+ * pair of overlapping point labels in a time-against-CPU plot: their
+ * count and the first few on the body (data-overflow, data-overflows,
+ * data-collisions). What the browser test reads (tests/test_report.sh). */
 static const char script[] =
-	"<script>\n(function(){var n=0;document.querySelectorAll('figure.plot').forEach("
+	"<script>\n(function(){var n=0,W=document.documentElement.clientWidth,o=[],c=0;\n"
+	"document.querySelectorAll('figure.plot').forEach("
 	"function(g){var s=g.querySelector('svg'),r=s?s.getBoundingClientRect():{width:0,height:0};"
-	"g.setAttribute('data-rendered',Math.round(r.width)+'x'+Math.round(r.height));n++;});"
-	"document.body.setAttribute('data-figures',String(n));})();\n</script>\n";
+	"g.setAttribute('data-rendered',Math.round(r.width)+'x'+Math.round(r.height));n++;});\n"
+	"document.querySelectorAll('td,th,figcaption,caption,summary').forEach(function(e){"
+	"var r=e.getBoundingClientRect(),cut=e.scrollWidth>e.clientWidth+1||"
+	"e.scrollHeight>e.clientHeight+1,past=r.right>W+1;if(cut||past)o.push((cut?'cut ':'past ')"
+	"+e.tagName.toLowerCase()+' '+e.textContent.trim().slice(0,24));});\n"
+	"document.querySelectorAll('figure.plot svg').forEach(function(s){"
+	"var b=[].map.call(s.querySelectorAll('text.pl'),function(t){return t.getBoundingClientRect();});"
+	"for(var i=0;i<b.length;i++)for(var j=i+1;j<b.length;j++)if(b[i].left<b[j].right&&"
+	"b[j].left<b[i].right&&b[i].top<b[j].bottom&&b[j].top<b[i].bottom)c++;});\n"
+	"var d=document.body;d.setAttribute('data-figures',String(n));"
+	"d.setAttribute('data-overflow',String(o.length));"
+	"d.setAttribute('data-overflows',o.slice(0,8).join(' | '));"
+	"d.setAttribute('data-collisions',String(c));})();\n</script>\n";
 
 /* A --as run's mark (table.h), above everything: its rows are not the
  * design's code. */

@@ -96,13 +96,15 @@ if [ -z "$chromium" ]; then
 fi
 
 # ---- in the browser ----------------------------------------------------------
-browse() { # PAGE DOM LOG
+browse() { # PAGE DOM LOG [WIDTH]: the page laid out in a window WIDTH px wide (1280)
   timeout 50 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --window-size="${4:-1280},2000" --hide-scrollbars \
     --disable-background-networking --disable-component-update --disable-sync \
     --user-data-dir="$(mktemp -d "$d/profile.XXXXXX")" --enable-logging=stderr --v=0 \
     --dump-dom "file://$1" >"$2" 2>"$3"
 }
 browse "$d/page.html" "$d/dom.html" "$d/log" || echo "FAIL chromium exited $?"
+browse "$d/page.html" "$d/wide.dom" "$d/wide.log" 1920 || echo "FAIL chromium exited $? (1920)"
 browse "$d/pool.html" "$d/pool.dom" "$d/pool.log" || echo "FAIL chromium exited $? (pool)"
 python3 - "$d" "$nfig" <<'EOF'
 import html.parser, re, sys
@@ -172,6 +174,20 @@ check(p.body.get('data-figures') == str(len(p.figs)), "the page's script ran (bo
 bad = [f for f in p.figs if not re.fullmatch(r'[1-9]\d*x[1-9]\d*', f[1] or '')]
 check(not bad, 'every figure has a non-zero rendered size (zero or none: %s)' % bad[:3])
 
+def bounds(page, what):
+    """No cell, header or caption cut or past the window's edge; no two point
+    labels of a time-against-CPU plot overlapping (the page's script counts them)."""
+    b = page.body
+    check(b.get('data-overflow') == '0', '%s: no cell, header or caption cut or past the edge '
+          '(%s: %s)' % (what, b.get('data-overflow'), b.get('data-overflows')))
+    check(b.get('data-collisions') == '0', '%s: no overlapping labels in the time-against-CPU '
+          'plots (%s pairs)' % (what, b.get('data-collisions')))
+
+bounds(p, 'at 1280 px')
+w = load(d + '/wide.dom')
+check(console(d + '/wide.log') == [], 'at 1920 px: no console message')
+bounds(w, 'at 1920 px')
+
 rows = [l.rstrip('\n').split('\t') for l in open(d + '/tsv')]
 col = {n: i for i, n in enumerate(rows[0])}
 rows = rows[1:]
@@ -207,6 +223,7 @@ q = load(d + '/pool.dom')
 check(console(d + '/pool.log') == [], 'pooled page: no console message')
 bad = [f for f in q.figs if not re.fullmatch(r'[1-9]\d*x[1-9]\d*', f[1] or '')]
 check(len(q.figs) >= 10 and not bad, 'pooled page: %d figures, all rendered' % len(q.figs))
+bounds(q, 'pooled page at 1280 px')
 prow = [l.rstrip('\n').split('\t') for l in open(d + '/pool.tsv')][1:]
 lrow = [r for r in prow if r[0] == 'vs-libraries']
 prow = [r for r in prow if not r[0].startswith('vs-libraries')]
