@@ -385,8 +385,11 @@ static void fastest_table(FILE *f, const struct fl_sum *s, const char *prefix)
 	      "<th>CPU</th><th class=\"entry\">why</th></tr>\n", f);
 	for (int p = 0; p < s->npoints; p++) {
 		const struct fl_sum_point *q = &s->points[p];
-		fprintf(f, "<tr data-point=\"%d\"><td class=\"entry\"><a href=\"#%sp%d\">%d. ",
-			p + 1, prefix, p + 1, p + 1);
+		fputs("<tr class=\"fast\" data-point=\"", f);
+		fl_html_puts(f, q->point);
+		fputs("\" data-entry=\"", f);
+		fl_html_puts(f, q->winner >= 0 && !q->regimes ? s->entries[q->winner].label : "");
+		fprintf(f, "\"><td class=\"entry\"><a href=\"#%sp%d\">%d. ", prefix, p + 1, p + 1);
 		fl_html_puts(f, q->point);
 		fputs("</a></td>", f);
 		if (q->regimes || q->winner < 0) {

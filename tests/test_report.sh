@@ -120,7 +120,8 @@ class Page(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
         self.figs, self.sections, self.cells, self.matrix, self.body = [], [], {}, {}, {}
-        self.point = self.entry = self.cls = self.mcell = None
+        self.fast, self.status = {}, {}
+        self.point = self.entry = self.cls = self.mcell = self.frow = None
         self.text = ''
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -131,19 +132,30 @@ class Page(html.parser.HTMLParser):
         if tag == 'section' and 'data-point' in a:
             self.point = a['data-point']
             self.sections.append((self.point, 'pool' in a.get('class', '')))
-        if tag == 'tr' and 'data-entry' in a:
+        if tag == 'tr' and 'fast' in a.get('class', ''):
+            self.frow = (a['data-point'], a['data-entry'])
+        elif tag == 'tr' and 'data-entry' in a:
             self.entry = a['data-entry']
         if tag == 'td' and 'data-point' in a:
             self.mcell = (a['data-point'], a['data-entry'])
-        if tag in ('td', 'span') and a.get('class', '').split()[:1] in (['ns'], ['ratio'], ['lo'], ['hi']):
-            self.cls, self.text = a['class'].split()[0], ''
+        if tag in ('td', 'span') and a.get('class', '').split()[:1] in (['ns'], ['ratio'], ['lo'], ['hi'], ['st']) \
+           or self.mcell and tag == 'td':
+            self.cls, self.text = (a.get('class') or 'td').split()[0], ''
+            if self.cls in ('v0', 'v1', 'v2', 'v3'):
+                self.cls = 'td'
     def handle_data(self, data):
         if self.cls:
             self.text += data
     def handle_endtag(self, tag):
         if self.cls and tag in ('td', 'span'):
-            if self.mcell and self.cls == 'ratio':
-                self.matrix[self.mcell] = self.text
+            if self.frow:
+                self.fast[self.frow + (self.cls,)] = self.text
+            elif self.mcell:
+                self.matrix[self.mcell + (self.cls,)] = self.text
+                if self.cls == 'ratio':
+                    self.matrix[self.mcell] = self.text
+                    self.cls = 'td'  # the cell's own text goes on
+                    return
             elif self.point and self.entry:
                 pool = self.sections[-1][1]
                 self.cells[(pool, self.point, self.entry, self.cls)] = self.text
@@ -151,7 +163,7 @@ class Page(html.parser.HTMLParser):
         if tag == 'td':
             self.mcell = None
         if tag == 'tr':
-            self.entry = None
+            self.entry = self.frow = None
 
 def load(dom):
     p = Page()
@@ -210,14 +222,28 @@ for r in rows:
             wrong += 1
             if wrong <= 5:
                 print('  %s / %s %s: page %s, tsv %s' % (pt, v, cls, got, r[col[tc]]))
-    if r[col['ratio']]:
+    for key, tc in (((pt, v), 'ratio'), ((pt, v, 'lo'), 'ratio_lo'), ((pt, v, 'hi'), 'ratio_hi')):
+        if not r[col[tc]] or (tc != 'ratio' and r[col['verdict']] == 'baseline'):
+            continue
         n += 1
-        got = p.matrix.get((pt, v))
-        if got is None or not close(got, r[col['ratio']], 3):
+        got = p.matrix.get(key)
+        if got is None or not close(got, r[col[tc]], 3):
             wrong += 1
             if wrong <= 5:
-                print('  matrix %s / %s: page %s, tsv %s' % (pt, v, got, r[col['ratio']]))
-check(n > 100 and wrong == 0, '%d numbers (ratio tables and matrix) equal compare --tsv, %d differ' % (n, wrong))
+                print('  matrix %s / %s %s: page %s, tsv %s' % (pt, v, tc, got, r[col[tc]]))
+check(n > 300 and wrong == 0, '%d numbers (ratio tables, the matrix\'s ratios and intervals) '
+      'equal compare --tsv, %d differ' % (n, wrong))
+byk = {(r[col['point']], r[col['variant']]): r for r in rows}
+fw = [(k, t) for k, t in p.fast.items() if not close((t.split() or ['x'])[0],
+      byk.get(k[:2], {col['ratio']: 'x'})[col['ratio' if k[2] == 'ratio' else 'median_ns']],
+      3 if k[2] == 'ratio' else 1)]
+nf = sum(1 for k in p.fast if k[2] == 'ratio')
+check(nf >= len(points) - 2 and not fw, 'the fastest per point: %d ratios and own times equal '
+      'compare --tsv (differ: %s)' % (nf, fw[:3]))
+sk = [(r[col['point']], r[col['variant']]) for r in rows if r[col['status']] == 'skipped']
+sw = [k for k in sk if p.cells.get((False,) + k + ('st',)) != 'skip' or p.matrix.get(k + ('td',)) != 'skip']
+check(sk and not sw, '%d skipped rows read skip in their ratio table and the matrix (not: %s)'
+      % (len(sk), sw[:3]))
 
 q = load(d + '/pool.dom')
 check(console(d + '/pool.log') == [], 'pooled page: no console message')
