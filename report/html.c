@@ -39,7 +39,7 @@ static const char style[] =
 	"table.matrix small.iv{font-size:10px;color:#555;font-weight:normal}sup.cpu{color:#b3261e}\n"
 	"td.win{white-space:normal;font-size:11px;text-align:left;overflow-wrap:anywhere;"
 	"vertical-align:top}table.fastest td.tie{white-space:normal;font-size:12px}"
-	"table.fastest td.v{font-size:12px}\n"
+	"table.fastest td.v{font-size:12px;min-width:14em}table.fastest td.tie{max-width:30em}\n"
 	"details.meta{margin:1em 0}details.meta summary{cursor:pointer;font-weight:bold}"
 	"table.meta td{padding:0 8px;font-size:12px;border:0}\n"
 	"table.evidence td,table.fairness td{font-size:12px}p.why,p.libs,p.note{font-size:12px}\n"

@@ -132,11 +132,11 @@ static bool box_taken(const double b[4], const struct cpu_label *l, const struct
 /* Places label l (all[ndone]) at the first of eight spots around its
  * marker (right, left, above, below, then the diagonals) whose box, as
  * wide as its text at 10px (an upper bound of the glyphs' average width),
- * stays in the plot (right of its y axis at x0, above its x axis at h,
- * within w) and meets no marker and no label placed
+ * stays in the plot (area: right of its y axis at area[0], within
+ * area[1], above its x axis at area[2]) and meets no marker and no label placed
  * before; returns whether one was free. */
 static bool place_label(struct cpu_label *l, const struct cpu_label *all, int n, int ndone,
-			double x0, double w, double h)
+			const double area[3])
 {
 	double tw = (double)strlen(l->y->variant) * (l->lib ? 7.2 : 6.6) + 2;
 	/* the box's left edge and its baseline, from the marker */
@@ -145,7 +145,7 @@ static bool place_label(struct cpu_label *l, const struct cpu_label *all, int n,
 	for (int c = 0; c < 8; c++) {
 		double box[4] = { l->px + dx[c], l->py + dy[c] - 11, l->px + dx[c] + tw,
 				  l->py + dy[c] + 3 };
-		if (box[0] < x0 || box[2] > w || box[1] < 0 || box[3] > h ||
+		if (box[0] < area[0] || box[2] > area[1] || box[1] < 0 || box[3] > area[2] ||
 		    box_taken(box, l, all, n, ndone))
 			continue;
 		l->x0 = box[0], l->y0 = box[1], l->x1 = box[2], l->y1 = box[3];
@@ -195,8 +195,9 @@ static int plot_cpu(FILE *f, const struct fl_hpoint *p)
 	}
 	qsort(l, (size_t)n, sizeof *l, label_order);
 	int dropped = 0;
+	const double area[3] = { 92, W, h - BOTTOM };
 	for (int i = 0; i < n; i++) {
-		if (!place_label(&l[i], l, n, i, 92, W, h - BOTTOM)) {
+		if (!place_label(&l[i], l, n, i, area)) {
 			dropped++;
 			continue;
 		}

@@ -10,21 +10,29 @@
 # two pooled runs is the files' page's byte for byte, and a selection
 # matching nothing, a missing store, --db with a file, --pool of one run
 # are one line, exit 2. Then in the browser (--dump-dom of the
-# page after its inline script ran, console to stderr):
+# page after its inline script ran, console to stderr; the page laid out
+# in a window 1280 px wide, and again 1920 px wide):
 #   - no console message at all (the page logs nothing: any line is an error
 #     or an uncaught exception);
 #   - every figure (figure.plot, one <svg> each) rendered with a non-zero
 #     width and height (the script writes getBoundingClientRect into
 #     data-rendered), their count as the command said, and >= 10;
+#   - at 1280 and at 1920 px: no table cell, header, caption or summary
+#     whose text is cut (scrollWidth/scrollHeight beyond its client box) or
+#     that reaches past the window's right edge, and no two point labels of
+#     a time-against-CPU plot overlapping (the page's script measures both);
 #   - every point of the CSV has its section and a column in the matrix;
 #   - every number of every point's ratio table (median ns, ratio, interval)
-#     and of the summary matrix equals `futexlab compare FILE --tsv`'s for
-#     the same (point, entry), rounded as the page rounds (1 decimal for ns,
-#     3 for ratios): |page - tsv| <= half a unit of the page's last digit;
-#   - the pooled page: every pooled ratio equals `compare --pool --tsv`'s,
+#     and of the summary matrix (ratio, interval) equals `futexlab compare
+#     FILE --tsv`'s for the same (point, entry), rounded as the page rounds
+#     (1 decimal for ns, 3 for ratios): |page - tsv| <= half a unit of the
+#     page's last digit; so do the fastest per point's ratio and own time;
+#   - every skipped row reads `skip` in its ratio table and in the matrix;
+#   - the pooled page (1280 px): nothing cut or past the edge, no labels
+#     overlapping; every pooled ratio equals `compare --pool --tsv`'s,
 #     and so does every time ratio of its libraries table (the vs-libraries lines).
 # Without chromium: the checks above the browser run, then exit 77 with the
-# reason (never a pass). About 20 s (two browser runs).
+# reason (never a pass). About 15-30 s (three browser runs).
 # Usage: test_report.sh path/to/futexlab SOURCE_ROOT [RUN.csv]
 # (RUN.csv instead of the fixture: e.g. results/latest.csv after scripts/bench)
 set -u
