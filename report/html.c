@@ -99,9 +99,7 @@ static struct fl_hrow *hrows(const struct fl_model *m, int r, int p, int *nrow)
 	return h;
 }
 
-/* A cell's status as the page shows it wherever it has no ratio, in the
- * text summary's words: skip, ERR, - (ran, nothing to pair), else a dash. */
-static const char *status_word(const char *status)
+const char *fl_html_status(const char *status)
 {
 	return !status ? "" : !strcmp(status, "skipped") ? "skip" : !strcmp(status, "error") ? "ERR"
 			     : strcmp(status, "ok") ? "\u2013" : "-";
@@ -132,7 +130,7 @@ static void ratio_row(FILE *f, const struct fl_hrow *r, const struct fl_cell *re
 	entry_name(f, y->variant);
 	if (!r->usable) { /* the status as the matrix says it, then the note */
 		fprintf(f, "</td><td class=\"st\">%s</td><td colspan=\"4\" class=\"v\">",
-			status_word(y->status));
+			fl_html_status(y->status));
 		fl_html_puts(f, y->note[0] ? y->note : y->status);
 		fputs("</td></tr>\n", f);
 		return;
@@ -323,7 +321,7 @@ static void matrix_cell(FILE *f, const struct fl_sum *s, int p, int e)
 	if (s->entries[e].baseline && x->have)
 		fputs("\" class=\"v0\"><span class=\"ratio\">1.000</span></td>", f);
 	else if (!x->have)
-		fprintf(f, "\" class=\"v3\">%s</td>", status_word(x->status));
+		fprintf(f, "\" class=\"v3\">%s</td>", fl_html_status(x->status));
 	else
 		fprintf(f, "\" class=\"v%d\"><span class=\"ratio\">%.3f</span> %s%s<br><small "
 			   "class=\"iv\"><span class=\"lo\">%.3f</span>\u2013<span class=\"hi\">%.3f"

@@ -73,7 +73,7 @@ static void plot_ratio(FILE *f, const struct fl_hpoint *p)
 		struct fl_svg_style s = fl_svg_style(r->y->variant, p->baseline);
 		if (!r->have) {
 			fprintf(f, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">", LEFT + 4, y + 4);
-			fl_html_puts(f, r->usable ? "no ratio" : r->y->status);
+			fl_html_puts(f, r->usable ? "no ratio" : fl_html_status(r->y->status));
 			fputs("</text>\n", f);
 			continue;
 		}
