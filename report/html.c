@@ -1,6 +1,7 @@
-/* report/html.c — the HTML report's page (html.h): the runs' metadata, the
- * summary matrix, each point's ratio table, figures and evidence, the
- * designs' lines. The figures: html_plots.c; the pooled part: html_pool.c. */
+/* report/html.c — the HTML report's page (html.h): per run the fastest per
+ * point, the summary matrix, the run's metadata (folded), each point's
+ * ratio table, figures, fairness and evidence tables; the designs' lines.
+ * The figures: html_plots.c; the pooled part: html_pool.c. */
 #include "report/html.h"
 
 #include <errno.h>
