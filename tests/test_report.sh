@@ -28,6 +28,8 @@
 #     (1 decimal for ns, 3 for ratios): |page - tsv| <= half a unit of the
 #     page's last digit; so do the fastest per point's ratio and own time;
 #   - every skipped row reads `skip` in its ratio table and in the matrix;
+#   - the run's part opens with the fastest per point, then the matrix,
+#     then the metadata in a closed <details>;
 #   - the pooled page (1280 px): nothing cut or past the edge, no labels
 #     overlapping; every pooled ratio equals `compare --pool --tsv`'s,
 #     and so does every time ratio of its libraries table (the vs-libraries lines).
@@ -203,6 +205,10 @@ def bounds(page, what):
     check(b.get('data-collisions') == '0', '%s: no overlapping labels in the time-against-CPU '
           'plots (%s pairs)' % (what, b.get('data-collisions')))
 
+dom = open(d + '/dom.html').read()
+at = [dom.find(x) for x in ('<table class="fastest"', '<table class="matrix"', '<details class="meta">')]
+check(-1 not in at and at == sorted(at), 'the run\'s part: the fastest per point, then the '
+      'matrix, then the metadata folded, closed (at %s)' % at)
 bounds(p, 'at 1280 px')
 w = load(d + '/wide.dom')
 check(console(d + '/wide.log') == [], 'at 1920 px: no console message')
