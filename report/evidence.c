@@ -220,18 +220,42 @@ static void probed_rounds(const struct fl_cell *const *row, int nrow, char *b, s
 		snprintf(b, n, "%d-%d", lo, hi);
 }
 
+const char *fl_evidence_head(int k)
+{
+	return ev[k].col;
+}
+
+const char *fl_evidence_text(char *b, size_t n, int k, double x)
+{
+	return cnt_text(b, n, k, x);
+}
+
+bool fl_evidence_shown(int k, const struct fl_cell *const *row, int nrow)
+{
+	return k != XNODE || has_nodes(row, nrow);
+}
+
+void fl_evidence_title(char *b, size_t n, const struct fl_cell *const *row, int nrow,
+		       const char *op)
+{
+	char pr[32];
+	probed_rounds(row, nrow, pr, sizeof pr);
+	if (pr[0])
+		snprintf(b, n, "evidence, per %s (medians over the timed rounds; kernel counts: over "
+			 "%s probed round%s)", op, pr, strcmp(pr, "1") ? "s" : "");
+	else
+		snprintf(b, n, "evidence, per %s (medians over the timed rounds)", op);
+}
+
 /* The point's block: a line of units, the columns, a row per usable entry
  * (the note on the kernel counts when the file has none). */
 static void block(FILE *f, const struct fl_cell *const *row, int nrow, const char *op,
 		  bool probed_file)
 {
-	char pr[32];
+	char t[200];
 	bool nodes = has_nodes(row, nrow);
-	probed_rounds(row, nrow, pr, sizeof pr);
-	fprintf(f, "  evidence, per %s (medians over the timed rounds", op);
-	if (pr[0])
-		fprintf(f, "; kernel counts: over %s probed round%s", pr, strcmp(pr, "1") ? "s" : "");
-	fprintf(f, ")\n");
+	fl_evidence_title(t, sizeof t, row, nrow, op);
+	fprintf(f, "  %s\n", t);
 	fprintf(f, "  %-20s %10s", "", "cpu ns");
 	for (int k = FL_EV_CSW; k < FL_NEV; k++)
 		if (k != XNODE || nodes)
@@ -309,10 +333,10 @@ static int why_part(char *b, size_t n, const struct fl_cell *y, const struct fl_
 
 #define WHY_WIDTH 128
 
-/* "  why: A ...; B ..." wrapped at WHY_WIDTH with an indent; nothing when
+/* (evidence.h) "  why: A ...; B ..." wrapped at WHY_WIDTH with an indent; nothing when
  * no design faster or slower differs in a count. */
-static void why_line(FILE *f, const struct fl_cell *const *row, int nrow,
-		     const struct fl_cell *ref, const enum fl_verdict *v, const char *op)
+void fl_print_why(FILE *f, const struct fl_cell *const *row, int nrow,
+		  const struct fl_cell *ref, const enum fl_verdict *v, const char *op)
 {
 	int col = 0;
 	const struct fl_cell *ctrl = NULL; /* the baseline again: BASELINE#2 */
@@ -350,7 +374,7 @@ void fl_print_evidence(FILE *f, const struct fl_cell *const *row, int nrow,
 	const char *op = fl_catalog_op(row[0]->workload);
 	block(f, row, nrow, op, probed_file);
 	if (fl_cell_usable(ref))
-		why_line(f, row, nrow, ref, v, op);
+		fl_print_why(f, row, nrow, ref, v, op);
 }
 
 const char *fl_why_toward(char *b, size_t n, const struct fl_cell *y, const struct fl_cell *ref,

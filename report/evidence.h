@@ -92,6 +92,22 @@ const char *fl_why_short(char *b, size_t n, const struct fl_cell *y, const struc
 const char *fl_why_toward(char *b, size_t n, const struct fl_cell *y, const struct fl_cell *ref,
 			  const struct fl_cell *ctrl, int dir);
 
+/* The block's parts, for a view that lays it out itself (the page's
+ * table, html.c): column k's head ("cpu ns", "csw", ..., FL_EV_CPU to
+ * FL_NEV - 1); value x of column k as the block prints it ("-": none);
+ * whether the block shows column k for these rows (the cross-node column
+ * only on a machine of more than one node); the block's first line
+ * ("evidence, per OP (medians ...; kernel counts: over N probed rounds)");
+ * the why line ("why: A ...; B ...", wrapped at its width; nothing when no
+ * design faster or slower differs in a count). */
+const char *fl_evidence_head(int k);
+const char *fl_evidence_text(char *b, size_t n, int k, double x);
+bool fl_evidence_shown(int k, const struct fl_cell *const *row, int nrow);
+void fl_evidence_title(char *b, size_t n, const struct fl_cell *const *row, int nrow,
+		       const char *op);
+void fl_print_why(FILE *f, const struct fl_cell *const *row, int nrow,
+		  const struct fl_cell *ref, const enum fl_verdict *v, const char *op);
+
 /* A duration in ns as text: 3 significant digits and a unit (ns, us, ms,
  * s); "-" for NAN. */
 const char *fl_dur_text(char *b, size_t n, double ns);

@@ -73,7 +73,7 @@ static void plot_ratio(FILE *f, const struct fl_hpoint *p)
 		struct fl_svg_style s = fl_svg_style(r->y->variant, p->baseline);
 		if (!r->have) {
 			fprintf(f, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">", LEFT + 4, y + 4);
-			fl_html_puts(f, r->usable ? "no ratio" : r->y->status);
+			fl_html_puts(f, r->usable ? "no ratio" : fl_html_status(r->y->status));
 			fputs("</text>\n", f);
 			continue;
 		}
@@ -95,11 +95,73 @@ static void plot_ratio(FILE *f, const struct fl_hpoint *p)
 		  "squares: the shipped libraries; grey triangles: the floors.");
 }
 
+/* A label of the time-against-CPU plot: its point, its box once placed. */
+struct cpu_label {
+	const struct fl_cell *y;
+	double px, py, x0, y0, x1, y1;
+	bool lib, placed;
+};
+
+/* The libraries first, then the faster first: who gets a label when two
+ * would overlap. */
+static int label_order(const void *a, const void *b)
+{
+	const struct cpu_label *x = a, *y = b;
+	if (x->lib != y->lib)
+		return x->lib ? -1 : 1;
+	return (x->y->shown > y->y->shown) - (x->y->shown < y->y->shown);
+}
+
+/* Whether box b (x0, y0, x1, y1) meets a label placed before l's (done,
+ * ndone) or any marker but l's own (all n, a 10 px square each). */
+static bool box_taken(const double b[4], const struct cpu_label *l, const struct cpu_label *all,
+		      int n, int ndone)
+{
+	for (int j = 0; j < n; j++) {
+		const struct cpu_label *o = &all[j];
+		if (o != l && b[0] < o->px + 5 && o->px - 5 < b[2] && b[1] < o->py + 5 &&
+		    o->py - 5 < b[3])
+			return true;
+		if (j < ndone && o->placed && b[0] < o->x1 && o->x0 < b[2] && b[1] < o->y1 &&
+		    o->y0 < b[3])
+			return true;
+	}
+	return false;
+}
+
+/* Places label l (all[ndone]) at the first of eight spots around its
+ * marker (right, left, above, below, then the diagonals) whose box, as
+ * wide as its text at 10px (an upper bound of the glyphs' average width),
+ * stays in the plot (area: right of its y axis at area[0], within
+ * area[1], above its x axis at area[2]) and meets no marker and no label placed
+ * before; returns whether one was free. */
+static bool place_label(struct cpu_label *l, const struct cpu_label *all, int n, int ndone,
+			const double area[3])
+{
+	double tw = (double)strlen(l->y->variant) * (l->lib ? 7.2 : 6.6) + 2;
+	/* the box's left edge and its baseline, from the marker */
+	const double dx[8] = { 7, -7 - tw, -tw / 2, -tw / 2, 6, 6, -6 - tw, -6 - tw },
+		     dy[8] = { 4, 4, -8, 16, -6, 14, -6, 14 };
+	for (int c = 0; c < 8; c++) {
+		double box[4] = { l->px + dx[c], l->py + dy[c] - 11, l->px + dx[c] + tw,
+				  l->py + dy[c] + 3 };
+		if (box[0] < area[0] || box[2] > area[1] || box[1] < 0 || box[3] > area[2] ||
+		    box_taken(box, l, all, n, ndone))
+			continue;
+		l->x0 = box[0], l->y0 = box[1], l->x1 = box[2], l->y1 = box[3];
+		l->placed = true;
+		return true;
+	}
+	return false;
+}
+
 /* (b) ns per op against CPU ns per op: every usable entry, the libraries
- * labelled in bold. */
+ * labelled in bold; a label that would overlap another is left out, and
+ * the caption names those entries with their numbers. */
 static int plot_cpu(FILE *f, const struct fl_hpoint *p)
 {
 	double xl = INFINITY, xh = 0, yl = INFINITY, yh = 0;
+	struct cpu_label *l = fl_xcalloc((size_t)p->nrow + 1, sizeof *l);
 	int n = 0;
 	for (int i = 0; i < p->nrow; i++) {
 		const struct fl_cell *y = p->r[i].y;
@@ -107,10 +169,12 @@ static int plot_cpu(FILE *f, const struct fl_hpoint *p)
 			continue;
 		xl = fmin(xl, y->cpu.median), xh = fmax(xh, y->cpu.median);
 		yl = fmin(yl, y->shown), yh = fmax(yh, y->shown);
-		n++;
+		l[n++].y = y;
 	}
-	if (!n)
+	if (!n) {
+		free(l);
 		return 0;
+	}
 	double h = 440;
 	struct fl_axis ax, ay;
 	fl_axis_fit(&ax, xl, xh, true, 90, W - 150);
@@ -119,24 +183,44 @@ static int plot_cpu(FILE *f, const struct fl_hpoint *p)
 	fl_svg_xaxis(f, &ax, h - BOTTOM + 6, 14, "CPU ns per op (user+sys, every thread), median");
 	fl_svg_yaxis(f, &ay, 90, W - 150, p->c->value == FL_VALUE_NS ? "ns per op, median"
 							       : "the program's figure, median");
-	for (int i = 0; i < p->nrow; i++) {
-		const struct fl_cell *y = p->r[i].y;
-		if (!p->r[i].usable || !(y->cpu.median > 0) || !(y->shown > 0))
-			continue;
+	for (int i = 0; i < n; i++) {
+		const struct fl_cell *y = l[i].y;
 		struct fl_svg_style s = fl_svg_style(y->variant, p->baseline);
-		double px = fl_axis_px(&ax, y->cpu.median), py = fl_axis_px(&ay, y->shown);
+		l[i].px = fl_axis_px(&ax, y->cpu.median), l[i].py = fl_axis_px(&ay, y->shown);
+		l[i].lib = s.shape == 's';
 		char tip[160];
 		snprintf(tip, sizeof tip, "%s: %.1f ns/op, %.1f CPU ns/op", y->variant, y->shown,
 			 y->cpu.median);
-		fl_svg_marker(f, &s, px, py, tip);
-		fprintf(f, "<text class=\"pl%s\" x=\"%.1f\" y=\"%.1f\">", s.shape == 's' ? " lib" : "",
-			px + 7, py + 3);
-		fl_html_puts(f, y->variant);
+		fl_svg_marker(f, &s, l[i].px, l[i].py, tip);
+	}
+	qsort(l, (size_t)n, sizeof *l, label_order);
+	int dropped = 0;
+	const double area[3] = { 92, W, h - BOTTOM };
+	for (int i = 0; i < n; i++) {
+		if (!place_label(&l[i], l, n, i, area)) {
+			dropped++;
+			continue;
+		}
+		fprintf(f, "<text class=\"pl%s\" x=\"%.1f\" y=\"%.1f\">", l[i].lib ? " lib" : "",
+			l[i].x0 + 1, l[i].y1 - 3);
+		fl_html_puts(f, l[i].y->variant);
 		fputs("</text>\n", f);
 	}
-	fig_close(f, "(b) time against CPU per op, each entry's medians over its timed rounds: "
-		  "lower is faster, further left burns less CPU; squares (bold names) are the "
-		  "shipped libraries.");
+	fputs("</svg>\n<figcaption>(b) time against CPU per op, each entry's medians over its timed "
+	      "rounds: lower is faster, further left burns less CPU; squares (bold names) are the "
+	      "shipped libraries.", f);
+	if (dropped)
+		fprintf(f, " Not labelled (no room beside the marker), ns per op at CPU ns per op:");
+	for (int i = 0, k = 0; i < n; i++) {
+		if (l[i].placed)
+			continue;
+		fputs(k++ ? "; " : " ", f);
+		fputs("<span class=\"dropped\">", f);
+		fl_html_puts(f, l[i].y->variant);
+		fprintf(f, "</span> %.4g at %.4g", l[i].y->shown, l[i].y->cpu.median);
+	}
+	fputs("</figcaption>\n</figure>\n", f);
+	free(l);
 	return 1;
 }
 

@@ -67,8 +67,13 @@ static void print_row(FILE *f, const struct fl_model *m, const struct fl_mcell *
 }
 
 
-static const char *num(char *b, size_t n, double x)
+const char *const fl_extra_heads[FL_NEXTRA] = { "jain",    "cv",  "min/max", "starve",
+						"lat p50", "p99", "p99.9",   "max" };
+
+const char *fl_extra_text(char *b, size_t n, int k, double x)
 {
+	if (k >= 3) /* starve and the latencies: durations */
+		return fl_dur_text(b, n, x);
 	if (isnan(x))
 		snprintf(b, n, "-");
 	else
@@ -80,24 +85,27 @@ static const char *num(char *b, size_t n, double x)
  * latency columns, where the file has them (workloads/README.md). */
 static void print_extras(FILE *f, const struct fl_cell **row, int nrow)
 {
+	static const int w[FL_NEXTRA] = { 6, 6, 7, 8, 8, 8, 8, 8 };
 	bool any = false;
 	for (int j = 0; j < nrow; j++)
 		for (int k = 0; k < FL_NEXTRA; k++)
 			any |= fl_cell_usable(row[j]) && !isnan(row[j]->extra[k]);
 	if (!any)
 		return;
-	fprintf(f, "  %-20s %6s %6s %7s %8s %8s %8s %8s %8s  (medians over rounds)\n", "",
-		"jain", "cv", "min/max", "starve", "lat p50", "p99", "p99.9", "max");
+	fprintf(f, "  %-20s", "");
+	for (int k = 0; k < FL_NEXTRA; k++)
+		fprintf(f, " %*s", w[k], fl_extra_heads[k]);
+	fprintf(f, "  (medians over rounds)\n");
 	for (int j = 0; j < nrow; j++) {
 		const struct fl_cell *y = row[j];
 		if (!fl_cell_usable(y))
 			continue;
-		char a[16], b[16], c2[16], d[16], e[16], g[16], h[16], i[16];
-		fprintf(f, "  %-20s %6s %6s %7s %8s %8s %8s %8s %8s\n", y->variant,
-			num(a, sizeof a, y->extra[0]), num(b, sizeof b, y->extra[1]),
-			num(c2, sizeof c2, y->extra[2]), fl_dur_text(d, sizeof d, y->extra[3]),
-			fl_dur_text(e, sizeof e, y->extra[4]), fl_dur_text(g, sizeof g, y->extra[5]),
-			fl_dur_text(h, sizeof h, y->extra[6]), fl_dur_text(i, sizeof i, y->extra[7]));
+		fprintf(f, "  %-20s", y->variant);
+		for (int k = 0; k < FL_NEXTRA; k++) {
+			char b[16];
+			fprintf(f, " %*s", w[k], fl_extra_text(b, sizeof b, k, y->extra[k]));
+		}
+		fputc('\n', f);
 	}
 }
 

@@ -18,6 +18,13 @@
  * error rows. */
 int fl_print_ratios(FILE *f, const struct fl_model *m, int r);
 
+/* The fairness and latency medians under a point's rows (the cells'
+ * extra[], table.h), for a view that lays them out itself (the page):
+ * column k's head ("jain", "cv", "min/max", "starve", "lat p50", "p99",
+ * "p99.9", "max") and value x of it as the block prints it ("-": none). */
+extern const char *const fl_extra_heads[FL_NEXTRA];
+const char *fl_extra_text(char *b, size_t n, int k, double x);
+
 /* What the ratio table prints under a point's rows (row: the table's
  * order, v[j] row j's time verdict against ref, its baseline's cell, before
  * regimes: fl_model_rows): the regimes block, the fairness and latency

@@ -10,21 +10,31 @@
 # two pooled runs is the files' page's byte for byte, and a selection
 # matching nothing, a missing store, --db with a file, --pool of one run
 # are one line, exit 2. Then in the browser (--dump-dom of the
-# page after its inline script ran, console to stderr):
+# page after its inline script ran, console to stderr; the page laid out
+# in a window 1280 px wide, and again 1920 px wide):
 #   - no console message at all (the page logs nothing: any line is an error
 #     or an uncaught exception);
 #   - every figure (figure.plot, one <svg> each) rendered with a non-zero
 #     width and height (the script writes getBoundingClientRect into
 #     data-rendered), their count as the command said, and >= 10;
+#   - at 1280 and at 1920 px: no table cell, header, caption or summary
+#     whose text is cut (scrollWidth/scrollHeight beyond its client box) or
+#     that reaches past the window's right edge, and no two point labels of
+#     a time-against-CPU plot overlapping (the page's script measures both);
 #   - every point of the CSV has its section and a column in the matrix;
 #   - every number of every point's ratio table (median ns, ratio, interval)
-#     and of the summary matrix equals `futexlab compare FILE --tsv`'s for
-#     the same (point, entry), rounded as the page rounds (1 decimal for ns,
-#     3 for ratios): |page - tsv| <= half a unit of the page's last digit;
-#   - the pooled page: every pooled ratio equals `compare --pool --tsv`'s,
+#     and of the summary matrix (ratio, interval) equals `futexlab compare
+#     FILE --tsv`'s for the same (point, entry), rounded as the page rounds
+#     (1 decimal for ns, 3 for ratios): |page - tsv| <= half a unit of the
+#     page's last digit; so do the fastest per point's ratio and own time;
+#   - every skipped row reads `skip` in its ratio table and in the matrix;
+#   - the run's part opens with the fastest per point, then the matrix,
+#     then the metadata in a closed <details>;
+#   - the pooled page (1280 px): nothing cut or past the edge, no labels
+#     overlapping; every pooled ratio equals `compare --pool --tsv`'s,
 #     and so does every time ratio of its libraries table (the vs-libraries lines).
 # Without chromium: the checks above the browser run, then exit 77 with the
-# reason (never a pass). About 20 s (two browser runs).
+# reason (never a pass). About 15-30 s (three browser runs).
 # Usage: test_report.sh path/to/futexlab SOURCE_ROOT [RUN.csv]
 # (RUN.csv instead of the fixture: e.g. results/latest.csv after scripts/bench)
 set -u
@@ -96,13 +106,15 @@ if [ -z "$chromium" ]; then
 fi
 
 # ---- in the browser ----------------------------------------------------------
-browse() { # PAGE DOM LOG
+browse() { # PAGE DOM LOG [WIDTH]: the page laid out in a window WIDTH px wide (1280)
   timeout 50 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --window-size="${4:-1280},2000" --hide-scrollbars \
     --disable-background-networking --disable-component-update --disable-sync \
     --user-data-dir="$(mktemp -d "$d/profile.XXXXXX")" --enable-logging=stderr --v=0 \
     --dump-dom "file://$1" >"$2" 2>"$3"
 }
 browse "$d/page.html" "$d/dom.html" "$d/log" || echo "FAIL chromium exited $?"
+browse "$d/page.html" "$d/wide.dom" "$d/wide.log" 1920 || echo "FAIL chromium exited $? (1920)"
 browse "$d/pool.html" "$d/pool.dom" "$d/pool.log" || echo "FAIL chromium exited $? (pool)"
 python3 - "$d" "$nfig" <<'EOF'
 import html.parser, re, sys
@@ -118,7 +130,8 @@ class Page(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
         self.figs, self.sections, self.cells, self.matrix, self.body = [], [], {}, {}, {}
-        self.point = self.entry = self.cls = self.mcell = None
+        self.fast, self.status = {}, {}
+        self.point = self.entry = self.cls = self.mcell = self.frow = None
         self.text = ''
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -129,19 +142,30 @@ class Page(html.parser.HTMLParser):
         if tag == 'section' and 'data-point' in a:
             self.point = a['data-point']
             self.sections.append((self.point, 'pool' in a.get('class', '')))
-        if tag == 'tr' and 'data-entry' in a:
+        if tag == 'tr' and 'fast' in a.get('class', ''):
+            self.frow = (a['data-point'], a['data-entry'])
+        elif tag == 'tr' and 'data-entry' in a:
             self.entry = a['data-entry']
         if tag == 'td' and 'data-point' in a:
             self.mcell = (a['data-point'], a['data-entry'])
-        if tag in ('td', 'span') and a.get('class', '').split()[:1] in (['ns'], ['ratio'], ['lo'], ['hi']):
-            self.cls, self.text = a['class'].split()[0], ''
+        if tag in ('td', 'span') and a.get('class', '').split()[:1] in (['ns'], ['ratio'], ['lo'], ['hi'], ['st']) \
+           or self.mcell and tag == 'td':
+            self.cls, self.text = (a.get('class') or 'td').split()[0], ''
+            if self.cls in ('v0', 'v1', 'v2', 'v3'):
+                self.cls = 'td'
     def handle_data(self, data):
         if self.cls:
             self.text += data
     def handle_endtag(self, tag):
         if self.cls and tag in ('td', 'span'):
-            if self.mcell and self.cls == 'ratio':
-                self.matrix[self.mcell] = self.text
+            if self.frow:
+                self.fast[self.frow + (self.cls,)] = self.text
+            elif self.mcell:
+                self.matrix[self.mcell + (self.cls,)] = self.text
+                if self.cls == 'ratio':
+                    self.matrix[self.mcell] = self.text
+                    self.cls = 'td'  # the cell's own text goes on
+                    return
             elif self.point and self.entry:
                 pool = self.sections[-1][1]
                 self.cells[(pool, self.point, self.entry, self.cls)] = self.text
@@ -149,7 +173,7 @@ class Page(html.parser.HTMLParser):
         if tag == 'td':
             self.mcell = None
         if tag == 'tr':
-            self.entry = None
+            self.entry = self.frow = None
 
 def load(dom):
     p = Page()
@@ -171,6 +195,24 @@ check(len(p.figs) == nfig and nfig >= 10, '%d figures in the browser, %d said, >
 check(p.body.get('data-figures') == str(len(p.figs)), "the page's script ran (body data-figures=%s)" % p.body.get('data-figures'))
 bad = [f for f in p.figs if not re.fullmatch(r'[1-9]\d*x[1-9]\d*', f[1] or '')]
 check(not bad, 'every figure has a non-zero rendered size (zero or none: %s)' % bad[:3])
+
+def bounds(page, what):
+    """No cell, header or caption cut or past the window's edge; no two point
+    labels of a time-against-CPU plot overlapping (the page's script counts them)."""
+    b = page.body
+    check(b.get('data-overflow') == '0', '%s: no cell, header or caption cut or past the edge '
+          '(%s: %s)' % (what, b.get('data-overflow'), b.get('data-overflows')))
+    check(b.get('data-collisions') == '0', '%s: no overlapping labels in the time-against-CPU '
+          'plots (%s pairs)' % (what, b.get('data-collisions')))
+
+dom = open(d + '/dom.html').read()
+at = [dom.find(x) for x in ('<table class="fastest"', '<table class="matrix"', '<details class="meta">')]
+check(-1 not in at and at == sorted(at), 'the run\'s part: the fastest per point, then the '
+      'matrix, then the metadata folded, closed (at %s)' % at)
+bounds(p, 'at 1280 px')
+w = load(d + '/wide.dom')
+check(console(d + '/wide.log') == [], 'at 1920 px: no console message')
+bounds(w, 'at 1920 px')
 
 rows = [l.rstrip('\n').split('\t') for l in open(d + '/tsv')]
 col = {n: i for i, n in enumerate(rows[0])}
@@ -194,19 +236,34 @@ for r in rows:
             wrong += 1
             if wrong <= 5:
                 print('  %s / %s %s: page %s, tsv %s' % (pt, v, cls, got, r[col[tc]]))
-    if r[col['ratio']]:
+    for key, tc in (((pt, v), 'ratio'), ((pt, v, 'lo'), 'ratio_lo'), ((pt, v, 'hi'), 'ratio_hi')):
+        if not r[col[tc]] or (tc != 'ratio' and r[col['verdict']] == 'baseline'):
+            continue
         n += 1
-        got = p.matrix.get((pt, v))
-        if got is None or not close(got, r[col['ratio']], 3):
+        got = p.matrix.get(key)
+        if got is None or not close(got, r[col[tc]], 3):
             wrong += 1
             if wrong <= 5:
-                print('  matrix %s / %s: page %s, tsv %s' % (pt, v, got, r[col['ratio']]))
-check(n > 100 and wrong == 0, '%d numbers (ratio tables and matrix) equal compare --tsv, %d differ' % (n, wrong))
+                print('  matrix %s / %s %s: page %s, tsv %s' % (pt, v, tc, got, r[col[tc]]))
+check(n > 300 and wrong == 0, '%d numbers (ratio tables, the matrix\'s ratios and intervals) '
+      'equal compare --tsv, %d differ' % (n, wrong))
+byk = {(r[col['point']], r[col['variant']]): r for r in rows}
+fw = [(k, t) for k, t in p.fast.items() if not close((t.split() or ['x'])[0],
+      byk.get(k[:2], {col['ratio']: 'x'})[col['ratio' if k[2] == 'ratio' else 'median_ns']],
+      3 if k[2] == 'ratio' else 1)]
+nf = sum(1 for k in p.fast if k[2] == 'ratio')
+check(nf >= len(points) - 2 and not fw, 'the fastest per point: %d ratios and own times equal '
+      'compare --tsv (differ: %s)' % (nf, fw[:3]))
+sk = [(r[col['point']], r[col['variant']]) for r in rows if r[col['status']] == 'skipped']
+sw = [k for k in sk if p.cells.get((False,) + k + ('st',)) != 'skip' or p.matrix.get(k + ('td',)) != 'skip']
+check(sk and not sw, '%d skipped rows read skip in their ratio table and the matrix (not: %s)'
+      % (len(sk), sw[:3]))
 
 q = load(d + '/pool.dom')
 check(console(d + '/pool.log') == [], 'pooled page: no console message')
 bad = [f for f in q.figs if not re.fullmatch(r'[1-9]\d*x[1-9]\d*', f[1] or '')]
 check(len(q.figs) >= 10 and not bad, 'pooled page: %d figures, all rendered' % len(q.figs))
+bounds(q, 'pooled page at 1280 px')
 prow = [l.rstrip('\n').split('\t') for l in open(d + '/pool.tsv')][1:]
 lrow = [r for r in prow if r[0] == 'vs-libraries']
 prow = [r for r in prow if not r[0].startswith('vs-libraries')]
