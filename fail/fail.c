@@ -9,11 +9,16 @@ void (*fl_bad_input_trap)(const char *line);
 
 void fl_bad_input(const char *fmt, ...)
 {
-	char line[FL_BAD_INPUT_MAX];
 	va_list ap;
 	va_start(ap, fmt);
+	fl_bad_input_v(fmt, ap);
+	va_end(ap); /* not reached: the pair is the caller's, as the standard asks */
+}
+
+void fl_bad_input_v(const char *fmt, va_list ap)
+{
+	char line[FL_BAD_INPUT_MAX];
 	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
 	if (fl_bad_input_trap) {
 		fl_bad_input_trap(line);
 		abort(); /* a trap must not return */

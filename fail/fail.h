@@ -7,11 +7,16 @@
 #ifndef FUTEXLAB_FAIL_H
 #define FUTEXLAB_FAIL_H
 
+#include <stdarg.h>
+
 #define FL_EXIT_USAGE 2
 #define FL_BAD_INPUT_MAX 4096 /* the longest line, its terminator included */
 
 __attribute__((noreturn, format(printf, 1, 2)))
 void fl_bad_input(const char *fmt, ...);
+/* The same from a caller's own arguments (its va_start, its va_end). */
+__attribute__((noreturn, format(printf, 1, 0)))
+void fl_bad_input_v(const char *fmt, va_list ap);
 /* Tests only (tests/fuzz): when set, fl_bad_input hands its line to this
  * function instead of printing it and exiting, and the function must not
  * return (a fuzzer longjmps back to its loop). NULL in futexlab. */

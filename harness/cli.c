@@ -15,12 +15,10 @@
 
 void fl_usage_error(const char *fmt, ...)
 {
-	char line[FL_BAD_INPUT_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	fl_bad_input("%s", line);
+	fl_bad_input_v(fmt, ap);
+	va_end(ap); /* not reached */
 }
 
 int64_t fl_parse_int(const char *what, const char *s, int64_t lo, int64_t hi)

@@ -159,41 +159,45 @@ static void wa_on_usr1(int s)
 	(void)s;
 }
 
-static void *wa_eintr_waiter(void *a)
-{
-	(void)a;
-	atomic_store(&wa_tids[0], gettid());
-	struct timespec dl = fl_deadline_after_ns(10LL * 1000000000);
-	wa_one_r = WA->wait(&wa_word, 0, &dl, false);
-	return NULL;
-}
-
-static void c_eintr(void *arg)
-{
-	(void)arg;
-	struct sigaction sa = { .sa_handler = wa_on_usr1 }; /* no SA_RESTART */
-	sigaction(SIGUSR1, &sa, NULL);
-	atomic_store(&wa_word, 0);
-	pthread_t t;
-	wa_one_r = -1;
-	atomic_store(&wa_tids[0], 0);
-	pthread_create(&t, NULL, wa_eintr_waiter, NULL);
-	CHECK(wait_sleeping(wa_tids, 1, 5000), "waiter asleep");
-	pthread_kill(t, SIGUSR1);
-	pthread_join(t, NULL);
-	CHECK(wa_one_r == EINTR, "a signal handler interrupts the wait: %d", wa_one_r);
-	/* The interrupted wait left nothing behind: the next one times out. */
-	struct timespec dl = fl_deadline_after_ns(10000000);
-	CHECK(WA->wait(&wa_word, 0, &dl, false) == ETIMEDOUT, "next wait after EINTR is clean");
-}
+static int64_t wa_sleep_ns; /* the signalled waiter's deadline, from now */
 
 static void *wa_signalled_waiter(void *a)
 {
 	(void)a;
 	atomic_store(&wa_tids[0], gettid());
-	struct timespec dl = fl_deadline_after_ns(100000000);
+	struct timespec dl = fl_deadline_after_ns(wa_sleep_ns);
 	wa_one_r = WA->wait(&wa_word, 0, &dl, false);
 	return NULL;
+}
+
+/* A waiter asleep on wa_word with a deadline ns away is sent SIGUSR1,
+ * whose handler is installed without SA_RESTART; its wait's result in
+ * wa_one_r, the time from its start to its end returned. */
+static int64_t wa_signal_a_waiter(int64_t ns)
+{
+	struct sigaction sa = { .sa_handler = wa_on_usr1 }; /* no SA_RESTART */
+	sigaction(SIGUSR1, &sa, NULL);
+	atomic_store(&wa_word, 0);
+	pthread_t t;
+	wa_one_r = -1;
+	wa_sleep_ns = ns;
+	atomic_store(&wa_tids[0], 0);
+	int64_t t0 = fl_now_ns();
+	pthread_create(&t, NULL, wa_signalled_waiter, NULL);
+	CHECK(wait_sleeping(wa_tids, 1, 5000), "waiter asleep");
+	pthread_kill(t, SIGUSR1);
+	pthread_join(t, NULL);
+	return fl_now_ns() - t0;
+}
+
+static void c_eintr(void *arg)
+{
+	(void)arg;
+	wa_signal_a_waiter(10LL * 1000000000);
+	CHECK(wa_one_r == EINTR, "a signal handler interrupts the wait: %d", wa_one_r);
+	/* The interrupted wait left nothing behind: the next one times out. */
+	struct timespec dl = fl_deadline_after_ns(10000000);
+	CHECK(WA->wait(&wa_word, 0, &dl, false) == ETIMEDOUT, "next wait after EINTR is clean");
 }
 
 /* A backend that documents "never EINTR" (the portable fallback: a
@@ -201,20 +205,10 @@ static void *wa_signalled_waiter(void *a)
 static void c_no_eintr(void *arg)
 {
 	(void)arg;
-	struct sigaction sa = { .sa_handler = wa_on_usr1 }; /* no SA_RESTART */
-	sigaction(SIGUSR1, &sa, NULL);
-	atomic_store(&wa_word, 0);
-	pthread_t t;
-	wa_one_r = -1;
-	atomic_store(&wa_tids[0], 0);
-	int64_t t0 = fl_now_ns();
-	pthread_create(&t, NULL, wa_signalled_waiter, NULL);
-	CHECK(wait_sleeping(wa_tids, 1, 5000), "waiter asleep");
-	pthread_kill(t, SIGUSR1);
-	pthread_join(t, NULL);
+	int64_t took = wa_signal_a_waiter(100000000);
 	CHECK(wa_one_r == ETIMEDOUT, "a signal does not end the wait (documented: never EINTR): "
 	      "%d", wa_one_r);
-	CHECK(fl_now_ns() - t0 >= 100000000, "it slept to its deadline");
+	CHECK(took >= 100000000, "it slept to its deadline");
 }
 
 /* The contract's cases on WA; what: WA_EINTR (the kernel's futexes: a
