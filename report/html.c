@@ -415,7 +415,7 @@ static void fastest_table(FILE *f, const struct fl_sum *s, const char *prefix)
 			fputs("against ", f);
 			fl_html_puts(f, s->entries[q->against].label);
 			fputs(": ", f);
-			fl_html_puts(f, q->none_why ? "no count moved its way" : q->why);
+			fl_html_puts(f, q->none_why ? "no count fell" : q->why);
 		}
 		fputs("</td></tr>\n", f);
 	}

@@ -334,7 +334,7 @@ static const char *point_key(char *b, size_t n, const struct fl_sum *s, const ch
 }
 
 /* The why of point p: "wakes/op 2.035 -> 0.004", with " vs NAME" when
- * it is not against the baseline; "no count moved its way" (model.h). */
+ * it is not against the baseline; "no count fell" (model.h: none moved its way). */
 static const char *why_text(char *b, size_t n, const struct fl_sum *s, const struct fl_sum_point *pt)
 {
 	b[0] = '\0';
