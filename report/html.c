@@ -377,6 +377,19 @@ static void matrix(FILE *f, const struct fl_sum *s, const char *prefix)
 
 /* The answer first: per point the fastest, its ratio and own time, the
  * rest of its group (a tie), its CPU when more than the baseline's, why. */
+/* A point's why, when it has one: BEFORE, the entry it is against, MID, the
+ * count (summary.h). */
+static void why_html(FILE *f, const struct fl_sum *s, const struct fl_sum_point *q,
+		     const char *before, const char *mid)
+{
+	if (q->against < 0)
+		return;
+	fputs(before, f);
+	fl_html_puts(f, s->entries[q->against].label);
+	fputs(mid, f);
+	fl_html_puts(f, fl_sum_why(q));
+}
+
 static void fastest_table(FILE *f, const struct fl_sum *s, const char *prefix)
 {
 	fputs("<table class=\"fastest\"><tr><th class=\"entry\">point</th><th class=\"entry\">"
@@ -411,12 +424,7 @@ static void fastest_table(FILE *f, const struct fl_sum *s, const char *prefix)
 		if (q->more_cpu && isfinite(q->cpu))
 			fprintf(f, "%.1fx CPU", q->cpu);
 		fputs("</td><td class=\"v\">", f);
-		if (q->against >= 0) {
-			fputs("against ", f);
-			fl_html_puts(f, s->entries[q->against].label);
-			fputs(": ", f);
-			fl_html_puts(f, q->none_why ? "no count fell" : q->why);
-		}
+		why_html(f, s, q, "against ", ": ");
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n<p class=\"note\">A tie: the entries the ratio table's rule cannot tell "
@@ -463,12 +471,7 @@ static int point_of(FILE *f, const struct fl_model *m, const struct fl_sum *s, i
 				     : ", ", f);
 			fl_html_puts(f, s->entries[q->group[g]].label);
 		}
-		if (q->against >= 0) {
-			fputs("; why (against ", f);
-			fl_html_puts(f, s->entries[q->against].label);
-			fputs("): ", f);
-			fl_html_puts(f, q->none_why ? "no count fell" : q->why);
-		}
+		why_html(f, s, q, "; why (against ", "): ");
 		fputs("</p>\n", f);
 	}
 	free(hp.r);

@@ -119,6 +119,11 @@ void fl_summary_build(struct fl_sum *s, const struct fl_model *m, int r)
 		overall(s, e);
 }
 
+const char *fl_sum_why(const struct fl_sum_point *q)
+{
+	return q->none_why ? "no count fell" : q->why;
+}
+
 void fl_summary_free(struct fl_sum *s)
 {
 	free(s->points);
@@ -341,10 +346,7 @@ static const char *why_text(char *b, size_t n, const struct fl_sum *s, const str
 	if (pt->against < 0)
 		return b;
 	const char *vs = s->entries[pt->against].baseline ? "" : s->entries[pt->against].label;
-	if (pt->none_why)
-		snprintf(b, n, "no count fell%s%s", vs[0] ? " vs " : "", vs);
-	else
-		snprintf(b, n, "%s%s%s", pt->why, vs[0] ? " vs " : "", vs);
+	snprintf(b, n, "%s%s%s", fl_sum_why(pt), vs[0] ? " vs " : "", vs);
 	return b;
 }
 

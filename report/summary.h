@@ -103,6 +103,9 @@ void fl_summary_build(struct fl_sum *s, const struct fl_model *m, int r);
  * winner and why, the libraries line. */
 void fl_summary_print(FILE *f, const struct fl_sum *s);
 void fl_summary_free(struct fl_sum *s);
+/* A point's why as every view says it: the count, or "no count fell" (a
+ * result no count moved the way of; against < 0: no result, no why). */
+const char *fl_sum_why(const struct fl_sum_point *q);
 
 /* What a command that shows a table ends with (run, sweep, exec and
  * `compare FILE` alike): the full tables (fl_print_ratios, then more(f,
