@@ -25,6 +25,13 @@ mktree() {
   git -C "$t" init -q && git -C "$t" add -A &&
     git -C "$t" -c user.name=t -c user.email=t@t commit -qm one
   rev=$(git -C "$t" rev-parse --short=7 HEAD)
+  # a word lint-comments reads as a revision has letters and digits both (a
+  # run of digits alone is a number): a hash without either, 1 in 25, is
+  # committed again, so the checks below always have a revision to find
+  while ! [[ $rev =~ [0-9] && $rev =~ [a-f] ]]; do
+    git -C "$t" -c user.name=t -c user.email=t@t commit -q --amend -m "one $RANDOM"
+    rev=$(git -C "$t" rev-parse --short=7 HEAD)
+  done
 }
 
 # expect TOOL WHAT EXIT PATTERN
