@@ -81,7 +81,8 @@ static const struct fl_option hunt_opts[] = {
 	  "finished rows)" },
 	{ "no-probes", no_argument, 'N', NULL, "do not load the eBPF collector (default: it counts "
 	  "every rep's futex calls, when root and BPF work: the table's kernel columns)" },
-	{ "quiet", no_argument, 'q', NULL, "no progress line" },
+	{ "quiet", no_argument, 'q', NULL, "no progress (on a terminal one line rewritten, "
+	  "elsewhere a line per design and pattern done, one each 5 s at most)" },
 	{ "lib", required_argument, 'L', "B+T=PATH", "a row B+T: the library row B (glibc, "
 	  "cxx-llvm, cxx-gnu) on the build at PATH, hunted in a helper on that library (as run's "
 	  "--lib); name it in --variant; repeatable" },
@@ -283,10 +284,35 @@ static struct fl_hunt_cell *make_cells(const struct fl_variant **vs, int nv,
 	return cells;
 }
 
+/* Off a terminal (a CI log), a line when a design and pattern finishes,
+ * at most one every HUNT_LOG_GAP_S and the last one always, e.g.
+ * "futexlab: progress: hunt 12/56 done after 25s (negcount herd)": a log
+ * is never silent for the whole hunt. On a terminal the one line above is
+ * rewritten instead. */
+#define HUNT_LOG_GAP_S 5.0
+static void hunt_log(const struct fl_hunt_cell *cells, int nc, const struct fl_hunt_cell *c,
+		     int64_t seconds_ns, int64_t t0, int64_t *logged)
+{
+	int done = 0, all = 0;
+	for (int i = 0; i < nc; i++)
+		if (!cells[i].unavailable) {
+			all++;
+			done += cells[i].elapsed_ns >= seconds_ns;
+		}
+	int64_t now = fl_now_ns();
+	if (done < all && *logged && (double)(now - *logged) / 1e9 < HUNT_LOG_GAP_S)
+		return;
+	*logged = now;
+	fprintf(stderr, "futexlab: progress: hunt %d/%d done after %.0fs (%s %s)\n", done, all,
+		(double)(now - t0) / 1e9, c->v->name, c->w->name);
+}
+
 /* Rounds until every cell's time is used up (or Ctrl-C). */
 static void hunt(struct fl_hunt_cell *cells, int nc, const struct opts *o, const struct fl_params *base,
 		 struct fl_csv *csv, int64_t t0)
 {
+	bool tty = isatty(2);
+	int64_t logged = 0;
 	for (int round = 1; !fl_interrupted; round++) {
 		bool any = false;
 		for (int i = 0; i < nc && !fl_interrupted; i++) {
@@ -294,13 +320,15 @@ static void hunt(struct fl_hunt_cell *cells, int nc, const struct opts *o, const
 			if (c->unavailable || c->elapsed_ns >= o->seconds_ns)
 				continue;
 			any = true;
-			if (!o->quiet && isatty(2))
+			if (!o->quiet && tty)
 				fprintf(stderr, "\r\033[Kround %d: %s %s (%.0f s)", round, c->v->name,
 					c->w->name, (fl_now_ns() - t0) / 1e9);
 			int64_t before = c->elapsed_ns;
 			run_rep(c, base, csv);
 			if (c->elapsed_ns == before && !fl_interrupted)
 				c->elapsed_ns = o->seconds_ns; /* no time passed: never ends otherwise */
+			if (c->elapsed_ns >= o->seconds_ns && !o->quiet && !tty)
+				hunt_log(cells, nc, c, o->seconds_ns, t0, &logged); /* this cell is done */
 		}
 		if (!any)
 			break;

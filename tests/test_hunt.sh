@@ -103,9 +103,9 @@ done
 
 # The old names: the hunt runs, and says once per name what it is now.
 $fx hunt --variant negcount --pattern preempt --seconds 0.2 --rep 0.1 --spin-us 5 --no-probes \
-	--csv "$tmp/o.csv" >"$tmp/out" 2>"$tmp/err"
+	--quiet --csv "$tmp/o.csv" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-check "old names --rep, --spin-us: exit 0, one note each" \
+check "old names --rep, --spin-us: exit 0, one note each (--quiet: no progress line)" \
 	eval '[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/err")" -eq 2 ] &&
 	 grep -q "^futexlab: hunt: --rep is now --rep-seconds" "$tmp/err" &&
 	 grep -q "^futexlab: hunt: --spin-us is now --stall-us" "$tmp/err"'
@@ -152,6 +152,10 @@ check "short hunt: exit 0" eval '[ $rc -eq 0 ]'
 check "glibc: clean" eval 'grep -q "^glibc: clean" "$tmp/c.out"'
 check "negcount: clean" eval 'grep -q "^negcount: clean" "$tmp/c.out"'
 check "no stranded row" eval '! grep -q ",stranded,\"" "$tmp/c.csv"'
+# Off a terminal (here a file), progress is a line per design and pattern
+# done, at most one each 5 s, and always the last: "hunt N/N done".
+check "progress off a terminal: the last line says every cell is done" \
+	eval 'grep -qE "^futexlab: progress: hunt ([0-9]+)/\1 done after [0-9]+s \(" "$tmp/c.out"'
 # landed DESIGN: the preemption's in-text hits, from the short hunt, or, if
 # none landed there (a signal lands in library text only by chance: glibc's
 # sem code is small, and a loaded machine once gave 0 of 95 in the 0.5 s),
