@@ -54,15 +54,87 @@ static void parse_group(const struct fl_group *g, struct axes *a)
 		if ((a->wake[i] = fl_wake_parse(items[i])) < 0)
 			fl_usage_error("--wake: unknown mode '%s' (exact, one, all)", items[i]);
 	parse_ints("--sems", g->sems ? g->sems : "1", 1, FL_SEM_SLOTS, a->sems, &a->ns);
-	/* An axis no workload of the group reads would be dropped silently. */
-	bool uses = false, more = false;
-	for (int i = 0; i < a->nw; i++)
-		uses |= a->w[i]->uses_sems;
-	for (int i = 0; i < a->ns; i++)
-		more |= a->sems[i] != 1;
-	if (more && !uses)
-		fl_usage_error("--sems: no workload of %s spreads over semaphores (pool, oversub do)",
-			       g->workloads);
+}
+
+/* What reads an axis or a setting: the workloads a refusal names. */
+static bool reads_threads(const struct fl_workload *w) { return !w->fixed_threads; }
+static bool reads_tokens(const struct fl_workload *w) { return w->uses_tokens; }
+static bool reads_sems(const struct fl_workload *w) { return w->uses_sems; }
+static bool reads_busy(const struct fl_workload *w) { return w->busy_work; }
+
+/* Whether one of the n workloads reads it; if none does, out gets the
+ * registry's workloads that do ("pool, oversub"). */
+static bool any_reads(const struct fl_workload *const *w, int n, bool (*reads)(const struct fl_workload *),
+		      char *out, size_t size)
+{
+	for (int i = 0; i < n; i++)
+		if (reads(w[i]))
+			return true;
+	size_t at = 0;
+	out[0] = 0;
+	for (int i = 0; i < fl_nworkloads; i++)
+		if (reads(fl_workloads[i]) && at < size)
+			at += (size_t)snprintf(out + at, size - at, "%s%s", at ? ", " : "",
+					       fl_workloads[i]->name);
+	return false;
+}
+
+static bool any_not_one(const int *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] != 1)
+			return true;
+	return false;
+}
+
+/* Whether every --threads value is the fixed count of a workload of the
+ * group (uncontended --threads 1 says what it runs: not refused). */
+static bool fixed_counts(const struct axes *a)
+{
+	for (int i = 0; i < a->nt; i++) {
+		bool some = false;
+		for (int j = 0; j < a->nw && !some; j++)
+			some = a->w[j]->fixed_threads == a->threads[i];
+		if (!some)
+			return false;
+	}
+	return true;
+}
+
+/* An axis no workload of the group reads would be dropped silently: refused
+ * with one line instead. --threads only when given (its default serves
+ * every workload that reads it) and naming a count no workload of the
+ * group runs at; --tokens and --sems when any value is not 1, what a
+ * workload that does not read them runs with. */
+static void refuse_unread(const struct fl_spec *s, const struct fl_group *g, const struct axes *a)
+{
+	char who[256];
+	if (g == &s->cli && g->threads != s->threads_default && !fixed_counts(a) &&
+	    !any_reads(a->w, a->nw, reads_threads, who, sizeof who))
+		fl_usage_error("--threads: no workload of %s takes a thread count (%s do)",
+			       g->workloads, who);
+	if (any_not_one(a->tokens, a->nk) && !any_reads(a->w, a->nw, reads_tokens, who, sizeof who))
+		fl_usage_error("--tokens: no workload of %s takes tokens (%s do)", g->workloads, who);
+	if (any_not_one(a->sems, a->ns) && !any_reads(a->w, a->nw, reads_sems, who, sizeof who))
+		fl_usage_error("--sems: no workload of %s spreads over semaphores (%s do)",
+			       g->workloads, who);
+}
+
+/* --hold and --think (one value for the whole spec): refused when no
+ * workload of any group does busy work. */
+static void refuse_busy_unread(const struct fl_spec *s)
+{
+	if (!s->base.hold_ns && !s->base.think_ns)
+		return;
+	char who[256];
+	for (int g = 0; g < s->ngroups; g++) {
+		struct axes a;
+		parse_group(&s->groups[g], &a);
+		if (any_reads(a.w, a.nw, reads_busy, who, sizeof who))
+			return;
+	}
+	fl_usage_error("--%s: no workload of %s does busy work (%s do)",
+		       s->base.hold_ns ? "hold" : "think", s->groups[0].workloads, who);
 }
 
 /* The entries of a point: the spec's (designs x policies, the control),
@@ -124,9 +196,11 @@ int fl_points_build(const struct fl_spec *s, struct fl_point **out)
 		*out = pts;
 		return 1;
 	}
+	refuse_busy_unread(s);
 	for (int g = 0; g < s->ngroups; g++) {
 		struct axes a;
 		parse_group(&s->groups[g], &a);
+		refuse_unread(s, &s->groups[g], &a);
 		for (int wi = 0; wi < a.nw; wi++) {
 			const struct fl_workload *w = a.w[wi];
 			int from = n, nt = w->fixed_threads ? 1 : a.nt, nk = w->uses_tokens ? a.nk : 1;

@@ -7,9 +7,11 @@
  * whose axes usually hold one value each. A preset (sweep --preset) is a
  * list of groups, each a cartesian product, so pool can sweep threads while
  * uncontended does not. Axes that do not apply to a workload collapse for
- * it (uncontended ignores --threads; only workloads that use tokens read
- * --tokens, only those that spread over semaphores --sems; a --sems above 1
- * that no workload of the group reads is a usage error, not a silent 1). A
+ * it (uncontended runs one thread whatever --threads says; only workloads
+ * that use tokens read --tokens, only those that spread over semaphores
+ * --sems, only pool and oversub --hold/--think); an option that no workload
+ * of the group reads is a usage error, not silently dropped (points.c,
+ * refuse_unread). A
  * combination a variant cannot run becomes a skipped row with the reason;
  * a workload none of whose combinations can run is a bad specification
  * (exit 2). The waiting policies (--policy) are not an axis of the points
@@ -211,7 +213,7 @@ static const struct fl_spec_option rows[] = {
 	  "--workloads)", TEXT(cli.workloads), FL_AXIS },
 	{ "workloads", "LIST", NULL, TEXT(cli.workloads), FL_AXIS },
 	{ "threads", "LIST", "thread counts, 1..1024 each (default: run 4, sweep 1,2,4,8; "
-	  "ignored by fixed-thread workloads)", TEXT(cli.threads), FL_AXIS },
+	  "a workload of fixed threads runs its own; refused if none reads them)", TEXT(cli.threads), FL_AXIS },
 	{ "tokens", "LIST", "initial tokens / buffer capacity, 1..1000000 each (default 1)",
 	  TEXT(cli.tokens), FL_AXIS },
 	{ "sems", "LIST", "pool/oversub: spread the threads over N semaphores of K tokens each "
@@ -390,6 +392,7 @@ static void spec_init(struct fl_spec *s, const char *cmd, const struct fl_spec_d
 	memset(s, 0, sizeof *s);
 	s->cmd = cmd;
 	s->cli = (struct fl_group){ "all", d->threads, "1", "exact", "1" };
+	s->threads_default = d->threads;
 	s->groups = &s->cli;
 	s->ngroups = 1;
 	s->rounds = s->warmup = -1;

@@ -70,6 +70,7 @@ struct fl_spec {
 	const struct fl_group *groups;  /* pgroups (a preset's), or &cli */
 	int ngroups;
 	struct fl_group cli, pgroups[16];
+	const char *threads_default;    /* cli.threads before the options: --threads not given */
 	char pthreads[16][64];          /* pgroups' thread lists, scaled */
 	/* what runs at every point but the floors (up to FL_NFLOORS of them,
 	 * added per point: fill_entries): --variant x --policy, the control

@@ -743,6 +743,19 @@ expect_usage "sems above the arena" run --sems 999
 expect_usage "sems not a number" run --sems x
 expect_usage "sweep: sems empty item" sweep --sems 1,,2
 expect_usage "sems on a workload that has one semaphore" run --workload barrier --sems 2
+# the other options no workload of the form reads: refused, never dropped
+refused "tokens on a workload without tokens" "--tokens: no workload of barrier takes tokens" \
+  run --workload barrier --tokens 2
+refused "hold on a workload without busy work" "--hold: no workload of prodcons does busy work (pool, oversub do)" \
+  run --workload prodcons --hold 100
+refused "think on a workload without busy work" "--think: no workload of barrier,timeouts does busy work" \
+  sweep --workload barrier,timeouts --think 100
+refused "threads at a count no fixed-thread workload runs" "--threads: no workload of uncontended,pingpong takes a thread count" \
+  run --workload uncontended,pingpong --threads 4
+expect_ok "threads naming the fixed counts: accepted" run --variant negcount --workload uncontended,pingpong \
+  --threads 1,2 --ops 500 --rounds 1 --warmup 0 --no-probes --quiet
+expect_ok "hold where one workload of the form reads it: accepted" run --variant negcount \
+  --workload pool,barrier --hold 100 --tokens 2 --ops 500 --rounds 1 --warmup 0 --no-probes --quiet
 expect_usage "sweep: preset with sems" sweep --preset quick --sems 2
 expect_usage "sems above the threads: nothing can run" run --workload pool --threads 2 --sems 4
 expect_ok "pool over 2 semaphores" run --variant negcount,glibc --workload pool --threads 4 \

@@ -62,7 +62,8 @@ struct fl_workload {
 	const char *summary;
 	const char *op;       /* what one "op" is, for the table */
 	int fixed_threads;    /* 0: --threads applies */
-	bool uses_tokens;     /* --tokens/--hold/--think apply */
+	bool uses_tokens;     /* --tokens applies */
+	bool busy_work;       /* --hold/--think apply */
 	bool uses_sems;       /* --sems applies (else its rows say sems=1) */
 	bool has_floors;      /* the floor rows are meaningful here */
 	bool inline_floor;    /* ... and floor-inline too: the workload runs
