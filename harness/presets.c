@@ -45,7 +45,7 @@ static const struct {
  * adaptive waiting policy (variants/policy.h) on each design whose protocol
  * is its own — negcount stands for lock1, portable, futex2 and uring, its
  * algorithm on other sleeps, whose adaptive rows would re-try the same
- * trywait (six rows more: the round stays within the minute). */
+ * trywait (six rows more; what quick's length buys: results/quick.md). */
 #define QUICK_VARIANTS "all,negcount@adaptive,split@adaptive,musl@adaptive,glibc64@adaptive," \
 		       "textbook@adaptive,gosema@adaptive"
 static const struct preset {
