@@ -78,6 +78,11 @@ static void node_cols(char *b, size_t n, const struct futexstat_counts *c)
 
 static struct futexstat *fs;
 static bool attached, follow;
+/* futex calls the collector could not attribute (a thread's state slot
+ * taken over by another whose tid is equal mod 4096: collector.md), over
+ * the run, and the reps they fell in */
+static unsigned long long missed_calls;
+static int missed_reps;
 static unsigned long long last_words_lost;
 
 struct futexstat *fl_probes_collector(void)
@@ -196,10 +201,10 @@ static void rep_end(const char *workload, int64_t ops)
 	attached = false;
 	struct futexstat_counts c;
 	futexstat_stop(fs, &c);
-	if (c.missed)
-		fprintf(stderr, "futexlab: probes: %llu futex calls not tracked (a thread's "
-			"state slot taken over by another: tids equal mod 4096)\n",
-			(unsigned long long)c.missed);
+	if (c.missed) { /* said once, at teardown: a line per rep broke the progress */
+		missed_calls += c.missed;
+		missed_reps++;
+	}
 	unsigned long long total = c.futex_calls + c.f2_wait + c.f2_wake + c.f2_waitv +
 				   c.f2_requeue;
 	char uring[24] = "", per_op[32] = "", per_post[32] = "";
@@ -257,6 +262,12 @@ bool fl_probes_loaded(void)
 
 void fl_probes_teardown(void)
 {
+	if (missed_calls)
+		fprintf(stderr, "futexlab: probes: %llu futex calls in %d reps not counted (two "
+			"threads whose ids are equal mod 4096 shared the collector's slot); those "
+			"reps' kernel columns are short by as many calls\n", missed_calls, missed_reps);
+	missed_calls = 0;
+	missed_reps = 0;
 	fl_rep_stranded_hook(NULL);
 	futexstat_close(fs);
 	fs = NULL;
