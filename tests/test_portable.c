@@ -14,29 +14,15 @@
 #include "lib/clock.h"
 #include "lib/portable.h"
 #include "tests/sleepers.h"
-#include "lib/wake.h"
 #include "tests/waitaddr_cases.h"
 
 static _Atomic uint32_t word;
-
-
-
 
 #define NW 4
 static _Atomic pid_t tids[NW + 1];
 static _Atomic int returned, ret_a;
 static _Atomic uint32_t gate, word_a;
 static int one_r;
-
-static void *sleeper(void *arg)
-{
-	int i = (int)(intptr_t)arg;
-	atomic_store(&tids[i], gettid());
-	while (atomic_load(&gate) == 0)
-		fl_portable_wait(&gate, 0, NULL, false);
-	atomic_fetch_add(&returned, 1);
-	return NULL;
-}
 
 /* One wait call: since this backend never returns spuriously, a return
  * means a wake chose this thread. */
@@ -65,30 +51,6 @@ static void finish(pthread_t *t)
 	fl_portable_wake(&gate, INT_MAX, false);
 	for (int i = 0; i < NW; i++)
 		pthread_join(t[i], NULL);
-}
-
-
-
-static void t_strategies(void *arg)
-{
-	(void)arg;
-	struct { enum fl_wake_strategy s; int ask, expect; } cases[] = {
-		{ FL_WAKE_EXACT, 2, 2 }, { FL_WAKE_ONE, 3, 3 }, { FL_WAKE_ALL, 1, NW },
-	};
-	for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-		pthread_t t[NW];
-		start(t, sleeper);
-		CHECK(wait_sleeping(tids, NW, 5000), "sleepers asleep");
-		fl_wake_set_strategy(cases[c].s);
-		int r = fl_notify_on(&fl_wa_portable, &gate, cases[c].ask, false);
-		CHECK(r == cases[c].expect, "%s notify(%d) woke %d, expected %d",
-		      fl_wake_name(cases[c].s), cases[c].ask, r, cases[c].expect);
-		CHECK(wait_sleeping(tids, NW, 5000), "woken threads sleep again");
-		CHECK(atomic_load(&returned) == 0, "nobody passes a closed gate");
-		fl_wake_set_strategy(FL_WAKE_EXACT);
-		finish(t);
-		CHECK(atomic_load(&returned) == NW, "all pass the open gate");
-	}
 }
 
 static void *waiter_a(void *arg)
@@ -211,16 +173,10 @@ static void t_handoff(void *arg)
 	CHECK(atomic_load(&turn) == 2 * HANDOFFS, "every handoff completed");
 }
 
-
-
-
-
-
 int main(void)
 {
 	WA = &fl_wa_portable; /* the contract's cases; the portable one never returns EINTR */
 	run_waitaddr_cases(0); /* never EINTR, never shared */
-	run_test("wake_strategies", t_strategies, NULL, 30);
 	run_test("two_addresses", t_two_addresses, NULL, 60);
 	run_test("wake_vs_deadline", t_wake_vs_deadline, NULL, 30);
 	run_test("handoff", t_handoff, NULL, 60);

@@ -3,7 +3,8 @@
  * and calls run_waitaddr_cases() — test_futex.c (futex(2)), test_futex2.c,
  * test_uring.c, test_portable.c, test_numa.c (the FUTEX2_NUMA forms): EAGAIN
  * without sleeping, past/zero/negative/invalid/huge deadlines, never early,
- * exact wake counts, a wake with nobody waiting is not remembered, EINTR
+ * exact wake counts, the wake strategies' counts (lib/wake.h), a wake with
+ * nobody waiting is not remembered, EINTR
  * (or, where documented, never EINTR). */
 #ifndef FUTEXLAB_WAITADDR_CASES_H
 #define FUTEXLAB_WAITADDR_CASES_H
@@ -20,6 +21,7 @@
 #include "tests/loadavg.h"
 #include "tests/sleepers.h"
 #include "lib/waitaddr.h"
+#include "lib/wake.h"
 
 static const struct fl_waitaddr *WA;
 /* What the backend under test promises beyond the common contract. */
@@ -126,6 +128,51 @@ static void c_exact_count(void *arg)
 		pthread_join(t[i], NULL);
 }
 
+/* A sleeper that loops while the gate is closed: whatever wakes it, it
+ * sleeps again, so a wake's return value is exactly who was woken. */
+static void *wa_sleeper(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	atomic_store(&wa_tids[i], gettid());
+	while (atomic_load(&wa_gate) == 0)
+		WA->wait(&wa_gate, 0, NULL, false);
+	atomic_fetch_add(&wa_returned, 1);
+	return NULL;
+}
+
+/* The wake strategies (lib/wake.h) over this backend: exact-count asks
+ * once, one repeats wake-one, all wakes everyone; each reports who it woke. */
+static void c_strategies(void *arg)
+{
+	(void)arg;
+	struct { enum fl_wake_strategy s; int ask, expect; } cases[] = {
+		{ FL_WAKE_EXACT, 2, 2 }, { FL_WAKE_ONE, 3, 3 }, { FL_WAKE_ALL, 1, WA_NW },
+	};
+	for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		pthread_t t[WA_NW];
+		atomic_store(&wa_gate, 0);
+		atomic_store(&wa_returned, 0);
+		for (int i = 0; i < WA_NW; i++) {
+			atomic_store(&wa_tids[i], 0);
+			pthread_create(&t[i], NULL, wa_sleeper, (void *)(intptr_t)i);
+		}
+		CHECK(wait_sleeping(wa_tids, WA_NW, 5000), "sleepers asleep");
+		fl_wake_set_strategy(cases[c].s);
+		int r = fl_notify_on(WA, &wa_gate, cases[c].ask, false);
+		CHECK(r == cases[c].expect, "%s notify(%d) woke %d, expected %d",
+		      fl_wake_name(cases[c].s), cases[c].ask, r, cases[c].expect);
+		/* the woken re-check the closed gate and sleep again: correct */
+		CHECK(wait_sleeping(wa_tids, WA_NW, 5000), "woken threads sleep again");
+		CHECK(atomic_load(&wa_returned) == 0, "nobody passes a closed gate");
+		fl_wake_set_strategy(FL_WAKE_EXACT);
+		atomic_store(&wa_gate, 1);
+		WA->wake(&wa_gate, INT_MAX, false);
+		for (int i = 0; i < WA_NW; i++)
+			pthread_join(t[i], NULL);
+		CHECK(atomic_load(&wa_returned) == WA_NW, "all pass the open gate");
+	}
+}
+
 static void *wa_huge_waiter(void *a)
 {
 	(void)a;
@@ -221,6 +268,7 @@ static void run_waitaddr_cases(unsigned what)
 	run_test("deadlines", c_deadlines, NULL, 10);
 	run_test("notify_not_remembered", c_not_remembered, NULL, 10);
 	run_test("wake_exact_count", c_exact_count, NULL, 20);
+	run_test("wake_strategies", c_strategies, NULL, 30);
 	run_test("huge_deadline", c_huge_deadline, NULL, 20);
 	if (what & WA_EINTR)
 		run_test("eintr", c_eintr, NULL, 20);
