@@ -39,6 +39,7 @@
 #include "lib/cgroup2.h"
 #ifdef FL_HAVE_PROBES
 #include "probes/futexstat.h"
+#include "tests/expect.h"
 #endif
 
 static int skip(const char *fmt, const char *arg)
@@ -52,17 +53,6 @@ static int skip(const char *fmt, const char *arg)
 #ifdef FL_HAVE_PROBES
 enum { N_IN = 5, N_GRAND = 3, N_OUT = 7 };
 
-static int failures;
-#define CHECK_EQ(what, got, want)                                                          \
-	do {                                                                               \
-		unsigned long long g_ = (got), w_ = (want);                                \
-		if (g_ != w_) {                                                            \
-			printf("FAIL %s: %llu, expected %llu\n", what, g_, w_);            \
-			failures++;                                                        \
-		} else {                                                                   \
-			printf("ok   %s: %llu\n", what, g_);                               \
-		}                                                                          \
-	} while (0)
 
 static void wakes(int n)
 {

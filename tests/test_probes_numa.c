@@ -38,6 +38,7 @@
 
 #ifdef FL_HAVE_PROBES
 #include "probes/futexstat.h"
+#include "tests/expect.h"
 #endif
 
 #define SYS_FUTEX_WAKE 454
@@ -62,17 +63,6 @@ struct nword {
 	uint32_t node;
 };
 
-static int failures;
-#define CHECK_EQ(what, got, want)                                                          \
-	do {                                                                               \
-		unsigned long long g_ = (got), w_ = (want);                                \
-		if (g_ != w_) {                                                            \
-			printf("FAIL %s: %llu, expected %llu\n", what, g_, w_);            \
-			failures++;                                                        \
-		} else {                                                                   \
-			printf("ok   %s: %llu\n", what, g_);                               \
-		}                                                                          \
-	} while (0)
 
 static long f2_wait(struct nword *w, uint32_t val, unsigned flags)
 {
