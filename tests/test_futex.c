@@ -18,7 +18,7 @@ static void t_parse(void *arg)
 int main(void)
 {
 	WA = &fl_wa_futex; /* the contract's cases, as every backend's test runs them */
-	run_waitaddr_cases(WA_EINTR | WA_SHARED);
+	run_waitaddr_cases(WA_EINTR | WA_SHARED | WA_FUTEX_QUEUE);
 	run_test("wake_strategy_names", t_parse, NULL, 5);
 	return tests_done("futex");
 }

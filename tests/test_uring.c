@@ -11,42 +11,8 @@
 #include "tests/waitaddr_cases.h"
 
 static _Atomic pid_t x_tid[1];
-static _Atomic uint32_t x_word, x_words[3];
+static _Atomic uint32_t x_words[3];
 static int x_r;
-
-static void *classic_waiter(void *a)
-{
-	(void)a;
-	atomic_store(&x_tid[0], gettid());
-	x_r = fl_futex_wait(&x_word, 0, NULL, false);
-	return NULL;
-}
-
-static void *ring_waiter(void *a)
-{
-	(void)a;
-	atomic_store(&x_tid[0], gettid());
-	x_r = fl_uring_wait(&x_word, 0, NULL, false);
-	return NULL;
-}
-
-static void t_interop(void *arg)
-{
-	(void)arg;
-	void *(*fn[2])(void *) = { classic_waiter, ring_waiter };
-	for (int k = 0; k < 2; k++) {
-		pthread_t t;
-		atomic_store(&x_word, 0);
-		atomic_store(&x_tid[0], 0);
-		x_r = -1;
-		pthread_create(&t, NULL, fn[k], NULL);
-		CHECK(wait_sleeping(x_tid, 1, 5000), "waiter %d asleep", k);
-		int r = k ? fl_futex_wake(&x_word, 1, false) : fl_uring_wake(&x_word, 1, false);
-		CHECK(r == 1, "%s wake finds the other kind of waiter: %d", k ? "futex(2)" : "ring", r);
-		pthread_join(t, NULL);
-		CHECK(x_r == 0, "woken: %d", x_r);
-	}
-}
 
 static void *ringv_waiter(void *a)
 {
@@ -239,8 +205,7 @@ int main(void)
 		return 77;
 	}
 	WA = &fl_wa_uring;
-	run_waitaddr_cases(WA_EINTR | WA_SHARED);
-	run_test("interop_futex_v1", t_interop, NULL, 20);
+	run_waitaddr_cases(WA_EINTR | WA_SHARED | WA_FUTEX_QUEUE);
 	run_test("waitv", t_waitv, NULL, 20);
 	run_test("ring_handover", t_ring_handover, NULL, 60);
 	run_test("fork", t_fork, NULL, 20);

@@ -27,6 +27,7 @@ static const struct fl_waitaddr *WA;
 /* What the backend under test promises beyond the common contract. */
 #define WA_EINTR 1u  /* a signal handler ends a wait with EINTR (else: never EINTR) */
 #define WA_SHARED 2u /* process-shared words (else: a shared call is a caller's bug) */
+#define WA_FUTEX_QUEUE 4u /* futex(2)'s kernel queue: its wakes reach futex(2) waiters and back */
 static unsigned wa_what;
 /* The word waited on: the first of an 8-byte aligned pair whose second
  * is FL_FUTEX_NO_NODE (0xffffffff), so that the FUTEX2_NUMA wrappers, which
@@ -173,6 +174,35 @@ static void c_strategies(void *arg)
 	}
 }
 
+/* A waiter on wa_word through the backend a (futex(2) or WA). */
+static void *wa_waiter_on(void *a)
+{
+	const struct fl_waitaddr *wa = a;
+	atomic_store(&wa_tids[0], gettid());
+	wa_one_r = wa->wait(&wa_word, 0, NULL, false);
+	return NULL;
+}
+
+/* One kernel queue (WA_FUTEX_QUEUE): WA's wake finds a futex(2) waiter and
+ * futex(2)'s wake finds WA's waiter, so a design may mix them on a word. */
+static void c_futex_queue(void *arg)
+{
+	(void)arg;
+	const struct fl_waitaddr *waiter[2] = { &fl_wa_futex, WA }, *waker[2] = { WA, &fl_wa_futex };
+	for (int k = 0; k < 2; k++) {
+		pthread_t t;
+		atomic_store(&wa_word, 0);
+		atomic_store(&wa_tids[0], 0);
+		wa_one_r = -1;
+		pthread_create(&t, NULL, wa_waiter_on, (void *)waiter[k]);
+		CHECK(wait_sleeping(wa_tids, 1, 5000), "%s waiter asleep", k ? "this backend's" : "futex(2)");
+		int r = waker[k]->wake(&wa_word, 1, false);
+		CHECK(r == 1, "%s wake finds the other's waiter: %d", k ? "futex(2)" : "this backend's", r);
+		pthread_join(t, NULL);
+		CHECK(wa_one_r == 0, "woken: %d", wa_one_r);
+	}
+}
+
 static void *wa_huge_waiter(void *a)
 {
 	(void)a;
@@ -259,8 +289,8 @@ static void c_no_eintr(void *arg)
 }
 
 /* The contract's cases on WA; what: WA_EINTR (the kernel's futexes: a
- * handler ends a wait with EINTR; without it, never: no_eintr) and
- * WA_SHARED (shared words too). */
+ * handler ends a wait with EINTR; without it, never: no_eintr),
+ * WA_SHARED (shared words too) and WA_FUTEX_QUEUE (futex(2)'s queue). */
 static void run_waitaddr_cases(unsigned what)
 {
 	wa_what = what;
@@ -270,6 +300,8 @@ static void run_waitaddr_cases(unsigned what)
 	run_test("wake_exact_count", c_exact_count, NULL, 20);
 	run_test("wake_strategies", c_strategies, NULL, 30);
 	run_test("huge_deadline", c_huge_deadline, NULL, 20);
+	if (what & WA_FUTEX_QUEUE)
+		run_test("futex_queue", c_futex_queue, NULL, 20);
 	if (what & WA_EINTR)
 		run_test("eintr", c_eintr, NULL, 20);
 	else
