@@ -124,9 +124,10 @@ if [ "$rows" -eq 19 ]; then ok "csv rows"; else
 # the floors (workloads/floors.c): floor-atomic and floor-futex where floors
 # mean something, floor-inline (its ops inlined in the loop) at uncontended
 # alone; none at pool
-fl_rows() { grep -c "^$1,$2," "$csv"; }
-if [ "$(fl_rows floor-atomic uncontended)" -eq 2 ] && [ "$(fl_rows floor-inline uncontended)" -eq 2 ] &&
-   [ "$(fl_rows floor-futex uncontended)" -eq 2 ] && ! grep -q '^floor-[a-z]*,pool,' "$csv"; then
+fl_rows() { awk -F, -v v="$1" -v w="$2" "$COLS"'!/^#/ && $col("variant") ~ v && $col("workload") == w { n++ }
+  END { print n + 0 }' "$csv"; }
+if [ "$(fl_rows '^floor-atomic$' uncontended)" -eq 2 ] && [ "$(fl_rows '^floor-inline$' uncontended)" -eq 2 ] &&
+   [ "$(fl_rows '^floor-futex$' uncontended)" -eq 2 ] && [ "$(fl_rows '^floor-' pool)" -eq 0 ]; then
   ok "the floors where they mean something"; else
   bad "floors' rows"; cat "$csv"; fi
 if grep -q '^# kernel: ' "$csv" && grep -q '^variant,workload,' "$csv"; then
@@ -429,12 +430,15 @@ out=$(cat /tmp/fl_cli_out.$$)
 check "TSV: the first 18 columns as before, the CPU columns last" \
   test "$(head -1 <<<"$out" | cut -f1-18,27-32)" = "$(printf 'workload\tpoint\tvariant\tthreads\tstatus\tn\tmedian_ns\tmad_ns\tci_lo\tci_hi\tmin_ns\tmax_ns\tops_s\top\tratio\tratio_lo\tratio_hi\tverdict\tcpu_ns_op\tcsw_op\tcpu_ratio\tcpu_ratio_lo\tcpu_ratio_hi\tverdict_cpu')"
 check "TSV: negcount's CPU figures, its verdict and its noted verdict" \
-  test "$(awk -F'\t' '$3 == "negcount" { print $18 "|" $27 "|" $28 "|" $29 "|" $30 "|" $31 "|" $32 }' <<<"$out")" = "faster|207|0|2.0000|2.0000|2.0000|faster, 2.0x CPU"
+  test "$(awk -F'\t' "$COLS"'$col("variant") == "negcount" { f = $col("verdict") "|" $col("cpu_ns_op") "|" $col("csw_op")
+    print f "|" $col("cpu_ratio") "|" $col("cpu_ratio_lo") "|" $col("cpu_ratio_hi") "|" $col("verdict_cpu") }' <<<"$out")" = \
+    "faster|207|0|2.0000|2.0000|2.0000|faster, 2.0x CPU"
 check "TSV: every line has 44 fields (the kernel counts after the CPU ones: test_evidence.sh)" \
   test "$(awk -F'\t' 'NF != 44' <<<"$out" | wc -l)" -eq 0
 expect_ok "compare --tsv without CPU columns" compare --tsv "$d/b.csv"
 check "TSV of an older CSV: the CPU cells empty, 44 fields" \
-  test "$(awk -F'\t' 'NR > 1 && (NF != 44 || $27 $28 $29 $30 $31 != "")' /tmp/fl_cli_out.$$ | wc -l)" -eq 0
+  test "$(awk -F'\t' "$COLS"'NR > 1 && (NF != 44 || $col("cpu_ns_op") $col("csw_op") $col("cpu_ratio") $col("cpu_ratio_lo") $col("cpu_ratio_hi") != "")' \
+    /tmp/fl_cli_out.$$ | wc -l)" -eq 0
 # before/after: negcount's time unchanged, its CPU doubled.
 craft_cpu "$d/cpu1.csv" 1
 expect_ok "compare two files with CPU columns" compare "$d/cpu1.csv" "$d/cpu.csv"

@@ -93,7 +93,8 @@ check "no line over 130 characters" absent '.{131}' "$out"
 # glibc's, as textbook's is — textbook is no longer named for it (it must
 # differ by more than twice the control's |log ratio|), negcount still is
 # for its context switches (the control's are glibc's).
-awk -F, -v OFS=, '$1 == "glibc#2" && $NF == 1 { $(NF-2) = 8000; $(NF-1) = 32000 } { print }' \
+awk -F, -v OFS=, "$COLS"'!/^#/ && $col("variant") == "glibc#2" && $col("probed") == 1 {
+  $col("wake_to_run_p50_ns") = 8000; $col("wake_to_run_p99_ns") = 32000 } { print }' \
   "$d/probed.csv" >"$d/ctl.csv"
 run compare "$d/ctl.csv"
 check "why: a count the control moves as much is not named (textbook's wake-to-run)" \
@@ -140,8 +141,9 @@ check "no probe columns: CPU for the designs no count sets apart (musl 0.5x, gos
 # Two counts from none: the larger per op first, whatever the column order
 # (report/evidence.h). glibc and its control without EAGAINs, musl with
 # 0.9 per op beside its 0.5 wakes that woke nobody (the earlier column).
-awk -F, -v OFS=, '!/^#/ && $34 == 1 && ($1 == "glibc" || $1 == "glibc#2") { $27 = 0 }
-                  !/^#/ && $34 == 1 && $1 == "musl" { $27 = 900 } { print }' "$d/probed.csv" >"$d/tie.csv"
+awk -F, -v OFS=, "$COLS"'!/^#/ && $col("probed") == 1 && $col("variant") ~ /^glibc(#2)?$/ { $col("wait_eagain") = 0 }
+  !/^#/ && $col("probed") == 1 && $col("variant") == "musl" { $col("wait_eagain") = 900 } { print }' \
+  "$d/probed.csv" >"$d/tie.csv"
 run compare "$d/tie.csv"
 check "why: of two counts from none the larger first (musl 0.9 EAGAINs before 0.5 woke 0)" \
   grep -qE '(why: |; |^       )musl 0\.900 EAGAINs per item through the buffer against none, 0\.500 wakes that woke nobody against none(;|$)' <<<"$out"
@@ -152,9 +154,10 @@ check "why: of two counts from none the larger first (musl 0.9 EAGAINs before 0.
 # 0 against glibc's 0.001 read as a spread without bound, which hid the
 # EAGAINs altogether (seen: perf_resleep at barrier, its 5.9 resleeps per
 # phase against negcount's 0.001 unnamed, herd bursts named instead).
-awk -F, -v OFS=, '!/^#/ && $34 == 1 && $1 == "glibc" { $27 = 1 }
-                  !/^#/ && $34 == 1 && $1 == "glibc#2" { $27 = 0 }
-                  !/^#/ && $34 == 1 && $1 == "musl" { $27 = 900 } { print }' "$d/probed.csv" >"$d/stray.csv"
+awk -F, -v OFS=, "$COLS"'!/^#/ && $col("probed") == 1 && $col("variant") == "glibc" { $col("wait_eagain") = 1 }
+  !/^#/ && $col("probed") == 1 && $col("variant") == "glibc#2" { $col("wait_eagain") = 0 }
+  !/^#/ && $col("probed") == 1 && $col("variant") == "musl" { $col("wait_eagain") = 900 } { print }' \
+  "$d/probed.csv" >"$d/stray.csv"
 run compare "$d/stray.csv"
 check "why: a count under 0.01 per op is as good as none (musl 900x the EAGAINs first, not hidden by the control)" \
   grep -qE '(why: |; |^       )musl 900x the EAGAINs per item through the buffer, 0\.500 wakes that woke nobody against none(;|$)' <<<"$out"
@@ -163,14 +166,17 @@ check "why: a count under 0.01 per op is as good as none (musl 900x the EAGAINs 
 run compare --tsv "$d/probed.csv"
 check "TSV: the probed counts as the last columns" \
   test "$(head -1 <<<"$out" | cut -f33-)" = "$(printf 'probed_rounds\tfutex_op\twaits_op\twakes_op\twake_none_op\teagain_op\twakes_per_post\tresleeps_op\therd_op\twake_to_run_p50_ns\twake_to_run_p99_ns\txnode_op')"
-check "TSV: negcount's: 8 probed rounds, waits 0.31, csw (col 28) 0.8, verdict (18) slower" \
-  test "$(awk -F'\t' '$3 == "negcount" { print $33 "|" $35 "|" $28 "|" $18 "|" $42 }' <<<"$out")" = "8|0.31|0.8|slower|2000"
+check "TSV: negcount's: 8 probed rounds, waits 0.31, csw 0.8, verdict slower, wake-to-run 2000" \
+  test "$(awk -F'\t' "$COLS"'$col("variant") == "negcount" { f = $col("probed_rounds") "|" $col("waits_op") "|" $col("csw_op")
+    print f "|" $col("verdict") "|" $col("wake_to_run_p50_ns") }' <<<"$out")" = "8|0.31|0.8|slower|2000"
 check "TSV: every line has 44 fields" test "$(awk -F'\t' 'NF != 44' <<<"$out" | wc -l)" -eq 0
 
 # compare A B: negcount's futex waits doubled in its probed rounds, its
 # time and CPU in its timed ones, its context switches 1.6x (less).
-awk -F, -v OFS=, '!/^#/ && $1 == "negcount" && $16 < 8 { $10 = ($10 * 2) ".0"; $19 = $19 * 2; $21 = 1280 }
-                  !/^#/ && $1 == "negcount" && $16 >= 8 { $26 = 620 } { print }' "$d/probed.csv" >"$d/after.csv"
+awk -F, -v OFS=, "$COLS"'!/^#/ && $col("variant") == "negcount" && $col("round") < 8 {
+    $col("ns_per_op") = ($col("ns_per_op") * 2) ".0"; $col("cpu_user_ns") *= 2; $col("csw_vol") = 1280 }
+  !/^#/ && $col("variant") == "negcount" && $col("round") >= 8 { $col("wait_calls") = 620 } { print }' \
+  "$d/probed.csv" >"$d/after.csv"
 run compare "$d/probed.csv" "$d/after.csv"
 check "compare: the pair that changed names its count that changed most" \
   grep -qE '^prodcons T=4 K=4 wake=exact hash=auto +negcount .*SLOWER  \(waits/op 0\.310 -> 0\.620\)$' <<<"$out"
