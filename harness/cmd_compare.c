@@ -191,7 +191,7 @@ static int compare_pool(int nfiles, char **files, struct cmp *o)
 		fl_usage_error("compare --pool: --all lists a judgement's pairs: it goes with "
 			       "--fail-on or several --against");
 	struct fl_runs r;
-	fl_runs_files(&r, files, nfiles, o->against, o->nagainst);
+	fl_runs_files(&r, "compare", files, nfiles, o->against, o->nagainst);
 	fl_runs_check(r.t, r.path, r.n, o->across, true, "compare --pool", NULL);
 	if (!judge || !o->tsv) {
 		bool one = o->nagainst == 1;
@@ -305,7 +305,7 @@ int fl_cmd_compare(int argc, char **argv)
 		if (nfiles < 1)
 			fl_usage_error("compare --json: give one or more CSV files (or --db)");
 		struct fl_runs r;
-		fl_runs_files(&r, files, nfiles, NULL, 0);
+		fl_runs_files(&r, "compare", files, nfiles, NULL, 0);
 		return model_view(&r, nfiles, &o);
 	}
 	if (nfiles < 1 || nfiles > 2)

@@ -59,7 +59,7 @@ int fl_cmd_history(int argc, char **argv)
 {
 	struct option lopts[NOPTS + 1];
 	fl_options_getopt(opts, NOPTS, lopts);
-	struct fl_select sel = { 0 };
+	struct fl_select sel = { .cmd = "history" };
 	struct fl_history_opts ho = { .threshold = FL_JUDGE_THRESHOLD };
 	const char *baseline = "glibc";
 	opterr = 0;
@@ -96,7 +96,7 @@ int fl_cmd_history(int argc, char **argv)
 	if (nfiles) {
 		if (sel.db || fl_select_given(&sel))
 			fl_usage_error("history: give CSV files or --db and a selection, not both");
-		fl_runs_files(&r, argv + optind, nfiles, NULL, 0);
+		fl_runs_files(&r, "history", argv + optind, nfiles, NULL, 0);
 		/* date order; the names follow their tables */
 		for (int i = 1; i < r.n; i++)
 			for (int j = i; j > 0 && cmp_date(&r.t[j - 1], &r.t[j]) > 0; j--) {

@@ -123,7 +123,7 @@ int fl_cmd_report(int argc, char **argv)
 		if (nfiles && (sel.db || fl_select_given(&sel)))
 			fl_usage_error("report: give CSV files or --db and a selection, not both");
 		if (nfiles) {
-			fl_runs_files(&r, argv + optind, nfiles, NULL, 0);
+			fl_runs_files(&r, "report", argv + optind, nfiles, NULL, 0);
 			return by_groups(&r, (enum fl_by)by, out, argv[optind], baseline);
 		}
 		if (!sel.db)

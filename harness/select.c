@@ -33,26 +33,26 @@ static void grow(struct fl_runs *r, int n)
 	r->store_id = fl_xrealloc(r->store_id, (size_t)n * sizeof *r->store_id);
 }
 
-static void add_file(struct fl_runs *r, const char *path)
+static void add_file(struct fl_runs *r, const char *cmd, const char *path)
 {
 	char err[300];
 	grow(r, r->n + 1);
 	if (fl_table_load(&r->t[r->n], path, err, sizeof err))
-		fl_usage_error("compare: %s", err);
+		fl_usage_error("%s: %s", cmd, err);
 	if (r->t[r->n].nrows == 0)
-		fl_usage_error("compare: %s has no rows (a run that measured nothing)", path);
+		fl_usage_error("%s: %s has no rows (a run that measured nothing)", cmd, path);
 	r->path[r->n] = fl_xstrdup(path);
 	r->store_id[r->n++] = 0;
 }
 
-void fl_runs_files(struct fl_runs *r, char *const *files, int n, char *const *against,
-		   int nagainst)
+void fl_runs_files(struct fl_runs *r, const char *cmd, char *const *files, int n,
+		   char *const *against, int nagainst)
 {
 	memset(r, 0, sizeof *r);
 	for (int i = 0; i < n; i++)
-		add_file(r, files[i]);
+		add_file(r, cmd, files[i]);
 	for (int i = 0; i < nagainst; i++)
-		add_file(r, against[i]);
+		add_file(r, cmd, against[i]);
 }
 
 /* Whether stored run x is one of the new side's files (the same run). */
@@ -82,7 +82,7 @@ int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *aga
 		  int nagainst, bool across)
 {
 	struct fl_runs news;
-	fl_runs_files(&news, NULL, 0, against, nagainst);
+	fl_runs_files(&news, s->cmd ? s->cmd : "compare", NULL, 0, against, nagainst);
 	struct fl_machine_id id = { .name = "" };
 	if (nagainst)
 		fl_machine_of(&news.t[0], &id);

@@ -55,9 +55,10 @@ struct fl_runs {
 	char machine[160];     /* the new side's machine (fl_runs_store) */
 };
 
-/* The files, then the `against` ones. Bad input: usage error, exit 2. */
-void fl_runs_files(struct fl_runs *r, char *const *files, int n, char *const *against,
-		   int nagainst);
+/* The files, then the `against` ones. Bad input: usage error, exit 2, the
+ * line opening with cmd (the command's name). */
+void fl_runs_files(struct fl_runs *r, const char *cmd, char *const *files, int n,
+		   char *const *against, int nagainst);
 /* The store's selection (s->db), then the `against` files; with against,
  * the selection is narrowed to the first new run's machine (unless
  * --machine names one, or across), excludes test runs (`# as:`) and any

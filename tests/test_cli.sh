@@ -322,6 +322,13 @@ refused() { # description, text the line holds, args...
     fail=$((fail+1)); echo "FAIL $what: rc=$rc stdout='$out' stderr='$err' (want '$want')"
   fi
 }
+# a bad file or store named by the command that read it, whichever reads it
+refused "history: a missing file, in history's words" "futexlab: history: cannot read $d/none.csv" \
+  history "$d/none.csv"
+refused "report: a missing file, in report's words" "futexlab: report: cannot read $d/none.csv" \
+  report "$d/none.csv"
+refused "history: a missing store, in history's words" "futexlab: history: DB: $d/none.db" \
+  history --db "$d/none.db"
 refused "compare: --all with one file" "--all lists the pairs of two files" \
   compare "$d/a.csv" --all
 refused "compare: --detail with two files" "--detail is one file's full tables" \
