@@ -1,6 +1,8 @@
 /* tests/hunt_mutants.c — `futexlab hunt` over designs the product does not
- * register: deliberately broken copies from tests/mutants/ and their
- * unmutated control, found by name before the registry's (harness/commands.h).
+ * register: a mutant of negcount made by tests/mutants/ (variants/negcount.c
+ * patched at build time: mut_neg_wake_one.mut) and its unmutated control
+ * (ctl_negcount.mut), found by name before the registry's
+ * (harness/commands.h).
  * Same options and output as `futexlab hunt`; tests/test_hunt.sh runs it:
  * the hunt must find the mutant that drops a wake, and not its control. */
 #include "harness/commands.h"

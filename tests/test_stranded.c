@@ -1,9 +1,10 @@
 /* tests/test_stranded.c — the stranded-waiter detector (stranded/stranded.c)
  * proven on a design that loses one wakeup.
  *
- * The design: a copy of glibc64 (tests/mutants/base_glibc64.h) built here
- * with MUT_DROP_WAKE: while fl_mut_drop_wakes > 0, a post that owes a wake
- * publishes its token and skips the FUTEX_WAKE. Each rep arms it once. The
+ * The design: glibc64's mutant mut_glibc64_drop_wake (tests/mutants/
+ * mut_glibc64_drop_wake.mut, made from variants/glibc64.c at build time and
+ * linked here, without the race windows): while fl_mut_drop_wakes > 0, a
+ * post that owes a wake publishes its token and skips the FUTEX_WAKE. Each rep arms it once. The
  * drop can be harmless — the waiter had registered but not yet entered the
  * kernel: its FUTEX_WAIT then finds the word changed and it takes the token
  * itself — so a rep may legitimately report nothing; the tests run reps
@@ -37,9 +38,9 @@
 #include "stranded/stranded.h"
 #include "workloads/workload.h"
 
-#define MUT_NAME test_drop_wake
-#define MUT_DROP_WAKE
-#include "tests/mutants/base_glibc64.h"
+/* the mutant's variant and its counter of wakes to drop */
+extern const struct fl_variant fl_variant_mut_glibc64_drop_wake;
+extern _Atomic int fl_mut_drop_wakes;
 
 #define THRESHOLD_NS 50000000LL
 /* "The rescue worked" is the rep finishing (a rescue that never comes hangs
@@ -49,7 +50,7 @@
 #define STRANDED_MAX_NS 10000000000LL
 #define MAX_REPS 20
 
-static const struct fl_variant *const drop = &fl_variant_test_drop_wake;
+static const struct fl_variant *const drop = &fl_variant_mut_glibc64_drop_wake;
 
 /* One rep of workload w on the drop-wake design, bracketed like the runner
  * does (probes too when asked). */

@@ -208,12 +208,24 @@ struct fl_perf {
 #ifndef __cplusplus
 /* Defines `const struct fl_variant fl_variant_<name>` for a state type T and
  * checks, at build time, that T fits the sem_t-sized budget. */
-#define FL_VARIANT(vname, T, ...)                                              \
+#define FL_VARIANT_DEF_(vname, T, ...)                                         \
 	_Static_assert(sizeof(T) <= FL_STATE_MAX,                               \
 		       #vname ": state larger than sem_t");                     \
 	const struct fl_variant fl_variant_##vname = {                          \
 		.name = #vname, .size = sizeof(T), .align = alignof(T),         \
 		__VA_ARGS__ }
+/* The mutation run's hook (tests/mutants.md): a design file compiled with
+ * FL_MUTANT defined (tests/mutants/make-mutant's generated copy, patched or
+ * not) is the variant named FL_MUTANT, fl_variant_<FL_MUTANT>, so that
+ * several mutants of one design share a registry. One more level of macro
+ * so that FL_MUTANT expands before it is pasted and stringized. Nothing in
+ * the product defines FL_MUTANT. */
+#define FL_VARIANT_EXP_(vname, T, ...) FL_VARIANT_DEF_(vname, T, __VA_ARGS__)
+#ifdef FL_MUTANT
+#define FL_VARIANT(vname, T, ...) FL_VARIANT_EXP_(FL_MUTANT, T, __VA_ARGS__)
+#else
+#define FL_VARIANT(vname, T, ...) FL_VARIANT_DEF_(vname, T, __VA_ARGS__)
+#endif
 /* The same for a name that is not an identifier ("numa-pin"): the symbol
  * is fl_variant_<cname>, cname being the name with '-' as '_' (what
  * variants/meson.build's registry declares). */

@@ -2,13 +2,16 @@
 # tests/mutants/run.sh — the mutation run: each mutant killed by the test
 # that names it.
 #   run.sh SRCDIR EDGE TORTURE CONFORMANCE EXCLUSION PROMISES_SH PRELOAD_SO PROMISES NAME...
-# SRCDIR is tests/mutants (NAME.c are read from it); EDGE, TORTURE,
+# SRCDIR is tests/mutants (NAME.mut are read from it); EDGE, TORTURE,
 # CONFORMANCE, EXCLUSION are those test programs linked against the mutants'
 # registry; PROMISES_SH, PRELOAD_SO, PROMISES run tests/shim/promises.sh under
 # the shim built over that registry (libfutexlab-preload-mutants.so).
 #
-# Every mutant (mut_*.c) declares in its own file the one test that must
-# kill it, a comment line
+# Every NAME is tests/mutants/NAME.mut (made into the variant NAME at build
+# time: make-mutant, meson.build), whose header — the lines before its diff,
+# if it has one — declares the design it is made from, a line
+#     design: FILE
+# and, for a mutant (mut_*), the one test that must kill it, a line
 #     killed-by: SUITE CASE
 # SUITE one of edge, torture, conformance, exclusion, promises; CASE the
 # name the suite prints for a case: run_test()'s name for edge, conformance
@@ -20,25 +23,26 @@
 # (other cases failing too are listed, not an error). It is an error when
 # the suite passes (SURVIVED), fails only in other cases or in none it names
 # (a crash, a hang past the bound: WRONG KILLER), when its declaration is
-# missing, malformed or names a case no control of its design (the ctl_*.c
-# including the same base_*.h) passes (ERROR), or when its result is
+# missing, malformed or names a case no control of its design (a ctl_* with
+# the same design: line) passes (ERROR), or when its result is
 # missing (ERROR). A killer case the suite skipped here (its "SKIP CASE:
 # why" line) is a skip: "SKIP NAME: ..." and counted so, neither a kill nor
 # a failure.
 #
-# Controls (ctl_*.c, no declaration) are unmutated copies: they run every
+# Controls (ctl_*, no killed-by:) are the designs unmutated: they run every
 # suite and must pass each, or the kills prove nothing; a case a control's
 # suite skipped is printed as a SKIP line.
 #
 # A mutant or control may also declare the waiting policy its suites run
-# under (variants/policy.h), a comment line
+# under (variants/policy.h), a line
 #     policy: POLICY
 # (FUTEXLAB_POLICY for each of its suite runs; none: park). The policy
-# mutants (mut_policy_*.c: variants/policy.c's FL_POLICY_MUTANTS, selected
-# by the design's name) declare one; a killer case must then be passed by a
-# control of the same design under the same policy (ctl_*_spin.c).
+# mutants (mut_policy_*.mut: variants/policy.c's FL_POLICY_MUTANTS, selected
+# by the variant's name, over the design unmutated) declare one; a killer
+# case must then be passed by a control of the same design under the same
+# policy (ctl_*_spin.mut).
 #
-# The list is checked: every tests/mutants/mut_*.c and ctl_*.c is a NAME and
+# The list is checked: every tests/mutants/*.mut is a NAME and
 # every NAME such a file (no file left out of the run), each once, and every
 # NAME has a result. Two names run at a time (MUTANT_JOBS; most kills wait
 # on a liveness bound). Each suite run is bounded (MUTANT_BOUND overrides):
@@ -106,12 +110,16 @@ passed_cases() { # SUITE LOG RC
 }
 export -f failed_cases passed_cases
 
-# The policy NAME.c declares ("policy: P"), or nothing (park).
+# NAME.mut's header: its lines before the diff (all of them without one).
+header_of() { # NAME
+  sed -n '/^--- /q;p' "$src/$1.mut"
+}
+# The policy NAME.mut declares ("policy: P"), or nothing (park).
 policy_of() { # NAME
-  sed -nE 's/^[[:space:]/*]*policy: ([a-z0-9:-]+)[[:space:]]*(\*\/)?[[:space:]]*$/\1/p' "$src/$1.c" | head -1
+  header_of "$1" | sed -nE 's/^policy: ([a-z0-9:-]+)[[:space:]]*$/\1/p' | head -1
 }
 export src
-export -f policy_of
+export -f header_of policy_of
 
 # one NAME [SUITE]: runs SUITE (a mutant's killer) or every suite (a control)
 # on NAME, under its declared policy; $out/NAME.res, one line per suite run:
@@ -147,7 +155,7 @@ errors=0
 err() { echo "ERROR           $*"; errors=$((errors + 1)); }
 
 # ---- the list against the files, and the declarations --------------------
-declare -A listed killer_suite killer_case base policy
+declare -A listed killer_suite killer_case design policy
 for name in "$@"; do
   case $name in
     mut_*|ctl_*) ;;
@@ -155,14 +163,18 @@ for name in "$@"; do
   esac
   [ -n "${listed[$name]:-}" ] && err "$name: listed twice"
   listed[$name]=1
-  f=$src/$name.c
+  f=$src/$name.mut
   if [ ! -f "$f" ]; then err "$name: listed, but $f does not exist"; continue; fi
-  base[$name]=$(sed -nE 's/^#include "(tests\/mutants\/)?(base_[a-z0-9_]+)\.h".*/\2/p' "$f" | head -1)
+  hdr=$(header_of "$name")
+  design[$name]=$(sed -nE 's/^design: ([^ ]+)[[:space:]]*$/\1/p' <<<"$hdr" | head -1)
+  if [ "$(grep -c '^design:' <<<"$hdr")" -ne 1 ] || [ -z "${design[$name]}" ]; then
+    err "$name: no, a repeated or a malformed design declaration in $f (one \"design: FILE\" line)"; continue
+  fi
   policy[$name]=$(policy_of "$name")
-  if [ "$(grep -c 'policy:' "$f")" -gt 1 ] || { grep -q 'policy:' "$f" && [ -z "${policy[$name]}" ]; }; then
+  if [ "$(grep -c '^policy:' <<<"$hdr")" -gt 1 ] || { grep -q '^policy:' <<<"$hdr" && [ -z "${policy[$name]}" ]; }; then
     err "$name: malformed or repeated policy declaration in $f (one \"policy: P\" line)"; continue
   fi
-  decl=$(grep -c 'killed-by:' "$f")
+  decl=$(grep -c '^killed-by:' <<<"$hdr")
   if [ "${name#ctl_}" != "$name" ]; then
     [ "$decl" -gt 0 ] && err "$name: a control declares a killer ($f)"
     continue
@@ -170,8 +182,8 @@ for name in "$@"; do
   if [ "$decl" -ne 1 ]; then
     err "$name: $decl killed-by: lines in $f (exactly one: \"killed-by: SUITE CASE\")"; continue
   fi
-  line=$(grep 'killed-by:' "$f")
-  if ! [[ $line =~ ^[[:space:]/*]*killed-by:\ ([a-z]+)\ ([A-Za-z0-9_-]+)[[:space:]]*(\*/)?[[:space:]]*$ ]]; then
+  line=$(grep '^killed-by:' <<<"$hdr")
+  if ! [[ $line =~ ^killed-by:\ ([a-z]+)\ ([A-Za-z0-9_-]+)[[:space:]]*$ ]]; then
     err "$name: malformed declaration in $f: '$line' (\"killed-by: SUITE CASE\")"; continue
   fi
   if [[ " $suites " != *" ${BASH_REMATCH[1]} "* ]]; then
@@ -179,16 +191,16 @@ for name in "$@"; do
   fi
   killer_suite[$name]=${BASH_REMATCH[1]} killer_case[$name]=${BASH_REMATCH[2]}
 done
-for f in "$src"/mut_*.c "$src"/ctl_*.c; do
+for f in "$src"/*.mut; do
   [ -e "$f" ] || continue
-  n=$(basename "$f" .c)
+  n=$(basename "$f" .mut)
   [ -z "${listed[$n]:-}" ] && err "$n: $f is not in mutant_names (tests/mutants/meson.build): never run"
 done
 
 # ---- the runs ---------------------------------------------------------------
 for name in "$@"; do
   if [ -n "${killer_suite[$name]:-}" ]; then echo "$name ${killer_suite[$name]}"
-  elif [ "${name#ctl_}" != "$name" ] && [ -f "$src/$name.c" ]; then echo "$name"
+  elif [ "${name#ctl_}" != "$name" ] && [ -f "$src/$name.mut" ]; then echo "$name"
   fi
 done | xargs -P "${MUTANT_JOBS:-2}" -L1 bash -c 'one "$@"' _
 
@@ -246,13 +258,13 @@ for name in "$@"; do
   # the same policy
   ctls="" passing=""
   for c in "$@"; do
-    if [ "${c#ctl_}" = "$c" ] || [ "${base[$c]:-}" != "${base[$name]:-?}" ] ||
+    if [ "${c#ctl_}" = "$c" ] || [ "${design[$c]:-}" != "${design[$name]:-?}" ] ||
        [ "${policy[$c]:-}" != "${policy[$name]:-}" ]; then continue; fi
     ctls+=" $c"
     [[ ${passes[$c|$suite]:-} == *",$case,"* ]] && passing+=" $c"
   done
   if [ -z "$ctls" ]; then
-    err "$name: no control includes its ${base[$name]:-base_*}.h${policy[$name]:+ under policy ${policy[$name]}}: a kill would prove nothing"
+    err "$name: no control of its design ${design[$name]:-?}${policy[$name]:+ under policy ${policy[$name]}}: a kill would prove nothing"
   elif [ -z "$passing" ]; then
     err "$name: declares '$suite $case', a case no control of its design passes (${ctls# })"
   fi

@@ -1,8 +1,0 @@
-/* tests/mutants/mut_policy_skip_neg.c — the waiting policy's skip mutant
- * (variants/policy.c, FL_POLICY_MUTANTS): after its tries it returns 0
- * without calling the design's wait — a token nobody gave. Over the
- * unmutated negcount copy (base_negcount.h), under spin:100. */
-/* killed-by: torture conservation */
-/* policy: spin:100 */
-#define MUT_NAME mut_policy_skip_neg
-#include "tests/mutants/base_negcount.h"
