@@ -56,7 +56,8 @@ verdict "  naming negcount and its policy form, nothing else" \
 verdict "  its pairs SLOWER by ratio and own time, none of split's" \
   test "$(grep -c 'SLOWER  <- fails$' <<<"$out")" = 4 -a "$(grep -c ' split.* SLOWER' <<<"$out")" = 0
 check "  the new run marked a test run" grep -q 'm1.csv: TEST RUN: negcount is perf_delay_800' <<<"$out"
-[ "$rc" = 1 ] || ! timed || echo "$out"
+[ "$rc" = 1 ] && grep -qx 'fail-on slower: 4 of 8 .*(negcount, negcount@adaptive): FAIL (exit 1)' <<<"$out" ||
+  ! timed || echo "$out"
 out=$("$fl" compare --db "$d/db" --against "$d/m1.csv" --fail-on slower --only split 2>&1); rc=$?
 check "--only split: the mutant's slowdown does not fail it (exit 0)" test "$rc" = 0
 out=$("$fl" compare --db "$d/db" --against "$d/m1.csv" --against "$d/m2.csv" --fail-on slower 2>&1); rc=$?
