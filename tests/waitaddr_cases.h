@@ -104,17 +104,23 @@ static void *wa_sleeper_once(void *arg)
 	return NULL;
 }
 
-static void c_exact_count(void *arg)
+/* WA_NW sleepers on the closed gate, each running fn, all asleep. */
+static void wa_start(pthread_t *t, void *(*fn)(void *))
 {
-	(void)arg;
-	pthread_t t[WA_NW];
 	atomic_store(&wa_gate, 0);
 	atomic_store(&wa_returned, 0);
 	for (int i = 0; i < WA_NW; i++) {
 		atomic_store(&wa_tids[i], 0);
-		pthread_create(&t[i], NULL, wa_sleeper_once, (void *)(intptr_t)i);
+		pthread_create(&t[i], NULL, fn, (void *)(intptr_t)i);
 	}
 	CHECK(wait_sleeping(wa_tids, WA_NW, 5000), "sleepers asleep");
+}
+
+static void c_exact_count(void *arg)
+{
+	(void)arg;
+	pthread_t t[WA_NW];
+	wa_start(t, wa_sleeper_once);
 	int r = WA->wake(&wa_gate, 2, false);
 	CHECK(r == 2, "wake(2) wakes exactly 2: %d", r);
 	while (atomic_load(&wa_returned) < 2)
@@ -151,13 +157,7 @@ static void c_strategies(void *arg)
 	};
 	for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		pthread_t t[WA_NW];
-		atomic_store(&wa_gate, 0);
-		atomic_store(&wa_returned, 0);
-		for (int i = 0; i < WA_NW; i++) {
-			atomic_store(&wa_tids[i], 0);
-			pthread_create(&t[i], NULL, wa_sleeper, (void *)(intptr_t)i);
-		}
-		CHECK(wait_sleeping(wa_tids, WA_NW, 5000), "sleepers asleep");
+		wa_start(t, wa_sleeper);
 		fl_wake_set_strategy(cases[c].s);
 		int r = fl_notify_on(WA, &wa_gate, cases[c].ask, false);
 		CHECK(r == cases[c].expect, "%s notify(%d) woke %d, expected %d",
