@@ -59,7 +59,10 @@ check "  the new run marked a test run" grep -q 'm1.csv: TEST RUN: negcount is p
 [ "$rc" = 1 ] && grep -qx 'fail-on slower: 4 of 8 .*(negcount, negcount@adaptive): FAIL (exit 1)' <<<"$out" ||
   ! timed || echo "$out"
 out=$("$fl" compare --db "$d/db" --against "$d/m1.csv" --fail-on slower --only split 2>&1); rc=$?
-check "--only split: the mutant's slowdown does not fail it (exit 0)" test "$rc" = 0
+verdict "--only split: the mutant's slowdown does not fail it (exit 0)" test "$rc" = 0
+check "  negcount's pairs never the ones failing (--only split leaves them out)" \
+  eval '[ -n "$out" ] && ! grep -qE "negcount.* <- fails$" <<<"$out"'
+[ "$rc" = 0 ] || ! timed || echo "$out"
 out=$("$fl" compare --db "$d/db" --against "$d/m1.csv" --against "$d/m2.csv" --fail-on slower 2>&1); rc=$?
 verdict "two new runs pooled: exit 1" test "$rc" = 1
 check "  judged as 2 new runs" grep -q "^new: $d/m1.csv .*, $d/m2.csv " <<<"$out"
