@@ -81,15 +81,16 @@ static void take_stored(struct fl_runs *r, struct fl_store_run *x)
 int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *against,
 		  int nagainst, bool across)
 {
+	const char *cmd = s->cmd ? s->cmd : "compare"; /* who names a bad store or file */
 	struct fl_runs news;
-	fl_runs_files(&news, s->cmd ? s->cmd : "compare", NULL, 0, against, nagainst);
+	fl_runs_files(&news, cmd, NULL, 0, against, nagainst);
 	struct fl_machine_id id = { .name = "" };
 	if (nagainst)
 		fl_machine_of(&news.t[0], &id);
 	struct fl_store *st;
 	char err[300];
 	if (fl_store_open(&st, s->db, false, err, sizeof err))
-		fl_usage_error("%s: %s", s->cmd ? s->cmd : "compare", err);
+		fl_usage_error("%s: %s", cmd, err);
 	struct fl_store_sel sel = { .machine = s->machine ? s->machine
 						: nagainst && !across ? id.fingerprint : NULL,
 				    .rev = s->rev, .since = s->since,
@@ -97,7 +98,7 @@ int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *aga
 	struct fl_store_run *runs;
 	int n;
 	if (fl_store_select(st, &sel, &runs, &n, err, sizeof err))
-		fl_usage_error("%s: %s", s->cmd ? s->cmd : "compare", err);
+		fl_usage_error("%s: %s", cmd, err);
 	fl_store_close(st);
 	memset(r, 0, sizeof *r);
 	snprintf(r->machine, sizeof r->machine, "%s", nagainst ? id.name : "");
