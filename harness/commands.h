@@ -11,6 +11,8 @@ int fl_cmd_report(int argc, char **argv);
 int fl_cmd_hunt(int argc, char **argv);
 int fl_cmd_store(int argc, char **argv);
 int fl_cmd_history(int argc, char **argv);
+int fl_cmd_ab(int argc, char **argv);
+int fl_cmd_ab_worker(int argc, char **argv);
 
 struct fl_variant;
 /* `futexlab hunt` over the registry's designs and `extra` ones, found by

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-static void str(FILE *f, const char *s)
+void fl_json_str(FILE *f, const char *s)
 {
 	if (!s) {
 		fputs("null", f);
@@ -26,7 +26,7 @@ static void str(FILE *f, const char *s)
 }
 
 /* A number, or null where there is none (JSON has no NaN). */
-static void num(FILE *f, double x)
+void fl_json_num(FILE *f, double x)
 {
 	if (isfinite(x))
 		fprintf(f, "%.6g", x);
@@ -40,16 +40,16 @@ static void runs(FILE *f, const struct fl_model *m)
 	for (int r = 0; r < m->nrun; r++) {
 		const struct fl_mrun *x = &m->run[r];
 		fputs(r ? ",\n    {" : "\n    {", f);
-		fputs("\"path\": ", f), str(f, x->path);
+		fputs("\"path\": ", f), fl_json_str(f, x->path);
 		fprintf(f, ", \"store_id\": ");
 		x->store_id ? fprintf(f, "%ld", x->store_id) : fputs("null", f);
-		fputs(", \"revision\": ", f), str(f, x->revision);
-		fputs(", \"date\": ", f), str(f, x->date);
-		fputs(", \"seed\": ", f), str(f, x->seed);
-		fputs(", \"command\": ", f), str(f, x->command);
-		fputs(", \"machine\": {\"name\": ", f), str(f, x->machine.name);
-		fputs(", \"fingerprint\": ", f), str(f, x->machine.fingerprint);
-		fputs("}, \"test_as\": ", f), str(f, x->as);
+		fputs(", \"revision\": ", f), fl_json_str(f, x->revision);
+		fputs(", \"date\": ", f), fl_json_str(f, x->date);
+		fputs(", \"seed\": ", f), fl_json_str(f, x->seed);
+		fputs(", \"command\": ", f), fl_json_str(f, x->command);
+		fputs(", \"machine\": {\"name\": ", f), fl_json_str(f, x->machine.name);
+		fputs(", \"fingerprint\": ", f), fl_json_str(f, x->machine.fingerprint);
+		fputs("}, \"test_as\": ", f), fl_json_str(f, x->as);
 		fputc('}', f);
 	}
 	fputs("\n  ],\n", f);
@@ -59,11 +59,11 @@ static void names(FILE *f, const struct fl_model *m)
 {
 	fputs("  \"points\": [", f);
 	for (int p = 0; p < m->npoint; p++)
-		fputs(p ? ", " : "", f), str(f, m->point[p]);
+		fputs(p ? ", " : "", f), fl_json_str(f, m->point[p]);
 	fputs("],\n  \"entries\": [", f);
 	for (int e = 0; e < m->nentry; e++) {
-		fputs(e ? ",\n    {\"name\": " : "\n    {\"name\": ", f), str(f, m->entry[e]);
-		fputs(", \"kind\": ", f), str(f, fl_entry_kind_name(fl_model_kind(m, e)));
+		fputs(e ? ",\n    {\"name\": " : "\n    {\"name\": ", f), fl_json_str(f, m->entry[e]);
+		fputs(", \"kind\": ", f), fl_json_str(f, fl_entry_kind_name(fl_model_kind(m, e)));
 		fputc('}', f);
 	}
 	fputs("\n  ],\n", f);
@@ -75,10 +75,10 @@ static void ratio(FILE *f, const struct fl_ratio *q)
 		fputs("null", f);
 		return;
 	}
-	fprintf(f, "{\"rounds\": %d, \"median\": ", q->n), num(f, q->median);
-	fputs(", \"lo\": ", f), num(f, q->lo);
-	fputs(", \"hi\": ", f), num(f, q->hi);
-	fputs(", \"level\": ", f), num(f, q->level);
+	fprintf(f, "{\"rounds\": %d, \"median\": ", q->n), fl_json_num(f, q->median);
+	fputs(", \"lo\": ", f), fl_json_num(f, q->lo);
+	fputs(", \"hi\": ", f), fl_json_num(f, q->hi);
+	fputs(", \"level\": ", f), fl_json_num(f, q->level);
 	fputc('}', f);
 }
 
@@ -87,14 +87,14 @@ static void cell(FILE *f, const struct fl_model *m, int r, int p, int e, bool fi
 	const struct fl_mcell *c = fl_model_cell(m, r, p, e);
 	fprintf(f, "%s    {\"run\": %d, \"point\": %d, \"entry\": %d, \"status\": ",
 		first ? "\n" : ",\n", r, p, e);
-	str(f, c->status);
-	fprintf(f, ", \"reps\": %d, \"value\": ", c->reps), num(f, c->value);
-	fputs(", \"value_lo\": ", f), num(f, c->value_lo);
-	fputs(", \"value_hi\": ", f), num(f, c->value_hi);
-	fputs(", \"cpu_ns_per_op\": ", f), num(f, c->cpu);
+	fl_json_str(f, c->status);
+	fprintf(f, ", \"reps\": %d, \"value\": ", c->reps), fl_json_num(f, c->value);
+	fputs(", \"value_lo\": ", f), fl_json_num(f, c->value_lo);
+	fputs(", \"value_hi\": ", f), fl_json_num(f, c->value_hi);
+	fputs(", \"cpu_ns_per_op\": ", f), fl_json_num(f, c->cpu);
 	fputs(", \"ratio\": ", f), ratio(f, &c->ratio);
 	fputs(", \"verdict\": ", f);
-	str(f, fl_model_is_baseline(m, e) || c->ratio.n == 0 ? NULL
+	fl_json_str(f, fl_model_is_baseline(m, e) || c->ratio.n == 0 ? NULL
 	       : c->regimes				    ? "regimes"
 							    : fl_verdict_name(c->verdict));
 	fprintf(f, ", \"regimes\": %s", c->regimes ? "true" : "false");
@@ -120,14 +120,14 @@ static void fastest(FILE *f, const struct fl_model *m, int r, int p, bool first)
 	else
 		fprintf(f, "%d", x->against);
 	fputs(", \"why\": ", f);
-	str(f, x->against < 0 ? NULL : x->why);
+	fl_json_str(f, x->against < 0 ? NULL : x->why);
 	fputc('}', f);
 }
 
 void fl_model_json(FILE *f, const struct fl_model *m)
 {
 	fprintf(f, "{\n  \"schema\": \"%s\",\n  \"baseline\": ", FL_JSON_SCHEMA);
-	str(f, m->baseline);
+	fl_json_str(f, m->baseline);
 	fputs(",\n", f);
 	runs(f, m);
 	names(f, m);

@@ -17,4 +17,9 @@
 
 void fl_model_json(FILE *f, const struct fl_model *m);
 
+/* A JSON string (RFC 8259 escapes; NULL: null) and a number (null where
+ * not finite: JSON has no NaN), for every JSON the report writes. */
+void fl_json_str(FILE *f, const char *s);
+void fl_json_num(FILE *f, double x);
+
 #endif

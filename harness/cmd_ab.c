@@ -1,0 +1,708 @@
+/* harness/cmd_ab.c — `futexlab ab`: two builds compared in one run.
+ *
+ * The gate across revisions, made where a change is visible: inside one
+ * run, on one machine in one state. Between runs a VM's contended points
+ * change state (results/gate.md: intervals of x/÷2 and more from a history
+ * of runs); inside a run, paired by round, they do not. So ab runs the base
+ * build, the head build and a control — the base built a second time in
+ * another layout — side by side (harness/ab.md):
+ *
+ *   - every rep runs in a fresh process of its own build (`futexlab run` of
+ *     that build, one round of one point), so both sides run the same way
+ *     and only the code differs; the three sides of a (round, point) get
+ *     the same seed, so each runs the point's entries in the same order;
+ *   - round r visits every point once, in a fresh random order, and each
+ *     point's three sides in a balanced random order (the six orders dealt
+ *     from a shuffled deck, so no side is systematically first);
+ *   - each round gives every pair (entry, point) one sample ln(head/base),
+ *     and its A/A one sample ln(control/base); report/ab.h judges them,
+ *     family-wise over the gated pairs;
+ *   - sequential: the pairs still undecided after the first rounds get
+ *     more, as many again each time (Pinpoint's doubling), within --budget
+ *     seconds and at most FL_AB_LOOKS looks; each look is judged at
+ *     alpha / FL_AB_LOOKS, so the run's false-alarm rate stays alpha
+ *     whichever look decides.
+ * Rows go to one CSV (column `side`; each side's revision and binary in
+ * the metadata), rewritten after every round: Ctrl-C keeps what finished. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/ab.h"
+#include "harness/catalog.h"
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/spec.h"
+#include "lib/clock.h"
+#include "lib/wake.h"
+#include "proc/interrupt.h"
+#include "record/csv.h"
+#include "record/run_row.h"
+#include "report/ab.h"
+#include "report/catalog.h"
+#include "report/table.h"
+#include "report/xalloc.h"
+
+/* The looks a run may take: the first rounds, then twice more at most. */
+#define FL_AB_LOOKS 3
+#define FL_AB_DEFAULT_ROUNDS 10
+
+enum { O_BASE = 1, O_HEAD, O_CONTROL, O_THRESHOLD, O_FAIL_ON, O_ONLY, O_ALPHA, O_BUDGET,
+       O_CSV, O_JSON, O_DETAIL, O_QUIET, O_DRY, O_WARMUP, O_JUDGE };
+
+static const struct fl_option own[] = {
+	{ "base", required_argument, O_BASE, "REF", "the build judged against: a build "
+	  "directory, a futexlab binary, or a git revision of this repository (built once in "
+	  "a cached worktree, build-ab/, with this build's meson options: scripts/ab-build)" },
+	{ "head", required_argument, O_HEAD, "REF", "the build judged (default: this build)" },
+	{ "control", required_argument, O_CONTROL, "REF", "the A/A side (default: the base's "
+	  "revision built a second time, every function aligned otherwise: its layout moved as "
+	  "an unrelated change would move it)" },
+	{ "threshold", required_argument, O_THRESHOLD, "PCT", "the least change that matters, in "
+	  "percent (default 10): slower needs the ratio beyond it, same needs the interval "
+	  "inside it" },
+	{ "fail-on", required_argument, O_FAIL_ON, "slower|any", "exit 1 when a gated pair is "
+	  "slower (any: or faster) (default slower)" },
+	{ "only", required_argument, O_ONLY, "WHAT", "the pairs gated: all (default), designs, "
+	  "libraries, or a comma list of names (NAME also matches NAME@POLICY)" },
+	{ "alpha", required_argument, O_ALPHA, "P", "the run's false-alarm rate over all its "
+	  "gated pairs (default 0.05)" },
+	{ "budget", required_argument, O_BUDGET, "S", "seconds the whole run may take, the "
+	  "rounds added to undecided pairs included (default: twice the first rounds' time; 0: "
+	  "no rounds added)" },
+	{ "warmup", required_argument, O_WARMUP, "N", "unmeasured rounds in each child run "
+	  "before its measured one (default 0: every side starts cold alike)" },
+	{ "csv", required_argument, O_CSV, "FILE", "the run's rows, all sides (default "
+	  "results/ab.csv)" },
+	{ "json", no_argument, O_JSON, NULL, "the judgement as JSON on stdout (harness/json.md)" },
+	{ "detail", no_argument, O_DETAIL, NULL, "every pair, not only those not same" },
+	{ "quiet", no_argument, O_QUIET, NULL, "no progress on stderr" },
+	{ "dry-run", no_argument, O_DRY, NULL, "the sides, points, entries and rounds; run nothing" },
+	{ "judge", required_argument, O_JUDGE, "FILE", "judge an A/B CSV again (another "
+	  "--threshold, --only, --alpha); run nothing" },
+};
+#define NOWN ((int)(sizeof own / sizeof own[0]))
+
+/* The options of run and sweep that ab takes: they choose the points, the
+ * entries and each rep; the rest (probes, control, floors, output) are
+ * ab's to set. */
+static const char *const passed[] = { "preset", "variant", "variants", "workload", "workloads",
+				      "threads", "tokens", "sems", "wake", "policy", "spin",
+				      "hash", "hold", "think", "duration", "ops", "rounds",
+				      "seed", "as", "pin", "stranded-ms", "baseline", NULL };
+
+static bool is_passed(const char *name)
+{
+	for (int i = 0; passed[i]; i++)
+		if (!strcmp(passed[i], name))
+			return true;
+	return false;
+}
+
+struct ab_point {
+	const struct fl_point *pt;
+	char label[160];           /* the point as progress shows it */
+	char *key;                 /* its key in the tables (report/table.h), from its
+				    * first rows; NULL: none yet */
+	char *args[48];            /* the child's argv after the binary, but --variant's
+				    * value, --seed's, --csv's and --as */
+	int nargs;
+	char *entries[FL_MAXENTRY];
+	int nentries;
+	bool want[FL_MAXENTRY];    /* the entries the current batch runs */
+};
+
+struct ab_run {
+	struct fl_ab_side side[3];
+	struct ab_point *pts;
+	int npts;
+	const char *as;            /* --as, the head's only */
+	struct fl_csv csv;
+	char **cols;               /* the CSV's columns, this build's (and `side` last) */
+	int ncol, round_col;
+	char tmpdir[64];
+	uint64_t rng;
+	int deck[6], ndeck;
+	int rounds_done;
+	double t0;
+	bool quiet;
+	bool use_workers;          /* every side has ab-worker: a process per side per round */
+	struct fl_ab_worker w[3];
+};
+
+static const int orders[6][3] = { { 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
+				  { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 } };
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return fl_xcheck(s);
+}
+
+static double now_s(void)
+{
+	return (double)fl_now_ns() / 1e9;
+}
+
+/* The child's arguments for one point (ab_point.args). */
+static void point_args(struct ab_point *a, const struct fl_spec *s)
+{
+	const struct fl_point *pt = a->pt;
+	const struct fl_workload *w = pt->w;
+	char **v = a->args;
+	int n = 0;
+	v[n++] = "run";
+	v[n++] = "--workload";
+	v[n++] = (char *)w->name;
+	if (!w->fixed_threads) {
+		v[n++] = "--threads";
+		v[n++] = xasprintf("%d", pt->p.threads);
+	}
+	if (w->uses_tokens) {
+		v[n++] = "--tokens";
+		v[n++] = xasprintf("%d", pt->p.tokens);
+	}
+	if (pt->p.sems > 1) {
+		v[n++] = "--sems";
+		v[n++] = xasprintf("%d", pt->p.sems);
+	}
+	if (w->busy_work && (pt->p.hold_ns || pt->p.think_ns)) {
+		v[n++] = "--hold";
+		v[n++] = xasprintf("%lld", (long long)pt->p.hold_ns);
+		v[n++] = "--think";
+		v[n++] = xasprintf("%lld", (long long)pt->p.think_ns);
+	}
+	v[n++] = "--wake";
+	v[n++] = (char *)fl_wake_name(pt->wake);
+	if (pt->p.ops) {
+		v[n++] = "--ops";
+		v[n++] = xasprintf("%lld", (long long)pt->p.ops);
+	} else {
+		v[n++] = "--duration";
+		v[n++] = xasprintf("%.9g", (double)pt->p.duration_ns / 1e9);
+	}
+	v[n++] = "--hash";
+	v[n++] = (char *)s->hlist;
+	if (s->pin) {
+		v[n++] = "--pin";
+		v[n++] = (char *)s->pin;
+	}
+	if (pt->p.stranded_ns != 50000000) {
+		v[n++] = "--stranded-ms";
+		v[n++] = xasprintf("%lld", (long long)(pt->p.stranded_ns / 1000000));
+	}
+	v[n++] = "--rounds";
+	v[n++] = "1";
+	v[n++] = "--no-control";
+	v[n++] = "--no-floors";
+	v[n++] = "--no-probes";
+	v[n++] = "--quiet";
+	snprintf(a->label, sizeof a->label, "%s T=%d K=%d %s", w->name, pt->p.threads,
+		 pt->p.tokens, fl_wake_name(pt->wake));
+	a->nargs = n;
+	for (int e = 0; e < pt->ne; e++) {
+		const char *l = pt->e[e].label;
+		if (!strncmp(l, "floor-", 6) || fl_is_control(l, s->blabel))
+			continue;
+		a->entries[a->nentries] = (char *)l;
+		a->want[a->nentries++] = true;
+	}
+}
+
+/* One child CSV's rows into the run's CSV: its columns found by name (one
+ * this build lacks is left out, one the child lacks is empty), the round
+ * the A/B run's, the side last. Returns the rows added, -1: unreadable. */
+static int add_rows(struct ab_run *R, struct ab_point *a, const char *path, int side, int round,
+		    char *err, int errlen)
+{
+	struct fl_table t;
+	if (fl_table_load(&t, path, err, errlen)) {
+		fl_table_free(&t);
+		return -1;
+	}
+	struct fl_cells cells;
+	if (!a->key && !fl_cells_build(&t, &cells, err, errlen)) {
+		if (cells.n)
+			a->key = fl_xstrdup(cells.c[0].point);
+		fl_cells_free(&cells);
+	}
+	int map[512];
+	for (int j = 0; j < R->ncol && j < 512; j++)
+		map[j] = fl_table_col(&t, R->cols[j]);
+	for (int i = 0; i < t.nrows; i++) {
+		size_t cap = 4096, l = 0;
+		char *row = fl_xmalloc(cap);
+		row[0] = 0;
+		for (int j = 0; j < R->ncol; j++) {
+			char cell[1024];
+			const char *v = "";
+			if (j == R->round_col) {
+				snprintf(cell, sizeof cell, "%d", round);
+				v = cell;
+			} else if (j == R->ncol - 1) {
+				v = fl_ab_sides[side];
+			} else if (map[j] >= 0) {
+				v = t.rows[i][map[j]];
+				if (strpbrk(v, ",\"\n")) {
+					fl_csv_quote(cell, sizeof cell, v);
+					v = cell;
+				}
+			}
+			size_t vl = strlen(v);
+			while (l + vl + 2 > cap)
+				row = fl_xrealloc(row, cap *= 2);
+			l += (size_t)sprintf(row + l, "%s%s", j ? "," : "", v);
+		}
+		fl_csv_append(&R->csv, row);
+		free(row);
+	}
+	int n = t.nrows;
+	if (R->as && side == 1) /* the head's test-run mark, once */
+		for (int i = 0; i < t.nmeta; i++)
+			if (!strcmp(t.meta[i][0], "as") && !strstr(R->csv.meta, t.meta[i][1]))
+				fl_csv_meta(&R->csv, "as: %s", t.meta[i][1]);
+	fl_table_free(&t);
+	return n;
+}
+
+/* One point of one round on one side: its child run and its rows. Exit 2
+ * (the child's own line) when the side refuses the run as bad input. */
+static void run_slot(struct ab_run *R, struct ab_point *a, int side, int round, uint64_t seed)
+{
+	char list[4096] = "", first[64] = "", csv[128], errp[128], seedbuf[32];
+	size_t l = 0;
+	for (int e = 0; e < a->nentries; e++)
+		if (a->want[e])
+			l += (size_t)snprintf(list + l, sizeof list - l, "%s%s", l ? "," : "",
+					      a->entries[e]);
+	snprintf(csv, sizeof csv, "%s/slot.csv", R->tmpdir);
+	snprintf(errp, sizeof errp, "%s/%s.err", R->tmpdir, fl_ab_sides[side]);
+	snprintf(seedbuf, sizeof seedbuf, "%llu", (unsigned long long)seed);
+	char *argv[64];
+	int n = 0;
+	for (int i = 0; i < a->nargs; i++)
+		argv[n++] = a->args[i];
+	argv[n++] = "--variant";
+	argv[n++] = list;
+	argv[n++] = "--baseline";
+	snprintf(first, sizeof first, "%.*s", (int)strcspn(list, ","), list);
+	argv[n++] = first;
+	argv[n++] = "--seed";
+	argv[n++] = seedbuf;
+	argv[n++] = "--csv";
+	argv[n++] = csv;
+	if (R->as && side == 1) {
+		argv[n++] = "--as";
+		argv[n++] = (char *)R->as;
+	}
+	argv[n] = NULL;
+	unlink(csv);
+	int rc;
+	if (R->use_workers) {
+		rc = fl_ab_worker_run(&R->w[side], argv);
+		if (rc < 0) /* it died: a usage error ends a worker as it ends a run */
+			rc = fl_ab_worker_stop(&R->w[side]);
+	} else {
+		truncate(errp, 0);
+		rc = fl_ab_side_run(&R->side[side], argv, errp);
+	}
+	char line[1024];
+	if (rc == 2) {
+		fl_ab_first_error(errp, line, sizeof line);
+		fl_usage_error("ab: the %s side (%s, %s) refused the run: %s", fl_ab_sides[side],
+			       R->side[side].ref, R->side[side].rev, line);
+	}
+	if (rc == 130 || rc == 128 + 2 || rc == 128 + 15)
+		fl_interrupted = 1;
+	if (rc != 0 && rc != 1 && !fl_interrupted) {
+		fl_ab_first_error(errp, line, sizeof line);
+		fprintf(stderr, "futexlab: ab: the %s side's run of %s ended with status %d: %s\n",
+			fl_ab_sides[side], a->label, rc, line);
+	}
+	char err[512];
+	if (access(csv, F_OK) == 0 && add_rows(R, a, csv, side, round, err, sizeof err) < 0)
+		fl_usage_error("ab: the %s side (%s, %s) wrote a CSV this build cannot read: %s",
+			       fl_ab_sides[side], R->side[side].ref, R->side[side].rev, err);
+}
+
+/* One round: every point with an entry wanted, in a fresh random order,
+ * its sides in the next order of the deck. */
+static void run_round(struct ab_run *R, int round)
+{
+	int order[1024];
+	fl_round_order(&R->rng, R->npts, order);
+	for (int i = 0; i < 3 && R->use_workers; i++) { /* a fresh process per side and round */
+		char errp[128];
+		snprintf(errp, sizeof errp, "%s/%s.err", R->tmpdir, fl_ab_sides[i]);
+		truncate(errp, 0);
+		if (fl_ab_worker_start(&R->w[i], &R->side[i], errp))
+			fl_usage_error("ab: cannot start the %s side's worker (%s)", fl_ab_sides[i],
+				       R->side[i].bin);
+	}
+	for (int k = 0; k < R->npts && !fl_interrupted; k++) {
+		struct ab_point *a = &R->pts[order[k]];
+		bool any = false;
+		for (int e = 0; e < a->nentries; e++)
+			any |= a->want[e];
+		if (!any)
+			continue;
+		if (!R->ndeck) { /* the six orders, reshuffled each time they are used up */
+			fl_round_order(&R->rng, 6, R->deck);
+			R->ndeck = 6;
+		}
+		const int *o = orders[R->deck[--R->ndeck]];
+		uint64_t seed = fl_rng_next(&R->rng) >> 1; /* --seed takes an int64 */
+		for (int i = 0; i < 3 && !fl_interrupted; i++)
+			run_slot(R, a, o[i], round, seed);
+	}
+	for (int i = 0; i < 3 && R->use_workers; i++)
+		if (R->w[i].pid)
+			fl_ab_worker_stop(&R->w[i]);
+	fl_csv_flush(&R->csv);
+}
+
+/* The run so far as a table (the CSV's own lines: nothing parsed back from
+ * disk), judged. */
+static int judge_now(struct ab_run *R, struct fl_table *t, struct fl_ab *ab,
+		     const struct fl_ab_opts *o)
+{
+	char err[512];
+	if (fl_table_from_lines(t, R->csv.meta, R->csv.header, R->csv.lines, R->csv.n, err,
+				sizeof err) || fl_ab_judge(ab, t, o, err, sizeof err)) {
+		fprintf(stderr, "futexlab: ab: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void progress(const struct ab_run *R, const char *what)
+{
+	if (!R->quiet)
+		fprintf(stderr, "futexlab: progress: ab %s after %.0fs\n", what, now_s() - R->t0);
+}
+
+/* Judges an A/B CSV again: exit status the judgement's. */
+static int judge_file(const char *path, const struct fl_ab_opts *o, bool json, bool detail)
+{
+	struct fl_table t;
+	struct fl_ab ab;
+	char err[512];
+	if (fl_table_load(&t, path, err, sizeof err))
+		fl_usage_error("ab --judge %s: %s", path, err);
+	if (fl_ab_judge(&ab, &t, o, err, sizeof err))
+		fl_usage_error("ab --judge %s: %s", path, err);
+	if (json)
+		fl_ab_json(stdout, &ab, &t);
+	else {
+		fl_table_as_marks(stdout, &t, "");
+		fl_ab_print(stdout, &ab, detail);
+	}
+	int st = (int)ab.status;
+	fl_ab_free(&ab);
+	fl_table_free(&t);
+	return st;
+}
+
+int fl_cmd_ab(int argc, char **argv)
+{
+	struct fl_option o[FL_SPEC_MAXOPTS + 32], all[FL_SPEC_MAXOPTS + 32];
+	int na = fl_spec_options(0, own, NOWN, all, FL_SPEC_MAXOPTS + 32), n = 0;
+	for (int i = 0; i < na; i++) /* the passed rows, then ab's own, then --help */
+		if (!fl_spec_option_row(all[i].code) || is_passed(all[i].name))
+			o[n++] = all[i];
+	struct option lopts[FL_SPEC_MAXOPTS + 33];
+	fl_options_getopt(o, n, lopts);
+	static const char synopsis[] =
+		"usage: futexlab ab --base REF [--head REF] [run/sweep options] [options]\n"
+		"  two builds in one run: every pair (entry, point) on both sides in interleaved\n"
+		"  rounds, each rep a fresh process of its own build, an A/A control beside them;\n"
+		"  exit 0 pass, 1 a gated pair slower (--fail-on), 3 inconclusive (a pair that\n"
+		"  could not rule out a change of the threshold, or an A/A that moved), 2 bad\n"
+		"  input (harness/ab.md)\n";
+	const char *base = NULL, *head = NULL, *control = NULL, *csv_path = "results/ab.csv",
+		   *judge = NULL;
+	struct fl_ab_opts ao = { .threshold = 1.10, .alpha = 0.05, .min_rounds = 6 };
+	double budget = -1;
+	int warmup = 0;
+	bool json = false, detail = false, quiet = false, dry = false;
+	char *sargv[256];
+	int sargc = 0;
+	sargv[sargc++] = "ab";
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
+		const struct fl_spec_option *row = fl_spec_option_row(c);
+		if (row) {
+			if (sargc > 250)
+				fl_usage_error("ab: too many options");
+			sargv[sargc++] = xasprintf("--%s", row->name);
+			if (row->arg)
+				sargv[sargc++] = optarg;
+			continue;
+		}
+		switch (c) {
+		case O_BASE: base = optarg; break;
+		case O_HEAD: head = optarg; break;
+		case O_CONTROL: control = optarg; break;
+		case O_THRESHOLD:
+			ao.threshold = 1 + fl_parse_double("--threshold", optarg, 0.1, 1000) / 100;
+			break;
+		case O_FAIL_ON:
+			if (strcmp(optarg, "slower") && strcmp(optarg, "any"))
+				fl_usage_error("ab --fail-on: '%s' is not slower or any", optarg);
+			ao.fail_on_any = !strcmp(optarg, "any");
+			break;
+		case O_ONLY: ao.only = optarg; break;
+		case O_ALPHA: ao.alpha = fl_parse_double("--alpha", optarg, 1e-6, 0.5); break;
+		case O_BUDGET: budget = fl_parse_double("--budget", optarg, 0, 86400); break;
+		case O_WARMUP: warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
+		case O_CSV: csv_path = optarg; break;
+		case O_JSON: json = true; break;
+		case O_DETAIL: detail = true; break;
+		case O_QUIET: quiet = true; break;
+		case O_DRY: dry = true; break;
+		case O_JUDGE: judge = optarg; break;
+		case 'h':
+			fl_options_usage(stdout, synopsis, o, n, NULL);
+			return 0;
+		default:
+			fl_spec_bad_option("ab", c, argv);
+		}
+	}
+	if (optind < argc)
+		fl_usage_error("ab: unexpected argument '%s'", argv[optind]);
+	fl_catalog_install();
+	if (judge) {
+		if (base || head || control || sargc > 1 || dry)
+			fl_usage_error("ab --judge: judges a CSV; no --base, --head, --control, run "
+				       "options or --dry-run with it");
+		return judge_file(judge, &ao, json, detail);
+	}
+	if (!base)
+		fl_usage_error("ab: --base REF is required (a build directory, a futexlab binary, "
+			       "or a git revision)");
+
+	/* the points and entries, as the head's sweep would make them */
+	bool rounds_given = false;
+	for (int i = 1; i < sargc; i++) {
+		rounds_given |= !strcmp(sargv[i], "--rounds");
+		if (!strcmp(sargv[i], "--hash") && strchr(sargv[i + 1], ','))
+			fl_usage_error("ab --hash: one mode (a list runs one process per mode; run "
+				       "ab once per mode)");
+	}
+	sargv[sargc++] = "--no-probes";
+	sargv[sargc] = NULL;
+	static const struct fl_spec_defaults d = { .threads = "1,2,4,8", .rounds = 10,
+						   .warmup = 0, .duration = 0.1 };
+	struct fl_spec s;
+	fl_spec_parse(&s, "ab", &d, sargc, sargv);
+	if (!rounds_given)
+		s.rounds = FL_AB_DEFAULT_ROUNDS;
+	struct fl_point *pts;
+	int npts = fl_points_build(&s, &pts);
+
+	struct ab_run R = { .quiet = quiet };
+	snprintf(R.tmpdir, sizeof R.tmpdir, "/tmp/futexlab-ab.XXXXXX");
+	if (!mkdtemp(R.tmpdir))
+		fl_usage_error("ab: cannot make a temporary directory in /tmp");
+	for (int i = 0; i < sargc; i++)
+		if (!strcmp(sargv[i], "--as"))
+			R.as = sargv[i + 1];
+	char self[PATH_MAX];
+	fl_ab_side_resolve(&R.side[0], "--base", base, false, R.tmpdir);
+	fl_ab_side_resolve(&R.side[1], "--head", head ? head :
+			   fl_ab_self_build(self, sizeof self), false, R.tmpdir);
+	if (control) {
+		fl_ab_side_resolve(&R.side[2], "--control", control, false, R.tmpdir);
+	} else {
+		const char *rev = R.side[0].built ? base : R.side[0].rev;
+		if (strstr(rev, "dirty"))
+			fl_usage_error("ab --base %s: its revision %s has uncommitted changes, so it "
+				       "cannot be built again: give --control REF", base, rev);
+		fl_ab_side_resolve(&R.side[2], "--control", rev, true, R.tmpdir);
+	}
+	R.use_workers = true;
+	for (int i = 0; i < 3; i++)
+		R.use_workers &= fl_ab_side_has_worker(&R.side[i]);
+	R.npts = npts;
+	R.pts = fl_xcalloc((size_t)npts, sizeof *R.pts);
+	int nent = 0;
+	for (int p = 0; p < npts; p++) {
+		R.pts[p].pt = &pts[p];
+		point_args(&R.pts[p], &s);
+		nent += R.pts[p].nentries;
+		if (warmup) {
+			R.pts[p].args[R.pts[p].nargs++] = "--warmup";
+			R.pts[p].args[R.pts[p].nargs++] = xasprintf("%d", warmup);
+		} else {
+			R.pts[p].args[R.pts[p].nargs++] = "--warmup";
+			R.pts[p].args[R.pts[p].nargs++] = "0";
+		}
+	}
+	if (dry) {
+		printf("ab: %d points, %d pairs, %d rounds first, each rep a fresh process of its "
+		       "side's build\n", npts, nent, s.rounds);
+		for (int i = 0; i < 3; i++)
+			printf("  %-7s %s: %s (%s)%s\n", fl_ab_sides[i], R.side[i].ref, R.side[i].bin,
+			       R.side[i].rev, R.side[i].layout ? ", another layout" : "");
+		for (int p = 0; p < npts; p++) {
+			printf("  point %d: %s:", p + 1, R.pts[p].label);
+			for (int e = 0; e < R.pts[p].nentries; e++)
+				printf(" %s", R.pts[p].entries[e]);
+			printf("\n");
+		}
+		return 0;
+	}
+
+	/* the CSV: this build's columns and `side` */
+	char *header = xasprintf("%s,side", fl_run_csv_header());
+	{
+		char *h = fl_xstrdup(header), *save;
+		R.cols = fl_xmalloc(512 * sizeof *R.cols);
+		for (char *t = strtok_r(h, ",", &save); t && R.ncol < 512; t = strtok_r(NULL, ",", &save))
+			R.cols[R.ncol++] = t;
+		R.round_col = -1;
+		for (int j = 0; j < R.ncol; j++)
+			if (!strcmp(R.cols[j], "round"))
+				R.round_col = j;
+	}
+	if (fl_csv_open(&R.csv, csv_path, header, argc, argv))
+		fl_usage_error("ab --csv %s: cannot write it", csv_path);
+	R.rng = s.seed;
+	fl_csv_meta(&R.csv, "seed: %llu", (unsigned long long)s.seed);
+	fl_csv_meta(&R.csv, "ab: head against base, control the base again; each rep a fresh "
+		    "process of its side's build, the sides of a point in a balanced random order "
+		    "per round (harness/ab.md)");
+	for (int i = 0; i < 3; i++)
+		fl_csv_meta(&R.csv, "side %s: %s %s (%s%s)", fl_ab_sides[i], R.side[i].rev,
+			    R.side[i].bin, R.side[i].ref, R.side[i].layout ? ", another layout" : "");
+	fl_interrupt_catch();
+	R.t0 = now_s();
+	ao.alpha /= budget == 0 ? 1 : FL_AB_LOOKS;
+	struct fl_table t = { 0 };
+	struct fl_ab ab = { 0 };
+	int total = s.rounds, batch = s.rounds, looks = 0;
+	double first = 0;
+	while (!fl_interrupted) {
+		for (int r = 0; r < batch && !fl_interrupted; r++) {
+			if (looks && now_s() - R.t0 > budget)
+				break;
+			run_round(&R, R.rounds_done++);
+			if (!quiet) {
+				char w[64];
+				snprintf(w, sizeof w, "round %d of %d", r + 1, batch);
+				progress(&R, w);
+			}
+		}
+		if (!looks)
+			first = now_s() - R.t0;
+		if (budget < 0)
+			budget = 2 * first;
+		looks++;
+		fl_ab_free(&ab);
+		fl_table_free(&t);
+		if (judge_now(&R, &t, &ab, &ao))
+			return 2;
+		/* the undecided pairs' entries at their points: the next batch's */
+		int undecided = 0;
+		for (int p = 0; p < R.npts; p++)
+			for (int e = 0; e < R.pts[p].nentries; e++)
+				R.pts[p].want[e] = false;
+		for (int j = 0; j < ab.npair; j++) {
+			if (!fl_ab_undecided(&ab.pair[j]))
+				continue;
+			undecided++;
+			for (int p = 0; p < R.npts; p++)
+				if (R.pts[p].key && !strcmp(R.pts[p].key, ab.pair[j].point))
+					for (int e = 0; e < R.pts[p].nentries; e++)
+						if (!strcmp(R.pts[p].entries[e], ab.pair[j].entry))
+							R.pts[p].want[e] = true;
+		}
+		if (!undecided || looks >= FL_AB_LOOKS || now_s() - R.t0 + first / 4 > budget)
+			break;
+		batch = total;
+		total += batch;
+		char w[96];
+		snprintf(w, sizeof w, "look %d: %d pairs undecided, %d rounds more for them", looks,
+			 undecided, batch);
+		progress(&R, w);
+	}
+	fl_csv_flush(&R.csv);
+	if (!ab.pair || fl_interrupted) {
+		fl_ab_free(&ab);
+		fl_table_free(&t);
+		if (judge_now(&R, &t, &ab, &ao))
+			return fl_interrupted ? 130 : 2;
+	}
+	if (json) {
+		fl_ab_json(stdout, &ab, &t);
+	} else {
+		for (int i = 0; i < 3; i++)
+			printf("ab: %-7s %s (%s)%s\n", fl_ab_sides[i], R.side[i].rev, R.side[i].ref,
+			       R.side[i].layout ? ", another layout" : "");
+		fl_table_as_marks(stdout, &t, "ab: ");
+		printf("ab: %d rounds (the first %d on every pair), %d look%s, each at alpha %g, "
+		       "%.0f s; rows: %s\n", R.rounds_done, s.rounds, looks, looks > 1 ? "s" : "",
+		       ao.alpha, now_s() - R.t0, csv_path);
+		fl_ab_print(stdout, &ab, detail);
+	}
+	int st = fl_interrupted ? 130 : (int)ab.status;
+	fl_ab_free(&ab);
+	fl_table_free(&t);
+	fl_csv_close(&R.csv);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "%s/slot.csv", R.tmpdir);
+	unlink(cmd);
+	for (int i = 0; i < 3; i++) {
+		snprintf(cmd, sizeof cmd, "%s/%s.err", R.tmpdir, fl_ab_sides[i]);
+		unlink(cmd);
+	}
+	snprintf(cmd, sizeof cmd, "%s/version.txt", R.tmpdir);
+	unlink(cmd);
+	rmdir(R.tmpdir);
+	return st;
+}
+
+/* `futexlab ab-worker`: one side's process of an A/B run (ab.h's worker):
+ * each line of stdin a `run` argv, tab-separated, run here, its exit
+ * status written to fd 3; `--check`: exit 0 (ab asks whether a build has
+ * workers). Not for people: ab drives it. */
+int fl_cmd_ab_worker(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--check"))
+		return 0;
+	if (argc > 1)
+		fl_usage_error("ab-worker: no options (futexlab ab runs it)");
+	FILE *reply = fdopen(3, "w");
+	if (!reply)
+		fl_usage_error("ab-worker: no reply channel on fd 3 (futexlab ab runs it)");
+	char *line = NULL;
+	size_t cap = 0;
+	while (!fl_interrupted && getline(&line, &cap, stdin) > 0) {
+		line[strcspn(line, "\n")] = 0;
+		char *args[160], *save = NULL;
+		int n = 0;
+		for (char *t = strtok_r(line, "\t", &save); t && n < 159; t = strtok_r(NULL, "\t", &save))
+			args[n++] = t;
+		args[n] = NULL;
+		if (!n || strcmp(args[0], "run"))
+			fl_usage_error("ab-worker: '%s' is not a run", n ? args[0] : "");
+		int rc = fl_cmd_run(n, args);
+		fflush(stdout);
+		fprintf(reply, "%d\n", rc);
+		fflush(reply);
+	}
+	free(line);
+	return 0;
+}
