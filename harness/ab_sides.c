@@ -138,12 +138,18 @@ void fl_ab_side_resolve(struct fl_ab_side *side, const char *opt, const char *re
 				       "%s to build a revision with", opt, ref, script);
 		snprintf(out, sizeof out, "%s/build-%s.out", tmpdir, layout ? "layout" : "side");
 		snprintf(err, sizeof err, "%s/build-%s.err", tmpdir, layout ? "layout" : "side");
+		char *check[] = { script, "--check", (char *)ref, NULL };
+		char line[PATH_MAX + 64];
+		if (spawn_wait(check, out, err) != 0) {
+			last_line(err, line, sizeof line);
+			fl_usage_error("ab %s %s: not a build directory, a futexlab binary or a "
+				       "revision: %s", opt, ref, *line ? line : "scripts/ab-build failed");
+		}
 		char *argv[] = { script, "--like", self, layout ? "--layout" : "--plain",
 				 (char *)ref, NULL };
 		fprintf(stderr, "futexlab: ab: %s %s: building %s (scripts/ab-build; cached)\n", opt,
 			ref, layout ? "a second build in another layout" : "it");
 		int rc = spawn_wait(argv, out, err);
-		char line[PATH_MAX + 64];
 		if (rc != 0) {
 			last_line(err, line, sizeof line);
 			fl_usage_error("ab %s %s: cannot build it: %s", opt, ref,

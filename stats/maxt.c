@@ -100,14 +100,30 @@ double fl_maxt_critical(const struct fl_maxt_pair *p, int npair, int nround, dou
 		free(buf), free(use), free(sign), free(maxes);
 		return INFINITY;
 	}
+	/* each pair's residuals d - est: the flips are of those (maxt.h) */
+	long total = 0;
+	for (int j = 0; j < npair; j++)
+		total += p[j].n;
+	double *res = malloc((size_t)(total ? total : 1) * sizeof *res);
+	struct fl_maxt_pair *q = malloc((size_t)npair * sizeof *q);
+	if (!res || !q) {
+		free(buf), free(use), free(sign), free(maxes), free(res), free(q);
+		return INFINITY;
+	}
 	int nuse = 0;
+	long at = 0;
 	for (int j = 0; j < npair; j++) {
 		double est, se;
+		q[j] = p[j];
 		if (p[j].n < FL_MAXT_MIN_N)
 			continue;
 		fl_maxt_center(p[j].d, p[j].n, &est, &se);
 		if (!(se > 0))
 			continue;
+		for (int i = 0; i < p[j].n; i++)
+			res[at + i] = p[j].d[i] - est;
+		q[j].d = res + at;
+		at += p[j].n;
 		use[j] = 1;
 		nuse++;
 	}
@@ -121,7 +137,7 @@ double fl_maxt_critical(const struct fl_maxt_pair *p, int npair, int nround, dou
 				else /* the first flip is the identity: the observed run */
 					sign[r] = k && (fl_rng_next(&rng) & 1) ? -1 : 1;
 			}
-			maxes[k] = max_t(p, use, npair, sign, buf);
+			maxes[k] = max_t(q, use, npair, sign, buf);
 		}
 		qsort(maxes, (size_t)b, sizeof *maxes, cmp_double);
 		/* the smallest c with P(max > c) <= alpha over the flips */
@@ -130,6 +146,6 @@ double fl_maxt_critical(const struct fl_maxt_pair *p, int npair, int nround, dou
 			idx = 0;
 		c = maxes[idx];
 	}
-	free(buf), free(use), free(sign), free(maxes);
+	free(buf), free(use), free(sign), free(maxes), free(res), free(q);
 	return c;
 }

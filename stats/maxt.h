@@ -37,6 +37,18 @@
  * (an inconclusive pair, never a false alarm). The interval est +- c se
  * inverts the test at 0 (exact there) by the t's own scale.
  *
+ * FLIPS OF RESIDUALS  The flips act on each pair's residuals d - est, not
+ * on its d: a pair that really moved (x48: a mutant) would otherwise set
+ * max|t| under every flip that leaves most of its rounds' signs alone —
+ * with 12 rounds and 2 trimmed at each end, 158 of the 4096 flips, 3.9% —
+ * and its own huge t would widen every pair's interval, its own included
+ * (seen: a critical value of 91 and the mutant inconclusive). Flipping
+ * residuals is the wild bootstrap with Rademacher signs, whole rounds at
+ * once: under no change (est near 0) it is the randomization test above;
+ * under a change it estimates the spread of est about the truth, which is
+ * what an interval needs. Exact no longer; valid as rounds grow, and what
+ * the A/A runs of results/ab.md measure.
+ *
  * ROUNDS PAIRS DO NOT SHARE  A sequential run adds rounds only to the pairs
  * still undecided: pair j holds the rounds round[j][0..n_j). A flip is a
  * sign per round index, applied to every pair that holds that round.
