@@ -137,22 +137,22 @@ static bool is_new(const struct fl_store_run *x, const struct fl_runs *news)
 void fl_select_same_name(struct fl_store *st, const char *cmd, const char *name,
 			 const struct fl_store_run *runs, int n)
 {
-	char fp[8][17], err[300], label[200];
-	int nr[8];
-	int k = name ? fl_store_machines_named(st, name, fp, nr, 8, err, sizeof err) : 0;
+	struct fl_store_machine m[8];
+	char err[300], label[200];
+	int k = name ? fl_store_machines_named(st, name, m, 8, err, sizeof err) : 0;
 	if (k < 2)
 		return; /* one machine of that name (or none: a fingerprint given) */
 	char list[1200];
 	size_t l = 0;
 	for (int i = 0; i < k && i < 8 && l < sizeof list; i++) {
-		fl_machine_label(name, fp[i], label, sizeof label);
+		fl_machine_label(name, m[i].fingerprint, label, sizeof label);
 		l += (size_t)snprintf(list + l, sizeof list - l, "%s%s, %d run%s", i ? "; " : "",
-				      label, nr[i], nr[i] == 1 ? "" : "s");
+				      label, m[i].runs, m[i].runs == 1 ? "" : "s");
 	}
 	int sel = 0; /* the selected runs' machines of that name */
 	for (int i = 0; i < k && i < 8; i++)
 		for (int j = 0; j < n; j++)
-			if (!strcmp(runs[j].fingerprint, fp[i])) {
+			if (!strcmp(runs[j].fingerprint, m[i].fingerprint)) {
 				sel++;
 				break;
 			}

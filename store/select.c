@@ -173,7 +173,7 @@ void fl_store_runs_free(struct fl_store_run *runs, int n)
 	free(runs);
 }
 
-int fl_store_machines_named(struct fl_store *s, const char *name, char (*fp)[17], int *nruns,
+int fl_store_machines_named(struct fl_store *s, const char *name, struct fl_store_machine *m,
 			    int max, char *err, int errlen)
 {
 	sqlite3_stmt *st;
@@ -185,8 +185,9 @@ int fl_store_machines_named(struct fl_store *s, const char *name, char (*fp)[17]
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (n < max) {
-			snprintf(fp[n], sizeof fp[n], "%s", (const char *)sqlite3_column_text(st, 0));
-			nruns[n] = sqlite3_column_int(st, 1);
+			snprintf(m[n].fingerprint, sizeof m[n].fingerprint, "%s",
+				 (const char *)sqlite3_column_text(st, 0));
+			m[n].runs = sqlite3_column_int(st, 1);
 		}
 		n++;
 		rc = SQLITE_OK;

@@ -64,9 +64,14 @@ struct fl_store_run {
 int fl_store_select(struct fl_store *s, const struct fl_store_sel *sel,
 		    struct fl_store_run **runs, int *n, char *err, int errlen);
 void fl_store_runs_free(struct fl_store_run *runs, int n);
-/* The machines of the store whose name is name (fingerprints into fp,
- * their runs into nruns: up to max); how many there are, or -1 with err. */
-int fl_store_machines_named(struct fl_store *s, const char *name, char (*fp)[17], int *nruns,
+/* The machines of the store whose name is name, into m (up to max, in the
+ * order they were first stored; runs: their runs, A/B ones aside); how
+ * many there are, or -1 with err. */
+struct fl_store_machine {
+	char fingerprint[17];
+	int runs;
+};
+int fl_store_machines_named(struct fl_store *s, const char *name, struct fl_store_machine *m,
 			    int max, char *err, int errlen);
 
 /* Removes runs by id, in ONE transaction: all of them, or (an id not in
