@@ -13,7 +13,7 @@
 #     then holds the whole run or none of it, never part, and passes store
 #     check.
 # Fixed counts of tries; the time is bounded by the lock's 300 ms and the
-# kills' delays, ~20 s on 2 vCPUs.
+# kills' delays, ~25 s on 2 vCPUs.
 # Usage: test_store_concurrent.sh path/to/futexlab
 set -u
 . "$(dirname "$0")/lib.sh"
