@@ -9,13 +9,61 @@
 #include "report/xalloc.h"
 #include "store/store.h"
 
+/* "YYYY-MM-DD", optionally "THH:MM", ":SS" and "Z" after it: a real day
+ * and time (runs' dates are compared with it as text, so "2026-13-45" or
+ * "yesterday" would select silently by the characters' order). */
+static bool iso_date(const char *s)
+{
+	int y, mo, d, h = 0, mi = 0, sec = 0, n = 0;
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10 || mo < 1 || mo > 12 ||
+	    d < 1 || d > mdays[mo - 1] ||
+	    (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))))
+		return false;
+	for (int i = 0; i < 10; i++)
+		if ((i == 4 || i == 7) != (s[i] == '-') || (i != 4 && i != 7 && (s[i] < '0' || s[i] > '9')))
+			return false;
+	s += 10;
+	if (!*s)
+		return true;
+	int m = 0;
+	if (sscanf(s, "T%2d:%2d%n", &h, &mi, &m) != 2 || m != 6 || h > 23 || mi > 59 || h < 0 ||
+	    mi < 0)
+		return false;
+	s += 6;
+	if (*s == ':') {
+		if (sscanf(s, ":%2d%n", &sec, &m) != 1 || m != 3 || sec < 0 || sec > 60)
+			return false;
+		s += 3;
+	}
+	return !strcmp(s, "") || !strcmp(s, "Z");
+}
+
 bool fl_select_option(struct fl_select *s, int code, const char *arg)
 {
 	switch (code) {
-	case 0x300: s->db = arg; return true;
-	case 0x301: s->machine = arg; return true;
-	case 0x302: s->rev = arg; return true;
-	case 0x303: s->since = arg; return true;
+	case 0x300:
+		if (!arg[0])
+			fl_usage_error("--db: an empty path is not a store");
+		s->db = arg;
+		return true;
+	case 0x301:
+		if (!arg[0])
+			fl_usage_error("--machine: give a machine's name, 'name [fingerprint]' or a "
+				       "prefix of its fingerprint (futexlab store ls)");
+		s->machine = arg;
+		return true;
+	case 0x302:
+		if (!arg[0])
+			fl_usage_error("--rev: give a revision or a prefix of one");
+		s->rev = arg;
+		return true;
+	case 0x303:
+		if (!iso_date(arg))
+			fl_usage_error("--since: '%s' is not an ISO date (YYYY-MM-DD, or "
+				       "YYYY-MM-DDTHH:MM:SSZ)", arg);
+		s->since = arg;
+		return true;
 	case 0x304: s->last = (int)fl_parse_int("--last", arg, 1, 100000); return true;
 	default: return false;
 	}
@@ -24,6 +72,27 @@ bool fl_select_option(struct fl_select *s, int code, const char *arg)
 bool fl_select_given(const struct fl_select *s)
 {
 	return s->machine || s->rev || s->since || s->last;
+}
+
+void fl_select_describe(const struct fl_select *s, char *out, size_t n)
+{
+	size_t l = 0;
+	out[0] = '\0';
+	const char *k[] = { "--machine", "--rev", "--since" }, *v[] = { s->machine, s->rev, s->since };
+	for (int i = 0; i < 3; i++)
+		if (v[i] && l < n)
+			l += (size_t)snprintf(out + l, n - l, "%s%s '%s'", l ? " " : "", k[i], v[i]);
+	if (s->last && l < n)
+		l += (size_t)snprintf(out + l, n - l, "%s--last %d", l ? " " : "", s->last);
+	if (!l)
+		snprintf(out, n, "no selection: the store is empty");
+}
+
+void fl_select_nothing(const char *cmd, const struct fl_select *s)
+{
+	char what[600];
+	fl_select_describe(s, what, sizeof what);
+	fl_usage_error("%s: no run in %s matches the selection (%s)", cmd, s->db, what);
 }
 
 static void grow(struct fl_runs *r, int n)
@@ -35,12 +104,10 @@ static void grow(struct fl_runs *r, int n)
 
 static void add_file(struct fl_runs *r, const char *cmd, const char *path)
 {
-	char err[300];
+	char err[600];
 	grow(r, r->n + 1);
-	if (fl_table_load(&r->t[r->n], path, err, sizeof err))
+	if (fl_table_load(&r->t[r->n], path, err, sizeof err)) /* the rules store add reads by */
 		fl_usage_error("%s: %s", cmd, err);
-	if (r->t[r->n].nrows == 0)
-		fl_usage_error("%s: %s has no rows (a run that measured nothing)", cmd, path);
 	r->path[r->n] = fl_xstrdup(path);
 	r->store_id[r->n++] = 0;
 }
@@ -65,6 +132,33 @@ static bool is_new(const struct fl_store_run *x, const struct fl_runs *news)
 		    !strcmp(x->command, fl_table_meta(&news->t[i], "command")))
 			return true;
 	return false;
+}
+
+void fl_select_same_name(struct fl_store *st, const char *cmd, const char *name,
+			 const struct fl_store_run *runs, int n)
+{
+	struct fl_store_machine m[8];
+	char err[300], label[200];
+	int k = name ? fl_store_machines_named(st, name, m, 8, err, sizeof err) : 0;
+	if (k < 2)
+		return; /* one machine of that name (or none: a fingerprint given) */
+	char list[1200];
+	size_t l = 0;
+	for (int i = 0; i < k && i < 8 && l < sizeof list; i++) {
+		fl_machine_label(name, m[i].fingerprint, label, sizeof label);
+		l += (size_t)snprintf(list + l, sizeof list - l, "%s%s, %d run%s", i ? "; " : "",
+				      label, m[i].runs, m[i].runs == 1 ? "" : "s");
+	}
+	int sel = 0; /* the selected runs' machines of that name */
+	for (int i = 0; i < k && i < 8; i++)
+		for (int j = 0; j < n; j++)
+			if (!strcmp(runs[j].fingerprint, m[i].fingerprint)) {
+				sel++;
+				break;
+			}
+	fprintf(stderr, "%s: note: %d machines are named '%s' (%s)%s\n", cmd, k, name, list,
+		sel > 1 ? ": the selection has runs of more than one; name one by its "
+		"fingerprint" : "");
 }
 
 static void take_stored(struct fl_runs *r, struct fl_store_run *x)
@@ -99,9 +193,12 @@ int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *aga
 	int n;
 	if (fl_store_select(st, &sel, &runs, &n, err, sizeof err))
 		fl_usage_error("%s: %s", cmd, err);
+	if (!n && !nagainst)
+		fl_select_nothing(cmd, s);
+	fl_select_same_name(st, cmd, s->machine ? s->machine : nagainst ? id.name : NULL, runs, n);
 	fl_store_close(st);
 	memset(r, 0, sizeof *r);
-	snprintf(r->machine, sizeof r->machine, "%s", nagainst ? id.name : "");
+	snprintf(r->machine, sizeof r->machine, "%s", nagainst ? id.label : "");
 	/* against a new run: real runs only, not the new one, its last N */
 	int keep = nagainst ? (s->last ? s->last : FL_DEFAULT_LOOKBACK) : n, first = n;
 	for (int i = n - 1, kept = 0; i >= 0 && kept < keep; i--)

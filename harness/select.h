@@ -11,6 +11,7 @@
 #define FUTEXLAB_SELECT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "harness/cli.h"
 #include "report/table.h"
@@ -45,6 +46,18 @@ struct fl_select {
 bool fl_select_option(struct fl_select *s, int code, const char *arg);
 /* Whether a selection (beyond --db) was given. */
 bool fl_select_given(const struct fl_select *s);
+/* The selection as its options, for a message ("--machine 'vm' --last 3"). */
+void fl_select_describe(const struct fl_select *s, char *out, size_t n);
+/* The one refusal of a selection that matches no run: "CMD: no run in DB
+ * matches the selection (...)", exit 2. */
+void fl_select_nothing(const char *cmd, const struct fl_select *s) __attribute__((noreturn));
+struct fl_store;
+struct fl_store_run;
+/* Where runs of a name meet: when the store has more than one machine
+ * named name (names need not be unique; fingerprints are), one note line
+ * on stderr naming each as "name [fingerprint8]" with its runs. */
+void fl_select_same_name(struct fl_store *st, const char *cmd, const char *name,
+			 const struct fl_store_run *runs, int n);
 
 /* Runs loaded: t[0..n) with their names and store ids (0: a file). */
 struct fl_runs {
@@ -52,7 +65,7 @@ struct fl_runs {
 	char **path;
 	long *store_id;
 	int n;
-	char machine[160];     /* the new side's machine (fl_runs_store) */
+	char machine[180];     /* the new side's machine, "name [fingerprint8]" (fl_runs_store) */
 };
 
 /* The files, then the `against` ones. Bad input: usage error, exit 2, the

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lib/cpuset.h"
+#include "proc/interrupt.h"
 #include "record/machine.h"
 #include "revision.h"
 
@@ -43,7 +44,8 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 	}
 	if (asprintf(&c->meta,
 		     "# futexlab %s\n# date: %s\n# kernel: %s\n# cpu: %s\n# cores: %s\n"
-		     "# numa: %s\n# host: %s\n# libc: %s\n# libraries: %s\n# command: %s\n",
+		     "# numa: %s\n# host: %s\n# libc: %s\n# libraries: %s\n# command: %s\n"
+		     "# format: 2 (the last line, '# end: N rows ...', says the run finished)\n",
 		     FL_REVISION, date, kernel, cpu, corestr, numa, host, libc, libs, cmd) < 0 ||
 	    !(c->header = strdup(header)))
 		return ENOMEM;
@@ -111,6 +113,8 @@ int fl_csv_flush(struct fl_csv *c)
 	fprintf(f, "%s\n", c->header);
 	for (int i = 0; i < c->n; i++)
 		fprintf(f, "%s\n", c->lines[i]);
+	if (c->end)
+		fprintf(f, "%s\n", c->end);
 	int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, c->path) != 0) {
@@ -121,8 +125,38 @@ int fl_csv_flush(struct fl_csv *c)
 	return 0;
 }
 
+/* FNV-1a 64 of the rows, each with its newline: what report/table.c's
+ * fl_rows_sum reads back (record/ does not include report/). */
+static unsigned long long rows_sum(const struct fl_csv *c)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;
+	for (int i = 0; i < c->n; i++) {
+		for (const unsigned char *b = (const unsigned char *)c->lines[i]; *b; b++)
+			h = (h ^ *b) * 0x100000001b3ULL;
+		h = (h ^ '\n') * 0x100000001b3ULL;
+	}
+	return h;
+}
+
+int fl_csv_end(struct fl_csv *c)
+{
+	if (c->end)
+		return 0;
+	if (asprintf(&c->end, "# end: %d rows, fnv1a64 %016llx%s", c->n, rows_sum(c),
+		     fl_interrupted ? ", interrupted" : "") < 0) {
+		c->end = NULL;
+		return ENOMEM;
+	}
+	return fl_csv_flush(c);
+}
+
 void fl_csv_close(struct fl_csv *c)
 {
+	int e = c->path ? fl_csv_end(c) : 0;
+	if (e)
+		fprintf(stderr, "futexlab: cannot write the end line of %s: %s\n", c->path,
+			strerror(e));
+	free(c->end);
 	for (int i = 0; i < c->n; i++)
 		free(c->lines[i]);
 	free(c->lines);

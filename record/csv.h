@@ -3,7 +3,11 @@
  * The file is rewritten whole, never appended to: rows go to PATH.tmp.PID,
  * which is flushed and renamed over PATH, so at any instant PATH holds every
  * row written so far and never a torn one. Metadata leads the file as '#' comment lines (harness/csv.md),
- * then the header line, then one row per rep. */
+ * then the header line, then one row per rep; when the run ends (its
+ * fl_csv_close), one last line, "# end: N rows, fnv1a64 HEX" (", interrupted"
+ * after a Ctrl-C), says the run finished and how many rows it wrote, so a
+ * reader tells a finished file from one killed or cut at a row boundary
+ * (the `# format: 2` line at the top promises it: report/table.h). */
 #ifndef FUTEXLAB_CSV_H
 #define FUTEXLAB_CSV_H
 
@@ -15,6 +19,7 @@ struct fl_csv {
 	char *header;        /* without '\n' */
 	char **lines;
 	int n, cap;
+	char *end;           /* the end line (fl_csv_end; NULL: the run goes on) */
 };
 
 /* Metadata is built from the machine and argv. Returns 0 or an errno.
@@ -31,6 +36,11 @@ int fl_csv_add(struct fl_csv *c, const char *row);
 int fl_csv_append(struct fl_csv *c, const char *row);
 /* Rewrites the file with every row so far (no-op without a path). */
 int fl_csv_flush(struct fl_csv *c);
+/* Ends the file: its end line (above), ", interrupted" when fl_interrupted
+ * (proc/interrupt.h) is set, and the file rewritten; 0 or an errno. Once. */
+int fl_csv_end(struct fl_csv *c);
+/* fl_csv_end when not ended yet (an error there is said on stderr), then
+ * the memory freed. */
 void fl_csv_close(struct fl_csv *c);
 
 /* s as one quoted CSV cell into out (n >= 3): '"' doubled, a newline as

@@ -81,8 +81,7 @@ static void group_runs(struct across *a)
 			g->key = k;
 			g->run = fl_xcalloc((size_t)m->nrun, sizeof *g->run);
 			if (a->by == FL_BY_MACHINE)
-				snprintf(g->label, sizeof g->label, "%s (%.8s)", m->run[r].machine.name,
-					 k);
+				snprintf(g->label, sizeof g->label, "%s", m->run[r].machine.label);
 			else
 				snprintf(g->label, sizeof g->label, "%s", k);
 		}

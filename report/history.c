@@ -137,7 +137,7 @@ static void change_line(FILE *f, const struct fl_model *m, const struct axis *a,
 	/* the stretch means are of ln(figure): the step is their difference */
 	double before = exp(c->before), after = exp(c->after);
 	fprintf(f, "change point at %s: %s | %s | %s: ratio %.4g -> %.4g (x%.3g, p %.2g)",
-		at, m->run[a->first[0]].machine.name, m->point[s->p], m->entry[s->e], before,
+		at, m->run[a->first[0]].machine.label, m->point[s->p], m->entry[s->e], before,
 		after, after / before, c->p);
 	if (isfinite(s->ns[c->at]) && c->at > 0 && isfinite(s->ns[c->at - 1]))
 		fprintf(f, "; ns/op %.4g -> %.4g (the runs either side)", s->ns[c->at - 1],
@@ -156,7 +156,7 @@ static bool is_change(const struct series *s, int k)
 static void table(FILE *f, const struct fl_model *m, const struct axis *a, const struct series *s)
 {
 	fprintf(f, "\nseries %s | %s | %s (%s)\n  %4s  %-20s  %-10s  %10s  %8s\n",
-		m->run[a->first[0]].machine.name, m->point[s->p], m->entry[s->e],
+		m->run[a->first[0]].machine.label, m->point[s->p], m->entry[s->e],
 		s->baseline ? "the baseline: its time; a change of it moves every other ratio"
 			    : "ratio to the baseline", "pos", "date",
 		"revision", "ns/op", "ratio");
@@ -173,7 +173,7 @@ static void tsv_rows(FILE *f, const struct fl_model *m, const struct axis *a, co
 	for (int k = 0; k < a->npos; k++) {
 		const struct fl_mrun *r = &m->run[a->first[k]];
 		fprintf(f, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.6g\t%.6g\t%d\t%d\n",
-			r->machine.name, m->point[s->p], m->entry[s->e], k + 1, r->path, r->date,
+			r->machine.label, m->point[s->p], m->entry[s->e], k + 1, r->path, r->date,
 			r->revision, s->ns[k], s->ratio[k], r->as != NULL, is_change(s, k));
 	}
 }

@@ -40,13 +40,19 @@ void fl_machine_of(const struct fl_table *t, struct fl_machine_id *m)
 	const char *host = fl_table_meta(t, "host");
 	if (strcmp(host, "?")) {
 		snprintf(m->name, sizeof m->name, "%s", host);
-		return;
+	} else {
+		/* "AMD EPYC/2c/6.18.44-fc-v1272": the CPU, its cores, the kernel's release */
+		const char *k = fl_table_meta(t, "kernel"), *sp = strchr(k, ' ');
+		const char *rel = sp ? sp + 1 : k;
+		snprintf(m->name, sizeof m->name, "%s/%sc/%.*s", fl_table_meta(t, "cpu"),
+			 fl_table_meta(t, "cores"), (int)strcspn(rel, " "), rel);
 	}
-	/* "AMD EPYC/2c/6.18.44-fc-v1272": the CPU, its cores, the kernel's release */
-	const char *k = fl_table_meta(t, "kernel"), *sp = strchr(k, ' ');
-	const char *rel = sp ? sp + 1 : k;
-	snprintf(m->name, sizeof m->name, "%s/%sc/%.*s", fl_table_meta(t, "cpu"),
-		 fl_table_meta(t, "cores"), (int)strcspn(rel, " "), rel);
+	fl_machine_label(m->name, m->fingerprint, m->label, sizeof m->label);
+}
+
+void fl_machine_label(const char *name, const char *fingerprint, char *out, size_t n)
+{
+	snprintf(out, n, "%.159s [%.8s]", name, fingerprint);
 }
 
 bool fl_machine_same(const struct fl_table *a, const struct fl_table *b, const char **key)
@@ -406,8 +412,8 @@ void fl_runs_check(const struct fl_table *t, char *const *paths, int n, bool acr
 		if (!across && !fl_machine_same(&t[0], &t[j], &key))
 			fl_bad_input("%s: %s ran on %s, %s on %s (their %s differs): runs of "
 				       "different machines are not reruns (--across-machines compares "
-				       "their same-run ratios only)", what, paths[0], m0.name, paths[j],
-				       mj.name, key);
+				       "their same-run ratios only)", what, paths[0], m0.label, paths[j],
+				       mj.label, key);
 		bool seen = false;
 		for (int i = 0; i < j && !seen; i++)
 			seen = !strcmp(fl_table_meta(&t[i], "revision"),

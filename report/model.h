@@ -41,8 +41,12 @@
 struct fl_machine_id {
 	char fingerprint[17];
 	char name[160];
+	char label[172];  /* how every output shows the machine: "name [fingerprint8]"
+			   * (names need not be unique: fl_machine_label) */
 };
 void fl_machine_of(const struct fl_table *t, struct fl_machine_id *m);
+/* A machine as shown: "name [the fingerprint's first 8 hex digits]". */
+void fl_machine_label(const char *name, const char *fingerprint, char *out, size_t n);
 /* The metadata keys the fingerprint is made of, NULL-terminated. */
 extern const char *const fl_machine_keys[];
 /* Whether two runs ran on one machine: every key of fl_machine_keys that

@@ -92,13 +92,55 @@ static void add_meta(struct fl_table *t, const char *line)
 	t->nmeta++;
 }
 
+uint64_t fl_rows_sum(uint64_t h, const char *line)
+{
+	for (const unsigned char *b = (const unsigned char *)line; *b; b++)
+		h = (h ^ *b) * 0x100000001b3ULL;
+	return (h ^ '\n') * 0x100000001b3ULL;
+}
+
+/* The trailer, "# end: N rows[, fnv1a64 HEX][, interrupted]" (the writer's:
+ * record/csv.c): its count, checksum and mark into t. */
+#define END_LINE "# end: "
+static int add_end(struct fl_table *t, const char *line, int lineno, char *err, int errlen)
+{
+	const char *v = line + strlen(END_LINE), *sum = strstr(v, "fnv1a64 ");
+	char *e;
+	long n = strtol(v, &e, 10);
+	if (t->end_line || e == v || n < 0 || n > INT_MAX || strncmp(e, " row", 4)) {
+		snprintf(err, (size_t)errlen, "line %d: %s '%s' (not the end line futexlab writes)",
+			 lineno, t->end_line ? "a second end line" : "an end line", line);
+		return -1;
+	}
+	t->end_rows = (int)n;
+	t->end_line = fl_xstrdup(line + 2);
+	if (strstr(v, "interrupted"))
+		t->end = FL_END_INTERRUPTED;
+	else
+		t->end = FL_END_DONE;
+	if (sum && strtoull(sum + 8, NULL, 16) != t->rows_sum) {
+		snprintf(err, (size_t)errlen, "line %d: the rows' checksum is not the one the end "
+			 "line says (fnv1a64 %016llx read: a damaged copy)", lineno,
+			 (unsigned long long)t->rows_sum);
+		return -1;
+	}
+	return 0;
+}
+
 /* One line (lineno: its number in the file, for the error) into t. */
 static int add_line(struct fl_table *t, char *line, int lineno, char *err, int errlen)
 {
 	chomp(line);
+	if (t->cols && t->end_line && line[0]) {
+		snprintf(err, (size_t)errlen, "line %d: a line after the run's end line ('%s')",
+			 lineno, t->end_line);
+		return -1;
+	}
 	if (line[0] == '#') {
 		if (!t->cols)
 			add_meta(t, line);
+		else if (!strncmp(line, END_LINE, strlen(END_LINE)))
+			return add_end(t, line, lineno, err, errlen);
 		return 0;
 	}
 	if (line[0] == '\0')
@@ -108,7 +150,21 @@ static int add_line(struct fl_table *t, char *line, int lineno, char *err, int e
 	if (!t->cols) {
 		t->cols = cells;
 		t->ncol = n;
+		t->end_rows = -1;
+		t->rows_sum = FL_ROWS_SUM_BASIS;
 		return 0;
+	}
+	t->rows_sum = fl_rows_sum(t->rows_sum, line);
+	bool again = n == t->ncol; /* the header a second time: two files joined */
+	for (int j = 0; again && j < n; j++)
+		again = !strcmp(cells[j], t->cols[j]);
+	if (again) {
+		snprintf(err, (size_t)errlen, "line %d: row %d is the header again (two files "
+			 "joined?)", lineno, t->nrows + 1);
+		for (int i = 0; i < n; i++)
+			free(cells[i]);
+		free(cells);
+		return -1;
 	}
 	if (n == t->ncol + 1) {
 		/* Files from a row writer that wrote empty numbers as two cells
@@ -187,7 +243,83 @@ static int finish(struct fl_table *t, char *err, int errlen)
 		snprintf(err, (size_t)errlen, "no 'round' column (not a futexlab CSV)");
 		return -1;
 	}
+	if (t->end_line && t->end_rows != t->nrows) {
+		snprintf(err, (size_t)errlen, "%d rows, but its end line says %d (a damaged copy)",
+			 t->nrows, t->end_rows);
+		return -1;
+	}
+	if (!t->end_line && strcmp(fl_table_meta(t, "format"), "?") &&
+	    atoi(fl_table_meta(t, "format")) >= 2)
+		t->end = FL_END_MISSING;
 	return 0;
+}
+
+/* The figure columns a reader takes as numbers: empty, or finite and >= 0. */
+static const char *const figure_cols[] = {
+	FL_COL(ops), FL_COL(elapsed_ns), FL_COL(ns_per_op), FL_COL(ops_per_s),
+	FL_COL(cpu_user_ns), FL_COL(cpu_sys_ns), FL_COL(csw_vol), FL_COL(csw_invol),
+	FL_COL(metric),
+};
+
+static int bad_cell(int row, const char *col, const char *v, const char *why, char *err,
+		    int errlen)
+{
+	snprintf(err, (size_t)errlen, "row %d: column %s: '%.40s' is not %s", row, col, v, why);
+	return -1;
+}
+
+int fl_table_check_run(const struct fl_table *t, char *err, int errlen)
+{
+	if (!strcmp(fl_table_meta(t, "revision"), "?")) {
+		snprintf(err, (size_t)errlen, "no '# futexlab REVISION' line (not a futexlab CSV)");
+		return -1;
+	}
+	if (t->nrows == 0) {
+		snprintf(err, (size_t)errlen, "no rows (a run that measured nothing)");
+		return -1;
+	}
+	int ist = fl_table_col(t, FL_COL(status)), iround = fl_table_col(t, FL_COL(round));
+	if (iround < 0)
+		iround = fl_table_col(t, OLD_REP);
+	bool metric = strcmp(fl_table_meta(t, "exec metric"), "?");
+	const char *value = metric ? FL_COL(metric) : FL_COL(ns_per_op);
+	for (int r = 0; r < t->nrows; r++) {
+		char **row = t->rows[r];
+		bool ok = !strcmp(row[ist], "ok");
+		for (size_t k = 0; k < sizeof figure_cols / sizeof figure_cols[0]; k++) {
+			int c = fl_table_col(t, figure_cols[k]);
+			if (c < 0)
+				continue;
+			const char *v = row[c];
+			char *end;
+			double x = strtod(v, &end);
+			bool num = end != v && !*end && isfinite(x);
+			if (ok && !strcmp(figure_cols[k], value) && !(num && x > 0))
+				return bad_cell(r + 1, value, v, "a finite number > 0 (an ok row's "
+						"value)", err, errlen);
+			if (v[0] && !(num && x >= 0))
+				return bad_cell(r + 1, figure_cols[k], v, "a finite number >= 0", err,
+						errlen);
+		}
+		char *end;
+		if (ok && iround >= 0 && (strtol(row[iround], &end, 10), end == row[iround] || *end))
+			return bad_cell(r + 1, t->cols[iround], row[iround], "an integer (an ok "
+					"row's round)", err, errlen);
+	}
+	return 0;
+}
+
+int fl_table_end_note(const struct fl_table *t, char *out, size_t n)
+{
+	if (t->end == FL_END_MISSING)
+		snprintf(out, n, "no end line: the run did not finish (killed, still running, or "
+			 "the file cut at a row); read as it is");
+	else if (t->end == FL_END_INTERRUPTED)
+		snprintf(out, n, "an interrupted run (its end line: '%s'); read as it is",
+			 t->end_line);
+	else
+		return 0;
+	return 1;
 }
 
 int fl_table_read(struct fl_table *t, FILE *f, char *err, int errlen)
@@ -224,11 +356,17 @@ int fl_table_load(struct fl_table *t, const char *path, char *err, int errlen)
 	}
 	int r = fl_table_read(t, f, err, errlen);
 	fclose(f);
+	if (r == 0)
+		r = fl_table_check_run(t, err, errlen);
 	if (r) {
 		size_t l = strlen(err);
 		snprintf(err + l, (size_t)errlen - l, " in %s", path);
+		return r;
 	}
-	return r;
+	char note[300];
+	if (fl_table_end_note(t, note, sizeof note))
+		fprintf(stderr, "futexlab: warning: %s: %s\n", path, note);
+	return 0;
 }
 
 int fl_table_from_lines(struct fl_table *t, const char *meta, const char *header,
@@ -266,6 +404,7 @@ void fl_table_free(struct fl_table *t)
 		free(t->cols[j]);
 	free(t->cols);
 	free(t->rows);
+	free(t->end_line);
 	memset(t, 0, sizeof *t);
 }
 
@@ -523,7 +662,7 @@ static double row_value(char **row, const struct build_cols *k)
 {
 	char *end;
 	double v = strtod(row[k->ival], &end);
-	if (end == row[k->ival] || !(v > 0)) /* as ns_per_op always was read */
+	if (end == row[k->ival] || !(v > 0) || !isfinite(v)) /* fl_table_check_run's rule */
 		return NAN;
 	return k->value == FL_VALUE_HIGHER ? 1 / v : v;
 }

@@ -34,6 +34,7 @@
 #define FUTEXLAB_TABLE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "stats/stats.h"
@@ -49,6 +50,18 @@
 enum fl_value { FL_VALUE_NS, FL_VALUE_LOWER, FL_VALUE_HIGHER };
 /* A value as the tables show it: ns per op, or the program's figure. */
 double fl_value_shown(enum fl_value kind, double v);
+/* How a run's file ends (harness/csv.md, "The end of a run"): a file
+ * whose opening lines say `# format: 2` (or more) ends with the writer's
+ * `# end: N rows, fnv1a64 HEX[, interrupted]` line when the run finished;
+ * one without that line was written before the trailer existed and is
+ * read without it. */
+enum fl_end {
+	FL_END_OLD,          /* no `# format:` line: written before the trailer */
+	FL_END_MISSING,      /* due, but absent: killed, still running, or cut */
+	FL_END_DONE,         /* the run finished */
+	FL_END_INTERRUPTED,  /* the run was interrupted (Ctrl-C): its trailer says so */
+};
+
 struct fl_table {
 	char *(*meta)[2];        /* key, value ("revision" for the first line) */
 	int nmeta;
@@ -56,7 +69,16 @@ struct fl_table {
 	int ncol;
 	char ***rows;            /* rows[i][j]: cell j of row i */
 	int nrows;
+	enum fl_end end;         /* how the file ends (above) */
+	int end_rows;            /* the rows its trailer counts (-1: no trailer) */
+	char *end_line;          /* the trailer as written, without "# " (NULL: none) */
+	uint64_t rows_sum;       /* FNV-1a 64 of the rows' lines, each + '\n', as read */
 };
+
+/* The FNV-1a 64 the trailer's checksum is of, continued from h (start:
+ * FL_ROWS_SUM_BASIS). */
+#define FL_ROWS_SUM_BASIS 0xcbf29ce484222325ULL
+uint64_t fl_rows_sum(uint64_t h, const char *line);
 
 /* The fairness and latency columns a cell summarizes: the
  * median over its ok reps of each, NAN where no rep has a value. */
@@ -110,8 +132,22 @@ struct fl_cells {
 	char *metric;            /* the metric line's text, "REGEX (... is better)"; NULL: none */
 };
 
-/* Loads a CSV file; on failure returns -1 with a one-line reason in err. */
+/* Loads a run's CSV file by the rules every reader shares (compare,
+ * report, history and the store: fl_table_check_run), printing one warning
+ * line on stderr for a run that did not say it finished (fl_table_end_note);
+ * on failure returns -1 with a one-line reason in err. */
 int fl_table_load(struct fl_table *t, const char *path, char *err, int errlen);
+/* The rules a run's file must meet to be read as one, beyond its shape
+ * (fl_table_read's): its `# futexlab REV` line, at least one row, no row
+ * repeating the header, every figure (ops, elapsed_ns, ns_per_op,
+ * ops_per_s, cpu_*, csw_*, and metric in an exec --metric file) empty or a
+ * finite number >= 0 and an ok row's value a finite number > 0, an ok
+ * row's round an integer. 0, or -1 with "row R: column C: why" in err. */
+int fl_table_check_run(const struct fl_table *t, char *err, int errlen);
+/* What a reader says of a run whose file does not say it finished (a
+ * trailer due and missing, or an interrupted one), into out: 1 with the
+ * text, 0 (nothing to say). */
+int fl_table_end_note(const struct fl_table *t, char *out, size_t n);
 /* The same from an open stream (fl_table_load's reader; tests/fuzz feeds it
  * arbitrary bytes through fmemopen). On failure t holds what was read so
  * far: fl_table_free it. */

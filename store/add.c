@@ -90,11 +90,52 @@ static void split_lines(struct csv_file *f)
 	}
 }
 
+/* What the store needs of a run beyond the readers' rules
+ * (fl_table_check_run): its identity (the revision, date and command lines
+ * every writer has written; the seed is part of it when the file has one:
+ * files from before the seed line have none), and, in a file that
+ * promises an end line (`# format: 2`), that line, not an interrupted
+ * one: the store keeps finished runs. */
+static int store_rules(const struct csv_file *f, char *err, int errlen)
+{
+	char note[300];
+	if (fl_table_check_run(&f->t, err, errlen)) {
+		size_t l = strlen(err);
+		snprintf(err + l, (size_t)errlen - l, " in %s", f->path);
+		return -1;
+	}
+	static const char *const id[] = { "date", "command" };
+	for (int i = 0; i < 2; i++)
+		if (!*fl_store_meta(&f->t, id[i])) {
+			snprintf(err, (size_t)errlen, "%s: no '# %s:' line (a run's identity: its "
+				 "revision, date, seed and command lines)", f->path, id[i]);
+			return -1;
+		}
+	if (fl_table_end_note(&f->t, note, sizeof note)) {
+		snprintf(err, (size_t)errlen, "%s: %s", f->path,
+			 f->t.end == FL_END_MISSING ? "no end line: the run did not finish (killed, "
+			 "still running, or the file cut at a row)" : "an interrupted run (its end "
+			 "line says so): the store keeps finished runs");
+		return -1;
+	}
+	return 0;
+}
+
+/* An A/B run's mark: its `# ab:` line, or its side column's (two builds
+ * in one run: not a run of its machine's history); "" for any other. */
+static const char *ab_mark(const struct fl_table *t)
+{
+	const char *ab = fl_store_meta(t, "ab");
+	if (*ab)
+		return ab;
+	return fl_table_col(t, "side") >= 0 ? "(a side column)" : "";
+}
+
 static int csv_open(struct csv_file *f, const char *path, char *err, int errlen)
 {
 	memset(f, 0, sizeof *f);
 	f->path = path;
-	if (read_all(f, err, errlen) || read_table(f, err, errlen))
+	if (read_all(f, err, errlen) || read_table(f, err, errlen) || store_rules(f, err, errlen))
 		return -1;
 	snprintf(f->hash, sizeof f->hash, "%016llx",
 		 (unsigned long long)fl_store_fnv(FL_FNV_BASIS, f->buf, f->len));
@@ -144,9 +185,18 @@ static int insert_run(struct fl_store *s, const struct csv_file *f, long machine
 	sqlite3_stmt *st;
 	char *abs = realpath(f->path, NULL);
 	int rc = sqlite3_prepare_v2(s->db, "INSERT INTO runs (machine, revision, date, seed, "
-		"command, path, csv_hash, header, meta, as_) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-		"?8, ?9, ?10)", -1, &st, NULL);
+		"command, path, csv_hash, header, meta, as_, nrows, rows_sum, end_line, ab) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)", -1, &st,
+		NULL);
 	if (rc == SQLITE_OK) {
+		char sum[17];
+		snprintf(sum, sizeof sum, "%016llx", (unsigned long long)f->t.rows_sum);
+		sqlite3_bind_int(st, 11, f->t.nrows);
+		sqlite3_bind_text(st, 12, sum, -1, SQLITE_TRANSIENT);
+		if (f->t.end_line)
+			sqlite3_bind_text(st, 13, f->t.end_line, -1, SQLITE_STATIC);
+		if (*ab_mark(&f->t))
+			sqlite3_bind_text(st, 14, ab_mark(&f->t), -1, SQLITE_STATIC);
 		const char *as = fl_store_meta(&f->t, "as");
 		const char *v[] = { fl_store_meta(&f->t, "revision"), fl_store_meta(&f->t, "date"),
 				    fl_store_meta(&f->t, "seed"), fl_store_meta(&f->t, "command"),
@@ -248,6 +298,14 @@ static int add_tx(struct fl_store *s, const struct csv_file *f, long *id, char *
 		r = fl_store_exec(s, "COMMIT", "committing", err, errlen);
 	if (r != 0 && !sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return r;
+}
+
+int fl_store_check_csv(const char *csv_path, char *err, int errlen)
+{
+	struct csv_file f;
+	int r = csv_open(&f, csv_path, err, errlen);
+	csv_close(&f);
 	return r;
 }
 

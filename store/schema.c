@@ -48,7 +48,30 @@ static const char v2[] =
 	" FROM rows JOIN runs ON runs.id = rows.run JOIN machines ON machines.id = runs.machine"
 	" WHERE rows.status = 'ok';";
 
-static const char *const steps[] = { v1, v2 };
+/* 2 -> 3: what a run must read back as, and the runs kept apart. A run's
+ * rows (nrows: its file's end line's count, or the rows its file had when
+ * it was added without one; counted here for the runs already stored) and
+ * their checksum (rows_sum: FNV-1a 64 of the rows' lines, each + '\n', as
+ * the end line has it; NULL for the runs already stored), checked on every
+ * read, so a damaged store is named and never read as a shorter run; the
+ * file's end line as written (end_line; NULL: a file from before it). An
+ * A/B run (ab: its `# ab:` line, or the side column's note) is two builds
+ * in one run, not a run of its machine's history: no selection returns it
+ * but the listing's. run_list gains both. */
+static const char v3[] =
+	"ALTER TABLE runs ADD COLUMN nrows INTEGER;"
+	"ALTER TABLE runs ADD COLUMN rows_sum TEXT;"
+	"ALTER TABLE runs ADD COLUMN end_line TEXT;"
+	"ALTER TABLE runs ADD COLUMN ab TEXT;"
+	"UPDATE runs SET nrows = (SELECT count(*) FROM rows WHERE rows.run = runs.id);"
+	"DROP VIEW run_list;"
+	"CREATE VIEW run_list AS"
+	" SELECT runs.id AS run, runs.date, runs.revision, machines.name AS machine,"
+	"  machines.fingerprint, (SELECT count(*) FROM rows WHERE rows.run = runs.id) AS nrows,"
+	"  runs.command, runs.path, runs.nrows AS nrows_written, runs.ab"
+	" FROM runs JOIN machines ON machines.id = runs.machine;";
+
+static const char *const steps[] = { v1, v2, v3 };
 _Static_assert(sizeof steps / sizeof steps[0] == FL_STORE_VERSION,
 	       "one migration step per schema version");
 
@@ -88,7 +111,11 @@ static int step(struct fl_store *s, int k, char *err, int errlen)
 	int now, r;
 	if (fl_store_exec(s, "BEGIN IMMEDIATE", "upgrading its schema", err, errlen))
 		return -1;
-	if ((r = user_version(s, &now, err, errlen)) || now != k) {
+	/* version 0 read again inside the transaction: another process's
+	 * creation committed between the first reading and this one is seen
+	 * here as version 1, never as "tables but no version" */
+	if ((r = user_version(s, &now, err, errlen)) || now != k ||
+	    (k == 0 && (r = foreign(s, err, errlen)))) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return r;
 	}
@@ -110,6 +137,11 @@ int fl_store_migrate(struct fl_store *s, char *err, int errlen)
 		int v;
 		if (user_version(s, &v, err, errlen))
 			return -1;
+		if (v < 0) { /* no futexlab writes one: steps[v] would be read */
+			snprintf(err, (size_t)errlen, "DB: %s: schema version %d is not one "
+				 "futexlab writes (a damaged store, or another program's)", s->path, v);
+			return -1;
+		}
 		if (v > FL_STORE_VERSION) {
 			snprintf(err, (size_t)errlen, "DB: schema version %d is newer than this "
 				 "futexlab's %d (%s)", v, FL_STORE_VERSION, s->path);
@@ -117,7 +149,7 @@ int fl_store_migrate(struct fl_store *s, char *err, int errlen)
 		}
 		if (v == FL_STORE_VERSION)
 			return 0;
-		if ((v == 0 && foreign(s, err, errlen)) || step(s, v, err, errlen))
+		if (step(s, v, err, errlen))
 			return -1;
 	}
 }

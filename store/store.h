@@ -10,11 +10,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "report/table.h"
 
 /* The schema version this code writes (PRAGMA user_version). */
-#define FL_STORE_VERSION 2
+#define FL_STORE_VERSION 3
 
 struct fl_store; /* an open database */
 
@@ -32,12 +33,17 @@ void fl_store_close(struct fl_store *s);
  * that file stored (a truncated, corrupt or foreign file; a locked or
  * read-only database; the identity of a stored run with other bytes). */
 int fl_store_add(struct fl_store *s, const char *csv_path, long *run_id, char *err, int errlen);
+/* Whether fl_store_add would take the file, the database aside (every rule
+ * of the file's: a command checks its first file before it makes a
+ * store, so a refused file leaves no database behind). 0, or -1 with err. */
+int fl_store_check_csv(const char *csv_path, char *err, int errlen);
 
 struct fl_store_sel {
-	const char *machine; /* name or fingerprint prefix */
+	const char *machine; /* name, "name [fingerprint8]", or a fingerprint prefix */
 	const char *rev;     /* revision prefix */
 	const char *since;   /* ISO date */
 	int last;            /* the last N runs (0: all) */
+	bool ab;             /* the A/B runs too (the listing; no history has them) */
 };
 
 struct fl_store_run {
@@ -46,15 +52,38 @@ struct fl_store_run {
 	char *fingerprint;
 	char *revision, *date, *seed, *command, *path;
 	char *as;            /* "as" metadata (test runs), NULL none */
+	char *ab;            /* an A/B run's mark (its `# ab:` line), NULL none */
 	struct fl_table t;   /* the run rebuilt: metadata lines, header, rows,
 			      * as fl_table_load would give */
 };
 
-/* The selected runs in date order (oldest first). 0, or -1 with one line
- * in err. */
+/* The selected runs in date order (oldest first), A/B runs left out unless
+ * sel->ab. Each read back whole and checked against what was stored (its
+ * row count and checksum): a damaged run is an error naming it, never a
+ * shorter run. 0, or -1 with one line in err. */
 int fl_store_select(struct fl_store *s, const struct fl_store_sel *sel,
 		    struct fl_store_run **runs, int *n, char *err, int errlen);
 void fl_store_runs_free(struct fl_store_run *runs, int n);
+/* The machines of the store whose name is name, into m (up to max, in the
+ * order they were first stored; runs: their runs, A/B ones aside); how
+ * many there are, or -1 with err. */
+struct fl_store_machine {
+	char fingerprint[17];
+	int runs;
+};
+int fl_store_machines_named(struct fl_store *s, const char *name, struct fl_store_machine *m,
+			    int max, char *err, int errlen);
+
+/* Removes runs by id, in ONE transaction: all of them, or (an id not in
+ * the store, an error) none; a machine left without runs goes too. 0, or
+ * -1 with err. */
+int fl_store_rm(struct fl_store *s, const long *ids, int n, char *err, int errlen);
+/* Re-reads the store: SQLite's integrity check, then every run (A/B ones
+ * included) read back as fl_store_select reads it and checked by the
+ * readers' rules; a line on out per run that fails ("run N: why") and per
+ * problem the integrity check finds. The count of failures (0: all
+ * good), or -1 with err when the store cannot be read at all. */
+int fl_store_check(struct fl_store *s, FILE *out, char *err, int errlen);
 
 
 #endif

@@ -43,7 +43,7 @@ check "  the page marks each disagreement's two cells ($ndis)" \
 
 out=$("$fl" report --by machine "${xeon[@]}" "$d/slow.csv" -o "$d/slow.html" 2>&1); rc=$?
 check "a third machine with negcount 10x slower: exit 0" test "$rc" = 0
-check "  it is one run, said so" grep -qE '^  B  slowneg \([0-9a-f]{8}\): 1 run;' <<<"$out"
+check "  it is one run, said so" grep -qE '^  B  slowneg \[[0-9a-f]{8}\]: 1 run;' <<<"$out"
 dis=$(sed -n '/^where the machines disagree/,/^[0-9]* (point, entry)/p' <<<"$out" | grep '^  ')
 check "  negcount disagrees at 5 or more of the 10 points" \
   test "$(grep -c ' negcount  ' <<<"$dis")" -ge 5

@@ -109,8 +109,8 @@ bad_input "an empty file" "no header line (not a futexlab CSV) in $d/empty.csv" 
   "$csv" "$d/empty.csv" --fail-on slower
 bad_input "a CSV that is not futexlab's" "no 'variant' column (not a futexlab CSV) in $d/other.csv" \
   "$csv" "$d/other.csv" --fail-on slower
-bad_input "a header and no rows" "$d/norows.csv has no rows" "$csv" "$d/norows.csv" --fail-on slower
-bad_input "  the same with --absolute" "$d/norows.csv has no rows" --absolute "$d/norows.csv" "$csv" --fail-on any
+bad_input "a header and no rows" "no rows (a run that measured nothing) in $d/norows.csv" "$csv" "$d/norows.csv" --fail-on slower
+bad_input "  the same with --absolute" "no rows (a run that measured nothing) in $d/norows.csv" --absolute "$d/norows.csv" "$csv" --fail-on any
 bad_input "a missing file" "cannot read $d/none.csv" "$csv" "$d/none.csv" --fail-on slower
 # no pair in common: the table (nothing in it), then one line, exit 2
 out=$("$fl" compare "$d/pp.csv" "$d/pool.csv" --fail-on slower 2>"$d/err"); rc=$?

@@ -41,8 +41,8 @@ sed -e 's/^# futexlab .*/# futexlab abc1234/' -e 's/^# seed: .*/# seed: 7/' \
 "$fl" store add "$d/base.csv" --db "$db" >"$d/out" 2>&1
 check "add: exit 0" test $? -eq 0
 check "add: 'added run 1 (machine ..., rev d8975f5, date)'" \
-  grep -q '^added run 1 (machine AMD EPYC/2c/6.18.44-fc-v1272, rev d8975f5, 2026-12-06T06:49:36Z)$' "$d/out"
-check "add: schema version 2" test "$(q 'PRAGMA user_version')" = 2
+  grep -q '^added run 1 (machine AMD EPYC/2c/6.18.44-fc-v1272 \[76a05566\], rev d8975f5, 2026-12-06T06:49:36Z)$' "$d/out"
+check "add: schema version 3" test "$(q 'PRAGMA user_version')" = 3
 check "add: 40 rows" test "$(q 'SELECT count(*) FROM rows')" = 40
 "$fl" store add "$d/base.csv" --db "$db" >"$d/out" 2>&1
 check "add again: exit 0" test $? -eq 0
@@ -66,7 +66,8 @@ check "ls --rev abc" test "$(runs_of --rev abc)" = "3 "
 check "ls --since 2026-12-07" test "$(runs_of --since 2026-12-07)" = "2 "
 check "ls --last 2" test "$(runs_of --last 2)" = "3 2 "
 check "ls --rev d89 --last 1" test "$(runs_of --rev d89 --last 1)" = "2 "
-check "ls --machine nobody: no runs" test "$(runs_of --machine nobody)" = ""
+refused "ls --machine nobody: said, exit 2" ls --db "$db" --machine nobody
+check "...naming the selection" grep -q "no run in $db matches the selection (--machine 'nobody')" "$d/err"
 
 # ---- bad files: nothing stored ----
 before=$(q 'SELECT count(*) FROM runs; SELECT count(*) FROM rows; SELECT count(*) FROM machines' | tr '\n' ' ')
@@ -120,8 +121,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 cp "$db" "$d/newer.db"; sqlite3 "$d/newer.db" 'PRAGMA user_version = 99'
 refused "newer schema" add "$d/ro.csv" --db "$d/newer.db"
-check "...said: 'DB: schema version 99 is newer than this futexlab's 2'" \
-  grep -q "DB: schema version 99 is newer than this futexlab's 2" "$d/err"
+check "...said: 'DB: schema version 99 is newer than this futexlab's 3'" \
+  grep -q "DB: schema version 99 is newer than this futexlab's 3" "$d/err"
 refused "newer schema (ls)" ls --db "$d/newer.db"
 sqlite3 "$d/other.db" 'CREATE TABLE t (x)'
 refused "another program's database" add "$d/ro.csv" --db "$d/other.db"
@@ -151,7 +152,7 @@ sqlite3 "$v1" <"$here/data/store-v1.sql"
 check "v1 fixture at version 1" test "$(sqlite3 "$v1" 'PRAGMA user_version')" = 1
 "$fl" store ls --db "$v1" >"$d/out"
 check "v1: ls lists its run" grep -q '^1 .*v1fixture .*Old CPU/4c/5.10.0 .* 3  run --variants glibc,negcount$' "$d/out"
-check "v1: migrated to version 2" test "$(sqlite3 "$v1" 'PRAGMA user_version')" = 2
+check "v1: migrated to version 3" test "$(sqlite3 "$v1" 'PRAGMA user_version')" = 3
 check "v1: the rows survived" test "$(sqlite3 "$v1" 'SELECT count(*), sum(ns_per_op), sum(cpu_ns_per_op) FROM rows')" = "3|419.75|550.0"
 check "v1: the machine survived, new columns empty" \
   test "$(sqlite3 "$v1" "SELECT fingerprint, name, host, libraries FROM machines")" = "0123456789abcdef|Old CPU/4c/5.10.0||"
@@ -163,7 +164,7 @@ check "v1: two runs" test "$(sqlite3 "$v1" 'SELECT count(*) FROM runs')" = 2
 # ---- usage ----
 check "store --help: exit 0" sh -c '"$1" store --help | grep -q "usage: futexlab store add"' - "$fl"
 refused "no subcommand" --db "$db"
-refused "unknown subcommand" rm --db "$db"
+refused "unknown subcommand" bogus --db "$db"
 refused "add without files" add --db "$db"
 refused "add with a selection" add "$d/base.csv" --db "$db" --last 2
 refused "--last 0" ls --db "$db" --last 0

@@ -1,7 +1,8 @@
 /* tests/fuzz/fuzz_csv.c — `futexlab compare` on arbitrary bytes.
  *
  * The input is a CSV file, read through fmemopen by the reader that
- * fl_table_load uses (report/table.c), then taken as far as compare takes
+ * fl_table_load uses (report/table.c) and checked by its rules
+ * (fl_table_check_run: the store's too), then taken as far as compare takes
  * it: cells (fl_cells_build), the TSV, the ratio table when the baseline
  * `glibc` is in it (compare refuses a file without it), and before/after
  * both ways (by ratios, and --absolute). An input holding a line that is a
@@ -29,8 +30,13 @@ static bool load(const uint8_t *data, size_t size, struct fl_table *t, struct fl
 	memset(err, 'Z', sizeof err);
 	int r = fl_table_read(t, f, err, sizeof err);
 	fclose(f);
-	if (r == 0)
+	if (r == 0) /* the rules fl_table_load and store add read a run by */
+		r = fl_table_check_run(t, err, sizeof err);
+	if (r == 0) {
+		char note[300];
+		fl_table_end_note(t, note, sizeof note);
 		r = fl_cells_build(t, c, err, sizeof err);
+	}
 	if (r) {
 		FUZZ_ASSERT(r == -1, "returned %d", r);
 		FUZZ_ASSERT(memchr(err, '\0', sizeof err) != NULL, "error message not terminated");
