@@ -224,8 +224,9 @@ static void point_args(struct ab_point *a, const struct fl_spec *s)
  * this build lacks is left out, one the child lacks is empty), the round
  * the A/B run's, the side last. Returns the rows added, -1: unreadable. */
 static int add_rows(struct ab_run *R, struct ab_point *a, const char *path, int side, int round,
-		    char *err, int errlen)
+		    char err[static 512])
 {
+	int errlen = 512;
 	struct fl_table t;
 	if (fl_table_load(&t, path, err, errlen)) {
 		fl_table_free(&t);
@@ -331,7 +332,7 @@ static void run_slot(struct ab_run *R, struct ab_point *a, int side, int round, 
 			fl_ab_sides[side], a->label, rc, line);
 	}
 	char err[512];
-	if (access(csv, F_OK) == 0 && add_rows(R, a, csv, side, round, err, sizeof err) < 0)
+	if (access(csv, F_OK) == 0 && add_rows(R, a, csv, side, round, err) < 0)
 		fl_usage_error("ab: the %s side (%s, %s) wrote a CSV this build cannot read: %s",
 			       fl_ab_sides[side], R->side[side].ref, R->side[side].rev, err);
 }
@@ -414,8 +415,61 @@ static int judge_file(const char *path, const struct fl_ab_opts *o, bool json, b
 	return st;
 }
 
-int fl_cmd_ab(int argc, char **argv)
+/* What the command line asked for: ab's own options, and the run/sweep
+ * options passed on (sargv, for the head's spec). */
+struct ab_args {
+	const char *base, *head, *control, *csv_path, *judge;
+	struct fl_ab_opts ao;
+	double budget;               /* < 0: twice the first rounds' time */
+	int warmup;
+	bool json, detail, quiet, dry;
+	char *sargv[256];
+	int sargc;
+};
+
+static const char synopsis[] =
+	"usage: futexlab ab --base REF [--head REF] [run/sweep options] [options]\n"
+	"  two builds in one run: every pair (entry, point) on both sides in interleaved\n"
+	"  rounds, each side's reps in a fresh process of its own build, an A/A control\n"
+	"  beside them; exit 0 pass, 1 a gated pair slower (--fail-on), 3 inconclusive (a\n"
+	"  pair that could not rule out a change of the threshold, or an A/A that moved),\n"
+	"  2 bad input (harness/ab.md)\n";
+
+/* ab's own option c (not a run/sweep one) into A; false: not one. */
+static bool own_option(struct ab_args *A, int c, const char *arg)
 {
+	switch (c) {
+	case O_BASE: A->base = arg; break;
+	case O_HEAD: A->head = arg; break;
+	case O_CONTROL: A->control = arg; break;
+	case O_THRESHOLD:
+		A->ao.threshold = 1 + fl_parse_double("--threshold", arg, 0.1, 1000) / 100;
+		break;
+	case O_FAIL_ON:
+		if (strcmp(arg, "slower") && strcmp(arg, "any"))
+			fl_usage_error("ab --fail-on: '%s' is not slower or any", arg);
+		A->ao.fail_on_any = !strcmp(arg, "any");
+		break;
+	case O_ONLY: A->ao.only = arg; break;
+	case O_ALPHA: A->ao.alpha = fl_parse_double("--alpha", arg, 1e-6, 0.5); break;
+	case O_BUDGET: A->budget = fl_parse_double("--budget", arg, 0, 86400); break;
+	case O_WARMUP: A->warmup = (int)fl_parse_int("--warmup", arg, 0, 100); break;
+	case O_CSV: A->csv_path = arg; break;
+	case O_JSON: A->json = true; break;
+	case O_DETAIL: A->detail = true; break;
+	case O_QUIET: A->quiet = true; break;
+	case O_DRY: A->dry = true; break;
+	case O_JUDGE: A->judge = arg; break;
+	default: return false;
+	}
+	return true;
+}
+
+/* argv into A: 1 when --help was printed. Bad input: one line, exit 2. */
+static int parse_args(struct ab_args *A, int argc, char **argv)
+{
+	*A = (struct ab_args){ .csv_path = "results/ab.csv", .budget = -1,
+			       .ao = { .threshold = 1.10, .alpha = 0.05, .min_rounds = 6 } };
 	struct fl_option o[FL_SPEC_MAXOPTS + 32], all[FL_SPEC_MAXOPTS + 32];
 	int na = fl_spec_options(0, own, NOWN, all, FL_SPEC_MAXOPTS + 32), n = 0;
 	for (int i = 0; i < na; i++) /* the passed rows, then ab's own, then --help */
@@ -423,229 +477,238 @@ int fl_cmd_ab(int argc, char **argv)
 			o[n++] = all[i];
 	struct option lopts[FL_SPEC_MAXOPTS + 33];
 	fl_options_getopt(o, n, lopts);
-	static const char synopsis[] =
-		"usage: futexlab ab --base REF [--head REF] [run/sweep options] [options]\n"
-		"  two builds in one run: every pair (entry, point) on both sides in interleaved\n"
-		"  rounds, each rep a fresh process of its own build, an A/A control beside them;\n"
-		"  exit 0 pass, 1 a gated pair slower (--fail-on), 3 inconclusive (a pair that\n"
-		"  could not rule out a change of the threshold, or an A/A that moved), 2 bad\n"
-		"  input (harness/ab.md)\n";
-	const char *base = NULL, *head = NULL, *control = NULL, *csv_path = "results/ab.csv",
-		   *judge = NULL;
-	struct fl_ab_opts ao = { .threshold = 1.10, .alpha = 0.05, .min_rounds = 6 };
-	double budget = -1;
-	int warmup = 0;
-	bool json = false, detail = false, quiet = false, dry = false;
-	char *sargv[256];
-	int sargc = 0;
-	sargv[sargc++] = "ab";
+	A->sargv[A->sargc++] = "ab";
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		const struct fl_spec_option *row = fl_spec_option_row(c);
 		if (row) {
-			if (sargc > 250)
+			if (A->sargc > 250)
 				fl_usage_error("ab: too many options");
-			sargv[sargc++] = xasprintf("--%s", row->name);
+			A->sargv[A->sargc++] = xasprintf("--%s", row->name);
 			if (row->arg)
-				sargv[sargc++] = optarg;
-			continue;
-		}
-		switch (c) {
-		case O_BASE: base = optarg; break;
-		case O_HEAD: head = optarg; break;
-		case O_CONTROL: control = optarg; break;
-		case O_THRESHOLD:
-			ao.threshold = 1 + fl_parse_double("--threshold", optarg, 0.1, 1000) / 100;
-			break;
-		case O_FAIL_ON:
-			if (strcmp(optarg, "slower") && strcmp(optarg, "any"))
-				fl_usage_error("ab --fail-on: '%s' is not slower or any", optarg);
-			ao.fail_on_any = !strcmp(optarg, "any");
-			break;
-		case O_ONLY: ao.only = optarg; break;
-		case O_ALPHA: ao.alpha = fl_parse_double("--alpha", optarg, 1e-6, 0.5); break;
-		case O_BUDGET: budget = fl_parse_double("--budget", optarg, 0, 86400); break;
-		case O_WARMUP: warmup = (int)fl_parse_int("--warmup", optarg, 0, 100); break;
-		case O_CSV: csv_path = optarg; break;
-		case O_JSON: json = true; break;
-		case O_DETAIL: detail = true; break;
-		case O_QUIET: quiet = true; break;
-		case O_DRY: dry = true; break;
-		case O_JUDGE: judge = optarg; break;
-		case 'h':
+				A->sargv[A->sargc++] = optarg;
+		} else if (c == 'h') {
 			fl_options_usage(stdout, synopsis, o, n, NULL);
-			return 0;
-		default:
+			return 1;
+		} else if (!own_option(A, c, optarg)) {
 			fl_spec_bad_option("ab", c, argv);
 		}
 	}
 	if (optind < argc)
 		fl_usage_error("ab: unexpected argument '%s'", argv[optind]);
-	fl_catalog_install();
-	if (judge) {
-		if (base || head || control || sargc > 1 || dry)
-			fl_usage_error("ab --judge: judges a CSV; no --base, --head, --control, run "
-				       "options or --dry-run with it");
-		return judge_file(judge, &ao, json, detail);
-	}
-	if (!base)
+	if (A->judge && (A->base || A->head || A->control || A->sargc > 1 || A->dry))
+		fl_usage_error("ab --judge: judges a CSV; no --base, --head, --control, run "
+			       "options or --dry-run with it");
+	if (!A->judge && !A->base)
 		fl_usage_error("ab: --base REF is required (a build directory, a futexlab binary, "
 			       "or a git revision)");
+	return 0;
+}
 
-	/* the points and entries, as the head's sweep would make them */
+/* The head's spec from the passed options: the points and entries. */
+static int head_points(struct ab_args *A, struct fl_spec *s, struct fl_point **pts)
+{
 	bool rounds_given = false;
-	for (int i = 1; i < sargc; i++) {
-		rounds_given |= !strcmp(sargv[i], "--rounds");
-		if (!strcmp(sargv[i], "--hash") && strchr(sargv[i + 1], ','))
+	for (int i = 1; i < A->sargc; i++) {
+		rounds_given |= !strcmp(A->sargv[i], "--rounds");
+		if (!strcmp(A->sargv[i], "--hash") && strchr(A->sargv[i + 1], ','))
 			fl_usage_error("ab --hash: one mode (a list runs one process per mode; run "
 				       "ab once per mode)");
 	}
-	sargv[sargc++] = "--no-probes";
-	sargv[sargc] = NULL;
+	A->sargv[A->sargc++] = "--no-probes";
+	A->sargv[A->sargc] = NULL;
 	static const struct fl_spec_defaults d = { .threads = "1,2,4,8", .rounds = 10,
 						   .warmup = 0, .duration = 0.1 };
-	struct fl_spec s;
-	fl_spec_parse(&s, "ab", &d, sargc, sargv);
+	fl_spec_parse(s, "ab", &d, A->sargc, A->sargv);
 	if (!rounds_given)
-		s.rounds = FL_AB_DEFAULT_ROUNDS;
-	struct fl_point *pts;
-	int npts = fl_points_build(&s, &pts);
+		s->rounds = FL_AB_DEFAULT_ROUNDS;
+	return fl_points_build(s, pts);
+}
 
-	struct ab_run R = { .quiet = quiet };
-	snprintf(R.tmpdir, sizeof R.tmpdir, "/tmp/futexlab-ab.XXXXXX");
-	if (!mkdtemp(R.tmpdir))
+/* The three sides resolved, each run's arguments made. */
+static void plan(struct ab_run *R, const struct ab_args *A, const struct fl_spec *s,
+		 struct fl_point *pts, int npts)
+{
+	snprintf(R->tmpdir, sizeof R->tmpdir, "/tmp/futexlab-ab.XXXXXX");
+	if (!mkdtemp(R->tmpdir))
 		fl_usage_error("ab: cannot make a temporary directory in /tmp");
-	for (int i = 0; i < sargc; i++)
-		if (!strcmp(sargv[i], "--as"))
-			R.as = sargv[i + 1];
+	for (int i = 1; i < A->sargc; i++)
+		if (!strcmp(A->sargv[i], "--as"))
+			R->as = A->sargv[i + 1];
 	char self[PATH_MAX];
-	fl_ab_side_resolve(&R.side[0], "--base", base, false, R.tmpdir);
-	fl_ab_side_resolve(&R.side[1], "--head", head ? head :
-			   fl_ab_self_build(self, sizeof self), false, R.tmpdir);
-	if (control) {
-		fl_ab_side_resolve(&R.side[2], "--control", control, false, R.tmpdir);
+	fl_ab_side_resolve(&R->side[0], "--base", A->base, false, R->tmpdir);
+	fl_ab_side_resolve(&R->side[1], "--head", A->head ? A->head :
+			   fl_ab_self_build(self, sizeof self), false, R->tmpdir);
+	if (A->control) {
+		fl_ab_side_resolve(&R->side[2], "--control", A->control, false, R->tmpdir);
 	} else {
-		const char *rev = R.side[0].built ? base : R.side[0].rev;
+		const char *rev = R->side[0].built ? A->base : R->side[0].rev;
 		if (strstr(rev, "dirty"))
 			fl_usage_error("ab --base %s: its revision %s has uncommitted changes, so it "
-				       "cannot be built again: give --control REF", base, rev);
-		fl_ab_side_resolve(&R.side[2], "--control", rev, true, R.tmpdir);
+				       "cannot be built again: give --control REF", A->base, rev);
+		fl_ab_side_resolve(&R->side[2], "--control", rev, true, R->tmpdir);
 	}
-	R.use_workers = true;
+	R->use_workers = true;
 	for (int i = 0; i < 3; i++)
-		R.use_workers &= fl_ab_side_has_worker(&R.side[i]);
-	R.npts = npts;
-	R.pts = fl_xcalloc((size_t)npts, sizeof *R.pts);
-	int nent = 0;
+		R->use_workers &= fl_ab_side_has_worker(&R->side[i]);
+	R->npts = npts;
+	R->pts = fl_xcalloc((size_t)npts, sizeof *R->pts);
 	for (int p = 0; p < npts; p++) {
-		R.pts[p].pt = &pts[p];
-		point_args(&R.pts[p], &s);
-		nent += R.pts[p].nentries;
-		if (warmup) {
-			R.pts[p].args[R.pts[p].nargs++] = "--warmup";
-			R.pts[p].args[R.pts[p].nargs++] = xasprintf("%d", warmup);
-		} else {
-			R.pts[p].args[R.pts[p].nargs++] = "--warmup";
-			R.pts[p].args[R.pts[p].nargs++] = "0";
-		}
+		struct ab_point *a = &R->pts[p];
+		a->pt = &pts[p];
+		point_args(a, s);
+		a->args[a->nargs++] = "--warmup";
+		a->args[a->nargs++] = xasprintf("%d", A->warmup);
 	}
-	if (dry) {
-		printf("ab: %d points, %d pairs, %d rounds first, each rep a fresh process of its "
-		       "side's build\n", npts, nent, s.rounds);
-		for (int i = 0; i < 3; i++)
-			printf("  %-7s %s: %s (%s)%s\n", fl_ab_sides[i], R.side[i].ref, R.side[i].bin,
-			       R.side[i].rev, R.side[i].layout ? ", another layout" : "");
-		for (int p = 0; p < npts; p++) {
-			printf("  point %d: %s:", p + 1, R.pts[p].label);
-			for (int e = 0; e < R.pts[p].nentries; e++)
-				printf(" %s", R.pts[p].entries[e]);
-			printf("\n");
-		}
-		return 0;
-	}
+}
 
-	/* the CSV: this build's columns and `side` */
-	char *header = xasprintf("%s,side", fl_run_csv_header());
-	{
-		char *h = fl_xstrdup(header), *save;
-		R.cols = fl_xmalloc(512 * sizeof *R.cols);
-		for (char *t = strtok_r(h, ",", &save); t && R.ncol < 512; t = strtok_r(NULL, ",", &save))
-			R.cols[R.ncol++] = t;
-		R.round_col = -1;
-		for (int j = 0; j < R.ncol; j++)
-			if (!strcmp(R.cols[j], "round"))
-				R.round_col = j;
-	}
-	if (fl_csv_open(&R.csv, csv_path, header, argc, argv))
-		fl_usage_error("ab --csv %s: cannot write it", csv_path);
-	R.rng = s.seed;
-	fl_csv_meta(&R.csv, "seed: %llu", (unsigned long long)s.seed);
-	fl_csv_meta(&R.csv, "ab: head against base, control the base again; each rep a fresh "
-		    "process of its side's build, the sides of a point in a balanced random order "
-		    "per round (harness/ab.md)");
+static void dry_run(const struct ab_run *R, int rounds)
+{
+	int nent = 0;
+	for (int p = 0; p < R->npts; p++)
+		nent += R->pts[p].nentries;
+	printf("ab: %d points, %d pairs, %d rounds first, each side's reps in a fresh process "
+	       "of its build per round\n", R->npts, nent, rounds);
 	for (int i = 0; i < 3; i++)
-		fl_csv_meta(&R.csv, "side %s: %s %s (%s%s)", fl_ab_sides[i], R.side[i].rev,
-			    R.side[i].bin, R.side[i].ref, R.side[i].layout ? ", another layout" : "");
-	fl_interrupt_catch();
-	R.t0 = now_s();
-	ao.alpha /= budget == 0 ? 1 : FL_AB_LOOKS;
-	struct fl_table t = { 0 };
-	struct fl_ab ab = { 0 };
-	int total = s.rounds, batch = s.rounds, looks = 0;
+		printf("  %-7s %s: %s (%s)%s\n", fl_ab_sides[i], R->side[i].ref, R->side[i].bin,
+		       R->side[i].rev, R->side[i].layout ? ", another layout" : "");
+	for (int p = 0; p < R->npts; p++) {
+		printf("  point %d: %s:", p + 1, R->pts[p].label);
+		for (int e = 0; e < R->pts[p].nentries; e++)
+			printf(" %s", R->pts[p].entries[e]);
+		printf("\n");
+	}
+}
+
+/* The run's CSV: this build's columns and `side`, the sides' metadata. */
+static void open_csv(struct ab_run *R, const char *path, uint64_t seed, int argc, char **argv)
+{
+	char *header = xasprintf("%s,side", fl_run_csv_header()), *h = fl_xstrdup(header), *save;
+	R->cols = fl_xmalloc(512 * sizeof *R->cols);
+	for (char *t = strtok_r(h, ",", &save); t && R->ncol < 512; t = strtok_r(NULL, ",", &save))
+		R->cols[R->ncol++] = t;
+	R->round_col = -1;
+	for (int j = 0; j < R->ncol; j++)
+		if (!strcmp(R->cols[j], "round"))
+			R->round_col = j;
+	if (fl_csv_open(&R->csv, path, header, argc, argv))
+		fl_usage_error("ab --csv %s: cannot write it", path);
+	free(header);
+	R->rng = seed;
+	fl_csv_meta(&R->csv, "seed: %llu", (unsigned long long)seed);
+	fl_csv_meta(&R->csv, "ab: head against base, control the base again; each side's reps "
+		    "in a fresh process of its build per round, the sides of a point in a balanced "
+		    "random order (harness/ab.md)");
+	for (int i = 0; i < 3; i++)
+		fl_csv_meta(&R->csv, "side %s: %s %s (%s%s)", fl_ab_sides[i], R->side[i].rev,
+			    R->side[i].bin, R->side[i].ref, R->side[i].layout ? ", another layout" : "");
+}
+
+/* The next batch: the undecided gated pairs' entries at their points.
+ * Returns how many pairs are undecided. */
+static int want_undecided(struct ab_run *R, const struct fl_ab *ab)
+{
+	int undecided = 0;
+	for (int p = 0; p < R->npts; p++)
+		for (int e = 0; e < R->pts[p].nentries; e++)
+			R->pts[p].want[e] = false;
+	for (int j = 0; j < ab->npair; j++) {
+		if (!fl_ab_undecided(&ab->pair[j]))
+			continue;
+		undecided++;
+		for (int p = 0; p < R->npts; p++)
+			if (R->pts[p].key && !strcmp(R->pts[p].key, ab->pair[j].point))
+				for (int e = 0; e < R->pts[p].nentries; e++)
+					if (!strcmp(R->pts[p].entries[e], ab->pair[j].entry))
+						R->pts[p].want[e] = true;
+	}
+	return undecided;
+}
+
+/* The looks: the first rounds on every pair, then as many again on the
+ * undecided ones, at most FL_AB_LOOKS looks within the budget. t and ab
+ * hold the last judgement. Returns the looks taken, -1: cannot judge. */
+static int run_looks(struct ab_run *R, struct ab_args *A, int rounds, struct fl_table *t,
+		     struct fl_ab *ab)
+{
+	int total = rounds, batch = rounds, looks = 0;
 	double first = 0;
 	while (!fl_interrupted) {
 		for (int r = 0; r < batch && !fl_interrupted; r++) {
-			if (looks && now_s() - R.t0 > budget)
+			if (looks && now_s() - R->t0 > A->budget)
 				break;
-			run_round(&R, R.rounds_done++);
-			if (!quiet) {
-				char w[64];
-				snprintf(w, sizeof w, "round %d of %d", r + 1, batch);
-				progress(&R, w);
-			}
+			run_round(R, R->rounds_done++);
+			char w[64];
+			snprintf(w, sizeof w, "round %d of %d", r + 1, batch);
+			progress(R, w);
 		}
 		if (!looks)
-			first = now_s() - R.t0;
-		if (budget < 0)
-			budget = 2 * first;
+			first = now_s() - R->t0;
+		if (A->budget < 0)
+			A->budget = 2 * first;
 		looks++;
-		fl_ab_free(&ab);
-		fl_table_free(&t);
-		if (judge_now(&R, &t, &ab, &ao))
-			return 2;
-		/* the undecided pairs' entries at their points: the next batch's */
-		int undecided = 0;
-		for (int p = 0; p < R.npts; p++)
-			for (int e = 0; e < R.pts[p].nentries; e++)
-				R.pts[p].want[e] = false;
-		for (int j = 0; j < ab.npair; j++) {
-			if (!fl_ab_undecided(&ab.pair[j]))
-				continue;
-			undecided++;
-			for (int p = 0; p < R.npts; p++)
-				if (R.pts[p].key && !strcmp(R.pts[p].key, ab.pair[j].point))
-					for (int e = 0; e < R.pts[p].nentries; e++)
-						if (!strcmp(R.pts[p].entries[e], ab.pair[j].entry))
-							R.pts[p].want[e] = true;
-		}
-		if (!undecided || looks >= FL_AB_LOOKS || now_s() - R.t0 + first / 4 > budget)
+		fl_ab_free(ab);
+		fl_table_free(t);
+		if (judge_now(R, t, ab, &A->ao))
+			return -1;
+		int undecided = want_undecided(R, ab);
+		if (!undecided || looks >= FL_AB_LOOKS || now_s() - R->t0 + first / 4 > A->budget)
 			break;
 		batch = total;
 		total += batch;
 		char w[96];
 		snprintf(w, sizeof w, "look %d: %d pairs undecided, %d rounds more for them", looks,
 			 undecided, batch);
-		progress(&R, w);
+		progress(R, w);
 	}
+	return looks;
+}
+
+static void cleanup(struct ab_run *R)
+{
+	const char *files[] = { "slot.csv", "base.err", "head.err", "control.err", "version.txt",
+				"build-side.out", "build-side.err", "build-layout.out",
+				"build-layout.err" };
+	char path[128];
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", R->tmpdir, files[i]);
+		unlink(path);
+	}
+	rmdir(R->tmpdir);
+}
+
+int fl_cmd_ab(int argc, char **argv)
+{
+	struct ab_args A;
+	if (parse_args(&A, argc, argv))
+		return 0;
+	fl_catalog_install();
+	if (A.judge)
+		return judge_file(A.judge, &A.ao, A.json, A.detail);
+	struct fl_spec s;
+	struct fl_point *pts;
+	int npts = head_points(&A, &s, &pts);
+	struct ab_run R = { .quiet = A.quiet };
+	plan(&R, &A, &s, pts, npts);
+	if (A.dry) {
+		dry_run(&R, s.rounds);
+		cleanup(&R);
+		return 0;
+	}
+	open_csv(&R, A.csv_path, s.seed, argc, argv);
+	fl_interrupt_catch();
+	R.t0 = now_s();
+	A.ao.alpha /= A.budget == 0 ? 1 : FL_AB_LOOKS;
+	struct fl_table t = { 0 };
+	struct fl_ab ab = { 0 };
+	int looks = run_looks(&R, &A, s.rounds, &t, &ab);
 	fl_csv_flush(&R.csv);
-	if (!ab.pair || fl_interrupted) {
-		fl_ab_free(&ab);
-		fl_table_free(&t);
-		if (judge_now(&R, &t, &ab, &ao))
-			return fl_interrupted ? 130 : 2;
+	if (looks < 0 || (fl_interrupted && !ab.pair)) {
+		cleanup(&R);
+		return fl_interrupted ? 130 : 2;
 	}
-	if (json) {
+	if (A.json) {
 		fl_ab_json(stdout, &ab, &t);
 	} else {
 		for (int i = 0; i < 3; i++)
@@ -654,23 +717,14 @@ int fl_cmd_ab(int argc, char **argv)
 		fl_table_as_marks(stdout, &t, "ab: ");
 		printf("ab: %d rounds (the first %d on every pair), %d look%s, each at alpha %g, "
 		       "%.0f s; rows: %s\n", R.rounds_done, s.rounds, looks, looks > 1 ? "s" : "",
-		       ao.alpha, now_s() - R.t0, csv_path);
-		fl_ab_print(stdout, &ab, detail);
+		       A.ao.alpha, now_s() - R.t0, A.csv_path);
+		fl_ab_print(stdout, &ab, A.detail);
 	}
 	int st = fl_interrupted ? 130 : (int)ab.status;
 	fl_ab_free(&ab);
 	fl_table_free(&t);
 	fl_csv_close(&R.csv);
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "%s/slot.csv", R.tmpdir);
-	unlink(cmd);
-	for (int i = 0; i < 3; i++) {
-		snprintf(cmd, sizeof cmd, "%s/%s.err", R.tmpdir, fl_ab_sides[i]);
-		unlink(cmd);
-	}
-	snprintf(cmd, sizeof cmd, "%s/version.txt", R.tmpdir);
-	unlink(cmd);
-	rmdir(R.tmpdir);
+	cleanup(&R);
 	return st;
 }
 

@@ -61,11 +61,18 @@ static int side_table(struct fl_table *out, const struct fl_table *t, int col, c
 	return out->nrows;
 }
 
-int fl_ab_judge(struct fl_ab *ab, const struct fl_table *t, const struct fl_ab_opts *o,
-		char *err, int errlen)
+/* The samples of every pair, kept while the pairs are judged: pair j's
+ * d (head/base) and a (control/base) and their rounds, cap each. */
+struct samples {
+	int cap;
+	double *d, *a;
+	int *dr, *ar;
+	struct fl_maxt_pair *pd, *pa;   /* the gated pairs' */
+};
+
+/* The sides apart and their cells; the rounds. 0, or -1 with err. */
+static int split_sides(struct fl_ab *ab, const struct fl_table *t, char *err, int errlen)
 {
-	memset(ab, 0, sizeof *ab);
-	ab->o = *o;
 	int col = fl_table_col(t, "side"), rcol = fl_table_col(t, "round");
 	if (col < 0 || rcol < 0) {
 		snprintf(err, (size_t)errlen, "not an A/B run (no %s column: futexlab ab writes one)",
@@ -86,87 +93,110 @@ int fl_ab_judge(struct fl_ab *ab, const struct fl_table *t, const struct fl_ab_o
 		if (r + 1 > ab->nround)
 			ab->nround = r + 1;
 	}
+	return 0;
+}
+
+/* Every head cell with a base cell: a pair, its samples into S. */
+static void collect_pairs(struct fl_ab *ab, struct samples *S)
+{
 	const struct fl_cells *hc = &ab->cells[HEAD];
-	ab->pair = fl_xcalloc((size_t)hc->n, sizeof *ab->pair);
-	int cap = ab->nround > 0 ? ab->nround : 1;
-	double *d = fl_xmalloc((size_t)hc->n * cap * sizeof *d);
-	double *a = fl_xmalloc((size_t)hc->n * cap * sizeof *a);
-	int *dr = fl_xmalloc((size_t)hc->n * cap * sizeof *dr);
-	int *ar = fl_xmalloc((size_t)hc->n * cap * sizeof *ar);
-	struct fl_maxt_pair *pd = fl_xcalloc((size_t)hc->n, sizeof *pd);
-	struct fl_maxt_pair *pa = fl_xcalloc((size_t)hc->n, sizeof *pa);
+	int cap = S->cap = ab->nround > 0 ? ab->nround : 1;
+	size_t n = (size_t)(hc->n ? hc->n : 1);
+	ab->pair = fl_xcalloc(n, sizeof *ab->pair);
+	S->d = fl_xmalloc(n * cap * sizeof *S->d);
+	S->a = fl_xmalloc(n * cap * sizeof *S->a);
+	S->dr = fl_xmalloc(n * cap * sizeof *S->dr);
+	S->ar = fl_xmalloc(n * cap * sizeof *S->ar);
+	S->pd = fl_xcalloc(n, sizeof *S->pd);
+	S->pa = fl_xcalloc(n, sizeof *S->pa);
+	const char *only = !ab->o.only || !strcmp(ab->o.only, "all") ? NULL : ab->o.only;
 	for (int i = 0; i < hc->n; i++) {
 		const struct fl_cell *h = &hc->c[i];
 		const struct fl_cell *b = fl_cell_find(&ab->cells[BASE], h->point, h->variant);
 		const struct fl_cell *c = fl_cell_find(&ab->cells[CONTROL], h->point, h->variant);
-		struct fl_ab_pair *p = &ab->pair[ab->npair];
 		if (!b || !fl_cell_usable(h)) /* a skipped row, or the head's alone */
 			continue;
+		struct fl_ab_pair *p = &ab->pair[ab->npair];
+		size_t at = (size_t)ab->npair * cap;
 		p->point = h->point;
 		p->entry = h->variant;
-		p->gated = fl_only_match(!o->only || !strcmp(o->only, "all") ? NULL : o->only,
-					  h->variant);
-		double *dj = d + (size_t)ab->npair * cap, *aj = a + (size_t)ab->npair * cap;
-		int *drj = dr + (size_t)ab->npair * cap, *arj = ar + (size_t)ab->npair * cap;
-		p->n = paired_logs(h, b, dj, drj);
-		p->n_aa = c ? paired_logs(c, b, aj, arj) : 0;
+		p->gated = fl_only_match(only, h->variant);
+		p->n = paired_logs(h, b, S->d + at, S->dr + at);
+		p->n_aa = c ? paired_logs(c, b, S->a + at, S->ar + at) : 0;
 		p->base_ns = b->ns.median;
 		p->head_ns = h->ns.median;
 		if (p->gated) {
-			pd[ab->ngated] = (struct fl_maxt_pair){ p->n, drj, dj };
-			pa[ab->ngated] = (struct fl_maxt_pair){ p->n_aa, arj, aj };
+			S->pd[ab->ngated] = (struct fl_maxt_pair){ p->n, S->dr + at, S->d + at };
+			S->pa[ab->ngated] = (struct fl_maxt_pair){ p->n_aa, S->ar + at, S->a + at };
 			ab->ngated++;
 		}
 		ab->npair++;
 	}
-	ab->c = fl_maxt_critical(pd, ab->ngated, ab->nround, o->alpha, FL_AB_FLIPS, FL_AB_SEED);
-	ab->c_aa = fl_maxt_critical(pa, ab->ngated, ab->nround, o->alpha, FL_AB_FLIPS, FL_AB_SEED);
-	double lt = log(o->threshold);
+}
+
+/* One pair's interval, A/A and verdict (ab.h's rule), d and a its samples. */
+static void judge_pair(struct fl_ab_pair *p, const struct fl_ab *ab, const double *d,
+		       const double *a)
+{
+	const struct fl_ab_opts *o = &ab->o;
+	double lt = log(o->threshold), m, se, ma, sea;
+	fl_maxt_center(d, p->n, &m, &se);
+	fl_maxt_center(a, p->n_aa, &ma, &sea);
+	double c = p->gated ? ab->c : INFINITY, ca = p->gated ? ab->c_aa : INFINITY;
+	p->ratio = exp(m);
+	p->lo = exp(m - c * se);
+	p->hi = exp(m + c * se);
+	p->aa = p->n_aa ? exp(ma) : NAN;
+	p->aa_lo = p->n_aa ? exp(ma - ca * sea) : NAN;
+	p->aa_hi = p->n_aa ? exp(ma + ca * sea) : NAN;
+	double b = p->n_aa ? fabs(ma) : 0;
+	p->band = exp(b);
+	p->detectable = exp(c * se + b);
+	p->aa_moved = p->n_aa >= o->min_rounds && isfinite(ca) &&
+		      (ma - ca * sea > lt || ma + ca * sea < -lt);
+	p->why = "";
+	if (p->n < o->min_rounds || p->n_aa < o->min_rounds) {
+		p->verdict = FL_AB_INCONCLUSIVE;
+		p->why = p->n >= o->min_rounds ? "too few control rounds" : "too few rounds";
+	} else if (!isfinite(c) || !(se > 0)) {
+		p->verdict = FL_AB_INCONCLUSIVE;
+		p->why = "no interval";
+	} else if (p->aa_moved) {
+		p->verdict = FL_AB_INCONCLUSIVE;
+		p->why = "A/A moved";
+	} else if (m - c * se > b && m >= lt) {
+		p->verdict = FL_AB_SLOWER;
+	} else if (m + c * se < -b && m <= -lt) {
+		p->verdict = FL_AB_FASTER;
+	} else if (m + c * se < lt && m - c * se > -lt) {
+		p->verdict = FL_AB_SAME;
+	} else {
+		p->verdict = FL_AB_INCONCLUSIVE;
+		p->why = "interval wider than the threshold";
+	}
+}
+
+int fl_ab_judge(struct fl_ab *ab, const struct fl_table *t, const struct fl_ab_opts *o,
+		char *err, int errlen)
+{
+	memset(ab, 0, sizeof *ab);
+	ab->o = *o;
+	if (split_sides(ab, t, err, errlen))
+		return -1;
+	struct samples S;
+	collect_pairs(ab, &S);
+	ab->c = fl_maxt_critical(S.pd, ab->ngated, ab->nround, o->alpha, FL_AB_FLIPS, FL_AB_SEED);
+	ab->c_aa = fl_maxt_critical(S.pa, ab->ngated, ab->nround, o->alpha, FL_AB_FLIPS,
+				    FL_AB_SEED);
 	for (int j = 0; j < ab->npair; j++) {
 		struct fl_ab_pair *p = &ab->pair[j];
-		const double *dj = d + (size_t)j * cap, *aj = a + (size_t)j * cap;
-		double m, se, ma, sea;
-		fl_maxt_center(dj, p->n, &m, &se);
-		fl_maxt_center(aj, p->n_aa, &ma, &sea);
-		double c = p->gated ? ab->c : INFINITY, ca = p->gated ? ab->c_aa : INFINITY;
-		p->ratio = exp(m);
-		p->lo = exp(m - c * se);
-		p->hi = exp(m + c * se);
-		p->aa = p->n_aa ? exp(ma) : NAN;
-		p->aa_lo = p->n_aa ? exp(ma - ca * sea) : NAN;
-		p->aa_hi = p->n_aa ? exp(ma + ca * sea) : NAN;
-		double b = p->n_aa ? fabs(ma) : 0;
-		p->band = exp(b);
-		p->detectable = exp(c * se + b);
-		p->aa_moved = p->n_aa >= o->min_rounds && isfinite(ca) &&
-			      (ma - ca * sea > lt || ma + ca * sea < -lt);
-		p->why = "";
-		if (p->n < o->min_rounds || p->n_aa < o->min_rounds) {
-			p->verdict = FL_AB_INCONCLUSIVE;
-			p->why = p->n_aa < o->min_rounds && p->n >= o->min_rounds ?
-				 "too few control rounds" : "too few rounds";
-		} else if (!isfinite(c) || !(se > 0)) {
-			p->verdict = FL_AB_INCONCLUSIVE;
-			p->why = "no interval";
-		} else if (m - c * se > b && m >= lt && !p->aa_moved) {
-			p->verdict = FL_AB_SLOWER;
-		} else if (m + c * se < -b && m <= -lt && !p->aa_moved) {
-			p->verdict = FL_AB_FASTER;
-		} else if (p->aa_moved) {
-			p->verdict = FL_AB_INCONCLUSIVE;
-			p->why = "A/A moved";
-		} else if (m + c * se < lt && m - c * se > -lt) {
-			p->verdict = FL_AB_SAME;
-		} else {
-			p->verdict = FL_AB_INCONCLUSIVE;
-			p->why = "interval wider than the threshold";
-		}
+		judge_pair(p, ab, S.d + (size_t)j * S.cap, S.a + (size_t)j * S.cap);
 		if (p->gated) {
 			ab->count[p->verdict]++;
 			ab->aa_moved += p->aa_moved;
 		}
 	}
-	free(d), free(a), free(dr), free(ar), free(pd), free(pa);
+	free(S.d), free(S.a), free(S.dr), free(S.ar), free(S.pd), free(S.pa);
 	if (ab->count[FL_AB_SLOWER] || (o->fail_on_any && ab->count[FL_AB_FASTER]))
 		ab->status = FL_AB_FAIL;
 	else if (ab->count[FL_AB_INCONCLUSIVE] || ab->aa_moved || !ab->ngated)

@@ -46,8 +46,11 @@ check "  12 rounds of each pair on each side" \
 # ---- the mutant -------------------------------------------------------------------
 out=$("$fl" ab "${sides[@]}" "${common[@]}" --as negcount=perf_delay_800 --csv "$d/m.csv" 2>"$d/err"); rc=$?
 verdict "negcount replaced by perf_delay_800 on the head: exit 1" test "$rc" = 1
-verdict "  naming negcount and negcount@adaptive, nothing else" \
-  grep -qx 'ab: slower: negcount, negcount@adaptive' <<<"$out"
+# the ground truth: the mutant caught, negcount's entries named and
+# nothing else (both of them, or one: on a loaded machine one entry's two
+# pairs may both stay inconclusive at 12 rounds, never another's slower)
+verdict "  naming negcount's entries, nothing else" \
+  grep -Eqx 'ab: slower: (negcount|negcount@adaptive|negcount, negcount@adaptive)' <<<"$out"
 verdict "  nothing faster" grep -q ' 0 faster, ' <<<"$out"
 check "  the test run marked (--as)" grep -q '^ab: TEST RUN: negcount is perf_delay_800' <<<"$out"
 [ "$rc" = 1 ] || ! timed || { echo "$out"; cat "$d/err"; }
@@ -70,7 +73,7 @@ if timed; then
 import json, sys
 j = json.load(open(sys.argv[1]))
 slow = {p["entry"] for p in j["pairs"] if p["verdict"] == "slower"}
-sys.exit(0 if slow == {"negcount", "negcount@adaptive"} and j["status"] == "fail" else 1)
+sys.exit(0 if slow and slow <= {"negcount", "negcount@adaptive"} and j["status"] == "fail" else 1)
 EOF
 fi
 out=$("$fl" ab --judge "$d/m.csv" --only split,glibc --alpha 0.001 2>/dev/null); r=$?
