@@ -112,6 +112,8 @@ struct ab_point {
 	char *args[48];            /* the child's argv after the binary, but --variant's
 				    * value, --seed's, --csv's and --as */
 	int nargs;
+	char *owned[16];           /* the values among them made here (freed) */
+	int nowned;
 	char *entries[FL_MAXENTRY];
 	int nentries;
 	bool want[FL_MAXENTRY];    /* the entries the current batch runs */
@@ -155,6 +157,12 @@ static double now_s(void)
 	return (double)fl_now_ns() / 1e9;
 }
 
+/* A value made for a's arguments, kept to be freed. */
+static char *own_arg(struct ab_point *a, char *v)
+{
+	return a->owned[a->nowned++] = v;
+}
+
 /* The child's arguments for one point (ab_point.args). */
 static void point_args(struct ab_point *a, const struct fl_spec *s)
 {
@@ -167,30 +175,30 @@ static void point_args(struct ab_point *a, const struct fl_spec *s)
 	v[n++] = (char *)w->name;
 	if (!w->fixed_threads) {
 		v[n++] = "--threads";
-		v[n++] = xasprintf("%d", pt->p.threads);
+		v[n++] = own_arg(a, xasprintf("%d", pt->p.threads));
 	}
 	if (w->uses_tokens) {
 		v[n++] = "--tokens";
-		v[n++] = xasprintf("%d", pt->p.tokens);
+		v[n++] = own_arg(a, xasprintf("%d", pt->p.tokens));
 	}
 	if (pt->p.sems > 1) {
 		v[n++] = "--sems";
-		v[n++] = xasprintf("%d", pt->p.sems);
+		v[n++] = own_arg(a, xasprintf("%d", pt->p.sems));
 	}
 	if (w->busy_work && (pt->p.hold_ns || pt->p.think_ns)) {
 		v[n++] = "--hold";
-		v[n++] = xasprintf("%lld", (long long)pt->p.hold_ns);
+		v[n++] = own_arg(a, xasprintf("%lld", (long long)pt->p.hold_ns));
 		v[n++] = "--think";
-		v[n++] = xasprintf("%lld", (long long)pt->p.think_ns);
+		v[n++] = own_arg(a, xasprintf("%lld", (long long)pt->p.think_ns));
 	}
 	v[n++] = "--wake";
 	v[n++] = (char *)fl_wake_name(pt->wake);
 	if (pt->p.ops) {
 		v[n++] = "--ops";
-		v[n++] = xasprintf("%lld", (long long)pt->p.ops);
+		v[n++] = own_arg(a, xasprintf("%lld", (long long)pt->p.ops));
 	} else {
 		v[n++] = "--duration";
-		v[n++] = xasprintf("%.9g", (double)pt->p.duration_ns / 1e9);
+		v[n++] = own_arg(a, xasprintf("%.9g", (double)pt->p.duration_ns / 1e9));
 	}
 	v[n++] = "--hash";
 	v[n++] = (char *)s->hlist;
@@ -200,7 +208,7 @@ static void point_args(struct ab_point *a, const struct fl_spec *s)
 	}
 	if (pt->p.stranded_ns != 50000000) {
 		v[n++] = "--stranded-ms";
-		v[n++] = xasprintf("%lld", (long long)(pt->p.stranded_ns / 1000000));
+		v[n++] = own_arg(a, xasprintf("%lld", (long long)(pt->p.stranded_ns / 1000000)));
 	}
 	v[n++] = "--rounds";
 	v[n++] = "1";
@@ -425,6 +433,8 @@ struct ab_args {
 	bool json, detail, quiet, dry;
 	char *sargv[256];
 	int sargc;
+	char *owned[128];            /* the option names made for sargv (freed) */
+	int nowned;
 };
 
 static const char synopsis[] =
@@ -483,9 +493,9 @@ static int parse_args(struct ab_args *A, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		const struct fl_spec_option *row = fl_spec_option_row(c);
 		if (row) {
-			if (A->sargc > 250)
+			if (A->sargc > 250 || A->nowned >= 128)
 				fl_usage_error("ab: too many options");
-			A->sargv[A->sargc++] = xasprintf("--%s", row->name);
+			A->sargv[A->sargc++] = A->owned[A->nowned++] = xasprintf("--%s", row->name);
 			if (row->arg)
 				A->sargv[A->sargc++] = optarg;
 		} else if (c == 'h') {
@@ -559,7 +569,7 @@ static void plan(struct ab_run *R, const struct ab_args *A, const struct fl_spec
 		a->pt = &pts[p];
 		point_args(a, s);
 		a->args[a->nargs++] = "--warmup";
-		a->args[a->nargs++] = xasprintf("%d", A->warmup);
+		a->args[a->nargs++] = own_arg(a, xasprintf("%d", A->warmup));
 	}
 }
 
@@ -665,8 +675,20 @@ static int run_looks(struct ab_run *R, struct ab_args *A, int rounds, struct fl_
 	return looks;
 }
 
-static void cleanup(struct ab_run *R)
+static void cleanup(struct ab_run *R, struct ab_args *A, struct fl_point *pts)
 {
+	for (int p = 0; p < R->npts; p++) {
+		for (int i = 0; i < R->pts[p].nowned; i++)
+			free(R->pts[p].owned[i]);
+		free(R->pts[p].key);
+	}
+	free(R->pts);
+	if (R->cols)
+		free(R->cols[0]); /* the header's copy the names point into */
+	free(R->cols);
+	free(pts);
+	for (int i = 0; i < A->nowned; i++)
+		free(A->owned[i]);
 	const char *files[] = { "slot.csv", "base.err", "head.err", "control.err", "version.txt",
 				"build-side.out", "build-side.err", "build-layout.out",
 				"build-layout.err" };
@@ -684,8 +706,12 @@ int fl_cmd_ab(int argc, char **argv)
 	if (parse_args(&A, argc, argv))
 		return 0;
 	fl_catalog_install();
-	if (A.judge)
-		return judge_file(A.judge, &A.ao, A.json, A.detail);
+	if (A.judge) {
+		int st = judge_file(A.judge, &A.ao, A.json, A.detail);
+		for (int i = 0; i < A.nowned; i++)
+			free(A.owned[i]);
+		return st;
+	}
 	struct fl_spec s;
 	struct fl_point *pts;
 	int npts = head_points(&A, &s, &pts);
@@ -693,7 +719,7 @@ int fl_cmd_ab(int argc, char **argv)
 	plan(&R, &A, &s, pts, npts);
 	if (A.dry) {
 		dry_run(&R, s.rounds);
-		cleanup(&R);
+		cleanup(&R, &A, pts);
 		return 0;
 	}
 	open_csv(&R, A.csv_path, s.seed, argc, argv);
@@ -705,7 +731,7 @@ int fl_cmd_ab(int argc, char **argv)
 	int looks = run_looks(&R, &A, s.rounds, &t, &ab);
 	fl_csv_flush(&R.csv);
 	if (looks < 0 || (fl_interrupted && !ab.pair)) {
-		cleanup(&R);
+		cleanup(&R, &A, pts);
 		return fl_interrupted ? 130 : 2;
 	}
 	if (A.json) {
@@ -724,7 +750,7 @@ int fl_cmd_ab(int argc, char **argv)
 	fl_ab_free(&ab);
 	fl_table_free(&t);
 	fl_csv_close(&R.csv);
-	cleanup(&R);
+	cleanup(&R, &A, pts);
 	return st;
 }
 
