@@ -37,9 +37,11 @@
 #include "harness/catalog.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/runner.h"
 #include "harness/spec.h"
 #include "lib/clock.h"
 #include "lib/wake.h"
+#include "proc/helper.h"
 #include "proc/interrupt.h"
 #include "record/csv.h"
 #include "record/run_row.h"
@@ -767,6 +769,8 @@ int fl_cmd_ab_worker(int argc, char **argv)
 	FILE *reply = fdopen(3, "w");
 	if (!reply)
 		fl_usage_error("ab-worker: no reply channel on fd 3 (futexlab ab runs it)");
+	fl_run_scratch = true;   /* its CSVs are scratch: runner.h, record/csv.h */
+	fl_csv_durable = false;
 	char *line = NULL;
 	size_t cap = 0;
 	while (!fl_interrupted && getline(&line, &cap, stdin) > 0) {
@@ -784,5 +788,6 @@ int fl_cmd_ab_worker(int argc, char **argv)
 		fflush(reply);
 	}
 	free(line);
+	fl_helper_shutdown();
 	return 0;
 }

@@ -2,6 +2,7 @@
  * progress on stderr, the dry run, the CSV's metadata lines, and the ratio
  * table at the end. */
 #include "harness/run.h"
+#include "harness/runner.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -132,6 +133,8 @@ void fl_run_as_meta(struct fl_csv *csv, const void *arg)
 			    s->as[k].parent->name, s->as[k].mutant->name, s->as[k].parent->name);
 }
 
+bool fl_run_scratch;
+
 static void machine_meta(const struct fl_run *r)
 {
 	const struct fl_spec *s = r->s;
@@ -151,7 +154,7 @@ static void machine_meta(const struct fl_run *r)
 	 * VM's two CPUs may be near or far apart, and a spin handoff's round
 	 * trip with them: variants/policy.c, point 6): the adaptive policy's
 	 * calibration, once here (each adaptive rep calibrates again). */
-	if (fl_adapt_calibrate() == 0) {
+	if (!fl_run_scratch && fl_adapt_calibrate() == 0) {
 		struct fl_adapt_costs c = fl_adapt_costs();
 		fl_csv_meta(csv, "handoffs: spin round trip %u ns between two CPUs (0: not measured), "
 			    "futex handoff %u ns", c.spin_rt_ns, c.park_ns);
@@ -203,6 +206,12 @@ void fl_run_table(const struct fl_spec *s, struct fl_csv *csv)
 }
 
 /* The median of back-to-back fl_now_ns pairs, in ns. */
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
 static double measure_timer(void)
 {
 	enum { N = 4001 };
@@ -211,12 +220,10 @@ static double measure_timer(void)
 		int64_t a = fl_now_ns();
 		d[i] = fl_now_ns() - a;
 	}
-	for (int i = 1; i < N; i++) /* insertion sort: small, mostly equal */
-		for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
-			int64_t t = d[j];
-			d[j] = d[j - 1];
-			d[j - 1] = t;
-		}
+	/* qsort, not an insertion sort: on a busy VM the reads are not mostly
+	 * equal, and 4001 of them took 8 M swaps, 25 ms of every run's start
+	 * (74% of a one-rep run's time, seen by perf in ab's workers) */
+	qsort(d, N, sizeof d[0], cmp_i64);
 	int64_t median = d[N / 2];
 	return (double)median;
 }

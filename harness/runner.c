@@ -59,7 +59,8 @@ static int run_and_report(struct fl_run *r)
 	fflush(stdout);
 	int64_t t0 = fl_now_ns();
 	fl_run_points(r);
-	fl_helper_shutdown();
+	if (!fl_run_scratch) /* ab-worker: its helpers serve its next run too */
+		fl_helper_shutdown();
 	fl_bpftrace_stop();
 	fl_probes_teardown();
 	printf("\n%s %s: %d of %d points in %.1f s — %d ok, %d skipped, %d error\n", s->cmd,

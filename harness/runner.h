@@ -15,6 +15,14 @@
  * status (0; 1 when a point broke an invariant; 130 when interrupted). */
 int fl_bench(struct fl_spec *s);
 
+/* Set by `futexlab ab-worker`, whose runs' CSVs are scratch its parent
+ * reads at once: no `# handoffs:` line (the adaptive policy's calibration
+ * once per run, 44 ms of sched_yield: each adaptive rep calibrates again
+ * anyway), and the helper processes (proc/helper.h) left running for the
+ * worker's next run (~50 ms each to start: the worker stops them when it
+ * ends). Every rep is measured as in any run. */
+extern bool fl_run_scratch;
+
 /* A command's whole life: parse with its defaults (spec.h), then run. */
 int fl_bench_main(const char *cmd, const struct fl_spec_defaults *d, int argc, char **argv);
 

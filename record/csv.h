@@ -11,6 +11,7 @@
 #ifndef FUTEXLAB_CSV_H
 #define FUTEXLAB_CSV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct fl_csv {
@@ -34,7 +35,12 @@ int fl_csv_add(struct fl_csv *c, const char *row);
  * once per round and before it exits, Ctrl-C included: a rewrite and an
  * fsync per rep cost seconds per sweep and disturbed the next rep). */
 int fl_csv_append(struct fl_csv *c, const char *row);
-/* Rewrites the file with every row so far (no-op without a path). */
+/* Rewrites the file with every row so far (no-op without a path): to a
+ * temporary file, fsync'ed while fl_csv_durable (the default), renamed
+ * over the path. Only a process whose CSVs are scratch, read back at once
+ * by its parent (`futexlab ab-worker`: 16 fsyncs a run, 13 ms each time),
+ * turns fsync off; the rename still keeps every rewrite whole. */
+extern bool fl_csv_durable;
 int fl_csv_flush(struct fl_csv *c);
 /* Ends the file: its end line (above), ", interrupted" when fl_interrupted
  * (proc/interrupt.h) is set, and the file rewritten; 0 or an errno. Once. */
