@@ -287,6 +287,27 @@ static int add_rows(struct ab_run *R, struct ab_point *a, const char *path, int 
 	return n;
 }
 
+/* --as's pairs whose design is among the entries a wants this time (a
+ * later look runs the undecided ones only, and run refuses a stand-in for
+ * a design it does not run) into out; false when none is. */
+static bool as_for(const char *as, const struct ab_point *a, char *out, size_t n)
+{
+	size_t l = 0;
+	out[0] = 0;
+	for (const char *s = as; *s;) {
+		size_t len = strcspn(s, ","), plen = strcspn(s, "=");
+		bool in = false;
+		for (int e = 0; e < a->nentries && !in && plen < len; e++)
+			in = a->want[e] && !strncmp(a->entries[e], s, plen) &&
+			     (a->entries[e][plen] == 0 || a->entries[e][plen] == '@');
+		if (in)
+			l += (size_t)snprintf(out + l, l < n ? n - l : 0, "%s%.*s", l ? "," : "",
+					      (int)len, s);
+		s += len + (s[len] == ',');
+	}
+	return out[0] != 0 && l < n;
+}
+
 /* One point of one round on one side: its child run and its rows. Exit 2
  * (the child's own line) when the side refuses the run as bad input. */
 static void run_slot(struct ab_run *R, struct ab_point *a, int side, int round, uint64_t seed)
@@ -313,9 +334,10 @@ static void run_slot(struct ab_run *R, struct ab_point *a, int side, int round, 
 	argv[n++] = seedbuf;
 	argv[n++] = "--csv";
 	argv[n++] = csv;
-	if (R->as && side == 1) {
+	char as[1024];
+	if (R->as && side == 1 && as_for(R->as, a, as, sizeof as)) {
 		argv[n++] = "--as";
-		argv[n++] = (char *)R->as;
+		argv[n++] = as;
 	}
 	argv[n] = NULL;
 	unlink(csv);
