@@ -31,6 +31,7 @@ struct side {
 	double scale;    /* the calibration's factor on the t's scale (1: none) */
 	double p;        /* two-sided, against the history's prediction */
 	double half;     /* the interval of one new run, FL_JUDGE_LEVEL (ln) */
+	double floor2;   /* the least variance the series may have (predict.h) */
 };
 
 struct pair {
@@ -172,8 +173,12 @@ static void moderate(struct side *const *s, int n, int nhist, double *calib)
 	struct fl_series *ser = fl_xcalloc((size_t)n, sizeof *ser);
 	for (int i = 0; i < n; i++)
 		memcpy(y + (size_t)i * nhist, s[i]->y, (size_t)nhist * sizeof *y);
-	fl_series_all(y, n, nhist, ser);
-	double q = fl_predict_calibrate(y, n, nhist, FL_JUDGE_LEVEL);
+	double *floor2 = fl_xcalloc((size_t)n, sizeof *floor2);
+	for (int i = 0; i < n; i++)
+		floor2[i] = s[i]->floor2;
+	fl_series_all(y, n, nhist, floor2, ser);
+	double q = fl_predict_calibrate(y, n, nhist, floor2, FL_JUDGE_LEVEL);
+	free(floor2);
 	*calib = q;
 	for (int i = 0; i < n; i++) {
 		struct side *x = s[i];
