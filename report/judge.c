@@ -17,9 +17,16 @@
 #define FIELD_MIN 6
 #define FIELD_NAME "designs-median"
 
-enum moved { SAME, SLOWER, FASTER, BASELINE_MOVED, RATIO_ONLY, MACHINE_MOVED };
+/* A pair's verdict. MACHINE_MOVED (its ratio and own time moved where the
+ * point's field's own time did and its ratio did not) and TOO_WIDE (nothing
+ * moved, and its history could not have seen a change of the threshold)
+ * are inconclusive; TIME_ONLY (its own time moved, its ratio did not) and
+ * the rest of the ones that do not fail pass where the pair could see a
+ * change of the threshold (judge.h). */
+enum moved { SAME, SLOWER, FASTER, BASELINE_MOVED, RATIO_ONLY, MACHINE_MOVED, TIME_ONLY,
+	     NVERDICT };
 static const char *const moved_name[] = { "~", "SLOWER", "FASTER", "baseline moved",
-					  "ratio only", "machine moved" };
+					  "ratio only", "machine moved: rerun", "time only" };
 
 /* One figure of one (point, entry): its history and the new side's mean. */
 struct side {
@@ -32,6 +39,7 @@ struct side {
 	double p;        /* two-sided, against the history's prediction */
 	double half;     /* the interval of one new run, FL_JUDGE_LEVEL (ln) */
 	double floor2;   /* the least variance the series may have (predict.h) */
+	double mdc;      /* the smallest move it can see: p < the cut and >= the threshold (ln) */
 };
 
 struct pair {
@@ -39,6 +47,8 @@ struct pair {
 	struct side ratio, time;
 	enum moved v;
 	bool judged;     /* a prediction and a new value on the ratio */
+	double mdc;      /* the smallest change the pair can fail on (ln): its ratio's and time's */
+	bool wide;       /* mdc beyond the threshold: the history cannot see that change */
 };
 
 struct judge {
@@ -46,13 +56,15 @@ struct judge {
 	int nhist;
 	const struct fl_judge_opts *o;
 	struct pair *pair;
-	int npair, judged, failed;
+	int npair, judged;
 	struct side *base; /* per point: the baseline's own time */
 	enum fl_entry_kind field_kind; /* the entries a field is made of */
 	double *field;     /* [p * nrun + r]: the point's field in run r (ln ratio; 0: none) */
 	bool *has_field;   /* per point */
 	double cut;        /* the per-pair p a move needs: alpha / judged */
 	double q_ratio, q_time; /* the calibration quantiles (NAN: none) */
+	int count[NVERDICT]; /* judged pairs by verdict */
+	int failed, wide, unsure; /* pairs failing; gated pairs too wide; gated pairs inconclusive */
 };
 
 /* ln of a cell's figure: its ratio's median or its own value; NAN: none. */
@@ -62,6 +74,19 @@ static double figure(const struct fl_mcell *c, bool ratio)
 		return NAN;
 	double x = ratio ? (c->ratio.n > 0 ? c->ratio.median : NAN) : c->value;
 	return x > 0 ? log(x) : NAN;
+}
+
+/* The within-run variance of a cell's figure (ln): its own interval read
+ * as a standard error (NAN: none). */
+static double within(const struct fl_mcell *c, bool ratio)
+{
+	if (!c->present || !c->usable)
+		return NAN;
+	double se = ratio ? fl_ratio_log_se(&c->ratio)
+			  : fl_ratio_log_se(&(struct fl_ratio){ .n = c->reps, .median = c->value,
+								.lo = c->value_lo, .hi = c->value_hi,
+								.level = c->src ? c->src->ns.ci_level : NAN });
+	return se * se;
 }
 
 /* Whether entry e is one of the field: a design (a floor, the baseline,
@@ -139,13 +164,20 @@ static void side_of(const struct judge *J, int p, int e, bool ratio, struct side
 	bool off = ratio && e >= 0;
 	double sum = 0, fsum = 0, fnow = 0;
 	int nh = 0;
+	double wsum = 0;
+	int nw = 0;
 	s->y = fl_xmalloc((size_t)J->nhist * sizeof *s->y);
 	for (int r = 0; r < J->nhist; r++) {
 		double x = value(J, p, e, r, ratio);
 		s->y[r] = x - (off ? f[r] : 0);
 		if (isfinite(x))
 			fsum += off ? f[r] : 0, nh++;
+		/* the field's own: the median of six or more, its error left out */
+		double w = e >= 0 ? within(fl_model_cell(m, r, p, e), ratio) : NAN;
+		if (isfinite(w))
+			wsum += w, nw++;
 	}
+	s->floor2 = fl_series_floor(nw ? wsum / nw : NAN);
 	s->k = 0;
 	for (int r = J->nhist; r < m->nrun; r++) {
 		double x = value(J, p, e, r, ratio) - (off ? f[r] : 0);
@@ -156,6 +188,7 @@ static void side_of(const struct judge *J, int p, int e, bool ratio, struct side
 	s->off = nh ? fsum / nh : 0;
 	s->off_now = s->k ? fnow / s->k : 0;
 	s->p = NAN;
+	s->mdc = NAN;
 }
 
 /* Two-sided t quantile (the normal's at infinite df). */
@@ -264,6 +297,45 @@ static int moved(const struct judge *J, const struct side *s)
 	return d > 0 ? 1 : -1;
 }
 
+/* The smallest move of a side's new value the rule can call a move: its
+ * p below the cut and at least the threshold (ln; INFINITY: no prediction,
+ * nothing it could see). */
+static double side_mdc(const struct judge *J, const struct side *s)
+{
+	if (!(s->s.df > 0) || !(s->s.var > 0) || s->k < 1 || !(J->cut > 0))
+		return INFINITY;
+	double t = fl_t_quantile(1 - J->cut / 2, s->s.df); /* the normal's past 1e7 df */
+	double d = s->scale * t * sqrt(s->s.var * (1.0 / s->s.n + 1.0 / s->k));
+	return fmax(d, log1p(J->o->threshold));
+}
+
+/* Whether --fail-on and --only put the pair's entry under the gate. */
+static bool gated(const struct judge *J, const struct pair *x)
+{
+	if (!J->o->fail_on)
+		return false;
+	if (x->e < 0) /* the field is the designs' */
+		return !J->o->only || !strcmp(J->o->only, "designs");
+	return fl_only_match(J->o->only, J->m->entry[x->e]);
+}
+
+static bool fails(const struct judge *J, const struct pair *x)
+{
+	unsigned bit = x->v == SLOWER ? FL_GATE_SLOWER : x->v == FASTER ? FL_GATE_FASTER : 0;
+	return x->judged && (bit & J->o->fail_on) && gated(J, x);
+}
+
+/* A gated pair the gate cannot decide: the machine moved it the way the
+ * gate fails on, or it did not fail and could not have seen a change of
+ * the threshold. */
+static bool unsure(const struct judge *J, const struct pair *x)
+{
+	if (!x->judged || !gated(J, x) || fails(J, x))
+		return false;
+	unsigned bit = x->ratio.now > x->ratio.s.mean ? FL_GATE_SLOWER : FL_GATE_FASTER;
+	return (x->v == MACHINE_MOVED && (bit & J->o->fail_on)) || x->wide;
+}
+
 static void classify(struct judge *J)
 {
 	for (int i = 0; i < J->npair; i++)
@@ -287,8 +359,22 @@ static void classify(struct judge *J)
 		       : r && r == t ? (r > 0 ? SLOWER : FASTER)
 		       : r && base ? BASELINE_MOVED
 		       : r	   ? RATIO_ONLY
-		       : t	   ? MACHINE_MOVED
+		       : t	   ? TIME_ONLY
 				   : SAME;
+		/* A change fails only when both witnesses move: the smallest the
+		 * pair can fail on is the larger of the two sides' (judge.h). */
+		x->ratio.mdc = side_mdc(J, &x->ratio);
+		x->time.mdc = J->o->ratio_only ? x->ratio.mdc : side_mdc(J, &x->time);
+		x->mdc = fmax(x->ratio.mdc, x->time.mdc);
+		x->wide = x->v != SLOWER && x->v != FASTER && x->v != MACHINE_MOVED &&
+			  x->mdc > log1p(J->o->threshold) * (1 + 1e-9);
+	}
+	for (int i = 0; i < J->npair; i++) {
+		const struct pair *x = &J->pair[i];
+		J->count[x->v] += x->judged;
+		J->failed += fails(J, x);
+		J->unsure += unsure(J, x);
+		J->wide += x->judged && x->wide;
 	}
 	free(machine);
 }
@@ -315,46 +401,56 @@ static void ratios(const struct pair *x, double *mean, double *lo, double *hi, d
 	*now = ex(r->now + r->off_now);
 }
 
+/* What the gate makes of one pair: fail, inconclusive, pass; "-" where no
+ * gate was asked for or the pair is not under it. */
+static const char *outcome(const struct judge *J, const struct pair *x)
+{
+	return !x->judged || !gated(J, x) ? "-" : fails(J, x) ? "fail" : unsure(J, x) ?
+	       "inconclusive" : "pass";
+}
+
+static const char *window(const struct judge *J)
+{
+	return J->o->window ? J->o->window : "history";
+}
+
 static void tsv(FILE *f, const struct judge *J)
 {
 	fputs("point\tvariant\truns\tratio\tpred_lo\tpred_hi\tagainst_ratio\tinside\tp_ratio"
-	      "\tns\tns_pred_lo\tns_pred_hi\tagainst_ns\tp_ns\tverdict\n", f);
+	      "\tns\tns_pred_lo\tns_pred_hi\tagainst_ns\tp_ns\tverdict\tmdc\twide\toutcome"
+	      "\twindow\n", f);
 	for (int i = 0; i < J->npair; i++) {
 		const struct pair *x = &J->pair[i];
 		double ht = x->time.half, mean, lo, hi, now;
 		ratios(x, &mean, &lo, &hi, &now);
 		fprintf(f, "%s\t%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%.3g\t%.6g\t%.6g\t%.6g\t%.6g"
-			   "\t%.3g\t%s\n", J->m->point[x->p], name(J, x), x->ratio.s.n,
-			mean, lo, hi, now,
+			   "\t%.3g\t%s\t%.4g\t%s\t%s\t%s\n", J->m->point[x->p], name(J, x),
+			x->ratio.s.n, mean, lo, hi, now,
 			isnan(now) || isnan(lo) ? "-" : now >= lo && now <= hi ? "in" : "OUT",
 			x->ratio.p, ex(x->time.s.mean), ex(x->time.s.mean - ht),
-			ex(x->time.s.mean + ht), ex(x->time.now), x->time.p, moved_name[x->v]);
+			ex(x->time.s.mean + ht), ex(x->time.now), x->time.p, moved_name[x->v],
+			exp(x->mdc), x->wide ? "yes" : "no", outcome(J, x), window(J));
 	}
-}
-
-static bool fails(const struct judge *J, const struct pair *x)
-{
-	unsigned bit = x->v == SLOWER ? FL_GATE_SLOWER : x->v == FASTER ? FL_GATE_FASTER : 0;
-	if (x->e < 0) /* the field is the designs' */
-		return (bit & J->o->fail_on) && (!J->o->only || !strcmp(J->o->only, "designs"));
-	return (bit & J->o->fail_on) && fl_only_match(J->o->only, J->m->entry[x->e]);
 }
 
 static void row(FILE *f, const struct judge *J, const struct pair *x)
 {
 	double mean, lo, hi, now;
-	char pred[48] = "-", base[64] = "";
+	char pred[48] = "-", base[64] = "", sees[16] = "-";
 	ratios(x, &mean, &lo, &hi, &now);
 	if (isfinite(lo))
 		snprintf(pred, sizeof pred, "[%.3g, %.3g]", lo, hi);
+	if (isfinite(x->mdc))
+		snprintf(sees, sizeof sees, "x%.3g", exp(x->mdc));
 	const struct side *b = &J->base[x->p];
 	if (x->v == BASELINE_MOVED)
 		snprintf(base, sizeof base, " (%s %.4g -> %.4g, p %.2g)", J->m->baseline,
 			 ex(b->s.mean), ex(b->now), b->p);
-	fprintf(f, "%-34s %-20s %7.3g %-18s %7.3g %8.2g  %9.4g %9.4g %8.2g  %s%s%s\n",
+	fprintf(f, "%-34s %-20s %7.3g %-18s %7.3g %8.2g  %9.4g %9.4g %8.2g %7s  %s%s%s%s\n",
 		J->m->point[x->p], name(J, x), mean, pred, now,
-		x->ratio.p, ex(x->time.s.mean), ex(x->time.now), x->time.p, moved_name[x->v],
-		base, fails(J, x) ? "  <- fails" : "");
+		x->ratio.p, ex(x->time.s.mean), ex(x->time.now), x->time.p, sees, moved_name[x->v],
+		x->wide ? " (too wide)" : "", base, fails(J, x) ? "  <- fails"
+					 : unsure(J, x) ? "  <- inconclusive" : "");
 }
 
 static void header(FILE *f, const struct judge *J)
@@ -362,46 +458,62 @@ static void header(FILE *f, const struct judge *J)
 	const struct fl_model *m = J->m;
 	const struct fl_judge_opts *o = J->o;
 	fprintf(f, "rule: per (point, entry) the new side's ratio to %s and its own time against "
-		   "what %d earlier runs predict\n(each series' variance moderated over all %d "
-		   "pairs, the t's scale calibrated on the history's own runs,\neach left out in "
-		   "turn: a standardized deviation's 95%% quantile %.2f for ratios, %.2f for times: "
-		   "stats/predict.h);\nSLOWER/FASTER when both the ratio and the entry's own time "
-		   "moved the same way beyond\np < %.2g (family-wise %.0f%% over %d pairs, "
-		   "Bonferroni) and by >= %.0f%%%s\n",
+		   "what %d earlier runs predict\n(each series' variance floored at its within-run "
+		   "error and 1%%, moderated over all %d pairs, the t's\nscale calibrated on the "
+		   "history's own runs, each left out in turn: a standardized deviation's 95%%\n"
+		   "quantile %.2f for ratios, %.2f for times: stats/predict.h); SLOWER/FASTER when "
+		   "both the ratio\nand the entry's own time moved the same way beyond p < %.2g "
+		   "(family-wise %.0f%% over %d pairs,\nBonferroni) and by >= %.0f%%%s; 'sees': the "
+		   "smallest change the pair could fail on (both sides);\na pass only where that is "
+		   "within x%.3g, else the pair is too wide (inconclusive)\n",
 		m->baseline, J->nhist, J->npair, J->q_ratio, J->q_time, J->cut,
 		100 * FL_JUDGE_ALPHA, J->judged, 100 * o->threshold,
-		o->ratio_only ? ";\n--across-machines: the ratio alone (a time is not comparable "
-		"across machines)" : "");
-	fprintf(f, "\n%-34s %-20s %7s %-18s %7s %8s  %9s %9s %8s  %s\n", "point", "entry", "ratio",
-		"next run (95%)", "now", "p", "time", "now", "p", "verdict");
+		o->ratio_only ? " (--across-machines: the ratio alone, a time is not comparable "
+		"across machines)" : "", 1 + o->threshold);
+	fprintf(f, "\n%-34s %-20s %7s %-18s %7s %8s  %9s %9s %8s %7s  %s\n", "point", "entry",
+		"ratio", "next run (95%)", "now", "p", "time", "now", "p", "sees", "verdict");
 }
 
-static int gate(FILE *f, const struct judge *J)
+static int cmp_d_ptr(const void *a, const void *b)
 {
-	int moved_n[6] = { 0 };
-	for (int i = 0; i < J->npair; i++)
-		moved_n[J->pair[i].v] += J->pair[i].judged;
-	fprintf(f, "\n%d pairs judged: %d slower, %d faster, %d where the baseline moved (the "
-		   "ratio, the baseline's own time the other way), %d where the ratio alone moved "
-		   "(not the entry's own time, nor the baseline's), %d where the machine moved (the "
-		   "time only)\n", J->judged, moved_n[SLOWER], moved_n[FASTER],
-		moved_n[BASELINE_MOVED], moved_n[RATIO_ONLY], moved_n[MACHINE_MOVED]);
-	if (!J->o->fail_on)
-		return 0;
-	int failed = 0;
-	for (int i = 0; i < J->npair; i++)
-		if (fails(J, &J->pair[i]))
-			failed++;
-	fprintf(f, "fail-on %s: %d of %d pairs %s beyond the between-run spread", J->o->fail_name,
-		failed, J->judged, J->o->fail_on == FL_GATE_SLOWER ? "slower"
-				   : J->o->fail_on == FL_GATE_FASTER ? "faster" : "slower or faster");
-	/* the failing entries by name: the same list whatever order the rounds ran in */
+	return cmp_d(a, b);
+}
+
+/* Per point: the smallest detectable changes of its judged pairs (least,
+ * median, largest) and how many are wider than the threshold — what every
+ * pair could have seen, where --all and --tsv list each. */
+static void sees_by_point(FILE *f, const struct judge *J)
+{
+	double *d = fl_xcalloc((size_t)J->npair + 1, sizeof *d);
+	fprintf(f, "\nsmallest detectable change per point (least, median, largest over its pairs; "
+		   "too wide: beyond x%.3g):\n", 1 + J->o->threshold);
+	for (int p = 0; p < J->m->npoint; p++) {
+		int n = 0, wide = 0;
+		for (int i = 0; i < J->npair; i++)
+			if (J->pair[i].p == p && J->pair[i].judged) {
+				d[n++] = exp(J->pair[i].mdc);
+				wide += J->pair[i].wide;
+			}
+		if (!n)
+			continue;
+		qsort(d, (size_t)n, sizeof *d, cmp_d_ptr);
+		fprintf(f, "  %-34s x%-7.3g x%-7.3g x%-7.3g %d of %d too wide\n", J->m->point[p], d[0],
+			n % 2 ? d[n / 2] : sqrt(d[n / 2 - 1] * d[n / 2]), d[n - 1], wide, n);
+	}
+	free(d);
+}
+
+/* The names of the pairs `pick` says, sorted, once each: the same list
+ * whatever order the rounds ran in. */
+static void names(FILE *f, const struct judge *J, bool (*pick)(const struct judge *,
+							    const struct pair *))
+{
 	const char *sep = " (", *last = "";
 	for (;;) {
 		const char *next = NULL;
 		for (int i = 0; i < J->npair; i++) {
 			const char *n = name(J, &J->pair[i]);
-			if (fails(J, &J->pair[i]) && strcmp(n, last) > 0 &&
+			if (pick(J, &J->pair[i]) && strcmp(n, last) > 0 &&
 			    (!next || strcmp(n, next) < 0))
 				next = n;
 		}
@@ -411,8 +523,56 @@ static int gate(FILE *f, const struct judge *J)
 		sep = ", ";
 		last = next;
 	}
-	fprintf(f, "%s: %s\n", failed ? ")" : "", failed ? "FAIL (exit 1)" : "pass");
-	return failed ? 1 : 0;
+	if (*last)
+		fputc(')', f);
+}
+
+static bool machine_unsure(const struct judge *J, const struct pair *x)
+{
+	return unsure(J, x) && x->v == MACHINE_MOVED;
+}
+
+/* The exit status of the judgement: FL_JUDGE_FAIL when a gated pair
+ * failed, else FL_JUDGE_INCONCLUSIVE when one cannot be decided, else
+ * FL_JUDGE_PASS (and without a gate: pass). */
+static int status(const struct judge *J)
+{
+	return !J->o->fail_on ? FL_JUDGE_PASS : J->failed ? FL_JUDGE_FAIL
+	       : J->unsure ? FL_JUDGE_INCONCLUSIVE : FL_JUDGE_PASS;
+}
+
+static void gate(FILE *f, const struct judge *J)
+{
+	const int *n = J->count;
+	fprintf(f, "\n%d pairs judged: %d slower, %d faster, %d where the baseline moved (the "
+		   "ratio, the baseline's own time the other way), %d where the ratio alone moved "
+		   "(not the entry's own time, nor the baseline's), %d where the time alone moved, "
+		   "%d where the machine moved (the ratio and the time, with the point's designs' "
+		   "time: inconclusive); %d too wide to see x%.3g\n", J->judged, n[SLOWER], n[FASTER],
+		n[BASELINE_MOVED], n[RATIO_ONLY], n[TIME_ONLY], n[MACHINE_MOVED], J->wide,
+		1 + J->o->threshold);
+	if (!J->o->fail_on)
+		return;
+	fprintf(f, "fail-on %s: %d of %d pairs %s beyond the between-run spread", J->o->fail_name,
+		J->failed, J->judged, J->o->fail_on == FL_GATE_SLOWER ? "slower"
+				      : J->o->fail_on == FL_GATE_FASTER ? "faster" : "slower or faster");
+	names(f, J, fails);
+	if (J->failed) {
+		fprintf(f, ": FAIL (exit %d)\n", FL_JUDGE_FAIL);
+		return;
+	}
+	if (!J->unsure) {
+		fprintf(f, ": pass\n");
+		return;
+	}
+	int machine = 0;
+	for (int i = 0; i < J->npair; i++)
+		machine += machine_unsure(J, &J->pair[i]);
+	fprintf(f, "; %d gated pairs undecided: %d where the machine moved", J->unsure, machine);
+	names(f, J, machine_unsure);
+	fprintf(f, ", %d too wide to see x%.3g: INCONCLUSIVE (exit %d)%s\n", J->unsure - machine,
+		1 + J->o->threshold, FL_JUDGE_INCONCLUSIVE,
+		machine ? "; the machine moved: rerun it (alone on the machine)" : "");
 }
 
 /* "revisions a (3), b (2)" of runs [from, to) */
@@ -482,9 +642,42 @@ void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 	load_note(f, m, nhist);
 }
 
+/* No judgement: too short a history, or one the calibration cannot read.
+ * Said in one line (on stderr beside a TSV, whose lines are data). */
+static int no_judgement(FILE *f, const struct judge *J, const char *why)
+{
+	FILE *out = J->o->tsv ? stderr : f;
+	if (J->o->tsv)
+		fputs("point\tvariant\truns\tratio\tpred_lo\tpred_hi\tagainst_ratio\tinside\tp_ratio"
+		      "\tns\tns_pred_lo\tns_pred_hi\tagainst_ns\tp_ns\tverdict\tmdc\twide\toutcome"
+		      "\twindow\n", f);
+	fprintf(out, "%sinconclusive (%s): %s; no pair judged: INCONCLUSIVE (exit %d)\n",
+		J->o->tsv ? "futexlab compare: " : "\n", window(J), why, FL_JUDGE_INCONCLUSIVE);
+	return FL_JUDGE_INCONCLUSIVE;
+}
+
+static void judge_free(struct judge *J)
+{
+	for (int i = 0; i < J->npair; i++)
+		free(J->pair[i].ratio.y), free(J->pair[i].time.y);
+	for (int p = 0; p < J->m->npoint; p++)
+		free(J->base[p].y);
+	free(J->pair);
+	free(J->base);
+	free(J->field);
+	free(J->has_field);
+}
+
 int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge_opts *o)
 {
 	struct judge J = { .m = m, .nhist = nhist, .o = o };
+	if (nhist < FL_PREDICT_MIN_RUNS) {
+		char why[160];
+		snprintf(why, sizeof why, "%d earlier run%s of this machine and settings, the gate "
+			 "needs %d (stats/predict.h)", nhist, nhist == 1 ? "" : "s",
+			 FL_PREDICT_MIN_RUNS);
+		return no_judgement(f, &J, why);
+	}
 	fields(&J);
 	collect(&J);
 	fit(&J);
@@ -494,23 +687,22 @@ int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge
 		fl_bad_input("compare: no (point, entry) ran both in the history and in the new "
 			       "run(s): nothing to judge");
 	}
-	int rc = 0;
-	if (o->tsv) {
+	int rc;
+	if (!isfinite(J.q_ratio) || (!o->ratio_only && !isfinite(J.q_time))) {
+		rc = no_judgement(f, &J, "the history's runs give too few deviations to calibrate "
+				  "the interval on (stats/predict.h)");
+	} else if (o->tsv) {
 		tsv(f, &J);
+		rc = status(&J);
 	} else {
 		header(f, &J);
 		for (int i = 0; i < J.npair; i++)
-			if (J.pair[i].judged && (o->all || J.pair[i].v != SAME))
+			if (J.pair[i].judged && (o->all || J.pair[i].v != SAME || unsure(&J, &J.pair[i])))
 				row(f, &J, &J.pair[i]);
-		rc = gate(f, &J);
+		sees_by_point(f, &J);
+		gate(f, &J);
+		rc = status(&J);
 	}
-	for (int i = 0; i < J.npair; i++)
-		free(J.pair[i].ratio.y), free(J.pair[i].time.y);
-	for (int p = 0; p < m->npoint; p++)
-		free(J.base[p].y);
-	free(J.pair);
-	free(J.base);
-	free(J.field);
-	free(J.has_field);
+	judge_free(&J);
 	return rc;
 }

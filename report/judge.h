@@ -77,6 +77,11 @@
 #include "report/gate.h"
 #include "report/model.h"
 
+/* The judgement's exit statuses (2 is bad input: fail/fail.h). */
+#define FL_JUDGE_PASS 0
+#define FL_JUDGE_FAIL 1
+#define FL_JUDGE_INCONCLUSIVE 3
+
 #define FL_JUDGE_ALPHA 0.01
 #define FL_JUDGE_THRESHOLD 0.10
 #define FL_JUDGE_LEVEL 0.95
@@ -94,16 +99,22 @@ struct fl_judge_opts {
 	bool all;           /* list every pair, not only those that moved */
 	bool tsv;           /* one tab-separated line per pair instead */
 	bool ratio_only;    /* --across-machines: the same-run ratio alone */
+	const char *window; /* what the history is, for the TSV's window column and the
+			     * lines: "rolling", "reference", "pool" (NULL: "history") */
 };
 
 /* What is judged against what: the history's runs (how many, of which
  * machine, dates, revisions), the new side's, and a line when either side
  * holds a test run (`--as`). */
 void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist);
-/* Judges runs [nhist, m->nrun) against runs [0, nhist) (nhist >= 2) and
- * prints the table (or the TSV) and, with a gate, the failing entries and
- * the count line. Returns the exit status: 1 when the gate failed, else 0;
- * a usage error (exit 2) when no pair could be judged. */
+/* Judges runs [nhist, m->nrun) against runs [0, nhist) and prints the
+ * table (or the TSV) and, with a gate, the failing entries and the count
+ * line. Returns the exit status: FL_JUDGE_FAIL when a gated pair failed;
+ * else FL_JUDGE_INCONCLUSIVE when the history is shorter than
+ * FL_PREDICT_MIN_RUNS or cannot be calibrated (nothing judged: one line
+ * says so), or a gated pair is undecided (the machine moved, or too wide);
+ * else FL_JUDGE_PASS (also without a gate). A usage error (exit 2) when no
+ * pair could be judged. The same status whatever the format. */
 int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge_opts *o);
 
 #endif
