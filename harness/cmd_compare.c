@@ -53,7 +53,14 @@ static const struct fl_option opts[] = {
 	  "pool: beyond the between-run spread), each such pair named, then a count line; "
 	  "exit 0 otherwise (a CI gate)" },
 	{ "threshold", required_argument, 'T', "PCT", "with --fail-on: the least change that "
-	  "fails, in percent (default 10: report/judge.h argues it)" },
+	  "fails, in percent (default 10: report/judge.h argues it); against a history or a "
+	  "pool, also the change every gated pair must be able to see for a pass (else "
+	  "inconclusive, exit 3)" },
+	{ "reference", required_argument, 'R', "REV|DATE", "with --db --against: judge the "
+	  "new run also against a fixed window, the machine's runs of revisions beginning REV "
+	  "or its last runs dated DATE or before (beside the rolling window of its last "
+	  "earlier runs), so a regression crept in over many revisions fails; the worse of "
+	  "the two judgements is the exit status" },
 	{ "only", required_argument, 'O', "NAMES", "with --fail-on: only these entries may "
 	  "fail it: designs (futexlab's and their policy forms), libraries, or a comma list "
 	  "of names (NAME also matches NAME@POLICY)" },
@@ -93,6 +100,9 @@ struct cmp {
 	const char *only;
 	struct fl_gate g;
 	struct fl_select sel;
+	const char *reference;  /* --reference REV|DATE */
+	const char *window;     /* the judgement's window: rolling, reference, pool */
+	bool more;              /* a second judgement follows in one TSV: no header */
 };
 
 /* One or two files loaded; the ratio table, the TSV or before/after (with
@@ -145,7 +155,8 @@ static struct fl_judge_opts judge_opts(const struct cmp *o)
 {
 	return (struct fl_judge_opts){ .fail_on = o->g.fail_on, .fail_name = o->g.name,
 				       .threshold = o->threshold, .only = o->only,
-				       .all = o->all, .tsv = o->tsv, .ratio_only = o->across };
+				       .all = o->all, .tsv = o->tsv, .ratio_only = o->across,
+				       .window = o->window, .tsv_no_header = o->more };
 }
 
 /* The model of the runs in r (history first, then the new side), judged
@@ -176,6 +187,58 @@ static int model_view(struct fl_runs *r, int nhist, struct cmp *o)
 	return rc;
 }
 
+/* Where a judgement's history was narrowed: said on the text's stream (on
+ * stderr beside a TSV). */
+static void history_note(const struct cmp *o, int later, int other, const char *settings)
+{
+	FILE *f = o->tsv ? stderr : stdout;
+	if (later)
+		fprintf(f, "note: %s: %d run%s of the machine left out of the history, dated (or "
+			   "stored) at or after the new run: a history holds earlier runs only\n",
+			o->window, later, later == 1 ? "" : "s");
+	if (other)
+		fprintf(f, "note: %s: %d run%s of other settings left out of the history (the new "
+			   "run's: %s): quick and standard runs, or other rounds or durations, are "
+			   "never one history\n", o->window, other, other == 1 ? "" : "s", settings);
+}
+
+/* The pool's runs that may be the new runs' history: dated before the
+ * first of them, of its settings (the others freed and said). */
+static int pool_history(struct fl_runs *r, int nfiles, const struct cmp *o)
+{
+	char set[160], other[160];
+	const char *first = "";
+	for (int i = nfiles; i < r->n; i++) {
+		const char *d = fl_table_meta(&r->t[i], "date");
+		if (strcmp(d, "?") && (!*first || strcmp(d, first) < 0))
+			first = d;
+	}
+	fl_judge_settings(&r->t[nfiles], set, sizeof set);
+	int k = 0, later = 0, others = 0;
+	for (int i = 0; i < r->n; i++) {
+		bool keep = i >= nfiles;
+		if (!keep) {
+			fl_judge_settings(&r->t[i], other, sizeof other);
+			const char *d = fl_table_meta(&r->t[i], "date");
+			bool late = *first && strcmp(d, first) >= 0;
+			later += late;
+			others += !late && strcmp(set, other);
+			keep = !late && !strcmp(set, other);
+		}
+		if (!keep) {
+			fl_table_free(&r->t[i]);
+			free(r->path[i]);
+			continue;
+		}
+		r->t[k] = r->t[i];
+		r->path[k] = r->path[i];
+		r->store_id[k++] = r->store_id[i];
+	}
+	r->n = k;
+	history_note(o, later, others, set);
+	return nfiles - later - others;
+}
+
 /* --pool FILES [--against F...]: the pool's own table; a judgement when a
  * gate is asked for or the new side is more than one run. */
 static int compare_pool(int nfiles, char **files, struct cmp *o)
@@ -193,6 +256,11 @@ static int compare_pool(int nfiles, char **files, struct cmp *o)
 	struct fl_runs r;
 	fl_runs_files(&r, "compare", files, nfiles, o->against, o->nagainst);
 	fl_runs_check(r.t, r.path, r.n, o->across, true, "compare --pool", NULL);
+	o->window = "pool";
+	if (judge)
+		nfiles = pool_history(&r, nfiles, o);
+	if (nfiles < 2 && judge)
+		return model_view(&r, nfiles, o);
 	if (!judge || !o->tsv) {
 		bool one = o->nagainst == 1;
 		int rc = fl_pool_compare(stdout, nfiles, r.t, r.path, one ? &r.t[nfiles] : NULL,
@@ -219,13 +287,41 @@ static int compare_db(int nfiles, char **files, struct cmp *o)
 	if (!o->nagainst && !o->json)
 		fl_usage_error("compare --db: give --against NEW.csv (the run judged against the "
 			       "store's history of its machine), or --json");
+	if (o->reference && !o->nagainst)
+		fl_usage_error("compare --db: --reference is a window a new run is judged against: "
+			       "give --against NEW.csv");
 	struct fl_runs r;
+	o->window = "rolling";
 	int nhist = fl_runs_store(&r, &o->sel, o->against, o->nagainst, o->across);
-	if (o->nagainst && nhist < 2)
-		fl_usage_error("compare --db: %d earlier run%s of this machine in %s (%s): a "
-			       "prediction needs 2 or more", nhist, nhist == 1 ? "" : "s",
-			       o->sel.db, r.n ? r.machine : "-");
-	return model_view(&r, o->nagainst ? nhist : r.n, o);
+	if (!o->nagainst)
+		return model_view(&r, r.n, o);
+	history_note(o, r.later, r.other_settings, r.settings);
+	o->more = false;
+	int rc = model_view(&r, nhist, o);
+	if (!o->reference)
+		return rc;
+	/* the fixed window: a revision's runs, or the last runs up to a date */
+	struct fl_select ref = o->sel;
+	bool date = strlen(o->reference) >= 4 && strspn(o->reference, "0123456789") == 4 &&
+		    (!o->reference[4] || o->reference[4] == '-');
+	ref.rev = date ? o->sel.rev : o->reference;
+	ref.until = date ? o->reference : NULL;
+	o->window = "reference";
+	o->more = o->tsv;
+	if (!o->tsv)
+		printf("\nreference window (%s %s):\n", date ? "dated up to" : "revision",
+		       o->reference);
+	nhist = fl_runs_store(&r, &ref, o->against, o->nagainst, o->across);
+	history_note(o, r.later, r.other_settings, r.settings);
+	int rc2 = model_view(&r, nhist, o);
+	/* the worse of the two: a failure, then an undecided judgement */
+	rc = rc == FL_JUDGE_FAIL || rc2 == FL_JUDGE_FAIL ? FL_JUDGE_FAIL
+	     : rc == FL_JUDGE_INCONCLUSIVE || rc2 == FL_JUDGE_INCONCLUSIVE ? FL_JUDGE_INCONCLUSIVE
+	     : rc;
+	if (!o->tsv)
+		printf("\nrolling and reference windows: %s (exit %d)\n", rc == FL_JUDGE_FAIL ?
+		       "FAIL" : rc == FL_JUDGE_INCONCLUSIVE ? "INCONCLUSIVE" : "pass", rc);
+	return rc;
 }
 
 /* --json prints the runs as data: the options of the text views have
@@ -269,6 +365,7 @@ static void parse(int argc, char **argv, struct cmp *o)
 		case 'f': fl_gate_parse(&o->g, optarg); break;
 		case 'T': o->threshold = fl_parse_double("--threshold", optarg, 0, 1000) / 100; break;
 		case 'O': fl_only_check(optarg), o->only = optarg; break;
+		case 'R': o->reference = optarg; break;
 		case 'h': usage(); exit(0);
 		case ':': fl_usage_error("compare: %s needs a value", argv[optind - 1]);
 		default:
@@ -296,6 +393,9 @@ int fl_cmd_compare(int argc, char **argv)
 	if (fl_select_given(&o.sel))
 		fl_usage_error("compare: --machine, --rev, --since and --last select runs of a "
 			       "store: they go with --db");
+	if (o.reference)
+		fl_usage_error("compare: --reference is a window of a store's runs: it goes with "
+			       "--db and --against");
 	if (o.nagainst && !o.pool)
 		fl_usage_error("compare: --against takes --pool (runs pooled) or --db (a store's "
 			       "history)");

@@ -416,7 +416,8 @@ static const char *window(const struct judge *J)
 
 static void tsv(FILE *f, const struct judge *J)
 {
-	fputs("point\tvariant\truns\tratio\tpred_lo\tpred_hi\tagainst_ratio\tinside\tp_ratio"
+	if (!J->o->tsv_no_header)
+		fputs("point\tvariant\truns\tratio\tpred_lo\tpred_hi\tagainst_ratio\tinside\tp_ratio"
 	      "\tns\tns_pred_lo\tns_pred_hi\tagainst_ns\tp_ns\tverdict\tmdc\twide\toutcome"
 	      "\twindow\n", f);
 	for (int i = 0; i < J->npair; i++) {
@@ -575,6 +576,47 @@ static void gate(FILE *f, const struct judge *J)
 		machine ? "; the machine moved: rerun it (alone on the machine)" : "");
 }
 
+void fl_judge_settings(const struct fl_table *t, char *buf, int len)
+{
+	static const char *const keys[] = { "--preset", "--rounds", "--duration" };
+	const char *cmd = fl_table_meta(t, "command");
+	char val[3][64] = { "", "", "" }, word[128] = "";
+	int first = 1;
+	for (const char *c = cmd; *c;) {
+		while (*c == ' ')
+			c++;
+		size_t n = strcspn(c, " ");
+		char tok[128];
+		snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok - 1 ? n : sizeof tok - 1), c);
+		c += n;
+		if (!*tok)
+			break;
+		if (first) {
+			snprintf(word, sizeof word, "%s", tok);
+			first = 0;
+			continue;
+		}
+		for (int k = 0; k < 3; k++) {
+			size_t kl = strlen(keys[k]);
+			if (strncmp(tok, keys[k], kl))
+				continue;
+			if (tok[kl] == '=') {
+				snprintf(val[k], sizeof val[k], "%.63s", tok + kl + 1);
+			} else if (!tok[kl]) {
+				while (*c == ' ')
+					c++;
+				n = strcspn(c, " ");
+				snprintf(val[k], sizeof val[k], "%.*s", (int)(n < 63 ? n : 63), c);
+				c += n;
+			}
+		}
+	}
+	int l = snprintf(buf, (size_t)len, "%s", *word ? word : "?");
+	for (int k = 0; k < 3 && l < len; k++)
+		if (*val[k])
+			l += snprintf(buf + l, (size_t)(len - l), " %s %s", keys[k], val[k]);
+}
+
 /* "revisions a (3), b (2)" of runs [from, to) */
 static void revisions(FILE *f, const struct fl_model *m, int from, int to)
 {
@@ -610,7 +652,7 @@ static void load_note(FILE *f, const struct fl_model *m, int nhist)
 	for (int r = 0; r < nhist; r++)
 		if (isfinite(other_work(m, r)))
 			h[n++] = other_work(m, r);
-	if (n) {
+	if (n && nhist > 0) {
 		double med = median(h, n);
 		for (int r = nhist; r < m->nrun; r++) {
 			double x = other_work(m, r);
@@ -625,10 +667,20 @@ static void load_note(FILE *f, const struct fl_model *m, int nhist)
 
 void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 {
-	const struct fl_mrun *h = &m->run[0], *l = &m->run[nhist - 1];
-	fprintf(f, "history: %d runs of %s (machine %s), %s to %s, revisions ", nhist,
-		h->machine.name, h->machine.fingerprint, h->date, l->date);
-	revisions(f, m, 0, nhist);
+	if (nhist > 0) {
+		const struct fl_mrun *h = &m->run[0], *l = &m->run[nhist - 1];
+		fprintf(f, "history: %d run%s of %s (machine %s), %s to %s, revisions ", nhist,
+			nhist == 1 ? "" : "s", h->machine.name, h->machine.fingerprint, h->date,
+			l->date);
+		revisions(f, m, 0, nhist);
+	} else {
+		fprintf(f, "history: none");
+	}
+	char set[160];
+	if (nhist < m->nrun) {
+		fl_judge_settings(&m->t[nhist], set, sizeof set);
+		fprintf(f, "; settings: %s", set);
+	}
 	fprintf(f, "\nnew: ");
 	for (int r = nhist; r < m->nrun; r++)
 		fprintf(f, "%s%s (%s, %s)", r > nhist ? ", " : "", m->run[r].path,
@@ -647,7 +699,7 @@ void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 static int no_judgement(FILE *f, const struct judge *J, const char *why)
 {
 	FILE *out = J->o->tsv ? stderr : f;
-	if (J->o->tsv)
+	if (J->o->tsv && !J->o->tsv_no_header)
 		fputs("point\tvariant\truns\tratio\tpred_lo\tpred_hi\tagainst_ratio\tinside\tp_ratio"
 		      "\tns\tns_pred_lo\tns_pred_hi\tagainst_ns\tp_ns\tverdict\tmdc\twide\toutcome"
 		      "\twindow\n", f);

@@ -101,7 +101,16 @@ struct fl_judge_opts {
 	bool ratio_only;    /* --across-machines: the same-run ratio alone */
 	const char *window; /* what the history is, for the TSV's window column and the
 			     * lines: "rolling", "reference", "pool" (NULL: "history") */
+	bool tsv_no_header; /* a second judgement in one TSV: its lines only */
 };
+
+/* A run's settings, what a history must share with the new run: the
+ * command (run, sweep, ...) and its --preset, --rounds and --duration as
+ * the `# command:` line gives them ("sweep --preset quick"). Quick and
+ * standard runs, or runs of other rounds or rep durations, measure with
+ * other resolutions and other states of the machine: one history of both
+ * predicts neither (each series' spread is the mix's). */
+void fl_judge_settings(const struct fl_table *t, char *buf, int len);
 
 /* What is judged against what: the history's runs (how many, of which
  * machine, dates, revisions), the new side's, and a line when either side
