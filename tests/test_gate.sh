@@ -210,6 +210,9 @@ if [ -f "$k/n-8.csv" ]; then
   out=$("$fl" compare --db "$d/s" --against "$k/n-8.csv" --fail-on slower 2>&1); rc=$?
   check "settings: a stored run of --rounds 30 left out of a quick run's history, and said" \
     eval 'grep -q "^note: rolling: 1 run of other settings left out of the history (the new run'"'"'s: sweep --preset quick)" <<<"$out" && grep -q "^history: 7 runs" <<<"$out"'
+  out=$("$fl" history "$k"/n-{1,2,3,4,5,6,7}.csv "$d/r30.csv" 2>&1)
+  check "history: the --rounds 30 run a series of its own, said" \
+    grep -q '^note: vm: runs of other settings from run 8 (sweep --preset quick --rounds 30): a history of their own$' <<<"$out"
   # a regression creeping in at x1.25 a revision (below what the history
   # sees at any point: x1.3 at uncontended): c1..c4, each judged, then stored
   for i in 1 2 3 4; do
