@@ -17,7 +17,9 @@
  * states) is printed and must hold >= 92%. Then histories whose runs are
  * sometimes in another machine state: the interval calibrated on the
  * history itself (fl_predict_calibrate) holds >= 94% and more than the t
- * alone. */
+ * alone. Then the least history (no calibration below FL_PREDICT_MIN_RUNS)
+ * and the floor of a series' spread (one step of a near-zero-spread series
+ * does not set the calibrated scale). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
