@@ -35,7 +35,9 @@ static const struct fl_option opts[] = {
 	  "with --fail-on or several --against): one line per pair (pred_lo pred_hi "
 	  "against_ratio inside ...)" },
 	{ "json", no_argument, 'j', NULL, "the runs (files, or --db's selection) as one JSON "
-	  "object: runs, points, entries, cells (harness/json.md)" },
+	  "object: runs, points, entries, cells (harness/json.md); with --fail-on and "
+	  "--against, the judgement instead (futexlab-judgement/1), its exit status the "
+	  "same" },
 	{ "pool", no_argument, 'p', NULL, "two or more files, runs of one configuration on "
 	  "one machine: pooled with the run as the top level (per entry the ratio, where the "
 	  "long-run ratio lies, where the next identical run's ratio will land, the verdict); "
@@ -156,7 +158,8 @@ static struct fl_judge_opts judge_opts(const struct cmp *o)
 	return (struct fl_judge_opts){ .fail_on = o->g.fail_on, .fail_name = o->g.name,
 				       .threshold = o->threshold, .only = o->only,
 				       .all = o->all, .tsv = o->tsv, .ratio_only = o->across,
-				       .window = o->window, .tsv_no_header = o->more };
+				       .window = o->window, .tsv_no_header = o->more,
+				       .json = o->json };
 }
 
 /* The model of the runs in r (history first, then the new side), judged
@@ -171,13 +174,13 @@ static int model_view(struct fl_runs *r, int nhist, struct cmp *o)
 		fl_usage_error("compare: %s", err);
 	r->t = NULL; /* the model's now */
 	int rc = 0;
-	if (o->json) {
+	if (o->json && !o->g.fail_on) {
 		fl_model_json(stdout, &m);
 	} else {
 		if (fl_model_entry(&m, o->baseline) < 0)
 			fl_usage_error("compare: baseline '%s' is in none of the runs (see "
 				       "--baseline)", o->baseline);
-		if (!o->tsv)
+		if (!o->tsv && !o->json)
 			fl_judge_describe(stdout, &m, nhist);
 		struct fl_judge_opts jo = judge_opts(o);
 		rc = fl_judge(stdout, &m, nhist, &jo);
@@ -191,7 +194,7 @@ static int model_view(struct fl_runs *r, int nhist, struct cmp *o)
  * stderr beside a TSV). */
 static void history_note(const struct cmp *o, int later, int other, const char *settings)
 {
-	FILE *f = o->tsv ? stderr : stdout;
+	FILE *f = o->tsv || o->json ? stderr : stdout;
 	if (later)
 		fprintf(f, "note: %s: %d run%s of the machine left out of the history, dated (or "
 			   "stored) at or after the new run: a history holds earlier runs only\n",
@@ -259,6 +262,12 @@ static int compare_pool(int nfiles, char **files, struct cmp *o)
 	o->window = "pool";
 	if (judge)
 		nfiles = pool_history(&r, nfiles, o);
+	if (judge && o->json) { /* the judgement alone, as JSON */
+		printf("{\"schema\":\"%s\",\"windows\":[", FL_JUDGE_SCHEMA);
+		int rc = model_view(&r, nfiles, o);
+		printf("],\"exit\":%d}\n", rc);
+		return rc;
+	}
 	if (nfiles < 2 && judge)
 		return model_view(&r, nfiles, o);
 	if (!judge || !o->tsv) {
@@ -297,9 +306,15 @@ static int compare_db(int nfiles, char **files, struct cmp *o)
 		return model_view(&r, r.n, o);
 	history_note(o, r.later, r.other_settings, r.settings);
 	o->more = false;
+	bool json = o->json && o->g.fail_on;
+	if (json)
+		printf("{\"schema\":\"%s\",\"windows\":[", FL_JUDGE_SCHEMA);
 	int rc = model_view(&r, nhist, o);
-	if (!o->reference)
+	if (!o->reference) {
+		if (json)
+			printf("],\"exit\":%d}\n", rc);
 		return rc;
+	}
 	/* the fixed window: a revision's runs, or the last runs up to a date */
 	struct fl_select ref = o->sel;
 	bool date = strlen(o->reference) >= 4 && strspn(o->reference, "0123456789") == 4 &&
@@ -308,9 +323,11 @@ static int compare_db(int nfiles, char **files, struct cmp *o)
 	ref.until = date ? o->reference : NULL;
 	o->window = "reference";
 	o->more = o->tsv;
-	if (!o->tsv)
+	if (!o->tsv && !o->json)
 		printf("\nreference window (%s %s):\n", date ? "dated up to" : "revision",
 		       o->reference);
+	if (json)
+		putchar(',');
 	nhist = fl_runs_store(&r, &ref, o->against, o->nagainst, o->across);
 	history_note(o, r.later, r.other_settings, r.settings);
 	int rc2 = model_view(&r, nhist, o);
@@ -318,7 +335,9 @@ static int compare_db(int nfiles, char **files, struct cmp *o)
 	rc = rc == FL_JUDGE_FAIL || rc2 == FL_JUDGE_FAIL ? FL_JUDGE_FAIL
 	     : rc == FL_JUDGE_INCONCLUSIVE || rc2 == FL_JUDGE_INCONCLUSIVE ? FL_JUDGE_INCONCLUSIVE
 	     : rc;
-	if (!o->tsv)
+	if (json)
+		printf("],\"exit\":%d}\n", rc);
+	else if (!o->tsv)
 		printf("\nrolling and reference windows: %s (exit %d)\n", rc == FL_JUDGE_FAIL ?
 		       "FAIL" : rc == FL_JUDGE_INCONCLUSIVE ? "INCONCLUSIVE" : "pass", rc);
 	return rc;
@@ -330,12 +349,14 @@ static void json_refusals(const struct cmp *o)
 {
 	if (!o->json)
 		return;
+	/* with --fail-on and --against: the judgement as JSON */
+	bool judgement = o->g.fail_on && o->nagainst;
 	const char *no = o->tsv ? "--tsv" : o->detail ? "--detail" : o->all ? "--all"
-			 : o->absolute ? "--absolute" : o->pool ? "--pool" : o->g.fail_on ?
-			 "--fail-on" : NULL;
+			 : o->absolute ? "--absolute" : o->pool && !judgement ? "--pool"
+			 : o->g.fail_on && !judgement ? "--fail-on" : NULL;
 	if (no)
 		fl_usage_error("compare --json: %s does not apply (the JSON holds the runs' cells, "
-			       "no view of them)", no);
+			       "no view of them; with --fail-on and --against, the judgement)", no);
 }
 
 static void parse(int argc, char **argv, struct cmp *o)

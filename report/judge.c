@@ -434,6 +434,82 @@ static void tsv(FILE *f, const struct judge *J)
 	}
 }
 
+static void jstr(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void jnum(FILE *f, const char *key, double x)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (isfinite(x))
+		fprintf(f, "%.6g", x);
+	else
+		fputs("null", f);
+}
+
+static const char *status_word(int rc)
+{
+	return rc == FL_JUDGE_FAIL ? "fail" : rc == FL_JUDGE_INCONCLUSIVE ? "inconclusive" : "pass";
+}
+
+/* One window's judgement as a JSON object (harness/json.md). */
+static void json_window(FILE *f, const struct judge *J, int rc, const char *reason)
+{
+	fprintf(f, "{\"window\":");
+	jstr(f, window(J));
+	fprintf(f, ",\"history_runs\":%d,\"fail_on\":", J->nhist);
+	if (J->o->fail_on)
+		jstr(f, J->o->fail_name);
+	else
+		fputs("null", f);
+	jnum(f, "threshold", 1 + J->o->threshold);
+	jnum(f, "q_ratio", J->q_ratio);
+	jnum(f, "q_time", J->q_time);
+	jnum(f, "cut", J->cut);
+	fprintf(f, ",\"outcome\":\"%s\",\"exit\":%d,\"reason\":", status_word(rc), rc);
+	if (reason)
+		jstr(f, reason);
+	else
+		fputs("null", f);
+	fputs(",\"pairs\":[", f);
+	for (int i = 0, n = 0; !reason && i < J->npair; i++) {
+		const struct pair *x = &J->pair[i];
+		double mean, lo, hi, now;
+		if (!x->judged)
+			continue;
+		ratios(x, &mean, &lo, &hi, &now);
+		fputs(n++ ? ",{\"point\":" : "{\"point\":", f);
+		jstr(f, J->m->point[x->p]);
+		fputs(",\"entry\":", f);
+		jstr(f, name(J, x));
+		jnum(f, "ratio", mean);
+		jnum(f, "lo", lo);
+		jnum(f, "hi", hi);
+		jnum(f, "now", now);
+		jnum(f, "p_ratio", x->ratio.p);
+		jnum(f, "ns", ex(x->time.s.mean));
+		jnum(f, "ns_now", ex(x->time.now));
+		jnum(f, "p_ns", x->time.p);
+		jnum(f, "mdc", exp(x->mdc));
+		fputs(",\"verdict\":", f);
+		jstr(f, moved_name[x->v]);
+		fprintf(f, ",\"wide\":%s,\"outcome\":\"%s\"}", x->wide ? "true" : "false",
+			outcome(J, x));
+	}
+	fputs("]}", f);
+}
+
 static void row(FILE *f, const struct judge *J, const struct pair *x)
 {
 	double mean, lo, hi, now;
@@ -698,13 +774,16 @@ void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
  * Said in one line (on stderr beside a TSV, whose lines are data). */
 static int no_judgement(FILE *f, const struct judge *J, const char *why)
 {
-	FILE *out = J->o->tsv ? stderr : f;
+	FILE *out = J->o->tsv || J->o->json ? stderr : f;
+	if (J->o->json)
+		json_window(f, J, FL_JUDGE_INCONCLUSIVE, why);
 	if (J->o->tsv && !J->o->tsv_no_header)
 		fputs("point\tvariant\truns\tratio\tpred_lo\tpred_hi\tagainst_ratio\tinside\tp_ratio"
 		      "\tns\tns_pred_lo\tns_pred_hi\tagainst_ns\tp_ns\tverdict\tmdc\twide\toutcome"
 		      "\twindow\n", f);
 	fprintf(out, "%sinconclusive (%s): %s; no pair judged: INCONCLUSIVE (exit %d)\n",
-		J->o->tsv ? "futexlab compare: " : "\n", window(J), why, FL_JUDGE_INCONCLUSIVE);
+		J->o->tsv || J->o->json ? "futexlab compare: " : "\n", window(J), why,
+		FL_JUDGE_INCONCLUSIVE);
 	return FL_JUDGE_INCONCLUSIVE;
 }
 
@@ -722,7 +801,8 @@ static void judge_free(struct judge *J)
 
 int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge_opts *o)
 {
-	struct judge J = { .m = m, .nhist = nhist, .o = o };
+	struct judge J = { .m = m, .nhist = nhist, .o = o, .q_ratio = NAN, .q_time = NAN,
+			   .cut = NAN };
 	if (nhist < FL_PREDICT_MIN_RUNS) {
 		char why[160];
 		snprintf(why, sizeof why, "%d earlier run%s of this machine and settings, the gate "
@@ -743,6 +823,9 @@ int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge
 	if (!isfinite(J.q_ratio) || (!o->ratio_only && !isfinite(J.q_time))) {
 		rc = no_judgement(f, &J, "the history's runs give too few deviations to calibrate "
 				  "the interval on (stats/predict.h)");
+	} else if (o->json) {
+		rc = status(&J);
+		json_window(f, &J, rc, NULL);
 	} else if (o->tsv) {
 		tsv(f, &J);
 		rc = status(&J);

@@ -104,6 +104,8 @@
 #define FL_JUDGE_FAIL 1
 #define FL_JUDGE_INCONCLUSIVE 3
 
+#define FL_JUDGE_SCHEMA "futexlab-judgement/1"
+
 #define FL_JUDGE_ALPHA 0.01
 #define FL_JUDGE_THRESHOLD 0.10
 #define FL_JUDGE_LEVEL 0.95
@@ -124,6 +126,8 @@ struct fl_judge_opts {
 	const char *window; /* what the history is, for the TSV's window column and the
 			     * lines: "rolling", "reference", "pool" (NULL: "history") */
 	bool tsv_no_header; /* a second judgement in one TSV: its lines only */
+	bool json;          /* one JSON object of the window instead (harness/json.md,
+			     * "futexlab-judgement/1"; the caller wraps the windows) */
 };
 
 /* A run's settings, what a history must share with the new run: the

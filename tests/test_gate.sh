@@ -77,6 +77,10 @@ check "  the new run marked a test run" grep -q 'm1.csv: TEST RUN: negcount is p
 [ "$rc" = 1 ] && grep -qx 'fail-on slower: 4 of 8 .*(negcount, negcount@adaptive): FAIL (exit 1)' <<<"$out" ||
   ! timed || echo "$out"
 "$fl" compare --db "$d/db" --against "$d/m1.csv" --fail-on slower --tsv >"$d/m1.tsv" 2>&1; rt=$?
+"$fl" compare --db "$d/db" --against "$d/m1.csv" --fail-on slower --json >"$d/m1.json" 2>/dev/null; rj=$?
+check "--json --fail-on: the judgement, the same exit status ($rj, $rc)" \
+  python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["schema"]=="futexlab-judgement/1" and m["exit"]==int(sys.argv[2]) and len(m["windows"][0]["pairs"])==8' "$d/m1.json" "$rj"
+check "  and the text's" test "$rj" = "$rc"
 check "--tsv: the same exit status as the text's ($rt, $rc)" test "$rt" = "$rc"
 verdict "  exit 1 with --tsv too" test "$rt" = 1
 check "  the failing pairs' outcome column says fail" \
@@ -157,6 +161,9 @@ check "--db with one earlier run: inconclusive, exit 3, nothing judged" \
 "$fl" compare --db "$d/one" --against "$d/n5.csv" --fail-on slower --tsv >"$d/t.out" 2>"$d/t.err"; rc=$?
 check "  --tsv: exit 3 too, the line on stderr, the header alone on stdout" \
   eval '[ "$rc" = 3 ] && grep -q "INCONCLUSIVE (exit 3)" "$d/t.err" && [ "$(wc -l <"$d/t.out")" = 1 ]'
+"$fl" compare --db "$d/one" --against "$d/n5.csv" --fail-on slower --json >"$d/t.json" 2>/dev/null; rc=$?
+check "  --json: exit 3 too, the reason in the object" \
+  python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); w=m["windows"][0]; assert m["exit"]==3 and w["outcome"]=="inconclusive" and w["reason"].startswith("1 earlier run") and w["pairs"]==[]' "$d/t.json"
 bad_input "--reference without --db" "--reference is a window" \
   compare --pool "$d/n1.csv" "$d/n2.csv" --against "$d/n3.csv" --reference abc
 bad_input "--db a missing store" "$d/none.db" compare --db "$d/none.db" --against "$d/n5.csv"
