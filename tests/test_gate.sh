@@ -151,7 +151,7 @@ cp "$d/n8.csv" "$d/n8again.csv"
 bad_input "--pool a run twice (a copy)" "are the same run" compare --pool "$d/n8.csv" "$d/n8again.csv"
 bad_input "--pool runs of two machines" "runs of different machines are not reruns" \
   compare --pool "$d/n7.csv" "$d/other.csv" "$d/n9.csv"
-"$fl" compare --pool "$d/n7.csv" "$d/other.csv" --against "$d/n9.csv" --fail-on slower \
+"$fl" compare --pool "$d"/n{4,5,6,7}.csv "$d/other.csv" --against "$d/n9.csv" --fail-on slower \
   --across-machines >"$d/x.out" 2>&1; rc=$?
 check "--across-machines pools them (not refused)" test "$rc" != 2
 check "  and says the ratio alone is judged" grep -q 'ratio alone' "$d/x.out"
