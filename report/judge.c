@@ -204,11 +204,11 @@ static void moderate(struct side *const *s, int n, int nhist, double *calib)
 {
 	double *y = fl_xcalloc((size_t)n * (size_t)nhist, sizeof *y);
 	struct fl_series *ser = fl_xcalloc((size_t)n, sizeof *ser);
-	for (int i = 0; i < n; i++)
-		memcpy(y + (size_t)i * nhist, s[i]->y, (size_t)nhist * sizeof *y);
 	double *floor2 = fl_xcalloc((size_t)n, sizeof *floor2);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		memcpy(y + (size_t)i * nhist, s[i]->y, (size_t)nhist * sizeof *y);
 		floor2[i] = s[i]->floor2;
+	}
 	fl_series_all(y, n, nhist, floor2, ser);
 	double q = fl_predict_calibrate(y, n, nhist, floor2, FL_JUDGE_LEVEL);
 	free(floor2);
@@ -279,12 +279,13 @@ static void fit(struct judge *J)
 			s[k++] = &J->pair[i].ratio;
 	if (k)
 		moderate(s, k, J->nhist, &q_field);
+	k = 0;
 	for (int i = 0; i < n; i++)
-		s[i] = &J->pair[i].time;
+		s[k++] = &J->pair[i].time;
 	for (int p = 0; p < m; p++)
-		s[n + p] = &J->base[p];
+		s[k++] = &J->base[p];
 	/* the baseline's own time is a time series like the rest */
-	moderate(s, n + m, J->nhist, &J->q_time);
+	moderate(s, k, J->nhist, &J->q_time);
 	free(s);
 }
 
