@@ -72,8 +72,8 @@
  * rule could have failed on) is printed, and a pair that did not move
  * passes only where that is within the threshold; wider, the pair is "too
  * wide" and the gate inconclusive. On this VM's quick sweeps every pair is
- * wider than x1.10 (uncontended sees about x1.8, the contended points x3
- * to x1000: results/gate.md): the history answers trends and large
+ * wider than x1.10 (against five runs uncontended sees about x1.8, the
+ * contended points x3 at the least: results/gate.md): the history answers trends and large
  * regressions; a change of 10% is an A/B run's question.
  *
  * The history (harness/select.h, cmd_compare.c) holds only runs strictly
