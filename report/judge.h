@@ -42,7 +42,7 @@
  * and its median own time, by the rule below. Where the field's own time
  * moved and its ratio did not, the machine moved at that point, and an
  * entry there whose ratio and time moved is named `machine moved`: its
- * own time cannot tell its code from the machine.
+ * own time cannot tell its code from the machine (inconclusive: below).
  *
  * An entry moved when BOTH its ratio and its own time moved the same way,
  * each beyond the family-wise level (Bonferroni: p < FL_JUDGE_ALPHA / M
