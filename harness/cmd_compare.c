@@ -35,7 +35,9 @@ static const struct fl_option opts[] = {
 	  "with --fail-on or several --against): one line per pair (pred_lo pred_hi "
 	  "against_ratio inside ...)" },
 	{ "json", no_argument, 'j', NULL, "the runs (files, or --db's selection) as one JSON "
-	  "object: runs, points, entries, cells (harness/json.md)" },
+	  "object: runs, points, entries, cells (harness/json.md); with --fail-on and "
+	  "--against, the judgement instead (futexlab-judgement/1), its exit status the "
+	  "same" },
 	{ "pool", no_argument, 'p', NULL, "two or more files, runs of one configuration on "
 	  "one machine: pooled with the run as the top level (per entry the ratio, where the "
 	  "long-run ratio lies, where the next identical run's ratio will land, the verdict); "
@@ -53,7 +55,14 @@ static const struct fl_option opts[] = {
 	  "pool: beyond the between-run spread), each such pair named, then a count line; "
 	  "exit 0 otherwise (a CI gate)" },
 	{ "threshold", required_argument, 'T', "PCT", "with --fail-on: the least change that "
-	  "fails, in percent (default 10: report/judge.h argues it)" },
+	  "fails, in percent (default 10: report/judge.h argues it); against a history or a "
+	  "pool, also the change every gated pair must be able to see for a pass (else "
+	  "inconclusive, exit 3)" },
+	{ "reference", required_argument, 'R', "REV|DATE", "with --db --against: judge the "
+	  "new run also against a fixed window, the machine's runs of revisions beginning REV "
+	  "or its last runs dated DATE or before (beside the rolling window of its last "
+	  "earlier runs), so a regression crept in over many revisions fails; the worse of "
+	  "the two judgements is the exit status" },
 	{ "only", required_argument, 'O', "NAMES", "with --fail-on: only these entries may "
 	  "fail it: designs (futexlab's and their policy forms), libraries, or a comma list "
 	  "of names (NAME also matches NAME@POLICY)" },
@@ -93,6 +102,9 @@ struct cmp {
 	const char *only;
 	struct fl_gate g;
 	struct fl_select sel;
+	const char *reference;  /* --reference REV|DATE */
+	const char *window;     /* the judgement's window: rolling, reference, pool */
+	bool more;              /* a second judgement follows in one TSV: no header */
 };
 
 /* One or two files loaded; the ratio table, the TSV or before/after (with
@@ -145,7 +157,9 @@ static struct fl_judge_opts judge_opts(const struct cmp *o)
 {
 	return (struct fl_judge_opts){ .fail_on = o->g.fail_on, .fail_name = o->g.name,
 				       .threshold = o->threshold, .only = o->only,
-				       .all = o->all, .tsv = o->tsv, .ratio_only = o->across };
+				       .all = o->all, .tsv = o->tsv, .ratio_only = o->across,
+				       .window = o->window, .tsv_no_header = o->more,
+				       .json = o->json };
 }
 
 /* The model of the runs in r (history first, then the new side), judged
@@ -160,13 +174,13 @@ static int model_view(struct fl_runs *r, int nhist, struct cmp *o)
 		fl_usage_error("compare: %s", err);
 	r->t = NULL; /* the model's now */
 	int rc = 0;
-	if (o->json) {
+	if (o->json && !o->g.fail_on) {
 		fl_model_json(stdout, &m);
 	} else {
 		if (fl_model_entry(&m, o->baseline) < 0)
 			fl_usage_error("compare: baseline '%s' is in none of the runs (see "
 				       "--baseline)", o->baseline);
-		if (!o->tsv)
+		if (!o->tsv && !o->json)
 			fl_judge_describe(stdout, &m, nhist);
 		struct fl_judge_opts jo = judge_opts(o);
 		rc = fl_judge(stdout, &m, nhist, &jo);
@@ -174,6 +188,58 @@ static int model_view(struct fl_runs *r, int nhist, struct cmp *o)
 	fl_model_free(&m);
 	fl_runs_free(r);
 	return rc;
+}
+
+/* Where a judgement's history was narrowed: said on the text's stream (on
+ * stderr beside a TSV). */
+static void history_note(const struct cmp *o, int later, int other, const char *settings)
+{
+	FILE *f = o->tsv || o->json ? stderr : stdout;
+	if (later)
+		fprintf(f, "note: %s: %d run%s of the machine left out of the history, dated (or "
+			   "stored) at or after the new run: a history holds earlier runs only\n",
+			o->window, later, later == 1 ? "" : "s");
+	if (other)
+		fprintf(f, "note: %s: %d run%s of other settings left out of the history (the new "
+			   "run's: %s): quick and standard runs, or other rounds or durations, are "
+			   "never one history\n", o->window, other, other == 1 ? "" : "s", settings);
+}
+
+/* The pool's runs that may be the new runs' history: dated before the
+ * first of them, of its settings (the others freed and said). */
+static int pool_history(struct fl_runs *r, int nfiles, const struct cmp *o)
+{
+	char set[160], other[160];
+	const char *first = "";
+	for (int i = nfiles; i < r->n; i++) {
+		const char *d = fl_table_meta(&r->t[i], "date");
+		if (strcmp(d, "?") && (!*first || strcmp(d, first) < 0))
+			first = d;
+	}
+	fl_judge_settings(&r->t[nfiles], set, sizeof set);
+	int k = 0, later = 0, others = 0;
+	for (int i = 0; i < r->n; i++) {
+		bool keep = i >= nfiles;
+		if (!keep) {
+			fl_judge_settings(&r->t[i], other, sizeof other);
+			const char *d = fl_table_meta(&r->t[i], "date");
+			bool late = *first && strcmp(d, first) >= 0;
+			later += late;
+			others += !late && strcmp(set, other);
+			keep = !late && !strcmp(set, other);
+		}
+		if (!keep) {
+			fl_table_free(&r->t[i]);
+			free(r->path[i]);
+			continue;
+		}
+		r->t[k] = r->t[i];
+		r->path[k] = r->path[i];
+		r->store_id[k++] = r->store_id[i];
+	}
+	r->n = k;
+	history_note(o, later, others, set);
+	return nfiles - later - others;
 }
 
 /* --pool FILES [--against F...]: the pool's own table; a judgement when a
@@ -193,6 +259,17 @@ static int compare_pool(int nfiles, char **files, struct cmp *o)
 	struct fl_runs r;
 	fl_runs_files(&r, "compare", files, nfiles, o->against, o->nagainst);
 	fl_runs_check(r.t, r.path, r.n, o->across, true, "compare --pool", NULL);
+	o->window = "pool";
+	if (judge)
+		nfiles = pool_history(&r, nfiles, o);
+	if (judge && o->json) { /* the judgement alone, as JSON */
+		printf("{\"schema\":\"%s\",\"windows\":[", FL_JUDGE_SCHEMA);
+		int rc = model_view(&r, nfiles, o);
+		printf("],\"exit\":%d}\n", rc);
+		return rc;
+	}
+	if (nfiles < 2 && judge)
+		return model_view(&r, nfiles, o);
 	if (!judge || !o->tsv) {
 		bool one = o->nagainst == 1;
 		int rc = fl_pool_compare(stdout, nfiles, r.t, r.path, one ? &r.t[nfiles] : NULL,
@@ -219,13 +296,51 @@ static int compare_db(int nfiles, char **files, struct cmp *o)
 	if (!o->nagainst && !o->json)
 		fl_usage_error("compare --db: give --against NEW.csv (the run judged against the "
 			       "store's history of its machine), or --json");
+	if (o->reference && !o->nagainst)
+		fl_usage_error("compare --db: --reference is a window a new run is judged against: "
+			       "give --against NEW.csv");
 	struct fl_runs r;
+	o->window = "rolling";
 	int nhist = fl_runs_store(&r, &o->sel, o->against, o->nagainst, o->across);
-	if (o->nagainst && nhist < 2)
-		fl_usage_error("compare --db: %d earlier run%s of this machine in %s (%s): a "
-			       "prediction needs 2 or more", nhist, nhist == 1 ? "" : "s",
-			       o->sel.db, r.n ? r.machine : "-");
-	return model_view(&r, o->nagainst ? nhist : r.n, o);
+	if (!o->nagainst)
+		return model_view(&r, r.n, o);
+	history_note(o, r.later, r.other_settings, r.settings);
+	o->more = false;
+	bool json = o->json && o->g.fail_on;
+	if (json)
+		printf("{\"schema\":\"%s\",\"windows\":[", FL_JUDGE_SCHEMA);
+	int rc = model_view(&r, nhist, o);
+	if (!o->reference) {
+		if (json)
+			printf("],\"exit\":%d}\n", rc);
+		return rc;
+	}
+	/* the fixed window: a revision's runs, or the last runs up to a date */
+	struct fl_select ref = o->sel;
+	bool date = strlen(o->reference) >= 4 && strspn(o->reference, "0123456789") == 4 &&
+		    (!o->reference[4] || o->reference[4] == '-');
+	ref.rev = date ? o->sel.rev : o->reference;
+	ref.until = date ? o->reference : NULL;
+	o->window = "reference";
+	o->more = o->tsv;
+	if (!o->tsv && !o->json)
+		printf("\nreference window (%s %s):\n", date ? "dated up to" : "revision",
+		       o->reference);
+	if (json)
+		putchar(',');
+	nhist = fl_runs_store(&r, &ref, o->against, o->nagainst, o->across);
+	history_note(o, r.later, r.other_settings, r.settings);
+	int rc2 = model_view(&r, nhist, o);
+	/* the worse of the two: a failure, then an undecided judgement */
+	rc = rc == FL_JUDGE_FAIL || rc2 == FL_JUDGE_FAIL ? FL_JUDGE_FAIL
+	     : rc == FL_JUDGE_INCONCLUSIVE || rc2 == FL_JUDGE_INCONCLUSIVE ? FL_JUDGE_INCONCLUSIVE
+	     : rc;
+	if (json)
+		printf("],\"exit\":%d}\n", rc);
+	else if (!o->tsv)
+		printf("\nrolling and reference windows: %s (exit %d)\n", rc == FL_JUDGE_FAIL ?
+		       "FAIL" : rc == FL_JUDGE_INCONCLUSIVE ? "INCONCLUSIVE" : "pass", rc);
+	return rc;
 }
 
 /* --json prints the runs as data: the options of the text views have
@@ -234,12 +349,14 @@ static void json_refusals(const struct cmp *o)
 {
 	if (!o->json)
 		return;
+	/* with --fail-on and --against: the judgement as JSON */
+	bool judgement = o->g.fail_on && o->nagainst;
 	const char *no = o->tsv ? "--tsv" : o->detail ? "--detail" : o->all ? "--all"
-			 : o->absolute ? "--absolute" : o->pool ? "--pool" : o->g.fail_on ?
-			 "--fail-on" : NULL;
+			 : o->absolute ? "--absolute" : o->pool && !judgement ? "--pool"
+			 : o->g.fail_on && !judgement ? "--fail-on" : NULL;
 	if (no)
 		fl_usage_error("compare --json: %s does not apply (the JSON holds the runs' cells, "
-			       "no view of them)", no);
+			       "no view of them; with --fail-on and --against, the judgement)", no);
 }
 
 static void parse(int argc, char **argv, struct cmp *o)
@@ -269,6 +386,7 @@ static void parse(int argc, char **argv, struct cmp *o)
 		case 'f': fl_gate_parse(&o->g, optarg); break;
 		case 'T': o->threshold = fl_parse_double("--threshold", optarg, 0, 1000) / 100; break;
 		case 'O': fl_only_check(optarg), o->only = optarg; break;
+		case 'R': o->reference = optarg; break;
 		case 'h': usage(); exit(0);
 		case ':': fl_usage_error("compare: %s needs a value", argv[optind - 1]);
 		default:
@@ -296,6 +414,9 @@ int fl_cmd_compare(int argc, char **argv)
 	if (fl_select_given(&o.sel))
 		fl_usage_error("compare: --machine, --rev, --since and --last select runs of a "
 			       "store: they go with --db");
+	if (o.reference)
+		fl_usage_error("compare: --reference is a window of a store's runs: it goes with "
+			       "--db and --against");
 	if (o.nagainst && !o.pool)
 		fl_usage_error("compare: --against takes --pool (runs pooled) or --db (a store's "
 			       "history)");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/judge.h"
 #include "report/model.h"
 #include "report/xalloc.h"
 #include "store/store.h"
@@ -172,6 +173,34 @@ static void take_stored(struct fl_runs *r, struct fl_store_run *x)
 	r->store_id[r->n++] = x->id;
 }
 
+/* What a new run's history may hold (select.h): what is left out is
+ * counted in r (later, other_settings). */
+struct earlier {
+	const char *date;  /* the first new run's date ("": not known) */
+	long id;           /* the first stored copy of a new run's id (0: none) */
+	const char *until; /* --reference DATE */
+};
+
+static bool history_ok(const struct fl_store_run *x, const struct fl_runs *news,
+		       const struct earlier *e, struct fl_runs *r)
+{
+	if (x->as || is_new(x, news))
+		return false;
+	if ((*e->date && strcmp(x->date, e->date) >= 0) || (e->id && x->id >= e->id)) {
+		r->later++;
+		return false;
+	}
+	if (e->until && strncmp(x->date, e->until, strlen(e->until)) > 0)
+		return false;
+	char set[sizeof r->settings];
+	fl_judge_settings(&x->t, set, sizeof set);
+	if (strcmp(set, r->settings)) {
+		r->other_settings++;
+		return false;
+	}
+	return true;
+}
+
 int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *against,
 		  int nagainst, bool across)
 {
@@ -199,14 +228,30 @@ int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *aga
 	fl_store_close(st);
 	memset(r, 0, sizeof *r);
 	snprintf(r->machine, sizeof r->machine, "%s", nagainst ? id.label : "");
-	/* against a new run: real runs only, not the new one, its last N */
+	/* against a new run: real runs strictly earlier than it, of its
+	 * settings, the last N of them */
+	struct earlier e = { .date = "", .until = s->until };
+	for (int i = 0; i < news.n; i++) {
+		const char *d = fl_table_meta(&news.t[i], "date");
+		if (strcmp(d, "?") && (!*e.date || strcmp(d, e.date) < 0))
+			e.date = d;
+	}
+	for (int i = 0; i < n; i++)
+		if (is_new(&runs[i], &news) && (!e.id || runs[i].id < e.id))
+			e.id = runs[i].id;
+	if (nagainst)
+		fl_judge_settings(&news.t[0], r->settings, sizeof r->settings);
+	bool *ok = fl_xcalloc((size_t)(n ? n : 1), sizeof *ok);
+	for (int i = 0; i < n; i++)
+		ok[i] = !nagainst || history_ok(&runs[i], &news, &e, r);
 	int keep = nagainst ? (s->last ? s->last : FL_DEFAULT_LOOKBACK) : n, first = n;
 	for (int i = n - 1, kept = 0; i >= 0 && kept < keep; i--)
-		if (!nagainst || (!runs[i].as && !is_new(&runs[i], &news)))
+		if (ok[i])
 			first = i, kept++;
 	for (int i = first; i < n; i++)
-		if (!nagainst || (!runs[i].as && !is_new(&runs[i], &news)))
+		if (ok[i])
 			take_stored(r, &runs[i]);
+	free(ok);
 	fl_store_runs_free(runs, n);
 	int nhist = r->n;
 	for (int i = 0; i < news.n; i++) {

@@ -28,6 +28,8 @@ struct fl_select {
 	const char *machine, *rev, *since;
 	int last;             /* 0: not given */
 	const char *cmd;      /* who names a bad store in its one line (NULL: compare) */
+	const char *until;    /* against a new run: history dated no later than this
+			       * (a date prefix; compare --reference DATE), NULL: none */
 };
 
 #define FL_SELECT_OPTIONS                                                                    \
@@ -66,6 +68,11 @@ struct fl_runs {
 	long *store_id;
 	int n;
 	char machine[180];     /* the new side's machine, "name [fingerprint8]" (fl_runs_store) */
+	/* against a new run (fl_runs_store): its settings (report/judge.h) and
+	 * the stored runs of its machine left out of its history for being
+	 * dated (or added) at or after it, or of other settings */
+	char settings[160];
+	int later, other_settings;
 };
 
 /* The files, then the `against` ones. Bad input: usage error, exit 2, the
@@ -75,8 +82,11 @@ void fl_runs_files(struct fl_runs *r, const char *cmd, char *const *files, int n
 /* The store's selection (s->db), then the `against` files; with against,
  * the selection is narrowed to the first new run's machine (unless
  * --machine names one, or across), excludes test runs (`# as:`) and any
- * stored copy of a new run, and keeps the last --last (default
- * FL_DEFAULT_LOOKBACK). Returns how many runs are history. */
+ * stored copy of a new run, keeps only runs strictly earlier than the new
+ * ones (dated before the first of them and, where one is stored, added
+ * before it; dated no later than s->until) and of the first new run's
+ * settings, and of those the last --last (default FL_DEFAULT_LOOKBACK).
+ * Returns how many runs are history. */
 int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *against,
 		  int nagainst, bool across);
 void fl_runs_free(struct fl_runs *r);

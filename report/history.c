@@ -1,6 +1,7 @@
 /* report/history.c — a machine's runs over time and their change points
  * (history.h). */
 #include "report/history.h"
+#include "report/judge.h"
 #include "report/svg.h"
 #include "fail/fail.h"
 
@@ -15,6 +16,7 @@
  * (its runs' values averaged on the log scale). */
 struct axis {
 	const char *fp;      /* the machine */
+	const char *set;     /* its runs' settings (judge.h): each settings its own history */
 	int npos;
 	int *first;          /* the first run of each position */
 	int *pos_of;         /* per run of the model: its position, -1: another machine */
@@ -32,15 +34,17 @@ struct series {
 	bool test;           /* some run of it is a test run (--as) */
 };
 
-static void axis_of(const struct fl_model *m, const char *fp, bool by_rev, struct axis *a)
+static void axis_of(const struct fl_model *m, const char *fp, char (*set)[160], int r0,
+		    bool by_rev, struct axis *a)
 {
 	a->fp = fp;
+	a->set = set[r0];
 	a->npos = 0;
 	a->first = fl_xcalloc((size_t)m->nrun, sizeof *a->first);
 	a->pos_of = fl_xcalloc((size_t)m->nrun, sizeof *a->pos_of);
 	for (int r = 0; r < m->nrun; r++) {
 		a->pos_of[r] = -1;
-		if (strcmp(m->run[r].machine.fingerprint, fp))
+		if (strcmp(m->run[r].machine.fingerprint, fp) || strcmp(set[r], a->set))
 			continue;
 		int k = -1;
 		for (int i = 0; by_rev && i < a->npos && k < 0; i++)
@@ -272,12 +276,12 @@ struct tally {
 	FILE *page;
 };
 
-/* Every matching series of one machine. */
+/* Every matching series of one machine's runs of one settings (run r0's). */
 static void machine(FILE *f, const struct fl_model *m, const struct fl_history_opts *o,
-		    const char *fp, struct tally *n)
+		    char (*set)[160], int r0, struct tally *n)
 {
 	struct axis a;
-	axis_of(m, fp, o->by_rev, &a);
+	axis_of(m, m->run[r0].machine.fingerprint, set, r0, o->by_rev, &a);
 	for (int p = 0; p < m->npoint; p++)
 		for (int e = 0; e < m->nentry; e++) {
 			if (!matches(m, o, p, e))
@@ -327,13 +331,27 @@ int fl_history(FILE *f, const struct fl_model *m, const struct fl_history_opts *
 		fputs("machine\tpoint\tvariant\tpos\trun\tdate\trevision\tns\tratio\ttest\tchange\n", f);
 	else
 		header(f, m, o);
+	/* Quick and standard runs (or other rounds, durations) are never one
+	 * series: each machine's runs of each settings are a history of their own,
+	 * said when a machine has more than one. */
+	char (*set)[160] = fl_xcalloc((size_t)m->nrun, sizeof *set);
+	for (int r = 0; r < m->nrun; r++)
+		fl_judge_settings(&m->t[r], set[r], sizeof set[r]);
 	for (int r = 0; r < m->nrun; r++) {
-		bool seen = false;
-		for (int i = 0; i < r && !seen; i++)
-			seen = !strcmp(m->run[i].machine.fingerprint, m->run[r].machine.fingerprint);
-		if (!seen)
-			machine(f, m, o, m->run[r].machine.fingerprint, &n);
+		bool seen = false, other = false;
+		for (int i = 0; i < r && !seen; i++) {
+			bool same = !strcmp(m->run[i].machine.fingerprint, m->run[r].machine.fingerprint);
+			seen = same && !strcmp(set[i], set[r]);
+			other |= same;
+		}
+		if (seen)
+			continue;
+		if (other && !o->tsv)
+			fprintf(f, "note: %s: runs of other settings from run %d (%s): a history of "
+				   "their own\n", m->run[r].machine.name, r + 1, set[r]);
+		machine(f, m, o, set, r, &n);
 	}
+	free(set);
 	if (!o->tsv)
 		fprintf(f, "%d change point%s in %d series\n", n.cps, n.cps == 1 ? "" : "s",
 			n.series);

@@ -17,9 +17,16 @@
 #define FIELD_MIN 6
 #define FIELD_NAME "designs-median"
 
-enum moved { SAME, SLOWER, FASTER, BASELINE_MOVED, RATIO_ONLY, MACHINE_MOVED };
+/* A pair's verdict. MACHINE_MOVED (its ratio and own time moved where the
+ * point's field's own time did and its ratio did not) and TOO_WIDE (nothing
+ * moved, and its history could not have seen a change of the threshold)
+ * are inconclusive; TIME_ONLY (its own time moved, its ratio did not) and
+ * the rest of the ones that do not fail pass where the pair could see a
+ * change of the threshold (judge.h). */
+enum moved { SAME, SLOWER, FASTER, BASELINE_MOVED, RATIO_ONLY, MACHINE_MOVED, TIME_ONLY,
+	     NVERDICT };
 static const char *const moved_name[] = { "~", "SLOWER", "FASTER", "baseline moved",
-					  "ratio only", "machine moved" };
+					  "ratio only", "machine moved: rerun", "time only" };
 
 /* One figure of one (point, entry): its history and the new side's mean. */
 struct side {
@@ -31,6 +38,8 @@ struct side {
 	double scale;    /* the calibration's factor on the t's scale (1: none) */
 	double p;        /* two-sided, against the history's prediction */
 	double half;     /* the interval of one new run, FL_JUDGE_LEVEL (ln) */
+	double floor2;   /* the least variance the series may have (predict.h) */
+	double mdc;      /* the smallest move it can see: p < the cut and >= the threshold (ln) */
 };
 
 struct pair {
@@ -38,6 +47,8 @@ struct pair {
 	struct side ratio, time;
 	enum moved v;
 	bool judged;     /* a prediction and a new value on the ratio */
+	double mdc;      /* the smallest change the pair can fail on (ln): its ratio's and time's */
+	bool wide;       /* mdc beyond the threshold: the history cannot see that change */
 };
 
 struct judge {
@@ -45,13 +56,15 @@ struct judge {
 	int nhist;
 	const struct fl_judge_opts *o;
 	struct pair *pair;
-	int npair, judged, failed;
+	int npair, judged;
 	struct side *base; /* per point: the baseline's own time */
 	enum fl_entry_kind field_kind; /* the entries a field is made of */
 	double *field;     /* [p * nrun + r]: the point's field in run r (ln ratio; 0: none) */
 	bool *has_field;   /* per point */
 	double cut;        /* the per-pair p a move needs: alpha / judged */
 	double q_ratio, q_time; /* the calibration quantiles (NAN: none) */
+	int count[NVERDICT]; /* judged pairs by verdict */
+	int failed, wide, unsure; /* pairs failing; gated pairs too wide; gated pairs inconclusive */
 };
 
 /* ln of a cell's figure: its ratio's median or its own value; NAN: none. */
@@ -61,6 +74,19 @@ static double figure(const struct fl_mcell *c, bool ratio)
 		return NAN;
 	double x = ratio ? (c->ratio.n > 0 ? c->ratio.median : NAN) : c->value;
 	return x > 0 ? log(x) : NAN;
+}
+
+/* The within-run variance of a cell's figure (ln): its own interval read
+ * as a standard error (NAN: none). */
+static double within(const struct fl_mcell *c, bool ratio)
+{
+	if (!c->present || !c->usable)
+		return NAN;
+	double se = ratio ? fl_ratio_log_se(&c->ratio)
+			  : fl_ratio_log_se(&(struct fl_ratio){ .n = c->reps, .median = c->value,
+								.lo = c->value_lo, .hi = c->value_hi,
+								.level = c->src ? c->src->ns.ci_level : NAN });
+	return se * se;
 }
 
 /* Whether entry e is one of the field: a design (a floor, the baseline,
@@ -138,13 +164,20 @@ static void side_of(const struct judge *J, int p, int e, bool ratio, struct side
 	bool off = ratio && e >= 0;
 	double sum = 0, fsum = 0, fnow = 0;
 	int nh = 0;
+	double wsum = 0;
+	int nw = 0;
 	s->y = fl_xmalloc((size_t)J->nhist * sizeof *s->y);
 	for (int r = 0; r < J->nhist; r++) {
 		double x = value(J, p, e, r, ratio);
 		s->y[r] = x - (off ? f[r] : 0);
 		if (isfinite(x))
 			fsum += off ? f[r] : 0, nh++;
+		/* the field's own: the median of six or more, its error left out */
+		double w = e >= 0 ? within(fl_model_cell(m, r, p, e), ratio) : NAN;
+		if (isfinite(w))
+			wsum += w, nw++;
 	}
+	s->floor2 = fl_series_floor(nw ? wsum / nw : NAN);
 	s->k = 0;
 	for (int r = J->nhist; r < m->nrun; r++) {
 		double x = value(J, p, e, r, ratio) - (off ? f[r] : 0);
@@ -155,6 +188,7 @@ static void side_of(const struct judge *J, int p, int e, bool ratio, struct side
 	s->off = nh ? fsum / nh : 0;
 	s->off_now = s->k ? fnow / s->k : 0;
 	s->p = NAN;
+	s->mdc = NAN;
 }
 
 /* Two-sided t quantile (the normal's at infinite df). */
@@ -170,10 +204,14 @@ static void moderate(struct side *const *s, int n, int nhist, double *calib)
 {
 	double *y = fl_xcalloc((size_t)n * (size_t)nhist, sizeof *y);
 	struct fl_series *ser = fl_xcalloc((size_t)n, sizeof *ser);
-	for (int i = 0; i < n; i++)
+	double *floor2 = fl_xcalloc((size_t)n, sizeof *floor2);
+	for (int i = 0; i < n; i++) {
 		memcpy(y + (size_t)i * nhist, s[i]->y, (size_t)nhist * sizeof *y);
-	fl_series_all(y, n, nhist, ser);
-	double q = fl_predict_calibrate(y, n, nhist, FL_JUDGE_LEVEL);
+		floor2[i] = s[i]->floor2;
+	}
+	fl_series_all(y, n, nhist, floor2, ser);
+	double q = fl_predict_calibrate(y, n, nhist, floor2, FL_JUDGE_LEVEL);
+	free(floor2);
 	*calib = q;
 	for (int i = 0; i < n; i++) {
 		struct side *x = s[i];
@@ -241,12 +279,13 @@ static void fit(struct judge *J)
 			s[k++] = &J->pair[i].ratio;
 	if (k)
 		moderate(s, k, J->nhist, &q_field);
+	k = 0;
 	for (int i = 0; i < n; i++)
-		s[i] = &J->pair[i].time;
+		s[k++] = &J->pair[i].time;
 	for (int p = 0; p < m; p++)
-		s[n + p] = &J->base[p];
+		s[k++] = &J->base[p];
 	/* the baseline's own time is a time series like the rest */
-	moderate(s, n + m, J->nhist, &J->q_time);
+	moderate(s, k, J->nhist, &J->q_time);
 	free(s);
 }
 
@@ -257,6 +296,45 @@ static int moved(const struct judge *J, const struct side *s)
 	if (!(s->p < J->cut) || fabs(d) < log1p(J->o->threshold))
 		return 0;
 	return d > 0 ? 1 : -1;
+}
+
+/* The smallest move of a side's new value the rule can call a move: its
+ * p below the cut and at least the threshold (ln; INFINITY: no prediction,
+ * nothing it could see). */
+static double side_mdc(const struct judge *J, const struct side *s)
+{
+	if (!(s->s.df > 0) || !(s->s.var > 0) || s->k < 1 || !(J->cut > 0))
+		return INFINITY;
+	double t = fl_t_quantile(1 - J->cut / 2, s->s.df); /* the normal's past 1e7 df */
+	double d = s->scale * t * sqrt(s->s.var * (1.0 / s->s.n + 1.0 / s->k));
+	return fmax(d, log1p(J->o->threshold));
+}
+
+/* Whether --fail-on and --only put the pair's entry under the gate. */
+static bool gated(const struct judge *J, const struct pair *x)
+{
+	if (!J->o->fail_on)
+		return false;
+	if (x->e < 0) /* the field is the designs' */
+		return !J->o->only || !strcmp(J->o->only, "designs");
+	return fl_only_match(J->o->only, J->m->entry[x->e]);
+}
+
+static bool fails(const struct judge *J, const struct pair *x)
+{
+	unsigned bit = x->v == SLOWER ? FL_GATE_SLOWER : x->v == FASTER ? FL_GATE_FASTER : 0;
+	return x->judged && (bit & J->o->fail_on) && gated(J, x);
+}
+
+/* A gated pair the gate cannot decide: the machine moved it the way the
+ * gate fails on, or it did not fail and could not have seen a change of
+ * the threshold. */
+static bool unsure(const struct judge *J, const struct pair *x)
+{
+	if (!x->judged || !gated(J, x) || fails(J, x))
+		return false;
+	unsigned bit = x->ratio.now > x->ratio.s.mean ? FL_GATE_SLOWER : FL_GATE_FASTER;
+	return (x->v == MACHINE_MOVED && (bit & J->o->fail_on)) || x->wide;
 }
 
 static void classify(struct judge *J)
@@ -282,8 +360,22 @@ static void classify(struct judge *J)
 		       : r && r == t ? (r > 0 ? SLOWER : FASTER)
 		       : r && base ? BASELINE_MOVED
 		       : r	   ? RATIO_ONLY
-		       : t	   ? MACHINE_MOVED
+		       : t	   ? TIME_ONLY
 				   : SAME;
+		/* A change fails only when both witnesses move: the smallest the
+		 * pair can fail on is the larger of the two sides' (judge.h). */
+		x->ratio.mdc = side_mdc(J, &x->ratio);
+		x->time.mdc = J->o->ratio_only ? x->ratio.mdc : side_mdc(J, &x->time);
+		x->mdc = fmax(x->ratio.mdc, x->time.mdc);
+		x->wide = x->v != SLOWER && x->v != FASTER && x->v != MACHINE_MOVED &&
+			  x->mdc > log1p(J->o->threshold) * (1 + 1e-9);
+	}
+	for (int i = 0; i < J->npair; i++) {
+		const struct pair *x = &J->pair[i];
+		J->count[x->v] += x->judged;
+		J->failed += fails(J, x);
+		J->unsure += unsure(J, x);
+		J->wide += x->judged && x->wide;
 	}
 	free(machine);
 }
@@ -310,46 +402,133 @@ static void ratios(const struct pair *x, double *mean, double *lo, double *hi, d
 	*now = ex(r->now + r->off_now);
 }
 
+/* What the gate makes of one pair: fail, inconclusive, pass; "-" where no
+ * gate was asked for or the pair is not under it. */
+static const char *outcome(const struct judge *J, const struct pair *x)
+{
+	return !x->judged || !gated(J, x) ? "-" : fails(J, x) ? "fail" : unsure(J, x) ?
+	       "inconclusive" : "pass";
+}
+
+static const char *window(const struct judge *J)
+{
+	return J->o->window ? J->o->window : "history";
+}
+
 static void tsv(FILE *f, const struct judge *J)
 {
-	fputs("point\tvariant\truns\tratio\tpred_lo\tpred_hi\tagainst_ratio\tinside\tp_ratio"
-	      "\tns\tns_pred_lo\tns_pred_hi\tagainst_ns\tp_ns\tverdict\n", f);
+	if (!J->o->tsv_no_header)
+		fputs("point\tvariant\truns\tratio\tpred_lo\tpred_hi\tagainst_ratio\tinside\tp_ratio"
+	      "\tns\tns_pred_lo\tns_pred_hi\tagainst_ns\tp_ns\tverdict\tmdc\twide\toutcome"
+	      "\twindow\n", f);
 	for (int i = 0; i < J->npair; i++) {
 		const struct pair *x = &J->pair[i];
 		double ht = x->time.half, mean, lo, hi, now;
 		ratios(x, &mean, &lo, &hi, &now);
 		fprintf(f, "%s\t%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%.3g\t%.6g\t%.6g\t%.6g\t%.6g"
-			   "\t%.3g\t%s\n", J->m->point[x->p], name(J, x), x->ratio.s.n,
-			mean, lo, hi, now,
+			   "\t%.3g\t%s\t%.4g\t%s\t%s\t%s\n", J->m->point[x->p], name(J, x),
+			x->ratio.s.n, mean, lo, hi, now,
 			isnan(now) || isnan(lo) ? "-" : now >= lo && now <= hi ? "in" : "OUT",
 			x->ratio.p, ex(x->time.s.mean), ex(x->time.s.mean - ht),
-			ex(x->time.s.mean + ht), ex(x->time.now), x->time.p, moved_name[x->v]);
+			ex(x->time.s.mean + ht), ex(x->time.now), x->time.p, moved_name[x->v],
+			exp(x->mdc), x->wide ? "yes" : "no", outcome(J, x), window(J));
 	}
 }
 
-static bool fails(const struct judge *J, const struct pair *x)
+static void jstr(FILE *f, const char *s)
 {
-	unsigned bit = x->v == SLOWER ? FL_GATE_SLOWER : x->v == FASTER ? FL_GATE_FASTER : 0;
-	if (x->e < 0) /* the field is the designs' */
-		return (bit & J->o->fail_on) && (!J->o->only || !strcmp(J->o->only, "designs"));
-	return (bit & J->o->fail_on) && fl_only_match(J->o->only, J->m->entry[x->e]);
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void jnum(FILE *f, const char *key, double x)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (isfinite(x))
+		fprintf(f, "%.6g", x);
+	else
+		fputs("null", f);
+}
+
+static const char *status_word(int rc)
+{
+	return rc == FL_JUDGE_FAIL ? "fail" : rc == FL_JUDGE_INCONCLUSIVE ? "inconclusive" : "pass";
+}
+
+/* One window's judgement as a JSON object (harness/json.md). */
+static void json_window(FILE *f, const struct judge *J, int rc, const char *reason)
+{
+	fprintf(f, "{\"window\":");
+	jstr(f, window(J));
+	fprintf(f, ",\"history_runs\":%d,\"fail_on\":", J->nhist);
+	if (J->o->fail_on)
+		jstr(f, J->o->fail_name);
+	else
+		fputs("null", f);
+	jnum(f, "threshold", 1 + J->o->threshold);
+	jnum(f, "q_ratio", J->q_ratio);
+	jnum(f, "q_time", J->q_time);
+	jnum(f, "cut", J->cut);
+	fprintf(f, ",\"outcome\":\"%s\",\"exit\":%d,\"reason\":", status_word(rc), rc);
+	if (reason)
+		jstr(f, reason);
+	else
+		fputs("null", f);
+	fputs(",\"pairs\":[", f);
+	for (int i = 0, n = 0; !reason && i < J->npair; i++) {
+		const struct pair *x = &J->pair[i];
+		double mean, lo, hi, now;
+		if (!x->judged)
+			continue;
+		ratios(x, &mean, &lo, &hi, &now);
+		fputs(n++ ? ",{\"point\":" : "{\"point\":", f);
+		jstr(f, J->m->point[x->p]);
+		fputs(",\"entry\":", f);
+		jstr(f, name(J, x));
+		jnum(f, "ratio", mean);
+		jnum(f, "lo", lo);
+		jnum(f, "hi", hi);
+		jnum(f, "now", now);
+		jnum(f, "p_ratio", x->ratio.p);
+		jnum(f, "ns", ex(x->time.s.mean));
+		jnum(f, "ns_now", ex(x->time.now));
+		jnum(f, "p_ns", x->time.p);
+		jnum(f, "mdc", exp(x->mdc));
+		fputs(",\"verdict\":", f);
+		jstr(f, moved_name[x->v]);
+		fprintf(f, ",\"wide\":%s,\"outcome\":\"%s\"}", x->wide ? "true" : "false",
+			outcome(J, x));
+	}
+	fputs("]}", f);
 }
 
 static void row(FILE *f, const struct judge *J, const struct pair *x)
 {
 	double mean, lo, hi, now;
-	char pred[48] = "-", base[64] = "";
+	char pred[48] = "-", base[64] = "", sees[16] = "-";
 	ratios(x, &mean, &lo, &hi, &now);
 	if (isfinite(lo))
 		snprintf(pred, sizeof pred, "[%.3g, %.3g]", lo, hi);
+	if (isfinite(x->mdc))
+		snprintf(sees, sizeof sees, "x%.3g", exp(x->mdc));
 	const struct side *b = &J->base[x->p];
 	if (x->v == BASELINE_MOVED)
 		snprintf(base, sizeof base, " (%s %.4g -> %.4g, p %.2g)", J->m->baseline,
 			 ex(b->s.mean), ex(b->now), b->p);
-	fprintf(f, "%-34s %-20s %7.3g %-18s %7.3g %8.2g  %9.4g %9.4g %8.2g  %s%s%s\n",
+	fprintf(f, "%-34s %-20s %7.3g %-18s %7.3g %8.2g  %9.4g %9.4g %8.2g %7s  %s%s%s%s\n",
 		J->m->point[x->p], name(J, x), mean, pred, now,
-		x->ratio.p, ex(x->time.s.mean), ex(x->time.now), x->time.p, moved_name[x->v],
-		base, fails(J, x) ? "  <- fails" : "");
+		x->ratio.p, ex(x->time.s.mean), ex(x->time.now), x->time.p, sees, moved_name[x->v],
+		x->wide ? " (too wide)" : "", base, fails(J, x) ? "  <- fails"
+					 : unsure(J, x) ? "  <- inconclusive" : "");
 }
 
 static void header(FILE *f, const struct judge *J)
@@ -357,46 +536,62 @@ static void header(FILE *f, const struct judge *J)
 	const struct fl_model *m = J->m;
 	const struct fl_judge_opts *o = J->o;
 	fprintf(f, "rule: per (point, entry) the new side's ratio to %s and its own time against "
-		   "what %d earlier runs predict\n(each series' variance moderated over all %d "
-		   "pairs, the t's scale calibrated on the history's own runs,\neach left out in "
-		   "turn: a standardized deviation's 95%% quantile %.2f for ratios, %.2f for times: "
-		   "stats/predict.h);\nSLOWER/FASTER when both the ratio and the entry's own time "
-		   "moved the same way beyond\np < %.2g (family-wise %.0f%% over %d pairs, "
-		   "Bonferroni) and by >= %.0f%%%s\n",
+		   "what %d earlier runs predict\n(each series' variance floored at its within-run "
+		   "error and 1%%, moderated over all %d pairs, the t's\nscale calibrated on the "
+		   "history's own runs, each left out in turn: a standardized deviation's 95%%\n"
+		   "quantile %.2f for ratios, %.2f for times: stats/predict.h); SLOWER/FASTER when "
+		   "both the ratio\nand the entry's own time moved the same way beyond p < %.2g "
+		   "(family-wise %.0f%% over %d pairs,\nBonferroni) and by >= %.0f%%%s; 'sees': the "
+		   "smallest change the pair could fail on (both sides);\na pass only where that is "
+		   "within x%.3g, else the pair is too wide (inconclusive)\n",
 		m->baseline, J->nhist, J->npair, J->q_ratio, J->q_time, J->cut,
 		100 * FL_JUDGE_ALPHA, J->judged, 100 * o->threshold,
-		o->ratio_only ? ";\n--across-machines: the ratio alone (a time is not comparable "
-		"across machines)" : "");
-	fprintf(f, "\n%-34s %-20s %7s %-18s %7s %8s  %9s %9s %8s  %s\n", "point", "entry", "ratio",
-		"next run (95%)", "now", "p", "time", "now", "p", "verdict");
+		o->ratio_only ? " (--across-machines: the ratio alone, a time is not comparable "
+		"across machines)" : "", 1 + o->threshold);
+	fprintf(f, "\n%-34s %-20s %7s %-18s %7s %8s  %9s %9s %8s %7s  %s\n", "point", "entry",
+		"ratio", "next run (95%)", "now", "p", "time", "now", "p", "sees", "verdict");
 }
 
-static int gate(FILE *f, const struct judge *J)
+static int cmp_d_ptr(const void *a, const void *b)
 {
-	int moved_n[6] = { 0 };
-	for (int i = 0; i < J->npair; i++)
-		moved_n[J->pair[i].v] += J->pair[i].judged;
-	fprintf(f, "\n%d pairs judged: %d slower, %d faster, %d where the baseline moved (the "
-		   "ratio, the baseline's own time the other way), %d where the ratio alone moved "
-		   "(not the entry's own time, nor the baseline's), %d where the machine moved (the "
-		   "time only)\n", J->judged, moved_n[SLOWER], moved_n[FASTER],
-		moved_n[BASELINE_MOVED], moved_n[RATIO_ONLY], moved_n[MACHINE_MOVED]);
-	if (!J->o->fail_on)
-		return 0;
-	int failed = 0;
-	for (int i = 0; i < J->npair; i++)
-		if (fails(J, &J->pair[i]))
-			failed++;
-	fprintf(f, "fail-on %s: %d of %d pairs %s beyond the between-run spread", J->o->fail_name,
-		failed, J->judged, J->o->fail_on == FL_GATE_SLOWER ? "slower"
-				   : J->o->fail_on == FL_GATE_FASTER ? "faster" : "slower or faster");
-	/* the failing entries by name: the same list whatever order the rounds ran in */
+	return cmp_d(a, b);
+}
+
+/* Per point: the smallest detectable changes of its judged pairs (least,
+ * median, largest) and how many are wider than the threshold — what every
+ * pair could have seen, where --all and --tsv list each. */
+static void sees_by_point(FILE *f, const struct judge *J)
+{
+	double *d = fl_xcalloc((size_t)J->npair + 1, sizeof *d);
+	fprintf(f, "\nsmallest detectable change per point (least, median, largest over its pairs; "
+		   "too wide: beyond x%.3g):\n", 1 + J->o->threshold);
+	for (int p = 0; p < J->m->npoint; p++) {
+		int n = 0, wide = 0;
+		for (int i = 0; i < J->npair; i++)
+			if (J->pair[i].p == p && J->pair[i].judged) {
+				d[n++] = exp(J->pair[i].mdc);
+				wide += J->pair[i].wide;
+			}
+		if (!n)
+			continue;
+		qsort(d, (size_t)n, sizeof *d, cmp_d_ptr);
+		fprintf(f, "  %-34s x%-7.3g x%-7.3g x%-7.3g %d of %d too wide\n", J->m->point[p], d[0],
+			n % 2 ? d[n / 2] : sqrt(d[n / 2 - 1] * d[n / 2]), d[n - 1], wide, n);
+	}
+	free(d);
+}
+
+/* The names of the pairs `pick` says, sorted, once each: the same list
+ * whatever order the rounds ran in. */
+static void names(FILE *f, const struct judge *J, bool (*pick)(const struct judge *,
+							    const struct pair *))
+{
 	const char *sep = " (", *last = "";
 	for (;;) {
 		const char *next = NULL;
 		for (int i = 0; i < J->npair; i++) {
 			const char *n = name(J, &J->pair[i]);
-			if (fails(J, &J->pair[i]) && strcmp(n, last) > 0 &&
+			if (pick(J, &J->pair[i]) && strcmp(n, last) > 0 &&
 			    (!next || strcmp(n, next) < 0))
 				next = n;
 		}
@@ -406,8 +601,97 @@ static int gate(FILE *f, const struct judge *J)
 		sep = ", ";
 		last = next;
 	}
-	fprintf(f, "%s: %s\n", failed ? ")" : "", failed ? "FAIL (exit 1)" : "pass");
-	return failed ? 1 : 0;
+	if (*last)
+		fputc(')', f);
+}
+
+static bool machine_unsure(const struct judge *J, const struct pair *x)
+{
+	return unsure(J, x) && x->v == MACHINE_MOVED;
+}
+
+/* The exit status of the judgement: FL_JUDGE_FAIL when a gated pair
+ * failed, else FL_JUDGE_INCONCLUSIVE when one cannot be decided, else
+ * FL_JUDGE_PASS (and without a gate: pass). */
+static int status(const struct judge *J)
+{
+	return !J->o->fail_on ? FL_JUDGE_PASS : J->failed ? FL_JUDGE_FAIL
+	       : J->unsure ? FL_JUDGE_INCONCLUSIVE : FL_JUDGE_PASS;
+}
+
+static void gate(FILE *f, const struct judge *J)
+{
+	const int *n = J->count;
+	fprintf(f, "\n%d pairs judged: %d slower, %d faster, %d where the baseline moved (the "
+		   "ratio, the baseline's own time the other way), %d where the ratio alone moved "
+		   "(not the entry's own time, nor the baseline's), %d where the time alone moved, "
+		   "%d where the machine moved (the ratio and the time, with the point's designs' "
+		   "time: inconclusive); %d too wide to see x%.3g\n", J->judged, n[SLOWER], n[FASTER],
+		n[BASELINE_MOVED], n[RATIO_ONLY], n[TIME_ONLY], n[MACHINE_MOVED], J->wide,
+		1 + J->o->threshold);
+	if (!J->o->fail_on)
+		return;
+	fprintf(f, "fail-on %s: %d of %d pairs %s beyond the between-run spread", J->o->fail_name,
+		J->failed, J->judged, J->o->fail_on == FL_GATE_SLOWER ? "slower"
+				      : J->o->fail_on == FL_GATE_FASTER ? "faster" : "slower or faster");
+	names(f, J, fails);
+	if (J->failed) {
+		fprintf(f, ": FAIL (exit %d)\n", FL_JUDGE_FAIL);
+		return;
+	}
+	if (!J->unsure) {
+		fprintf(f, ": pass\n");
+		return;
+	}
+	int machine = 0;
+	for (int i = 0; i < J->npair; i++)
+		machine += machine_unsure(J, &J->pair[i]);
+	fprintf(f, "; %d gated pairs undecided: %d where the machine moved", J->unsure, machine);
+	names(f, J, machine_unsure);
+	fprintf(f, ", %d too wide to see x%.3g: INCONCLUSIVE (exit %d)%s\n", J->unsure - machine,
+		1 + J->o->threshold, FL_JUDGE_INCONCLUSIVE,
+		machine ? "; the machine moved: rerun it (alone on the machine)" : "");
+}
+
+void fl_judge_settings(const struct fl_table *t, char *buf, int len)
+{
+	static const char *const keys[] = { "--preset", "--rounds", "--duration" };
+	const char *cmd = fl_table_meta(t, "command");
+	char val[3][64] = { "", "", "" }, word[128] = "";
+	int first = 1;
+	for (const char *c = cmd; *c;) {
+		while (*c == ' ')
+			c++;
+		size_t n = strcspn(c, " ");
+		char tok[128];
+		snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok - 1 ? n : sizeof tok - 1), c);
+		c += n;
+		if (!*tok)
+			break;
+		if (first) {
+			snprintf(word, sizeof word, "%s", tok);
+			first = 0;
+			continue;
+		}
+		for (int k = 0; k < 3; k++) {
+			size_t kl = strlen(keys[k]);
+			if (strncmp(tok, keys[k], kl))
+				continue;
+			if (tok[kl] == '=') {
+				snprintf(val[k], sizeof val[k], "%.63s", tok + kl + 1);
+			} else if (!tok[kl]) {
+				while (*c == ' ')
+					c++;
+				n = strcspn(c, " ");
+				snprintf(val[k], sizeof val[k], "%.*s", (int)(n < 63 ? n : 63), c);
+				c += n;
+			}
+		}
+	}
+	int l = snprintf(buf, (size_t)len, "%s", *word ? word : "?");
+	for (int k = 0; k < 3 && l < len; k++)
+		if (*val[k])
+			l += snprintf(buf + l, (size_t)(len - l), " %s %s", keys[k], val[k]);
 }
 
 /* "revisions a (3), b (2)" of runs [from, to) */
@@ -445,7 +729,7 @@ static void load_note(FILE *f, const struct fl_model *m, int nhist)
 	for (int r = 0; r < nhist; r++)
 		if (isfinite(other_work(m, r)))
 			h[n++] = other_work(m, r);
-	if (n) {
+	if (n && nhist > 0) {
 		double med = median(h, n);
 		for (int r = nhist; r < m->nrun; r++) {
 			double x = other_work(m, r);
@@ -460,10 +744,19 @@ static void load_note(FILE *f, const struct fl_model *m, int nhist)
 
 void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 {
-	const struct fl_mrun *h = &m->run[0], *l = &m->run[nhist - 1];
-	fprintf(f, "history: %d runs of %s (machine %s), %s to %s, revisions ", nhist,
-		h->machine.name, h->machine.fingerprint, h->date, l->date);
-	revisions(f, m, 0, nhist);
+	if (nhist > 0) {
+		const struct fl_mrun *h = &m->run[0], *l = &m->run[nhist - 1];
+		fprintf(f, "history: %d run%s of %s, %s to %s, revisions ", nhist,
+			nhist == 1 ? "" : "s", h->machine.label, h->date, l->date);
+		revisions(f, m, 0, nhist);
+	} else {
+		fprintf(f, "history: none");
+	}
+	char set[160];
+	if (nhist < m->nrun) {
+		fl_judge_settings(&m->t[nhist], set, sizeof set);
+		fprintf(f, "; settings: %s", set);
+	}
 	fprintf(f, "\nnew: ");
 	for (int r = nhist; r < m->nrun; r++)
 		fprintf(f, "%s%s (%s, %s)", r > nhist ? ", " : "", m->run[r].path,
@@ -477,9 +770,46 @@ void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 	load_note(f, m, nhist);
 }
 
+/* No judgement: too short a history, or one the calibration cannot read.
+ * Said in one line (on stderr beside a TSV, whose lines are data). */
+static int no_judgement(FILE *f, const struct judge *J, const char *why)
+{
+	FILE *out = J->o->tsv || J->o->json ? stderr : f;
+	if (J->o->json)
+		json_window(f, J, FL_JUDGE_INCONCLUSIVE, why);
+	if (J->o->tsv && !J->o->tsv_no_header)
+		fputs("point\tvariant\truns\tratio\tpred_lo\tpred_hi\tagainst_ratio\tinside\tp_ratio"
+		      "\tns\tns_pred_lo\tns_pred_hi\tagainst_ns\tp_ns\tverdict\tmdc\twide\toutcome"
+		      "\twindow\n", f);
+	fprintf(out, "%sinconclusive (%s): %s; no pair judged: INCONCLUSIVE (exit %d)\n",
+		J->o->tsv || J->o->json ? "futexlab compare: " : "\n", window(J), why,
+		FL_JUDGE_INCONCLUSIVE);
+	return FL_JUDGE_INCONCLUSIVE;
+}
+
+static void judge_free(struct judge *J)
+{
+	for (int i = 0; i < J->npair; i++)
+		free(J->pair[i].ratio.y), free(J->pair[i].time.y);
+	for (int p = 0; p < J->m->npoint; p++)
+		free(J->base[p].y);
+	free(J->pair);
+	free(J->base);
+	free(J->field);
+	free(J->has_field);
+}
+
 int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge_opts *o)
 {
-	struct judge J = { .m = m, .nhist = nhist, .o = o };
+	struct judge J = { .m = m, .nhist = nhist, .o = o, .q_ratio = NAN, .q_time = NAN,
+			   .cut = NAN };
+	if (nhist < FL_PREDICT_MIN_RUNS) {
+		char why[160];
+		snprintf(why, sizeof why, "%d earlier run%s of this machine and settings, the gate "
+			 "needs %d (stats/predict.h)", nhist, nhist == 1 ? "" : "s",
+			 FL_PREDICT_MIN_RUNS);
+		return no_judgement(f, &J, why);
+	}
 	fields(&J);
 	collect(&J);
 	fit(&J);
@@ -489,23 +819,25 @@ int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge
 		fl_bad_input("compare: no (point, entry) ran both in the history and in the new "
 			       "run(s): nothing to judge");
 	}
-	int rc = 0;
-	if (o->tsv) {
+	int rc;
+	if (!isfinite(J.q_ratio) || (!o->ratio_only && !isfinite(J.q_time))) {
+		rc = no_judgement(f, &J, "the history's runs give too few deviations to calibrate "
+				  "the interval on (stats/predict.h)");
+	} else if (o->json) {
+		rc = status(&J);
+		json_window(f, &J, rc, NULL);
+	} else if (o->tsv) {
 		tsv(f, &J);
+		rc = status(&J);
 	} else {
 		header(f, &J);
 		for (int i = 0; i < J.npair; i++)
-			if (J.pair[i].judged && (o->all || J.pair[i].v != SAME))
+			if (J.pair[i].judged && (o->all || J.pair[i].v != SAME || unsure(&J, &J.pair[i])))
 				row(f, &J, &J.pair[i]);
-		rc = gate(f, &J);
+		sees_by_point(f, &J);
+		gate(f, &J);
+		rc = status(&J);
 	}
-	for (int i = 0; i < J.npair; i++)
-		free(J.pair[i].ratio.y), free(J.pair[i].time.y);
-	for (int p = 0; p < m->npoint; p++)
-		free(J.base[p].y);
-	free(J.pair);
-	free(J.base);
-	free(J.field);
-	free(J.has_field);
+	judge_free(&J);
 	return rc;
 }

@@ -42,7 +42,7 @@
  * and its median own time, by the rule below. Where the field's own time
  * moved and its ratio did not, the machine moved at that point, and an
  * entry there whose ratio and time moved is named `machine moved`: its
- * own time cannot tell its code from the machine.
+ * own time cannot tell its code from the machine (inconclusive: below).
  *
  * An entry moved when BOTH its ratio and its own time moved the same way,
  * each beyond the family-wise level (Bonferroni: p < FL_JUDGE_ALPHA / M
@@ -54,14 +54,36 @@
  * the point while the entries' own times stay), and a time
  * moves when the machine does. What moved on one side only is reported as
  * such — "baseline moved" (the ratio, with the baseline's own time beside
- * it) or "machine moved" (the time) — and never fails the gate.
+ * it), "ratio only", "time only" — and does not fail the gate. Where
+ * both moved at a point whose field's own time moved (the machine moved
+ * there), the entry's own time cannot tell its code from the machine:
+ * "machine moved: rerun", inconclusive, never a pass (a regression of x44
+ * once read so and passed).
  *
  * The threshold (--threshold, FL_JUDGE_THRESHOLD by default) is the least
  * change worth failing a CI run for: a series quiet enough (an uncontended
  * op, a few percent between runs) makes a 3% shift significant, and a
  * shift that small follows code layout and the compiler as much as the
  * design. 10% is also the least CPU factor the tables note (stats.h): below
- * it a difference is real but not the design's story.
+ * it a difference is real but not the design's story. It is also what a
+ * pass promises: each pair's smallest detectable change (the least move of
+ * its new value whose p is below the cut and which is at least the
+ * threshold, on the ratio and on the time, the larger of the two: what the
+ * rule could have failed on) is printed, and a pair that did not move
+ * passes only where that is within the threshold; wider, the pair is "too
+ * wide" and the gate inconclusive. On this VM's quick sweeps every pair is
+ * wider than x1.10 (against five runs uncontended sees about x1.8, the
+ * contended points x3 at the least: results/gate.md): the history answers trends and large
+ * regressions; a change of 10% is an A/B run's question.
+ *
+ * The history (harness/select.h, cmd_compare.c) holds only runs strictly
+ * earlier than the new one, of its settings (fl_judge_settings), and at
+ * least FL_PREDICT_MIN_RUNS of them (stats/predict.h argues 5), else
+ * nothing is judged and the judgement is inconclusive. Every series'
+ * variance is floored at its within-run variance and 1% (predict.h), so one
+ * step of a near-zero-spread series cannot set the calibrated scale. The
+ * exit status is the judgement's in every format: FL_JUDGE_PASS,
+ * FL_JUDGE_FAIL, FL_JUDGE_INCONCLUSIVE (2: bad input).
  *
  * With several new runs, their mean is judged; with one, its value. The
  * printed interval is the history's prediction of one new run's ratio
@@ -76,6 +98,13 @@
 
 #include "report/gate.h"
 #include "report/model.h"
+
+/* The judgement's exit statuses (2 is bad input: fail/fail.h). */
+#define FL_JUDGE_PASS 0
+#define FL_JUDGE_FAIL 1
+#define FL_JUDGE_INCONCLUSIVE 3
+
+#define FL_JUDGE_SCHEMA "futexlab-judgement/1"
 
 #define FL_JUDGE_ALPHA 0.01
 #define FL_JUDGE_THRESHOLD 0.10
@@ -94,16 +123,33 @@ struct fl_judge_opts {
 	bool all;           /* list every pair, not only those that moved */
 	bool tsv;           /* one tab-separated line per pair instead */
 	bool ratio_only;    /* --across-machines: the same-run ratio alone */
+	const char *window; /* what the history is, for the TSV's window column and the
+			     * lines: "rolling", "reference", "pool" (NULL: "history") */
+	bool tsv_no_header; /* a second judgement in one TSV: its lines only */
+	bool json;          /* one JSON object of the window instead (harness/json.md,
+			     * "futexlab-judgement/1"; the caller wraps the windows) */
 };
+
+/* A run's settings, what a history must share with the new run: the
+ * command (run, sweep, ...) and its --preset, --rounds and --duration as
+ * the `# command:` line gives them ("sweep --preset quick"). Quick and
+ * standard runs, or runs of other rounds or rep durations, measure with
+ * other resolutions and other states of the machine: one history of both
+ * predicts neither (each series' spread is the mix's). */
+void fl_judge_settings(const struct fl_table *t, char *buf, int len);
 
 /* What is judged against what: the history's runs (how many, of which
  * machine, dates, revisions), the new side's, and a line when either side
  * holds a test run (`--as`). */
 void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist);
-/* Judges runs [nhist, m->nrun) against runs [0, nhist) (nhist >= 2) and
- * prints the table (or the TSV) and, with a gate, the failing entries and
- * the count line. Returns the exit status: 1 when the gate failed, else 0;
- * a usage error (exit 2) when no pair could be judged. */
+/* Judges runs [nhist, m->nrun) against runs [0, nhist) and prints the
+ * table (or the TSV) and, with a gate, the failing entries and the count
+ * line. Returns the exit status: FL_JUDGE_FAIL when a gated pair failed;
+ * else FL_JUDGE_INCONCLUSIVE when the history is shorter than
+ * FL_PREDICT_MIN_RUNS or cannot be calibrated (nothing judged: one line
+ * says so), or a gated pair is undecided (the machine moved, or too wide);
+ * else FL_JUDGE_PASS (also without a gate). A usage error (exit 2) when no
+ * pair could be judged. The same status whatever the format. */
 int fl_judge(FILE *f, const struct fl_model *m, int nhist, const struct fl_judge_opts *o);
 
 #endif

@@ -134,9 +134,17 @@ struct fl_series fl_series_of(const double *y, int n)
 	return s;
 }
 
-void fl_series_moderate(struct fl_series *s, const struct fl_var_prior *p)
+double fl_series_floor(double within)
+{
+	double f = FL_PREDICT_FLOOR * FL_PREDICT_FLOOR;
+	return within > f ? within : f;
+}
+
+void fl_series_moderate(struct fl_series *s, const struct fl_var_prior *p, double floor2)
 {
 	s->var = fl_var_moderated(p, s->s2, s->n - 1, &s->df);
+	if (floor2 > 0 && s->var < floor2)
+		s->var = floor2;
 	s->se = s->n > 0 && s->var >= 0 ? sqrt(s->var * (1 + 1.0 / s->n)) : NAN;
 }
 
@@ -147,11 +155,14 @@ double fl_series_half(const struct fl_series *s, double level)
 	return fl_t_quantile((1 + level) / 2, s->df) * s->se;
 }
 
-void fl_series_all(const double *y, int ns, int n, struct fl_series *out)
+void fl_series_all(const double *y, int ns, int n, const double *floor2, struct fl_series *out)
 {
 	double *s2 = calloc((size_t)(ns ? ns : 1), sizeof *s2), *d = calloc((size_t)(ns ? ns : 1), sizeof *d);
 	for (int k = 0; k < ns; k++) {
 		out[k] = fl_series_of(y + (size_t)k * n, n);
+		/* no series spreads less than one run measures it (predict.h) */
+		if (floor2 && out[k].s2 < floor2[k])
+			out[k].s2 = floor2[k];
 		if (s2 && d) {
 			s2[k] = out[k].s2;
 			d[k] = out[k].n - 1;
@@ -160,7 +171,7 @@ void fl_series_all(const double *y, int ns, int n, struct fl_series *out)
 	struct fl_var_prior p = s2 && d ? fl_var_prior(s2, d, ns)
 				      : (struct fl_var_prior){ .s02 = NAN, .d0 = 0, .n = 0 };
 	for (int k = 0; k < ns; k++)
-		fl_series_moderate(&out[k], &p);
+		fl_series_moderate(&out[k], &p, floor2 ? floor2[k] : 0);
 	free(s2);
 	free(d);
 }
@@ -173,14 +184,14 @@ static int cmp_double(const void *a, const void *b)
 
 /* The standardized deviations of run i from the series made of the other
  * runs, appended to u (*nu of them). */
-static void left_out(const double *y, int ns, int n, int i, double *rest, struct fl_series *sr,
-		     double *u, int *nu)
+static void left_out(const double *y, int ns, int n, const double *floor2, int i, double *rest,
+		     struct fl_series *sr, double *u, int *nu)
 {
 	for (int k = 0; k < ns; k++)
 		for (int j = 0, m = 0; j < n; j++)
 			if (j != i)
 				rest[(size_t)k * (n - 1) + m++] = y[(size_t)k * n + j];
-	fl_series_all(rest, ns, n - 1, sr);
+	fl_series_all(rest, ns, n - 1, floor2, sr);
 	for (int k = 0; k < ns; k++) {
 		double x = y[(size_t)k * n + i];
 		if (isfinite(x) && sr[k].n >= 2 && sr[k].se > 0)
@@ -188,9 +199,9 @@ static void left_out(const double *y, int ns, int n, int i, double *rest, struct
 	}
 }
 
-double fl_predict_calibrate(const double *y, int ns, int n, double level)
+double fl_predict_calibrate(const double *y, int ns, int n, const double *floor2, double level)
 {
-	if (n < 3 || ns < 1)
+	if (n < FL_PREDICT_MIN_RUNS || ns < 1)
 		return NAN;
 	double *rest = malloc((size_t)ns * (size_t)(n - 1) * sizeof *rest),
 	       *u = malloc((size_t)ns * (size_t)n * sizeof *u);
@@ -198,7 +209,7 @@ double fl_predict_calibrate(const double *y, int ns, int n, double level)
 	int nu = 0;
 	if (rest && u && sr)
 		for (int i = 0; i < n; i++)
-			left_out(y, ns, n, i, rest, sr, u, &nu);
+			left_out(y, ns, n, floor2, i, rest, sr, u, &nu);
 	double q = NAN;
 	if (nu >= 20) {
 		qsort(u, (size_t)nu, sizeof *u, cmp_double);

@@ -45,11 +45,30 @@
  * A series whose runs agree exactly (s2 = 0: a figure that cannot vary)
  * enters the prior at the smallest positive variance seen, so ln s2 stays
  * finite; series with fewer than 2 runs give no variance and are left out
- * of the prior. */
+ * of the prior.
+ *
+ * ---- the floor of a series' spread ---------------------------------------------
+ *
+ * A series cannot vary between runs less than one run measures it: its
+ * variance is floored at its within-run variance (the run's own interval
+ * read as a standard error) and at FL_PREDICT_FLOOR (1% on the log
+ * scale), before the prior is fitted and again after moderation. Without
+ * it a series of near-zero spread (uncontended's ~16 ns, 0.3% between five
+ * short runs) makes standardized deviations of hundreds out of one step
+ * of a few percent, and the calibration below (a pooled quantile) takes
+ * its scale from them: a history of 8 short CI runs calibrated to 36.57
+ * where the kept quick sweeps give 2-4, and a x44 regression stayed inside
+ * the interval (results/gate.md). 1%: below it a move is code layout and
+ * the compiler as much as the design (report/judge.h's threshold is 10%),
+ * and a VM's clock and frequency move a median op that much between runs
+ * of identical code. */
 #ifndef FUTEXLAB_STATS_PREDICT_H
 #define FUTEXLAB_STATS_PREDICT_H
 
 #include <stdbool.h>
+
+/* The least between-run spread of a series, ln scale (1%: above). */
+#define FL_PREDICT_FLOOR 0.00995033085 /* ln 1.01 */
 
 /* The prior the series share: s0^2 and d0 (INFINITY: the sample variances
  * agree beyond what chance gives, every series takes s0^2). n: the series
@@ -79,8 +98,12 @@ struct fl_series {
 
 /* The series y[0..n) (finite values only; others skipped). */
 struct fl_series fl_series_of(const double *y, int n);
-/* Moderates s by the prior (fills var, df, se). */
-void fl_series_moderate(struct fl_series *s, const struct fl_var_prior *p);
+/* Moderates s by the prior (fills var, df, se), the moderated variance
+ * floored at floor2 (0: none). */
+void fl_series_moderate(struct fl_series *s, const struct fl_var_prior *p, double floor2);
+/* A series' variance floor: the larger of FL_PREDICT_FLOOR^2 and `within`,
+ * the mean within-run variance of its values (NAN: not known). */
+double fl_series_floor(double within);
 /* The prediction interval's half-width at two-sided level `level`
  * (NAN: too few values or no degrees of freedom). */
 double fl_series_half(const struct fl_series *s, double level);
@@ -111,13 +134,34 @@ double fl_series_p(const struct fl_series *s, double x, int k, double scale);
  * interval is then mean +- q se, at least as wide as the moderated t's
  * would be never assumed: q is read off, not derived. */
 
+/* ---- the least history ---------------------------------------------------------
+ *
+ * FL_PREDICT_MIN_RUNS earlier runs, or no prediction is calibrated (and
+ * the gate judges nothing: report/judge.h). Why 5: the calibration leaves
+ * each run out and predicts it from the rest, so with n runs every
+ * deviation it learns from is a prediction out of n - 1; at n = 3 that is
+ * two runs a series (one degree of freedom of its own, t_0.975 = 12.7),
+ * and one run of another machine state is a third of the history — the
+ * histories where the gate failed unchanged code (2 runs: p 1e-306) or
+ * passed a x52 regression (3 short runs, a scale of 24.97). At 5, each
+ * left-out prediction has 4 runs (t_0.975 = 3.18 alone, less moderated),
+ * one odd run is a fifth of the calibration, and the conformal rank over
+ * ~200 series x 5 runs is well inside the deviations. More would be
+ * better and costs a history that long before the first judgement; the
+ * kept quiet sweeps reach 95% coverage against 5 (results/gate.md). */
+#define FL_PREDICT_MIN_RUNS 5
+
 /* The calibration quantile q over the history y[s * n + i] (series s in
- * run i; NAN: none) of ns series and n runs: NAN when the history is too
- * short to calibrate (fewer than 3 runs, or fewer than 20 deviations). */
-double fl_predict_calibrate(const double *y, int ns, int n, double level);
+ * run i; NAN: none) of ns series and n runs, each series' variance
+ * floored at floor2[s] (NULL: no floor): NAN when the history is too
+ * short to calibrate (fewer than FL_PREDICT_MIN_RUNS runs, or fewer than
+ * 20 deviations). */
+double fl_predict_calibrate(const double *y, int ns, int n, const double *floor2, double level);
 /* The series of row s of y moderated by a prior fitted over all rows
- * (out[0..ns)): what fl_predict_calibrate and the gate use. */
-void fl_series_all(const double *y, int ns, int n, struct fl_series *out);
+ * (out[0..ns)), each series' variance floored at floor2[s] (NULL: no
+ * floor) before the prior and after: what fl_predict_calibrate and the
+ * gate use. */
+void fl_series_all(const double *y, int ns, int n, const double *floor2, struct fl_series *out);
 
 /* The special functions the prior needs: digamma, trigamma, and the
  * inverse of trigamma on (0, inf). */

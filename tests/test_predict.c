@@ -17,7 +17,9 @@
  * states) is printed and must hold >= 92%. Then histories whose runs are
  * sometimes in another machine state: the interval calibrated on the
  * history itself (fl_predict_calibrate) holds >= 94% and more than the t
- * alone. */
+ * alone. Then the least history (no calibration below FL_PREDICT_MIN_RUNS)
+ * and the floor of a series' spread (one step of a near-zero-spread series
+ * does not set the calibrated scale). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -126,8 +128,8 @@ static void history(uint64_t *rng, int N, bool heavy, struct cover *c, int h)
 	struct fl_var_prior p = fl_var_prior(s2, d, G);
 	for (int g = 0; g < G; g++) {
 		struct fl_series s = fl_series_of(y[g], N), t = s;
-		fl_series_moderate(&s, &p);
-		fl_series_moderate(&t, NULL);
+		fl_series_moderate(&s, &p, 0);
+		fl_series_moderate(&t, NULL, 0);
 		halves[g] = fl_series_half(&s, 0.95);
 		own[g] = fl_series_half(&t, 0.95);
 		double dev = fabs(y[g][N] - s.mean);
@@ -175,14 +177,14 @@ static void t_series(void *arg)
 	struct fl_series s = fl_series_of(y, 4);
 	CHECK(s.n == 3 && NEAR(s.mean, 2, 1e-12) && NEAR(s.s2, 1, 1e-12), "n %d mean %g s2 %g",
 	      s.n, s.mean, s.s2);
-	fl_series_moderate(&s, NULL);
+	fl_series_moderate(&s, NULL, 0);
 	CHECK(s.df == 2 && NEAR(s.se, sqrt(4.0 / 3), 1e-12), "df %g se %g", s.df, s.se);
 	/* t 0.975 on 2 df = 4.302653 */
 	CHECK(NEAR(fl_series_half(&s, 0.95), 4.302653 * sqrt(4.0 / 3), 1e-4), "half %g",
 	      fl_series_half(&s, 0.95));
 	CHECK(NEAR(fl_series_p(&s, 2 + 4.302653 * sqrt(4.0 / 3), 1, 1), 0.05, 1e-4), "p at the edge");
 	struct fl_series one = fl_series_of(y, 1);
-	fl_series_moderate(&one, NULL);
+	fl_series_moderate(&one, NULL, 0);
 	CHECK(isnan(fl_series_half(&one, 0.95)) && isnan(fl_series_p(&one, 1, 1, 1)),
 	      "one value: no prediction");
 }
@@ -216,8 +218,8 @@ static void t_calibrated(void *arg)
 			}
 		}
 		static struct fl_series s[G];
-		fl_series_all(y, G, N, s);
-		double q = fl_predict_calibrate(y, G, N, 0.95), half[G];
+		fl_series_all(y, G, N, NULL, s);
+		double q = fl_predict_calibrate(y, G, N, NULL, 0.95), half[G];
 		CHECK(isfinite(q) && q > 0, "a calibration (%g)", q);
 		for (int g = 0; g < G; g++) {
 			double dev = fabs(ynew[g] - s[g].mean);
@@ -235,7 +237,70 @@ static void t_calibrated(void *arg)
 	       "calibrated %.1f%% at median x/%.3f\n", 100 * ht, 100 * hc, widths[H / 2]);
 	CHECK(hc >= 0.94, "calibrated coverage %.3f", hc);
 	CHECK(ht < hc, "the t alone (%.3f) no better than calibrated (%.3f)", ht, hc);
-	CHECK(isnan(fl_predict_calibrate(y, G, 2, 0.95)), "two runs: no calibration");
+	CHECK(isnan(fl_predict_calibrate(y, G, 2, NULL, 0.95)), "two runs: no calibration");
+}
+
+/* The least history (FL_PREDICT_MIN_RUNS = 5): a history of 4 runs is
+ * not calibrated, whatever its series say, and one of 5 is. */
+static void t_min_history(void *arg)
+{
+	(void)arg;
+	enum { G = 40, N = FL_PREDICT_MIN_RUNS };
+	static double y4[G * (N - 1)], y5[G * N];
+	uint64_t rng = 7;
+	for (int g = 0; g < G; g++)
+		for (int j = 0; j < N; j++) {
+			double x = 0.05 * normal(&rng);
+			y5[g * N + j] = x;
+			if (j < N - 1)
+				y4[g * (N - 1) + j] = x;
+		}
+	CHECK(FL_PREDICT_MIN_RUNS == 5, "the least history is 5 runs (%d)", FL_PREDICT_MIN_RUNS);
+	CHECK(isnan(fl_predict_calibrate(y4, G, N - 1, NULL, 0.95)), "4 runs: no calibration");
+	double q = fl_predict_calibrate(y5, G, N, NULL, 0.95);
+	CHECK(isfinite(q) && q > 1 && q < 6, "5 runs: a calibration (%g)", q);
+}
+
+/* The floor (predict.h): a series cannot spread less than 1% (or its
+ * within-run error). The history of the CI failure, in small: 8 series
+ * over 8 short runs (uncontended and pool T=1, 4 entries), five with a
+ * between-run sd of 5%, three of near-zero spread (0.1%: uncontended's
+ * ~16 ns) each stepping by 4% in one run. Unfloored, the step's left-out
+ * deviations are tens of their series' standard errors and the pooled
+ * 95% quantile (the calibration's scale) is taken from them; floored, it
+ * stays where the 5% series put it, and a x44 move of a quiet series is
+ * far outside its interval. A series with no spread at all (identical
+ * runs) has the floor for its variance. */
+static void t_floor(void *arg)
+{
+	(void)arg;
+	enum { G = 8, N = 8 };
+	double y[G * N], floor2[G];
+	uint64_t rng = 3;
+	for (int g = 0; g < G; g++) {
+		floor2[g] = fl_series_floor(NAN);
+		for (int j = 0; j < N; j++)
+			y[g * N + j] = g < 5 ? 0.05 * normal(&rng)
+				     : 0.0005 * normal(&rng) + (j == 2 + g % 3 ? 0.04 : 0);
+	}
+	CHECK(NEAR(fl_series_floor(NAN), FL_PREDICT_FLOOR * FL_PREDICT_FLOOR, 1e-15) &&
+	      NEAR(fl_series_floor(0.0004), 0.0004, 1e-15), "the floor: 1%%, or the within-run variance");
+	double bare = fl_predict_calibrate(y, G, N, NULL, 0.95);
+	double floored = fl_predict_calibrate(y, G, N, floor2, 0.95);
+	printf("# 8 series, 3 of near-zero spread with one step each: the calibration's quantile "
+	       "%.2f unfloored, %.2f floored\n", bare, floored);
+	CHECK(bare > 10, "unfloored, one step blows the scale (%g)", bare);
+	CHECK(floored < 6, "floored, it does not (%g)", floored);
+	struct fl_series s[G];
+	fl_series_all(y, G, N, floor2, s);
+	double q = floored / fl_t_quantile(0.975, s[6].df);
+	q = q > 1 ? q : 1;
+	CHECK(fl_series_p(&s[6], s[6].mean + log(44), 1, q) < 1e-6, "a x44 move of a quiet "
+	      "series is outside (p %g)", fl_series_p(&s[6], s[6].mean + log(44), 1, q));
+	double flat[N] = { 0 };
+	struct fl_series z;
+	fl_series_all(flat, 1, N, floor2, &z);
+	CHECK(NEAR(z.var, floor2[0], 1e-15), "identical runs: the floor's variance (%g)", z.var);
 }
 
 int main(void)
@@ -245,5 +310,7 @@ int main(void)
 	run_test("series", t_series, NULL, 10);
 	run_test("coverage", t_coverage, NULL, 60);
 	run_test("calibrated", t_calibrated, NULL, 60);
+	run_test("min history", t_min_history, NULL, 10);
+	run_test("floor", t_floor, NULL, 10);
 	return tests_done("predict");
 }

@@ -219,7 +219,9 @@ refusal "ran on vm [${fp1:0:8}]" "$fl" compare "$d/vm1.csv" "$d/vm2.csv" --fail-
   ok "compare of the two: each machine as 'vm [fp8]'" || bad "compare: rc $rc, '$err'"
 "$fl" compare --db "$mdb" --against "$d/vm1.csv" >/dev/null 2>"$d/err"
 check "compare --db --against: the other vm flagged" grep -q "compare: note: 2 machines are named 'vm'" "$d/err"
-check "  the history's machine named 'vm [fp8]'" grep -q "this machine in $mdb (vm \[${fp1:0:8}\])" "$d/err"
+# vm2b (dated after vm2) has one earlier run of its machine: its history line names it
+"$fl" compare --db "$mdb" --against "$d/vm2b.csv" >"$d/out" 2>"$d/err"
+check "  the history's machine named 'vm [fp8]'" grep -q "^history: 1 run of vm \[${fp2:0:8}\], " "$d/out"
 
 # ---- 5. the selection options: one parser, the same refusals ----
 for opt in "--since yesterday" "--since 2026-13-45" "--since 2026-02-30" "--last 0" "--machine ''" "--rev ''"; do
@@ -252,7 +254,8 @@ check "  store ls lists it, marked" grep -q '^1 .* ab: ab --base' <("$fl" store 
 refusal "no run in $adb matches" "$fl" history --db "$adb" && ok "  history never selects it" || bad "  history: rc $rc, '$err'"
 refusal "no run in $adb matches" "$fl" report --db "$adb" -o "$d/x.html" && ok "  report --db never selects it" || bad "  report: rc $rc, '$err'"
 for k in 4 5; do
-  sed -e "s/^# seed: .*/# seed: 3$k/" -e "s/^# date: .*/# date: 2026-12-1${k}T00:00:00Z/" "$d/vm1.csv" >"$d/vm1$k.csv"
+  # dated before vm1: a history holds strictly earlier runs only
+  sed -e "s/^# seed: .*/# seed: 3$k/" -e "s/^# date: .*/# date: 2026-12-0${k}T00:00:00Z/" "$d/vm1.csv" >"$d/vm1$k.csv"
 done
 "$fl" store add "$d/vm14.csv" "$d/vm15.csv" --db "$adb" >/dev/null 2>&1
 "$fl" compare --db "$adb" --against "$d/vm1.csv" >"$d/out" 2>&1
