@@ -12,7 +12,7 @@
  * (a randomization test; Westfall and Young 1993, the max-T step).
  *
  * THE STATISTIC  Each pair's t of its d's, t_j = est_j / se_j, est_j the
- * 20% trimmed mean and se_j Yuen's standard error of it (the winsorized
+ * 10% trimmed mean and se_j Yuen's standard error of it (the winsorized
  * spread): a round in which one side alone hit a stall (a preemption, a
  * cold start: x4 at 15 ns, seen in every A/B run on this VM) is trimmed,
  * where it would set a plain mean's t by itself.
@@ -40,7 +40,7 @@
  * FLIPS OF RESIDUALS  The flips act on each pair's residuals d - est, not
  * on its d: a pair that really moved (x48: a mutant) would otherwise set
  * max|t| under every flip that leaves most of its rounds' signs alone —
- * with 12 rounds and 2 trimmed at each end, 158 of the 4096 flips, 3.9% —
+ * with 10 rounds and one trimmed at each end, 22 of the 1024 flips, 2.1% —
  * and its own huge t would widen every pair's interval, its own included
  * (seen: a critical value of 91 and the mutant inconclusive). Flipping
  * residuals is the wild bootstrap with Rademacher signs, whole rounds at
@@ -69,7 +69,7 @@ struct fl_maxt_pair {
 };
 
 /* The share trimmed from each end, and the fewest samples a pair is judged on. */
-#define FL_MAXT_TRIM 0.2
+#define FL_MAXT_TRIM 0.1
 #define FL_MAXT_MIN_N 5
 /* The trimmed mean of d[0..n) and its standard error (Yuen's); se 0 when
  * n < 2 or no spread. */

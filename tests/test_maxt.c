@@ -10,11 +10,11 @@
  *     the Monte Carlo's own error (300 runs: <= 0.08);
  *   - power: a pair moved x1.5 at a spread of 0.05 is outside its interval
  *     (lo > 0) in >= 95% of runs;
- *   - a pair that moved x48 does not widen the others' intervals: the
- *     critical value at alpha 0.01 with it is within 1.25x of the one
- *     without. Flipping the raw d instead of the residuals fails this: 1.3%
- *     of 14 rounds' flips leave at most 2 of its signs changed, which the
- *     trimming then drops, so its |t| stays huge above the 99th percentile.
+ *   - a pair that moved x48 does not widen the others' intervals: at 10
+ *     rounds and alpha 0.02 the critical value with it is within 1.25x of
+ *     the one without. Flipping the raw d instead of the residuals fails
+ *     this: 2.1% of the flips change at most one of its signs, which the
+ *     trimming then drops, so its |t| stays huge above the 98th percentile.
  *   - degenerate inputs: no pair, too few rounds to reach alpha: INFINITY;
  *     the trimmed mean and its error on values known by hand. */
 #include <math.h>
@@ -122,31 +122,49 @@ static void t_power(void *arg)
 static void t_big_shift(void *arg)
 {
 	(void)arg;
-	static struct run r;
-	double shift[NP] = { 0 };
+	/* 10 rounds: with one trimmed at each end, the 2 x 11 of the 1024
+	 * flips that change at most one of a x48 pair's signs leave its |t|
+	 * huge, 2.1% of them, above alpha 0.02: flips of the raw d then put
+	 * the critical value there */
+	enum { R = 10 };
+	static double d[NP][R];
+	static int rounds[R];
+	static struct fl_maxt_pair p[NP];
 	uint64_t s = 4242;
-	make_run(&r, &s, shift);
-	double c0 = fl_maxt_critical(r.p, NP, NR, 0.01, FLIPS, 1);
-	for (int k = 0; k < NR; k++)
-		r.d[3][k] = log(48) + 0.02 * normal(&s);
-	double c1 = fl_maxt_critical(r.p, NP, NR, 0.01, FLIPS, 1), lo;
+	for (int k = 0; k < R; k++)
+		rounds[k] = k;
+	for (int j = 0; j < NP; j++) {
+		double sigma = 0.05 * exp(0.6 * normal(&s));
+		for (int k = 0; k < R; k++)
+			d[j][k] = sigma * student3(&s);
+		p[j] = (struct fl_maxt_pair){ R, rounds, d[j] };
+	}
+	double c0 = fl_maxt_critical(p, NP, R, 0.02, FLIPS, 1);
+	for (int k = 0; k < R; k++)
+		d[3][k] = log(48) + 0.02 * normal(&s);
+	double c1 = fl_maxt_critical(p, NP, R, 0.02, FLIPS, 1), lo;
 	printf("  critical |t| %.2f, with a pair moved x48 %.2f\n", c0, c1);
 	CHECK(isfinite(c0) && c1 < 1.25 * c0, "a x48 pair widened every interval: %.2f -> %.2f",
 	      c0, c1);
-	CHECK(excludes_zero(&r.p[3], c1, &lo) && lo > log(40), "the x48 pair seen (lo %.2f)", lo);
+	CHECK(excludes_zero(&p[3], c1, &lo) && lo > log(40), "the x48 pair seen (lo %.2f)", lo);
 }
 
 static void t_degenerate(void *arg)
 {
 	(void)arg;
-	double d[] = { 0.1, 0.2, 0.3, 0.4, 10.0 }, est, se;
-	int rounds[] = { 0, 1, 2, 3, 4 };
-	fl_maxt_center(d, 5, &est, &se);
-	/* 20% of 5: one trimmed at each end, mean of 0.2, 0.3, 0.4 */
-	CHECK(fabs(est - 0.3) < 1e-12, "trimmed mean %.6f", est);
-	/* winsorized: 0.2 0.2 0.3 0.4 0.4, sd 0.1, / (0.6 sqrt 5) */
-	CHECK(fabs(se - 0.1 / (0.6 * sqrt(5))) < 1e-12, "Yuen's se %.6f", se);
-	struct fl_maxt_pair p = { 5, rounds, d };
+	double d[] = { 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 10.0 }, est, se;
+	int rounds[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	fl_maxt_center(d, 10, &est, &se);
+	/* 10% of 10: one trimmed at each end, the mean of 0.2 ... 0.9 */
+	CHECK(fabs(est - 0.55) < 1e-12, "trimmed mean %.6f", est);
+	/* winsorized: 0.2 0.2 0.3 ... 0.8 0.9 0.9, its sd / ((1 - 2/10) sqrt 10) */
+	double w[] = { 0.2, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.9 }, wm = 0, wv = 0;
+	for (int i = 0; i < 10; i++)
+		wm += w[i] / 10;
+	for (int i = 0; i < 10; i++)
+		wv += (w[i] - wm) * (w[i] - wm) / 9;
+	CHECK(fabs(se - sqrt(wv) / (0.8 * sqrt(10))) < 1e-12, "Yuen's se %.6f", se);
+	struct fl_maxt_pair p = { 10, rounds, d };
 	CHECK(isinf(fl_maxt_critical(&p, 0, 5, 0.05, 100, 1)), "no pair");
 	CHECK(isinf(fl_maxt_critical(&p, 1, 3, 0.05, 100, 1)), "3 rounds cannot reach 0.05");
 	CHECK(isfinite(fl_maxt_critical(&p, 1, 5, 0.05, 100, 1)), "5 rounds can");
