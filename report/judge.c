@@ -1,5 +1,6 @@
 /* report/judge.c — a change judged against the between-run spread (judge.h). */
 #include "report/judge.h"
+#include "report/json.h"
 #include "report/catalog.h"
 #include "report/gate.h"
 #include "fail/fail.h"
@@ -435,21 +436,6 @@ static void tsv(FILE *f, const struct judge *J)
 	}
 }
 
-static void jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void jnum(FILE *f, const char *key, double x)
 {
 	fprintf(f, ",\"%s\":", key);
@@ -468,10 +454,10 @@ static const char *status_word(int rc)
 static void json_window(FILE *f, const struct judge *J, int rc, const char *reason)
 {
 	fprintf(f, "{\"window\":");
-	jstr(f, window(J));
+	fl_json_str(f, window(J));
 	fprintf(f, ",\"history_runs\":%d,\"fail_on\":", J->nhist);
 	if (J->o->fail_on)
-		jstr(f, J->o->fail_name);
+		fl_json_str(f, J->o->fail_name);
 	else
 		fputs("null", f);
 	jnum(f, "threshold", 1 + J->o->threshold);
@@ -480,7 +466,7 @@ static void json_window(FILE *f, const struct judge *J, int rc, const char *reas
 	jnum(f, "cut", J->cut);
 	fprintf(f, ",\"outcome\":\"%s\",\"exit\":%d,\"reason\":", status_word(rc), rc);
 	if (reason)
-		jstr(f, reason);
+		fl_json_str(f, reason);
 	else
 		fputs("null", f);
 	fputs(",\"pairs\":[", f);
@@ -491,9 +477,9 @@ static void json_window(FILE *f, const struct judge *J, int rc, const char *reas
 			continue;
 		ratios(x, &mean, &lo, &hi, &now);
 		fputs(n++ ? ",{\"point\":" : "{\"point\":", f);
-		jstr(f, J->m->point[x->p]);
+		fl_json_str(f, J->m->point[x->p]);
 		fputs(",\"entry\":", f);
-		jstr(f, name(J, x));
+		fl_json_str(f, name(J, x));
 		jnum(f, "ratio", mean);
 		jnum(f, "lo", lo);
 		jnum(f, "hi", hi);
@@ -504,7 +490,7 @@ static void json_window(FILE *f, const struct judge *J, int rc, const char *reas
 		jnum(f, "p_ns", x->time.p);
 		jnum(f, "mdc", exp(x->mdc));
 		fputs(",\"verdict\":", f);
-		jstr(f, moved_name[x->v]);
+		fl_json_str(f, moved_name[x->v]);
 		fprintf(f, ",\"wide\":%s,\"outcome\":\"%s\"}", x->wide ? "true" : "false",
 			outcome(J, x));
 	}

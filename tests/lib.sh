@@ -22,6 +22,16 @@ bad() { fail=$((fail+1)); echo "FAIL $*"; }
 # pass (one argument: WHAT already says why)
 skip() { skipped=$((skipped+1)); echo "SKIP $1${2:+: $2}"; }
 
+# timed: whether the build times as the machine does (scripts/test sets
+# FL_TEST_SCALE=4 in the sanitizer builds, whose every op is the
+# sanitizer's); verdict WHAT COMMAND...: a check on what the timings say —
+# a check where timed, else a SKIP line with the reason
+timed() { [ "${FL_TEST_SCALE:-1}" = 1 ]; }
+verdict() {
+  if timed; then check "$@"
+  else skip "$1" "a sanitizer build (FL_TEST_SCALE=$FL_TEST_SCALE): the timings are the sanitizer's"; fi
+}
+
 # refusal WANT COMMAND...: true when COMMAND refuses its input as every
 # command here must — exit 2, nothing on stdout, one line on stderr, that
 # line holding WANT (any line when WANT is empty). Leaves the status, stdout

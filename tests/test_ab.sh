@@ -21,11 +21,6 @@ set -u
 . "$(dirname "$0")/lib.sh"
 fl=$1
 scratch d ab
-timed() { [ "${FL_TEST_SCALE:-1}" = 1 ]; }
-verdict() { # description, command...: a check on what the timings say
-  if timed; then check "$@"
-  else skip "$1" "a sanitizer build (FL_TEST_SCALE=$FL_TEST_SCALE): the timings are the sanitizer's"; fi
-}
 sides=(--base "$fl" --head "$fl" --control "$fl")
 common=(--variant negcount,split,glibc --policy park,adaptive --workload uncontended,pool
         --threads 1 --rounds 12 --duration 0.01 --budget 0 --alpha 0.001 --quiet)

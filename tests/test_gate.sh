@@ -25,7 +25,7 @@
 # reference window failing a regression crept in at x1.5 a revision that
 # the rolling window absorbs; then the five-run figures of results/gate.md
 # from its kept CSVs. Under a
-# sanitizer the checks of what the timings say are SKIP lines.
+# sanitizer the checks of what the timings say are SKIP lines (lib.sh: verdict).
 # Usage: test_gate.sh path/to/futexlab
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -35,11 +35,6 @@ scratch d gate
 # the sanitizer's: the runs still go through every command, which is what
 # a sanitizer checks, but what the timings say is not this test's to check
 # there — each such check is a SKIP line with the reason.
-timed() { [ "${FL_TEST_SCALE:-1}" = 1 ]; }
-verdict() { # description, command...: a check on what the timings say
-  if timed; then check "$@"
-  else skip "$1" "a sanitizer build (FL_TEST_SCALE=$FL_TEST_SCALE): the timings are the sanitizer's"; fi
-}
 common=(--variant negcount,split,glibc --policy park,adaptive --workload uncontended,pool
         --threads 1 --rounds 8 --warmup 1 --no-probes --no-floors --duration 0.02 --quiet)
 for i in $(seq 1 12); do
