@@ -56,8 +56,8 @@ static const struct command {
 	  fl_cmd_store },
 	{ "history", "a machine's runs over time: per point and entry, and the change points",
 	  fl_cmd_history },
-	{ "ab", "two builds compared in one run: interleaved rounds, each rep a fresh\n"
-	  "            process of its build, an A/A control, a family-wise verdict per pair",
+	{ "ab", "two builds compared in one run: interleaved rounds, each side in a fresh\n"
+	  "            process of its build per round, an A/A control, a family-wise verdict",
 	  fl_cmd_ab },
 	{ "ab-worker", "one side's process of an A/B run: the runs ab sends it (ab drives it)",
 	  fl_cmd_ab_worker },
