@@ -108,7 +108,7 @@ static int foreign(struct fl_store *s, char *err, int errlen)
  * process took the database past k meanwhile (the caller reads it again). */
 static int step(struct fl_store *s, int k, char *err, int errlen)
 {
-	int now, r;
+	int now = -1, r; /* set by user_version when it returns 0; -O3 cannot see it */
 	if (fl_store_exec(s, "BEGIN IMMEDIATE", "upgrading its schema", err, errlen))
 		return -1;
 	/* version 0 read again inside the transaction: another process's
@@ -134,7 +134,7 @@ static int step(struct fl_store *s, int k, char *err, int errlen)
 int fl_store_migrate(struct fl_store *s, char *err, int errlen)
 {
 	for (;;) {
-		int v;
+		int v = 0; /* the same */
 		if (user_version(s, &v, err, errlen))
 			return -1;
 		if (v < 0) { /* no futexlab writes one: steps[v] would be read */
