@@ -12,7 +12,10 @@
 # Both judged at a family-wise alpha of 0.001, so neither check fails one
 # run in 1000 by chance (the sign-flip test's level is exact when the sides
 # are exchangeable, as three runs of one binary are). Then --judge on the
-# CSVs (the same answer, whatever the format), the JSON's pairs, and what
+# CSVs (the same answer, whatever the format), the JSON's pairs,
+# scripts/ab-power subset on the two runs as a series (cut to uncontended:
+# the A/A run not failed, the mutant run failed; cut to a workload they do
+# not hold: no judgement), and what
 # ab refuses (one line, exit 2): no --base, a REF that is nothing, a base
 # that refuses the run (a fake binary), a CSV that is not an A/B run.
 # Under a sanitizer the checks of what the timings say are SKIP lines.
@@ -73,6 +76,22 @@ EOF
 fi
 out=$("$fl" ab --judge "$d/m.csv" --only split,glibc --alpha 0.001 2>/dev/null); r=$?
 verdict "--judge --only split,glibc: the mutant is not gated, exit not 1" test "$r" != 1
+
+# ---- scripts/ab-power subset: the two runs as a series, cut to uncontended -------
+# (the A/A run a-1, the mutant run m-1, each with its judgement at the run's alpha)
+mkdir "$d/pw"
+cp "$d/aa.csv" "$d/pw/a-1.csv"; cp "$d/m.csv" "$d/pw/m-1.csv"
+"$fl" ab --judge "$d/aa.csv" --alpha 0.001 --json >"$d/pw/a-1.json" 2>/dev/null
+cp "$d/m.json" "$d/pw/m-1.json"
+sub=$(FUTEXLAB=$fl "$(dirname "$0")/../scripts/ab-power" subset "$d/pw" uncontended 2>&1)
+echo "$sub"
+check "ab-power subset: a line for the A/A runs and one for the mutant runs" \
+  eval 'grep -q "^A/A runs, uncontended only (): 1; " <<<"$sub" && grep -q "^mutant runs, uncontended only (): 1; " <<<"$sub"'
+verdict "  the A/A run cut to uncontended: not failed" grep -q "^A/A runs.*exit 1 0," <<<"$sub"
+verdict "  the mutant run cut to uncontended: failed (x50 there)" grep -q "^mutant runs.*exit 1 1," <<<"$sub"
+sub=$(FUTEXLAB=$fl "$(dirname "$0")/../scripts/ab-power" subset "$d/pw" barrier 2>&1)
+check "  cut to a workload the runs do not hold: no judgement (counted as other)" \
+  eval 'grep -q "^A/A runs, barrier only (): 1; exit 0 0, exit 1 0, exit 3 0, other 1$" <<<"$sub"'
 
 # ---- bad input: one line, exit 2 ----------------------------------------------------
 check "no --base: refused" refusal "--base REF is required" "$fl" ab --workload uncontended
