@@ -157,7 +157,8 @@ static void machine_meta(const struct fl_run *r)
 	if (!fl_run_scratch && fl_adapt_calibrate() == 0) {
 		struct fl_adapt_costs c = fl_adapt_costs();
 		fl_csv_meta(csv, "handoffs: spin round trip %u ns between two CPUs (0: not measured), "
-			    "futex handoff %u ns", c.spin_rt_ns, c.park_ns);
+			    "futex handoff %u ns; a yield %u ns with nothing to switch to",
+			    c.spin_rt_ns, c.park_ns, c.yield_ns);
 	}
 }
 

@@ -6,6 +6,7 @@
  * tests/README.md, "Policies".) */
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests/expect.h"
@@ -254,6 +255,31 @@ static void test_waits(const char *text)
 	       "glibc keeps its own policy, negcount takes the process's");
 }
 
+/* The machine's load (policy.c, point 4) is read at most every
+ * FL_ADAPT_LOAD_NS; a new rep (fl_policy_forget) reads it afresh: the
+ * sample before it described the threads of another rep (a T=1 point's,
+ * read by an oversubscribed point's first 4 ms as "not oversubscribed"). */
+static void test_load_forgotten(void)
+{
+	if (getenv("FUTEXLAB_POLICY_LOAD"))
+		return; /* forced: never read */
+	fl_policy_forget();
+	uint64_t n0 = fl_adapt_load_reads();
+	int64_t t0 = fl_now_ns();
+	fl_adapt_oversubscribed();
+	fl_adapt_oversubscribed();
+	uint64_t n1 = fl_adapt_load_reads();
+	fl_policy_forget();
+	fl_adapt_oversubscribed();
+	uint64_t n2 = fl_adapt_load_reads();
+	bool within = fl_now_ns() - t0 < FL_ADAPT_LOAD_NS;
+	EXPECT(n1 > n0, "load: not read after a forget");
+	EXPECT(!within || n1 == n0 + 1, "load: read %llu times within 4 ms",
+	       (unsigned long long)(n1 - n0));
+	EXPECT(n2 == n1 + 1, "load: the sample from before a forget kept (%llu reads after it)",
+	       (unsigned long long)(n2 - n1));
+}
+
 /* The calibration (policy.c, point 1): every cost measured (none left at
  * its bootstrap value: a handoff is two context switches, never 0), a
  * pause under a yield's syscall. Nothing tighter: under load (CI runs
@@ -317,6 +343,7 @@ static void test_polls(void)
 int main(void)
 {
 	test_calibrate();
+	test_load_forgotten();
 	test_polls();
 	test_text();
 	test_adaptive();

@@ -583,6 +583,7 @@ static void learn_late(int64_t late)
 
 static _Atomic int64_t load_next_ns;
 static _Atomic int load_over;
+static _Atomic uint64_t load_reads; /* tests: fl_adapt_load_reads */
 
 /* nr_running from /proc/loadavg ("0.00 0.01 0.05 3/345 1234"), or -1.
  * open/read/close each time: no descriptor is kept open in a program the
@@ -623,6 +624,7 @@ static bool oversubscribed_at(int64_t now)
 				  &load_next_ns, &next, now + FL_ADAPT_LOAD_NS, memory_order_relaxed,
 				  memory_order_relaxed))
 		return atomic_load_explicit(&load_over, memory_order_relaxed);
+	atomic_fetch_add_explicit(&load_reads, 1, memory_order_relaxed);
 	int cpus = cpus_allowed(), running = cpus > 1 ? nr_running() : 0;
 	int over = cpus == 1 || (running > 0 && running > cpus);
 	atomic_store_explicit(&load_over, over, memory_order_relaxed);
@@ -632,6 +634,11 @@ static bool oversubscribed_at(int64_t now)
 bool fl_adapt_oversubscribed(void)
 {
 	return oversubscribed_at(fl_now_ns());
+}
+
+uint64_t fl_adapt_load_reads(void)
+{
+	return atomic_load_explicit(&load_reads, memory_order_relaxed);
 }
 
 /* The machine's load for a plan: the clock is read (to see whether the
@@ -681,6 +688,10 @@ void fl_policy_forget(void)
 {
 	for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
 		atomic_store_explicit(&slots[i].packed, 0, memory_order_relaxed);
+	/* the load's sample too: it describes the threads that ran before (a
+	 * rep of another point, T=1, read by the next rep's first 4 ms as "not
+	 * oversubscribed": results/policy.md, "Oversub inside a sweep") */
+	atomic_store_explicit(&load_next_ns, 0, memory_order_relaxed);
 }
 
 uint32_t fl_adapt_window_of(const void *s)

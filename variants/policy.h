@@ -81,8 +81,9 @@ const char *fl_policy_format(const struct fl_policy *p, char *buf, size_t n);
  * (fl_adapt_calibrate) unless FUTEXLAB_POLICY_CALIBRATE=0. */
 void fl_policy_set(const struct fl_policy *p);
 /* Forgets what the adaptive policy learned (every semaphore starts again
- * from FL_ADAPT_INIT). Only while no thread waits: between reps (relaxed
- * stores; the rep's threads, created after, see them). */
+ * from FL_ADAPT_INIT) and its sample of the machine's load (the next wait
+ * reads the load afresh). Only while no thread waits: between reps
+ * (relaxed stores; the rep's threads, created after, see them). */
 void fl_policy_forget(void);
 /* The window the adaptive policy has learned for semaphore s (tests). */
 uint32_t fl_adapt_window_of(const void *s);
@@ -285,5 +286,7 @@ struct fl_adapt_costs fl_adapt_costs(void);
  * (tests). */
 #define FL_ADAPT_LOAD_NS 4000000
 bool fl_adapt_oversubscribed(void);
+/* How many times the load has been read (tests). */
+uint64_t fl_adapt_load_reads(void);
 
 #endif
