@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# tests/test_vs_libraries.sh — scripts/vs-libraries, the policy's benchmark
+# against the shipped libraries (results/policy.md), run small:
+#   test_vs_libraries.sh FUTEXLAB SCRIPT
+# - two quick sweeps of 2 rounds of 2 ms: exit 0; both CSVs and the table
+#   kept in --dir; every shipped library `futexlab list` says is available
+#   and the quick preset's six adaptive forms in each run;
+# - the table: one line per point the runs hold, each naming an available
+#   library and a verdict; the count line "pooled over 2 runs", its points
+#   the table's; what it prints is table.txt from the table's header on;
+# - bad input: one line, exit 2.
+# Never a figure: a benchmark reports (the goal is judged by reading it).
+set -u
+. "$(dirname "$0")/lib.sh"
+fl=$1 vs=$2
+scratch d vs-libraries
+# rows CSV COLUMN...: the ok rows' named columns, space-separated (the csv
+# module: a note may hold commas)
+rows() {
+  python3 -c 'import csv, sys
+for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")):
+    if r["status"] == "ok":
+        print(" ".join(r[c] for c in sys.argv[2:]))' "$@"
+}
+
+out=$("$vs" --futexlab "$fl" --runs 2 --dir "$d/runs" -- --rounds 2 --warmup 0 --duration 0.002 2>"$d/err"); rc=$?
+echo "$out"
+check "exit 0" [ "$rc" -eq 0 ]
+check "both runs and the table kept in --dir" \
+  eval '[ -s "$d/runs/run-1.csv" ] && [ -s "$d/runs/run-2.csv" ] && [ -s "$d/runs/table.txt" ]'
+libs=$("$fl" list | awk '$2 == "available" { v = $1; next } v && /policy: its own/ { print v } { v = "" }')
+check "futexlab list names some library" [ -n "$libs" ]
+for f in run-1 run-2; do
+  # (the csv module: a note may hold commas)
+  have=$(rows "$d/runs/$f.csv" variant | sort -u)
+  miss=
+  for e in $libs negcount@adaptive split@adaptive musl@adaptive glibc64@adaptive textbook@adaptive gosema@adaptive; do
+    grep -qx -- "$e" <<<"$have" || miss="$miss $e"
+  done
+  if [ -z "$miss" ]; then ok "$f: every available library and the six adaptive forms ran"
+  else bad "$f: no rows of$miss"; fi
+done
+points=$(rows "$d/runs/run-1.csv" workload threads tokens wake | sort -u | wc -l)
+rows=$(grep -c ' hash=' <<<"$out")
+check "one table line per point of the runs ($points)" [ "$rows" -eq "$points" ]
+libre=$(tr '\n' '|' <<<"$libs"); libre=${libre%|}
+badrows=$(grep ' hash=' <<<"$out" | grep -Ev "hash=[a-z:0-9]+ +($libre) .*(faster|ahead|behind)$" || true)
+if [ -z "$badrows" ]; then ok "every line names an available library and a verdict"
+else bad "lines without a library or a verdict: $badrows"; fi
+check "the count line: pooled over 2 runs, out of the table's points" \
+  grep -qE "^vs the libraries, pooled over 2 runs: .* at [0-9]+ of $points points" <<<"$out"
+check "what it prints is table.txt from its header on" \
+  eval '[ "$out" = "$(sed -n "/^  point  *library/,\$p" "$d/runs/table.txt")" ]'
+check "stderr names each sweep" eval '[ "$(grep -c "^vs-libraries: sweep [12] of 2" "$d/err")" -eq 2 ]'
+
+for args in "--runs 1" "--runs x" "--runs" "--dir" "--bogus" "-- --csv x.csv" "-- --preset full"; do
+  # shellcheck disable=SC2086 # the arguments split on purpose
+  if refusal "" "$vs" --futexlab "$fl" $args; then ok "refused: $args"
+  else bad "$args: exit $rc, stdout '$out', stderr '$err'"; fi
+done
+if refusal "no futexlab binary" "$vs" --futexlab "$d/none"; then ok "refused: a missing binary"
+else bad "a missing binary: exit $rc, stderr '$err'"; fi
+finish vs-libraries
