@@ -10,6 +10,7 @@
 # - the kept runs of the handoff-cheap host (results/policy/fast-handoff):
 #   libc++ at prodcons with no kernel time, every adaptive entry with some
 #   (results/policy.md's reading);
+# - an A/B run's sides kept apart (--side);
 # - bad input: one line, exit 2.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -44,6 +45,21 @@ check "sorted by the median: fast before slow" \
 out=$("$wc" --entries slow "$d/run.csv" 2>&1)
 check "--entries slow: slow alone, at both its workloads" \
   eval '! grep -q "^  fast" <<<"$out" && [ "$(grep -c "^  slow" <<<"$out")" -eq 2 ]'
+# an A/B run's sides (--side): the same entry at 100 ns on base, 300 on head
+{
+  echo "# futexlab test"
+  echo "$H,side"
+  r fast 100 150000 50000 1 2 | sed 's/$/,base/'
+  r fast 300 450000 150000 3 6 | sed 's/$/,head/'
+} >"$d/ab.csv"
+out=$("$wc" --side head "$d/ab.csv" 2>&1)
+check "--side head: the head's row alone (ns/op 300)" \
+  eval 'grep -qE "^  fast +1 +300\.0 / +300\.0 / +300\.0 " <<<"$out"'
+out=$("$wc" --side base "$d/ab.csv" 2>&1)
+check "--side base: the base's row alone (ns/op 100)" \
+  eval 'grep -qE "^  fast +1 +100\.0 / +100\.0 / +100\.0 " <<<"$out"'
+check "--side on a run without sides: refused" refusal "not an A/B run" "$wc" --side head "$d/run.csv"
+check "--side that is no side: refused" refusal "--side wants base, head or control" "$wc" --side left "$d/ab.csv"
 kept=("$top"/results/policy/fast-handoff/quick-{1,2,3}.csv)
 out=$("$wc" --workload prodcons "${kept[@]}" 2>&1); rc=$?
 sys_of() { awk -v e="$1" '$1 == e { print $(NF-2) }' <<<"$out"; }
