@@ -24,6 +24,8 @@
  *     whichever look decides.
  * Rows go to one CSV (column `side`; each side's revision and binary in
  * the metadata), rewritten after every round: Ctrl-C keeps what finished. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -129,7 +131,7 @@ struct ab_run {
 	struct fl_csv csv;
 	char **cols;               /* the CSV's columns, this build's (and `side` last) */
 	int ncol, round_col;
-	char tmpdir[64];
+	char tmpdir[192];   /* $TMPDIR (or /tmp)/futexlab-ab.XXXXXX (scratch_dir) */
 	uint64_t rng;
 	int deck[6], ndeck;
 	int rounds_done;
@@ -312,7 +314,7 @@ static bool as_for(const char *as, const struct ab_point *a, char *out, size_t n
  * (the child's own line) when the side refuses the run as bad input. */
 static void run_slot(struct ab_run *R, struct ab_point *a, int side, int round, uint64_t seed)
 {
-	char list[4096] = "", first[64] = "", csv[128], errp[128], seedbuf[32];
+	char list[4096] = "", first[64] = "", csv[256], errp[256], seedbuf[32];
 	size_t l = 0;
 	for (int e = 0; e < a->nentries; e++)
 		if (a->want[e])
@@ -376,7 +378,7 @@ static void run_round(struct ab_run *R, int round)
 	int order[1024];
 	fl_round_order(&R->rng, R->npts, order);
 	for (int i = 0; i < 3 && R->use_workers; i++) { /* a fresh process per side and round */
-		char errp[128];
+		char errp[256];
 		snprintf(errp, sizeof errp, "%s/%s.err", R->tmpdir, fl_ab_sides[i]);
 		truncate(errp, 0);
 		if (fl_ab_worker_start(&R->w[i], &R->side[i], errp))
@@ -560,13 +562,41 @@ static int head_points(struct ab_args *A, struct fl_spec *s, struct fl_point **p
 	return fl_points_build(s, pts);
 }
 
+/* The run's scratch directory (plan's mkdtemp), removed whole however ab
+ * ends: at cleanup, or at exit when a refusal (exit 2) ends it first. */
+static char scratch_dir[192];
+
+static void remove_scratch(void)
+{
+	if (!scratch_dir[0])
+		return;
+	/* every file in it, whatever wrote it (a run writes its .lat.csv and
+	 * .txt beside the slot's CSV): the directory is ab's own */
+	DIR *dir = opendir(scratch_dir);
+	struct dirent *e;
+	while (dir && (e = readdir(dir)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(dir), e->d_name, 0);
+	if (dir)
+		closedir(dir);
+	rmdir(scratch_dir);
+	scratch_dir[0] = '\0';
+}
+
 /* The three sides resolved, each run's arguments made. */
 static void plan(struct ab_run *R, const struct ab_args *A, const struct fl_spec *s,
 		 struct fl_point *pts, int npts)
 {
-	snprintf(R->tmpdir, sizeof R->tmpdir, "/tmp/futexlab-ab.XXXXXX");
+	/* the runs' scratch files (each slot's CSV and what a run writes beside
+	 * it, the sides' stderr, the builds' logs) under $TMPDIR, as mktemp's */
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp || strlen(tmp) > sizeof R->tmpdir - sizeof "/futexlab-ab.XXXXXX")
+		tmp = "/tmp";
+	snprintf(R->tmpdir, sizeof R->tmpdir, "%s/futexlab-ab.XXXXXX", tmp);
 	if (!mkdtemp(R->tmpdir))
-		fl_usage_error("ab: cannot make a temporary directory in /tmp");
+		fl_usage_error("ab: cannot make a temporary directory in %s", tmp);
+	snprintf(scratch_dir, sizeof scratch_dir, "%s", R->tmpdir);
+	atexit(remove_scratch);
 	for (int i = 1; i < A->sargc; i++)
 		if (!strcmp(A->sargv[i], "--as"))
 			R->as = A->sargv[i + 1];
@@ -713,15 +743,7 @@ static void cleanup(struct ab_run *R, struct ab_args *A, struct fl_point *pts)
 	free(pts);
 	for (int i = 0; i < A->nowned; i++)
 		free(A->owned[i]);
-	const char *files[] = { "slot.csv", "base.err", "head.err", "control.err", "version.txt",
-				"build-side.out", "build-side.err", "build-layout.out",
-				"build-layout.err" };
-	char path[128];
-	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-		snprintf(path, sizeof path, "%s/%s", R->tmpdir, files[i]);
-		unlink(path);
-	}
-	rmdir(R->tmpdir);
+	remove_scratch();
 }
 
 int fl_cmd_ab(int argc, char **argv)

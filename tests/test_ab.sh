@@ -29,7 +29,10 @@ common=(--variant negcount,split,glibc --policy park,adaptive --workload unconte
         --threads 1 --rounds 12 --duration 0.01 --budget 0 --alpha 0.001 --quiet)
 
 # ---- A/A --------------------------------------------------------------------------
-out=$("$fl" ab "${sides[@]}" "${common[@]}" --csv "$d/aa.csv" 2>"$d/err"); rc=$?
+mkdir "$d/tmp" # ab's scratch directory goes under $TMPDIR, and leaves nothing
+out=$(TMPDIR=$d/tmp "$fl" ab "${sides[@]}" "${common[@]}" --csv "$d/aa.csv" 2>"$d/err"); rc=$?
+check "  its scratch directory removed whole (\$TMPDIR empty: $(ls -A "$d/tmp" | tr '\n' ' '))" \
+  test -z "$(ls -A "$d/tmp")"
 check "A/A: ran (exit 0 or 3, not 2)" test "$rc" = 0 -o "$rc" = 3 -o "$rc" = 1
 verdict "A/A: no pair slower or faster, exit not 1" test "$rc" != 1
 verdict "  the count line says 0 slower, 0 faster" grep -q ' 0 slower, 0 faster, ' <<<"$out"
@@ -110,8 +113,9 @@ esac
 EOF
 chmod +x "$d/fake"
 check "a base that refuses the run: refused, its line named" \
-  refusal "the base side" "$fl" ab --base "$d/fake" --head "$fl" --control "$fl" \
-    --workload uncontended --variant negcount --rounds 6 --csv "$d/fake.csv"
+  refusal "the base side" env TMPDIR="$d/tmp" "$fl" ab --base "$d/fake" --head "$fl" \
+    --control "$fl" --workload uncontended --variant negcount --rounds 6 --csv "$d/fake.csv"
+check "  the scratch directory removed at that exit too" test -z "$(ls -A "$d/tmp")"
 grep -v '^#' "$d/aa.csv" | cut -d, -f1-17 | sed '1i # futexlab x' >"$d/plain.csv" # no side column
 check "--judge of a CSV that is not an A/B run: refused" \
   refusal "not an A/B run" "$fl" ab --judge "$d/plain.csv"
