@@ -5,9 +5,10 @@
 # - two quick sweeps of 2 rounds of 2 ms: exit 0; both CSVs and the table
 #   kept in --dir; every shipped library `futexlab list` says is available
 #   and the quick preset's six adaptive forms in each run;
-# - the table: one line per point the runs hold, each naming an available
-#   library and a verdict; the count line "pooled over 2 runs", its points
-#   the table's; what it prints is table.txt from the table's header on;
+# - the table: a line per point the runs hold (at most: compare --pool
+#   leaves out a point it cannot judge), each naming an available library
+#   and a verdict; the count line "pooled over 2 runs", its points the
+#   table's; what it prints is table.txt from the table's header on;
 # - bad input: one line, exit 2.
 # Never a figure: a benchmark reports (the goal is judged by reading it).
 set -u
@@ -42,13 +43,17 @@ for f in run-1 run-2; do
 done
 points=$(rows "$d/runs/run-1.csv" workload threads tokens wake | sort -u | wc -l)
 rows=$(grep -c ' hash=' <<<"$out")
-check "one table line per point of the runs ($points)" [ "$rows" -eq "$points" ]
+# (a point compare --pool cannot judge, with no library or no futexlab
+# entry to pair in every run, is left out of the table and of the count
+# alike: report/pool_libs.c; seen in the ASan build's 2 ms reps)
+check "a table line per point of the runs, at most ($rows of $points)" \
+  eval '[ "$rows" -ge 1 ] && [ "$rows" -le "$points" ]'
 libre=$(tr '\n' '|' <<<"$libs"); libre=${libre%|}
 badrows=$(grep ' hash=' <<<"$out" | grep -Ev "hash=[a-z:0-9]+ +($libre) .*(faster|ahead|behind)$" || true)
 if [ -z "$badrows" ]; then ok "every line names an available library and a verdict"
 else bad "lines without a library or a verdict: $badrows"; fi
-check "the count line: pooled over 2 runs, out of the table's points" \
-  grep -qE "^vs the libraries, pooled over 2 runs: .* at [0-9]+ of $points points" <<<"$out"
+check "the count line: pooled over 2 runs, out of the table's $rows points" \
+  grep -qE "^vs the libraries, pooled over 2 runs: .* at [0-9]+ of $rows points" <<<"$out"
 check "what it prints is table.txt from its header on" \
   eval '[ "$out" = "$(sed -n "/^  point  *library/,\$p" "$d/runs/table.txt")" ]'
 check "stderr names each sweep" eval '[ "$(grep -c "^vs-libraries: sweep [12] of 2" "$d/err")" -eq 2 ]'
