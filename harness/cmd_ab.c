@@ -131,7 +131,7 @@ struct ab_run {
 	struct fl_csv csv;
 	char **cols;               /* the CSV's columns, this build's (and `side` last) */
 	int ncol, round_col;
-	char tmpdir[192];   /* $TMPDIR (or /tmp)/futexlab-ab.XXXXXX (scratch_dir) */
+	const char *tmpdir;        /* scratch_dir: $TMPDIR (or /tmp)/futexlab-ab.XXXXXX */
 	uint64_t rng;
 	int deck[6], ndeck;
 	int rounds_done;
@@ -590,13 +590,13 @@ static void plan(struct ab_run *R, const struct ab_args *A, const struct fl_spec
 	/* the runs' scratch files (each slot's CSV and what a run writes beside
 	 * it, the sides' stderr, the builds' logs) under $TMPDIR, as mktemp's */
 	const char *tmp = getenv("TMPDIR");
-	if (!tmp || !*tmp || strlen(tmp) > sizeof R->tmpdir - sizeof "/futexlab-ab.XXXXXX")
+	if (!tmp || !*tmp || strlen(tmp) > sizeof scratch_dir - sizeof "/futexlab-ab.XXXXXX")
 		tmp = "/tmp";
-	snprintf(R->tmpdir, sizeof R->tmpdir, "%s/futexlab-ab.XXXXXX", tmp);
-	if (!mkdtemp(R->tmpdir))
+	snprintf(scratch_dir, sizeof scratch_dir, "%s/futexlab-ab.XXXXXX", tmp);
+	if (!mkdtemp(scratch_dir))
 		fl_usage_error("ab: cannot make a temporary directory in %s", tmp);
-	snprintf(scratch_dir, sizeof scratch_dir, "%s", R->tmpdir);
 	atexit(remove_scratch);
+	R->tmpdir = scratch_dir;
 	for (int i = 1; i < A->sargc; i++)
 		if (!strcmp(A->sargv[i], "--as"))
 			R->as = A->sargv[i + 1];

@@ -75,6 +75,17 @@ COLS='function col(name) {
 !cols_seen_ && !/^#/ { for (i_ = 1; i_ <= NF; i_++) cols_[$i_] = i_; cols_seen_ = 1 }
 '
 
+# ok_cols CSV COLUMN...: the named columns of a run's ok rows, a line each,
+# space-separated; read with python's csv module, so a quoted note holding
+# commas (a timeouts row's "18 posted, 18 taken, ...") moves no column, as
+# it would under COLS' awk -F,
+ok_cols() {
+  python3 -c 'import csv, sys
+for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")):
+    if r["status"] == "ok":
+        print(" ".join(r[c] for c in sys.argv[2:]))' "$@"
+}
+
 # run_csv [COLUMNS]: a crafted run (a CSV compare reads) from lines of
 # NAME=VALUE words on stdin, a row each, so a test writes its rows by column
 # name: the four metadata lines, the header (COLUMNS, default RUN_HEADER),

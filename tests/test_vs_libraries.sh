@@ -15,14 +15,6 @@ set -u
 . "$(dirname "$0")/lib.sh"
 fl=$1 vs=$2
 scratch d vs-libraries
-# rows CSV COLUMN...: the ok rows' named columns, space-separated (the csv
-# module: a note may hold commas)
-rows() {
-  python3 -c 'import csv, sys
-for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")):
-    if r["status"] == "ok":
-        print(" ".join(r[c] for c in sys.argv[2:]))' "$@"
-}
 
 out=$("$vs" --futexlab "$fl" --runs 2 --dir "$d/runs" -- --rounds 2 --warmup 0 --duration 0.002 2>"$d/err"); rc=$?
 echo "$out"
@@ -32,8 +24,7 @@ check "both runs and the table kept in --dir" \
 libs=$("$fl" list | awk '$2 == "available" { v = $1; next } v && /policy: its own/ { print v } { v = "" }')
 check "futexlab list names some library" [ -n "$libs" ]
 for f in run-1 run-2; do
-  # (the csv module: a note may hold commas)
-  have=$(rows "$d/runs/$f.csv" variant | sort -u)
+  have=$(ok_cols "$d/runs/$f.csv" variant | sort -u)
   miss=
   for e in $libs negcount@adaptive split@adaptive musl@adaptive glibc64@adaptive textbook@adaptive gosema@adaptive; do
     grep -qx -- "$e" <<<"$have" || miss="$miss $e"
@@ -41,7 +32,7 @@ for f in run-1 run-2; do
   if [ -z "$miss" ]; then ok "$f: every available library and the six adaptive forms ran"
   else bad "$f: no rows of$miss"; fi
 done
-points=$(rows "$d/runs/run-1.csv" workload threads tokens wake | sort -u | wc -l)
+points=$(ok_cols "$d/runs/run-1.csv" workload threads tokens wake | sort -u | wc -l)
 rows=$(grep -c ' hash=' <<<"$out")
 # (a point compare --pool cannot judge, with no library or no futexlab
 # entry to pair in every run, is left out of the table and of the count
