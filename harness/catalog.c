@@ -1,4 +1,4 @@
-/* harness/catalog.c — the report's catalog (report/catalog.h) from the
+/* harness/catalog.c — the report's catalog (model/catalog.h) from the
  * registries: the command line knows the designs and workloads, the report
  * reads rows only. */
 #include "harness/catalog.h"
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/catalog.h"
+#include "model/catalog.h"
 #include "variants/variant.h"
 #include "workloads/workload.h"
 

@@ -1,4 +1,4 @@
-/* harness/catalog.h — hands the report (report/catalog.h) what the
+/* harness/catalog.h — hands the report (model/catalog.h) what the
  * registries know of names: every command that prints a table calls it
  * first (main.c). */
 #ifndef FUTEXLAB_HARNESS_CATALOG_H

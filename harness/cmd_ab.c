@@ -48,9 +48,9 @@
 #include "record/csv.h"
 #include "record/run_row.h"
 #include "report/ab.h"
-#include "report/catalog.h"
-#include "report/table.h"
-#include "report/xalloc.h"
+#include "model/catalog.h"
+#include "model/table.h"
+#include "fail/xalloc.h"
 
 /* The looks a run may take: the first rounds, then twice more at most. */
 #define FL_AB_LOOKS 3
@@ -111,7 +111,7 @@ static bool is_passed(const char *name)
 struct ab_point {
 	const struct fl_point *pt;
 	char label[160];           /* the point as progress shows it */
-	char *key;                 /* its key in the tables (report/table.h), from its
+	char *key;                 /* its key in the tables (model/table.h), from its
 				    * first rows; NULL: none yet */
 	char *args[48];            /* the child's argv after the binary, but --variant's
 				    * value, --seed's, --csv's and --as */

@@ -1,5 +1,5 @@
 /* harness/cmd_compare.c — `futexlab compare`: one CSV's ratio table, two
- * CSVs before/after (ratios.h: by in-run ratios unless --absolute), runs
+ * CSVs before/after (changes.h: by in-run ratios unless --absolute), runs
  * pooled (pool.h), a change judged against the between-run spread of a
  * machine's history (judge.h), or the runs as JSON (json.h). */
 #include <getopt.h>
@@ -15,11 +15,11 @@
 #include "report/json.h"
 #include "report/judge.h"
 #include "report/pool.h"
-#include "report/model.h"
-#include "report/ratios.h"
+#include "model/model.h"
+#include "report/changes.h"
 #include "report/tables.h"
 #include "report/summary.h"
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 #include "variants/variant.h"
 
 static const struct fl_option opts[] = {

@@ -21,7 +21,7 @@
 #include "report/exec_summary.h"
 #include "report/survey.h"
 #include "harness/runner.h"
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 #include "proc/exec.h"
 #include "shim/env.h"
 

@@ -42,7 +42,7 @@
 #include "record/csv.h"
 #include "record/hunt_row.h"
 #include "harness/spec.h"
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 #include "hunt/cells.h"
 #include "hunt/elfsym.h"
 #include "hunt/patterns.h"

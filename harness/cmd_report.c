@@ -11,7 +11,7 @@
 #include "harness/select.h"
 #include "report/across.h"
 #include "report/html.h"
-#include "report/model.h"
+#include "model/model.h"
 #include "variants/variant.h"
 
 static const struct fl_option opts[] = {

@@ -11,7 +11,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/select.h"
-#include "report/model.h"
+#include "model/model.h"
 #include "store/store.h"
 
 

@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		fl_usage_error("no command given (%s; see futexlab --help)", names());
-	fl_catalog_install(); /* the report's names (report/catalog.h) */
+	fl_catalog_install(); /* the report's names (model/catalog.h) */
 	const char *cmd = argv[1];
 	if (is_help(cmd) && argc > 2)
 		fl_usage_error("%s: unexpected argument '%s' (futexlab COMMAND --help)", cmd, argv[2]);

@@ -15,7 +15,7 @@
 #include "probes/perf.h"
 #include "record/csv.h"
 #include "report/summary.h"
-#include "report/table.h"
+#include "model/table.h"
 #include "variants/policy.h"
 
 const char *fl_point_label(const struct fl_point *pt, char *out, size_t n)
@@ -123,7 +123,7 @@ int fl_run_dry(const struct fl_spec *s, const struct fl_point *pts, int n)
 	return 0;
 }
 
-/* So that the store and every table mark the run (report/table.h,
+/* So that the store and every table mark the run (model/table.h,
  * fl_table_as_mark). */
 void fl_run_as_meta(struct fl_csv *csv, const void *arg)
 {

@@ -9,7 +9,7 @@
 
 #include "harness/cli.h"
 #include "lib/wake.h"
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 
 struct axes {
 	const struct fl_workload *w[FL_MAXLIST];

@@ -13,7 +13,7 @@
 #include "proc/interrupt.h"
 #include "record/csv.h"
 #include "record/run_row.h"
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 #include "stats/stats.h"
 
 void fl_run_csv_check(const struct fl_csv *csv, int e)
@@ -169,7 +169,7 @@ const char *fl_run_unavailable(const struct fl_point *pt, const struct fl_entry 
 }
 
 /* A timed round's baseline and control, paired (the control's resolution:
- * report/rounds.h). */
+ * stats/rounds.h). */
 static void pair_push(struct fl_point_run *pr, double b, double c)
 {
 	if (isnan(b) || isnan(c))

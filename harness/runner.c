@@ -18,7 +18,7 @@
 #include "proc/interrupt.h"
 #include "record/csv.h"
 #include "record/run_row.h"
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 
 /* --pin: this process (and every thread and helper it starts) on the CPUs,
  * their text for the # pin: line into r->pin_text. */

@@ -15,9 +15,9 @@
 #include "proc/interrupt.h"
 #include "record/csv.h"
 #include "record/run_row.h"
-#include "report/rounds.h"
-#include "report/stats_text.h"
-#include "report/xalloc.h"
+#include "stats/rounds.h"
+#include "model/stats_text.h"
+#include "fail/xalloc.h"
 #include "stats/stats.h"
 
 /* --probe-rounds N when the collector is loaded, else none (the run takes

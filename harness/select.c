@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "report/judge.h"
-#include "report/model.h"
-#include "report/xalloc.h"
+#include "model/model.h"
+#include "fail/xalloc.h"
 #include "store/store.h"
 
 /* "YYYY-MM-DD", optionally "THH:MM", ":SS" and "Z" after it: a real day

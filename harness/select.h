@@ -6,7 +6,7 @@
  * (FL_SELECT_OPTIONS) and one parser, so the five options mean the same
  * in every command. The runs are loaded into one array, the history first
  * and then the new side (`--against` files), which is what the model
- * (report/model.h) and the judgement (report/judge.h) take. */
+ * (model/model.h) and the judgement (report/judge.h) take. */
 #ifndef FUTEXLAB_SELECT_H
 #define FUTEXLAB_SELECT_H
 
@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "harness/cli.h"
-#include "report/table.h"
+#include "model/table.h"
 
 /* The default store, and how many earlier runs of a machine a new run is
  * judged against by default (the lookback: enough runs for the moderated

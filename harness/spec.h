@@ -7,8 +7,9 @@
  *   entries.c  --variant x --policy -> the entries, the control, --as
  *   points.c   the spec -> points, each with its entries
  *   runner.c   points -> rounds -> CSV rows (the one point runner: run.h)
- *   table.c    CSV rows -> cells (one per point and variant) -> paired ratios
- *   ratios.c   cells -> the ratio table, the before/after comparison, TSV
+ *   model/     CSV rows -> cells (one per point and variant) -> paired
+ *              ratios -> the table's rule -> the results model
+ *   report/    the model's views: the summary, the tables, TSV, the page
  *
  * A *point* is one configuration: a workload with its threads, tokens,
  * semaphores (--sems), hold/think and wake mode. Its *entries* are what run
@@ -86,7 +87,7 @@ struct fl_spec {
 	 * --probe-rounds 0); -1: not given (the preset's, else
 	 * fl_spec_probe_rounds's) */
 	int probe_rounds;
-	/* buying resolution (--target-res, --res-budget: report/rounds.h):
+	/* buying resolution (--target-res, --res-budget: stats/rounds.h):
 	 * after the first rounds, more rounds go to the points whose control
 	 * resolution is above target_res (a fraction; 0: off) until the run
 	 * has taken res_budget_ns */

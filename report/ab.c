@@ -7,7 +7,7 @@
 
 #include "report/gate.h"
 #include "report/json.h"
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 #include "stats/maxt.h"
 
 const char *const fl_ab_sides[3] = { "base", "head", "control" };

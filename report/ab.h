@@ -39,7 +39,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/table.h"
+#include "model/table.h"
 
 enum fl_ab_verdict { FL_AB_SAME, FL_AB_FASTER, FL_AB_SLOWER, FL_AB_INCONCLUSIVE };
 enum fl_ab_status { FL_AB_PASS = 0, FL_AB_FAIL = 1, FL_AB_UNDECIDED = 3 };

@@ -1,6 +1,6 @@
 /* report/across.c — one report across machines, kernels or libcs (across.h). */
 #include "report/across.h"
-#include "report/catalog.h"
+#include "model/catalog.h"
 #include "report/peers.h"
 #include "report/pool.h"
 #include "report/summary.h"
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 
 /* A group's figure of one (point, entry). */
 struct fig {

@@ -31,7 +31,7 @@
 
 #include <stdio.h>
 
-#include "report/model.h"
+#include "model/model.h"
 
 enum fl_by { FL_BY_MACHINE, FL_BY_KERNEL, FL_BY_LIBC };
 

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "schema/columns.h"
-#include "report/ratios.h"
+#include "model/evidence.h"
 #include "stats/stats.h"
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 
 /* Whether row r was probed (its `probed` cell is 1). */
 static bool probed_row(const struct fl_table *t, char **r)

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "schema/word.h"
-#include "report/table.h"
+#include "model/table.h"
 
 #define FL_EXEC_TOP 5
 

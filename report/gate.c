@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/catalog.h"
+#include "model/catalog.h"
 #include "fail/fail.h"
-#include "report/stats_text.h"
+#include "model/stats_text.h"
 
 static unsigned parse(const char *s)
 {

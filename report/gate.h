@@ -1,6 +1,6 @@
 /* report/gate.h — `compare A B --fail-on slower|faster|any`: the CI gate.
  *
- * Every pair before/after compares (ratios.h, fl_print_changes) comes
+ * Every pair before/after compares (changes.h, fl_print_changes) comes
  * through the gate's sink; a pair whose verdict is one the gate fails on is
  * kept as one line, naming the point, the entry and both intervals. At the
  * end the lines are printed after the table, then the count: "fail-on
@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report/ratios.h"
+#include "report/changes.h"
 
 enum { FL_GATE_SLOWER = 1, FL_GATE_FASTER = 2 };
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 #include "stats/edivisive.h"
 
 /* The positions of one machine's series: a run each, or a revision each

@@ -34,7 +34,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/model.h"
+#include "model/model.h"
 
 struct fl_history_opts {
 	const char *point;     /* a point key, or a prefix of one ("pool T=4"); NULL: all */

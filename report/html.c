@@ -11,18 +11,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/catalog.h"
+#include "model/catalog.h"
 #include "report/html_point.h"
 #include "report/html_pool.h"
 #include "report/peers.h"
-#include "report/ratios.h"
+#include "model/evidence.h"
+#include "model/rule.h"
 #include "report/tables.h"
-#include "report/regimes.h"
+#include "model/regimes.h"
 #include "report/summary.h"
 #include "report/svg.h"
 #include "fail/fail.h"
-#include "report/xalloc.h"
-#include "report/stats_text.h"
+#include "fail/xalloc.h"
+#include "model/stats_text.h"
 
 static const char style[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1400px;padding:0 1em;"

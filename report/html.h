@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "report/pool.h"
-#include "report/table.h"
+#include "model/table.h"
 
 /* Where the page goes: out ending in ".html" is the file; another out is a
  * directory (made if missing) that gets index.html; no out: beside the

@@ -10,7 +10,7 @@
 
 #include "report/pool.h"
 #include "fail/fail.h"
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 
 static void cells(const struct fl_table *t, struct fl_cells *c, const char *name,
 		  const char *baseline)

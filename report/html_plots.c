@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "report/svg.h"
-#include "report/xalloc.h"
-#include "report/catalog.h"
+#include "fail/xalloc.h"
+#include "model/catalog.h"
 
 #define W 760.0
 #define LEFT 170.0

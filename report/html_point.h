@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "stats/stats.h"
-#include "report/table.h"
+#include "model/table.h"
 
 /* One row of a point: its cell, and what the ratio table says of it. */
 struct fl_hrow {

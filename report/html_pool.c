@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "report/stats_text.h"
+#include "model/stats_text.h"
 #include "report/svg.h"
 
 /* Each run's median ratio, comma-separated (a run without one: its

@@ -1,7 +1,7 @@
 /* report/json.c — the model as JSON (json.h). */
 #include "report/json.h"
-#include "report/catalog.h"
-#include "report/stats_text.h"
+#include "model/catalog.h"
+#include "model/stats_text.h"
 
 #include <math.h>
 #include <string.h>

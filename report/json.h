@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "report/model.h"
+#include "model/model.h"
 
 #define FL_JSON_SCHEMA "futexlab-model/1"
 

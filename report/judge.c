@@ -1,7 +1,7 @@
 /* report/judge.c — a change judged against the between-run spread (judge.h). */
 #include "report/judge.h"
 #include "report/json.h"
-#include "report/catalog.h"
+#include "model/catalog.h"
 #include "report/gate.h"
 #include "fail/fail.h"
 
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 #include "stats/predict.h"
 #include "stats/stats.h"
 

@@ -97,7 +97,7 @@
 #include <stdio.h>
 
 #include "report/gate.h"
-#include "report/model.h"
+#include "model/model.h"
 
 /* The judgement's exit statuses (2 is bad input: fail/fail.h). */
 #define FL_JUDGE_PASS 0

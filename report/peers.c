@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "report/catalog.h"
+#include "model/catalog.h"
 
 struct closest {
 	const struct fl_cell *y;

@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/table.h"
+#include "model/table.h"
 
 #define FL_LIBS_TIME 1.00
 #define FL_LIBS_CPU 1.00

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/catalog.h"
-#include "report/ratios.h"
-#include "report/stats_text.h"
+#include "model/catalog.h"
+#include "model/rule.h"
+#include "model/stats_text.h"
 #include "fail/fail.h"
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 
 /* ---- building ------------------------------------------------------------ */
 

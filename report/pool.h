@@ -29,7 +29,7 @@
 #include <stdio.h>
 
 #include "report/pool_libs.h"
-#include "report/table.h"
+#include "model/table.h"
 #include "stats/stats.h"
 
 /* One entry of a point (every row of the point but the baseline's). */

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/catalog.h"
-#include "report/ratios.h"
-#include "report/xalloc.h"
+#include "model/catalog.h"
+#include "model/rule.h"
+#include "fail/xalloc.h"
 
 /* Whether the variant has a usable cell at the point in every run. */
 static bool in_every_run(const struct fl_pool_libs_in *in, const char *variant)

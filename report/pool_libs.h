@@ -42,7 +42,7 @@
 #include <stdio.h>
 
 #include "stats/stats.h"
-#include "report/table.h"
+#include "model/table.h"
 
 #include "report/peers.h" /* the rule, defined once: FL_LIBS_TIME, FL_LIBS_CPU */
 #define FL_POOL_LIBS_TIME FL_LIBS_TIME

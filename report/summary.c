@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/evidence.h"
-#include "report/ratios.h"
+#include "model/evidence.h"
+#include "model/rule.h"
 #include "report/tables.h"
-#include "report/regimes.h"
-#include "report/xalloc.h"
-#include "report/stats_text.h"
-#include "report/catalog.h"
+#include "model/regimes.h"
+#include "fail/xalloc.h"
+#include "model/stats_text.h"
+#include "model/catalog.h"
 
 /* ---- the view of one run of the model ------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /* report/summary.h — the answer first: one screen at the end of run,
- * sweep, exec and `compare FILE`, the full tables (ratios.h) in a file
+ * sweep, exec and `compare FILE`, the full tables (tables.h) in a file
  * beside the CSV (X.csv -> X.txt) or on the screen with --detail.
  *
  * It is a view of one run of the results model (model.h), which holds the
@@ -41,11 +41,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/catalog.h"
-#include "report/model.h"
+#include "model/catalog.h"
+#include "model/model.h"
 #include "report/peers.h"
 #include "stats/stats.h"
-#include "report/table.h"
+#include "model/table.h"
 
 #define FL_SUM_LEVEL 0.95 /* the overall interval's coverage */
 

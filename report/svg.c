@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "report/catalog.h"
+#include "model/catalog.h"
 
 void fl_html_puts(FILE *f, const char *s)
 {

@@ -1,17 +1,18 @@
 /* report/tables.c — one run's ratio table and TSV, views of its model
  * (tables.h). */
 #include "report/tables.h"
-#include "report/evidence.h"
+#include "report/changes.h"
+#include "model/evidence.h"
 #include "report/peers.h"
-#include "report/regimes.h"
+#include "model/regimes.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/catalog.h"
-#include "report/xalloc.h"
-#include "report/stats_text.h"
+#include "model/catalog.h"
+#include "fail/xalloc.h"
+#include "model/stats_text.h"
 
 /* Control summary across points: how often ~, and the resolutions. */
 struct control_sum {

@@ -1,14 +1,14 @@
 /* report/tables.h — one run's full tables and TSV: views of its results
- * model (model.h), each figure the model's (the table's rule, ratios.h). */
+ * model (model.h), each figure the model's (the table's rule, model/rule.h). */
 #ifndef FUTEXLAB_TABLES_H
 #define FUTEXLAB_TABLES_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/model.h"
-#include "report/ratios.h"
-#include "report/table.h"
+#include "model/model.h"
+#include "model/rule.h"
+#include "model/table.h"
 
 /* The ratio table of every entry against `baseline`, per point (its first
  * line with its rounds): median ns, the paired ratio, its interval and the

@@ -177,7 +177,7 @@ void fl_round_order(uint64_t *rng, int n, int *order);
  *
  * A run can give a point more rounds than its first ones until the point's
  * control (B#2 against B) resolves to a target, say 5%, or the time is
- * spent (report/rounds.h decides which points; the runner pays). A rule
+ * spent (stats/rounds.h decides which points; the runner pays). A rule
  * that stops adding rounds must not choose its stop by what the verdicts
  * say. Stopping when a verdict is reached ("run until it is faster or
  * slower") is the classic way to manufacture findings: the sign-test

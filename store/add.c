@@ -10,7 +10,7 @@
 #include <string.h>
 #include <errno.h>
 
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 #include "store/db.h"
 
 /* One CSV file: its bytes, the table read from them, and its lines. */
@@ -47,7 +47,7 @@ static int read_all(struct csv_file *f, char *err, int errlen)
 	return bad ? -1 : 0;
 }
 
-/* The table from the bytes, through the report's reader (report/table.h). */
+/* The table from the bytes, through the report's reader (model/table.h). */
 static int read_table(struct csv_file *f, char *err, int errlen)
 {
 	static const char magic[] = "# futexlab ";

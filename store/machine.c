@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/model.h"
+#include "model/model.h"
 #include "store/db.h"
 
 const char *fl_store_meta(const struct fl_table *t, const char *key)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 #include "store/db.h"
 
 int fl_store_fail(const struct fl_store *s, int rc, const char *what, char *err, int errlen)

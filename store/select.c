@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 #include "store/db.h"
 
 /* A run's columns, as take_run reads them. */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report/table.h"
+#include "model/table.h"
 
 /* The schema version this code writes (PRAGMA user_version). */
 #define FL_STORE_VERSION 3

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/test_evidence.sh — the evidence block, the why line, probed rounds
-# (report/evidence.h, report/table.h) on crafted CSVs: `futexlab compare
+# (model/evidence.h, model/table.h) on crafted CSVs: `futexlab compare
 # FILE`, `compare --tsv`, `compare A B`. Usage: test_evidence.sh path/to/futexlab
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -131,7 +131,7 @@ check "no probe columns: the note says how to get them" \
   grep -q '^  (no kernel counts in this file: run with --probe-rounds N, or --probes, as root)$' <<<"$out"
 # (CPU per op is named only for a design no count sets apart: negcount's
 # context switches differ, its 2x CPU is not named; musl's and gosema's
-# counts are unknown here, their CPU is: report/evidence.h)
+# counts are unknown here, their CPU is: model/evidence.h)
 check "no probe columns: the why line names negcount's context switches, not its CPU" \
   grep -qE '^  why: negcount 4\.0x the context switches per item through the buffer; musl ' <<<"$out"
 check "no probe columns: CPU for the designs no count sets apart (musl 0.5x, gosema 0.4x)" \
@@ -139,7 +139,7 @@ check "no probe columns: CPU for the designs no count sets apart (musl 0.5x, gos
            grep -qE "^       gosema 0\.4x the CPU per item through the buffer$" <<<"$1"' _ "$out"
 
 # Two counts from none: the larger per op first, whatever the column order
-# (report/evidence.h). glibc and its control without EAGAINs, musl with
+# (model/evidence.h). glibc and its control without EAGAINs, musl with
 # 0.9 per op beside its 0.5 wakes that woke nobody (the earlier column).
 awk -F, -v OFS=, "$COLS"'!/^#/ && $col("probed") == 1 && $col("variant") ~ /^glibc(#2)?$/ { $col("wait_eagain") = 0 }
   !/^#/ && $col("probed") == 1 && $col("variant") == "musl" { $col("wait_eagain") = 900 } { print }' \

@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #include "tests/check.h"
-#include "report/regimes.h"
-#include "report/stats_text.h"
-#include "report/table.h"
+#include "model/regimes.h"
+#include "model/stats_text.h"
+#include "model/table.h"
 
 #define TRIALS 4000
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/test_regimes.sh — a point whose baseline runs in two states, end to
-# end through `futexlab compare FILE` (report/regimes.h; the rule's rates
+# end through `futexlab compare FILE` (model/regimes.h; the rule's rates
 # are test_regimes.c's): a crafted run of 16 rounds at two points. pool T=2:
 # glibc in state A (200+r ns, 0.02 csw/op) in rounds 0-8 and B (2300+10r ns,
 # 1.01 csw/op) in 9-15, glibc#2 in the same state each round (+-1 ns),

@@ -1,11 +1,11 @@
-/* tests/test_rounds.c — the stop rule of extra rounds (report/rounds.h):
+/* tests/test_rounds.c — the stop rule of extra rounds (stats/rounds.h):
  * the control's resolution and the pick on inputs known by hand, then
  * synthetic runs with a known answer. Four points of different noise
  * (per-rep lognormal 3%, 10%, 25%, and a two-state mixture), each with the
  * baseline, its control, three null designs (true ratio 1.0) and designs at
  * 0.9 and 1.1, every rep also scaled by a per-round factor the pairing
  * cancels; 10 rounds, then the rule until 5% or a budget of extra rounds;
- * verdicts as ratios.c makes them (the control's resolution the floor).
+ * verdicts as model/rule.c makes them (the control's resolution the floor).
  * Checked: nulls flagged <= 5%, +-10% found where the target was reached,
  * the rounds spent at the noisy points; and a peeking rule on the same
  * runs (buy rounds until every design has a verdict) flagging more than
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "tests/check.h"
-#include "report/rounds.h"
+#include "stats/rounds.h"
 #include "stats/stats.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
@@ -126,7 +126,7 @@ static void one_round(struct sim *s, int p, uint64_t *rng)
 	s->n[p]++;
 }
 
-/* Design e's verdict at point p, as ratios.c's judge makes it. */
+/* Design e's verdict at point p, as model/rule.c's judge makes it. */
 static enum fl_verdict verdict(const struct sim *s, int p, int e, double floor)
 {
 	double r[CAP];
@@ -139,7 +139,7 @@ static enum fl_verdict verdict(const struct sim *s, int p, int e, double floor)
 static double floor_at(const struct sim *s, int p)
 {
 	double f = fl_control_resolution(s->ns[p][0], s->ns[p][1], s->n[p]);
-	return isinf(f) ? 0 : f; /* ratios.c: 0 without a usable control */
+	return isinf(f) ? 0 : f; /* model/rule.c: 0 without a usable control */
 }
 
 /* The peeking rule: a design leaves its point as soon as its verdict is

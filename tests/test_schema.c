@@ -26,7 +26,7 @@
 #include "probes/probes.h"
 #include "proc/wire.h"
 #include "record/run_row.h"
-#include "report/table.h"
+#include "model/table.h"
 #include "tests/expect.h"
 
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "tests/check.h"
-#include "report/stats_text.h"
+#include "model/stats_text.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 

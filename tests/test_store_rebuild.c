@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/model.h"
+#include "model/model.h"
 #include "store/store.h"
 
 static int fails;

@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_csv.c — `futexlab compare` on arbitrary bytes.
  *
  * The input is a CSV file, read through fmemopen by the reader that
- * fl_table_load uses (report/table.c) and checked by its rules
+ * fl_table_load uses (model/table.c) and checked by its rules
  * (fl_table_check_run: the store's too), then taken as far as compare takes
  * it: cells (fl_cells_build), the TSV, the ratio table when the baseline
  * `glibc` is in it (compare refuses a file without it), and before/after
@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "tests/fuzz/fuzz.h"
-#include "report/model.h"
-#include "report/ratios.h"
+#include "model/model.h"
+#include "report/changes.h"
 #include "report/tables.h"
-#include "report/table.h"
+#include "model/table.h"
 
 static FILE *devnull;
 

@@ -1,19 +1,19 @@
-/* report/model.h — runs x points x entries: the results as data.
+/* model/model.h — runs x points x entries: the results as data.
  *
  * What a set of runs says, built once from their rows; every output is a
- * view of it: one run's ratio table, TSV, summary and page (ratios.h,
+ * view of it: one run's ratio table, TSV, summary and page (rule.h,
  * summary.h, html.h: fl_model_of_run), and across runs the gate against a
  * machine's history (judge.h), the change points over it (history.h), the
  * JSON (json.h), the store (which keeps the runs this is built from). Per
  * run, point and entry the cell holds what the run's own ratio table says
  * there — the median value and its interval, CPU, the table's judgement
  * (the paired ratio to the baseline and its interval against the control's
- * band, the CPU ratio and its verdict: ratios.h's fl_judged), the verdict
+ * band, the CPU ratio and its verdict: rule.h's fl_judged), the verdict
  * once the point's regimes are taken into account, whether it costs more
  * CPU — and its cell (table.h: the rows' summary, which the evidence,
  * fairness and regimes blocks read); per run and point the fastest, its
  * group and why (fl_mpoint). The figures are computed by the table's own
- * functions (table.h, ratios.h, regimes.h), once, so a view never
+ * functions (table.h, rule.h, regimes.h), once, so a view never
  * re-derives a figure and nothing is parsed back from printed text.
  *
  * A run also carries its identity (revision, date, seed, command), its
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report/ratios.h"
-#include "report/table.h"
+#include "model/rule.h"
+#include "model/table.h"
 
 /* A machine's identity: a 16-hex-digit FNV-1a hash of its CSV metadata
  * lines cpu, cores, numa, kernel, hypervisor, host, libc and libraries
@@ -76,7 +76,7 @@ struct fl_mcell {
 	enum fl_verdict verdict; /* the ratio table's (FL_UNDECIDED: none, or regimes) */
 	bool regimes;          /* the point's baseline ran in two states in this run */
 	bool judged;           /* j holds: the ratio table's judgement of the row */
-	struct fl_judged j;    /* (ratios.h) the time and CPU verdicts against the
+	struct fl_judged j;    /* (rule.h) the time and CPU verdicts against the
 				* control's band, before the point's regimes are
 				* taken into account (the TSV's verdict column) */
 	struct fl_ratio cpu_ratio; /* CPU ns per op paired to the baseline's (n == 0: none) */

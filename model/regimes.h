@@ -1,4 +1,4 @@
-/* report/regimes.h — a point whose baseline runs in two states, named.
+/* model/regimes.h — a point whose baseline runs in two states, named.
  *
  * The detector (which rounds form two states, and the argument for its
  * rule) is stats/regimes.h; this is the report's side: a point's states
@@ -11,7 +11,7 @@
  * faster state; above: B). A design's paired ratios (table.h) are split by
  * the state of their round and summarized per state like the point's
  * (fl_ratio_summarize), with a verdict per state by fl_ratio_verdict against
- * the control's resolution within that state (as ratios.c does over all
+ * the control's resolution within that state (as rule.c does over all
  * rounds). A state with fewer rounds than a 95% interval needs gets `?` and
  * the reason ("N rounds: too few"). The baseline's medians within each state
  * (ns/op, context switches per op) describe the state. */
@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/table.h"
+#include "model/table.h"
 #include "stats/regimes.h"
 
 

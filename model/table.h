@@ -1,5 +1,5 @@
-/* report/table.h — reading futexlab CSVs back: metadata, points, cells,
- * and the paired ratios every verdict is made of (ratios.h prints them).
+/* model/table.h — reading futexlab CSVs back: metadata, points, cells,
+ * and the paired ratios every verdict is made of (rule.h judges them).
  *
  * A CSV is: '#' metadata lines ("# futexlab REV", then "# key: value" for
  * date, kernel, cpu, cores, command), one header line, one row per rep.

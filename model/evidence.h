@@ -1,4 +1,4 @@
-/* report/evidence.h — what explains a time: under each point's ratio
+/* model/evidence.h — what explains a time: under each point's ratio
  * table, per row the medians over rounds of CPU ns and context switches per
  * op (its timed rounds) and of the kernel's futex counts per op (its probed
  * rounds: table.h), then one line naming, for each design faster or slower
@@ -35,7 +35,7 @@
 #include <stdio.h>
 
 #include "stats/stats.h"
-#include "report/table.h"
+#include "model/table.h"
 
 /* The values a row's evidence is made of: CPU ns and context switches per
  * op, then the kernel counts (table.h, enum fl_kcount) at FL_EV_K + FL_K_... */

@@ -1,5 +1,5 @@
-/* report/catalog.c — see catalog.h. */
-#include "report/catalog.h"
+/* model/catalog.c — see catalog.h. */
+#include "model/catalog.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,21 +1,17 @@
-/* report/ratios.h — the table's rule (a row judged against the baseline
- * and the control's band), the rows' order, and the before/after
- * comparison: what the tables say, from cells (table.h); one run's table
- * and TSV are views of its model (tables.h).
+/* model/rule.h — the table's rule: a row judged against the baseline and
+ * the control's band, a verdict's words, the rows' order; what every table,
+ * the summary, the page and the pool say of a row (the before/after of two
+ * runs: report/changes.h).
  *
  * Every verdict is a paired one (stats.h): a variant against the baseline
- * measured in the same rounds of the same run. Across two runs (compare A
- * B) the default compares those in-run ratios, which the machine's drift
- * between the runs does not move; --absolute compares ns per op and says
- * that it cannot tell a change from the machine drifting. */
-#ifndef FUTEXLAB_RATIOS_H
-#define FUTEXLAB_RATIOS_H
+ * measured in the same rounds of the same run. */
+#ifndef FUTEXLAB_RULE_H
+#define FUTEXLAB_RULE_H
 
 #include <stdbool.h>
-#include <stdio.h>
+#include <stddef.h>
 
-#include "report/evidence.h" /* fl_dur_text */
-#include "report/table.h"
+#include "model/table.h"
 
 /* What a row says against the baseline by the table's rule: the time
  * ratio and its verdict (the interval against 1 and the control's band,
@@ -34,40 +30,17 @@ bool fl_cell_judge(const struct fl_cells *c, const struct fl_cell *y, const stru
 /* The control's band at a point: its time ratio's resolution (the floor
  * a verdict stands on; 0 without a usable control). */
 double fl_control_band(const struct fl_cells *c, const char *point, const char *baseline);
-/* The machine line every table starts with (label: "machine: ", "before: "). */
-void fl_print_machine(FILE *f, const char *label, const struct fl_table *t);
 /* The verdict as every table prints it: its word, then ", 2.0x CPU" when
  * fl_cpu_note says time and CPU part ways ("~" the word a noted ~ takes). */
 const char *fl_judged_text(char *b, size_t n, const struct fl_judged *j);
 
-/* One (point, variant) pair compared before/after, handed to a sink (compare
- * --fail-on: cmd_compare.c): its verdict (FL_SAME, FL_FASTER, FL_SLOWER:
- * the time's, as the line prints it) and its figures as shown, with the
- * intervals whose overlap decided it (ratios, ns per op or the program's
- * figure, with `decimals`: < 0 the figure's own precision). */
-struct fl_change {
-	const char *point, *variant;
-	enum fl_verdict verdict;
-	double before, after, lo[2], hi[2];
-	int decimals;
-	/* in ratio mode, the entry's own median time before and after, and
-	 * whether their intervals are apart (own[0] 0: not in ratio mode) */
-	double own[2];
-	bool own_apart;
-};
-struct fl_change_sink {
-	void (*fn)(void *arg, const struct fl_change *c);
-	void *arg;
-};
-
-/* Before (a) / after (b): prints the (point, variant) pairs that changed
- * beyond the noise (every pair with `all`; a changed one ends with the
- * count that changed most: fl_evidence_change) and the line
- * "N of M pairs changed beyond the noise, ...", and hands every compared
- * pair to `sink` (NULL: none). Returns N. */
-int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *ca,
-		     const struct fl_table *b, const struct fl_cells *cb, const char *baseline,
-		     bool all, bool absolute, const struct fl_change_sink *sink);
+/* The same words for any verdict: word ("faster", "FASTER", "~ within
+ * the noise"), then ", 2.0x CPU" when fl_cpu_note (stats.h, the one rule)
+ * says j's time and CPU part ways (j->v, j->cpu, j->cv and the CPU factor
+ * j->cq.median); short_word is the word a noted ~ takes instead of a long
+ * one. */
+const char *fl_judged_words(char *b, size_t n, const char *word, const char *short_word,
+			    const struct fl_judged *j);
 
 /* The table's row order of two entry labels (< 0: a first): the
  * registry's (variants/meson.build), the control after its baseline, a

@@ -1,10 +1,10 @@
-/* report/evidence.c — the evidence block and the why line (evidence.h). */
-#include "report/evidence.h"
+/* model/evidence.c — the evidence block and the why line (evidence.h). */
+#include "model/evidence.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "report/catalog.h"
+#include "model/catalog.h"
 
 enum ev_kind { CPU, PER_OP, PER_POST, HERD, DUR };
 

@@ -1,4 +1,4 @@
-/* report/stats_text.h — the statistics' words as the tables print them: a
+/* model/stats_text.h — the statistics' words as the tables print them: a
  * verdict's name and an interval's half-width as a factor. The statistics
  * themselves (stats/stats.h) neither print nor format. */
 #ifndef FUTEXLAB_STATS_TEXT_H

@@ -1,14 +1,14 @@
-/* report/regimes.c — two states of a point's baseline (regimes.h). */
-#include "report/regimes.h"
-#include "report/evidence.h"
+/* model/regimes.c — two states of a point's baseline (regimes.h). */
+#include "model/regimes.h"
+#include "model/evidence.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/xalloc.h"
-#include "report/stats_text.h"
-#include "report/catalog.h"
+#include "fail/xalloc.h"
+#include "model/stats_text.h"
+#include "model/catalog.h"
 
 struct fl_regime_split fl_point_regimes(const struct fl_cell *ref)
 {
@@ -53,7 +53,7 @@ struct fl_regime_ratio fl_regime_ratio(const struct fl_cell *y, const struct fl_
 }
 
 /* The control's resolution within a state: the floor of every other row's
- * verdict there, as ratios.c's control_floor is over all rounds. */
+ * verdict there, as rule.c's control_floor is over all rounds. */
 static double state_floor(const struct fl_cells *c, const struct fl_cell *ref,
 			  const char *control, const struct fl_regime_split *s, int state)
 {

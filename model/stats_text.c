@@ -1,5 +1,5 @@
-/* report/stats_text.c — see stats_text.h. */
-#include "report/stats_text.h"
+/* model/stats_text.c — see stats_text.h. */
+#include "model/stats_text.h"
 
 #include <math.h>
 #include <stdio.h>

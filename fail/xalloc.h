@@ -1,4 +1,4 @@
-/* report/xalloc.h — allocation for the CLI's table code: out of memory in
+/* fail/xalloc.h — allocation for the CLI's table code: out of memory in
  * a command-line tool ends it with one line, never a NULL dereference. */
 #ifndef FUTEXLAB_XALLOC_H
 #define FUTEXLAB_XALLOC_H

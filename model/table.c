@@ -1,8 +1,8 @@
-/* report/table.c — CSV text -> table -> cells -> paired ratios (table.h).
+/* model/table.c — CSV text -> table -> cells -> paired ratios (table.h).
  * Every column it looks up by name is FL_COL(name) (columns.h): a name the
  * run CSV's table (schema/result_fields.h) does not write does not
  * compile. */
-#include "report/table.h"
+#include "model/table.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "schema/columns.h"
-#include "report/xalloc.h"
-#include "report/catalog.h"
+#include "fail/xalloc.h"
+#include "model/catalog.h"
 
 /* Older files' name of the round column: `rep` (the rep's index in files
  * from before rounds, the round since; files from before the renames have

@@ -1,9 +1,9 @@
-/* report/model.c — runs x points x entries (model.h). */
-#include "report/model.h"
-#include "report/catalog.h"
-#include "report/evidence.h"
-#include "report/ratios.h"
-#include "report/regimes.h"
+/* model/model.c — runs x points x entries (model.h). */
+#include "model/model.h"
+#include "model/catalog.h"
+#include "model/evidence.h"
+#include "model/rule.h"
+#include "model/regimes.h"
 #include "fail/fail.h"
 
 #include <math.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/xalloc.h"
+#include "fail/xalloc.h"
 
 const char *const fl_machine_keys[] = { "cpu", "cores", "numa", "kernel", "hypervisor",
 					"host", "libc", "libraries", NULL };

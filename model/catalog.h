@@ -1,4 +1,4 @@
-/* report/catalog.h — what the report knows of names beyond the rows.
+/* model/catalog.h — what the report knows of names beyond the rows.
  *
  * The report reads result rows only and includes no run-time module
  * (report/README.md). A few facts about names are not in a row: a design's
