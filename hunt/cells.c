@@ -91,7 +91,7 @@ static void human_ops(char *out, size_t n, int64_t ops)
 }
 
 /* count per op (times scale: herd bursts per 1000 ops) as the sweep's
- * evidence block prints a count (report/evidence.c): 3 decimals under 100;
+ * evidence block prints a count (model/evidence.c): 3 decimals under 100;
  * "-" without ops counted. */
 static const char *per_op(char *b, size_t n, int64_t count, int64_t ops, double scale)
 {

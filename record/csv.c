@@ -25,7 +25,7 @@ int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
 	fl_machine(kernel, sizeof kernel, cpu, sizeof cpu, &cores);
 	/* the CPUs the run may use: the machine's online count, or those the
 	 * process was given where fewer ("1 (cpus 0 of 2 online)"), which the
-	 * fingerprint then tells from the whole machine (report/model.c) */
+	 * fingerprint then tells from the whole machine (model/model.c) */
 	char corestr[300], given[256];
 	cpu_set_t gs;
 	int ng = fl_machine_cpus_given(&gs);
@@ -127,8 +127,8 @@ int fl_csv_flush(struct fl_csv *c)
 	return 0;
 }
 
-/* FNV-1a 64 of the rows, each with its newline: what report/table.c's
- * fl_rows_sum reads back (record/ does not include report/). */
+/* FNV-1a 64 of the rows, each with its newline: what model/table.c's
+ * fl_rows_sum reads back (record/ does not include model/). */
 static unsigned long long rows_sum(const struct fl_csv *c)
 {
 	unsigned long long h = 0xcbf29ce484222325ULL;

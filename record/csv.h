@@ -7,7 +7,7 @@
  * fl_csv_close), one last line, "# end: N rows, fnv1a64 HEX" (", interrupted"
  * after a Ctrl-C), says the run finished and how many rows it wrote, so a
  * reader tells a finished file from one killed or cut at a row boundary
- * (the `# format: 2` line at the top promises it: report/table.h). */
+ * (the `# format: 2` line at the top promises it: model/table.h). */
 #ifndef FUTEXLAB_CSV_H
 #define FUTEXLAB_CSV_H
 

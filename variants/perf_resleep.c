@@ -25,7 +25,7 @@
  *   phase) and, in some probed rounds, EAGAINs gone (negcount's ~0.03 per
  *   phase against the mutant's none), and of counts from none the larger
  *   goes first
- *   (report/evidence.h). It reads slower at both points, by several times
+ *   (model/evidence.h). It reads slower at both points, by several times
  *   (results/sensitivity.md). Under the park policy (the script's runs): a spinning policy
  *   sleeps less and would hide part of it. */
 #include "lib/waitaddr.h"

@@ -22,7 +22,7 @@
  *   none in negcount (its wake-one cannot make one), several per round
  *   here, and `woke 0`, several per round from none too (the posts that
  *   find everyone awake): both the herd's, and which is named first (of
- *   two counts from none the larger: report/evidence.h) is the run's draw
+ *   two counts from none the larger: model/evidence.h) is the run's draw
  *   (each has come first in quiet runs, the two close), so both are
  *   declared, either first. It is slower at wake-each T=16 and more at T=32; T=8 is too
  *   small a herd to be flagged every time (results/sensitivity.md). Not in

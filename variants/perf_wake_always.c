@@ -23,7 +23,7 @@
  *   `wk/post` come from none too; of counts from none the larger goes
  *   first, and neither can exceed it here: the wakes that woke nobody are
  *   some of the wakes, and a post+wait op makes one post; equal, the
- *   earlier column stays first: report/evidence.h).
+ *   earlier column stays first: model/evidence.h).
  *
  * DESTRUCTION  The backend and the shared flag are read before the post's
  *   add (negcount.c, DESTRUCTION: after it the waiter that takes the token

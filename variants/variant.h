@@ -198,7 +198,7 @@ struct fl_perf {
 	const char *points;
 	/* The evidence column that must show it, as the evidence block heads
 	 * it: cpu ns, csw, waits, wakes, woke 0, EAGAIN, wk/post, resleep,
-	 * herd/1k, w2r p50, w2r p99 (report/evidence.c); '|' between
+	 * herd/1k, w2r p50, w2r p99 (model/evidence.c); '|' between
 	 * columns when one cost shows in two that both come from none (the
 	 * herd: herd/1k|woke 0), either named first. */
 	const char *count;
