@@ -111,45 +111,42 @@ struct cmp {
  * the gate when `g->fail_on`). */
 static int compare_files(int nfiles, char **files, struct cmp *o)
 {
-	struct fl_table t[2];
-	struct fl_cells c[2];
+	struct fl_loaded_run run[2];
 	char err[300];
 	for (int i = 0; i < nfiles; i++) {
-		if (fl_table_load(&t[i], files[i], err, sizeof err) ||
-		    fl_cells_build(&t[i], &c[i], err, sizeof err))
+		if (fl_loaded_file(&run[i], files[i], err, sizeof err) ||
+		    fl_loaded_cells(&run[i], err, sizeof err))
 			fl_usage_error("compare: %s", err);
-		if (t[i].nrows == 0)
+		if (run[i].t.nrows == 0)
 			fl_usage_error("compare: %s has no rows (a run that measured nothing)",
 				       files[i]);
-		if (!o->absolute && !o->tsv && !fl_cell_find_variant(&c[i], o->baseline))
+		if (!o->absolute && !o->tsv && !fl_cell_find_variant(&run[i].c, o->baseline))
 			fl_usage_error("compare: baseline '%s' is not in %s (see --baseline)",
 				       o->baseline, files[i]);
 	}
 	if (nfiles == 2 && (o->g.fail_on || o->absolute))
-		fl_runs_check(t, files, 2, o->across, false, "compare", NULL);
+		fl_runs_check(run, 2, &(struct fl_runs_check){ "compare", o->across, false, NULL });
 	int rc = 0;
 	if (o->tsv) {
 		struct fl_model m;
-		fl_model_of_run(&m, &t[0], &c[0], files[0], o->baseline);
+		fl_model_of_run(&m, &run[0], o->baseline);
 		fl_print_tsv(stdout, &m, 0);
 		fl_model_free(&m);
 	} else if (nfiles == 1) {
 		printf("futexlab compare %s\n", files[0]);
-		fl_report_text(stdout, NULL, o->detail, &t[0], &c[0], o->baseline, NULL, NULL);
+		fl_report_text(stdout, NULL, o->detail, &run[0].t, &run[0].c, o->baseline, NULL, NULL);
 	} else {
 		printf("futexlab compare %s %s\n", files[0], files[1]);
 		struct fl_change_sink sink = { 0 };
 		if (o->g.fail_on)
 			sink = fl_gate_sink(&o->g);
-		fl_print_changes(stdout, &t[0], &c[0], &t[1], &c[1], o->baseline, o->all,
-				 o->absolute, o->g.fail_on ? &sink : NULL);
+		fl_print_changes(stdout, &run[0].t, &run[0].c, &run[1].t, &run[1].c, o->baseline,
+				 o->all, o->absolute, o->g.fail_on ? &sink : NULL);
 		if (o->g.fail_on)
 			rc = fl_gate_end(&o->g, stdout);
 	}
-	for (int i = 0; i < nfiles; i++) {
-		fl_cells_free(&c[i]);
-		fl_table_free(&t[i]);
-	}
+	for (int i = 0; i < nfiles; i++)
+		fl_loaded_free(&run[i]);
 	return rc;
 }
 
@@ -167,12 +164,11 @@ static struct fl_judge_opts judge_opts(const struct cmp *o)
 static int model_view(struct fl_runs *r, int nhist, struct cmp *o)
 {
 	char err[300];
-	fl_runs_check(r->t, r->path, r->n, o->across, true, "compare",
-		      o->tsv || o->json ? stderr : stdout);
+	fl_runs_check(r->run, r->n, &(struct fl_runs_check){ "compare", o->across, true,
+							     o->tsv || o->json ? stderr : stdout });
 	struct fl_model m;
-	if (fl_model_build(&m, r->n, r->t, r->path, r->store_id, o->baseline, err, sizeof err))
+	if (fl_model_build(&m, r->run, r->n, o->baseline, err, sizeof err))
 		fl_usage_error("compare: %s", err);
-	r->t = NULL; /* the model's now */
 	int rc = 0;
 	if (o->json && !o->g.fail_on) {
 		fl_model_json(stdout, &m);
@@ -212,30 +208,27 @@ static int pool_history(struct fl_runs *r, int nfiles, const struct cmp *o)
 	char set[160], other[160];
 	const char *first = "";
 	for (int i = nfiles; i < r->n; i++) {
-		const char *d = fl_table_meta(&r->t[i], "date");
+		const char *d = r->run[i].date;
 		if (strcmp(d, "?") && (!*first || strcmp(d, first) < 0))
 			first = d;
 	}
-	fl_judge_settings(&r->t[nfiles], set, sizeof set);
+	fl_judge_settings(&r->run[nfiles].t, set, sizeof set);
 	int k = 0, later = 0, others = 0;
 	for (int i = 0; i < r->n; i++) {
 		bool keep = i >= nfiles;
 		if (!keep) {
-			fl_judge_settings(&r->t[i], other, sizeof other);
-			const char *d = fl_table_meta(&r->t[i], "date");
+			fl_judge_settings(&r->run[i].t, other, sizeof other);
+			const char *d = r->run[i].date;
 			bool late = *first && strcmp(d, first) >= 0;
 			later += late;
 			others += !late && strcmp(set, other);
 			keep = !late && !strcmp(set, other);
 		}
 		if (!keep) {
-			fl_table_free(&r->t[i]);
-			free(r->path[i]);
+			fl_loaded_free(&r->run[i]);
 			continue;
 		}
-		r->t[k] = r->t[i];
-		r->path[k] = r->path[i];
-		r->store_id[k++] = r->store_id[i];
+		r->run[k++] = r->run[i];
 	}
 	r->n = k;
 	history_note(o, later, others, set);
@@ -258,7 +251,7 @@ static int compare_pool(int nfiles, char **files, struct cmp *o)
 			       "--fail-on or several --against");
 	struct fl_runs r;
 	fl_runs_files(&r, "compare", files, nfiles, o->against, o->nagainst);
-	fl_runs_check(r.t, r.path, r.n, o->across, true, "compare --pool", NULL);
+	fl_runs_check(r.run, r.n, &(struct fl_runs_check){ "compare --pool", o->across, true, NULL });
 	o->window = "pool";
 	if (judge)
 		nfiles = pool_history(&r, nfiles, o);
@@ -272,8 +265,9 @@ static int compare_pool(int nfiles, char **files, struct cmp *o)
 		return model_view(&r, nfiles, o);
 	if (!judge || !o->tsv) {
 		bool one = o->nagainst == 1;
-		int rc = fl_pool_compare(stdout, nfiles, r.t, r.path, one ? &r.t[nfiles] : NULL,
-					 one ? r.path[nfiles] : NULL, o->baseline, o->tsv);
+		int rc = fl_pool_compare(stdout, r.run, nfiles, &(struct fl_pool_opts){
+			.against = one ? &r.run[nfiles] : NULL, .baseline = o->baseline,
+			.tsv = o->tsv });
 		if (!judge) {
 			fl_runs_free(&r);
 			return rc;

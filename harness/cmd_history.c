@@ -99,11 +99,10 @@ int fl_cmd_history(int argc, char **argv)
 		fl_runs_files(&r, "history", argv + optind, nfiles, NULL, 0);
 		/* date order; the names follow their tables */
 		for (int i = 1; i < r.n; i++)
-			for (int j = i; j > 0 && cmp_date(&r.t[j - 1], &r.t[j]) > 0; j--) {
-				struct fl_table t = r.t[j];
-				char *p = r.path[j];
-				r.t[j] = r.t[j - 1], r.path[j] = r.path[j - 1];
-				r.t[j - 1] = t, r.path[j - 1] = p;
+			for (int j = i; j > 0 && cmp_date(&r.run[j - 1].t, &r.run[j].t) > 0; j--) {
+				struct fl_loaded_run x = r.run[j];
+				r.run[j] = r.run[j - 1];
+				r.run[j - 1] = x;
 			}
 	} else {
 		if (!sel.db)
@@ -114,11 +113,10 @@ int fl_cmd_history(int argc, char **argv)
 	}
 	char err[300];
 	struct fl_model m;
-	if (fl_model_build(&m, r.n, r.t, r.path, r.store_id, baseline, err, sizeof err))
+	if (fl_model_build(&m, r.run, r.n, baseline, err, sizeof err))
 		fl_usage_error("history: %s", err);
-	r.t = NULL;
-	fl_runs_free(&r);
 	fl_history(stdout, &m, &ho);
 	fl_model_free(&m);
+	fl_runs_free(&r);
 	return 0;
 }

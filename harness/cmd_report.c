@@ -57,7 +57,8 @@ static int from_store(struct fl_select *sel, const char *out, const char *baseli
 	fl_runs_store(&r, sel, NULL, 0, false);
 	if (!r.n)
 		fl_usage_error("report: no run in %s matches the selection", sel->db);
-	fl_report_html_runs(r.n, r.t, r.path, out ? out : def, baseline, pool, stdout);
+	fl_report_html_runs(r.run, r.n, &(struct fl_page_opts){ out ? out : def, baseline, pool,
+								stdout });
 	fl_runs_free(&r);
 	return 0;
 }
@@ -74,14 +75,13 @@ static int by_groups(struct fl_runs *r, enum fl_by by, const char *out, const ch
 	snprintf(def, sizeof def, "%.*s-by-%s.html", (int)l, first, fl_by_name(by));
 	/* the same run twice is refused; other machines are the point here; mixed
 	 * revisions are said */
-	fl_runs_check(r->t, r->path, r->n, true, true, "report --by", stdout);
+	fl_runs_check(r->run, r->n, &(struct fl_runs_check){ "report --by", true, true, stdout });
 	struct fl_model m;
-	if (fl_model_build(&m, r->n, r->t, r->path, r->store_id, baseline, err, sizeof err))
+	if (fl_model_build(&m, r->run, r->n, baseline, err, sizeof err))
 		fl_usage_error("report: %s", err);
-	r->t = NULL; /* the model's now */
-	fl_runs_free(r);
 	fl_across(stdout, &m, by, out ? out : def);
 	fl_model_free(&m);
+	fl_runs_free(r);
 	return 0;
 }
 
@@ -140,5 +140,13 @@ int fl_cmd_report(int argc, char **argv)
 			sel.db = FL_DEFAULT_DB;
 		return from_store(&sel, out, baseline, pool);
 	}
-	return fl_report_html(nfiles, argv + optind, out, baseline, pool, stdout);
+	if (nfiles < 1)
+		fl_usage_error("report: give one or more CSV files (see futexlab report --help)");
+	if (pool && nfiles < 2)
+		fl_usage_error("report --pool: give two or more CSV files of one configuration");
+	struct fl_runs r;
+	fl_runs_files(&r, "report", argv + optind, nfiles, NULL, 0);
+	fl_report_html_runs(r.run, r.n, &(struct fl_page_opts){ out, baseline, pool, stdout });
+	fl_runs_free(&r);
+	return 0;
 }

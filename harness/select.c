@@ -96,21 +96,17 @@ void fl_select_nothing(const char *cmd, const struct fl_select *s)
 	fl_usage_error("%s: no run in %s matches the selection (%s)", cmd, s->db, what);
 }
 
-static void grow(struct fl_runs *r, int n)
+static struct fl_loaded_run *grow(struct fl_runs *r)
 {
-	r->t = fl_xrealloc(r->t, (size_t)n * sizeof *r->t);
-	r->path = fl_xrealloc(r->path, (size_t)n * sizeof *r->path);
-	r->store_id = fl_xrealloc(r->store_id, (size_t)n * sizeof *r->store_id);
+	r->run = fl_xrealloc(r->run, (size_t)(r->n + 1) * sizeof *r->run);
+	return &r->run[r->n++];
 }
 
 static void add_file(struct fl_runs *r, const char *cmd, const char *path)
 {
 	char err[600];
-	grow(r, r->n + 1);
-	if (fl_table_load(&r->t[r->n], path, err, sizeof err)) /* the rules store add reads by */
+	if (fl_loaded_file(grow(r), path, err, sizeof err)) /* the rules store add reads by */
 		fl_usage_error("%s: %s", cmd, err);
-	r->path[r->n] = fl_xstrdup(path);
-	r->store_id[r->n++] = 0;
 }
 
 void fl_runs_files(struct fl_runs *r, const char *cmd, char *const *files, int n,
@@ -127,10 +123,8 @@ void fl_runs_files(struct fl_runs *r, const char *cmd, char *const *files, int n
 static bool is_new(const struct fl_store_run *x, const struct fl_runs *news)
 {
 	for (int i = 0; i < news->n; i++)
-		if (!strcmp(x->revision, fl_table_meta(&news->t[i], "revision")) &&
-		    !strcmp(x->date, fl_table_meta(&news->t[i], "date")) &&
-		    !strcmp(x->seed, fl_table_meta(&news->t[i], "seed")) &&
-		    !strcmp(x->command, fl_table_meta(&news->t[i], "command")))
+		if (!strcmp(x->revision, news->run[i].revision) && !strcmp(x->date, news->run[i].date) &&
+		    !strcmp(x->seed, news->run[i].seed) && !strcmp(x->command, news->run[i].command))
 			return true;
 	return false;
 }
@@ -165,12 +159,8 @@ void fl_select_same_name(struct fl_store *st, const char *cmd, const char *name,
 static void take_stored(struct fl_runs *r, struct fl_store_run *x)
 {
 	char name[64];
-	grow(r, r->n + 1);
-	r->t[r->n] = x->t;
-	memset(&x->t, 0, sizeof x->t);
 	snprintf(name, sizeof name, "store:%ld", x->id);
-	r->path[r->n] = fl_xstrdup(name);
-	r->store_id[r->n++] = x->id;
+	fl_loaded_take(grow(r), &x->t, name, x->id);
 }
 
 /* What a new run's history may hold (select.h): what is left out is
@@ -209,7 +199,7 @@ int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *aga
 	fl_runs_files(&news, cmd, NULL, 0, against, nagainst);
 	struct fl_machine_id id = { .name = "" };
 	if (nagainst)
-		fl_machine_of(&news.t[0], &id);
+		id = news.run[0].machine;
 	struct fl_store *st;
 	char err[300];
 	if (fl_store_open(&st, s->db, false, err, sizeof err))
@@ -232,7 +222,7 @@ int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *aga
 	 * settings, the last N of them */
 	struct earlier e = { .date = "", .until = s->until };
 	for (int i = 0; i < news.n; i++) {
-		const char *d = fl_table_meta(&news.t[i], "date");
+		const char *d = news.run[i].date;
 		if (strcmp(d, "?") && (!*e.date || strcmp(d, e.date) < 0))
 			e.date = d;
 	}
@@ -240,7 +230,7 @@ int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *aga
 		if (is_new(&runs[i], &news) && (!e.id || runs[i].id < e.id))
 			e.id = runs[i].id;
 	if (nagainst)
-		fl_judge_settings(&news.t[0], r->settings, sizeof r->settings);
+		fl_judge_settings(&news.run[0].t, r->settings, sizeof r->settings);
 	bool *ok = fl_xcalloc((size_t)(n ? n : 1), sizeof *ok);
 	for (int i = 0; i < n; i++)
 		ok[i] = !nagainst || history_ok(&runs[i], &news, &e, r);
@@ -254,27 +244,14 @@ int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *aga
 	free(ok);
 	fl_store_runs_free(runs, n);
 	int nhist = r->n;
-	for (int i = 0; i < news.n; i++) {
-		grow(r, r->n + 1);
-		r->t[r->n] = news.t[i];
-		r->path[r->n] = news.path[i];
-		r->store_id[r->n++] = 0;
-	}
-	free(news.t);
-	free(news.path);
-	free(news.store_id);
+	for (int i = 0; i < news.n; i++)
+		*grow(r) = news.run[i];
+	free(news.run);
 	return nhist;
 }
 
 void fl_runs_free(struct fl_runs *r)
 {
-	for (int i = 0; i < r->n; i++) {
-		if (r->t)
-			fl_table_free(&r->t[i]);
-		free(r->path[i]);
-	}
-	free(r->t);
-	free(r->path);
-	free(r->store_id);
+	fl_loaded_free_all(r->run, r->n);
 	memset(r, 0, sizeof *r);
 }

@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "harness/cli.h"
-#include "model/table.h"
+#include "model/run.h"
 
 /* The default store, and how many earlier runs of a machine a new run is
  * judged against by default (the lookback: enough runs for the moderated
@@ -61,11 +61,9 @@ struct fl_store_run;
 void fl_select_same_name(struct fl_store *st, const char *cmd, const char *name,
 			 const struct fl_store_run *runs, int n);
 
-/* Runs loaded: t[0..n) with their names and store ids (0: a file). */
+/* Runs loaded (model/run.h): run[0..n), files and the store's alike. */
 struct fl_runs {
-	struct fl_table *t;    /* malloc'ed; the model takes it over */
-	char **path;
-	long *store_id;
+	struct fl_loaded_run *run;
 	int n;
 	char machine[180];     /* the new side's machine, "name [fingerprint8]" (fl_runs_store) */
 	/* against a new run (fl_runs_store): its settings (report/judge.h) and

@@ -14,60 +14,6 @@
 
 #include "fail/xalloc.h"
 
-const char *const fl_machine_keys[] = { "cpu", "cores", "numa", "kernel", "hypervisor",
-					"host", "libc", "libraries", NULL };
-
-/* FNV-1a 64: stable across builds and machines, which the store's
- * identity of a machine needs; not a defence against anyone. */
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-void fl_machine_of(const struct fl_table *t, struct fl_machine_id *m)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (int i = 0; fl_machine_keys[i]; i++) {
-		const char *v = fl_table_meta(t, fl_machine_keys[i]);
-		if (!strcmp(v, "?"))
-			continue; /* an older file: the key is not part of its identity */
-		h = fnv(fnv(fnv(h, fl_machine_keys[i]), "="), v);
-		h = fnv(h, "\n");
-	}
-	snprintf(m->fingerprint, sizeof m->fingerprint, "%016llx", (unsigned long long)h);
-	const char *host = fl_table_meta(t, "host");
-	if (strcmp(host, "?")) {
-		snprintf(m->name, sizeof m->name, "%s", host);
-	} else {
-		/* "AMD EPYC/2c/6.18.44-fc-v1272": the CPU, its cores, the kernel's release */
-		const char *k = fl_table_meta(t, "kernel"), *sp = strchr(k, ' ');
-		const char *rel = sp ? sp + 1 : k;
-		snprintf(m->name, sizeof m->name, "%s/%sc/%.*s", fl_table_meta(t, "cpu"),
-			 fl_table_meta(t, "cores"), (int)strcspn(rel, " "), rel);
-	}
-	fl_machine_label(m->name, m->fingerprint, m->label, sizeof m->label);
-}
-
-void fl_machine_label(const char *name, const char *fingerprint, char *out, size_t n)
-{
-	snprintf(out, n, "%.159s [%.8s]", name, fingerprint);
-}
-
-bool fl_machine_same(const struct fl_table *a, const struct fl_table *b, const char **key)
-{
-	for (int i = 0; fl_machine_keys[i]; i++) {
-		const char *x = fl_table_meta(a, fl_machine_keys[i]),
-			   *y = fl_table_meta(b, fl_machine_keys[i]);
-		if (strcmp(x, "?") && strcmp(y, "?") && strcmp(x, y)) {
-			*key = fl_machine_keys[i];
-			return false;
-		}
-	}
-	return true;
-}
-
 /* The index of s in list[0..*n), appended when missing. */
 static int intern(char ***list, int *n, const char *s)
 {
@@ -77,19 +23,6 @@ static int intern(char ***list, int *n, const char *s)
 	*list = fl_xrealloc(*list, (size_t)(*n + 1) * sizeof **list);
 	(*list)[*n] = fl_xstrdup(s);
 	return (*n)++;
-}
-
-static void run_identity(struct fl_mrun *r, const struct fl_table *t, const char *path, long id)
-{
-	r->path = fl_xstrdup(path ? path : "-");
-	r->store_id = id;
-	r->revision = fl_table_meta(t, "revision");
-	r->date = fl_table_meta(t, "date");
-	r->seed = fl_table_meta(t, "seed");
-	r->command = fl_table_meta(t, "command");
-	const char *as = fl_table_meta(t, "as");
-	r->as = strcmp(as, "?") ? as : NULL;
-	fl_machine_of(t, &r->machine);
 }
 
 /* What the run's ratio table says of cell y at its point. */
@@ -140,13 +73,13 @@ static bool candidate(const struct fl_model *m, int r, int p, int e)
 
 static const struct fl_cell *cell_at(const struct fl_model *m, int r, int p, int e)
 {
-	return fl_cell_find(&m->c[r], m->point[p], m->entry[e]);
+	return fl_cell_find(&m->run[r].c, m->point[p], m->entry[e]);
 }
 
 /* Whether the table's rule tells a (the faster) from b: a / b is `faster`. */
 static bool apart(const struct fl_model *m, int r, int p, int a, int b)
 {
-	return fl_cell_verdict(&m->c[r], cell_at(m, r, p, a), cell_at(m, r, p, b), NULL,
+	return fl_cell_verdict(&m->run[r].c, cell_at(m, r, p, a), cell_at(m, r, p, b), NULL,
 			       m->baseline) == FL_FASTER;
 }
 
@@ -169,7 +102,7 @@ static void why(const struct fl_model *m, int r, int p, struct fl_mpoint *x)
 		return; /* no result to explain */
 	x->against = other;
 	char ctrl_name[96];
-	const struct fl_cell *ctrl = fl_cell_find(&m->c[r], m->point[p],
+	const struct fl_cell *ctrl = fl_cell_find(&m->run[r].c, m->point[p],
 						  fl_control_name(ctrl_name, sizeof ctrl_name,
 								  m->baseline));
 	if (ctrl && !fl_cell_usable(ctrl))
@@ -221,7 +154,7 @@ const struct fl_mpoint *fl_model_pt(const struct fl_model *m, int r, int p)
 
 static void fill_run(struct fl_model *m, int r)
 {
-	const struct fl_cells *c = &m->c[r];
+	const struct fl_cells *c = &m->run[r].c;
 	for (int i = 0; i < c->n; i++) {
 		int p = fl_model_point(m, c->c[i].point), e = fl_model_entry(m, c->c[i].variant);
 		m->cell[((size_t)r * m->npoint + p) * m->nentry + e] =
@@ -249,58 +182,37 @@ static void fill(struct fl_model *m)
 		points_of_run(m, r);
 }
 
-int fl_model_build(struct fl_model *m, int n, struct fl_table *t, char *const *paths,
-		   const long *store_ids, const char *baseline, char *err, int errlen)
+/* The model's arrays over m->run[0..m->nrun), whose cells are built. */
+static void build(struct fl_model *m)
+{
+	for (int r = 0; r < m->nrun; r++)
+		for (int i = 0; i < m->run[r].c.n; i++) {
+			intern(&m->point, &m->npoint, m->run[r].c.c[i].point);
+			intern(&m->entry, &m->nentry, m->run[r].c.c[i].variant);
+		}
+	fill(m);
+}
+
+int fl_model_build(struct fl_model *m, struct fl_loaded_run *runs, int n, const char *baseline,
+		   char *err, int errlen)
 {
 	memset(m, 0, sizeof *m);
-	m->baseline = baseline;
-	m->nrun = n;
-	m->t = t;
-	m->c = fl_xcalloc((size_t)n, sizeof *m->c);
-	m->run = fl_xcalloc((size_t)n, sizeof *m->run);
-	for (int r = 0; r < n; r++) {
-		run_identity(&m->run[r], &t[r], paths[r], store_ids ? store_ids[r] : 0);
-		if (fl_cells_build(&t[r], &m->c[r], err, errlen)) {
-			m->nrun = r + 1; /* free what was made */
-			fl_model_free(m);
+	for (int r = 0; r < n; r++)
+		if (fl_loaded_cells(&runs[r], err, errlen))
 			return -1;
-		}
-		for (int i = 0; i < m->c[r].n; i++) {
-			intern(&m->point, &m->npoint, m->c[r].c[i].point);
-			intern(&m->entry, &m->nentry, m->c[r].c[i].variant);
-		}
-	}
-	fill(m);
+	*m = (struct fl_model){ .baseline = baseline, .nrun = n, .run = runs };
+	build(m);
 	return 0;
 }
 
-void fl_model_of_run(struct fl_model *m, const struct fl_table *t, const struct fl_cells *c,
-		     const char *path, const char *baseline)
+void fl_model_of_run(struct fl_model *m, struct fl_loaded_run *run, const char *baseline)
 {
-	memset(m, 0, sizeof *m);
-	m->baseline = baseline;
-	m->nrun = 1;
-	m->borrowed = true;
-	m->t = (struct fl_table *)t; /* read only: fl_model_free leaves it */
-	m->c = (struct fl_cells *)c;
-	m->run = fl_xcalloc(1, sizeof *m->run);
-	run_identity(&m->run[0], t, path, 0);
-	for (int i = 0; i < c->n; i++) {
-		intern(&m->point, &m->npoint, c->c[i].point);
-		intern(&m->entry, &m->nentry, c->c[i].variant);
-	}
-	fill(m);
+	*m = (struct fl_model){ .baseline = baseline, .nrun = 1, .run = run };
+	build(m);
 }
 
 void fl_model_free(struct fl_model *m)
 {
-	for (int r = 0; r < m->nrun; r++) {
-		free(m->run[r].path);
-		if (!m->borrowed) {
-			fl_cells_free(&m->c[r]);
-			fl_table_free(&m->t[r]);
-		}
-	}
 	if (m->pt)
 		for (size_t i = 0; i < (size_t)m->nrun * (size_t)m->npoint; i++)
 			free(m->pt[i].group);
@@ -312,11 +224,6 @@ void fl_model_free(struct fl_model *m)
 	free(m->point);
 	free(m->entry);
 	free(m->cell);
-	free(m->run);
-	if (!m->borrowed) {
-		free(m->c);
-		free(m->t);
-	}
 	memset(m, 0, sizeof *m);
 }
 
@@ -373,57 +280,4 @@ const char *fl_entry_kind_name(enum fl_entry_kind k)
 	static const char *const name[] = { "baseline", "control", "floor", "design", "library",
 					    "other" };
 	return name[k];
-}
-
-/* Two runs are one when their identity lines agree; a file without a date
- * and a seed (crafted, or older than them) has no identity, and is the
- * same run as another only when it is the same file. */
-static bool same_run(const struct fl_table *a, const struct fl_table *b, const char *pa,
-		     const char *pb)
-{
-	static const char *const keys[] = { "revision", "date", "seed", "command" };
-	if (!strcmp(fl_table_meta(a, "date"), "?") && !strcmp(fl_table_meta(a, "seed"), "?")) {
-		char *x = realpath(pa, NULL), *y = realpath(pb, NULL);
-		bool same = x && y && !strcmp(x, y);
-		free(x);
-		free(y);
-		return same;
-	}
-	for (int k = 0; k < 4; k++)
-		if (strcmp(fl_table_meta(a, keys[k]), fl_table_meta(b, keys[k])))
-			return false;
-	return true;
-}
-
-void fl_runs_check(const struct fl_table *t, char *const *paths, int n, bool across,
-		   bool once, const char *what, FILE *f)
-{
-	struct fl_machine_id m0, mj;
-	fl_machine_of(&t[0], &m0);
-	int revs = 1;
-	for (int j = 1; j < n; j++) {
-		for (int i = 0; i < j; i++)
-			if (once && same_run(&t[i], &t[j], paths[i], paths[j]))
-				fl_bad_input("%s: %s and %s are the same run (revision, date, seed "
-					       "and command): a run counts once", what, paths[i],
-					       paths[j]);
-		fl_machine_of(&t[j], &mj);
-		const char *key;
-		if (!across && !fl_machine_same(&t[0], &t[j], &key))
-			fl_bad_input("%s: %s ran on %s, %s on %s (their %s differs): runs of "
-				       "different machines are not reruns (--across-machines compares "
-				       "their same-run ratios only)", what, paths[0], m0.label, paths[j],
-				       mj.label, key);
-		bool seen = false;
-		for (int i = 0; i < j && !seen; i++)
-			seen = !strcmp(fl_table_meta(&t[i], "revision"),
-				       fl_table_meta(&t[j], "revision"));
-		revs += !seen;
-	}
-	if (revs > 1 && f) {
-		fprintf(f, "note: the runs come from %d revisions (", revs);
-		for (int j = 0; j < n; j++)
-			fprintf(f, "%s%s %s", j ? ", " : "", paths[j], fl_table_meta(&t[j], "revision"));
-		fputs("): a change of the code is not a rerun\n", f);
-	}
 }

@@ -16,10 +16,8 @@
  * functions (table.h, rule.h, regimes.h), once, so a view never
  * re-derives a figure and nothing is parsed back from printed text.
  *
- * A run also carries its identity (revision, date, seed, command), its
- * machine (fingerprint and name: fl_machine_of) and whether it is a test
- * run (`# as:` — a performance mutant run under a design's name: such a run
- * is marked in every view and never passes for a measurement).
+ * Its runs are loaded runs (run.h: each its table, cells, identity and
+ * machine), the caller's: the model reads them and must not outlive them.
  *
  * Points are the union over the runs in the order of the runs' point
  * numbers (table.h), entries the union in the ratio table's row order
@@ -32,36 +30,8 @@
 #include <stdio.h>
 
 #include "model/rule.h"
+#include "model/run.h"
 #include "model/table.h"
-
-/* A machine's identity: a 16-hex-digit FNV-1a hash of its CSV metadata
- * lines cpu, cores, numa, kernel, hypervisor, host, libc and libraries
- * (the ones a file has; older files lack the last three), and a name
- * for people: the host, else "CPU/Nc/kernel release". */
-struct fl_machine_id {
-	char fingerprint[17];
-	char name[160];
-	char label[172];  /* how every output shows the machine: "name [fingerprint8]"
-			   * (names need not be unique: fl_machine_label) */
-};
-void fl_machine_of(const struct fl_table *t, struct fl_machine_id *m);
-/* A machine as shown: "name [the fingerprint's first 8 hex digits]". */
-void fl_machine_label(const char *name, const char *fingerprint, char *out, size_t n);
-/* The metadata keys the fingerprint is made of, NULL-terminated. */
-extern const char *const fl_machine_keys[];
-/* Whether two runs ran on one machine: every key of fl_machine_keys that
- * both files have agrees (a file from before the host, libc and libraries
- * lines is not another machine for lacking them); else the first key that
- * differs in *key. */
-bool fl_machine_same(const struct fl_table *a, const struct fl_table *b, const char **key);
-
-struct fl_mrun {
-	char *path;            /* the CSV, or "store:ID" */
-	long store_id;         /* 0: not from a store */
-	const char *revision, *date, *seed, *command; /* "?" when the file lacks one */
-	const char *as;        /* the `# as:` line (a test run), NULL: a real run */
-	struct fl_machine_id machine;
-};
 
 struct fl_mcell {
 	const struct fl_cell *src; /* its cell: the rows' summary, the evidence (NULL: absent) */
@@ -108,27 +78,22 @@ struct fl_mpoint {
 struct fl_model {
 	const char *baseline;
 	int nrun, npoint, nentry;
-	struct fl_mrun *run;
+	struct fl_loaded_run *run; /* the caller's runs (run.h) */
 	char **point;          /* display keys (table.h) */
 	char **entry;          /* entry labels */
 	struct fl_mcell *cell; /* [(r * npoint + p) * nentry + e] */
 	struct fl_mpoint *pt;  /* [r * npoint + p] */
-	struct fl_table *t;    /* the runs' tables, owned */
-	struct fl_cells *c;    /* and their cells */
-	bool borrowed;         /* t and c are the caller's (fl_model_of_run) */
 };
-
-/* Builds the model of n runs: t, a malloc'ed array of n loaded tables, is
- * taken over (freed by fl_model_free, also on failure); paths[i] names run i, store_ids[i] its
- * store id (NULL: none). Returns 0, or -1 with one line in err (a table
- * whose cells cannot be built). */
-int fl_model_build(struct fl_model *m, int n, struct fl_table *t, char *const *paths,
-		   const long *store_ids, const char *baseline, char *err, int errlen);
-/* The model of one run whose table and cells the caller keeps (what run,
- * sweep, exec and `compare FILE` end with; the page's runs): t and c are
- * read, not taken over, and must outlive m. */
-void fl_model_of_run(struct fl_model *m, const struct fl_table *t, const struct fl_cells *c,
-		     const char *path, const char *baseline);
+/* Builds the model of runs[0..n) (run.h), each one's cells built where
+ * not yet (fl_loaded_cells); the runs stay the caller's and must outlive m.
+ * Returns 0, or -1 with one line in err (a table whose cells cannot be
+ * built). */
+int fl_model_build(struct fl_model *m, struct fl_loaded_run *runs, int n, const char *baseline,
+		   char *err, int errlen);
+/* The model of one run whose cells are built (fl_loaded_wrap, or
+ * fl_loaded_cells done): what run, sweep, exec and `compare FILE` end
+ * with, and the page's runs. */
+void fl_model_of_run(struct fl_model *m, struct fl_loaded_run *run, const char *baseline);
 void fl_model_free(struct fl_model *m);
 const struct fl_mpoint *fl_model_pt(const struct fl_model *m, int r, int p);
 const struct fl_mcell *fl_model_cell(const struct fl_model *m, int r, int p, int e);
@@ -146,15 +111,5 @@ const char *fl_entry_kind_name(enum fl_entry_kind k);
 /* Whether entry e is the baseline or its control. */
 bool fl_model_is_baseline(const struct fl_model *m, int e);
 bool fl_model_is_control(const struct fl_model *m, int e);
-
-/* The runs of one comparison, checked before anything is said of them:
- * with `once`, the same run twice (the same revision, date, seed and command: a copy
- * or the same file named twice would count its runs' evidence twice) and
- * runs of different machines (unless `across`: then only same-run ratios
- * may be compared) are usage errors naming `what` ("compare --pool"); runs
- * of more than one revision get a line on f saying which, since a change of
- * the code is not a rerun. */
-void fl_runs_check(const struct fl_table *t, char *const *paths, int n, bool across,
-		   bool once, const char *what, FILE *f);
 
 #endif

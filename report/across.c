@@ -59,7 +59,7 @@ static const char *key_of(const struct fl_model *m, int r, enum fl_by by)
 {
 	if (by == FL_BY_MACHINE)
 		return m->run[r].machine.fingerprint;
-	return fl_table_meta(&m->t[r], by == FL_BY_KERNEL ? "kernel" : "libc");
+	return fl_table_meta(&m->run[r].t, by == FL_BY_KERNEL ? "kernel" : "libc");
 }
 
 static void group_runs(struct across *a)
@@ -114,13 +114,15 @@ static void single(const struct fl_model *m, struct group *g)
 /* Two or more runs: pooled (pool.h); runs that do not pool: the last one. */
 static void pooled(const struct fl_model *m, struct group *g)
 {
-	struct fl_table *t = fl_xcalloc((size_t)g->n, sizeof *t);
-	char **names = fl_xcalloc((size_t)g->n, sizeof *names);
+	/* the group's runs side by side: shallow copies of the model's, whose
+	 * cells are built (the pool reads them; only the array is freed) */
+	struct fl_loaded_run *runs = fl_xcalloc((size_t)g->n, sizeof *runs);
 	for (int i = 0; i < g->n; i++)
-		t[i] = m->t[g->run[i]], names[i] = m->run[g->run[i]].path;
+		runs[i] = m->run[g->run[i]];
 	struct fl_pool_result pr;
 	char err[256];
-	if (fl_pool_build(&pr, g->n, t, names, NULL, NULL, m->baseline, err, sizeof err)) {
+	if (fl_pool_build(&pr, runs, g->n, &(struct fl_pool_opts){ .baseline = m->baseline }, err,
+			  sizeof err)) {
 		snprintf(g->note, sizeof g->note, "its %d runs do not pool (%s): its last run only",
 			 g->n, err);
 		single(m, g);
@@ -146,8 +148,7 @@ static void pooled(const struct fl_model *m, struct group *g)
 		g->libs_points = pr.nlibs;
 		fl_pool_result_free(&pr);
 	}
-	free(t);
-	free(names);
+	free(runs);
 }
 
 static bool candidate(const struct fl_model *m, int e)
@@ -209,7 +210,7 @@ static void header(FILE *f, const struct across *a)
 			a->tests, a->tests == 1 ? "" : "s");
 	for (int i = 0; i < a->ng; i++) {
 		const struct group *g = &a->g[i];
-		const struct fl_table *t = &m->t[g->run[g->n - 1]];
+		const struct fl_table *t = &m->run[g->run[g->n - 1]].t;
 		fprintf(f, "  %c  %s: %d run%s%s; %s, cores %s, %s, %s\n", 'A' + i, g->label, g->n,
 			g->n == 1 ? "" : "s", g->pooled ? " pooled" : "", fl_table_meta(t, "cpu"),
 			fl_table_meta(t, "cores"), fl_table_meta(t, "kernel"),

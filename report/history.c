@@ -128,7 +128,7 @@ static bool matches(const struct fl_model *m, const struct fl_history_opts *o, i
 static void pos_text(char *b, size_t n, const struct fl_model *m, const struct axis *a, int k,
 		     bool by_rev)
 {
-	const struct fl_mrun *r = &m->run[a->first[k]];
+	const struct fl_loaded_run *r = &m->run[a->first[k]];
 	snprintf(b, n, "%s %d of %d (%s, rev %s)", by_rev ? "revision" : "run", k + 1, a->npos,
 		 r->date, r->revision);
 }
@@ -165,7 +165,7 @@ static void table(FILE *f, const struct fl_model *m, const struct axis *a, const
 			    : "ratio to the baseline", "pos", "date",
 		"revision", "ns/op", "ratio");
 	for (int k = 0; k < a->npos; k++) {
-		const struct fl_mrun *r = &m->run[a->first[k]];
+		const struct fl_loaded_run *r = &m->run[a->first[k]];
 		fprintf(f, "  %4d  %-20s  %-10s  %10.4g  %8.4g%s%s\n", k + 1, r->date, r->revision,
 			s->ns[k], s->ratio[k], is_change(s, k) ? "  <- change point" : "",
 			r->as ? "  (test run: --as)" : "");
@@ -175,7 +175,7 @@ static void table(FILE *f, const struct fl_model *m, const struct axis *a, const
 static void tsv_rows(FILE *f, const struct fl_model *m, const struct axis *a, const struct series *s)
 {
 	for (int k = 0; k < a->npos; k++) {
-		const struct fl_mrun *r = &m->run[a->first[k]];
+		const struct fl_loaded_run *r = &m->run[a->first[k]];
 		fprintf(f, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.6g\t%.6g\t%d\t%d\n",
 			r->machine.label, m->point[s->p], m->entry[s->e], k + 1, r->path, r->date,
 			r->revision, s->ns[k], s->ratio[k], r->as != NULL, is_change(s, k));
@@ -215,7 +215,7 @@ static void plot(FILE *f, const struct fl_model *m, const struct axis *a, const 
 		if (!(y[k] > 0))
 			continue;
 		char tip[200];
-		const struct fl_mrun *r = &m->run[a->first[k]];
+		const struct fl_loaded_run *r = &m->run[a->first[k]];
 		snprintf(tip, sizeof tip, "%d: %s %s: %.4g%s", k + 1, r->date, r->revision, y[k],
 			 r->as ? " (test run)" : "");
 		struct fl_svg_style sk = st;
@@ -267,7 +267,7 @@ static void header(FILE *f, const struct fl_model *m, const struct fl_history_op
 	for (int r = 0; r < m->nrun; r++) {
 		char prefix[300];
 		snprintf(prefix, sizeof prefix, "run %d (%s): ", r + 1, m->run[r].path);
-		fl_table_as_marks(f, &m->t[r], prefix);
+		fl_table_as_marks(f, &m->run[r].t, prefix);
 	}
 }
 
@@ -336,7 +336,7 @@ int fl_history(FILE *f, const struct fl_model *m, const struct fl_history_opts *
 	 * said when a machine has more than one. */
 	char (*set)[160] = fl_xcalloc((size_t)m->nrun, sizeof *set);
 	for (int r = 0; r < m->nrun; r++)
-		fl_judge_settings(&m->t[r], set[r], sizeof set[r]);
+		fl_judge_settings(&m->run[r].t, set[r], sizeof set[r]);
 	for (int r = 0; r < m->nrun; r++) {
 		bool seen = false, other = false;
 		for (int i = 0; i < r && !seen; i++) {

@@ -458,7 +458,7 @@ static int point_of(FILE *f, const struct fl_model *m, const struct fl_sum *s, i
 	int nrow, b = fl_model_entry(m, m->baseline);
 	enum fl_verdict *v;
 	const struct fl_cell **row = fl_model_rows(m, 0, p, &v, &nrow);
-	struct fl_hpoint hp = { .c = &m->c[0], .baseline = s->baseline, .prefix = prefix,
+	struct fl_hpoint hp = { .c = &m->run[0].c, .baseline = s->baseline, .prefix = prefix,
 				.id = p + 1, .nrow = nrow, .v = v,
 				.ref = b >= 0 ? fl_model_cell(m, 0, p, b)->src : NULL };
 	hp.r = hrows(m, 0, p, &nrow);
@@ -481,13 +481,13 @@ static int point_of(FILE *f, const struct fl_model *m, const struct fl_sum *s, i
 	return n;
 }
 
-static int run_part(FILE *f, const struct fl_html_run *r, int k, int nruns, const char *baseline)
+static int run_part(FILE *f, struct fl_loaded_run *r, int k, int nruns, const char *baseline)
 {
 	char prefix[16] = "";
 	if (nruns > 1)
 		snprintf(prefix, sizeof prefix, "f%d-", k + 1);
 	struct fl_model m;
-	fl_model_of_run(&m, r->t, r->c, r->path, baseline);
+	fl_model_of_run(&m, r, baseline);
 	struct fl_sum s;
 	fl_summary_build(&s, &m, 0);
 	fprintf(f, "<h2 id=\"%srun\">Run: ", prefix);
@@ -504,10 +504,10 @@ static int run_part(FILE *f, const struct fl_html_run *r, int k, int nruns, cons
 	      "(this run's rounds, the coverage its ratio table shows); skip, ERR: the entry was "
 	      "skipped or broke there. A point's name leads to its section.</p>\n", f);
 	matrix(f, &s, prefix);
-	metadata(f, r->t);
+	metadata(f, &r->t);
 	bool probed = false;
-	for (int i = 0; i < r->c->n; i++)
-		probed |= r->c->c[i].nprobed > 0;
+	for (int i = 0; i < r->c.n; i++)
+		probed |= r->c.c[i].nprobed > 0;
 	int n = 0;
 	for (int p = 0; p < s.npoints; p++)
 		n += point_of(f, &m, &s, p, prefix, probed);
@@ -525,14 +525,14 @@ static int by_rank(const void *a, const void *b)
 
 /* The designs that ran, in the registry's order, each with its line
  * (catalog.h), anchored #design-NAME for the entries' links. */
-static void designs(FILE *f, const struct fl_html_run *runs, int nruns)
+static void designs(FILE *f, struct fl_loaded_run *runs, int nruns)
 {
 	const char **seen = NULL;
 	int nseen = 0;
 	for (int k = 0; k < nruns; k++)
-		for (int i = 0; i < runs[k].c->n; i++) {
+		for (int i = 0; i < runs[k].c.n; i++) {
 			char b[64];
-			const char *label = runs[k].c->c[i].variant, *d = fl_catalog_design(label, b, sizeof b);
+			const char *label = runs[k].c.c[i].variant, *d = fl_catalog_design(label, b, sizeof b);
 			bool dup = false;
 			for (int j = 0; d && j < nseen; j++)
 				dup |= !strcmp(seen[j], d);
@@ -585,11 +585,11 @@ static const char script[] =
 
 /* A --as run's mark (table.h), above everything: its rows are not the
  * design's code. */
-static void as_marks(FILE *f, const struct fl_html_run *runs, int nruns)
+static void as_marks(FILE *f, struct fl_loaded_run *runs, int nruns)
 {
 	char m[300];
 	for (int r = 0; r < nruns; r++)
-		for (int k = 0; fl_table_as_mark(runs[r].t, k, m, sizeof m) == 0; k++) {
+		for (int k = 0; fl_table_as_mark(&runs[r].t, k, m, sizeof m) == 0; k++) {
 			fputs("<p class=\"testrun\"><strong>", f);
 			fl_html_puts(f, m);
 			if (nruns > 1) {
@@ -601,7 +601,7 @@ static void as_marks(FILE *f, const struct fl_html_run *runs, int nruns)
 		}
 }
 
-int fl_html_page(FILE *f, const struct fl_html_run *runs, int nruns, const char *baseline,
+int fl_html_page(FILE *f, struct fl_loaded_run *runs, int nruns, const char *baseline,
 		 const struct fl_pool_result *pool)
 {
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"

@@ -21,32 +21,26 @@
  * results/latest.html). */
 const char *fl_report_path(char *b, size_t n, const char *first_csv, const char *out);
 
-/* One run on the page: its file's name (as given), its table and cells. */
-struct fl_html_run {
-	const char *path;
-	const struct fl_table *t;
-	const struct fl_cells *c;
-};
-
 /* The page of runs[0..nruns) against baseline; pool, when not NULL, is
  * those runs pooled (pool.h), shown first. Returns how many figures it
  * wrote. */
-int fl_html_page(FILE *f, const struct fl_html_run *runs, int nruns, const char *baseline,
+int fl_html_page(FILE *f, struct fl_loaded_run *runs, int nruns, const char *baseline,
 		 const struct fl_pool_result *pool);
 
-/* The command on loaded runs: t[0..n) named names[] (a file's path, or
- * "store:ID"), the page written to out (fl_report_path(names[0], out):
- * give out when names[0] is not a file's) through a temporary file, and
- * "report: PATH (N figures)" printed on msg. pool: the runs are of one
- * configuration, pooled (pool.h; at least two). Bad input (an empty run,
- * the baseline missing, runs that do not pool, an unwritable out):
- * fl_bad_input, one line, exit 2. Returns 0. */
-int fl_report_html_runs(int n, const struct fl_table *t, char *const *names, const char *out,
-			const char *baseline, bool pool, FILE *msg);
-
-/* The command on files: loads paths[0..nfiles) (a file that is not
- * futexlab's CSV: exit 2), then fl_report_html_runs. Returns 0. */
-int fl_report_html(int nfiles, char *const *paths, const char *out, const char *baseline,
-		   bool pool, FILE *msg);
+/* How the page is made: out (fl_report_path(the first run's path, out):
+ * give out when the first run is not a file), against baseline, pool: the
+ * runs are of one configuration, pooled (pool.h; at least two), msg: where
+ * "report: PATH (N figures)" is printed. */
+struct fl_page_opts {
+	const char *out;
+	const char *baseline;
+	bool pool;
+	FILE *msg;
+};
+/* The command on loaded runs[0..n) (model/run.h; their cells built here
+ * where not yet): the page written through a temporary file. Bad input (an
+ * empty run, the baseline missing, runs that do not pool, an unwritable
+ * out): fl_bad_input, one line, exit 2. Returns 0. */
+int fl_report_html_runs(struct fl_loaded_run *runs, int n, const struct fl_page_opts *o);
 
 #endif

@@ -38,7 +38,7 @@ static void runs(FILE *f, const struct fl_model *m)
 {
 	fputs("  \"runs\": [", f);
 	for (int r = 0; r < m->nrun; r++) {
-		const struct fl_mrun *x = &m->run[r];
+		const struct fl_loaded_run *x = &m->run[r];
 		fputs(r ? ",\n    {" : "\n    {", f);
 		fputs("\"path\": ", f), fl_json_str(f, x->path);
 		fprintf(f, ", \"store_id\": ");

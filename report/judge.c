@@ -699,7 +699,7 @@ static void revisions(FILE *f, const struct fl_model *m, int from, int to)
 /* The run's `# other work:` figure, % of a core (NAN: none). */
 static double other_work(const struct fl_model *m, int r)
 {
-	const char *v = fl_table_meta(&m->t[r], "other work");
+	const char *v = fl_table_meta(&m->run[r].t, "other work");
 	char *end;
 	double x = strtod(v, &end);
 	return end != v ? x : NAN;
@@ -731,7 +731,7 @@ static void load_note(FILE *f, const struct fl_model *m, int nhist)
 void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 {
 	if (nhist > 0) {
-		const struct fl_mrun *h = &m->run[0], *l = &m->run[nhist - 1];
+		const struct fl_loaded_run *h = &m->run[0], *l = &m->run[nhist - 1];
 		fprintf(f, "history: %d run%s of %s, %s to %s, revisions ", nhist,
 			nhist == 1 ? "" : "s", h->machine.label, h->date, l->date);
 		revisions(f, m, 0, nhist);
@@ -740,7 +740,7 @@ void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 	}
 	char set[160];
 	if (nhist < m->nrun) {
-		fl_judge_settings(&m->t[nhist], set, sizeof set);
+		fl_judge_settings(&m->run[nhist].t, set, sizeof set);
 		fprintf(f, "; settings: %s", set);
 	}
 	fprintf(f, "\nnew: ");
@@ -751,7 +751,7 @@ void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 	for (int r = 0; r < m->nrun; r++) {
 		char prefix[300];
 		snprintf(prefix, sizeof prefix, "%s: ", m->run[r].path);
-		fl_table_as_marks(f, &m->t[r], prefix);
+		fl_table_as_marks(f, &m->run[r].t, prefix);
 	}
 	load_note(f, m, nhist);
 }

@@ -27,25 +27,20 @@ static int fail(struct fl_pool_result *r, char *err, int errlen, const char *fmt
 	return -1;
 }
 
-/* Run j's table and name, the rerun's at j == nruns. */
-static const struct fl_table *tab(const struct fl_pool_result *r, int j)
+/* Run j, the rerun at j == nruns. */
+static struct fl_loaded_run *run_at(const struct fl_pool_result *r, int j)
 {
-	return j < r->nruns ? &r->t[j] : r->against;
-}
-
-static const char *name(const struct fl_pool_result *r, int j)
-{
-	return j < r->nruns ? r->names[j] : r->against_name;
+	return j < r->nruns ? &r->runs[j] : r->against;
 }
 
 /* Run j's cells, with the baseline in them; -1 with err otherwise. */
 static int cells(struct fl_pool_result *r, int j, char *err, int errlen)
 {
-	if (fl_cells_build(tab(r, j), &r->c[j], err, errlen))
+	if (fl_loaded_cells(run_at(r, j), err, errlen))
 		return -1;
-	if (!fl_cell_find_variant(&r->c[j], r->baseline)) {
+	if (!fl_cell_find_variant(&run_at(r, j)->c, r->baseline)) {
 		snprintf(err, (size_t)errlen, "baseline '%s' is not in %s (see --baseline)",
-			 r->baseline, name(r, j));
+			 r->baseline, run_at(r, j)->path);
 		return -1;
 	}
 	return 0;
@@ -56,7 +51,7 @@ static int cells(struct fl_pool_result *r, int j, char *err, int errlen)
 static int first_missing(const struct fl_pool_result *r, int a, int b, const char *what,
 			 char *err, int errlen)
 {
-	const struct fl_cells *ca = &r->c[a], *cb = &r->c[b];
+	const struct fl_cells *ca = &run_at(r, a)->c, *cb = &run_at(r, b)->c;
 	for (int i = 0; i < ca->n; i++) {
 		const struct fl_cell *x = &ca->c[i];
 		bool point = false;
@@ -64,10 +59,10 @@ static int first_missing(const struct fl_pool_result *r, int a, int b, const cha
 			point = !strcmp(cb->c[k].point, x->point);
 		if (!point)
 			return snprintf(err, (size_t)errlen, "%s has no point '%s' (%s has it): %s",
-					name(r, b), x->point, name(r, a), what), -1;
+					run_at(r, b)->path, x->point, run_at(r, a)->path, what), -1;
 		if (!fl_cell_find(cb, x->point, x->variant))
 			return snprintf(err, (size_t)errlen, "%s has no '%s' at '%s' (%s has it): %s",
-					name(r, b), x->variant, x->point, name(r, a), what), -1;
+					run_at(r, b)->path, x->variant, x->point, run_at(r, a)->path, what), -1;
 	}
 	return 0;
 }
@@ -77,12 +72,12 @@ static int first_missing(const struct fl_pool_result *r, int a, int b, const cha
 static int same_config(const struct fl_pool_result *r, int b, const char *what, char *err,
 		       int errlen)
 {
-	const struct fl_cells *x = &r->c[0], *y = &r->c[b];
+	const struct fl_cells *x = &run_at(r, 0)->c, *y = &run_at(r, b)->c;
 	if (first_missing(r, 0, b, what, err, errlen) || first_missing(r, b, 0, what, err, errlen))
 		return -1;
 	if (x->value != y->value || (x->metric && strcmp(x->metric, y->metric)))
 		return snprintf(err, (size_t)errlen, "%s and %s time different figures (%s, %s): %s",
-				name(r, 0), name(r, b), x->metric ? x->metric : "ns per op",
+				run_at(r, 0)->path, run_at(r, b)->path, x->metric ? x->metric : "ns per op",
 				y->metric ? y->metric : "ns per op", what), -1;
 	return 0;
 }
@@ -98,7 +93,7 @@ static bool contradict(enum fl_verdict a, enum fl_verdict b)
 static void check_rerun(struct fl_pool_result *r, const struct fl_pool_pt *p,
 			struct fl_pool_row *w, double *half)
 {
-	const struct fl_cells *nc = &r->c[r->nruns];
+	const struct fl_cells *nc = &run_at(r, r->nruns)->c;
 	const struct fl_cell *nb = fl_cell_find(nc, p->point, r->baseline),
 			     *x = fl_cell_find(nc, p->point, w->variant);
 	struct fl_ratio q = { .n = 0 };
@@ -128,7 +123,7 @@ static void row_build(struct fl_pool_result *r, struct fl_pool_pt *p, int e,
 	w->run_status = fl_xcalloc((size_t)r->nruns, sizeof(void *)); /* an array of pointers */
 	for (int j = 0; j < r->nruns; j++) {
 		const struct fl_ratio *x = &q[j * p->nrow + e];
-		const struct fl_cell *c = fl_cell_find(&r->c[j], p->point, w->variant);
+		const struct fl_cell *c = fl_cell_find(&run_at(r, j)->c, p->point, w->variant);
 		w->run_ratio[j] = x->n ? x->median : NAN;
 		w->run_status[j] = c && !fl_cell_usable(c) ? c->status : "-";
 	}
@@ -141,7 +136,7 @@ static void row_build(struct fl_pool_result *r, struct fl_pool_pt *p, int e,
 static const struct fl_cell **entries(const struct fl_pool_result *r, int i, int *nent)
 {
 	int nrow;
-	const struct fl_cell **row = fl_point_rows(&r->c[0], i, r->baseline, &nrow);
+	const struct fl_cell **row = fl_point_rows(&run_at(r, 0)->c, i, r->baseline, &nrow);
 	if (!row)
 		return NULL;
 	*nent = 0;
@@ -161,8 +156,8 @@ static void point_build(struct fl_pool_result *r, int i, double *half)
 	struct fl_pool_pt *p = &r->pt[r->npt++];
 	const struct fl_cells **cs = fl_xcalloc((size_t)r->nruns, sizeof(void *));
 	for (int j = 0; j < r->nruns; j++)
-		cs[j] = &r->c[j];
-	p->point = r->c[0].c[i].point;
+		cs[j] = &run_at(r, j)->c;
+	p->point = r->runs[0].c.c[i].point;
 	p->nrow = nent;
 	struct fl_ratio *q = fl_xcalloc((size_t)(r->nruns * nent) + 1, sizeof *q);
 	fl_pool_ratios(r->nruns, cs, p->point, r->baseline, ent, nent, false, q);
@@ -199,22 +194,19 @@ static int runs_cells(struct fl_pool_result *r, char *err, int errlen)
 	return 0;
 }
 
-int fl_pool_build(struct fl_pool_result *r, int nruns, const struct fl_table *t,
-		  char *const *names, const struct fl_table *against, const char *against_name,
-		  const char *baseline, char *err, int errlen)
+int fl_pool_build(struct fl_pool_result *r, struct fl_loaded_run *runs, int nruns,
+		  const struct fl_pool_opts *o, char *err, int errlen)
 {
-	*r = (struct fl_pool_result){ .nruns = nruns, .baseline = baseline, .t = t,
-				      .names = names, .against = against,
-				      .against_name = against_name, .median_half = NAN };
+	*r = (struct fl_pool_result){ .nruns = nruns, .baseline = o->baseline, .runs = runs,
+				      .against = o->against, .median_half = NAN };
 	if (nruns < 2)
 		return fail(r, err, errlen, "give two or more CSV files of one configuration "
 			    "(got %d)", nruns);
-	r->c = fl_xcalloc((size_t)nruns + 1, sizeof *r->c);
 	if (runs_cells(r, err, errlen)) {
 		fl_pool_result_free(r);
 		return -1;
 	}
-	int n = r->c[0].n;
+	int n = r->runs[0].c.n;
 	r->pt = fl_xcalloc((size_t)n + 1, sizeof *r->pt);
 	r->libs = fl_xcalloc((size_t)n + 1, sizeof *r->libs);
 	double *half = fl_xcalloc((size_t)n + 1, sizeof *half);
@@ -237,10 +229,6 @@ void fl_pool_result_free(struct fl_pool_result *r)
 	}
 	free(r->pt);
 	free(r->libs);
-	if (r->c)
-		for (int j = 0; j <= r->nruns; j++)
-			fl_cells_free(&r->c[j]);
-	free(r->c);
 	memset(r, 0, sizeof *r);
 }
 
@@ -275,25 +263,25 @@ static void header_runs(FILE *f, const struct fl_pool_result *r)
 {
 	fprintf(f, "futexlab compare --pool:");
 	for (int j = 0; j < r->nruns; j++)
-		fprintf(f, " %s", r->names[j]);
+		fprintf(f, " %s", r->runs[j].path);
 	if (r->against)
-		fprintf(f, " --against %s", r->against_name);
+		fprintf(f, " --against %s", r->against->path);
 	fputc('\n', f);
 	for (int j = 0; j < r->nruns; j++) {
-		fprintf(f, "run %d: %s, futexlab %s, %s, seed %s\n", j + 1, r->names[j],
-			fl_table_meta(&r->t[j], "revision"), fl_table_meta(&r->t[j], "date"),
-			fl_table_meta(&r->t[j], "seed"));
-		fl_table_as_marks(f, &r->t[j], "       "); /* a --as run is a test run */
+		const struct fl_loaded_run *x = &r->runs[j];
+		fprintf(f, "run %d: %s, futexlab %s, %s, seed %s\n", j + 1, x->path, x->revision,
+			x->date, x->seed);
+		fl_table_as_marks(f, &x->t, "       "); /* a --as run is a test run */
 	}
 	int nall = r->nruns + (r->against != NULL);
-	const struct fl_table *t0 = tab(r, 0);
+	const struct fl_table *t0 = &run_at(r, 0)->t;
 	for (int j = 1; j < nall; j++)
-		if (strcmp(fl_table_meta(tab(r, j), "revision"), fl_table_meta(t0, "revision")) ||
-		    strcmp(fl_table_meta(tab(r, j), "cpu"), fl_table_meta(t0, "cpu")) ||
-		    strcmp(fl_table_meta(tab(r, j), "kernel"), fl_table_meta(t0, "kernel"))) {
+		if (strcmp(fl_table_meta(&run_at(r, j)->t, "revision"), fl_table_meta(t0, "revision")) ||
+		    strcmp(fl_table_meta(&run_at(r, j)->t, "cpu"), fl_table_meta(t0, "cpu")) ||
+		    strcmp(fl_table_meta(&run_at(r, j)->t, "kernel"), fl_table_meta(t0, "kernel"))) {
 			fprintf(f, "warning: %s and %s differ in revision, cpu or kernel: not identical "
 				   "runs (a change of the code or the machine is not a rerun)\n",
-				name(r, 0), name(r, j));
+				run_at(r, 0)->path, run_at(r, j)->path);
 			break;
 		}
 }
@@ -316,7 +304,7 @@ static void header(FILE *f, const struct fl_pool_result *r)
 	if (r->against)
 		fprintf(f, "against %s: its median ratio inside the next run's interval (in) or "
 			   "not (OUT), its own verdict;\n! where the two verdicts contradict (faster "
-			   "against slower)\n", r->against_name);
+			   "against slower)\n", r->against->path);
 }
 
 static void tsv_header(FILE *f, const struct fl_pool_result *r)
@@ -394,7 +382,7 @@ static void summary(FILE *f, const struct fl_pool_result *r)
 {
 	fprintf(f, "\nprediction: %s's ratio inside for %d of %d (point, entry) pairs "
 		   "(%.1f%%); median half-width ×/÷%.2f; verdicts contradicting: %d\n",
-		r->against_name, r->inside, r->pairs, r->pairs ? 100.0 * r->inside / r->pairs : 0,
+		r->against->path, r->inside, r->pairs, r->pairs ? 100.0 * r->inside / r->pairs : 0,
 		exp(r->median_half), r->contra);
 }
 
@@ -416,15 +404,13 @@ void fl_pool_print(FILE *f, const struct fl_pool_result *r, bool tsv)
 		summary(f, r);
 }
 
-int fl_pool_compare(FILE *f, int nruns, const struct fl_table *t, char *const *names,
-		    const struct fl_table *against, const char *against_name,
-		    const char *baseline, bool tsv)
+int fl_pool_compare(FILE *f, struct fl_loaded_run *runs, int nruns, const struct fl_pool_opts *o)
 {
 	struct fl_pool_result r;
 	char err[400];
-	if (fl_pool_build(&r, nruns, t, names, against, against_name, baseline, err, sizeof err))
+	if (fl_pool_build(&r, runs, nruns, o, err, sizeof err))
 		fl_bad_input("compare --pool: %s", err);
-	fl_pool_print(f, &r, tsv);
+	fl_pool_print(f, &r, o->tsv);
 	fl_pool_result_free(&r);
 	return 0;
 }

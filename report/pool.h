@@ -29,6 +29,7 @@
 #include <stdio.h>
 
 #include "report/pool_libs.h"
+#include "model/run.h"
 #include "model/table.h"
 #include "stats/stats.h"
 
@@ -58,11 +59,9 @@ struct fl_pool_pt {
 struct fl_pool_result {
 	int nruns;
 	const char *baseline;
-	const struct fl_table *t;     /* the caller's: outlive the result */
-	char *const *names;
-	const struct fl_table *against; /* NULL: no rerun checked */
-	const char *against_name;
-	struct fl_cells *c;           /* [nruns + 1] the runs' cells, then the rerun's */
+	struct fl_loaded_run *runs;   /* the caller's (model/run.h; their cells built
+				       * here where not yet): outlive the result */
+	struct fl_loaded_run *against; /* NULL: no rerun checked */
 	struct fl_pool_pt *pt;
 	int npt;
 	struct fl_pool_libs_point *libs; /* the points judged against the libraries */
@@ -71,13 +70,19 @@ struct fl_pool_result {
 	double median_half;           /* their prediction half-widths' median (NAN: none) */
 };
 
-/* Pools t[0..nruns) (named names[]), and checks the rerun `against` (NULL:
- * none) against them. Bad input (fewer than two runs, runs of different
- * configurations, the baseline missing): -1 with one line in err (no
- * command's prefix), r freed. The tables and names must outlive r. */
-int fl_pool_build(struct fl_pool_result *r, int nruns, const struct fl_table *t,
-		  char *const *names, const struct fl_table *against, const char *against_name,
-		  const char *baseline, char *err, int errlen);
+/* What the pool is built with: the rerun checked against it (NULL: none),
+ * the baseline, and (fl_pool_compare) the TSV rather than the text. */
+struct fl_pool_opts {
+	struct fl_loaded_run *against;
+	const char *baseline;
+	bool tsv;
+};
+/* Pools runs[0..nruns), and checks the rerun o->against against them. Bad
+ * input (fewer than two runs, runs of different configurations, the
+ * baseline missing): -1 with one line in err (no command's prefix), r
+ * freed. The runs must outlive r. */
+int fl_pool_build(struct fl_pool_result *r, struct fl_loaded_run *runs, int nruns,
+		  const struct fl_pool_opts *o, char *err, int errlen);
 void fl_pool_result_free(struct fl_pool_result *r);
 /* The views: the text table (and the summary line against a rerun), or
  * the TSV; then the libraries' block. */
@@ -85,8 +90,6 @@ void fl_pool_print(FILE *f, const struct fl_pool_result *r, bool tsv);
 
 /* The command: build (bad input: fl_bad_input, one line, exit 2), print,
  * free. Returns 0. */
-int fl_pool_compare(FILE *f, int nruns, const struct fl_table *t, char *const *names,
-		    const struct fl_table *against, const char *against_name,
-		    const char *baseline, bool tsv);
+int fl_pool_compare(FILE *f, struct fl_loaded_run *runs, int nruns, const struct fl_pool_opts *o);
 
 #endif

@@ -59,15 +59,15 @@ static void cell_of(struct fl_sum_cell *x, const struct fl_model *m, int r, int 
 /* The index of point p's first cell in run r's cells (-1: none). */
 static int first_cell(const struct fl_model *m, int r, int p)
 {
-	for (int i = 0; i < m->c[r].n; i++)
-		if (!strcmp(m->c[r].c[i].point, m->point[p]))
+	for (int i = 0; i < m->run[r].c.n; i++)
+		if (!strcmp(m->run[r].c.c[i].point, m->point[p]))
 			return i;
 	return -1;
 }
 
 void fl_summary_build(struct fl_sum *s, const struct fl_model *m, int r)
 {
-	*s = (struct fl_sum){ .baseline = m->baseline, .value = m->c[r].value,
+	*s = (struct fl_sum){ .baseline = m->baseline, .value = m->run[r].c.value,
 			      .npoints = m->npoint, .nentries = m->nentry };
 	s->points = fl_xcalloc((size_t)m->npoint + 1, sizeof *s->points);
 	s->entries = fl_xcalloc((size_t)m->nentry + 1, sizeof *s->entries);
@@ -83,7 +83,7 @@ void fl_summary_build(struct fl_sum *s, const struct fl_model *m, int r)
 	int b = fl_model_entry(m, m->baseline);
 	for (int p = 0; p < m->npoint; p++) {
 		int i = first_cell(m, r, p);
-		const struct fl_cell *first = i >= 0 ? &m->c[r].c[i] : NULL;
+		const struct fl_cell *first = i >= 0 ? &m->run[r].c.c[i] : NULL;
 		const struct fl_mpoint *q = fl_model_pt(m, r, p);
 		struct fl_sum_point *pt = &s->points[p];
 		*pt = (struct fl_sum_point){ .point = m->point[p], .winner = -1, .against = -1,
@@ -107,12 +107,12 @@ void fl_summary_build(struct fl_sum *s, const struct fl_model *m, int r)
 			pt->cpu = fl_model_cell(m, r, p, q->fastest)->cpu_ratio.median;
 		}
 		int nrow;
-		const struct fl_cell **row = i >= 0 ? fl_point_rows(&m->c[r], i, m->baseline, &nrow)
+		const struct fl_cell **row = i >= 0 ? fl_point_rows(&m->run[r].c, i, m->baseline, &nrow)
 						    : NULL;
-		const struct fl_cell *ref = fl_cell_find(&m->c[r], m->point[p], m->baseline);
+		const struct fl_cell *ref = fl_cell_find(&m->run[r].c, m->point[p], m->baseline);
 		if (row && ref && fl_cell_usable(ref))
 			fl_peers_count(row, nrow, pt->regimes,
-				       fl_control_band(&m->c[r], m->point[p], m->baseline), &s->peers);
+				       fl_control_band(&m->run[r].c, m->point[p], m->baseline), &s->peers);
 		free(row);
 	}
 	for (int e = 0; e < s->nentries; e++)
@@ -494,8 +494,10 @@ int fl_report_text(FILE *out, const char *detail_path, bool show_detail,
 {
 	size_t len = 0;
 	int errors;
+	struct fl_loaded_run run;
+	fl_loaded_wrap(&run, t, c, detail_path);
 	struct fl_model m;
-	fl_model_of_run(&m, t, c, detail_path, baseline);
+	fl_model_of_run(&m, &run, baseline);
 	char *buf = detail_text(&m, more, arg, &len, &errors);
 	struct fl_sum s;
 	fl_summary_build(&s, &m, 0);
@@ -509,6 +511,7 @@ int fl_report_text(FILE *out, const char *detail_path, bool show_detail,
 	fl_summary_print(out, &s);
 	fl_summary_free(&s);
 	fl_model_free(&m);
+	fl_loaded_free(&run);
 	if (kept)
 		fprintf(out, "full tables: %s (%s)\n", detail_path,
 			show_detail ? "and above" : "or --detail");

@@ -205,9 +205,9 @@ static void legend(FILE *f, const struct fl_cells *c, const char *baseline)
 
 int fl_print_ratios(FILE *f, const struct fl_model *m, int r)
 {
-	const struct fl_cells *c = &m->c[r];
+	const struct fl_cells *c = &m->run[r].c;
 	const char *baseline = m->baseline;
-	fl_print_machine(f, "machine: ", &m->t[r]);
+	fl_print_machine(f, "machine: ", &m->run[r].t);
 	legend(f, c, baseline);
 	if (!c->paired)
 		fprintf(f, "warning: this file predates rounds (no round column): reps are paired "
