@@ -123,8 +123,7 @@ void fl_runs_files(struct fl_runs *r, const char *cmd, char *const *files, int n
 static bool is_new(const struct fl_store_run *x, const struct fl_runs *news)
 {
 	for (int i = 0; i < news->n; i++)
-		if (!strcmp(x->revision, news->run[i].revision) && !strcmp(x->date, news->run[i].date) &&
-		    !strcmp(x->seed, news->run[i].seed) && !strcmp(x->command, news->run[i].command))
+		if (fl_same_run(&x->run, &news->run[i]))
 			return true;
 	return false;
 }
@@ -158,9 +157,8 @@ void fl_select_same_name(struct fl_store *st, const char *cmd, const char *name,
 
 static void take_stored(struct fl_runs *r, struct fl_store_run *x)
 {
-	char name[64];
-	snprintf(name, sizeof name, "store:%ld", x->id);
-	fl_loaded_take(grow(r), &x->t, name, x->id);
+	*grow(r) = x->run; /* taken over: named store:ID */
+	memset(&x->run, 0, sizeof x->run);
 }
 
 /* What a new run's history may hold (select.h): what is left out is
@@ -174,16 +172,16 @@ struct earlier {
 static bool history_ok(const struct fl_store_run *x, const struct fl_runs *news,
 		       const struct earlier *e, struct fl_runs *r)
 {
-	if (x->as || is_new(x, news))
+	if (x->run.as || is_new(x, news))
 		return false;
-	if ((*e->date && strcmp(x->date, e->date) >= 0) || (e->id && x->id >= e->id)) {
+	if ((*e->date && strcmp(x->run.date, e->date) >= 0) || (e->id && x->id >= e->id)) {
 		r->later++;
 		return false;
 	}
-	if (e->until && strncmp(x->date, e->until, strlen(e->until)) > 0)
+	if (e->until && strncmp(x->run.date, e->until, strlen(e->until)) > 0)
 		return false;
 	char set[sizeof r->settings];
-	fl_judge_settings(&x->t, set, sizeof set);
+	fl_judge_settings(&x->run.t, set, sizeof set);
 	if (strcmp(set, r->settings)) {
 		r->other_settings++;
 		return false;

@@ -7,28 +7,20 @@
 
 #include "fail/fail.h"
 #include "fail/xalloc.h"
+#include "schema/fnv.h"
 
 const char *const fl_machine_keys[] = { "cpu", "cores", "numa", "kernel", "hypervisor",
 					"host", "libc", "libraries", NULL };
 
-/* FNV-1a 64: stable across builds and machines, which the store's
- * identity of a machine needs; not a defence against anyone. */
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 void fl_machine_of(const struct fl_table *t, struct fl_machine_id *m)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = FL_FNV_BASIS;
 	for (int i = 0; fl_machine_keys[i]; i++) {
 		const char *v = fl_table_meta(t, fl_machine_keys[i]);
 		if (!strcmp(v, "?"))
 			continue; /* an older file: the key is not part of its identity */
-		h = fnv(fnv(fnv(h, fl_machine_keys[i]), "="), v);
-		h = fnv(h, "\n");
+		h = fl_fnv1a_str(fl_fnv1a_str(fl_fnv1a_str(h, fl_machine_keys[i]), "="), v);
+		h = fl_fnv1a_str(h, "\n");
 	}
 	snprintf(m->fingerprint, sizeof m->fingerprint, "%016llx", (unsigned long long)h);
 	const char *host = fl_table_meta(t, "host");

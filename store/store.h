@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "model/run.h"
 #include "model/table.h"
 
 /* The schema version this code writes (PRAGMA user_version). */
@@ -48,13 +49,13 @@ struct fl_store_sel {
 
 struct fl_store_run {
 	long id;
-	char *machine;       /* its name */
+	char *machine;       /* its machine's row: the name and fingerprint stored */
 	char *fingerprint;
-	char *revision, *date, *seed, *command, *path;
-	char *as;            /* "as" metadata (test runs), NULL none */
+	char *path;          /* the CSV's path when it was added */
 	char *ab;            /* an A/B run's mark (its `# ab:` line), NULL none */
-	struct fl_table t;   /* the run rebuilt: metadata lines, header, rows,
-			      * as fl_table_load would give */
+	struct fl_loaded_run run; /* the run rebuilt (model/run.h), named "store:ID":
+			      * metadata lines, header, rows as fl_table_load would
+			      * give, its identity and machine as a file's */
 };
 
 /* The selected runs in date order (oldest first), A/B runs left out unless
