@@ -140,8 +140,8 @@ static int compare_files(int nfiles, char **files, struct cmp *o)
 		struct fl_change_sink sink = { 0 };
 		if (o->g.fail_on)
 			sink = fl_gate_sink(&o->g);
-		fl_print_changes(stdout, &run[0].t, &run[0].c, &run[1].t, &run[1].c, o->baseline,
-				 o->all, o->absolute, o->g.fail_on ? &sink : NULL);
+		fl_print_changes(stdout, &run[0], &run[1], &(struct fl_changes_opts){
+			o->baseline, o->all, o->absolute, o->g.fail_on ? &sink : NULL });
 		if (o->g.fail_on)
 			rc = fl_gate_end(&o->g, stdout);
 	}
