@@ -205,20 +205,19 @@ static void history_note(const struct cmp *o, int later, int other, const char *
  * first of them, of its settings (the others freed and said). */
 static int pool_history(struct fl_runs *r, int nfiles, const struct cmp *o)
 {
-	char set[160], other[160];
+	char set[sizeof r->run[0].settings]; /* a copy: the runs move below */
 	const char *first = "";
 	for (int i = nfiles; i < r->n; i++) {
 		const char *d = r->run[i].date;
 		if (strcmp(d, "?") && (!*first || strcmp(d, first) < 0))
 			first = d;
 	}
-	fl_judge_settings(&r->run[nfiles].t, set, sizeof set);
+	snprintf(set, sizeof set, "%s", r->run[nfiles].settings);
 	int k = 0, later = 0, others = 0;
 	for (int i = 0; i < r->n; i++) {
 		bool keep = i >= nfiles;
 		if (!keep) {
-			fl_judge_settings(&r->run[i].t, other, sizeof other);
-			const char *d = r->run[i].date;
+			const char *other = r->run[i].settings, *d = r->run[i].date;
 			bool late = *first && strcmp(d, first) >= 0;
 			later += late;
 			others += !late && strcmp(set, other);

@@ -180,9 +180,7 @@ static bool history_ok(const struct fl_store_run *x, const struct fl_runs *news,
 	}
 	if (e->until && strncmp(x->run.date, e->until, strlen(e->until)) > 0)
 		return false;
-	char set[sizeof r->settings];
-	fl_judge_settings(&x->run.t, set, sizeof set);
-	if (strcmp(set, r->settings)) {
+	if (strcmp(x->run.settings, r->settings)) {
 		r->other_settings++;
 		return false;
 	}
@@ -228,7 +226,7 @@ int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *aga
 		if (is_new(&runs[i], &news) && (!e.id || runs[i].id < e.id))
 			e.id = runs[i].id;
 	if (nagainst)
-		fl_judge_settings(&news.run[0].t, r->settings, sizeof r->settings);
+		snprintf(r->settings, sizeof r->settings, "%s", news.run[0].settings);
 	bool *ok = fl_xcalloc((size_t)(n ? n : 1), sizeof *ok);
 	for (int i = 0; i < n; i++)
 		ok[i] = !nagainst || history_ok(&runs[i], &news, &e, r);

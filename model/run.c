@@ -54,6 +54,46 @@ bool fl_machine_same(const struct fl_table *a, const struct fl_table *b, const c
 	return true;
 }
 
+void fl_run_settings(const char *cmd, char *buf, int len)
+{
+	static const char *const keys[] = { "--preset", "--rounds", "--duration" };
+	char val[3][64] = { "", "", "" }, word[128] = "";
+	int first = 1;
+	for (const char *c = cmd; *c;) {
+		while (*c == ' ')
+			c++;
+		size_t n = strcspn(c, " ");
+		char tok[128];
+		snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok - 1 ? n : sizeof tok - 1), c);
+		c += n;
+		if (!*tok)
+			break;
+		if (first) {
+			snprintf(word, sizeof word, "%s", tok);
+			first = 0;
+			continue;
+		}
+		for (int k = 0; k < 3; k++) {
+			size_t kl = strlen(keys[k]);
+			if (strncmp(tok, keys[k], kl))
+				continue;
+			if (tok[kl] == '=') {
+				snprintf(val[k], sizeof val[k], "%.63s", tok + kl + 1);
+			} else if (!tok[kl]) {
+				while (*c == ' ')
+					c++;
+				n = strcspn(c, " ");
+				snprintf(val[k], sizeof val[k], "%.*s", (int)(n < 63 ? n : 63), c);
+				c += n;
+			}
+		}
+	}
+	int l = snprintf(buf, (size_t)len, "%s", *word ? word : "?");
+	for (int k = 0; k < 3 && l < len; k++)
+		if (*val[k])
+			l += snprintf(buf + l, (size_t)(len - l), " %s %s", keys[k], val[k]);
+}
+
 static void identity(struct fl_loaded_run *r, const char *path, long store_id)
 {
 	r->path = fl_xstrdup(path ? path : "-");
@@ -64,6 +104,7 @@ static void identity(struct fl_loaded_run *r, const char *path, long store_id)
 	r->command = fl_table_meta(&r->t, "command");
 	const char *as = fl_table_meta(&r->t, "as");
 	r->as = strcmp(as, "?") ? as : NULL;
+	fl_run_settings(r->command, r->settings, sizeof r->settings);
 	fl_machine_of(&r->t, &r->machine);
 }
 

@@ -38,6 +38,14 @@ extern const char *const fl_machine_keys[];
  * differs in *key. */
 bool fl_machine_same(const struct fl_table *a, const struct fl_table *b, const char **key);
 
+/* A run's settings, what a history must share with the new run: from its
+ * `# command:` line, the command (run, sweep, ...) and its --preset, --rounds and --duration as
+ * the `# command:` line gives them ("sweep --preset quick"). Quick and
+ * standard runs, or runs of other rounds or rep durations, measure with
+ * other resolutions and other states of the machine: one history of both
+ * predicts neither (each series' spread is the mix's). */
+void fl_run_settings(const char *command, char *buf, int len);
+
 struct fl_loaded_run {
 	char *path;            /* the CSV as given, or "store:ID" */
 	long store_id;         /* 0: not from a store */
@@ -47,6 +55,7 @@ struct fl_loaded_run {
 	bool borrowed;         /* t and c are a caller's (fl_loaded_wrap): left at free */
 	const char *revision, *date, *seed, *command; /* "?" when the file lacks one */
 	const char *as;        /* the `# as:` line (a test run), NULL: a real run */
+	char settings[160];    /* what a history must share with it (fl_run_settings) */
 	struct fl_machine_id machine;
 };
 

@@ -336,7 +336,7 @@ int fl_history(FILE *f, const struct fl_model *m, const struct fl_history_opts *
 	 * said when a machine has more than one. */
 	char (*set)[160] = fl_xcalloc((size_t)m->nrun, sizeof *set);
 	for (int r = 0; r < m->nrun; r++)
-		fl_judge_settings(&m->run[r].t, set[r], sizeof set[r]);
+		snprintf(set[r], sizeof set[r], "%s", m->run[r].settings);
 	for (int r = 0; r < m->nrun; r++) {
 		bool seen = false, other = false;
 		for (int i = 0; i < r && !seen; i++) {

@@ -639,47 +639,6 @@ static void gate(FILE *f, const struct judge *J)
 		machine ? "; the machine moved: rerun it (alone on the machine)" : "");
 }
 
-void fl_judge_settings(const struct fl_table *t, char *buf, int len)
-{
-	static const char *const keys[] = { "--preset", "--rounds", "--duration" };
-	const char *cmd = fl_table_meta(t, "command");
-	char val[3][64] = { "", "", "" }, word[128] = "";
-	int first = 1;
-	for (const char *c = cmd; *c;) {
-		while (*c == ' ')
-			c++;
-		size_t n = strcspn(c, " ");
-		char tok[128];
-		snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok - 1 ? n : sizeof tok - 1), c);
-		c += n;
-		if (!*tok)
-			break;
-		if (first) {
-			snprintf(word, sizeof word, "%s", tok);
-			first = 0;
-			continue;
-		}
-		for (int k = 0; k < 3; k++) {
-			size_t kl = strlen(keys[k]);
-			if (strncmp(tok, keys[k], kl))
-				continue;
-			if (tok[kl] == '=') {
-				snprintf(val[k], sizeof val[k], "%.63s", tok + kl + 1);
-			} else if (!tok[kl]) {
-				while (*c == ' ')
-					c++;
-				n = strcspn(c, " ");
-				snprintf(val[k], sizeof val[k], "%.*s", (int)(n < 63 ? n : 63), c);
-				c += n;
-			}
-		}
-	}
-	int l = snprintf(buf, (size_t)len, "%s", *word ? word : "?");
-	for (int k = 0; k < 3 && l < len; k++)
-		if (*val[k])
-			l += snprintf(buf + l, (size_t)(len - l), " %s %s", keys[k], val[k]);
-}
-
 /* "revisions a (3), b (2)" of runs [from, to) */
 static void revisions(FILE *f, const struct fl_model *m, int from, int to)
 {
@@ -740,7 +699,7 @@ void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 	}
 	char set[160];
 	if (nhist < m->nrun) {
-		fl_judge_settings(&m->run[nhist].t, set, sizeof set);
+		snprintf(set, sizeof set, "%s", m->run[nhist].settings);
 		fprintf(f, "; settings: %s", set);
 	}
 	fprintf(f, "\nnew: ");
