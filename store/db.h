@@ -6,7 +6,6 @@
 
 #include <sqlite3.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "store/store.h"
 
@@ -34,13 +33,4 @@ int fl_store_migrate(struct fl_store *s, char *err, int errlen);
  * err. */
 long fl_store_machine_id(struct fl_store *s, const struct fl_loaded_run *r, char *err,
 			 int errlen);
-/* A metadata value as the store keeps it: "" where the file has none (the
- * readers' "?", model/table.h): a file from before the seed line is stored
- * with an empty seed, a machine's absent keys as empty columns, and a run's
- * identity is matched on what is stored. */
-static inline const char *fl_store_kept(const char *v)
-{
-	return strcmp(v, "?") ? v : "";
-}
-
 #endif

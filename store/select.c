@@ -126,8 +126,25 @@ static void bind_sel(sqlite3_stmt *st, const struct fl_store_sel *sel)
 	for (int i = 0; i < 3; i++)
 		if (v[i])
 			sqlite3_bind_text(st, i + 1, v[i], -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 4, sel->last > 0 ? sel->last : -1); /* -1: no limit */
+	/* -1: no limit; with a filter, the last N it keeps (fl_store_select) */
+	sqlite3_bind_int(st, 4, sel->last > 0 && !sel->keep ? sel->last : -1);
 	sqlite3_bind_int(st, 5, sel->ab);
+}
+
+static const char *col(sqlite3_stmt *st, int i)
+{
+	const unsigned char *v = sqlite3_column_text(st, i);
+	return v ? (const char *)v : "";
+}
+
+/* Whether the filter keeps the run of this row, and it is still among the
+ * last N (got kept before it, newest first): only then is it read back. */
+static bool kept(sqlite3_stmt *st, const struct fl_store_sel *sel, int got)
+{
+	const unsigned char *as = sqlite3_column_text(st, 8);
+	struct fl_store_row row = { (long)sqlite3_column_int64(st, 0), col(st, 3), col(st, 4),
+				    col(st, 5), col(st, 6), as ? (const char *)as : NULL };
+	return sel->keep(sel->arg, &row) && (sel->last <= 0 || got < sel->last);
 }
 
 int fl_store_select(struct fl_store *s, const struct fl_store_sel *sel,
@@ -140,6 +157,10 @@ int fl_store_select(struct fl_store *s, const struct fl_store_sel *sel,
 	if (rc == SQLITE_OK)
 		bind_sel(st, sel);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sel->keep && !kept(st, sel, got)) {
+			rc = SQLITE_OK;
+			continue;
+		}
 		if (got == cap)
 			out = fl_xrealloc(out, (size_t)(cap *= 2) * sizeof *out);
 		ret = take_run(s, st, &out[got++], err, errlen);
