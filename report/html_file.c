@@ -1,6 +1,6 @@
 /* report/html_file.c — `futexlab report`'s files (html.h): the runs in
  * (loaded runs, model/run.h: a file's or the store's), checked;
- * the page out, through a temporary file renamed into place. */
+ * the page out, through a temporary file renamed into place (page.h). */
 #include "report/html.h"
 
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/page.h"
 #include "report/pool.h"
 #include "fail/fail.h"
 #include "fail/xalloc.h"
@@ -25,21 +26,13 @@ static void cells(struct fl_loaded_run *r, const char *baseline)
 		fl_bad_input("report: baseline '%s' is not in %s (see --baseline)", baseline, name);
 }
 
-/* The page to path through a temporary file; returns its figures. */
+/* The page to path through a temporary file (page.h); returns its figures. */
 static int write_page(const char *path, struct fl_loaded_run *runs, int n,
 		      const char *baseline, const struct fl_pool_result *pool)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		fl_bad_input("report: cannot write %s: %s", path, strerror(errno));
-	int figs = fl_html_page(f, runs, n, baseline, pool);
-	if (ferror(f) | fclose(f) || rename(tmp, path)) {
-		int e = errno;
-		unlink(tmp);
-		fl_bad_input("report: cannot write %s: %s", path, strerror(e));
-	}
+	struct fl_page_file p;
+	int figs = fl_html_page(fl_page_open(&p, "report", path), runs, n, baseline, pool);
+	fl_page_close(&p);
 	return figs;
 }
 
