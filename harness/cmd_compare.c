@@ -112,15 +112,11 @@ static int compare_files(int nfiles, char **files, struct cmp *o)
 	struct fl_loaded_run run[2];
 	char err[300];
 	for (int i = 0; i < nfiles; i++) {
+		/* --absolute and --tsv need no baseline: none checked */
+		const char *baseline = o->absolute || o->tsv ? NULL : o->baseline;
 		if (fl_loaded_file(&run[i], files[i], err, sizeof err) ||
-		    fl_loaded_cells(&run[i], err, sizeof err))
+		    fl_loaded_check(&run[i], baseline, err, sizeof err))
 			fl_usage_error("compare: %s", err);
-		if (run[i].t.nrows == 0)
-			fl_usage_error("compare: %s has no rows (a run that measured nothing)",
-				       files[i]);
-		if (!o->absolute && !o->tsv && !fl_cell_find_variant(&run[i].c, o->baseline))
-			fl_usage_error("compare: baseline '%s' is not in %s (see --baseline)",
-				       o->baseline, files[i]);
 	}
 	if (nfiles == 2 && (o->g.rule.fail_on || o->absolute))
 		fl_runs_check(run, 2, &(struct fl_runs_check){ "compare", o->across, false, NULL });
