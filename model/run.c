@@ -205,3 +205,22 @@ void fl_runs_check(const struct fl_loaded_run *runs, int n, const struct fl_runs
 		fputs("): a change of the code is not a rerun\n", o->note);
 	}
 }
+
+int fl_loaded_check(struct fl_loaded_run *r, const char *baseline, char *err, int errlen)
+{
+	if (fl_loaded_cells(r, err, errlen))
+		return -1;
+	/* The loader refuses a file without rows (fl_table_check_run) in the same
+	 * words; a run handed over otherwise (the store's, a caller's) is checked
+	 * here. */
+	if (r->t.nrows == 0) {
+		snprintf(err, (size_t)errlen, "no rows (a run that measured nothing) in %s", r->path);
+		return -1;
+	}
+	if (baseline && !fl_cell_find_variant(&r->c, baseline)) {
+		snprintf(err, (size_t)errlen, "baseline '%s' is not in %s (see --baseline)", baseline,
+			 r->path);
+		return -1;
+	}
+	return 0;
+}

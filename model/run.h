@@ -72,6 +72,13 @@ void fl_loaded_wrap(struct fl_loaded_run *r, const struct fl_table *t, const str
 		    const char *path);
 /* Its cells, built once: 0, or -1 with one line in err. */
 int fl_loaded_cells(struct fl_loaded_run *r, char *err, int errlen);
+/* What every view of one run needs, checked once: its cells built, rows in
+ * it, and baseline among its entries (baseline NULL: not checked, for a
+ * view that needs none: compare --tsv, --absolute). 0, or -1 with one line
+ * in err ("no rows (a run that measured nothing) in PATH", "baseline 'B' is
+ * not in PATH (see --baseline)", or the cells' own), the caller prefixing
+ * its command. */
+int fl_loaded_check(struct fl_loaded_run *r, const char *baseline, char *err, int errlen);
 void fl_loaded_free(struct fl_loaded_run *r);
 /* Each of runs[0..n), then the array. */
 void fl_loaded_free_all(struct fl_loaded_run *runs, int n);

@@ -116,10 +116,7 @@
 #define FL_JUDGE_BUSY 25.0
 
 struct fl_judge_opts {
-	unsigned fail_on;   /* gate.h's FL_GATE_* bits; 0: no gate */
-	const char *fail_name; /* slower, faster, any */
-	double threshold;   /* least change, a fraction */
-	const char *only;   /* entries that may fail (fl_only_match); NULL: all */
+	struct fl_gate_rule rule; /* gate.h: --fail-on (0: no gate), --threshold, --only */
 	bool all;           /* list every pair, not only those that moved */
 	bool tsv;           /* one tab-separated line per pair instead */
 	bool ratio_only;    /* --across-machines: the same-run ratio alone */

@@ -33,17 +33,11 @@ static struct fl_loaded_run *run_at(const struct fl_pool_result *r, int j)
 	return j < r->nruns ? &r->runs[j] : r->against;
 }
 
-/* Run j's cells, with the baseline in them; -1 with err otherwise. */
+/* Run j's cells, with rows and the baseline in them (run.h's check); -1
+ * with err otherwise. */
 static int cells(struct fl_pool_result *r, int j, char *err, int errlen)
 {
-	if (fl_loaded_cells(run_at(r, j), err, errlen))
-		return -1;
-	if (!fl_cell_find_variant(&run_at(r, j)->c, r->baseline)) {
-		snprintf(err, (size_t)errlen, "baseline '%s' is not in %s (see --baseline)",
-			 r->baseline, run_at(r, j)->path);
-		return -1;
-	}
-	return 0;
+	return fl_loaded_check(run_at(r, j), r->baseline, err, errlen);
 }
 
 /* The first point of run a that run b lacks, or entry of a point b lacks:
