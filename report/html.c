@@ -102,12 +102,6 @@ static struct fl_hrow *hrows(const struct fl_model *m, int r, int p, int *nrow)
 	return h;
 }
 
-const char *fl_html_status(const char *status)
-{
-	return !status ? "" : !strcmp(status, "skipped") ? "skip" : !strcmp(status, "error") ? "ERR"
-			     : strcmp(status, "ok") ? "\u2013" : "-";
-}
-
 /* An entry's name, linked to its design's line when it has one. */
 static void entry_name(FILE *f, const char *label)
 {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/page.h"
 #include "report/svg.h"
 #include "fail/xalloc.h"
 #include "model/catalog.h"

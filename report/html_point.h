@@ -36,9 +36,5 @@ struct fl_hpoint {
 int fl_html_point_plots(FILE *f, const struct fl_hpoint *p);
 /* The legend of the markers: one figure. */
 void fl_html_legend(FILE *f, const char *baseline);
-/* A cell's status as the page shows it wherever it has no ratio (the
- * matrix, the ratio table, the ratio figure), in the text summary's words:
- * skip, ERR, - (ran, nothing to pair), else a dash; "" for NULL (html.c). */
-const char *fl_html_status(const char *status);
 
 #endif

@@ -49,3 +49,9 @@ void fl_page_head(FILE *f, const char *title, const char *style, enum fl_page_sp
 	fputs(style, f);
 	fputs(lines ? "</style>\n</head>\n<body>\n" : "</style></head><body>\n", f);
 }
+
+const char *fl_html_status(const char *status)
+{
+	return !status ? "" : !strcmp(status, "skipped") ? "skip" : !strcmp(status, "error") ? "ERR"
+			     : strcmp(status, "ok") ? "\u2013" : "-";
+}

@@ -45,4 +45,9 @@ enum fl_page_spelling { FL_PAGE_LINES, FL_PAGE_PACKED };
  * style written as is, in the page's spelling (above). */
 void fl_page_head(FILE *f, const char *title, const char *style, enum fl_page_spelling s);
 
+/* A cell's status as every page shows it wherever it has no ratio (the
+ * matrix, the ratio table, the ratio figure), in the text summary's words:
+ * skip, ERR, - (ran, nothing to pair), else a dash; "" for NULL. */
+const char *fl_html_status(const char *status);
+
 #endif
