@@ -20,9 +20,10 @@ static double control_floor(const struct fl_cells *c, const char *point, const c
 	fl_control_name(name, sizeof name, baseline);
 	const struct fl_cell *x = fl_cell_find(c, point, name), *b = fl_cell_find(c, point, baseline);
 	struct fl_ratio q;
-	if (!(cpu ? fl_cell_cpu_ratio(x, b, &q) : fl_cell_ratio(x, b, &q)) || q.level < 0.95)
+	if (!(cpu ? fl_cell_cpu_ratio(x, b, &q) : fl_cell_ratio(x, b, &q)))
 		return 0;
-	return q.resolution;
+	double res = fl_control_res(&q); /* INFINITY: unknown, no floor */
+	return isinf(res) ? 0 : res;
 }
 
 double fl_control_band(const struct fl_cells *c, const char *point, const char *baseline)

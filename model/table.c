@@ -894,18 +894,18 @@ static bool paired(const struct fl_cell *x, const struct fl_cell *base, bool cpu
 	if (!fl_cell_usable(x) || !fl_cell_usable(base))
 		return false;
 	const double *xv = cpu ? x->cpu_r : x->ns_r, *bv = cpu ? base->cpu_r : base->ns_r;
-	double *r = fl_xmalloc((size_t)x->nr * sizeof *r);
-	int n = 0;
+	/* x's rounds beside base's same rounds, then the one pairing rule */
+	size_t sz = (size_t)(x->nr ? x->nr : 1) * sizeof(double);
+	double *a = fl_xmalloc(sz), *b = fl_xmalloc(sz), *r = fl_xmalloc(sz);
+	int k = 0;
 	for (int i = 0; i < x->nr; i++)
 		for (int j = 0; j < base->nr; j++)
 			if (x->round[i] == base->round[j]) {
-				if (xv[i] > 0 && bv[j] > 0) /* NAN: not in the file */
-					r[n++] = xv[i] / bv[j];
+				a[k] = xv[i], b[k++] = bv[j];
 				break;
 			}
-	if (n)
-		*out = fl_ratio_summarize(r, n);
-	free(r);
+	int n = fl_ratio_paired(a, b, k, r, out);
+	free(a), free(b), free(r);
 	return n > 0;
 }
 

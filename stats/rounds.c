@@ -12,16 +12,8 @@ double fl_control_resolution(const double *base, const double *ctl, int n)
 	double *r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
 	if (!r)
 		return INFINITY;
-	int m = 0;
-	for (int i = 0; i < n; i++)
-		if (base[i] > 0 && ctl[i] > 0) /* false for NAN */
-			r[m++] = ctl[i] / base[i];
-	double res = INFINITY;
-	if (m > 0) {
-		struct fl_ratio q = fl_ratio_summarize(r, m);
-		if (q.level >= 0.95 && q.resolution >= 0)
-			res = q.resolution;
-	}
+	struct fl_ratio q;
+	double res = fl_ratio_paired(ctl, base, n, r, &q) ? fl_control_res(&q) : INFINITY;
 	free(r);
 	return res;
 }

@@ -76,6 +76,23 @@ bool fl_ci_apart(const struct fl_summary *a, const struct fl_summary *b)
 	return a->ci_hi < b->ci_lo || b->ci_hi < a->ci_lo;
 }
 
+int fl_ratio_paired(const double *x, const double *y, int n, double *scratch,
+		    struct fl_ratio *out)
+{
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (x[i] > 0 && y[i] > 0) /* false for NAN */
+			scratch[m++] = x[i] / y[i];
+	if (m)
+		*out = fl_ratio_summarize(scratch, m);
+	return m;
+}
+
+double fl_control_res(const struct fl_ratio *q)
+{
+	return q->level >= 0.95 && q->resolution >= 0 ? q->resolution : INFINITY;
+}
+
 struct fl_ratio fl_ratio_summarize(double *r, int n)
 {
 	struct fl_ratio q = { .n = n };

@@ -125,6 +125,18 @@ enum fl_verdict { FL_SAME, FL_FASTER, FL_SLOWER, FL_UNDECIDED };
 
 /* Sorts r in place; n >= 1. */
 struct fl_ratio fl_ratio_summarize(double *r, int n);
+/* The pairing rule of a run's rounds, once: the ratio x[i] / y[i] of each
+ * round i < n where both are > 0 (NAN: not measured, or failed), gathered
+ * in scratch (room for n) and summarized. Returns how many paired (0: none,
+ * *out untouched). The table's paired ratios (model/table.c) and the
+ * control's resolution while a run buys rounds (rounds.h) both pair so. */
+int fl_ratio_paired(const double *x, const double *y, int n, double *scratch,
+		    struct fl_ratio *out);
+/* A control's resolution from its paired ratio to the baseline: the
+ * interval's half-width once it reaches 95% coverage, else INFINITY
+ * (unknown: too few pairs). The floor every verdict of its point stands on
+ * (model/rule.c) and what buying rounds aims at (rounds.h), defined once. */
+double fl_control_res(const struct fl_ratio *q);
 /* faster: hi < 1; slower: lo > 1; same ("~"): the interval holds 1, or
  * |ln median| <= floor (the control's resolution, a half-width in ln r; 0
  * without a control): the median lies within the control's band [1/F, F],
