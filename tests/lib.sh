@@ -77,6 +77,16 @@ succeeds() {
   else bad "$what: rc=$?"; echo "$out"; fi
 }
 
+# exits WHAT STATUS RE COMMAND...: a check that COMMAND exits STATUS and its
+# output (stdout and stderr together) has a line matching the extended
+# regular expression RE; a failure shows the status and the output
+exits() {
+  local what=$1 want=$2 re=$3 out rc; shift 3
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" -eq "$want" ] && grep -qE -- "$re" <<<"$out"; then ok "$what"
+  else bad "$what: exit $rc (want $want), output: $out"; fi
+}
+
 # absent RE TEXT: true when no line of TEXT matches the extended regular
 # expression RE (check "no X" absent 'X' "$out")
 absent() { ! grep -qE -- "$1" <<<"$2"; }
