@@ -55,7 +55,8 @@ refusal() {
 # (refusal: exit 2, nothing on stdout, one line on stderr holding WANT, any
 # line when WANT is empty; with -E, WANT is an extended regular expression
 # the line matches): "ok   WHAT: LINE", the line it printed, else a failure
-# saying what was seen instead — what `check WHAT refusal ...` cannot say.
+# saying what was seen instead (refusal is the bare test, for a check that
+# joins it with more).
 # The caller's $rc, $out and $err are left alone (refusal's are local here).
 refused() {
   local re=
