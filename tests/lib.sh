@@ -6,7 +6,7 @@
 # pass: scripts/test counts and lists every such line of a test that ran);
 # the closing line "NAME: N passed, M failed" (finish), whose exit status
 # meson takes: 0 when nothing failed, 1 otherwise. A test skipped as a whole
-# says why on a SKIP line and exits 77 (tests/skip.sh).
+# says why on a SKIP line and exits 77 (skip_test).
 pass=0 fail=0 skipped=0
 
 # check WHAT COMMAND...: run COMMAND; a pass if it succeeds, else a failure
@@ -21,6 +21,11 @@ bad() { fail=$((fail+1)); echo "FAIL $*"; }
 # skip WHAT [WHY]: a check that cannot run here — "SKIP WHAT: WHY", never a
 # pass (one argument: WHAT already says why)
 skip() { skipped=$((skipped+1)); echo "SKIP $1${2:+: $2}"; }
+# skip_test NAME WHY: the test cannot go on here — "SKIP NAME: WHY" and exit
+# 77, meson's "skipped" (no closing line: what it could not check is not
+# counted as passed); tests/skip.sh, the stand-in for a test not built here,
+# is this alone
+skip_test() { echo "SKIP $1: $2"; exit 77; }
 
 # timed: whether the build times as the machine does (scripts/test sets
 # FL_TEST_SCALE=4 in the sanitizer builds, whose every op is the
@@ -46,6 +51,53 @@ refusal() {
   rm -f "$f"
   [ "$rc" = 2 ] && [ -z "$out" ] && [ "$lines" = 1 ] && { [ -z "$want" ] || [ "${err#*"$want"}" != "$err" ]; }
 }
+# refused [-E] WHAT WANT COMMAND...: a check that COMMAND refuses its input
+# (refusal: exit 2, nothing on stdout, one line on stderr holding WANT, any
+# line when WANT is empty; with -E, WANT is an extended regular expression
+# the line matches): "ok   WHAT: LINE", the line it printed, else a failure
+# saying what was seen instead (refusal is the bare test, for a check that
+# joins it with more).
+# The caller's $rc, $out and $err are left alone (refusal's are local here).
+refused() {
+  local re=
+  if [ "$1" = -E ]; then re=1; shift; fi
+  local what=$1 want=$2 st out err rc; shift 2
+  if [ -n "$re" ]; then refusal "" "$@" && grep -qE -- "$want" <<<"$err"
+  else refusal "$want" "$@"; fi
+  st=$?
+  if [ "$st" = 0 ]; then ok "$what: $err"
+  else bad "$what: rc=$rc, lines on stderr: $(grep -c '' <<<"$err"), stdout='$out' stderr='$err'${want:+ (want '$want')}"; fi
+}
+
+# succeeds WHAT COMMAND...: a check that COMMAND exits 0; its stdout and
+# stderr, together, left in $out for the checks that read what it said, and
+# shown under a failure
+succeeds() {
+  local what=$1; shift
+  if out=$("$@" 2>&1); then ok "$what"
+  else bad "$what: rc=$?"; echo "$out"; fi
+}
+
+# exits WHAT STATUS RE COMMAND...: a check that COMMAND exits STATUS and its
+# output (stdout and stderr together) has a line matching the extended
+# regular expression RE; a failure shows the status and the output
+exits() {
+  local what=$1 want=$2 re=$3 out rc; shift 3
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" -eq "$want" ] && grep -qE -- "$re" <<<"$out"; then ok "$what"
+  else bad "$what: exit $rc (want $want), output: $out"; fi
+}
+
+# absent RE TEXT: true when no line of TEXT matches the extended regular
+# expression RE (check "no X" absent 'X' "$out")
+absent() { ! grep -qE -- "$1" <<<"$2"; }
+
+# now_ms: the wall clock in milliseconds, for a wait's bound and the time a
+# failing message reports
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# sql SQL...: sqlite3 on the test's database, $db
+sql() { sqlite3 "$db" "$@"; }
 
 # scratch VAR NAME: a fresh directory /tmp/futexlab-NAME.XXXXXX in $VAR,
 # removed when the test exits; a test with more to undo at exit (processes
@@ -75,15 +127,33 @@ COLS='function col(name) {
 !cols_seen_ && !/^#/ { for (i_ = 1; i_ <= NF; i_++) cols_[$i_] = i_; cols_seen_ = 1 }
 '
 
-# ok_cols CSV COLUMN...: the named columns of a run's ok rows, a line each,
-# space-separated; read with python's csv module, so a quoted note holding
-# commas (a timeouts row's "18 posted, 18 taken, ...") moves no column, as
-# it would under COLS' awk -F,
-ok_cols() {
+# csv_cols CSV [NAME=VALUE...] COLUMN...: the named columns of the run's
+# rows whose NAME columns hold VALUE (every row without a NAME=VALUE), a line
+# a row, space-separated, in the file's order; read with python's csv module,
+# so a quoted note holding commas (a timeouts row's "18 posted, 18 taken,
+# ...") moves no column, as it would under COLS' awk -F,. A word holding "="
+# is a filter (no column's name has one). A column the header lacks stops it
+# (python's KeyError, status 1, nothing printed): a renamed column fails the
+# test, never reads as empty.
+#   csv_cols run.csv status=ok variant=negcount ns_per_op
+csv_cols() {
   python3 -c 'import csv, sys
-for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")):
-    if r["status"] == "ok":
-        print(" ".join(r[c] for c in sys.argv[2:]))' "$@"
+want = [a.split("=", 1) for a in sys.argv[2:] if "=" in a]
+cols = [a for a in sys.argv[2:] if "=" not in a]
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+for r in rows:
+    if all(r[k] == v for k, v in want):
+        print(" ".join(r[c] for c in cols))' "$@"
+}
+
+# count_rows CSV EXPR: how many of the run's rows satisfy the python
+# expression EXPR, each row a dict r of its columns by name
+# (count_rows run.csv "r['status'] == 'ok' and int(r['ops']) > 0"); True
+# counts every row. A column the header lacks stops it (status 1).
+count_rows() {
+  python3 -c 'import csv, sys
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+print(sum(1 for r in rows if eval(sys.argv[2])))' "$@"
 }
 
 # run_csv [COLUMNS]: a crafted run (a CSV compare reads) from lines of

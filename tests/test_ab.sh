@@ -97,12 +97,12 @@ check "  cut to a workload the runs do not hold: no judgement (counted as other)
   eval 'grep -q "^A/A runs, barrier only (): 1; exit 0 0, exit 1 0, exit 3 0, other 1$" <<<"$sub"'
 
 # ---- bad input: one line, exit 2 ----------------------------------------------------
-check "no --base: refused" refusal "--base REF is required" "$fl" ab --workload uncontended
-check "a REF that is neither a build, a binary nor a revision: refused" \
-  refusal "not a revision" "$fl" ab --base no-such-ref-xyz --head "$fl" --control "$fl" \
+refused "no --base: refused" "--base REF is required" "$fl" ab --workload uncontended
+refused "a REF that is neither a build, a binary nor a revision: refused" \
+  "not a revision" "$fl" ab --base no-such-ref-xyz --head "$fl" --control "$fl" \
     --workload uncontended --variant negcount
-check "--fail-on bogus: refused" refusal "--fail-on" "$fl" ab --base "$fl" --fail-on bogus
-check "--hash with two modes: refused" refusal "one mode" "$fl" ab --base "$fl" --hash auto,global
+refused "--fail-on bogus: refused" "--fail-on" "$fl" ab --base "$fl" --fail-on bogus
+refused "--hash with two modes: refused" "one mode" "$fl" ab --base "$fl" --hash auto,global
 cat >"$d/fake" <<'EOF'
 #!/bin/sh
 # a futexlab of another time: it knows 'version' and refuses every run
@@ -112,12 +112,12 @@ case "$1" in
 esac
 EOF
 chmod +x "$d/fake"
-check "a base that refuses the run: refused, its line named" \
-  refusal "the base side" env TMPDIR="$d/tmp" "$fl" ab --base "$d/fake" --head "$fl" \
+refused "a base that refuses the run: refused, its line named" \
+  "the base side" env TMPDIR="$d/tmp" "$fl" ab --base "$d/fake" --head "$fl" \
     --control "$fl" --workload uncontended --variant negcount --rounds 6 --csv "$d/fake.csv"
 check "  the scratch directory removed at that exit too" test -z "$(ls -A "$d/tmp")"
 grep -v '^#' "$d/aa.csv" | cut -d, -f1-17 | sed '1i # futexlab x' >"$d/plain.csv" # no side column
-check "--judge of a CSV that is not an A/B run: refused" \
-  refusal "not an A/B run" "$fl" ab --judge "$d/plain.csv"
-check "--judge with --base: refused" refusal "--judge" "$fl" ab --judge "$d/m.csv" --base "$fl"
+refused "--judge of a CSV that is not an A/B run: refused" \
+  "not an A/B run" "$fl" ab --judge "$d/plain.csv"
+refused "--judge with --base: refused" "--judge" "$fl" ab --judge "$d/m.csv" --base "$fl"
 finish -s ab

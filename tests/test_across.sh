@@ -62,10 +62,10 @@ out=$("$fl" report --db "$d/db" --by machine 2>&1); rc=$?
 check "--db: the store's runs, the page beside it" \
   test "$rc" = 0 -a -s "$d/db-by-machine.html" -a "$(grep -c 'runs pooled;' <<<"$out")" = 2
 
-check "bad --by: exit 2, one line" refusal "--by takes machine, kernel or libc" \
+refused "bad --by: exit 2, one line" "--by takes machine, kernel or libc" \
   "$fl" report --by host "${xeon[@]}"
-check "--by with --pool: exit 2, one line" refusal "--pool goes without it" \
+refused "--by with --pool: exit 2, one line" "--pool goes without it" \
   "$fl" report --by machine --pool "${xeon[@]}"
-check "--by with a run twice: exit 2, one line" refusal "are the same run" \
+refused "--by with a run twice: exit 2, one line" "are the same run" \
   "$fl" report --by machine "${xeon[0]}" "${xeon[0]}"
 finish across

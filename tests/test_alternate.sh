@@ -28,20 +28,14 @@ st=$?
 check "a failing run: its status (2)" [ $st -eq 2 ]
 check "a failing run: said" grep -q "tree's run failed (status 2)" "$d/err"
 
-bad_input() { local what=$1; shift
-  "$alt" "$@" >"$d/out" 2>"$d/err"
-  local st=$?
-  check "bad input, $what: exit 2" [ $st -eq 2 ]
-  check "bad input, $what: one line" [ "$(wc -l <"$d/err")" -eq 1 ]
-}
-bad_input "-n 0" -n 0 . -- run
-bad_input "-n x" -n x . -- run
-bad_input "no revision" -- run
-bad_input "no command" .
-bad_input "a revision twice" . . -- run
-bad_input "not a revision" no-such-revision-xyz -- run
-bad_input "an unknown option" -q . -- run
-bad_input "--csv given" . -- run --csv x.csv
-bad_input "a tag with a slash" -t a/b . -- run
+refused "bad input, -n 0" "" "$alt" -n 0 . -- run
+refused "bad input, -n x" "" "$alt" -n x . -- run
+refused "bad input, no revision" "" "$alt" -- run
+refused "bad input, no command" "" "$alt" .
+refused "bad input, a revision twice" "" "$alt" . . -- run
+refused "bad input, not a revision" "" "$alt" no-such-revision-xyz -- run
+refused "bad input, an unknown option" "" "$alt" -q . -- run
+refused "bad input, --csv given" "" "$alt" . -- run --csv x.csv
+refused "bad input, a tag with a slash" "" "$alt" -t a/b . -- run
 
 finish alternate

@@ -4,57 +4,35 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 fl=$1
-# nrows FILE EXPR: how many rows (dicts r of the CSV) satisfy the python EXPR
-nrows() { python3 -c '
-import csv, sys
-rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
-print(sum(1 for r in rows if eval(sys.argv[2])))' "$@"; }
 # hash_skipped FILE MODE: every row of MODE is skipped because the kernel
 # lacks PR_FUTEX_HASH (the only reason a hash mode may not run)
 hash_skipped() {
-  [ "$(nrows "$1" "r['hash'] == '$2'")" -gt 0 ] &&
-  [ "$(nrows "$1" "r['hash'] == '$2' and not (r['status'] == 'skipped' and 'PR_FUTEX_HASH' in r['note'])")" -eq 0 ]
+  [ "$(count_rows "$1" "r['hash'] == '$2'")" -gt 0 ] &&
+  [ "$(count_rows "$1" "r['hash'] == '$2' and not (r['status'] == 'skipped' and 'PR_FUTEX_HASH' in r['note'])")" -eq 0 ]
 }
 
-# expect_usage "description" args...: exit 2, exactly one stderr line, no stdout
-expect_usage() {
-  local what=$1; shift
-  local out err rc
-  if refusal "" with_detail "$@"; then ok "$what: $err"
-  else bad "$what: rc=$rc lines=$(printf '%s' "$err" | grep -c '') stdout='$out' stderr='$err'"; fi
-  usage_err=$err
-}
-expect_ok() {
-  local what=$1; shift
-  if with_detail "$@" >/tmp/fl_cli_out.$$ 2>&1; then
-    ok "$what"
-  else
-    bad "$what: rc=$?"; cat /tmp/fl_cli_out.$$
-  fi
-}
+refused "no command" "" with_detail
+refused "unknown command" "" with_detail frobnicate
+refused "unknown variant" "" with_detail run --variant nosuch --workload uncontended
+refused "unknown workload" "" with_detail run --variant negcount --workload nosuch
+refused "unknown flag" "" with_detail run --bogus
+refused "missing value" "" with_detail run --threads
+refused "non-numeric threads" "" with_detail run --threads four
+refused "zero threads" "" with_detail run --threads 0
+refused "a list longer than its buffer (never cut short)" "" with_detail run --threads "$(printf '%016d,' $(seq 62))1"
+refused "too many threads" "" with_detail run --threads 100000
+refused "negative tokens" "" with_detail run --tokens -1
+refused "trailing garbage" "" with_detail run --rounds 3x
+refused "bad duration" "" with_detail run --duration abc
+refused "zero duration" "" with_detail run --duration 0
+refused "duration and ops" "" with_detail run --duration 1 --ops 10
+refused "empty list item" "" with_detail run --variant negcount,,split
+refused "bad wake mode" "" with_detail run --wake some
+refused "stray argument" "" with_detail run extra
+refused "list argument" "" with_detail list extra
 
-expect_usage "no command"
-expect_usage "unknown command" frobnicate
-expect_usage "unknown variant" run --variant nosuch --workload uncontended
-expect_usage "unknown workload" run --variant negcount --workload nosuch
-expect_usage "unknown flag" run --bogus
-expect_usage "missing value" run --threads
-expect_usage "non-numeric threads" run --threads four
-expect_usage "zero threads" run --threads 0
-expect_usage "a list longer than its buffer (never cut short)" run --threads "$(printf '%016d,' $(seq 62))1"
-expect_usage "too many threads" run --threads 100000
-expect_usage "negative tokens" run --tokens -1
-expect_usage "trailing garbage" run --rounds 3x
-expect_usage "bad duration" run --duration abc
-expect_usage "zero duration" run --duration 0
-expect_usage "duration and ops" run --duration 1 --ops 10
-expect_usage "empty list item" run --variant negcount,,split
-expect_usage "bad wake mode" run --wake some
-expect_usage "stray argument" run extra
-expect_usage "list argument" list extra
-
-expect_ok "help" --help
-expect_ok "run help" run --help
+succeeds "help" with_detail --help
+succeeds "run help" with_detail run --help
 # Help on every command and at the top, as -h, --help and help COMMAND:
 # exit 0, the usage on stdout, nothing on stderr.
 helps() { # description, args...
@@ -79,8 +57,8 @@ for c in list run sweep exec hunt compare report store history version; do
 done
 helps "futexlab store add -h" store add -h
 helps "futexlab store ls --help" store ls --help
-expect_usage "help of no command" help nosuch
-expect_usage "-h with an argument" -h run
+refused "help of no command" "" with_detail help nosuch
+refused "-h with an argument" "" with_detail -h run
 # Each command's help is generated from its option table: every option the
 # parser takes is listed (--reps, the old name of --rounds, is not), and
 # --reps still works, with one line of deprecation on stderr.
@@ -109,12 +87,12 @@ rerr=$("$fl" run --detail --reps 0 2>&1 >/dev/null); rc=$?
 if [ $rc -eq 2 ] && [ "$(grep -c '' <<<"$rerr")" -eq 2 ] && grep -q 'rounds' <<<"$rerr"; then
   ok "--reps 0: the note, then the usage error on --rounds, exit 2"
 else bad "--reps 0: rc=$rc stderr='$rerr'"; fi
-expect_ok "list" list
+succeeds "list" with_detail list
 csv=$(mktemp -d)/r.csv
 # (--no-probes here and in the row counts below: the rows are the timed
 # rounds alone; as root a run without it adds R/3 probed rounds' rows,
 # test_resolution.sh)
-expect_ok "tiny run with CSV" run --variant negcount,glibc --workload uncontended,pool \
+succeeds "tiny run with CSV" with_detail run --variant negcount,glibc --workload uncontended,pool \
   --ops 2000 --rounds 2 --threads 2 --tokens 1 --no-probes --csv "$csv" --quiet
 rows=$(grep -vc '^#' "$csv")
 # header + 2 reps x (uncontended: negcount, glibc, the control glibc#2 and
@@ -134,7 +112,7 @@ if grep -q '^# kernel: ' "$csv" && grep -q '^variant,workload,' "$csv"; then
   ok "csv metadata"; else bad "csv metadata"; fi
 if ! ls "$(dirname "$csv")" | grep -q tmp; then ok "no temp file left"; else
   bad "temp file left"; fi
-rm -rf "$(dirname "$csv")" /tmp/fl_cli_out.$$
+rm -rf "$(dirname "$csv")"
 
 # inline forms (workloads/uncontended.c): NAME-inline runs the design's own
 # loop (.pairs) at uncontended, beside floor-inline: every row ok with the
@@ -143,47 +121,41 @@ rm -rf "$(dirname "$csv")" /tmp/fl_cli_out.$$
 # may be pinned; skipped at another workload; refused (exit 2) for a design
 # with no form, or one run in a helper
 csv=$(mktemp -d)/i.csv
-expect_ok "inline forms" run --variant negcount-inline,glibc-inline,cxx-gnu-inline,split-inline@adaptive \
+succeeds "inline forms" with_detail run --variant negcount-inline,glibc-inline,cxx-gnu-inline,split-inline@adaptive \
   --workload uncontended,pingpong --ops 1000 --rounds 2 --no-probes --csv "$csv" --quiet
 forms="('negcount-inline', 'glibc-inline', 'cxx-gnu-inline', 'split-inline@adaptive', 'floor-inline')"
-if [ "$(nrows "$csv" "r['variant'] in $forms and r['workload'] == 'uncontended' and r['status'] == 'ok' and r['ops'] == '1000'")" -eq 10 ] &&
-   [ "$(nrows "$csv" "r['variant'] in $forms and r['workload'] == 'pingpong' and r['status'] == 'skipped' and 'uncontended only' in r['note']")" -eq 4 ]; then
+if [ "$(count_rows "$csv" "r['variant'] in $forms and r['workload'] == 'uncontended' and r['status'] == 'ok' and r['ops'] == '1000'")" -eq 10 ] &&
+   [ "$(count_rows "$csv" "r['variant'] in $forms and r['workload'] == 'pingpong' and r['status'] == 'skipped' and 'uncontended only' in r['note']")" -eq 4 ]; then
   ok "inline forms: ok at uncontended, exact --ops, skipped at pingpong"
 else bad "inline forms' rows"; cat "$csv"; fi
 rm -rf "$(dirname "$csv")"
-expect_usage "a design without an inline form" run --variant numa-inline --workload uncontended
-expect_usage "a helper-run design has no inline form" run --variant musl-libc-inline --workload uncontended
-expect_usage "an inline form of no design" run --variant nosuch-inline --workload uncontended
+refused "a design without an inline form" "" with_detail run --variant numa-inline --workload uncontended
+refused "a helper-run design has no inline form" "" with_detail run --variant musl-libc-inline --workload uncontended
+refused "an inline form of no design" "" with_detail run --variant nosuch-inline --workload uncontended
 
 # --hash (futex hash modes, each in its own process) and --spin
-expect_usage "hash not a power of two" run --hash private:3
-expect_usage "hash one slot" run --hash private:1
-expect_usage "hash zero slots" run --hash private:0
-expect_usage "hash no number" run --hash private:
-expect_usage "hash unknown mode" run --hash immutable
-expect_usage "hash empty item" run --hash global,,auto
-expect_usage "hash twice" run --hash global,private:16,global
-expect_usage "hash bad item in list" run --hash global,private:12
-expect_usage "negative spin" run --spin -1
-expect_usage "spin too large" run --spin 2000000
-expect_usage "spin not a number" run --spin lots
+refused "hash not a power of two" "" with_detail run --hash private:3
+refused "hash one slot" "" with_detail run --hash private:1
+refused "hash zero slots" "" with_detail run --hash private:0
+refused "hash no number" "" with_detail run --hash private:
+refused "hash unknown mode" "" with_detail run --hash immutable
+refused "hash empty item" "" with_detail run --hash global,,auto
+refused "hash twice" "" with_detail run --hash global,private:16,global
+refused "hash bad item in list" "" with_detail run --hash global,private:12
+refused "negative spin" "" with_detail run --spin -1
+refused "spin too large" "" with_detail run --spin 2000000
+refused "spin not a number" "" with_detail run --spin lots
 hdir=$(mktemp -d)
 hcsv=$hdir/h.csv
-expect_ok "run over --hash global,private:16" run --variant negcount,portable \
+succeeds "run over --hash global,private:16" with_detail run --variant negcount,portable \
   --workload uncontended,pingpong --ops 500 --rounds 2 --no-floors --spin 7 --latency \
   --hash global,private:16 --no-probes --csv "$hcsv" --quiet
 # 2 modes x 2 variants x 2 workloads x 2 reps; columns found by name
-# col FILE NAME VALUE: rows whose column NAME equals VALUE (quotes stripped)
-col() { python3 -c '
-import csv, sys
-rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
-print(sum(1 for r in rows if r.get(sys.argv[2]) == sys.argv[3]))' "$@"; }
-export -f col
 # --spin 7, the old form of --policy spin:7: negcount@spin:7 and portable@spin:7
 if grep -q '^variant,.*,status,note,hash,policy' "$hcsv" &&
-   [ "$(col "$hcsv" hash global)" -eq 8 ] && [ "$(col "$hcsv" policy spin:7)" -eq 16 ] &&
-   [ "$(col "$hcsv" variant negcount@spin:7)" -eq 8 ] && [ "$(col "$hcsv" variant portable@spin:7)" -eq 8 ] &&
-   [ "$(col "$hcsv" hash private:16)" -eq 8 ] &&
+   [ "$(count_rows "$hcsv" "r['hash'] == 'global'")" -eq 8 ] && [ "$(count_rows "$hcsv" "r['policy'] == 'spin:7'")" -eq 16 ] &&
+   [ "$(count_rows "$hcsv" "r['variant'] == 'negcount@spin:7'")" -eq 8 ] && [ "$(count_rows "$hcsv" "r['variant'] == 'portable@spin:7'")" -eq 8 ] &&
+   [ "$(count_rows "$hcsv" "r['hash'] == 'private:16'")" -eq 8 ] &&
    [ "$(grep -vc '^#' "$hcsv")" -eq 17 ]; then
   if grep -q ',skipped,' "$hcsv"; then
     # a kernel without PR_FUTEX_HASH: every point skipped, with the reason
@@ -191,7 +163,7 @@ if grep -q '^variant,.*,status,note,hash,policy' "$hcsv" &&
       ok "hash rows skipped with the reason: $(grep -m1 -o '"hash [^"]*"' "$hcsv")"
       skip "hash rows run under global and private:16: the kernel lacks PR_FUTEX_HASH"
     else bad "hash rows skipped without the reason"; cat "$hcsv"; fi
-  elif [ "$(col "$hcsv" status ok)" -eq 16 ]; then
+  elif [ "$(count_rows "$hcsv" "r['status'] == 'ok'")" -eq 16 ]; then
     ok "hash rows: 8 global, 8 private:16, policy spin:7"
   else bad "hash rows not ok"; cat "$hcsv"; fi
 else
@@ -224,9 +196,9 @@ rm -rf "$ldir"
 # the latency side file holds each mode's distributions: every mode whose
 # rows ran has some (a mode the kernel cannot set is a SKIP, never a pass)
 for m in global private:16; do
-  ran=$(nrows "$hcsv" "r['hash'] == '$m' and r['status'] == 'ok'")
+  ran=$(count_rows "$hcsv" "r['hash'] == '$m' and r['status'] == 'ok'")
   if [ "$ran" -gt 0 ]; then
-    lat=$( [ -f "$hdir/h.lat.csv" ] && col "$hdir/h.lat.csv" hash "$m" || echo 0)
+    lat=$( [ -f "$hdir/h.lat.csv" ] && count_rows "$hdir/h.lat.csv" "r['hash'] == '$m'" || echo 0)
     if [ "$lat" -gt 0 ]; then ok "h.lat.csv: hash $m ($ran rows ran, $lat latency rows)"
     else bad "h.lat.csv lacks hash $m ($ran rows ran)"; head -5 "$hdir/h.lat.csv"; fi
   elif hash_skipped "$hcsv" "$m"; then
@@ -236,34 +208,33 @@ done
 rm -rf "$hdir"
 
 # ---- sweep and compare ----
-expect_usage "sweep: empty list" sweep --threads ''
-expect_usage "sweep: empty item" sweep --tokens 1,,2
-expect_usage "sweep: unknown variant" sweep --variants negcount,nosuch
-expect_usage "sweep: unknown workload" sweep --workloads pool,nosuch
-expect_usage "sweep: unknown wake mode" sweep --wake exact,some
-expect_usage "sweep: unknown preset" sweep --preset medium
-expect_usage "sweep: preset with axes" sweep --preset quick --threads 2
-expect_usage "sweep: impossible prodcons" sweep --workloads prodcons --threads 1
-expect_usage "sweep: impossible oversub" sweep --workloads oversub --threads 1
-expect_usage "sweep: zero threads" sweep --threads 0,2
-expect_usage "sweep: budget too small" sweep --budget 0.005 --rounds 10
-expect_usage "sweep: ops and duration" sweep --ops 10 --duration 1
-expect_usage "sweep: bad pin" sweep --pin x
-expect_usage "sweep: stray argument" sweep extra
-expect_usage "sweep: unknown baseline" sweep --baseline nosuch
-expect_usage "sweep: negative spin" sweep --spin 0,-1
-expect_usage "sweep: bad hash mode" sweep --hash private:3
-expect_usage "compare: no file" compare
-expect_usage "compare: three files" compare a b c
-expect_usage "compare: missing file" compare /nonexistent/x.csv
-expect_ok "sweep help" sweep --help
-expect_ok "compare help" compare --help
+refused "sweep: empty list" "" with_detail sweep --threads ''
+refused "sweep: empty item" "" with_detail sweep --tokens 1,,2
+refused "sweep: unknown variant" "" with_detail sweep --variants negcount,nosuch
+refused "sweep: unknown workload" "" with_detail sweep --workloads pool,nosuch
+refused "sweep: unknown wake mode" "" with_detail sweep --wake exact,some
+refused "sweep: unknown preset" "" with_detail sweep --preset medium
+refused "sweep: preset with axes" "" with_detail sweep --preset quick --threads 2
+refused "sweep: impossible prodcons" "" with_detail sweep --workloads prodcons --threads 1
+refused "sweep: impossible oversub" "" with_detail sweep --workloads oversub --threads 1
+refused "sweep: zero threads" "" with_detail sweep --threads 0,2
+refused "sweep: budget too small" "" with_detail sweep --budget 0.005 --rounds 10
+refused "sweep: ops and duration" "" with_detail sweep --ops 10 --duration 1
+refused "sweep: bad pin" "" with_detail sweep --pin x
+refused "sweep: stray argument" "" with_detail sweep extra
+refused "sweep: unknown baseline" "" with_detail sweep --baseline nosuch
+refused "sweep: negative spin" "" with_detail sweep --spin 0,-1
+refused "sweep: bad hash mode" "" with_detail sweep --hash private:3
+refused "compare: no file" "" with_detail compare
+refused "compare: three files" "" with_detail compare a b c
+refused "compare: missing file" "" with_detail compare /nonexistent/x.csv
+succeeds "sweep help" with_detail sweep --help
+succeeds "compare help" with_detail compare --help
 
 d=$(mktemp -d)
-expect_ok "small sweep" sweep --variants negcount,glibc \
+succeeds "small sweep" with_detail sweep --variants negcount,glibc \
   --workloads uncontended,prodcons,barrier,timeouts --threads 1,2 --tokens 2 \
   --ops 300 --rounds 2 --warmup 0 --csv "$d/s.csv" --quiet
-out=$(cat /tmp/fl_cli_out.$$)
 check "sweep prints the ratio table" grep -q 'ratio: ns per op / glibc' <<<"$out"
 check "sweep summary line" grep -q '^sweep done: .* 0 error' <<<"$out"
 check "prodcons T=1 is a skipped row with its reason" \
@@ -272,10 +243,11 @@ check "barrier and timeouts rows are ok" \
   bash -c "grep -q '^glibc,barrier,2,.*,ok,' '$d/s.csv' && grep -q '^negcount,timeouts,2,.*,ok,' '$d/s.csv'"
 check "sweep CSV keeps the metadata" grep -q '^# command: sweep ' "$d/s.csv"
 rows=$(( $(grep -vc '^#' "$d/s.csv") - 1 ))
+noperf=$(count_rows "$d/s.csv" "r['task_clock_ns'] == '' and r['instructions'] == ''")
 check "perf columns present and empty without --perf" \
-  bash -c "grep '^variant,' '$d/s.csv' | grep -q ',task_clock_ns,context_switches,cpu_migrations,cycles,instructions' && [ \$(col '$d/s.csv' task_clock_ns '') -eq $rows ] && [ \$(col '$d/s.csv' instructions '') -eq $rows ]"
-expect_usage "compare: baseline missing" compare "$d/s.csv" --baseline nosuch
-expect_ok "compare one file" compare "$d/s.csv"
+  bash -c "grep '^variant,' '$d/s.csv' | grep -q ',task_clock_ns,context_switches,cpu_migrations,cycles,instructions' && [ '$noperf' -eq $rows ]"
+refused "compare: baseline missing" "" with_detail compare "$d/s.csv" --baseline nosuch
+succeeds "compare one file" with_detail compare "$d/s.csv"
 
 # Crafted runs of 8 rounds. a: negcount = glibc = 100+r ns; glibc#2 (the
 # control) 100+r+(r%2). b: negcount 150+r (1.45x glibc: beyond the noise),
@@ -293,79 +265,62 @@ craft() { # file, negcount base, glibc base, scale%
 craft "$d/a.csv" 100 100 100
 craft "$d/b.csv" 150 102 100
 craft "$d/c.csv" 100 100 140
-expect_ok "compare two files" compare "$d/a.csv" "$d/b.csv"
-out=$(cat /tmp/fl_cli_out.$$)
+succeeds "compare two files" with_detail compare "$d/a.csv" "$d/b.csv"
 check "compare says it compares ratios" grep -q '^mode: ratios to glibc' <<<"$out"
 check "a change beyond the noise is flagged" grep -qE 'pool T=4 K=1 wake=exact.* +negcount .*SLOWER' <<<"$out"
-absent() { ! grep -q "$1" <<<"$2"; }
 check "the control inside the noise is not" absent 'glibc#2' "$out"
 check "compare counts the pairs" grep -q '^1 of 2 pairs changed beyond the noise, 1 within it' <<<"$out"
-expect_ok "compare under machine drift" compare "$d/a.csv" "$d/c.csv"
-out=$(cat /tmp/fl_cli_out.$$)
+succeeds "compare under machine drift" with_detail compare "$d/a.csv" "$d/c.csv"
 check "drift between runs moves no ratio" grep -q '^0 of 2 pairs changed beyond the noise' <<<"$out"
-expect_ok "compare --absolute under drift" compare "$d/a.csv" "$d/c.csv" --absolute
-out=$(cat /tmp/fl_cli_out.$$)
+succeeds "compare --absolute under drift" with_detail compare "$d/a.csv" "$d/c.csv" --absolute
 check "absolute mode warns and flags the drift" \
   bash -c "grep -q 'cannot be told from' <<<'$out' && grep -q '^3 of 3 pairs changed beyond the noise' <<<'$out'"
-expect_usage "compare: --absolute with one file" compare "$d/a.csv" --absolute
+refused "compare: --absolute with one file" "" with_detail compare "$d/a.csv" --absolute
 # An option that does not apply to the form used is refused, never
 # ignored: one line naming it, exit 2 (and where it applies, taken).
-refused() { # description, text the line holds, args...
-  local what=$1 want=$2; shift 2
-  local out err rc
-  out=$("$fl" "$@" 2>/tmp/fl_cli_err.$$); rc=$?
-  err=$(cat /tmp/fl_cli_err.$$)
-  if [ "$rc" -eq 2 ] && [ "$(grep -c '' <<<"$err")" -eq 1 ] && [ -z "$out" ] &&
-     grep -qF -- "$want" <<<"$err"; then
-    pass=$((pass+1)); echo "ok   $what: $err"
-  else
-    fail=$((fail+1)); echo "FAIL $what: rc=$rc stdout='$out' stderr='$err' (want '$want')"
-  fi
-}
 # a bad file or store named by the command that read it, whichever reads it
-refused "history: a missing file, in history's words" "futexlab: history: cannot read $d/none.csv" \
+refused "history: a missing file, in history's words" "futexlab: history: cannot read $d/none.csv" "$fl" \
   history "$d/none.csv"
-refused "report: a missing file, in report's words" "futexlab: report: cannot read $d/none.csv" \
+refused "report: a missing file, in report's words" "futexlab: report: cannot read $d/none.csv" "$fl" \
   report "$d/none.csv"
-refused "history: a missing store, in history's words" "futexlab: history: DB: $d/none.db" \
+refused "history: a missing store, in history's words" "futexlab: history: DB: $d/none.db" "$fl" \
   history --db "$d/none.db"
-refused "compare: --all with one file" "--all lists the pairs of two files" \
+refused "compare: --all with one file" "--all lists the pairs of two files" "$fl" \
   compare "$d/a.csv" --all
-refused "compare: --detail with two files" "--detail is one file's full tables" \
+refused "compare: --detail with two files" "--detail is one file's full tables" "$fl" \
   compare "$d/a.csv" "$d/b.csv" --detail
-refused "compare: --detail with --tsv" "--detail is the text's full tables" \
+refused "compare: --detail with --tsv" "--detail is the text's full tables" "$fl" \
   compare "$d/a.csv" --tsv --detail
-refused "compare: --tsv with two files" "--tsv takes one file" compare "$d/a.csv" "$d/b.csv" --tsv
-refused "compare: --across-machines with one file" "one file has one machine" \
+refused "compare: --tsv with two files" "--tsv takes one file" "$fl" compare "$d/a.csv" "$d/b.csv" --tsv
+refused "compare: --across-machines with one file" "one file has one machine" "$fl" \
   compare "$d/a.csv" --across-machines
-refused "compare: --across-machines with two files, no --fail-on" "compared by their ratios without it" \
+refused "compare: --across-machines with two files, no --fail-on" "compared by their ratios without it" "$fl" \
   compare "$d/a.csv" "$d/b.csv" --across-machines
-refused "compare --pool: --detail" "compare --pool: --detail (the pool's table is its full table)" \
+refused "compare --pool: --detail" "compare --pool: --detail (the pool's table is its full table)" "$fl" \
   compare --pool "$d/a.csv" "$d/b.csv" --detail
-refused "compare --pool: --all with nothing judged" "--all lists a judgement's pairs" \
+refused "compare --pool: --all with nothing judged" "--all lists a judgement's pairs" "$fl" \
   compare --pool "$d/a.csv" "$d/b.csv" --against "$d/c.csv" --all
-refused "compare --pool: --fail-on without --against" "give --against NEW.csv" \
+refused "compare --pool: --fail-on without --against" "give --against NEW.csv" "$fl" \
   compare --pool "$d/a.csv" "$d/b.csv" --fail-on slower
-refused "compare --db: --detail" "compare --db: --detail does not apply" \
+refused "compare --db: --detail" "compare --db: --detail does not apply" "$fl" \
   compare --db "$d/none.db" --against "$d/a.csv" --detail
 for o in --tsv --detail --all --absolute --pool "--fail-on slower"; do
   # shellcheck disable=SC2086 # --fail-on's value is its own word
-  refused "compare --json: $o" "compare --json: ${o%% *} does not apply" compare --json "$d/a.csv" "$d/b.csv" $o
+  refused "compare --json: $o" "compare --json: ${o%% *} does not apply" "$fl" compare --json "$d/a.csv" "$d/b.csv" $o
 done
-refused "history: --all with --tsv and no page" "--all goes with the text or --html" \
+refused "history: --all with --tsv and no page" "--all goes with the text or --html" "$fl" \
   history "$d/a.csv" --all --tsv
-refused "run: --dry-run with --csv" "--dry-run runs nothing: --csv" run --dry-run --csv "$d/x.csv"
-refused "sweep: --dry-run with --detail" "--dry-run runs nothing: --detail" sweep --dry-run --detail
-refused "run: --dry-run with --perf" "--dry-run runs nothing: --perf" run --dry-run --perf
-refused "run: --probes with --probe-rounds" "--probes probes every round" run --probes --probe-rounds 2
-refused "run: --min-blocking with --ops" "--min-blocking stretches durations" run --min-blocking --ops 100
-refused "run: --min-blocking with --warmup 0" "it needs --warmup 1 or more" run --min-blocking --warmup 0
-refused "exec --survey: --rounds" "exec: --survey runs CMD once and compares nothing: --rounds" \
+refused "run: --dry-run with --csv" "--dry-run runs nothing: --csv" "$fl" run --dry-run --csv "$d/x.csv"
+refused "sweep: --dry-run with --detail" "--dry-run runs nothing: --detail" "$fl" sweep --dry-run --detail
+refused "run: --dry-run with --perf" "--dry-run runs nothing: --perf" "$fl" run --dry-run --perf
+refused "run: --probes with --probe-rounds" "--probes probes every round" "$fl" run --probes --probe-rounds 2
+refused "run: --min-blocking with --ops" "--min-blocking stretches durations" "$fl" run --min-blocking --ops 100
+refused "run: --min-blocking with --warmup 0" "it needs --warmup 1 or more" "$fl" run --min-blocking --warmup 0
+refused "exec --survey: --rounds" "exec: --survey runs CMD once and compares nothing: --rounds" "$fl" \
   exec --survey --rounds 3 -- true
-refused "exec --survey: --detail" "--detail does not apply" exec --survey --detail -- true
-expect_ok "compare: --all with two files" compare "$d/a.csv" "$d/b.csv" --all
-expect_ok "compare ratio of crafted file" compare "$d/b.csv"
-out=$(cat /tmp/fl_cli_out.$$)
+refused "exec --survey: --detail" "--detail does not apply" "$fl" exec --survey --detail -- true
+succeeds "compare: --all with two files" with_detail compare "$d/a.csv" "$d/b.csv" --all
+succeeds "compare ratio of crafted file" with_detail compare "$d/b.csv"
 check "ratio table flags the slower variant" grep -qE '^  negcount .* 1\.4[0-9]{2} .* slower$' <<<"$out"
 check "and the control row is ~" grep -qE '^  glibc#2 .* ~$' <<<"$out"
 check "control summary line" grep -q '^control (glibc#2, .*~ at 1 of 1 points' <<<"$out"
@@ -391,8 +346,7 @@ craft_cpu() { # file, negcount's CPU factor F
     done; } >"$1"
 }
 craft_cpu "$d/cpu.csv" 2
-expect_ok "compare of a CSV with CPU columns" compare "$d/cpu.csv"
-out=$(cat /tmp/fl_cli_out.$$)
+succeeds "compare of a CSV with CPU columns" with_detail compare "$d/cpu.csv"
 # CPU and context switches per op are in the evidence block under the
 # rows (harness/verdicts.md#the-evidence-block): ev VARIANT is its row there.
 ev() { awk -v v="$1" '/^summary: / { exit } $1 == v { x = $2 " " $3 } END { print x }' <<<"$out"; }
@@ -420,20 +374,17 @@ check "libraries line: the count" \
 # fast at twice the CPU): the closest is textbook, the one at <= 1.05x the
 # CPU, however slow; behind.
 sed 's/^musl,/cxx-llvm,/; s/^negcount,/negcount@adaptive,/' "$d/cpu.csv" >"$d/cpu-peers.csv"
-expect_ok "compare with a faster library" compare "$d/cpu-peers.csv"
-out=$(cat /tmp/fl_cli_out.$$)
+succeeds "compare with a faster library" with_detail compare "$d/cpu-peers.csv"
 check "libraries line: cxx-llvm the fastest; textbook, the CPU-cheap entry, closest; behind" \
   grep -qE '^  vs the libraries: fastest cxx-llvm \(53\.5 ns, 103\.5 cpu ns/op\); closest textbook: 2\.[0-9]{2}x its time, 0\.50x its CPU: behind$' <<<"$out"
 check "libraries line: 0 of 1" grep -q 'in time and CPU at 0 of 1 points, faster at 0$' <<<"$out"
 check "the control is ~ with no note" grep -qE '^  glibc#2 .* ~$' <<<"$out"
-expect_ok "compare of a CSV without the CPU columns" compare "$d/b.csv"
-out=$(cat /tmp/fl_cli_out.$$)
+succeeds "compare of a CSV without the CPU columns" with_detail compare "$d/b.csv"
 check "an older CSV loads and shows - for cpu ns/op and csw/op" \
   bash -c 'grep -qE "^  negcount +[0-9.]+ +1\.4[0-9]{2} .* slower$" <<<"$1" && test "$2" = "- -"' _ "$out" "$(ev negcount)"
 # --tsv: the CPU figures at the end; the 18 columns scripts/plot and
 # scripts/aa read keep their places, the verdict column its bare word.
-expect_ok "compare --tsv with CPU columns" compare --tsv "$d/cpu.csv"
-out=$(cat /tmp/fl_cli_out.$$)
+succeeds "compare --tsv with CPU columns" with_detail compare --tsv "$d/cpu.csv"
 check "TSV: the first 18 columns as before, the CPU columns last" \
   test "$(head -1 <<<"$out" | cut -f1-18,27-32)" = "$(printf 'workload\tpoint\tvariant\tthreads\tstatus\tn\tmedian_ns\tmad_ns\tci_lo\tci_hi\tmin_ns\tmax_ns\tops_s\top\tratio\tratio_lo\tratio_hi\tverdict\tcpu_ns_op\tcsw_op\tcpu_ratio\tcpu_ratio_lo\tcpu_ratio_hi\tverdict_cpu')"
 check "TSV: negcount's CPU figures, its verdict and its noted verdict" \
@@ -442,21 +393,20 @@ check "TSV: negcount's CPU figures, its verdict and its noted verdict" \
     "faster|207|0|2.0000|2.0000|2.0000|faster, 2.0x CPU"
 check "TSV: every line has 44 fields (the kernel counts after the CPU ones: test_evidence.sh)" \
   test "$(awk -F'\t' 'NF != 44' <<<"$out" | wc -l)" -eq 0
-expect_ok "compare --tsv without CPU columns" compare --tsv "$d/b.csv"
+succeeds "compare --tsv without CPU columns" with_detail compare --tsv "$d/b.csv"
 check "TSV of an older CSV: the CPU cells empty, 44 fields" \
   test "$(awk -F'\t' "$COLS"'NR > 1 && (NF != 44 || $col("cpu_ns_op") $col("csw_op") $col("cpu_ratio") $col("cpu_ratio_lo") $col("cpu_ratio_hi") != "")' \
-    /tmp/fl_cli_out.$$ | wc -l)" -eq 0
+    <<<"$out" | wc -l)" -eq 0
 # before/after: negcount's time unchanged, its CPU doubled.
 craft_cpu "$d/cpu1.csv" 1
-expect_ok "compare two files with CPU columns" compare "$d/cpu1.csv" "$d/cpu.csv"
-out=$(cat /tmp/fl_cli_out.$$)
+succeeds "compare two files with CPU columns" with_detail compare "$d/cpu1.csv" "$d/cpu.csv"
 check "compare: same time, twice the CPU: listed as '~, 2.0x CPU', cpu +100.0%" \
   grep -qE '^pool T=4 K=1 wake=exact.* negcount +0\.5[0-9]{2} +0\.5[0-9]{2} +\+0\.0% +\+100\.0%  ~, 2\.0x CPU$' <<<"$out"
 check "compare: no time change, one CPU note" \
   grep -q '^0 of 5 pairs changed beyond the noise, 5 within it; 0 status changes, 0 in one file only; 1 with a CPU note$' <<<"$out"
-expect_ok "compare an older CSV with a new one" compare "$d/b.csv" "$d/cpu.csv" --all
+succeeds "compare an older CSV with a new one" with_detail compare "$d/b.csv" "$d/cpu.csv" --all
 check "compare: - in the cpu column where a file lacks it" \
-  grep -qE ' negcount +1\.4[0-9]{2} +0\.5[0-9]{2} .* +-  FASTER$' /tmp/fl_cli_out.$$
+  grep -qE ' negcount +1\.4[0-9]{2} +0\.5[0-9]{2} .* +-  FASTER$' <<<"$out"
 # scripts/plot: the ratio PNG gets the CPU panel (two panels, 1800 px wide)
 # from a CSV with the CPU columns, and stays one panel (1400) without.
 pngw() { python3 -c 'import struct, sys; print(struct.unpack(">I", open(sys.argv[1], "rb").read()[16:20])[0])' "$1"; }
@@ -472,10 +422,10 @@ else
 fi
 
 # Rounds: the seed fixes the order; the control row comes and goes.
-expect_usage "bad seed" run --seed -3
-expect_ok "seeded run" run --variant negcount,glibc --workload uncontended --ops 200 --rounds 6 \
+refused "bad seed" "" with_detail run --seed -3
+succeeds "seeded run" with_detail run --variant negcount,glibc --workload uncontended --ops 200 --rounds 6 \
   --seed 7 --csv "$d/s1.csv" --quiet
-expect_ok "same seed again" run --variant negcount,glibc --workload uncontended --ops 200 \
+succeeds "same seed again" with_detail run --variant negcount,glibc --workload uncontended --ops 200 \
   --rounds 6 --seed 7 --csv "$d/s2.csv" --quiet
 order() { python3 -c '
 import csv, sys
@@ -496,7 +446,7 @@ check "a control row by default" grep -q '^glibc#2,uncontended' "$d/s1.csv"
 # (in a random order of points). Run point by point, the CSV would hold each
 # point's rounds in one block: 3 blocks; interleaved, 5 x 3 blocks but where
 # a round ends with the point the next one starts with: at least 11.
-expect_ok "three points, five rounds" run --variant negcount,glibc --workload uncontended,pool \
+succeeds "three points, five rounds" with_detail run --variant negcount,glibc --workload uncontended,pool \
   --threads 2,4 --ops 200 --rounds 5 --seed 11 --no-floors --no-probes --csv "$d/il.csv" --quiet
 blocks() { python3 -c '
 import csv, sys
@@ -517,13 +467,13 @@ for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")):
 print(" ".join(seen))' "$1"; }
 check "the first round takes the points in their listed order (the tables' order): $(firsts "$d/il.csv")" \
   test "$(firsts "$d/il.csv")" = "uncontended/1 pool/2 pool/4"
-expect_ok "no control" run --variant negcount,glibc --workload uncontended --ops 200 --rounds 2 \
+succeeds "no control" with_detail run --variant negcount,glibc --workload uncontended --ops 200 --rounds 2 \
   --no-control --no-floors --csv "$d/s3.csv" --quiet
 check "--no-control drops it" absent 'glibc#2' "$(cat "$d/s3.csv")"
 
 # `posix`, the former name of the glibc design (variants/registry.c.in): still
 # accepted on the command line and in older CSVs, and always shown as glibc.
-expect_ok "--variant posix --baseline posix (glibc's former name)" run --variant negcount,posix \
+succeeds "--variant posix --baseline posix (glibc's former name)" with_detail run --variant negcount,posix \
   --baseline posix --workload uncontended --ops 200 --rounds 2 --no-floors --csv "$d/px.csv" --quiet
 names() { python3 -c '
 import csv, sys
@@ -532,12 +482,10 @@ print(" ".join(sorted({r["variant"] for r in rows})))' "$1"; }
 check "posix runs as glibc, its control glibc#2: $(names "$d/px.csv")" \
   test "$(names "$d/px.csv")" = "glibc glibc#2 negcount"
 sed 's/^glibc/posix/' "$d/b.csv" >"$d/old.csv" # b as written before the rename
-expect_ok "compare of a CSV with posix rows" compare "$d/old.csv"
-out=$(cat /tmp/fl_cli_out.$$)
+succeeds "compare of a CSV with posix rows" with_detail compare "$d/old.csv"
 check "its posix rows read as glibc: the control glibc#2" grep -qE '^  glibc#2 .* ~$' <<<"$out"
 check "and no posix in the table" absent posix "$out"
-expect_ok "compare of an old CSV with a new one" compare "$d/old.csv" "$d/b.csv" --baseline posix
-out=$(cat /tmp/fl_cli_out.$$)
+succeeds "compare of an old CSV with a new one" with_detail compare "$d/old.csv" "$d/b.csv" --baseline posix
 check "--baseline posix: ratios to glibc" grep -q '^mode: ratios to glibc' <<<"$out"
 check "pairs glibc with glibc: nothing changed" grep -q '^0 of 2 pairs changed beyond the noise' <<<"$out"
 
@@ -594,36 +542,36 @@ check "  none with --quiet" test ! -s "$d/log2.err"
 # open ("futexlab: perf counters: task_clock_ns, ..., cycles (unsupported)"):
 # an open counter fills its column in every row, an unsupported one leaves
 # it empty in every row, and then what it would have shown is a SKIP.
-expect_ok "pinned sweep with perf" sweep --variants negcount --workloads pool --threads 4 \
+succeeds "pinned sweep with perf" with_detail sweep --variants negcount --workloads pool --threads 4 \
   --ops 20000 --rounds 3 --warmup 0 --pin 0 --perf --no-probes --csv "$d/pin.csv" --quiet
-perfline=$(grep -m1 '^futexlab: perf counters: ' /tmp/fl_cli_out.$$)
+perfline=$(grep -m1 '^futexlab: perf counters: ' <<<"$out")
 check "the run names its perf counters ($perfline)" test -n "$perfline"
 # perf_col NAME: "open" or "unsupported", from that line
 perf_col() { grep -q "[ ,]$1 (unsupported)" <<<"$perfline" && echo unsupported || echo open; }
-prows=$(nrows "$d/pin.csv" "r['variant'] == 'negcount' and r['status'] == 'ok'")
+prows=$(count_rows "$d/pin.csv" "r['variant'] == 'negcount' and r['status'] == 'ok'")
 check "pinned perf sweep: 3 ok rows" test "$prows" -eq 3
 if [ "$(perf_col cpu_migrations)" = open ]; then
   check "pinned: cpu_migrations 0 in all $prows rows" \
-    test "$(nrows "$d/pin.csv" "r['variant'] == 'negcount' and r['cpu_migrations'] == '0'")" -eq "$prows"
+    test "$(count_rows "$d/pin.csv" "r['variant'] == 'negcount' and r['cpu_migrations'] == '0'")" -eq "$prows"
 else
   check "cpu_migrations unsupported: empty in every row" \
-    test "$(nrows "$d/pin.csv" "r['cpu_migrations'] != ''")" -eq 0
+    test "$(count_rows "$d/pin.csv" "r['cpu_migrations'] != ''")" -eq 0
   skip "pinned: cpu_migrations 0: perf's cpu_migrations counter cannot be opened here"
 fi
 if [ "$(perf_col task_clock_ns)" = open ]; then
   check "perf: task_clock_ns > 0 in all $prows rows" \
-    test "$(nrows "$d/pin.csv" "r['variant'] == 'negcount' and r['task_clock_ns'].isdigit() and int(r['task_clock_ns']) > 0")" -eq "$prows"
+    test "$(count_rows "$d/pin.csv" "r['variant'] == 'negcount' and r['task_clock_ns'].isdigit() and int(r['task_clock_ns']) > 0")" -eq "$prows"
 else
   check "task_clock_ns unsupported: empty in every row" \
-    test "$(nrows "$d/pin.csv" "r['task_clock_ns'] != ''")" -eq 0
+    test "$(count_rows "$d/pin.csv" "r['task_clock_ns'] != ''")" -eq 0
   skip "perf: task_clock_ns filled: perf's task-clock counter cannot be opened here"
 fi
 
 # --policy crosses the entries; a --hash list runs the sweep once per mode (own process).
-expect_ok "sweep over policies and hash modes" sweep --variants negcount --workloads uncontended \
+succeeds "sweep over policies and hash modes" with_detail sweep --variants negcount --workloads uncontended \
   --policy park,spin:50 --hash global,private:16 --ops 500 --rounds 2 --warmup 0 --no-floors \
   --no-probes --csv "$d/hs.csv" --quiet
-check "one row per policy x hash x rep (8)" test "$(nrows "$d/hs.csv" "r['variant'].startswith('negcount')")" -eq 8
+check "one row per policy x hash x rep (8)" test "$(count_rows "$d/hs.csv" "r['variant'].startswith('negcount')")" -eq 8
 # each mode that the kernel can set ran its 2 reps under each policy; one it
 # cannot is a SKIP (its rows skipped with the reason), never a pass
 for m in global private:16; do
@@ -631,52 +579,45 @@ for m in global private:16; do
     skip "sweep rows under hash $m: the kernel lacks PR_FUTEX_HASH"
   else
     check "hash $m: 2 ok rows of negcount (park) and 2 of negcount@spin:50" \
-      test "$(nrows "$d/hs.csv" "r['hash'] == '$m' and r['status'] == 'ok' and r['variant'] == 'negcount' and r['policy'] == 'park'") $(nrows "$d/hs.csv" "r['hash'] == '$m' and r['status'] == 'ok' and r['variant'] == 'negcount@spin:50' and r['policy'] == 'spin:50'")" = "2 2"
+      test "$(count_rows "$d/hs.csv" "r['hash'] == '$m' and r['status'] == 'ok' and r['variant'] == 'negcount' and r['policy'] == 'park'") $(count_rows "$d/hs.csv" "r['hash'] == '$m' and r['status'] == 'ok' and r['variant'] == 'negcount@spin:50' and r['policy'] == 'spin:50'")" = "2 2"
   fi
 done
 
 # ---- the waiting policy: --policy crossed with the designs (harness/entries.c) ----
-# expect_usage_msg "description" REGEX args...: expect_usage, and the line matches REGEX
-expect_usage_msg() {
-  local what=$1 re=$2; shift 2
-  expect_usage "$what" "$@"
-  grep -qE -- "$re" <<<"$usage_err" ||
-    { pass=$((pass-1)); bad "$what: '$usage_err' lacks /$re/"; }
-}
-expect_usage_msg "policy: unknown" "^futexlab: --policy: unknown policy 'lazy' \(park, spin:N" \
+refused -E "policy: unknown" "^futexlab: --policy: unknown policy 'lazy' \(park, spin:N" with_detail \
   run --policy park,lazy
-expect_usage_msg "policy: bound 0" "^futexlab: --policy: policy spin:0: .*1\.\.1000000" run --policy spin:0
-expect_usage_msg "policy: bound too large" "^futexlab: --policy: policy spin-yield:1000001: " \
+refused -E "policy: bound 0" "^futexlab: --policy: policy spin:0: .*1\.\.1000000" with_detail run --policy spin:0
+refused -E "policy: bound too large" "^futexlab: --policy: policy spin-yield:1000001: " with_detail \
   sweep --policy spin-yield:1000001
-expect_usage_msg "policy: a bound where none is taken" "^futexlab: --policy: policy 'adaptive:3' takes no bound" \
+refused -E "policy: a bound where none is taken" "^futexlab: --policy: policy 'adaptive:3' takes no bound" with_detail \
   run --policy adaptive:3
-expect_usage_msg "policy for a shipped library" \
+refused -E "policy for a shipped library" \
   "^futexlab: --variant glibc@adaptive: glibc is a shipped library and waits its own way \(parks at once.*\): no policy$" \
-  run --variant negcount,glibc@adaptive
-expect_usage_msg "a bad policy in NAME@POLICY" "^futexlab: --variant negcount@spin:x: " run --variant negcount@spin:x
-expect_usage_msg "--policy and no design it applies to" \
-  "^futexlab: --policy adaptive: no design of --variant takes a policy" run --policy adaptive --variant glibc,cxx-gnu
-expect_usage_msg "the same entry twice (NAME@POLICY and the crossing)" "the entry negcount@adaptive twice" \
+  with_detail run --variant negcount,glibc@adaptive
+refused -E "a bad policy in NAME@POLICY" "^futexlab: --variant negcount@spin:x: " with_detail run --variant negcount@spin:x
+refused -E "--policy and no design it applies to" \
+  "^futexlab: --policy adaptive: no design of --variant takes a policy" with_detail run --policy adaptive --variant glibc,cxx-gnu
+refused -E "the same entry twice (NAME@POLICY and the crossing)" "the entry negcount@adaptive twice" with_detail \
   run --variant negcount,negcount@adaptive --policy park,adaptive
-expect_usage_msg "the same policy twice, however spelled" "^futexlab: --policy: 'spin:050' given twice" \
+refused -E "the same policy twice, however spelled" "^futexlab: --policy: 'spin:050' given twice" with_detail \
   run --policy spin:50,spin:050
-expect_usage_msg "the same NAME@POLICY twice" "^futexlab: --variant: 'negcount@spin:005' given twice" \
+refused -E "the same NAME@POLICY twice" "^futexlab: --variant: 'negcount@spin:005' given twice" with_detail \
   run --variant negcount@spin:5,negcount@spin:005
-expect_usage_msg "--spin and --policy together" "--spin is the old form of --policy" run --spin 5 --policy park
-expect_usage_msg "--baseline with a bad policy" "^futexlab: --baseline negcount@lazy: unknown policy" \
+refused -E "--spin and --policy together" "--spin is the old form of --policy" with_detail run --spin 5 --policy park
+refused -E "--baseline with a bad policy" "^futexlab: --baseline negcount@lazy: unknown policy" with_detail \
   run --baseline negcount@lazy
-expect_usage_msg "--baseline: a policy for a shipped library" "^futexlab: --baseline glibc@spin:5: glibc is a shipped library" \
+refused -E "--baseline: a policy for a shipped library" "^futexlab: --baseline glibc@spin:5: glibc is a shipped library" with_detail \
   run --baseline glibc@spin:5
-expect_usage_msg "more entries than a point holds" "more than 125 entries at a point" \
+refused -E "more entries than a point holds" "more than 125 entries at a point" with_detail \
   run --variant all --policy "$(seq -s, -f 'spin:%g' 13)"
-expect_usage_msg "the combination limit no longer names spin bounds" \
+refused -E "the combination limit no longer names spin bounds" \
   "more than 10000 combinations of workloads, threads, tokens, semaphores and wake modes; split" \
-  sweep --workloads pool --threads "$(seq -s, 1 64)" --tokens "$(seq -s, 1 64)" --wake exact,one,all
+  with_detail sweep --workloads pool --threads "$(seq -s, 1 64)" --tokens "$(seq -s, 1 64)" --wake exact,one,all
 
 # A run over three policies: each design a policy applies to once per
 # policy, NAME for park and NAME@POLICY otherwise; glibc (a shipped library)
 # once, whatever the list, and its control.
-expect_ok "run --policy park,spin:50,adaptive --variant negcount,glibc" run --policy park,spin:50,adaptive \
+succeeds "run --policy park,spin:50,adaptive --variant negcount,glibc" with_detail run --policy park,spin:50,adaptive \
   --variant negcount,glibc --workload pingpong --ops 500 --rounds 2 --warmup 0 --no-floors \
   --no-probes --latency --csv "$d/pol.csv" --quiet
 entries() { python3 -c '
@@ -689,7 +630,7 @@ check "rows (variant=policy:rounds): $(entries "$d/pol.csv")" test "$(entries "$
 check "the policy column where spin was (after hash)" grep -q '^variant,.*,note,hash,policy,round,' "$d/pol.csv"
 # the first N labels of the table's rows that start with PREFIX
 table_rows() { grep -E "^  $2" "$1" | awk '{print $1}' | head -"$3" | tr '\n' ' '; }
-cp /tmp/fl_cli_out.$$ "$d/pol.out"
+printf '%s\n' "$out" >"$d/pol.out"
 check "the table: a row per entry, each design's policies beside it: $(table_rows "$d/pol.out" '(negcount|glibc)' 5)" \
   test "$(table_rows "$d/pol.out" '(negcount|glibc)' 5)" = 'negcount negcount@adaptive negcount@spin:50 glibc glibc#2 '
 check "the point without spin (then its rounds)" \
@@ -700,10 +641,10 @@ check "the latency side file: negcount@spin:50's rows under spin:50, glibc's und
   bash -c "grep -q '^negcount@spin:50,pingpong,2,0,0,0,exact,spin:50,' '$d/pol.lat.csv' &&
            grep -q '^glibc,pingpong,2,0,0,0,exact,own,' '$d/pol.lat.csv'"
 # --baseline names an entry: NAME@POLICY, its control NAME@POLICY#2 beside it
-expect_ok "--baseline negcount@adaptive" run --policy park,adaptive --variant negcount \
+succeeds "--baseline negcount@adaptive" with_detail run --policy park,adaptive --variant negcount \
   --baseline negcount@adaptive --workload uncontended --ops 500 --rounds 2 --warmup 0 --no-floors \
   --no-probes --csv "$d/polb.csv" --quiet
-cp /tmp/fl_cli_out.$$ "$d/polb.out"
+printf '%s\n' "$out" >"$d/polb.out"
 check "ratios to negcount@adaptive" grep -q 'ratio: ns per op / negcount@adaptive' "$d/polb.out"
 check "its control negcount@adaptive#2 right after it: $(table_rows "$d/polb.out" negcount 3)" \
   test "$(table_rows "$d/polb.out" negcount 3)" = 'negcount@adaptive negcount@adaptive#2 negcount '
@@ -734,12 +675,11 @@ for r in rows:
     w.writerow([r[c] for c in cols])' "$1"; }
 to_new "$d/a.csv" >"$d/a_new.csv"
 check "the new-format copy has policy, not spin" bash -c "grep -q ',hash,policy,round,' '$d/a_new.csv' && ! grep -q ',spin,' '$d/a_new.csv'"
-expect_ok "compare an old CSV (spin) with a new one (policy)" compare "$d/a.csv" "$d/a_new.csv"
-out=$(cat /tmp/fl_cli_out.$$)
+succeeds "compare an old CSV (spin) with a new one (policy)" with_detail compare "$d/a.csv" "$d/a_new.csv"
 check "they pair point by point: nothing changed" grep -q '^0 of 2 pairs changed beyond the noise, 2 within it' <<<"$out"
-expect_ok "compare of an old CSV alone" compare "$d/a.csv"
+succeeds "compare of an old CSV alone" with_detail compare "$d/a.csv"
 check "its point keyed without spin=0 (then its 8 rounds)" \
-  grep -qx 'pool T=4 K=1 wake=exact hash=auto  (8 rounds)' /tmp/fl_cli_out.$$
+  grep -qx 'pool T=4 K=1 wake=exact hash=auto  (8 rounds)' <<<"$out"
 # futexlab list: the policies a design takes, a shipped library's own
 "$fl" list >"$d/list.out"
 # the sub-line of a variant's line in the listing: policy_line VARIANT
@@ -749,45 +689,40 @@ check "list: glibc waits its own way: $(policy_line glibc)" grep -q '^ *policy: 
 check "list: cxx-gnu waits its own way: $(policy_line cxx-gnu)" grep -q '^ *policy: its own: 12 polls' <(policy_line cxx-gnu)
 
 # ---- --sems and the wake workloads ----
-expect_usage "sems zero" run --sems 0
-expect_usage "sems above the arena" run --sems 999
-expect_usage "sems not a number" run --sems x
-expect_usage "sweep: sems empty item" sweep --sems 1,,2
-expect_usage "sems on a workload that has one semaphore" run --workload barrier --sems 2
+refused "sems zero" "" with_detail run --sems 0
+refused "sems above the arena" "" with_detail run --sems 999
+refused "sems not a number" "" with_detail run --sems x
+refused "sweep: sems empty item" "" with_detail sweep --sems 1,,2
+refused "sems on a workload that has one semaphore" "" with_detail run --workload barrier --sems 2
 # the other options no workload of the form reads: refused, never dropped
-refused "tokens on a workload without tokens" "--tokens: no workload of barrier takes tokens" \
+refused "tokens on a workload without tokens" "--tokens: no workload of barrier takes tokens" "$fl" \
   run --workload barrier --tokens 2
-refused "hold on a workload without busy work" "--hold: no workload of prodcons does busy work (pool, oversub do)" \
+refused "hold on a workload without busy work" "--hold: no workload of prodcons does busy work (pool, oversub do)" "$fl" \
   run --workload prodcons --hold 100
-refused "think on a workload without busy work" "--think: no workload of barrier,timeouts does busy work" \
+refused "think on a workload without busy work" "--think: no workload of barrier,timeouts does busy work" "$fl" \
   sweep --workload barrier,timeouts --think 100
-refused "threads at a count no fixed-thread workload runs" "--threads: no workload of uncontended,pingpong takes a thread count" \
+refused "threads at a count no fixed-thread workload runs" "--threads: no workload of uncontended,pingpong takes a thread count" "$fl" \
   run --workload uncontended,pingpong --threads 4
-expect_ok "threads naming the fixed counts: accepted" run --variant negcount --workload uncontended,pingpong \
+succeeds "threads naming the fixed counts: accepted" with_detail run --variant negcount --workload uncontended,pingpong \
   --threads 1,2 --ops 500 --rounds 1 --warmup 0 --no-probes --quiet
-expect_ok "hold where one workload of the form reads it: accepted" run --variant negcount \
+succeeds "hold where one workload of the form reads it: accepted" with_detail run --variant negcount \
   --workload pool,barrier --hold 100 --tokens 2 --ops 500 --rounds 1 --warmup 0 --no-probes --quiet
-expect_usage "sweep: preset with sems" sweep --preset quick --sems 2
-expect_usage "sems above the threads: nothing can run" run --workload pool --threads 2 --sems 4
-expect_ok "pool over 2 semaphores" run --variant negcount,glibc --workload pool --threads 4 \
+refused "sweep: preset with sems" "" with_detail sweep --preset quick --sems 2
+refused "sems above the threads: nothing can run" "" with_detail run --workload pool --threads 2 --sems 4
+succeeds "pool over 2 semaphores" with_detail run --variant negcount,glibc --workload pool --threads 4 \
   --sems 2 --ops 4000 --rounds 2 --no-probes --csv "$d/sems.csv" --quiet
-# rows FILE EXPR: how many rows (dicts r of the CSV) satisfy the python EXPR
-rows() { python3 -c '
-import csv, sys
-rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
-print(sum(1 for r in rows if eval(sys.argv[2])))' "$@"; }
 check "pool --sems 2: 6 ok rows, every one sems=2" \
-  test "$(rows "$d/sems.csv" 'r["status"] == "ok" and r["sems"] == "2" and int(r["ops"]) > 0')" -eq 6
+  test "$(count_rows "$d/sems.csv" 'r["status"] == "ok" and r["sems"] == "2" and int(r["ops"]) > 0')" -eq 6
 check "every semaphore was used (the note: ops per semaphore MIN..MAX)" \
-  test "$(rows "$d/sems.csv" 'r["note"].startswith("ops per semaphore ") and not r["note"].startswith("ops per semaphore 0.")')" -eq 6
+  test "$(count_rows "$d/sems.csv" 'r["note"].startswith("ops per semaphore ") and not r["note"].startswith("ops per semaphore 0.")')" -eq 6
 check "the sems column comes right after slot" grep -q '^variant,.*,round,slot,sems' "$d/sems.csv"
-expect_ok "compare keys the point by sems" compare "$d/sems.csv"
+succeeds "compare keys the point by sems" with_detail compare "$d/sems.csv"
 check "the point says sems=2" \
-  grep -qE '^pool T=4 K=1 wake=exact hash=[^ ]* sems=2  \([0-9]+ rounds?\)$' /tmp/fl_cli_out.$$
-expect_ok "wake workloads" run --variant negcount,glibc,lock1 --workload wake,wake-each \
+  grep -qE '^pool T=4 K=1 wake=exact hash=[^ ]* sems=2  \([0-9]+ rounds?\)$' <<<"$out"
+succeeds "wake workloads" with_detail run --variant negcount,glibc,lock1 --workload wake,wake-each \
   --threads 3 --ops 40 --rounds 2 --no-control --no-probes --csv "$d/wake.csv" --quiet
 check "wake, wake-each: ok rows with ops > 0 for negcount and glibc, sems=1" \
-  test "$(rows "$d/wake.csv" 'r["variant"] in ("negcount", "glibc", "floor-futex") and r["status"] == "ok" and int(r["ops"]) == 40 and r["sems"] == "1"')" -eq 12
+  test "$(count_rows "$d/wake.csv" 'r["variant"] in ("negcount", "glibc", "floor-futex") and r["status"] == "ok" and int(r["ops"]) == 40 and r["sems"] == "1"')" -eq 12
 check "lock1 (one token at most) and floor-atomic (never sleeps) skip wake with the reason" \
   bash -c "grep -q '^lock1,wake,3,.*,skipped,\"wake posts 3 tokens' '$d/wake.csv' &&
            grep -q '^floor-atomic,wake-each,3,.*,skipped,\"floor-atomic' '$d/wake.csv'"
@@ -800,6 +735,6 @@ check "wake does not read --sems: its points stay (sems=1 rows)" \
   test "$(npts --workloads pool,wake --sems 1,2)" -eq 6
 check "dry-run shows sems" grep -q 'sems=2' <<<"$("$fl" sweep --variants negcount --workloads pool \
   --threads 4 --sems 2 --dry-run)"
-rm -rf "$d" /tmp/fl_cli_out.$$
+rm -rf "$d"
 
 finish -s cli

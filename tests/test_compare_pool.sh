@@ -34,21 +34,16 @@ gen "$d/nomusl.csv" 0.72 1.01 1.28 1.00 skip
 sed 's/^\(.*\),pool,4,/\1,pool,8,/' "$d/2.csv" >"$d/t8.csv"
 
 # bad input: one line on stderr, nothing on stdout, exit 2
-bad_input() { # description, expected text on stderr, args...
-  local what=$1 want=$2; shift 2
-  local out err rc
-  check "$what: exit 2, one line naming it" refusal "$want" "$fl" compare "$@"
-}
-bad_input "one file" "give two or more CSV files" --pool "$d/1.csv"
-bad_input "a missing file" "cannot read $d/none.csv" --pool "$d/1.csv" "$d/none.csv"
-bad_input "an entry missing from one run" "has no 'musl' at 'pool T=4 K=1 wake=exact'" \
+refused "one file" "give two or more CSV files" "$fl" compare --pool "$d/1.csv"
+refused "a missing file" "cannot read $d/none.csv" "$fl" compare --pool "$d/1.csv" "$d/none.csv"
+refused "an entry missing from one run" "has no 'musl' at 'pool T=4 K=1 wake=exact'" "$fl" compare \
   --pool "$d/1.csv" "$d/nomusl.csv"
-bad_input "a point missing from one run" "has no point 'pool T=4 K=1 wake=exact'" \
+refused "a point missing from one run" "has no point 'pool T=4 K=1 wake=exact'" "$fl" compare \
   --pool "$d/1.csv" "$d/t8.csv"
-bad_input "--against of another configuration" "--against takes a run of the pooled" \
+refused "--against of another configuration" "--against takes a run of the pooled" "$fl" compare \
   --pool "$d/1.csv" "$d/2.csv" --against "$d/nomusl.csv"
-bad_input "--against without --pool" "--against takes --pool" "$d/1.csv" --against "$d/2.csv"
-bad_input "--pool with --absolute" "--absolute does not apply" --pool --absolute "$d/1.csv" "$d/2.csv"
+refused "--against without --pool" "--against takes --pool" "$fl" compare "$d/1.csv" --against "$d/2.csv"
+refused "--pool with --absolute" "--absolute does not apply" "$fl" compare --pool --absolute "$d/1.csv" "$d/2.csv"
 
 out=$("$fl" compare --pool "$d/1.csv" "$d/2.csv" 2>&1); rc=$?
 check "a pool of two runs: exit 0" test "$rc" = 0

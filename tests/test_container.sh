@@ -26,7 +26,7 @@ on_exit() { kill_marked >/dev/null; }
 BURN=150  # ms of CPU per worker
 
 if [ ! -w /sys/fs/cgroup ] && ! grep -q ' - cgroup2 ' /proc/self/mountinfo; then
-  echo "SKIP container: no cgroup2 mounted"; exit 77
+  skip_test container "no cgroup2 mounted"
 fi
 
 # The pids whose command line holds the marker (not this scan's own).
@@ -40,14 +40,6 @@ for p in os.listdir("/proc"):
 }
 kill_marked() { for p in $(marked); do kill -KILL "$p" 2>/dev/null; done; }
 
-# rows FILE VARIANT COLUMN: that column of every row of VARIANT
-rows() {
-  "$py" -c 'import csv, sys
-lines = [l for l in open(sys.argv[1]) if not l.startswith("#")]
-for r in csv.DictReader(lines):
-    if r["variant"] == sys.argv[2]:
-        print(r[sys.argv[3]])' "$@"
-}
 # cpu FILE VARIANT: user+sys of each ok row
 cpu() {
   "$py" -c 'import csv, sys
@@ -57,7 +49,7 @@ for r in csv.DictReader(lines):
         print(int(r["cpu_user_ns"]) + int(r["cpu_sys_ns"]))' "$@"
 }
 
-run() { # csv-file extra-exec-args... -- daemon_prog args
+exec_csv() { # csv-file extra-exec-args... -- daemon_prog args
   local csv=$1; shift
   "$fl" exec --detail --rounds 2 --warmup 0 --no-probes --quiet --csv "$tmp/$csv" "$@" \
     >"$tmp/$csv.out" 2>"$tmp/$csv.err"
@@ -66,7 +58,7 @@ run() { # csv-file extra-exec-args... -- daemon_prog args
 variants=negcount,glibc
 
 # 1 + 2: with the cgroup
-run c.csv --variant "$variants" -- "$prog" "$marker" 200 "$BURN" --leave
+exec_csv c.csv --variant "$variants" -- "$prog" "$marker" 200 "$BURN" --leave
 rc=$?
 left=$(marked | tr '\n' ' ')
 if [ $rc -eq 0 ] && [ -z "$left" ]; then ok "cgroup: exit 0, nothing of the run left"
@@ -77,8 +69,8 @@ for v in ${variants//,/ }; do
     n=$((n+1)); [ "$c" -ge $((2 * BURN * 1000000)) ] || low=$((low+1))
   done
   if [ $n -eq 2 ] && [ $low -eq 0 ]; then ok "cgroup: $v's CPU counts both workers ($(cpu "$tmp/c.csv" "$v" | tr '\n' ' ')ns)"
-  else bad "cgroup: $v: $n ok rows, $low below $((2 * BURN)) ms: $(rows "$tmp/c.csv" "$v" note)"; fi
-  p=$(rows "$tmp/c.csv" "$v" cgroup_procs | sort -n | head -1)
+  else bad "cgroup: $v: $n ok rows, $low below $((2 * BURN)) ms: $(csv_cols "$tmp/c.csv" variant="$v" note)"; fi
+  p=$(csv_cols "$tmp/c.csv" variant="$v" cgroup_procs | sort -n | head -1)
   if [ -n "$p" ] && [ "$p" -ge 2 ]; then ok "cgroup: $v: processes seen $p"
   else bad "cgroup: $v: processes seen '$p'"; fi
 done
@@ -86,7 +78,7 @@ if grep -q "no writable cgroup2" "$tmp/c.csv.err"; then bad "cgroup: says it fal
 else ok "cgroup: no fallback line"; fi
 
 # the same without: the daemon survives, the CPU misses the workers
-FUTEXLAB_CGROUP=off run o.csv --variant glibc -- "$prog" "$marker" 200 "$BURN" --leave
+FUTEXLAB_CGROUP=off exec_csv o.csv --variant glibc -- "$prog" "$marker" 200 "$BURN" --leave
 left=$(marked | tr '\n' ' ')
 if [ -n "$left" ]; then ok "off: the left daemon survives the process group's kill ($left)"
 else bad "off: no survivor: the survivor check cannot tell"; fi
@@ -100,9 +92,9 @@ else bad "off: $n rows, $low below"; fi
 n=$(grep -c "futexlab: exec: no writable cgroup2 (FUTEXLAB_CGROUP=off): falls back" "$tmp/o.csv.err")
 if [ "$n" -eq 1 ]; then ok "off: one line says it falls back"
 else bad "off: $n fallback lines: $(cat "$tmp/o.csv.err")"; fi
-[ -z "$(rows "$tmp/o.csv" glibc cgroup_procs | tr -d '\n')" ] && ok "off: no processes-seen figure" ||
-  bad "off: processes seen '$(rows "$tmp/o.csv" glibc cgroup_procs)'"
-FUTEXLAB_CGROUP=/tmp run t.csv --variant glibc -- true
+[ -z "$(csv_cols "$tmp/o.csv" variant=glibc cgroup_procs | tr -d '\n')" ] && ok "off: no processes-seen figure" ||
+  bad "off: processes seen '$(csv_cols "$tmp/o.csv" variant=glibc cgroup_procs)'"
+FUTEXLAB_CGROUP=/tmp exec_csv t.csv --variant glibc -- true
 grep -q "no writable cgroup2 (FUTEXLAB_CGROUP=/tmp is not below cgroup2's mount" "$tmp/t.csv.err" &&
   ok "a cgroup path outside cgroup2: the fallback line says why" ||
   bad "FUTEXLAB_CGROUP=/tmp: $(cat "$tmp/t.csv.err")"
@@ -110,28 +102,28 @@ grep -q "no writable cgroup2 (FUTEXLAB_CGROUP=/tmp is not below cgroup2's mount"
 # 3. the channel, emulated: no shim (LD_PRELOAD emptied after exec set it),
 #    the workers (nobody, when root) send 2 semaphores each
 as=$([ "$(id -u)" = 0 ] && echo " as nobody" || echo "")
-run e.csv --variant negcount --env LD_PRELOAD= -- "$prog" "$marker" 100 0 --report
-s=$(rows "$tmp/e.csv" negcount shim_sems | tr '\n' ' ')
+exec_csv e.csv --variant negcount --env LD_PRELOAD= -- "$prog" "$marker" 100 0 --report
+s=$(csv_cols "$tmp/e.csv" variant=negcount shim_sems | tr '\n' ' ')
 if [ "$s" = "4 4 " ]; then ok "channel: both workers' reports arrive$as: shim_sems $s"
-else bad "channel: shim_sems '$s': $(rows "$tmp/e.csv" negcount note)"; fi
+else bad "channel: shim_sems '$s': $(csv_cols "$tmp/e.csv" variant=negcount note)"; fi
 # without a cgroup, a sender must be in the program's group or below its
 # pid: the daemon's workers (own session, reparented) are neither — their
 # lines are dropped and counted, as a forger's would be
-FUTEXLAB_CGROUP=off run f.csv --variant negcount --env LD_PRELOAD= -- "$prog" "$marker" 100 0 --report
-s=$(rows "$tmp/f.csv" negcount shim_sems | tr -d '\n') n=$(rows "$tmp/f.csv" negcount note | grep -c "forged 2")
+FUTEXLAB_CGROUP=off exec_csv f.csv --variant negcount --env LD_PRELOAD= -- "$prog" "$marker" 100 0 --report
+s=$(csv_cols "$tmp/f.csv" variant=negcount shim_sems | tr -d '\n') n=$(csv_cols "$tmp/f.csv" variant=negcount note | grep -c "forged 2")
 if [ -z "$s" ] && [ "$n" -eq 2 ]; then ok "channel, no cgroup: lines from outside the group and tree dropped, 'forged 2'"
-else bad "channel, no cgroup: shim_sems '$s', notes: $(rows "$tmp/f.csv" negcount note)"; fi
+else bad "channel, no cgroup: shim_sems '$s', notes: $(csv_cols "$tmp/f.csv" variant=negcount note)"; fi
 # 3'. with the shim itself: the daemon's two semaphores, reported as nobody
-run r.csv --variant negcount,textbook --allow signal -- "$prog" "$marker" 100 0
-s=$(rows "$tmp/r.csv" negcount shim_sems | sort -n | head -1)
+exec_csv r.csv --variant negcount,textbook --allow signal -- "$prog" "$marker" 100 0
+s=$(csv_cols "$tmp/r.csv" variant=negcount shim_sems | sort -n | head -1)
 if [ -n "$s" ] && [ "$s" -gt 0 ]; then ok "shim: the changed-user processes' reports arrive: shim_sems $s"
-else bad "shim: shim_sems '$s': $(rows "$tmp/r.csv" negcount note)"; fi
+else bad "shim: shim_sems '$s': $(csv_cols "$tmp/r.csv" variant=negcount note)"; fi
 # 4. a design that cannot hold process-shared semaphores (textbook): every
 #    one of daemon_prog's is handed to glibc, so the row would be glibc's
 #    figure under textbook's name: an error row that says so
-n=$(rows "$tmp/r.csv" textbook note | grep -c "used 2 semaphores (2 sem_init calls, 0 named opens) and none was on textbook: 2 handed to glibc")
-st=$(rows "$tmp/r.csv" textbook status | sort -u | tr '\n' ' ')
+n=$(csv_cols "$tmp/r.csv" variant=textbook note | grep -c "used 2 semaphores (2 sem_init calls, 0 named opens) and none was on textbook: 2 handed to glibc")
+st=$(csv_cols "$tmp/r.csv" variant=textbook status | sort -u | tr '\n' ' ')
 if [ "$n" -ge 1 ] && [ "$st" = "error " ]; then ok "none on the design (textbook, process-shared only): an error row that says why"
-else bad "textbook: status '$st', notes: $(rows "$tmp/r.csv" textbook note)"; fi
+else bad "textbook: status '$st', notes: $(csv_cols "$tmp/r.csv" variant=textbook note)"; fi
 
 finish -s container

@@ -6,23 +6,18 @@ set -u
 . "$(dirname "$0")/lib.sh"
 fl=$1
 scratch d evidence
-absent() { ! grep -qE "$1" <<<"$2"; }
-run() { # args...: futexlab's stdout in $out, a failed command counts
-  if out=$(with_detail "$@" 2>&1); then ok "futexlab $*"
-  else bad "futexlab $* (rc $?)"; echo "$out"; fi
-}
 # field WORD N: field N (awk) of the block row of variant WORD (the last
 # line starting with it before the summary: the ratio row comes first)
 field() { awk -v v="$1" -v n="$2" '/^summary: / { exit } $1 == v { x = $n } END { print x }' <<<"$out"; }
 
 BASE="variant,workload,threads,tokens,hold_ns,think_ns,wake,ops,elapsed_ns,ns_per_op,ops_per_s,status,note,hash,spin,round,slot,sems,cpu_user_ns,cpu_sys_ns,csw_vol,csw_invol"
 PROBE="futex_syscalls,wake_calls,wake_none,wait_calls,wait_eagain,herd_bursts,wakes_per_post,resleeps,wake_to_run_n,wake_to_run_p50_ns,wake_to_run_p99_ns"
-# row VARIANT ROUND NS CSW WAITS WAKES WAKE_NONE P50 PROBED: one prodcons
+# prodcons_row VARIANT ROUND NS CSW WAITS WAKES WAKE_NONE P50 PROBED: one prodcons
 # T=4 K=4 rep of 1000 ops (ns and CPU ns per op NS, csw CSW in 1000 ops),
 # the probe cells filled (counts in 1000 ops) when PROBED is 1, else empty;
 # PROBED "old": filled, no probed cell (a file from before the column).
 # Written by column name (run_csv); a cell not named is empty.
-row() {
+prodcons_row() {
   local v=$1 r=$2 ns=$3 csw=$4 wt=$5 wk=$6 wn=$7 p50=$8 pr=$9
   local s="variant=$v workload=prodcons threads=4 tokens=4 ns_per_op=$ns.0 note=\"\" hash=auto spin=0"
   s="$s round=$r sems=1 cpu_user_ns=$((ns * 1000)) csw_vol=$csw"
@@ -46,17 +41,17 @@ craft() { # file, MODE: new (probed column), old (no column, every row probed)
       if [ "$2" = old ]; then pr=old; [ "$r" -ge 8 ] && break
       elif [ "$r" -ge 8 ]; then m=10 pr=1; fi
       local g=$(( (100 + k) * m )) h=$(( (100 + k + k % 2) * m ))
-      row glibc $r $g 200 100 50 0 2000 $pr
-      row 'glibc#2' $r $h 200 100 50 0 2000 $pr
-      row negcount $r $(( (200 + k) * m * (m > 1 ? 3 : 1) )) 800 310 50 0 2000 $pr
-      row split $r $h 200 500 50 0 2000 $pr
-      row textbook $r $(( (150 + k) * m )) 200 100 50 0 8000 $pr
-      row musl $r $(( (50 + k) * m )) 200 100 550 500 2000 $pr
-      row gosema $r $(( (40 + k) * m )) 200 5 50 0 2000 $pr
+      prodcons_row glibc $r $g 200 100 50 0 2000 $pr
+      prodcons_row 'glibc#2' $r $h 200 100 50 0 2000 $pr
+      prodcons_row negcount $r $(( (200 + k) * m * (m > 1 ? 3 : 1) )) 800 310 50 0 2000 $pr
+      prodcons_row split $r $h 200 500 50 0 2000 $pr
+      prodcons_row textbook $r $(( (150 + k) * m )) 200 100 50 0 8000 $pr
+      prodcons_row musl $r $(( (50 + k) * m )) 200 100 550 500 2000 $pr
+      prodcons_row gosema $r $(( (40 + k) * m )) 200 5 50 0 2000 $pr
     done; } | run_csv "$cols" >"$1"
 }
 craft "$d/probed.csv" new
-run compare "$d/probed.csv"
+succeeds "futexlab compare probed.csv" with_detail compare "$d/probed.csv"
 check "the point's header line shows its rounds (the baseline's 8 timed rounds)" \
   grep -q '^prodcons T=4 K=4 wake=exact hash=auto  (8 rounds)$' <<<"$out"
 check "the ratio table keeps variant, median ns, ratio, interval, ×/÷res, verdict" \
@@ -96,7 +91,7 @@ check "no line over 130 characters" absent '.{131}' "$out"
 awk -F, -v OFS=, "$COLS"'!/^#/ && $col("variant") == "glibc#2" && $col("probed") == 1 {
   $col("wake_to_run_p50_ns") = 8000; $col("wake_to_run_p99_ns") = 32000 } { print }' \
   "$d/probed.csv" >"$d/ctl.csv"
-run compare "$d/ctl.csv"
+succeeds "futexlab compare ctl.csv" with_detail compare "$d/ctl.csv"
 check "why: a count the control moves as much is not named (textbook's wake-to-run)" \
   absent '(why: |; |^       )textbook ' "$out"
 check "why: the others stay (negcount 4.0x the context switches)" \
@@ -105,7 +100,7 @@ check "why: the others stay (negcount 4.0x the context switches)" \
 # The same file, the probed rounds read as timed (the probed cells dropped):
 # the ratio mixes them in and comes out lower — what the check above rules out.
 sed 's/,1$/,0/' "$d/probed.csv" >"$d/mixed.csv"
-run compare "$d/mixed.csv"
+succeeds "futexlab compare mixed.csv" with_detail compare "$d/mixed.csv"
 check "(probed rounds counted as timed: negcount's ratio moves off 1.9x)" \
   absent '^  negcount +[0-9.]+ +1\.9[0-9]{2} ' "$out"
 check "(and the kernel columns are - with the note)" \
@@ -114,7 +109,7 @@ check "(and the kernel columns are - with the note)" \
 # An older --probes file: no probed column, every row's futex_syscalls
 # filled: every row is probed, time and counts from all of them.
 craft "$d/old.csv" old
-run compare "$d/old.csv"
+succeeds "futexlab compare old.csv" with_detail compare "$d/old.csv"
 check "old --probes file: the counts from all 8 rows" \
   grep -q 'kernel counts: over 8 probed rounds' <<<"$out"
 check "old --probes file: negcount waits 0.310" test "$(field negcount 5)" = 0.310
@@ -124,7 +119,7 @@ check "old --probes file: glibc's ratio row from the same rows" \
 # No probe columns at all: the kernel columns -, one note.
 awk -F, -v OFS=, -v base="$BASE" "$COLS"'/^#/ { print; next } { NF = split(base, b, ",") }
   $col("round") == "round" || $col("round") < 8' "$d/probed.csv" >"$d/plain.csv"
-run compare "$d/plain.csv"
+succeeds "futexlab compare plain.csv" with_detail compare "$d/plain.csv"
 check "no probe columns: csw still there, the kernel columns -" \
   test "$(field glibc 3) $(field glibc 5) $(field glibc 13)" = "0.200 - -"
 check "no probe columns: the note says how to get them" \
@@ -144,7 +139,7 @@ check "no probe columns: CPU for the designs no count sets apart (musl 0.5x, gos
 awk -F, -v OFS=, "$COLS"'!/^#/ && $col("probed") == 1 && $col("variant") ~ /^glibc(#2)?$/ { $col("wait_eagain") = 0 }
   !/^#/ && $col("probed") == 1 && $col("variant") == "musl" { $col("wait_eagain") = 900 } { print }' \
   "$d/probed.csv" >"$d/tie.csv"
-run compare "$d/tie.csv"
+succeeds "futexlab compare tie.csv" with_detail compare "$d/tie.csv"
 check "why: of two counts from none the larger first (musl 0.9 EAGAINs before 0.5 woke 0)" \
   grep -qE '(why: |; |^       )musl 0\.900 EAGAINs per item through the buffer against none, 0\.500 wakes that woke nobody against none(;|$)' <<<"$out"
 
@@ -158,12 +153,12 @@ awk -F, -v OFS=, "$COLS"'!/^#/ && $col("probed") == 1 && $col("variant") == "gli
   !/^#/ && $col("probed") == 1 && $col("variant") == "glibc#2" { $col("wait_eagain") = 0 }
   !/^#/ && $col("probed") == 1 && $col("variant") == "musl" { $col("wait_eagain") = 900 } { print }' \
   "$d/probed.csv" >"$d/stray.csv"
-run compare "$d/stray.csv"
+succeeds "futexlab compare stray.csv" with_detail compare "$d/stray.csv"
 check "why: a count under 0.01 per op is as good as none (musl 900x the EAGAINs first, not hidden by the control)" \
   grep -qE '(why: |; |^       )musl 900x the EAGAINs per item through the buffer, 0\.500 wakes that woke nobody against none(;|$)' <<<"$out"
 
 # TSV: the count medians after the 32 columns before.
-run compare --tsv "$d/probed.csv"
+succeeds "futexlab compare --tsv probed.csv" with_detail compare --tsv "$d/probed.csv"
 check "TSV: the probed counts as the last columns" \
   test "$(head -1 <<<"$out" | cut -f33-)" = "$(printf 'probed_rounds\tfutex_op\twaits_op\twakes_op\twake_none_op\teagain_op\twakes_per_post\tresleeps_op\therd_op\twake_to_run_p50_ns\twake_to_run_p99_ns\txnode_op')"
 check "TSV: negcount's: 8 probed rounds, waits 0.31, csw 0.8, verdict slower, wake-to-run 2000" \
@@ -177,10 +172,10 @@ awk -F, -v OFS=, "$COLS"'!/^#/ && $col("variant") == "negcount" && $col("round")
     $col("ns_per_op") = ($col("ns_per_op") * 2) ".0"; $col("cpu_user_ns") *= 2; $col("csw_vol") = 1280 }
   !/^#/ && $col("variant") == "negcount" && $col("round") >= 8 { $col("wait_calls") = 620 } { print }' \
   "$d/probed.csv" >"$d/after.csv"
-run compare "$d/probed.csv" "$d/after.csv"
+succeeds "futexlab compare probed.csv after.csv" with_detail compare "$d/probed.csv" "$d/after.csv"
 check "compare: the pair that changed names its count that changed most" \
   grep -qE '^prodcons T=4 K=4 wake=exact hash=auto +negcount .*SLOWER  \(waits/op 0\.310 -> 0\.620\)$' <<<"$out"
-run compare "$d/plain.csv" "$d/after.csv"
+succeeds "futexlab compare plain.csv after.csv" with_detail compare "$d/plain.csv" "$d/after.csv"
 check "compare: no count (not even csw) where a file has no probed rounds" \
   grep -qE '^prodcons T=4 K=4 wake=exact hash=auto +negcount .*SLOWER$' <<<"$out"
 
@@ -194,7 +189,7 @@ xnode() { # file, metadata line ("": none)
     { print $0 "," ($col("probed") != 1 ? "" : $col("variant") == "negcount" ? 20 : 300) }' "$d/probed.csv" >"$1"
 }
 xnode "$d/numa2.csv" "# numa: 2 nodes (test)"
-run compare "$d/numa2.csv"
+succeeds "futexlab compare numa2.csv" with_detail compare "$d/numa2.csv"
 check "numa: 2 nodes: the block shows x-node wk/op after w2r p99" \
   grep -qE '^ +cpu ns +csw +futex +waits +wakes +woke 0 +EAGAIN +wk/post +resleep +herd/1k +w2r p50 +w2r p99 +x-node wk/op$' <<<"$out"
 check "numa: 2 nodes: glibc 0.300, negcount 0.020 cross-node wakes per op" \
@@ -202,7 +197,7 @@ check "numa: 2 nodes: glibc 0.300, negcount 0.020 cross-node wakes per op" \
 check "numa: no why names cross-node wakes (a column, not a why)" absent 'cross-node' "$out"
 for m in "# numa: 1 nodes (test)" ""; do
   xnode "$d/numa1.csv" "$m"
-  run compare "$d/numa1.csv"
+  succeeds "futexlab compare numa1.csv" with_detail compare "$d/numa1.csv"
   check "numa: ${m:-no numa line}: no x-node column (not a 0)" absent 'x-node' "$out"
   check "numa: ${m:-no numa line}: the block's columns end at w2r p99" \
     grep -qE '^ +cpu ns +csw .* +w2r p50 +w2r p99$' <<<"$out"

@@ -18,38 +18,21 @@ fl=$1 semprog=$2 tree=$3
 py=/usr/bin/python3   # Debian's, for reading the CSV (scripts/setup installs it)
 scratch tmp exec
 
-# rows FILE VARIANT COLUMN: that column of every row of VARIANT, one per line
-rows() {
-  "$py" -c 'import csv, sys
-lines = [l for l in open(sys.argv[1]) if not l.startswith("#")]
-for r in csv.DictReader(lines):
-    if r["variant"] == sys.argv[2]:
-        print(r[sys.argv[3]])' "$@"
-}
-
 # 1. bad input: one line on stderr, exit 2, nothing run
-usage() { # label args...
-  local label=$1; shift
-  "$fl" exec "$@" >"$tmp/u.out" 2>"$tmp/u.err"
-  local rc=$? n
-  n=$(wc -l <"$tmp/u.err")
-  if [ $rc -eq 2 ] && [ "$n" -eq 1 ] && [ ! -s "$tmp/u.out" ]; then ok "$label: exit 2, $(cat "$tmp/u.err")"
-  else bad "$label: exit $rc, $n lines: $(cat "$tmp/u.err" "$tmp/u.out")"; fi
-}
-usage "no --" --variant negcount "$semprog"
-usage "no command" --variant negcount --
-usage "unknown variant" --variant negcount,nosuch -- true
-usage "not executable" --variant negcount -- /etc/passwd
-usage "not found" --variant negcount -- no-such-command-xyz
-usage "bad --env" --env NOEQUALS -- true
-usage "bad --allow" --allow destroy,bogus -- true
-usage "bad --rounds" --rounds 0 -- true
-usage "unknown policy" --policy park,lazy -- true
-usage "policy bound out of range" --policy spin:0 -- true
-usage "a policy for glibc" --variant negcount,glibc@adaptive -- true
-usage "--policy with no design it applies to" --policy adaptive --variant glibc -- true
-usage "an entry twice" --variant negcount,negcount@adaptive --policy park,adaptive -- true
-usage "a bad policy in --baseline" --baseline negcount@lazy -- true
+refused "no --" "" "$fl" exec --variant negcount "$semprog"
+refused "no command" "" "$fl" exec --variant negcount --
+refused "unknown variant" "" "$fl" exec --variant negcount,nosuch -- true
+refused "not executable" "" "$fl" exec --variant negcount -- /etc/passwd
+refused "not found" "" "$fl" exec --variant negcount -- no-such-command-xyz
+refused "bad --env" "" "$fl" exec --env NOEQUALS -- true
+refused "bad --allow" "" "$fl" exec --allow destroy,bogus -- true
+refused "bad --rounds" "" "$fl" exec --rounds 0 -- true
+refused "unknown policy" "" "$fl" exec --policy park,lazy -- true
+refused "policy bound out of range" "" "$fl" exec --policy spin:0 -- true
+refused "a policy for glibc" "" "$fl" exec --variant negcount,glibc@adaptive -- true
+refused "--policy with no design it applies to" "" "$fl" exec --policy adaptive --variant glibc -- true
+refused "an entry twice" "" "$fl" exec --variant negcount,negcount@adaptive --policy park,adaptive -- true
+refused "a bad policy in --baseline" "" "$fl" exec --baseline negcount@lazy -- true
 grep -q "glibc is a shipped library and waits its own way (parks at once" <(
   "$fl" exec --detail --variant glibc@adaptive -- true 2>&1) &&
   ok "a policy for glibc: the message says it waits its own way" || bad "a policy for glibc: the message"
@@ -60,8 +43,8 @@ fails() { # label want-in-note cmd...
   "$fl" exec --detail --variant negcount --rounds 1 --warmup 0 --no-probes --quiet --csv "$tmp/f.csv" \
     "$@" >"$tmp/f.out" 2>&1
   local rc=$? st notes
-  st=$(rows "$tmp/f.csv" negcount status | sort -u | tr '\n' ' ')
-  notes=$(rows "$tmp/f.csv" negcount note)
+  st=$(csv_cols "$tmp/f.csv" variant=negcount status | sort -u | tr '\n' ' ')
+  notes=$(csv_cols "$tmp/f.csv" variant=negcount note)
   if [ $rc -eq 1 ] && [ "$st" = "error " ] && grep -q -- "$want" <<<"$notes"; then
     ok "$label: exit 1, error row: $notes"
   else bad "$label: exit $rc, status '$st', note '$notes'"; cat "$tmp/f.out"; fi
@@ -76,17 +59,17 @@ if "$fl" exec --detail --variant negcount,glibc,lock1,split --rounds 2 --warmup 
      --csv "$tmp/g.csv" -- "$semprog" >"$tmp/g.out" 2>"$tmp/g.err"; then
   ok "semprog on negcount, glibc: exit 0"
 else bad "semprog: exit $?: $(cat "$tmp/g.err")"; fi
-st=$(rows "$tmp/g.csv" negcount status | sort -u)
-sems=$(rows "$tmp/g.csv" negcount shim_sems | sort -u | head -1)
-user=$(rows "$tmp/g.csv" negcount cpu_user_ns | head -1)
-vcsw=$(rows "$tmp/g.csv" negcount csw_vol | head -1)
-psems=$(rows "$tmp/g.csv" glibc shim_sems | sort -u)
+st=$(csv_cols "$tmp/g.csv" variant=negcount status | sort -u)
+sems=$(csv_cols "$tmp/g.csv" variant=negcount shim_sems | sort -u | head -1)
+user=$(csv_cols "$tmp/g.csv" variant=negcount cpu_user_ns | head -1)
+vcsw=$(csv_cols "$tmp/g.csv" variant=negcount csw_vol | head -1)
+psems=$(csv_cols "$tmp/g.csv" variant=glibc shim_sems | sort -u)
 [ "$st" = ok ] && [ "${sems:-0}" -gt 0 ] 2>/dev/null && [ -n "$user" ] && [ -n "$vcsw" ] && [ -z "$psems" ] &&
   ok "rows: negcount ok, $sems semaphores on the design, user ${user} ns, $vcsw voluntary switches; glibc no shim count" ||
   bad "rows: status '$st' shim_sems '$sems' cpu_user_ns '$user' csw_vol '$vcsw' glibc shim_sems '$psems'"
-[ "$(rows "$tmp/g.csv" glibc#2 status | sort -u)" = ok ] && ok "control row glibc#2" || bad "no control row"
-l1=$(rows "$tmp/g.csv" lock1 status)/$(rows "$tmp/g.csv" lock1 note)
-sp=$(rows "$tmp/g.csv" split status)/$(rows "$tmp/g.csv" split note)
+[ "$(csv_cols "$tmp/g.csv" variant=glibc#2 status | sort -u)" = ok ] && ok "control row glibc#2" || bad "no control row"
+l1=$(csv_cols "$tmp/g.csv" variant=lock1 status)/$(csv_cols "$tmp/g.csv" variant=lock1 note)
+sp=$(csv_cols "$tmp/g.csv" variant=split status)/$(csv_cols "$tmp/g.csv" variant=split note)
 [[ $l1 == skipped/*capped* ]] && [[ $sp == skipped/*destroy* ]] && ok "skipped: lock1 ($l1), split ($sp)" ||
   bad "skips: lock1 '$l1' split '$sp'"
 grep -q "^# exec: $semprog" "$tmp/g.csv" && ok "the command in the metadata" || bad "no '# exec:' line"
@@ -95,8 +78,8 @@ grep -q "per program" "$tmp/g.out" && grep -q "glibc#2" "$tmp/g.out" && ok "tabl
 # --allow runs a design that breaks a promise
 "$fl" exec --detail --variant split --allow destroy --rounds 1 --warmup 0 --no-probes --quiet --no-control \
   --csv "$tmp/a.csv" -- "$semprog" >/dev/null 2>&1
-[ "$(rows "$tmp/a.csv" split status)" = ok ] && ok "--allow destroy runs split" ||
-  bad "--allow destroy: split '$(rows "$tmp/a.csv" split status)' $(rows "$tmp/a.csv" split note)"
+[ "$(csv_cols "$tmp/a.csv" variant=split status)" = ok ] && ok "--allow destroy runs split" ||
+  bad "--allow destroy: split '$(csv_cols "$tmp/a.csv" variant=split status)' $(csv_cols "$tmp/a.csv" variant=split note)"
 
 # 3b. --policy park,spin:50: negcount and negcount@spin:50, glibc (unshimmed,
 #     its own policy) and its control once each. The program writes the
@@ -124,12 +107,11 @@ seen=$(sort "$tmp/pol.log" | uniq -c | awk '{print $2 "x" $1}' | tr '\n' ' ')
 "$fl" exec --detail --variant negcount --rounds 200 --warmup 0 --no-probes --quiet --csv "$tmp/i.csv" \
   -- sleep 0.1 >"$tmp/i.out" 2>&1 &
 pid=$!
-ms() { echo $(( $(date +%s%N) / 1000000 )); }
-t0=$(ms) before=0
+t0=$(now_ms) before=0
 while :; do
-  [ -s "$tmp/i.csv" ] && before=$(rows "$tmp/i.csv" negcount status | grep -c '^ok$')
+  [ -s "$tmp/i.csv" ] && before=$(csv_cols "$tmp/i.csv" variant=negcount status | grep -c '^ok$')
   [ "$before" -ge 2 ] && break
-  waited=$(( $(ms) - t0 ))
+  waited=$(( $(now_ms) - t0 ))
   if [ $waited -gt 60000 ] || ! kill -0 $pid 2>/dev/null; then
     bad "Ctrl-C: $before ok rows in the CSV after $waited ms (bound 60 s), load $(cat /proc/loadavg)"
     break
@@ -139,8 +121,8 @@ done
 kill -INT $pid
 wait $pid
 rc=$?
-n=$(rows "$tmp/i.csv" negcount status | grep -c '^ok$')
-other=$(rows "$tmp/i.csv" negcount status | grep -vc '^ok$')
+n=$(csv_cols "$tmp/i.csv" variant=negcount status | grep -c '^ok$')
+other=$(csv_cols "$tmp/i.csv" variant=negcount status | grep -vc '^ok$')
 [ $rc -eq 130 ] && [ "$before" -ge 2 ] && [ "$n" -ge "$before" ] && [ "$other" -eq 0 ] &&
   ok "Ctrl-C: exit 130, $n finished rows kept ($before before the interrupt), no half rep" ||
   bad "Ctrl-C: exit $rc, $n ok rows ($before before the interrupt), $other others"
@@ -199,20 +181,20 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "ran negcount under the policy adaptive, not spin:50" "$tmp/sv.err" &&
   ok "--survey: a process on negcount under another policy than asked: exit 1, named" ||
   { bad "--survey, a policy changed under it: exit $rc"; cat "$tmp/sv.out" "$tmp/sv.err"; }
-usage "--survey --policy without a design" --survey --policy adaptive -- true
+refused "--survey --policy without a design" "" "$fl" exec --survey --policy adaptive -- true
 grep -q "survey runs on glibc's own sem_t, which waits its own way: name a design" <(
   "$fl" exec --survey --policy adaptive -- true 2>&1) &&
   ok "--survey --policy alone: the message says glibc's sem_t waits its own way" ||
   bad "--survey --policy alone: the message"
-usage "--survey on glibc under a policy" --survey --variant glibc@adaptive -- true
-usage "--survey on two designs" --survey --variant negcount,musl -- true
-usage "--survey under two policies" --survey --variant negcount --policy park,adaptive -- true
-usage "--survey on a design the shim refuses" --survey --variant lock1 -- true
+refused "--survey on glibc under a policy" "" "$fl" exec --survey --variant glibc@adaptive -- true
+refused "--survey on two designs" "" "$fl" exec --survey --variant negcount,musl -- true
+refused "--survey under two policies" "" "$fl" exec --survey --variant negcount --policy park,adaptive -- true
+refused "--survey on a design the shim refuses" "" "$fl" exec --survey --variant lock1 -- true
 # what only the compared rounds read has nothing to act on in a survey
-usage "--survey with --rounds" --survey --rounds 3 -- true
-usage "--survey with --csv" --survey --csv /dev/null -- true
-usage "--survey with --detail" --survey --detail -- true
-usage "--probes with --probe-rounds" --probes --probe-rounds 2 -- true
+refused "--survey with --rounds" "" "$fl" exec --survey --rounds 3 -- true
+refused "--survey with --csv" "" "$fl" exec --survey --csv /dev/null -- true
+refused "--survey with --detail" "" "$fl" exec --survey --detail -- true
+refused "--probes with --probe-rounds" "" "$fl" exec --probes --probe-rounds 2 -- true
 
 # 6. none of the harness's descriptors in the program: one the harness itself
 #    inherited without close-on-exec (fd 9 here), its pipes, and (below, with
@@ -243,7 +225,7 @@ else
         k=${kv%%=*} want=${kv#*=}
         case $k in futex_calls) c=futex_syscalls;; op_wake) c=fx_wake;; op_wait) c=fx_wait;;
                     wait_timedout) c=wait_timedout;; procs) c=procs;; wake_none) c=wake_none;; *) continue;; esac
-        got=$(rows "$tmp/p.csv" "$v" "$c" | sort -u | tr '\n' ' ')
+        got=$(csv_cols "$tmp/p.csv" variant="$v" "$c" | sort -u | tr '\n' ' ')
         [ "$got" = "$want " ] && ok "$v: $c=$want in every round" || bad "$v: $c='$got', want $want"
       done
     done
@@ -270,7 +252,7 @@ else
     fc=$(sed -n 's/^futex_calls=//p' <<<"$(printf '%s\n' $expect)")
     mix=""
     for v in negcount glibc glibc#2; do
-      mix="$mix $v:$(paste -d/ <(rows "$tmp/q.csv" "$v" probed) <(rows "$tmp/q.csv" "$v" futex_syscalls) |
+      mix="$mix $v:$(paste -d/ <(csv_cols "$tmp/q.csv" variant="$v" probed) <(csv_cols "$tmp/q.csv" variant="$v" futex_syscalls) |
                      sort | tr '\n' ' ')"
     done
     want=" negcount:0/ 0/ 0/ 1/$fc  glibc:0/ 0/ 0/ 1/$fc  glibc#2:0/ 0/ 0/ 1/$fc "

@@ -12,31 +12,13 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 fl=$1
-py=/usr/bin/python3
 scratch tmp metric
 
-rows() { # FILE VARIANT COLUMN: that column of every row of VARIANT
-  "$py" -c 'import csv, sys
-lines = [l for l in open(sys.argv[1]) if not l.startswith("#")]
-for r in csv.DictReader(lines):
-    if r["variant"] == sys.argv[2]:
-        print(r[sys.argv[3]])' "$@"
-}
-
 # 1. bad input: one line on stderr, exit 2, nothing run
-usage() { # label want args...
-  local label=$1 want=$2; shift 2
-  "$fl" exec "$@" >"$tmp/u.out" 2>"$tmp/u.err"
-  local rc=$? n
-  n=$(wc -l <"$tmp/u.err")
-  if [ $rc -eq 2 ] && [ "$n" -eq 1 ] && [ ! -s "$tmp/u.out" ] && grep -q -- "$want" "$tmp/u.err"
-  then ok "$label: exit 2, $(cat "$tmp/u.err")"
-  else bad "$label: exit $rc, $n lines: $(cat "$tmp/u.err" "$tmp/u.out")"; fi
-}
-usage "not a regex" "not a regular expression" --metric 'tps = ([0-9]+' -- true
-usage "no capture group" "no capture group" --metric 'tps = [0-9]+' -- true
-usage "--higher-is-better alone" "give --metric" --higher-is-better -- true
-usage "--metric with --survey" "no --metric" --survey --metric 'x(1)' -- true
+refused "not a regex" "not a regular expression" "$fl" exec --metric 'tps = ([0-9]+' -- true
+refused "no capture group" "no capture group" "$fl" exec --metric 'tps = [0-9]+' -- true
+refused "--higher-is-better alone" "give --metric" "$fl" exec --higher-is-better -- true
+refused "--metric with --survey" "no --metric" "$fl" exec --survey --metric 'x(1)' -- true
 
 # The program: negcount prints twice glibc's figure (glibc's on stderr,
 # after an earlier match that must not count); MODE (--env) none: no
@@ -52,25 +34,25 @@ negcount) echo "tps = 200" ;;
 esac
 P
 chmod +x "$prog"
-run() { # csv args...: 6 rounds (a verdict needs 6), no warm-up
+exec6() { # csv args...: 6 rounds (a verdict needs 6), no warm-up
   local csv=$1; shift
   "$fl" exec --detail --variant negcount,glibc --rounds 6 --warmup 0 --no-probes --quiet --csv "$csv" \
     --metric 'tps = ([0-9.na/]+)' "$@" -- "$prog"
 }
-# row TABLE VARIANT: that entry's row of the ratio table, blanks squeezed
-row() { grep -E "^  $2 " "$1" | head -1 | tr -s ' '; }
+# table_row TABLE VARIANT: that entry's row of the ratio table, blanks squeezed
+table_row() { grep -E "^  $2 " "$1" | head -1 | tr -s ' '; }
 
 # 2. higher is better: the figure in the CSV, the ratio baseline/row
-run "$tmp/h.csv" --higher-is-better >"$tmp/h.out" 2>"$tmp/h.err"
+exec6 "$tmp/h.csv" --higher-is-better >"$tmp/h.out" 2>"$tmp/h.err"
 rc=$?
-m=$(rows "$tmp/h.csv" negcount metric | sort -u | tr '\n' ' ')
-g=$(rows "$tmp/h.csv" glibc metric | sort -u | tr '\n' ' ')
+m=$(csv_cols "$tmp/h.csv" variant=negcount metric | sort -u | tr '\n' ' ')
+g=$(csv_cols "$tmp/h.csv" variant=glibc metric | sort -u | tr '\n' ' ')
 [ $rc -eq 0 ] && [ "$m" = "200 " ] && [ "$g" = "100 " ] &&
   ok "metric column: negcount 200, glibc 100 (the last match, stdout or stderr)" ||
   bad "metric column: exit $rc, negcount '$m', glibc '$g': $(cat "$tmp/h.err")"
 grep -q '^# exec metric: tps = (\[0-9.na/\]+) (higher is better)$' "$tmp/h.csv" &&
   ok "metadata: # exec metric: ... (higher is better)" || bad "metadata: $(grep 'exec metric' "$tmp/h.csv")"
-r=$(row "$tmp/h.out" negcount)
+r=$(table_row "$tmp/h.out" negcount)
 case "$r" in
   " negcount 200 0.500 "*faster*) ok "higher is better: twice the throughput reads 0.500, faster: $r" ;;
   *) bad "higher is better: '$r'"; cat "$tmp/h.out" ;;
@@ -85,8 +67,8 @@ grep -qE '^  variant +metric +ratio' "$tmp/k.out" && grep -qE '^  split +skipped
   ok "a skipped first entry: the value column still headed metric" ||
   bad "skipped first entry: $(grep -E '^  (variant|split)' "$tmp/k.out")"
 "$fl" compare --detail "$tmp/h.csv" >"$tmp/hc.out" 2>&1
-[ "$(row "$tmp/hc.out" negcount)" = "$r" ] && [ "$(row "$tmp/hc.out" glibc)" = "$(row "$tmp/h.out" glibc)" ] &&
-  ok "compare FILE: the same rows" || bad "compare FILE: '$(row "$tmp/hc.out" negcount)' vs '$r'"
+[ "$(table_row "$tmp/hc.out" negcount)" = "$r" ] && [ "$(table_row "$tmp/hc.out" glibc)" = "$(table_row "$tmp/h.out" glibc)" ] &&
+  ok "compare FILE: the same rows" || bad "compare FILE: '$(table_row "$tmp/hc.out" negcount)' vs '$r'"
 # a file without the metric line (as before the option): wall time again
 grep -v '^# exec metric:' "$tmp/h.csv" >"$tmp/old.csv"
 "$fl" compare --detail "$tmp/old.csv" >"$tmp/old.out" 2>&1
@@ -94,8 +76,8 @@ grep -qE '^  variant +median ns +ratio' "$tmp/old.out" && ! grep -q "^  negcount
   ok "no metric line: ns per op, as before" || bad "no metric line: $(grep -A2 -E '^  variant' "$tmp/old.out")"
 
 # 3. lower is better (the default): the same figures, the other way
-run "$tmp/l.csv" >"$tmp/l.out" 2>&1
-r=$(row "$tmp/l.out" negcount)
+exec6 "$tmp/l.csv" >"$tmp/l.out" 2>&1
+r=$(table_row "$tmp/l.out" negcount)
 case "$r" in
   " negcount 200 2.000 "*slower*) ok "lower is better: twice the figure reads 2.000, slower: $r" ;;
   *) bad "lower is better: '$r'"; cat "$tmp/l.out" ;;
@@ -110,8 +92,8 @@ for case in "none|no match for --metric 'tps = ([0-9.na/]+)' in the program's ou
   "$fl" exec --detail --variant "$v" --env "MODE=$mode" --rounds 1 --warmup 0 --no-probes --quiet --csv "$tmp/e.csv" \
     --metric 'tps = ([0-9.na/]+)' -- "$prog" >"$tmp/e.out" 2>&1
   rc=$?
-  st=$(rows "$tmp/e.csv" "$v" status | sort -u | tr '\n' ' ')
-  note=$(rows "$tmp/e.csv" "$v" note)
+  st=$(csv_cols "$tmp/e.csv" variant="$v" status | sort -u | tr '\n' ' ')
+  note=$(csv_cols "$tmp/e.csv" variant="$v" note)
   [ $rc -eq 1 ] && [ "$st" = "error " ] && grep -qF -- "$want" <<<"$note" &&
     ok "$mode: error row: $note" || bad "$mode: exit $rc, status '$st', note '$note'"
 done

@@ -91,27 +91,22 @@ check "  the pairs named as the baseline's move" \
   grep -q "^fail-on faster: not counted: $pp [a-z@]* ratio .* the baseline moved$" <<<"$out"
 
 # bad input: one line on stderr naming it, nothing on stdout, exit 2
-bad_input() { # description, expected text on stderr, compare's arguments...
-  local what=$1 want=$2; shift 2
-  local out err rc
-  check "$what: exit 2, one line naming it" refusal "$want" "$fl" compare "$@"
-}
-bad_input "--fail-on slow" "--fail-on takes slower, faster or any, not 'slow'" "$csv" "$d/slow.csv" --fail-on slow
-bad_input "--fail-on without a value" "--fail-on needs a value" "$csv" "$d/slow.csv" --fail-on
-bad_input "--fail-on with one file" "--fail-on compares two files" "$csv" --fail-on slower
-bad_input "--threshold without --fail-on" "--threshold goes with --fail-on" "$csv" "$d/slow.csv" --threshold 5
-bad_input "--only without --fail-on" "--only goes with --fail-on" "$csv" "$d/slow.csv" --only designs
-bad_input "--only empty" "--only takes designs, libraries or a list of names" "$csv" "$d/slow.csv" --fail-on slower --only ''
-bad_input "--threshold not a number" "--threshold" "$csv" "$d/slow.csv" --fail-on slower --threshold x
-bad_input "--pool the same run twice" "are the same run" --pool "$csv" "$csv" --against "$d/slow.csv" --fail-on any
-bad_input "--pool --fail-on with no run to judge" "give --against NEW.csv" --pool "$csv" "$d/slow.csv" --fail-on any
-bad_input "an empty file" "no header line (not a futexlab CSV) in $d/empty.csv" \
+refused "--fail-on slow" "--fail-on takes slower, faster or any, not 'slow'" "$fl" compare "$csv" "$d/slow.csv" --fail-on slow
+refused "--fail-on without a value" "--fail-on needs a value" "$fl" compare "$csv" "$d/slow.csv" --fail-on
+refused "--fail-on with one file" "--fail-on compares two files" "$fl" compare "$csv" --fail-on slower
+refused "--threshold without --fail-on" "--threshold goes with --fail-on" "$fl" compare "$csv" "$d/slow.csv" --threshold 5
+refused "--only without --fail-on" "--only goes with --fail-on" "$fl" compare "$csv" "$d/slow.csv" --only designs
+refused "--only empty" "--only takes designs, libraries or a list of names" "$fl" compare "$csv" "$d/slow.csv" --fail-on slower --only ''
+refused "--threshold not a number" "--threshold" "$fl" compare "$csv" "$d/slow.csv" --fail-on slower --threshold x
+refused "--pool the same run twice" "are the same run" "$fl" compare --pool "$csv" "$csv" --against "$d/slow.csv" --fail-on any
+refused "--pool --fail-on with no run to judge" "give --against NEW.csv" "$fl" compare --pool "$csv" "$d/slow.csv" --fail-on any
+refused "an empty file" "no header line (not a futexlab CSV) in $d/empty.csv" "$fl" compare \
   "$csv" "$d/empty.csv" --fail-on slower
-bad_input "a CSV that is not futexlab's" "no 'variant' column (not a futexlab CSV) in $d/other.csv" \
+refused "a CSV that is not futexlab's" "no 'variant' column (not a futexlab CSV) in $d/other.csv" "$fl" compare \
   "$csv" "$d/other.csv" --fail-on slower
-bad_input "a header and no rows" "no rows (a run that measured nothing) in $d/norows.csv" "$csv" "$d/norows.csv" --fail-on slower
-bad_input "  the same with --absolute" "no rows (a run that measured nothing) in $d/norows.csv" --absolute "$d/norows.csv" "$csv" --fail-on any
-bad_input "a missing file" "cannot read $d/none.csv" "$csv" "$d/none.csv" --fail-on slower
+refused "a header and no rows" "no rows (a run that measured nothing) in $d/norows.csv" "$fl" compare "$csv" "$d/norows.csv" --fail-on slower
+refused "  the same with --absolute" "no rows (a run that measured nothing) in $d/norows.csv" "$fl" compare --absolute "$d/norows.csv" "$csv" --fail-on any
+refused "a missing file" "cannot read $d/none.csv" "$fl" compare "$csv" "$d/none.csv" --fail-on slower
 # no pair in common: the table (nothing in it), then one line, exit 2
 out=$("$fl" compare "$d/pp.csv" "$d/pool.csv" --fail-on slower 2>"$d/err"); rc=$?
 check "two files with no pair in common: exit 2, one line (a gate that compared nothing)" \

@@ -16,7 +16,7 @@ scratch tmp fidelity
 "$fid" --futexlab "$fl" glibc64 glibc >"$tmp/g.out" 2>&1
 rc=$?
 cat "$tmp/g.out"
-[ $rc = 77 ] && { echo "SKIP: $(grep SKIP "$tmp/g.out")"; exit 77; }
+[ $rc = 77 ] && skip_test fidelity "$(grep SKIP "$tmp/g.out")"
 [ $rc = 0 ] && ok "glibc64 matches glibc's sem_t within the noise" \
   || bad "glibc64 against glibc: exit $rc (0 expected)"
 for w in uncontended pingpong pool; do

@@ -31,14 +31,13 @@ set -u
 . "$(dirname "$0")/lib.sh"
 fl=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
-skipall() { echo "SKIP fleet: $1"; exit 77; }
-[ "$(id -u)" = 0 ] || skipall "not root (an sshd of its own and unshare --uts need root)"
+[ "$(id -u)" = 0 ] || skip_test fleet "not root (an sshd of its own and unshare --uts need root)"
 for c in /usr/sbin/sshd ssh ssh-keygen unshare taskset flock ansible-playbook git python3; do
-  command -v "$c" >/dev/null || skipall "no $c (scripts/setup installs openssh-server, ansible-core)"
+  command -v "$c" >/dev/null || skip_test fleet "no $c (scripts/setup installs openssh-server, ansible-core)"
 done
-[ "$(nproc)" -ge 2 ] || skipall "fewer than 2 CPUs: no host of two CPUs beside one of one"
-unshare --uts true 2>/dev/null || skipall "no UTS namespace here (unshare --uts)"
-rev=$(git -C "$top" describe --always HEAD 2>/dev/null) || skipall "not a git checkout: the fleet ships a revision"
+[ "$(nproc)" -ge 2 ] || skip_test fleet "fewer than 2 CPUs: no host of two CPUs beside one of one"
+unshare --uts true 2>/dev/null || skip_test fleet "no UTS namespace here (unshare --uts)"
+rev=$(git -C "$top" describe --always HEAD 2>/dev/null) || skip_test fleet "not a git checkout: the fleet ships a revision"
 
 scratch t fleet
 pids=() ns=() made_run_sshd=

@@ -134,17 +134,12 @@ verdict "history --tsv: a line per run, the change flagged at run 9" \
   test "$(awk -F'\t' "$COLS"'$col("change") == 1 { print $col("pos") }' <<<"$out")" = 9
 
 # ---- refusals: one line on stderr, nothing on stdout, exit 2 ----------------------
-bad_input() { # description, expected text on stderr, args...
-  local what=$1 want=$2; shift 2
-  local out err rc
-  check "$what: exit 2, one line naming it" refusal "$want" "$fl" "$@"
-}
 sed 's/^# host: .*/# host: elsewhere/' "$d/n8.csv" >"$d/other.csv"   # n8 from another host
 sed 's/^# date: .*/# date: 2000-01-01T00:00:00Z/' "$d/n7.csv" >"$d/n7copy.csv"   # another run
 cp "$d/n8.csv" "$d/n8again.csv"
 "$fl" store add --db "$d/one" "$d/n1.csv" >/dev/null
-bad_input "--pool a run twice (a copy)" "are the same run" compare --pool "$d/n8.csv" "$d/n8again.csv"
-bad_input "--pool runs of two machines" "runs of different machines are not reruns" \
+refused "--pool a run twice (a copy)" "are the same run" "$fl" compare --pool "$d/n8.csv" "$d/n8again.csv"
+refused "--pool runs of two machines" "runs of different machines are not reruns" "$fl" \
   compare --pool "$d/n7.csv" "$d/other.csv" "$d/n9.csv"
 "$fl" compare --pool "$d"/n{4,5,6,7}.csv "$d/other.csv" --against "$d/n9.csv" --fail-on slower \
   --across-machines >"$d/x.out" 2>&1; rc=$?
@@ -159,14 +154,14 @@ check "  --tsv: exit 3 too, the line on stderr, the header alone on stdout" \
 "$fl" compare --db "$d/one" --against "$d/n5.csv" --fail-on slower --json >"$d/t.json" 2>/dev/null; rc=$?
 check "  --json: exit 3 too, the reason in the object" \
   python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); w=m["windows"][0]; assert m["exit"]==3 and w["outcome"]=="inconclusive" and w["reason"].startswith("1 earlier run") and w["pairs"]==[]' "$d/t.json"
-bad_input "--reference without --db" "--reference is a window" \
+refused "--reference without --db" "--reference is a window" "$fl" \
   compare --pool "$d/n1.csv" "$d/n2.csv" --against "$d/n3.csv" --reference abc
-bad_input "--db a missing store" "$d/none.db" compare --db "$d/none.db" --against "$d/n5.csv"
-bad_input "--db and files" "give no file" compare --db "$d/db" "$d/n5.csv" --against "$d/n6.csv"
-bad_input "--against without --pool or --db" "--against takes --pool" compare "$d/n1.csv" --against "$d/n2.csv"
-bad_input "--machine without --db" "they go with --db" compare "$d/n1.csv" --machine vm
-bad_input "history: no series matches" "no series matches" history "$d/n1.csv" "$d/n2.csv" --variant nosuch
-bad_input "history --by other" "--by takes date or rev" history "$d/n1.csv" --by commit
+refused "--db a missing store" "$d/none.db" "$fl" compare --db "$d/none.db" --against "$d/n5.csv"
+refused "--db and files" "give no file" "$fl" compare --db "$d/db" "$d/n5.csv" --against "$d/n6.csv"
+refused "--against without --pool or --db" "--against takes --pool" "$fl" compare "$d/n1.csv" --against "$d/n2.csv"
+refused "--machine without --db" "they go with --db" "$fl" compare "$d/n1.csv" --machine vm
+refused "history: no series matches" "no series matches" "$fl" history "$d/n1.csv" "$d/n2.csv" --variant nosuch
+refused "history --by other" "--by takes date or rev" "$fl" history "$d/n1.csv" --by commit
 sed '1s/.*/# futexlab abc1234/' "$d/n7copy.csv" >"$d/n7rev.csv"
 out=$("$fl" compare --pool "$d/n9.csv" "$d/n7rev.csv" --against "$d/n10.csv" --fail-on slower 2>&1)
 check "a pool of two revisions: said in one line" \

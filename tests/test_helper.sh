@@ -10,15 +10,6 @@ set -u
 . "$(dirname "$0")/lib.sh"
 fl=$1 shim=$2
 scratch tmp helper
-ms() { echo $(( $(date +%s%N) / 1000000 )); }
-# col FILE VARIANT WORKLOAD COLUMN: that column of the rows (one a line)
-col() {
-  awk -F, -v v="$2" -v w="$3" -v c="$4" '
-    /^#/ { next }
-    !h { for (i = 1; i <= NF; i++) k[$i] = i; h = 1; next }
-    { line = $0; gsub(/"[^"]*"/, "\"\"", line); split(line, f, ",") }
-    f[1] == v && f[2] == w { print f[k[c]] }' "$1"
-}
 
 # 1. listed available (this build has musl-gcc, or the test is not built)
 if "$fl" list | grep -Eq '^musl-libc +available'; then ok "list: musl-libc available"
@@ -34,12 +25,12 @@ rc=$?
 meta=$(grep '^# helper musl-libc:' "$csv")
 if [ $rc -eq 0 ] && [[ $meta == *"libc musl 1."*"(static)"*", maps none" ]]; then ok "helper says: ${meta#\# }"
 else bad "rc=$rc meta='$meta'"; tail -5 "$tmp/a.out"; fi
-n_ok=$(for w in pool pingpong uncontended; do col "$csv" musl-libc $w status; done | grep -c '^ok$')
+n_ok=$(for w in pool pingpong uncontended; do csv_cols "$csv" variant=musl-libc workload=$w status; done | grep -c '^ok$')
 [ "$n_ok" -eq 9 ] && ok "9 musl-libc rows ok" || bad "musl-libc ok rows: $n_ok of 9"
-jain=$(col "$csv" musl-libc pool fair_jain | head -1)
-p50=$(col "$csv" musl-libc pingpong lat_p50_ns | head -1)
-cpu=$(col "$csv" musl-libc pool cpu_user_ns | head -1)
-ops=$(col "$csv" musl-libc uncontended ops | head -1)
+jain=$(csv_cols "$csv" variant=musl-libc workload=pool fair_jain | head -1)
+p50=$(csv_cols "$csv" variant=musl-libc workload=pingpong lat_p50_ns | head -1)
+cpu=$(csv_cols "$csv" variant=musl-libc workload=pool cpu_user_ns | head -1)
+ops=$(csv_cols "$csv" variant=musl-libc workload=uncontended ops | head -1)
 if [ -n "$jain" ] && [ -n "$p50" ] && [ -n "$cpu" ] && [ "${ops:-0}" -gt 0 ]; then
   ok "fields back from the helper: jain $jain, pingpong p50 $p50 ns, cpu_user $cpu ns, ops $ops"
 else bad "missing fields: jain='$jain' p50='$p50' cpu='$cpu' ops='$ops'"; fi
@@ -50,17 +41,17 @@ else bad "missing fields: jain='$jain' p50='$p50' cpu='$cpu' ops='$ops'"; fi
 csv=$tmp/p.csv
 "$fl" run --detail --variant musl-libc,glibc --workload pingpong --ops 3000 --rounds 3 --warmup 0 --pin 0 \
   --no-control --quiet --probes --csv "$csv" >"$tmp/p.out" 2>&1
-pbs=$(col "$csv" glibc pingpong fx_wait_bitset | head -1)
+pbs=$(csv_cols "$csv" variant=glibc workload=pingpong fx_wait_bitset | head -1)
 if grep -q 'probes off' "$tmp/p.out"; then
   # (the collector did not load: not root, no BPF; empty columns with
   # the collector loaded fail below)
   skip "probes (the helper's futex calls counted for musl-libc's rows): $(grep -m1 'probes off' "$tmp/p.out")"
 else
-  mw=$(col "$csv" musl-libc pingpong fx_wait | sort -n | tail -1)
-  mbs=$(col "$csv" musl-libc pingpong fx_wait_bitset | sort -n | tail -1)
-  mprocs=$(col "$csv" musl-libc pingpong procs | sort -u)
-  pprocs=$(col "$csv" glibc pingpong procs | sort -u)
-  pw=$(col "$csv" glibc pingpong fx_wait | sort -n | tail -1)
+  mw=$(csv_cols "$csv" variant=musl-libc workload=pingpong fx_wait | sort -n | tail -1)
+  mbs=$(csv_cols "$csv" variant=musl-libc workload=pingpong fx_wait_bitset | sort -n | tail -1)
+  mprocs=$(csv_cols "$csv" variant=musl-libc workload=pingpong procs | sort -u)
+  pprocs=$(csv_cols "$csv" variant=glibc workload=pingpong procs | sort -u)
+  pw=$(csv_cols "$csv" variant=glibc workload=pingpong fx_wait | sort -n | tail -1)
   if [ "${mw:-0}" -gt 0 ] && [ "$mbs" = 0 ] && [ "$mprocs" = 1 ] && [ -z "$pprocs" ] &&
      [ "$pbs" -gt 0 ] && [ "$pw" = 0 ]; then
     ok "probes: musl-libc fx_wait $mw, fx_wait_bitset 0, procs 1; glibc fx_wait_bitset $pbs, fx_wait 0"
@@ -77,18 +68,18 @@ csv=$tmp/c.csv
 run=$!
 # mid-run: the helper's pid in the CSV and a musl-libc row done (states, not
 # a sleep; 60 s is generous for one 0.1 s rep)
-pid= t0=$(ms)
-while [ $(( $(ms) - t0 )) -lt 60000 ] && kill -0 $run 2>/dev/null; do
+pid= t0=$(now_ms)
+while [ $(( $(now_ms) - t0 )) -lt 60000 ] && kill -0 $run 2>/dev/null; do
   pid=$(sed -n 's/^# helper musl-libc: .* pid \([0-9]*\),.*/\1/p' "$csv" 2>/dev/null | head -1)
-  [ -n "$pid" ] && [ "$(col "$csv" musl-libc pool status 2>/dev/null | grep -c '^ok$')" -ge 1 ] && break
+  [ -n "$pid" ] && [ "$(csv_cols "$csv" variant=musl-libc workload=pool status 2>/dev/null | grep -c '^ok$')" -ge 1 ] && break
   sleep 0.05
 done
-waited=$(( $(ms) - t0 ))
+waited=$(( $(now_ms) - t0 ))
 [ -n "$pid" ] && kill -SEGV "$pid"
 wait $run
 rc=$?
-note=$(col "$csv" musl-libc pool note; grep '^musl-libc,pool,.*,error,' "$csv" | head -1)
-pok=$(col "$csv" glibc pool status | grep -c '^ok$')
+note=$(csv_cols "$csv" variant=musl-libc workload=pool note; grep '^musl-libc,pool,.*,error,' "$csv" | head -1)
+pok=$(csv_cols "$csv" variant=glibc workload=pool status | grep -c '^ok$')
 if [ $rc -eq 1 ] && [[ $note == *"killed by signal 11"* ]] && [ "$pok" -ge 30 ]; then
   ok "helper killed mid-run: error row ($(grep -o 'killed by signal 11[^"]*' "$csv" | head -1)), $pok glibc rows"
 else bad "crash: rc=$rc pid=$pid (after $waited ms) glibc ok=$pok note: $note; load $(cat /proc/loadavg)"; fi
@@ -131,17 +122,17 @@ csv=$tmp/i.csv
 setsid "$fl" run --detail --variant musl-libc,glibc --workload pool --threads 2 --rounds 200 \
   --duration 0.05 --no-control --quiet --no-probes --csv "$csv" >"$tmp/i.out" 2>&1 &
 run=$!
-t0=$(ms)   # interrupt once 3 musl-libc rows are done (60 s bound)
-while [ $(( $(ms) - t0 )) -lt 60000 ] && kill -0 $run 2>/dev/null; do
-  [ "$(col "$csv" musl-libc pool status 2>/dev/null | grep -c ok)" -ge 3 ] && break
+t0=$(now_ms)   # interrupt once 3 musl-libc rows are done (60 s bound)
+while [ $(( $(now_ms) - t0 )) -lt 60000 ] && kill -0 $run 2>/dev/null; do
+  [ "$(csv_cols "$csv" variant=musl-libc workload=pool status 2>/dev/null | grep -c ok)" -ge 3 ] && break
   sleep 0.05
 done
-waited=$(( $(ms) - t0 ))
+waited=$(( $(now_ms) - t0 ))
 pid=$(sed -n 's/^# helper musl-libc: .* pid \([0-9]*\),.*/\1/p' "$csv" | head -1)
 kill -INT -- -"$run"
 wait $run
 rc=$?
-kept=$(col "$csv" musl-libc pool status | grep -c '^ok$')
+kept=$(csv_cols "$csv" variant=musl-libc workload=pool status | grep -c '^ok$')
 if [ $rc -eq 130 ] && [ "$kept" -ge 3 ] && [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
   ok "Ctrl-C: exit 130, $kept musl-libc rows kept, helper $pid gone"
 else bad "Ctrl-C: rc=$rc kept=$kept (interrupted after $waited ms) helper='$pid' alive=$(kill -0 "$pid" 2>/dev/null && echo yes); load $(cat /proc/loadavg)"; fi
@@ -150,7 +141,7 @@ else bad "Ctrl-C: rc=$rc kept=$kept (interrupted after $waited ms) helper='$pid'
 csv=$tmp/x.csv
 "$fl" run --detail --variant musl-libc --workload uncontended --rounds 1 --warmup 0 --duration 0.01 \
   --no-control --quiet --no-probes --hash private:16 --csv "$csv" >/dev/null 2>&1
-st=$(col "$csv" musl-libc uncontended status)
+st=$(csv_cols "$csv" variant=musl-libc workload=uncontended status)
 note=$(grep '^musl-libc,uncontended,' "$csv" | grep -o '"[^"]*"' | head -1)
 if [ "$st" = skipped ] && [[ $note == *PR_FUTEX_HASH* ]]; then
   skip "--hash private:16 in the helper: $note"

@@ -27,7 +27,6 @@ set -u
 fx=$1 hm=$2
 py=/usr/bin/python3   # Debian's, for reading the CSV (scripts/setup installs it)
 scratch tmp hunt
-rows() { grep -v '^#' "$1" | tail -n +2 | wc -l; }
 # the in-text hits of a table line: "VARIANT PATTERN reps ops secs cpu futex waits wakes
 # woke0 EAGAIN resleep herd/1k HITS/SIGNALS stranded ..."
 hits() { awk -v v="$2" -v p="$3" '$1 == v && $2 == p { split($14, a, "/"); print a[1] + 0 }' "$1"; }
@@ -117,17 +116,16 @@ check "old names: their values applied (reps of 0.100 s, stall 5 us)" \
 # hunt again (1 s per pattern each time) until it does, up to 60 s of
 # hunting — the finding is the state waited for, the bound generous; a
 # miss past it prints the time taken and the load.
-ms() { echo $(( $(date +%s%N) / 1000000 )); }
-t0=$(ms) tries=0
+t0=$(now_ms) tries=0
 while :; do
 	tries=$((tries + 1))
 	$hm --variant mut_neg_wake_one --pattern steal,herd --seconds 1 \
 		--csv "$tmp/m.csv" >"$tmp/m.out" 2>&1
 	rc=$?
 	grep -q "^mut_neg_wake_one: LOST WAKEUP" "$tmp/m.out" && break
-	[ $rc -eq 0 ] && [ $(( $(ms) - t0 )) -lt 60000 ] || break
+	[ $rc -eq 0 ] && [ $(( $(now_ms) - t0 )) -lt 60000 ] || break
 done
-took=$(( $(ms) - t0 ))
+took=$(( $(now_ms) - t0 ))
 check "mutant hunt: exit 0 (a finding is a result)" eval '[ $rc -eq 0 ]'
 check "mutant: LOST WAKEUP verdict (hunt $tries of 1 s per pattern, $took ms)" \
 	eval 'grep -q "^mut_neg_wake_one: LOST WAKEUP" "$tmp/m.out" ||
@@ -142,7 +140,7 @@ $hm --variant ctl_negcount --pattern steal,herd --seconds 1 --csv "$tmp/k.csv" >
 rc=$?
 check "control: exit 0" eval '[ $rc -eq 0 ]'
 check "control: clean" eval 'grep -q "^ctl_negcount: clean" "$tmp/k.out"'
-check "control: no stranded row" eval '[ "$(rows "$tmp/k.csv")" -ge 2 ] && ! grep -q ",stranded,\"" "$tmp/k.csv"'
+check "control: no stranded row" eval '[ "$(count_rows "$tmp/k.csv" True)" -ge 2 ] && ! grep -q ",stranded,\"" "$tmp/k.csv"'
 [ $fail -eq 0 ] || cat "$tmp/k.out"
 
 # Correct designs, a short hunt.
@@ -163,14 +161,14 @@ check "progress off a terminal: the last line says every cell is done" \
 # clean too. Prints "HITS TRIES MS".
 landed() {
 	local h t0 tries=0
-	h=$(hits "$tmp/c.out" "$1" preempt) t0=$(ms)
-	while [ "${h:-0}" -eq 0 ] && [ $(( $(ms) - t0 )) -lt 60000 ]; do
+	h=$(hits "$tmp/c.out" "$1" preempt) t0=$(now_ms)
+	while [ "${h:-0}" -eq 0 ] && [ $(( $(now_ms) - t0 )) -lt 60000 ]; do
 		tries=$((tries + 1))
 		$fx hunt --variant "$1" --pattern preempt --seconds 1 >"$tmp/p.out" 2>&1
 		grep -q "^$1: clean" "$tmp/p.out" || { cat "$tmp/p.out" >&2; echo "-1 $tries 0"; return; }
 		h=$(hits "$tmp/p.out" "$1" preempt)
 	done
-	echo "${h:-0} $tries $(( $(ms) - t0 ))"
+	echo "${h:-0} $tries $(( $(now_ms) - t0 ))"
 }
 for d in "glibc glibc's sem code" "negcount negcount's code"; do
 	read -r h n took < <(landed "${d%% *}")
@@ -188,7 +186,7 @@ else
 	check "musl-libc preempt: signals landed in musl's sem code, in its helper ($h hits; $n more hunts)" \
 		eval '[ "$h" -gt 0 ] || { echo "    none landed in $n more hunts, $took ms (bound 60 s); load $(cat /proc/loadavg)"; false; }'
 fi
-check "a CSV row per rep (>= 1 per cell that ran: $cells)" eval '[ "$(rows "$tmp/c.csv")" -ge $cells ]'
+check "a CSV row per rep (>= 1 per cell that ran: $cells)" eval '[ "$(count_rows "$tmp/c.csv" True)" -ge $cells ]'
 [ $fail -eq 0 ] || cat "$tmp/c.out"
 # The CPU and kernel columns: the table's figures from the rows. The
 # kernel's need the collector: not root, or the collector's own reason on
@@ -240,12 +238,12 @@ check "--policy spin:20: the CSV rows by label" \
 # state, not a sleep; reps are 0.5 s: 60 s is generous).
 $fx hunt --variant glibc --pattern steal --seconds 60 --csv "$tmp/i.csv" >"$tmp/i.out" 2>&1 &
 pid=$!
-t0=$(ms) before=0
+t0=$(now_ms) before=0
 while :; do
-	[ -s "$tmp/i.csv" ] && before=$(rows "$tmp/i.csv")
+	[ -s "$tmp/i.csv" ] && before=$(count_rows "$tmp/i.csv" True)
 	[ "$before" -ge 2 ] && break
-	if [ $(( $(ms) - t0 )) -gt 60000 ] || ! kill -0 $pid 2>/dev/null; then
-		echo "    $before rows in the CSV after $(( $(ms) - t0 )) ms (bound 60 s); load $(cat /proc/loadavg)"
+	if [ $(( $(now_ms) - t0 )) -gt 60000 ] || ! kill -0 $pid 2>/dev/null; then
+		echo "    $before rows in the CSV after $(( $(now_ms) - t0 )) ms (bound 60 s); load $(cat /proc/loadavg)"
 		break
 	fi
 	sleep 0.05
@@ -257,6 +255,6 @@ check "Ctrl-C: exit 130" eval '[ $rc -eq 130 ]'
 check "Ctrl-C: the table and INTERRUPTED" \
 	eval 'grep -q "^glibc        steal" "$tmp/i.out" && grep -q "hunt INTERRUPTED" "$tmp/i.out"'
 check "Ctrl-C: the finished reps' rows kept ($before before the interrupt)" \
-	eval '[ "$before" -ge 2 ] && [ "$(rows "$tmp/i.csv")" -ge "$before" ]'
+	eval '[ "$before" -ge 2 ] && [ "$(count_rows "$tmp/i.csv" True)" -ge "$before" ]'
 
 finish -s hunt

@@ -34,32 +34,22 @@ mktree() {
   done
 }
 
-# expect TOOL WHAT EXIT PATTERN
-expect() {
-  local tool=$1 what=$2 want=$3 pat=$4 out rc
-  out=$("$src/scripts/$tool" "$t" 2>&1); rc=$?
-  if [ $rc -eq "$want" ] && grep -qE -- "$pat" <<<"$out"; then
-    ok "$what"
-  else
-    bad "$what: exit $rc (want $want), output: $out"
-  fi
-}
 
-mktree; expect lint-comments "a clean tree passes (an upstream commit, a hex constant)" 0 \
-  'lint-comments: clean'
+mktree; exits "a clean tree passes (an upstream commit, a hex constant)" 0 \
+  'lint-comments: clean' "$src/scripts/lint-comments" "$t"
 mktree; printf '/* as %s did */\n' "$rev" >> "$t/room/a.c"
-expect lint-comments "a C comment naming a commit here fails" 1 "room/a.c:6: $rev: a commit of this repository"
+exits "a C comment naming a commit here fails" 1 "room/a.c:6: $rev: a commit of this repository" "$src/scripts/lint-comments" "$t"
 mktree; printf '# the time at %s\n' "$rev" >> "$t/room/s.sh"
-expect lint-comments "a shell comment naming a commit here fails" 1 "room/s.sh:4: $rev: a commit"
+exits "a shell comment naming a commit here fails" 1 "room/s.sh:4: $rev: a commit" "$src/scripts/lint-comments" "$t"
 mktree; printf '// the design as of commit 0123abcd\n' >> "$t/room/a.c"
-expect lint-comments "\"as of\" before a revision fails" 1 'room/a.c:6: "as of commit 0123abcd": history'
-mktree; expect lint-funcs "a 6-parameter function passes" 0 'lint-funcs: clean'
+exits "\"as of\" before a revision fails" 1 'room/a.c:6: "as of commit 0123abcd": history' "$src/scripts/lint-comments" "$t"
+mktree; exits "a 6-parameter function passes" 0 'lint-funcs: clean' "$src/scripts/lint-funcs" "$t"
 mktree; printf 'int h(int a, int b, int c, int d, int e, int g, void (*k)(int, int))\n{\n\treturn 0;\n}\n' \
   >> "$t/room/a.c"
-expect lint-funcs "a 7-parameter function fails" 1 'room/a.c:7: h takes 7 parameters \(limit 6\)'
+exits "a 7-parameter function fails" 1 'room/a.c:7: h takes 7 parameters \(limit 6\)' "$src/scripts/lint-funcs" "$t"
 mkdir -p "$t/report" && echo 'int fl_report_text(void) { return 0; }' > "$t/report/summary.c"
-expect lint-funcs "a listed function no longer over the limit is named" 1 \
-  'report/summary.c:fl_report_text: listed in OVER_6 but not over 6'
+exits "a listed function no longer over the limit is named" 1 \
+  'report/summary.c:fl_report_text: listed in OVER_6 but not over 6' "$src/scripts/lint-funcs" "$t"
 
 for tool in lint-comments lint-funcs; do
   out=$("$src/scripts/$tool" "$src" 2>&1); rc=$?

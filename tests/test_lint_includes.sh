@@ -30,32 +30,22 @@ mktree() {
   printf '#include "top/t.c"\n#include "mid/m.h"\n' > "$tmp/t/tests/x.c"
 }
 
-# expect WHAT EXIT PATTERN: run the lint on $tmp/t
-expect() {
-  local what=$1 want=$2 pat=$3 out rc
-  out=$("$lint" "$tmp/t" 2>&1); rc=$?
-  if [ $rc -eq "$want" ] && grep -qE -- "$pat" <<<"$out"; then
-    ok "$what"
-  else
-    bad "$what: exit $rc (want $want), output: $out"
-  fi
-}
 
-mktree; expect "a clean tree passes" 0 'lint-includes: clean'
+mktree; exits "a clean tree passes" 0 'lint-includes: clean' "$lint" "$tmp/t"
 mktree; printf '#include "mid/m.h"\n' >> "$tmp/t/lib/a.c"
-expect "lib/ including mid/ (wrong way) fails" 1 'lib/a.c:2: lib/ may not include mid/m.h'
+exits "lib/ including mid/ (wrong way) fails" 1 'lib/a.c:2: lib/ may not include mid/m.h' "$lint" "$tmp/t"
 mktree; printf '#include "top/t.c"\n' >> "$tmp/t/mid/m.c"
-expect "mid/ including top/ (not allowed) fails" 1 'mid/m.c:3: mid/ may not include top/t.c'
+exits "mid/ including top/ (not allowed) fails" 1 'mid/m.c:3: mid/ may not include top/t.c' "$lint" "$tmp/t"
 mktree; printf '#include "a.h"\n' >> "$tmp/t/lib/a.c"
-expect "a relative include fails" 1 'lib/a.c:2: "a.h" is not a root-relative path'
+exits "a relative include fails" 1 'lib/a.c:2: "a.h" is not a root-relative path' "$lint" "$tmp/t"
 mktree; printf '#include "mid/n.h"\n' >> "$tmp/t/mid/m.h"
-expect "a module cycle in one room fails" 1 'include cycle: mid/m -> mid/n -> mid/m'
+exits "a module cycle in one room fails" 1 'include cycle: mid/m -> mid/n -> mid/m' "$lint" "$tmp/t"
 mktree; : > "$tmp/t/mid/README.md"
-expect "a room without its May include line fails" 1 'mid/README.md: no "May include:" line'
+exits "a room without its May include line fails" 1 'mid/README.md: no "May include:" line' "$lint" "$tmp/t"
 mktree; echo 'May include: `top/`' > "$tmp/t/mid/README.md"
-expect "rooms allowing each other (a cycle) fail" 1 'rooms: the README allowances form a cycle'
+exits "rooms allowing each other (a cycle) fail" 1 'rooms: the README allowances form a cycle' "$lint" "$tmp/t"
 mktree; printf '#include "tests/x.c"\n' >> "$tmp/t/top/t.c"
-expect "a room including tests/ fails" 1 'nothing outside tests/ includes tests/'
+exits "a room including tests/ fails" 1 'nothing outside tests/ includes tests/' "$lint" "$tmp/t"
 
 out=$("$lint" "$src" 2>&1); rc=$?
 if [ $rc -eq 0 ]; then ok "the tree: $(tail -1 <<<"$out")"; else bad "the tree:"$'\n'"$out"; fi

@@ -12,17 +12,17 @@ set -u
 fl=$1
 csv=$(dirname "$0")/data/noisy-control.csv
 tsv=$("$fl" compare --tsv "$csv") || { echo "FAIL compare --tsv (rc $?)"; exit 1; }
-# verdict POINT VARIANT: the TSV's verdict of that pair
-verdict() { awk -F'\t' -v p="$1" -v v="$2" "$COLS"'$col("point") == p && $col("variant") == v { print $col("verdict") }' <<<"$tsv"; }
+# verdict_of POINT VARIANT: the TSV's verdict of that pair (not lib.sh's verdict, a check on timings)
+verdict_of() { awk -F'\t' -v p="$1" -v v="$2" "$COLS"'$col("point") == p && $col("variant") == v { print $col("verdict") }' <<<"$tsv"; }
 pp="pingpong T=2 wake=exact hash=auto"
 check "pingpong: negcount@adaptive (0.031 of glibc) reads faster under a x/÷2.4 control" \
-  [ "$(verdict "$pp" negcount@adaptive)" = faster ]
+  [ "$(verdict_of "$pp" negcount@adaptive)" = faster ]
 check "pingpong: every row at 0.024-0.049 reads faster (the @adaptive rows, cxx-llvm, floor-atomic)" \
   [ "$(awk -F'\t' -v p="$pp" "$COLS"'$col("point") == p && $col("ratio") != "" && $col("ratio") < 0.05 &&
         $col("verdict") != "faster"' <<<"$tsv")" = "" ]
-check "pingpong: the control itself is ~" [ "$(verdict "$pp" 'glibc#2')" = "~" ]
+check "pingpong: the control itself is ~" [ "$(verdict_of "$pp" 'glibc#2')" = "~" ]
 check "pingpong: portable 1.29 [1.17, 3.26] is ~: its interval excludes 1, its ratio is inside the band" \
-  [ "$(verdict "$pp" portable)" = "~" ]
+  [ "$(verdict_of "$pp" portable)" = "~" ]
 out=$("$fl" compare --detail "$csv")
 check "the table prints the resolution as a factor (x/÷)" \
   grep -qE '^  negcount@adaptive +501\.6 +0\.031 +\[0\.022, 0\.079\] 99% +×/÷2\.404  faster$' <<<"$out"

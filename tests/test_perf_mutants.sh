@@ -16,12 +16,12 @@ set -u
 . "$(dirname "$0")/lib.sh"
 fl=$1 pm=$2
 scratch d perf-mutants
-if [ "$(id -u)" != 0 ]; then echo "SKIP: the why line's kernel counts need the probes (root)"; exit 77; fi
+[ "$(id -u)" = 0 ] || skip_test perf-mutants "the why line's kernel counts need the probes (root)"
 start=$(date +%s)
 export FUTEXLAB=$fl
-run() { out=$("$pm" "$@" --out "$d" 2>&1); rc=$?; echo "$out" | sed 's/^/  | /'; }
+run_pm() { out=$("$pm" "$@" --out "$d" 2>&1); rc=$?; echo "$out" | sed 's/^/  | /'; }
 
-run --declared-only --mutants perf_wake_always,perf_delay_800 --no-delay-check
+run_pm --declared-only --mutants perf_wake_always,perf_delay_800 --no-delay-check
 check "one sweep, at the declared point: uncontended" \
   test "$(grep -c '^sweep: .* --workload uncontended --threads 1 --wake exact ' <<<"$out")" = 1
 check "perf_wake_always: flagged slower at uncontended, the why line naming wakes first" \
@@ -32,7 +32,7 @@ check "the delay check is printed (not judged)" grep -qE '^delay check: perf_del
 check "last line: performance mutants: 2 of 2 flagged at every declared point; exit 0" \
   test "$(tail -1 <<<"$out")|$rc" = "performance mutants: 2 of 2 flagged at every declared point|0"
 
-run --declared-only --mutants perf_wake_always,perf_delay_800 --no-delay-check --stand-in split
+run_pm --declared-only --mutants perf_wake_always,perf_delay_800 --no-delay-check --stand-in split
 check "negative control: split in their place: 0 of 2 flagged, exit 1" \
   test "$(tail -1 <<<"$out")|$rc" = "performance mutants: 0 of 2 flagged at every declared point|1"
 check "negative control: both missed at uncontended" \

@@ -9,13 +9,6 @@ set -u
 . "$(dirname "$0")/lib.sh"
 fl=$1
 scratch d pin
-# expect_usage "description" PATTERN args...: exit 2, one stderr line matching PATTERN, no stdout
-expect_usage() {
-  local what=$1 pat=$2; shift 2
-  local out err rc
-  if refusal "" "$@" && grep -qE -- "$pat" <<<"$err"; then ok "$what: $err"
-  else bad "$what: rc=$rc stdout='$out' stderr='$err'"; fi
-}
 tiny=(--variant negcount --workload uncontended --ops 200 --rounds 1 --warmup 0 --no-floors
       --no-control --no-probes --quiet)
 sys=/sys/devices/system/node
@@ -76,16 +69,16 @@ check "sweep --pin spread runs; its pin line" grep -qE "^# pin: spread \($nodes 
 "$fl" run "${tiny[@]}" --pin "0-${online##*[-,]}" --csv "$d/l.csv" >/dev/null
 check "run --pin 0-N (a range) runs" grep -qx "# pin: 0-${online##*[-,]}" "$d/l.csv"
 
-expect_usage "--pin node:$next (no such node here)" "no node $next with CPUs online here \(numa: $nodes node" \
+refused -E "--pin node:$next (no such node here)" "no node $next with CPUs online here \(numa: $nodes node" \
   "$fl" run --pin node:$next --dry-run
-expect_usage "--pin node:7 on this machine" "no node 7|" "$fl" run --pin node:7 --dry-run
-expect_usage "--pin node:x" "node:N takes a node number" "$fl" run --pin node:x --dry-run
-expect_usage "--pin node: (no number)" "node:N takes a node number" "$fl" sweep --pin node: --dry-run
-expect_usage "--pin node:-1" "node:N takes a node number" "$fl" run --pin node:-1 --dry-run
-expect_usage "--pin spreadx" "not a CPU list" "$fl" run --pin spreadx --dry-run
-expect_usage "--pin 0-1x" "not a CPU list" "$fl" run --pin 0-1x --dry-run
-expect_usage "--pin 1-0" "not a CPU list" "$fl" run --pin 1-0 --dry-run
-expect_usage "exec --pin node:x" "node:N takes a node number" "$fl" exec --pin node:x -- /bin/true
+refused -E "--pin node:7 on this machine" "no node 7|" "$fl" run --pin node:7 --dry-run
+refused -E "--pin node:x" "node:N takes a node number" "$fl" run --pin node:x --dry-run
+refused -E "--pin node: (no number)" "node:N takes a node number" "$fl" sweep --pin node: --dry-run
+refused -E "--pin node:-1" "node:N takes a node number" "$fl" run --pin node:-1 --dry-run
+refused -E "--pin spreadx" "not a CPU list" "$fl" run --pin spreadx --dry-run
+refused -E "--pin 0-1x" "not a CPU list" "$fl" run --pin 0-1x --dry-run
+refused -E "--pin 1-0" "not a CPU list" "$fl" run --pin 1-0 --dry-run
+refused -E "exec --pin node:x" "node:N takes a node number" "$fl" exec --pin node:x -- /bin/true
 
 # the presets' thread axis, scaled to the CPUs: FUTEXLAB_CPUS stands in for them
 # pts PRESET: its points' workload, threads and wake mode, by workload and threads
@@ -115,9 +108,9 @@ check "full at 16 CPUs: 8, 16, 32 where above a list's largest ($f16)" test "$f1
   "barrier T=2 barrier T=4 barrier T=8 barrier T=16 barrier T=32 oversub T=16 oversub T=64 pingpong T=2 pool T=1 pool T=2 pool T=4 pool T=8 pool T=16 pool T=32 prodcons T=2 prodcons T=4 prodcons T=8 prodcons T=16 prodcons T=32 timeouts T=2 timeouts T=8 timeouts T=32 uncontended T=1 "
 check "--threads given: not scaled" test "$(FUTEXLAB_CPUS=128 "$fl" sweep --variants negcount \
   --workloads pool --threads 2 --no-floors --no-control --dry-run | grep -c '^negcount ')" = 1
-expect_usage "FUTEXLAB_CPUS=x" "FUTEXLAB_CPUS: not a CPU count" \
+refused -E "FUTEXLAB_CPUS=x" "FUTEXLAB_CPUS: not a CPU count" \
   env FUTEXLAB_CPUS=x "$fl" sweep --preset quick --dry-run
-expect_usage "FUTEXLAB_CPUS=0" "FUTEXLAB_CPUS: not a CPU count" \
+refused -E "FUTEXLAB_CPUS=0" "FUTEXLAB_CPUS: not a CPU count" \
   env FUTEXLAB_CPUS=0 "$fl" sweep --preset quick --dry-run
 FUTEXLAB_CPUS=128 "$fl" run "${tiny[@]}" --csv "$d/c.csv" >/dev/null
 check "FUTEXLAB_CPUS recorded in the CSV (# cpus:)" grep -q '^# cpus: FUTEXLAB_CPUS=128 ' "$d/c.csv"

@@ -42,21 +42,15 @@ set -u
 fl=$1 top=$2
 csv=${3:-$top/tests/data/quick.csv}
 scratch d report
-usage_err() { # description, command...: one line on stderr, exit 2
-  local what=$1; shift
-  "$@" >"$d/out" 2>"$d/err"; local rc=$?
-  check "$what: exit 2 ($rc), one line on stderr" \
-    test "$rc" = 2 -a "$(wc -l <"$d/err")" = 1 -a ! -s "$d/out"
-}
 
 # ---- without the browser ---------------------------------------------------
 echo "hello,world" >"$d/bad.csv"
 : >"$d/empty.csv"
-usage_err "not a futexlab CSV" "$fl" report "$d/bad.csv" -o "$d/x.html"
-usage_err "an empty CSV" "$fl" report "$d/empty.csv" -o "$d/x.html"
-usage_err "an unwritable -o" "$fl" report "$csv" -o "$d/no/such/dir/x.html"
-usage_err "--pool with one file" "$fl" report --pool "$csv" -o "$d/x.html"
-usage_err "a missing baseline" "$fl" report "$csv" --baseline nosuch -o "$d/x.html"
+refused "not a futexlab CSV" "" "$fl" report "$d/bad.csv" -o "$d/x.html"
+refused "an empty CSV" "" "$fl" report "$d/empty.csv" -o "$d/x.html"
+refused "an unwritable -o" "" "$fl" report "$csv" -o "$d/no/such/dir/x.html"
+refused "--pool with one file" "" "$fl" report --pool "$csv" -o "$d/x.html"
+refused "a missing baseline" "" "$fl" report "$csv" --baseline nosuch -o "$d/x.html"
 "$fl" report "$csv" -o "$d/page.html" >"$d/said" || { echo "FAIL report exited $?"; exit 1; }
 nfig=$(sed -n 's/^report: .* (\([0-9]*\) figures)$/\1/p' "$d/said")
 check "the command names the page and its figures ($(cat "$d/said"))" test -n "$nfig"
@@ -90,19 +84,18 @@ pooled() { awk '/^<h2 id="pool">/ {p=1} /^<h2 id="(f1-)?run">/ {p=0} p' "$1"; }
 pooled "$d/dbpool.html" >"$d/dbpool.part"; pooled "$d/pool.html" >"$d/pool.part"
 check "report --db --pool: its pooled part ($(wc -l <"$d/dbpool.part") lines) is the files' page's" \
   eval 'test -s "$d/dbpool.part" && cmp -s "$d/dbpool.part" "$d/pool.part"'
-usage_err "report --db: a selection matching no run" \
+refused "report --db: a selection matching no run" "" \
   "$fl" report --db "$d/runs.db" --rev nosuch -o "$d/x.html"
-usage_err "report --db: a store that is not there" "$fl" report --db "$d/none.db" -o "$d/x.html"
-usage_err "report --db and a file" "$fl" report --db "$d/runs.db" "$csv" -o "$d/x.html"
-usage_err "report --db --pool of one run" "$fl" report --db "$d/runs.db" --last 1 --pool -o "$d/x.html"
+refused "report --db: a store that is not there" "" "$fl" report --db "$d/none.db" -o "$d/x.html"
+refused "report --db and a file" "" "$fl" report --db "$d/runs.db" "$csv" -o "$d/x.html"
+refused "report --db --pool of one run" "" "$fl" report --db "$d/runs.db" --last 1 --pool -o "$d/x.html"
 
 # FUTEXLAB_CHROMIUM: the browser to use ("" : none, as on a machine without it)
 chromium=${FUTEXLAB_CHROMIUM-$(command -v chromium || command -v chromium-browser || true)}
 if [ -z "$chromium" ]; then
   echo "# $pass passed, $fail failed before the browser"
   [ "$fail" = 0 ] || exit 1
-  echo "SKIP report-browser: chromium is not installed (scripts/setup installs Debian's chromium)"
-  exit 77
+  skip_test report-browser "chromium is not installed (scripts/setup installs Debian's chromium)"
 fi
 
 # ---- in the browser ----------------------------------------------------------

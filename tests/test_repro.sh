@@ -39,11 +39,8 @@ check "pingpong: 0 of 2 within 5%, 1 within 10%" \
 check "three lines, the control, the floor and lock1 (one file) not counted" \
   bash -c '[ "$(grep -c "" <<<"$1")" -eq 3 ] && ! grep -qE "glibc|floor|lock1" <<<"$1"' _ "$out"
 # bad input: one line on stderr, nothing on stdout, exit 2
-bad_input() { local what=$1; shift
-  local out err rc st; refusal "" "$repro" "$@"; st=$?
-  check "$what: exit 2, one line ($err)" test "$st" = 0; }
-bad_input "a missing file" "$d/a.csv" "$d/nosuch.csv"
-bad_input "one file" "$d/a.csv"
+refused "a missing file" "" "$repro" "$d/a.csv" "$d/nosuch.csv"
+refused "one file" "" "$repro" "$d/a.csv"
 echo "not a run" >"$d/junk.csv"
-bad_input "a file compare cannot read" "$d/a.csv" "$d/junk.csv"
+refused "a file compare cannot read" "" "$repro" "$d/a.csv" "$d/junk.csv"
 finish repro

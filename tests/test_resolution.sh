@@ -20,22 +20,16 @@ meta = [l[2:] for l in lines if l.startswith("#")]
 rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
 print(eval(sys.argv[2]))' "$@"; }
 
-expect_usage() {
-  local what=$1; shift
-  local out err rc
-  if refusal "" with_detail "$@"; then ok "$what: $err"
-  else bad "$what: rc=$rc stdout='$out' stderr='$err'"; fi
-}
-expect_usage "a target with no budget" run --workload pingpong --target-res 5
-expect_usage "a target under 0.5%" run --workload pingpong --target-res 0.1 --res-budget 10
-expect_usage "a target over 50%" run --workload pingpong --target-res 60 --res-budget 10
-expect_usage "a target that is not a number" run --workload pingpong --target-res 5x --res-budget 10
-expect_usage "a budget under 1 s" run --workload pingpong --res-budget 0.5
-expect_usage "a budget that is not a number" run --workload pingpong --res-budget soon
-expect_usage "a target without the control" run --workload pingpong --res-budget 10 --no-control
-expect_usage "probed rounds without the probes" run --workload pingpong --probe-rounds 2 --no-probes
-expect_usage "too many probed rounds" run --workload pingpong --probe-rounds 101
-expect_usage "an unknown preset names standard" sweep --preset nosuch
+refused "a target with no budget" "" with_detail run --workload pingpong --target-res 5
+refused "a target under 0.5%" "" with_detail run --workload pingpong --target-res 0.1 --res-budget 10
+refused "a target over 50%" "" with_detail run --workload pingpong --target-res 60 --res-budget 10
+refused "a target that is not a number" "" with_detail run --workload pingpong --target-res 5x --res-budget 10
+refused "a budget under 1 s" "" with_detail run --workload pingpong --res-budget 0.5
+refused "a budget that is not a number" "" with_detail run --workload pingpong --res-budget soon
+refused "a target without the control" "" with_detail run --workload pingpong --res-budget 10 --no-control
+refused "probed rounds without the probes" "" with_detail run --workload pingpong --probe-rounds 2 --no-probes
+refused "too many probed rounds" "" with_detail run --workload pingpong --probe-rounds 101
+refused "an unknown preset names standard" "" with_detail sweep --preset nosuch
 
 # The standard preset parses and plans (no run): its points and the budget.
 if "$fl" sweep --preset standard --dry-run >"$tmp/dry" 2>&1 &&

@@ -14,27 +14,21 @@ soak=$1 bdir=$2
 scratch t soak
 header=date,revision,kernel,variant,build,seconds,cycles,ops,posts,acquisitions,timeouts,einval,eintr,signals,spurious,result
 
-# expect_usage "description" args...: exit 2, one stderr line, no stdout
-expect_usage() {
-  local what=$1 out err rc; shift
-  if refusal "" "$soak" "$@"; then ok "$what: $err"
-  else bad "$what: rc=$rc stderr lines=$(grep -c '' <<<"$err") stdout='$out' stderr='$err'"; fi
-}
-expect_usage "no SECONDS" --build "$bdir" --file "$t/u.csv"
-expect_usage "SECONDS not a number" --build "$bdir" --file "$t/u.csv" ten negcount
-expect_usage "SECONDS zero" --build "$bdir" --file "$t/u.csv" 0 negcount
-expect_usage "SECONDS negative" --build "$bdir" --file "$t/u.csv" -5 negcount
-expect_usage "chunk zero" --build "$bdir" --file "$t/u.csv" --chunk 0 5 negcount
-expect_usage "chunk garbage" --build "$bdir" --file "$t/u.csv" --chunk 1x 5 negcount
-expect_usage "chunk without value" --build "$bdir" --file "$t/u.csv" --chunk
-expect_usage "until-ops garbage" --build "$bdir" --file "$t/u.csv" --until-ops many
-expect_usage "until-ops zero" --build "$bdir" --file "$t/u.csv" --until-ops 0
-expect_usage "unknown option" --build "$bdir" --file "$t/u.csv" --bogus 5
-expect_usage "unknown variant" --build "$bdir" --file "$t/u.csv" 5 nosuch
-expect_usage "variant twice" --build "$bdir" --file "$t/u.csv" 5 negcount negcount
-expect_usage "not a build dir" --build "$t" --file "$t/u.csv" 5 negcount
-expect_usage "summary with SECONDS" --summary --file "$t/u.csv" 5
-expect_usage "summary of no file" --summary --file "$t/u.csv"
+refused "no SECONDS" "" "$soak" --build "$bdir" --file "$t/u.csv"
+refused "SECONDS not a number" "" "$soak" --build "$bdir" --file "$t/u.csv" ten negcount
+refused "SECONDS zero" "" "$soak" --build "$bdir" --file "$t/u.csv" 0 negcount
+refused "SECONDS negative" "" "$soak" --build "$bdir" --file "$t/u.csv" -5 negcount
+refused "chunk zero" "" "$soak" --build "$bdir" --file "$t/u.csv" --chunk 0 5 negcount
+refused "chunk garbage" "" "$soak" --build "$bdir" --file "$t/u.csv" --chunk 1x 5 negcount
+refused "chunk without value" "" "$soak" --build "$bdir" --file "$t/u.csv" --chunk
+refused "until-ops garbage" "" "$soak" --build "$bdir" --file "$t/u.csv" --until-ops many
+refused "until-ops zero" "" "$soak" --build "$bdir" --file "$t/u.csv" --until-ops 0
+refused "unknown option" "" "$soak" --build "$bdir" --file "$t/u.csv" --bogus 5
+refused "unknown variant" "" "$soak" --build "$bdir" --file "$t/u.csv" 5 nosuch
+refused "variant twice" "" "$soak" --build "$bdir" --file "$t/u.csv" 5 negcount negcount
+refused "not a build dir" "" "$soak" --build "$t" --file "$t/u.csv" 5 negcount
+refused "summary with SECONDS" "" "$soak" --summary --file "$t/u.csv" 5
+refused "summary of no file" "" "$soak" --summary --file "$t/u.csv"
 [ ! -e "$t/u.csv" ] && ok "bad input wrote no file" || bad "bad input wrote $t/u.csv"
 
 # The soak: 2 variants x 2 chunks of 0.75 s.
@@ -89,8 +83,8 @@ grep -q '^| negcount | .* 0.0[0-9]% | ' "$t/sum" && ok "share of 10^9" || bad "s
 corrupt() { # description sed-script
   local what=$1 c=$t/c.csv sum
   sed "$2" "$f" >"$c"; sum=$(md5sum <"$c")
-  expect_usage "summary refuses $what" --summary --file "$c"
-  expect_usage "run refuses $what" --build "$bdir" --file "$c" 1 negcount
+  refused "summary refuses $what" "" "$soak" --summary --file "$c"
+  refused "run refuses $what" "" "$soak" --build "$bdir" --file "$c" 1 negcount
   [ "$(md5sum <"$c")" = "$sum" ] && ok "$what: file untouched" || bad "$what: file changed"
 }
 corrupt "a count that is not a number" '3s/,\([0-9]*\),\([0-9]*\),ok$/,\1x,\2,ok/'
@@ -98,7 +92,7 @@ corrupt "a row with a field missing" '4s/,[^,]*,ok$/,ok/'
 corrupt "a bad build" '2s/,release,/,debug,/; 2s/,race,/,debug,/'
 corrupt "a foreign header" '1s/^date,/when,/'
 head -c -1 "$f" >"$t/c.csv"
-expect_usage "summary refuses a last line without newline" --summary --file "$t/c.csv"
+refused "summary refuses a last line without newline" "" "$soak" --summary --file "$t/c.csv"
 # the refusal names the line
 sed '3s/,ok$/,maybe/' "$f" >"$t/c.csv"
 "$soak" --summary --file "$t/c.csv" 2>&1 | grep -q 'c.csv:3: result is neither' &&

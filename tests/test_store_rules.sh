@@ -36,7 +36,6 @@ scratch d store-rules
 runpid=
 on_exit() { [ -n "$runpid" ] && kill "$runpid" 2>/dev/null; [ -n "$runpid" ] && wait "$runpid" 2>/dev/null; }
 db=$d/s.db
-q() { sqlite3 "$db" "$@"; }
 # no_db WHAT PATH: the refused add left no database behind
 no_db() { check "$1: no database left behind" test ! -e "$2"; }
 
@@ -104,7 +103,7 @@ check "  its count is its rows" test "$(tail -n1 "$d/r1.csv" | awk '{ print $3 }
 check "  and its opening lines promise it ('# format: 2')" grep -q '^# format: 2 ' "$d/r1.csv"
 "$fl" store add "$d/r1.csv" --db "$db" >"$d/out" 2>&1
 check "a finished run: stored" grep -q '^added run 1 ' "$d/out"
-check "  its end line kept" test "$(q 'SELECT end_line FROM runs WHERE id = 1')" = "$(tail -n1 "$d/r1.csv" | cut -c3-)"
+check "  its end line kept" test "$(sql 'SELECT end_line FROM runs WHERE id = 1')" = "$(tail -n1 "$d/r1.csv" | cut -c3-)"
 head -n -3 "$d/r2.csv" >"$d/cut.csv"
 refusal "no end line: the run did not finish" "$fl" store add "$d/cut.csv" --db "$db" &&
   ok "a run cut at a row boundary: store add refuses it" || bad "cut: rc $rc, '$err'"
@@ -136,7 +135,7 @@ old=$here/../results/gate/quiet/n-1.csv
 "$fl" compare "$old" >/dev/null 2>"$d/err"; rc=$?
 check "an older file (no '# format:' line): compare reads it, no warning" test "$rc" = 0 -a ! -s "$d/err"
 "$fl" store add "$old" --db "$db" >"$d/out" 2>&1
-check "  store add stores it (its rows counted)" test "$(q "SELECT nrows FROM runs WHERE path LIKE '%n-1.csv'")" = "$(grep -cv '^#' "$old" | awk '{ print $1 - 1 }')"
+check "  store add stores it (its rows counted)" test "$(sql "SELECT nrows FROM runs WHERE path LIKE '%n-1.csv'")" = "$(grep -cv '^#' "$old" | awk '{ print $1 - 1 }')"
 
 # ---- 3. the database ----
 for v in -1 -3 -5 99; do

@@ -61,7 +61,6 @@ sound=$("$fl" list | awk 'NR > 1 && $2 == "available" && $5 !~ /lostwake/ { prin
 case ",$sound," in *,glibc,*) ;; *) bad "no sound design listed: '$sound'";; esac
 case ",$sound," in *,cxx-gnu,*|*,musl-libc,*) bad "a lostwake design in the list: '$sound'";; esac
 
-ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # 3. every sound variant, every workload, the default threshold
 # Zero stranded rows is required even on a loaded machine: the rule
 # (stranded/stranded.c) never reads a clock to decide who is late — a
@@ -71,23 +70,23 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # lost wakeup, or a detector bug), and its message says what and when:
 # each such row with its note and stranded_max_ns, the run's wall time and
 # the machine's load.
-t0=$(ms)
+t0=$(now_ms)
 "$fl" run --detail --variant "$sound" --workload all --threads 4 --rounds 2 --warmup 0 --duration 0.1 \
   --no-control --quiet --csv "$tmp/all.csv" >"$tmp/all.out" 2>"$tmp/all.err"
 read -r n w z nz err < <(summary "$tmp/all.csv" 2>"$tmp/all.rows")
 if [ "$w" -ge 100 ] && [ "$nz" -eq 0 ] && [ "$err" -eq 0 ]; then
   ok "all variants x workloads: $n rows, $w watched, all stranded=0, no error"
 else
-  bad "all variants x workloads: $n rows, $w watched, $nz stranded, $err errors; run of $(( $(ms) - t0 )) ms, load $(cat /proc/loadavg)"
+  bad "all variants x workloads: $n rows, $w watched, $nz stranded, $err errors; run of $(( $(now_ms) - t0 )) ms, load $(cat /proc/loadavg)"
   cut -c1-600 "$tmp/all.rows"
 fi
 
 # 4. oversub, 64 threads on 2 tokens, under load (two CPU hogs)
 for _ in 1 2; do ( while :; do :; done ) & hogs+=($!); done
-t0=$(ms)
+t0=$(now_ms)
 "$fl" run --detail --variant "$sound" --workload oversub --threads 64 --tokens 2 --rounds 3 --warmup 0 \
   --duration 0.3 --no-control --quiet --csv "$tmp/over.csv" >"$tmp/over.out" 2>"$tmp/over.err"
-t=$(( $(ms) - t0 )) load=$(cat /proc/loadavg)
+t=$(( $(now_ms) - t0 )) load=$(cat /proc/loadavg)
 for h in "${hogs[@]}"; do kill "$h" 2>/dev/null; done
 hogs=()
 read -r n w z nz err < <(summary "$tmp/over.csv" 2>"$tmp/over.rows")

@@ -24,7 +24,7 @@ check "both runs and the table kept in --dir" \
 libs=$("$fl" list | awk '$2 == "available" { v = $1; next } v && /policy: its own/ { print v } { v = "" }')
 check "futexlab list names some library" [ -n "$libs" ]
 for f in run-1 run-2; do
-  have=$(ok_cols "$d/runs/$f.csv" variant | sort -u)
+  have=$(csv_cols "$d/runs/$f.csv" status=ok variant | sort -u)
   miss=
   for e in $libs negcount@adaptive split@adaptive musl@adaptive glibc64@adaptive textbook@adaptive gosema@adaptive; do
     grep -qx -- "$e" <<<"$have" || miss="$miss $e"
@@ -32,7 +32,7 @@ for f in run-1 run-2; do
   if [ -z "$miss" ]; then ok "$f: every available library and the six adaptive forms ran"
   else bad "$f: no rows of$miss"; fi
 done
-points=$(ok_cols "$d/runs/run-1.csv" workload threads tokens wake | sort -u | wc -l)
+points=$(csv_cols "$d/runs/run-1.csv" status=ok workload threads tokens wake | sort -u | wc -l)
 rows=$(grep -c ' hash=' <<<"$out")
 # (a point compare --pool cannot judge, with no library or no futexlab
 # entry to pair in every run, is left out of the table and of the count

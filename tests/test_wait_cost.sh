@@ -58,8 +58,8 @@ check "--side head: the head's row alone (ns/op 300)" \
 out=$("$wc" --side base "$d/ab.csv" 2>&1)
 check "--side base: the base's row alone (ns/op 100)" \
   eval 'grep -qE "^  fast +1 +100\.0 / +100\.0 / +100\.0 " <<<"$out"'
-check "--side on a run without sides: refused" refusal "not an A/B run" "$wc" --side head "$d/run.csv"
-check "--side that is no side: refused" refusal "--side wants base, head or control" "$wc" --side left "$d/ab.csv"
+refused "--side on a run without sides: refused" "not an A/B run" "$wc" --side head "$d/run.csv"
+refused "--side that is no side: refused" "--side wants base, head or control" "$wc" --side left "$d/ab.csv"
 kept=("$top"/results/policy/fast-handoff/quick-{1,2,3}.csv)
 out=$("$wc" --workload prodcons "${kept[@]}" 2>&1); rc=$?
 sys_of() { awk -v e="$1" '$1 == e { print $(NF-2) }' <<<"$out"; }
@@ -67,10 +67,10 @@ check "kept runs: libc++ 14 spends nothing in the kernel at prodcons ($(sys_of c
   eval '[ $rc -eq 0 ] && [ "$(sys_of cxx-llvm)" = 0.000 ]'
 check "kept runs: every adaptive entry spends some ($(awk '$1 ~ /@adaptive$/ { printf "%s ", $(NF-2) }' <<<"$out"))" \
   eval '[ "$(awk '"'"'$1 ~ /@adaptive$/ && $(NF-2) + 0 > 0.01'"'"' <<<"$out" | wc -l)" -eq 6 ]'
-check "no file: refused" refusal "usage: scripts/wait-cost" "$wc"
-check "a file that is not there: refused, named" refusal "none.csv: No such file" "$wc" "$d/none.csv"
+refused "no file: refused" "usage: scripts/wait-cost" "$wc"
+refused "a file that is not there: refused, named" "none.csv: No such file" "$wc" "$d/none.csv"
 echo "not,a,run" >"$d/bad.csv"
-check "a CSV without the columns: refused" refusal "not a futexlab run CSV" "$wc" "$d/bad.csv"
-check "an unknown option: refused" refusal "unknown option --bogus" "$wc" --bogus "$d/run.csv"
-check "nothing selected: refused" refusal "no ok timed row" "$wc" --workload barrier "$d/run.csv"
+refused "a CSV without the columns: refused" "not a futexlab run CSV" "$wc" "$d/bad.csv"
+refused "an unknown option: refused" "unknown option --bogus" "$wc" --bogus "$d/run.csv"
+refused "nothing selected: refused" "no ok timed row" "$wc" --workload barrier "$d/run.csv"
 finish wait-cost

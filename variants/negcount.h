@@ -49,12 +49,13 @@ int fl_negcount_words(void *s, _Atomic uint32_t **out, int max);
 struct fl_variant;
 int fl_negcount_pairs(const struct fl_variant *v, void *s, int64_t n);
 
-/* The performance mutants' hooks (variants/perf_mutants.c: negcount with
- * one known cost added, every other line shared): post_herd wakes every
- * sleeper on the grants word where negcount wakes the k claims it
- * resolved; timedwait_resleep sleeps once more, up to resleep_ns, after
- * each wake (negcount.c says how it stays correct). Each is negcount's
- * own code with a constant knob, so negcount compiles to what it was. */
+/* The performance mutants' hooks (variants/perf_wake_all.c calls the one,
+ * perf_resleep.c the other: negcount with one known cost added, every
+ * other line shared): post_herd wakes every sleeper on the grants word
+ * where negcount wakes the k claims it resolved; timedwait_resleep sleeps
+ * once more, up to resleep_ns, after each wake (negcount.c says how it
+ * stays correct). Each is negcount's own code with a constant knob, so
+ * negcount compiles to what it was. */
 int fl_negcount_post_herd(void *s, unsigned n);
 int fl_negcount_timedwait_resleep(void *s, const struct timespec *abs_deadline, int64_t resleep_ns);
 
