@@ -49,15 +49,19 @@ static struct fl_mcell cell_of(const struct fl_cells *c, const struct fl_cell *y
 	if (!ref || !fl_cell_usable(ref))
 		return m;
 	m.regimes = fl_point_has_regimes(ref);
-	if (!fl_cell_ratio(y, ref, &m.ratio))
-		m.ratio = (struct fl_ratio){ .n = 0 };
-	if (y != ref && (m.judged = fl_cell_judge(c, y, ref, baseline, &m.j))) {
-		m.ratio = m.j.q; /* its resolution: the control's band included */
-		m.verdict = m.regimes ? FL_UNDECIDED : m.j.v;
-		if (m.j.cpu) {
-			m.cpu_ratio = m.j.cq;
-			m.more_cpu = m.j.cv == FL_SLOWER && m.j.cq.median >= FL_CPU_NOTE;
-		}
+	/* the judgement pairs the rows once; the ratio alone only where there
+	 * is none (the baseline against itself, or no pairs) */
+	m.judged = y != ref && fl_cell_judge(c, y, ref, baseline, &m.j);
+	if (!m.judged) {
+		if (!fl_cell_ratio(y, ref, &m.ratio))
+			m.ratio = (struct fl_ratio){ .n = 0 };
+		return m;
+	}
+	m.ratio = m.j.q; /* its resolution: the control's band included */
+	m.verdict = m.regimes ? FL_UNDECIDED : m.j.v;
+	if (m.j.cpu) {
+		m.cpu_ratio = m.j.cq;
+		m.more_cpu = m.j.cv == FL_SLOWER && m.j.cq.median >= FL_CPU_NOTE;
 	}
 	return m;
 }
