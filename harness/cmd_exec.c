@@ -70,7 +70,7 @@ static void summary(FILE *f, const struct fl_table *t)
 	pt = npts ? &pts[0] : NULL;
 	for (int i = 0; pt && i < pt->ne; i++)
 		labels[n++] = pt->e[i].label;
-	fl_exec_summary(f, t, labels, n, reps, nreps, probes_on);
+	fl_exec_summary(f, t, &(struct fl_exec_in){ labels, n, reps, nreps, probes_on });
 	free(pts);
 }
 

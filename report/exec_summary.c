@@ -184,9 +184,12 @@ static void per_program(FILE *f, const struct fl_table *t, const char *const *la
 	}
 }
 
-void fl_exec_summary(FILE *f, const struct fl_table *t, const char *const *labels, int nlabels,
-		     const struct fl_exec_rep *reps, int nreps, bool probes)
+void fl_exec_summary(FILE *f, const struct fl_table *t, const struct fl_exec_in *in)
 {
+	const char *const *labels = in->labels;
+	const struct fl_exec_rep *reps = in->reps;
+	int nlabels = in->nlabels, nreps = in->nreps;
+	bool probes = in->probes;
 	per_program(f, t, labels, nlabels);
 	if (!probes || fl_table_col(t, "procs") < 0 || isnan(med(t, labels[0], "futex_syscalls", false))) {
 		fprintf(f, "\n(no kernel view: the collector was off; --probes as root)\n");

@@ -31,8 +31,15 @@ struct fl_exec_rep {
 /* The process name the shim reported for pid in that rep, or "". */
 const char *fl_exec_comm(const struct fl_exec_rep *x, unsigned pid);
 
-/* labels: the entries in the table's order; reps: every measured ok rep. */
-void fl_exec_summary(FILE *f, const struct fl_table *t, const char *const *labels, int nlabels,
-		     const struct fl_exec_rep *reps, int nreps, bool probes);
+/* What the run knows beyond its table: the entries in the table's order,
+ * every measured ok rep, whether the collector was on. */
+struct fl_exec_in {
+	const char *const *labels;
+	int nlabels;
+	const struct fl_exec_rep *reps;
+	int nreps;
+	bool probes;
+};
+void fl_exec_summary(FILE *f, const struct fl_table *t, const struct fl_exec_in *in);
 
 #endif
