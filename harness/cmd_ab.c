@@ -37,10 +37,10 @@
 
 #include "harness/ab.h"
 #include "harness/catalog.h"
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "harness/commands.h"
-#include "harness/runner.h"
-#include "harness/spec.h"
+#include "runner/runner.h"
+#include "runner/spec.h"
 #include "lib/clock.h"
 #include "lib/wake.h"
 #include "proc/helper.h"

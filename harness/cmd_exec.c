@@ -15,12 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "harness/commands.h"
 #include "record/csv.h"
 #include "report/exec_summary.h"
 #include "report/survey.h"
-#include "harness/runner.h"
+#include "runner/runner.h"
 #include "fail/xalloc.h"
 #include "proc/exec.h"
 #include "shim/env.h"

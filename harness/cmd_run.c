@@ -2,7 +2,7 @@
  * variant and workload, through the same runner as sweep (runner.h). The
  * options and their help: spec.c's table. */
 #include "harness/commands.h"
-#include "harness/runner.h"
+#include "runner/runner.h"
 
 int fl_cmd_run(int argc, char **argv)
 {

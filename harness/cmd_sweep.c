@@ -2,7 +2,7 @@
  * (or a preset's groups of them), through the same runner as run. The
  * options and their help: spec.c's table. */
 #include "harness/commands.h"
-#include "harness/runner.h"
+#include "runner/runner.h"
 
 int fl_cmd_sweep(int argc, char **argv)
 {

@@ -491,7 +491,7 @@ check "the seed is in the CSV" grep -q '^# seed: 7$' "$d/s1.csv"
 check "the machine state is in the CSV" \
   bash -c "grep -q '^# hypervisor: ' '$d/s1.csv' && grep -q '^# point 1 (uncontended.*load .*other work' '$d/s1.csv'"
 check "a control row by default" grep -q '^glibc#2,uncontended' "$d/s1.csv"
-# The rounds are interleaved across the points (harness/schedule.c, fl_run_points): a
+# The rounds are interleaved across the points (runner/schedule.c, fl_run_points): a
 # point's rounds spread over the whole run, and every round runs every point
 # (in a random order of points). Run point by point, the CSV would hold each
 # point's rounds in one block: 3 blocks; interleaved, 5 x 3 blocks but where
@@ -635,7 +635,7 @@ for m in global private:16; do
   fi
 done
 
-# ---- the waiting policy: --policy crossed with the designs (harness/entries.c) ----
+# ---- the waiting policy: --policy crossed with the designs (runner/entries.c) ----
 # expect_usage_msg "description" REGEX args...: expect_usage, and the line matches REGEX
 expect_usage_msg() {
   local what=$1 re=$2; shift 2

@@ -1,10 +1,10 @@
-/* harness/run.h — the point runner's parts (runner.h), inside harness/:
+/* runner/run.h — the point runner's parts (runner.h), inside runner/:
  *
  *   runner.c    the run end to end: its CSVs, --pin, --hash, the closing lines
  *   schedule.c  which point runs when: the interleaved rounds, the probed
  *               rounds among them, stretched reps, bought rounds
  *   reps.c      one point's round: every live entry once, one rep each, its row
- *   output.c    what the run says: progress, metadata lines, the dry run, the table
+ *   meta.c      what the run says: progress, metadata lines, the dry run, the table
  *
  * One struct fl_run is the run's state, handed to each part. */
 #ifndef FUTEXLAB_RUN_H
@@ -14,13 +14,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "harness/spec.h"
+#include "runner/spec.h"
 #include "proc/rep.h"
 #include "record/machine.h"
 
 struct fl_csv;
 
-/* Progress on stderr (output.c). */
+/* Progress on stderr (meta.c). */
 struct fl_progress {
 	bool on, tty;
 	int64_t t0, logged;  /* the run's start; the last line's time (0: none yet) */
@@ -92,7 +92,7 @@ int fl_run_probed_rounds(const struct fl_spec *s);
 /* Every point's rounds, interleaved; then the bought ones (--target-res). */
 void fl_run_points(struct fl_run *r);
 
-/* ---- output.c ---- */
+/* ---- meta.c ---- */
 /* "pool T=4 K=1 exact" (and " sems=N" when N > 1): a point, every line alike. */
 const char *fl_point_label(const struct fl_point *pt, char *out, size_t n);
 /* Before point i's round (on a terminal: the line rewritten in place). */

@@ -1,8 +1,8 @@
-/* harness/output.c — what the run says (run.h): the point's label, the
+/* runner/meta.c — what the run says (run.h): the point's label, the
  * progress on stderr, the dry run, the CSV's metadata lines, and the ratio
  * table at the end. */
-#include "harness/run.h"
-#include "harness/runner.h"
+#include "runner/run.h"
+#include "runner/runner.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* harness/runner.h — the one point runner behind `run` and `sweep`.
+/* runner/runner.h — the one point runner behind `run` and `sweep`.
  *
  * At every point the entries (spec.h) run in *rounds*: a round runs each
  * entry once, in a fresh random order drawn from the seeded generator
@@ -9,7 +9,7 @@
 #ifndef FUTEXLAB_RUNNER_H
 #define FUTEXLAB_RUNNER_H
 
-#include "harness/spec.h"
+#include "runner/spec.h"
 
 /* Runs the spec end to end: CSV, probes, the table. Returns the exit
  * status (0; 1 when a point broke an invariant; 130 when interrupted). */

@@ -1,5 +1,5 @@
-/* harness/hashmode.c — see hashmode.h. */
-#include "harness/hashmode.h"
+/* runner/hashmode.c — see hashmode.h. */
+#include "runner/hashmode.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "record/csv.h"
 #include "lib/prctl.h"
 #include "proc/interrupt.h"

@@ -1,8 +1,8 @@
-/* harness/schedule.c — which point runs when (run.h): the rounds
+/* runner/schedule.c — which point runs when (run.h): the rounds
  * interleaved across the points, the probed rounds spread among the timed
  * ones, reps stretched after the warm-up (--min-blocking), and rounds
  * bought where the control is widest (--target-res, --res-budget). */
-#include "harness/run.h"
+#include "runner/run.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/hashmode.h"
+#include "runner/hashmode.h"
 #include "lib/clock.h"
 #include "proc/interrupt.h"
 #include "record/csv.h"

@@ -1,13 +1,13 @@
-/* harness/reps.c — one point's round (run.h): every live entry once, in a
+/* runner/reps.c — one point's round (run.h): every live entry once, in a
  * fresh random order, one rep each through proc/rep.h, each rep's row. */
-#include "harness/run.h"
+#include "runner/run.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/hashmode.h"
+#include "runner/hashmode.h"
 #include "probes/perf.h"
 #include "proc/exec.h"
 #include "proc/interrupt.h"

@@ -1,4 +1,4 @@
-/* harness/spec.h — what a `run` or `sweep` asks for, and the points it
+/* runner/spec.h — what a `run` or `sweep` asks for, and the points it
  * expands to. The flow, file by file:
  *
  *   spec.c     argv -> struct fl_spec (one option table for run, sweep and

@@ -1,7 +1,7 @@
-/* harness/runner.c — see runner.h; the run end to end. Its parts (run.h):
- * schedule.c which point runs when, reps.c one point's round, output.c what
+/* runner/runner.c — see runner.h; the run end to end. Its parts (run.h):
+ * schedule.c which point runs when, reps.c one point's round, meta.c what
  * the run says. */
-#include "harness/runner.h"
+#include "runner/runner.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/cli.h"
-#include "harness/hashmode.h"
-#include "harness/run.h"
+#include "runner/cli.h"
+#include "runner/hashmode.h"
+#include "runner/run.h"
 #include "lib/clock.h"
 #include "probes/perf.h"
 #include "proc/helper.h"
