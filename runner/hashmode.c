@@ -14,7 +14,6 @@
 #include "record/csv.h"
 #include "lib/prctl.h"
 #include "proc/interrupt.h"
-#include "report/summary.h"
 
 static struct fl_hash_mode mode; /* auto unless --hash says otherwise */
 static char refused[256];

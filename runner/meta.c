@@ -1,6 +1,8 @@
-/* runner/meta.c — what the run says (run.h): the point's label, the
- * progress on stderr, the dry run, the CSV's metadata lines, and the ratio
- * table at the end. */
+/* runner/meta.c — what the run's CSV says of the machine and the run
+ * (run.h): the metadata lines before the first rep (the machine's state,
+ * the seed, the rounds, --as, the timer, the latency, the detector, the
+ * probes), the quiet check before starting, and each point's closing
+ * line. The rows themselves are reps.c's. */
 #include "runner/run.h"
 #include "runner/runner.h"
 
@@ -11,117 +13,9 @@
 #include <time.h>
 
 #include "lib/clock.h"
-#include "lib/wake.h"
 #include "probes/perf.h"
 #include "record/csv.h"
-#include "report/summary.h"
-#include "model/table.h"
 #include "variants/policy.h"
-
-const char *fl_point_label(const struct fl_point *pt, char *out, size_t n)
-{
-	int l = snprintf(out, n, "%s T=%d K=%d %s", pt->w->name, pt->p.threads, pt->p.tokens,
-			 fl_wake_name((enum fl_wake_strategy)pt->wake));
-	if (pt->p.sems > 1 && l >= 0 && (size_t)l < n)
-		snprintf(out + l, n - (size_t)l, " sems=%d", pt->p.sems);
-	return out;
-}
-
-/* Progress on stderr (not with --quiet). On a terminal one line, rewritten
- * in place before each point's round. Anywhere else (a CI job's log, a
- * file) a rewritten line is noise, and none at all leaves a log silent for
- * the whole run: a line of its own after a point's round, the first one at
- * once (how long the run will take) and then at most one every LOG_GAP_S
- * seconds or every LOG_SHARE of the estimated time, whichever is longer
- * (a log of at most about a hundred lines however long the run). */
-#define LOG_GAP_S 5.0
-#define LOG_SHARE 0.01
-
-static void fmt_time(char *out, size_t n, double s)
-{
-	if (s < 60)
-		snprintf(out, n, "%.0fs", s < 0 ? 0 : s);
-	else
-		snprintf(out, n, "%d:%02d", (int)s / 60, (int)s % 60);
-}
-
-void fl_progress_show(const struct fl_run *r, int pi, int round)
-{
-	const struct fl_progress *g = &r->g;
-	const struct fl_point *pt = &r->pts[pi];
-	if (!g->on || !g->tty)
-		return;
-	double el = (double)(fl_now_ns() - g->t0) / 1e9;
-	char a[16], b[16];
-	fmt_time(a, sizeof a, el);
-	fmt_time(b, sizeof b, g->done > 0 ? el * (g->total - g->done) / g->done : g->total);
-	char label[96];
-	fprintf(stderr, "\r\033[K[%d/%d] %3.0f%% elapsed %s, ~%s left  %s", g->point, g->npoints,
-		100 * g->done / g->total, a, b, fl_point_label(pt, label, sizeof label));
-	fprintf(stderr, round < 0 ? "  warm-up" : "  round %d/%d", round + 1, r->s->rounds);
-}
-
-/* After a point's round, off a terminal: its line when one is due, e.g.
- * "futexlab: progress: 34% after 25s, about 48s left (round 4/15, point
- * 3/10 done: pool T=4 K=1 exact)". */
-void fl_progress_log(struct fl_run *r, int pi)
-{
-	struct fl_progress *g = &r->g;
-	if (!g->on || g->tty)
-		return;
-	int64_t now = fl_now_ns();
-	double gap = LOG_SHARE * g->total > LOG_GAP_S ? LOG_SHARE * g->total : LOG_GAP_S;
-	if (g->logged && (double)(now - g->logged) / 1e9 < gap)
-		return;
-	g->logged = now;
-	double el = (double)(now - g->t0) / 1e9, share = g->total > 0 ? g->done / g->total : 1;
-	char a[16], b[16], label[96];
-	fmt_time(a, sizeof a, el);
-	fmt_time(b, sizeof b, g->done > 0 ? el * (g->total - g->done) / g->done : g->total);
-	fprintf(stderr, "futexlab: progress: %.0f%% after %s, about %s left (%s, point %d/%d "
-		"done: %s)\n", 100 * (share > 1 ? 1 : share), a, b, g->stage, g->point, g->npoints,
-		fl_point_label(&r->pts[pi], label, sizeof label));
-}
-
-/* What a rep costs beyond its timed work: its threads made and joined, the
- * adaptive policy's calibration, the stranded-waiter detector, a helper's
- * round trip, the row written. Measured: a quick sweep of 4437 reps of
- * 13 ms took 78 s of wall time (scripts/aa's, results/estimate.md), 4.6 ms
- * a rep beyond the 13; results/estimate.md checks the estimate against
- * other sweeps. */
-#define REP_SETUP_S 0.0046
-
-double fl_run_expected_cost(const struct fl_spec *s, const struct fl_point *pts, int n)
-{
-	double per_rep = (s->base.ops ? 0.05 : (double)s->base.duration_ns / 1e9) + REP_SETUP_S;
-	double total = 0;
-	int rounds = s->warmup + s->rounds +
-		     (s->probe_rounds > 0 && s->probes != FL_PROBES_OFF ? s->probe_rounds : 0);
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < pts[i].ne; j++)
-			total += fl_run_unavailable(&pts[i], &pts[i].e[j]) ? 0 : per_rep * rounds;
-	if (s->target_res > 0 && total < (double)s->res_budget_ns / 1e9)
-		total = (double)s->res_budget_ns / 1e9; /* at most: the budget */
-	return total;
-}
-
-int fl_run_dry(const struct fl_spec *s, const struct fl_point *pts, int n)
-{
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < pts[i].ne; j++) {
-			const struct fl_point *p = &pts[i];
-			const char *why = fl_run_unavailable(p, &p->e[j]);
-			printf("%-20s %-12s T=%-4d K=%-4d sems=%-2d wake=%-5s %s%s\n",
-			       p->e[j].label, p->w->name, p->p.threads, p->p.tokens, p->p.sems,
-			       fl_wake_name((enum fl_wake_strategy)p->wake), why ? "skipped: " : "",
-			       why ? why : "");
-		}
-	printf("%d points, %d + %d rounds each (+ %d probed), about %.0f s (the reps' timed work "
-	       "and %.1f ms a rep to set up)\n", n, s->warmup, s->rounds,
-	       s->probes == FL_PROBES_OFF ? 0 : s->probe_rounds, fl_run_expected_cost(s, pts, n),
-	       1e3 * REP_SETUP_S);
-	return 0;
-}
 
 /* So that the store and every table mark the run (model/table.h,
  * fl_table_as_mark). */
@@ -132,8 +26,6 @@ void fl_run_as_meta(struct fl_csv *csv, const void *arg)
 		fl_csv_meta(csv, "as: %s=%s (test only: these rows are not %s's code)",
 			    s->as[k].parent->name, s->as[k].mutant->name, s->as[k].parent->name);
 }
-
-bool fl_run_scratch;
 
 static void machine_meta(const struct fl_run *r)
 {
@@ -173,37 +65,6 @@ void fl_run_check_quiet(void)
 	if (others > 0.25)
 		fprintf(stderr, "futexlab: warning: other work is running (%.0f%% of a core, load "
 			"average %.2f): expect wider intervals\n", 100 * others, fl_loadavg());
-}
-
-/* exec's per-program report, in the full tables (fl_report_text's more) */
-struct more {
-	const struct fl_bench_hooks *hooks;
-	const struct fl_table *t;
-};
-
-static void more(FILE *f, void *arg)
-{
-	const struct more *m = arg;
-	m->hooks->summary(f, m->t);
-}
-
-void fl_run_table(const struct fl_spec *s, struct fl_csv *csv)
-{
-	struct fl_table t;
-	struct fl_cells cells;
-	char err[300], txt[1100];
-	if (fl_table_from_lines(&t, csv->meta, csv->header, csv->lines, csv->n, err,
-				sizeof err) == 0 &&
-	    fl_cells_build(&t, &cells, err, sizeof err) == 0) {
-		struct more m = { s->hooks, &t };
-		fl_report_text(stdout, s->csv_path ? fl_detail_path(s->csv_path, txt, sizeof txt) : NULL,
-			       s->detail, &t, &cells, s->baseline,
-			       s->hooks && s->hooks->summary ? more : NULL, &m);
-		fl_cells_free(&cells);
-		fl_table_free(&t);
-	} else {
-		fprintf(stderr, "futexlab: cannot summarize: %s\n", err);
-	}
 }
 
 /* The median of back-to-back fl_now_ns pairs, in ns. */

@@ -153,21 +153,6 @@ static bool run_rep(struct fl_run *run, int pi, int ei, struct fl_round_kind k, 
 	return !r.error[0];
 }
 
-bool fl_run_wants_latency(const struct fl_spec *s, const struct fl_workload *w)
-{
-	return w->latency && (s->latency < 0 ? w->latency_default : s->latency);
-}
-
-/* Checked in this order: the hash mode was refused, the kernel or the build
- * lacks the design or its helper, the workload does not fit it. */
-const char *fl_run_unavailable(const struct fl_point *pt, const struct fl_entry *e)
-{
-	const char *why = fl_hash_unavailable();
-	if (!why)
-		why = fl_rep_unavailable(e->v);
-	return why ? why : fl_workload_unavailable(pt->w, e->v, &pt->p);
-}
-
 /* A timed round's baseline and control, paired (the control's resolution:
  * stats/rounds.h). */
 static void pair_push(struct fl_point_run *pr, double b, double c)

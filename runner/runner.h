@@ -1,4 +1,4 @@
-/* runner/runner.h — the one point runner behind `run` and `sweep`.
+/* runner/runner.h — the one point runner behind `run`, `sweep` and `exec`.
  *
  * At every point the entries (spec.h) run in *rounds*: a round runs each
  * entry once, in a fresh random order drawn from the seeded generator
@@ -9,11 +9,30 @@
 #ifndef FUTEXLAB_RUNNER_H
 #define FUTEXLAB_RUNNER_H
 
+#include <stdbool.h>
+
+#include "record/csv.h"
 #include "runner/spec.h"
 
-/* Runs the spec end to end: CSV, probes, the table. Returns the exit
- * status (0; 1 when a point broke an invariant; 130 when interrupted). */
-int fl_bench(struct fl_spec *s);
+/* What a run leaves its command: the rows it wrote, still open, for the
+ * command to report (harness/bench.c: the ratio table and the summary,
+ * which are the report's, not the runner's) before fl_bench_close ends the
+ * files. */
+struct fl_bench_out {
+	bool rows;              /* csv holds the run's rows: not a dry run, nor a --hash
+				 * list (each mode's own process reported its rows) */
+	struct fl_csv csv;      /* the rows, in memory (and in --csv's file) */
+	struct fl_csv lat;      /* the latency side file, when lat_open */
+	bool lat_open;
+	int errors;             /* points that broke an invariant (an error row) */
+};
+
+/* Runs the spec end to end: the points, the CSV, the probes, the closing
+ * lines. Returns the exit status (0; 1 when a point broke an invariant or
+ * a file could not be written; 130 when interrupted); out as above. */
+int fl_bench(struct fl_spec *s, struct fl_bench_out *out);
+/* Ends out's files (record/csv.h: fl_csv_close) and frees them. */
+void fl_bench_close(struct fl_bench_out *out);
 
 /* Set by `futexlab ab-worker`, whose runs' CSVs are scratch its parent
  * reads at once: no `# handoffs:` line (the adaptive policy's calibration
@@ -22,8 +41,5 @@ int fl_bench(struct fl_spec *s);
  * worker's next run (~50 ms each to start: the worker stops them when it
  * ends). Every rep is measured as in any run. */
 extern bool fl_run_scratch;
-
-/* A command's whole life: parse with its defaults (spec.h), then run. */
-int fl_bench_main(const char *cmd, const struct fl_spec_defaults *d, int argc, char **argv);
 
 #endif

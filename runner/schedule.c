@@ -20,13 +20,6 @@
 #include "fail/xalloc.h"
 #include "stats/stats.h"
 
-/* --probe-rounds N when the collector is loaded, else none (the run takes
- * no longer for counts it cannot have). */
-int fl_run_probed_rounds(const struct fl_spec *s)
-{
-	return s->probe_rounds > 0 && fl_probes_loaded() ? s->probe_rounds : 0;
-}
-
 /* Whether measured round r is probed. With --probe-rounds N the N probed
  * rounds are spread evenly through the R + N (round r is probed where
  * floor(r N / (R + N)) steps up: never the first, always the last), so
