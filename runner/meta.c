@@ -147,9 +147,9 @@ void fl_run_probes_start(const struct fl_spec *s, struct fl_csv *csv)
 void fl_run_point_meta(const struct fl_run *r, int i)
 {
 	const struct fl_point_run *pr = &r->pr[i];
-	char label[96];
+	char label[FL_RUN_KEY_LEN];
 	double steal, others = fl_cpu_others(&(struct fl_cpu_sample){ 0 }, &pr->cpu, &steal);
 	fl_csv_meta(r->csv, "point %d (%s): load %.2f -> %.2f, other work %.1f%% of a core, "
-		    "steal %.1f%%", i + 1, fl_point_label(&r->pts[i], label, sizeof label),
+		    "steal %.1f%%", i + 1, fl_run_point_key(&r->pts[i], label, sizeof label),
 		    pr->load_first, pr->load_last, 100 * others, 100 * steal);
 }

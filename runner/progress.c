@@ -1,20 +1,17 @@
 /* runner/progress.c — what the run says on stderr as it goes (run.h): a
- * point's label and the progress lines. It reads the run's state and
+ * point's key and the progress lines. It reads the run's state and
  * calls none of the other parts. */
 #include "runner/run.h"
 
 #include <stdio.h>
 
 #include "lib/clock.h"
-#include "lib/wake.h"
+#include "record/run_row.h"
+#include "runner/hashmode.h"
 
-const char *fl_point_label(const struct fl_point *pt, char *out, size_t n)
+const char *fl_run_point_key(const struct fl_point *pt, char *out, size_t n)
 {
-	int l = snprintf(out, n, "%s T=%d K=%d %s", pt->w->name, pt->p.threads, pt->p.tokens,
-			 fl_wake_name((enum fl_wake_strategy)pt->wake));
-	if (pt->p.sems > 1 && l >= 0 && (size_t)l < n)
-		snprintf(out + l, n - (size_t)l, " sems=%d", pt->p.sems);
-	return out;
+	return fl_run_row_key(pt, fl_hash_column(), out, n);
 }
 
 /* Progress on stderr (not with --quiet). On a terminal one line, rewritten
@@ -45,15 +42,16 @@ void fl_progress_show(const struct fl_run *r, int pi, int round)
 	char a[16], b[16];
 	fmt_time(a, sizeof a, el);
 	fmt_time(b, sizeof b, g->done > 0 ? el * (g->total - g->done) / g->done : g->total);
-	char label[96];
+	char label[FL_RUN_KEY_LEN];
 	fprintf(stderr, "\r\033[K[%d/%d] %3.0f%% elapsed %s, ~%s left  %s", g->point, g->npoints,
-		100 * g->done / g->total, a, b, fl_point_label(pt, label, sizeof label));
+		100 * g->done / g->total, a, b, fl_run_point_key(pt, label, sizeof label));
 	fprintf(stderr, round < 0 ? "  warm-up" : "  round %d/%d", round + 1, r->s->rounds);
 }
 
 /* After a point's round, off a terminal: its line when one is due, e.g.
- * "futexlab: progress: 34% after 25s, about 48s left (round 4/15, point
- * 3/10 done: pool T=4 K=1 exact)". */
+ * "futexlab: progress: 34% after 25s, about 48s left (round 4/5, point
+ * 3/8 done: pool T=4 K=1 wake=exact hash=auto)", the point as the
+ * tables spell it. */
 void fl_progress_log(struct fl_run *r, int pi)
 {
 	struct fl_progress *g = &r->g;
@@ -65,10 +63,10 @@ void fl_progress_log(struct fl_run *r, int pi)
 		return;
 	g->logged = now;
 	double el = (double)(now - g->t0) / 1e9, share = g->total > 0 ? g->done / g->total : 1;
-	char a[16], b[16], label[96];
+	char a[16], b[16], label[FL_RUN_KEY_LEN];
 	fmt_time(a, sizeof a, el);
 	fmt_time(b, sizeof b, g->done > 0 ? el * (g->total - g->done) / g->done : g->total);
 	fprintf(stderr, "futexlab: progress: %.0f%% after %s, about %s left (%s, point %d/%d "
 		"done: %s)\n", 100 * (share > 1 ? 1 : share), a, b, g->stage, g->point, g->npoints,
-		fl_point_label(&r->pts[pi], label, sizeof label));
+		fl_run_point_key(&r->pts[pi], label, sizeof label));
 }

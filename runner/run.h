@@ -5,7 +5,7 @@
  *               rounds among them, stretched reps, bought rounds
  *   reps.c      one point's round: every live entry once, one rep each, its row
  *   meta.c      the CSV's metadata lines: the machine, the run, each point's close
- *   progress.c  a point's label and the progress lines on stderr
+ *   progress.c  a point's key and the progress lines on stderr
  *   plan.c      what the run will do, from the spec alone: which entry can run
  *               where, the probed rounds, the cost, --dry-run
  *
@@ -105,8 +105,11 @@ void fl_run_check_quiet(void);
 void fl_run_point_meta(const struct fl_run *r, int i);
 
 /* ---- progress.c ---- */
-/* "pool T=4 K=1 exact" (and " sems=N" when N > 1): a point, every line alike. */
-const char *fl_point_label(const struct fl_point *pt, char *out, size_t n);
+/* Point pt's key, the tables' (schema/point_key.h), as its rows spell it
+ * (hash: this process's mode): "pool T=4 K=1 wake=exact hash=auto", every
+ * line of the run alike — the progress, the CSV's `# point N (KEY)`. */
+const char *fl_run_point_key(const struct fl_point *pt, char *out, size_t n);
+enum { FL_RUN_KEY_LEN = 192 }; /* a key's buffer: the longest is ~100 bytes */
 /* Before point i's round (on a terminal: the line rewritten in place). */
 void fl_progress_show(const struct fl_run *r, int i, int round);
 /* After point i's round, off a terminal: its line when one is due. */

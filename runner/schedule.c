@@ -72,10 +72,10 @@ static void stretch(struct fl_run *r)
 		if (f <= 1.05)
 			continue;
 		pts[i].p.duration_ns = (int64_t)((double)pts[i].p.duration_ns * f);
-		char label[96];
+		char label[FL_RUN_KEY_LEN];
 		fl_csv_meta(r->csv, "point %d (%s): reps stretched to %.0f ms (%lld blocking ops a "
 			    "warm-up rep, median over its entries; its workload asks %d)", i + 1,
-			    fl_point_label(&pts[i], label, sizeof label),
+			    fl_run_point_key(&pts[i], label, sizeof label),
 			    (double)pts[i].p.duration_ns / 1e6, (long long)med, want);
 	}
 }
@@ -159,9 +159,9 @@ static void buy_rounds(struct fl_run *r)
 	for (int i = 0; i < npts; i++) {
 		double q = fl_control_resolution(pr[i].bns, pr[i].cns, pr[i].npair);
 		under += q <= target;
-		char band[32], label[96];
+		char band[32], label[FL_RUN_KEY_LEN];
 		fl_csv_meta(r->csv, "point %d (%s): %d timed rounds, control %s", i + 1,
-			    fl_point_label(&pts[i], label, sizeof label), pr[i].timed,
+			    fl_run_point_key(&pts[i], label, sizeof label), pr[i].timed,
 			    fl_factor_text(band, sizeof band, q));
 	}
 	fl_csv_meta(r->csv, "resolution: target +-%.1f%%, budget %.0f s: %d extra rounds in %d "

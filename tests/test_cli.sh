@@ -576,7 +576,7 @@ fi
 # how far the run is and the time left; no terminal codes; none with --quiet.
 "$fl" sweep --variants negcount,glibc --workloads uncontended --rounds 60 --duration 0.05 \
   --no-floors --no-control --no-probes >/dev/null 2>"$d/log.err"
-re='^futexlab: progress: [0-9]+% after [0-9:]+s?, about [0-9:]+s? left \((warm-up|round) [0-9]+/[0-9]+, point 1/1 done: uncontended T=1 K=1 exact\)$'
+re='^futexlab: progress: [0-9]+% after [0-9:]+s?, about [0-9:]+s? left \((warm-up|round) [0-9]+/[0-9]+, point 1/1 done: uncontended T=1 wake=exact hash=[^)]+\)$'
 check "progress off a terminal: its own lines ($(grep -c progress "$d/log.err") in a ~6 s run)" \
   test "$(grep -c progress "$d/log.err")" -ge 2 -a "$(grep progress "$d/log.err" | grep -cvE "$re")" = 0
 check "  no terminal codes" bash -c "! grep -q \$'[\\r\\033]' '$d/log.err'"
