@@ -40,12 +40,12 @@ static void table(const struct fl_spec *s, const struct fl_csv *csv,
 	}
 }
 
-int fl_bench_report(struct fl_spec *s, void (*fn)(FILE *f, const struct fl_table *t))
+int fl_bench_report(struct fl_spec *s, void (*more)(FILE *f, const struct fl_table *t))
 {
 	struct fl_bench_out out;
 	int rc = fl_bench(s, &out);
 	if (out.rows) {
-		table(s, &out.csv, fn);
+		table(s, &out.csv, more);
 		if (rc != 130 && out.errors)
 			fprintf(stderr, "futexlab: %d point(s) broke an invariant (error above)\n",
 				out.errors);

@@ -27,6 +27,10 @@ void fl_run_as_meta(struct fl_csv *csv, const void *arg)
 			    s->as[k].parent->name, s->as[k].mutant->name, s->as[k].parent->name);
 }
 
+/* runner.h; defined here, where it is read first (the # handoffs: line),
+ * below runner.c, which reads it too */
+bool fl_run_scratch;
+
 static void machine_meta(const struct fl_run *r)
 {
 	const struct fl_spec *s = r->s;

@@ -49,8 +49,6 @@ static int each_hash_mode(const struct fl_spec *s, char **items, int nh)
 	return rc;
 }
 
-bool fl_run_scratch;
-
 /* The run's rounds, then the closing lines; the exit status. The table of
  * the rows is the command's (runner.h). */
 static int run_rounds(struct fl_run *r)
