@@ -98,9 +98,7 @@ struct cmp {
 	bool all, tsv, json, absolute, pool, detail, across;
 	char *against[64];
 	int nagainst;
-	double threshold;
-	const char *only;
-	struct fl_gate g;
+	struct fl_gate g;       /* its rule (gate.h) also the judgement's */
 	struct fl_select sel;
 	const char *reference;  /* --reference REV|DATE */
 	const char *window;     /* the judgement's window: rolling, reference, pool */
@@ -108,23 +106,19 @@ struct cmp {
 };
 
 /* One or two files loaded; the ratio table, the TSV or before/after (with
- * the gate when `g->fail_on`). */
+ * the gate when `g.rule.fail_on`). */
 static int compare_files(int nfiles, char **files, struct cmp *o)
 {
 	struct fl_loaded_run run[2];
 	char err[300];
 	for (int i = 0; i < nfiles; i++) {
+		/* --absolute and --tsv need no baseline: none checked */
+		const char *baseline = o->absolute || o->tsv ? NULL : o->baseline;
 		if (fl_loaded_file(&run[i], files[i], err, sizeof err) ||
-		    fl_loaded_cells(&run[i], err, sizeof err))
+		    fl_loaded_check(&run[i], baseline, err, sizeof err))
 			fl_usage_error("compare: %s", err);
-		if (run[i].t.nrows == 0)
-			fl_usage_error("compare: %s has no rows (a run that measured nothing)",
-				       files[i]);
-		if (!o->absolute && !o->tsv && !fl_cell_find_variant(&run[i].c, o->baseline))
-			fl_usage_error("compare: baseline '%s' is not in %s (see --baseline)",
-				       o->baseline, files[i]);
 	}
-	if (nfiles == 2 && (o->g.fail_on || o->absolute))
+	if (nfiles == 2 && (o->g.rule.fail_on || o->absolute))
 		fl_runs_check(run, 2, &(struct fl_runs_check){ "compare", o->across, false, NULL });
 	int rc = 0;
 	if (o->tsv) {
@@ -138,11 +132,11 @@ static int compare_files(int nfiles, char **files, struct cmp *o)
 	} else {
 		printf("futexlab compare %s %s\n", files[0], files[1]);
 		struct fl_change_sink sink = { 0 };
-		if (o->g.fail_on)
+		if (o->g.rule.fail_on)
 			sink = fl_gate_sink(&o->g);
-		fl_print_changes(stdout, &run[0].t, &run[0].c, &run[1].t, &run[1].c, o->baseline,
-				 o->all, o->absolute, o->g.fail_on ? &sink : NULL);
-		if (o->g.fail_on)
+		fl_print_changes(stdout, &run[0], &run[1], &(struct fl_changes_opts){
+			o->baseline, o->all, o->absolute, o->g.rule.fail_on ? &sink : NULL });
+		if (o->g.rule.fail_on)
 			rc = fl_gate_end(&o->g, stdout);
 	}
 	for (int i = 0; i < nfiles; i++)
@@ -152,11 +146,9 @@ static int compare_files(int nfiles, char **files, struct cmp *o)
 
 static struct fl_judge_opts judge_opts(const struct cmp *o)
 {
-	return (struct fl_judge_opts){ .fail_on = o->g.fail_on, .fail_name = o->g.name,
-				       .threshold = o->threshold, .only = o->only,
-				       .all = o->all, .tsv = o->tsv, .ratio_only = o->across,
-				       .window = o->window, .tsv_no_header = o->more,
-				       .json = o->json };
+	return (struct fl_judge_opts){ .rule = o->g.rule, .all = o->all, .tsv = o->tsv,
+				       .ratio_only = o->across, .window = o->window,
+				       .tsv_no_header = o->more, .json = o->json };
 }
 
 /* The model of the runs in r (history first, then the new side), judged
@@ -170,7 +162,7 @@ static int model_view(struct fl_runs *r, int nhist, struct cmp *o)
 	if (fl_model_build(&m, r->run, r->n, o->baseline, err, sizeof err))
 		fl_usage_error("compare: %s", err);
 	int rc = 0;
-	if (o->json && !o->g.fail_on) {
+	if (o->json && !o->g.rule.fail_on) {
 		fl_model_json(stdout, &m);
 	} else {
 		if (fl_model_entry(&m, o->baseline) < 0)
@@ -205,20 +197,19 @@ static void history_note(const struct cmp *o, int later, int other, const char *
  * first of them, of its settings (the others freed and said). */
 static int pool_history(struct fl_runs *r, int nfiles, const struct cmp *o)
 {
-	char set[160], other[160];
+	char set[sizeof r->run[0].settings]; /* a copy: the runs move below */
 	const char *first = "";
 	for (int i = nfiles; i < r->n; i++) {
 		const char *d = r->run[i].date;
 		if (strcmp(d, "?") && (!*first || strcmp(d, first) < 0))
 			first = d;
 	}
-	fl_judge_settings(&r->run[nfiles].t, set, sizeof set);
+	snprintf(set, sizeof set, "%s", r->run[nfiles].settings);
 	int k = 0, later = 0, others = 0;
 	for (int i = 0; i < r->n; i++) {
 		bool keep = i >= nfiles;
 		if (!keep) {
-			fl_judge_settings(&r->run[i].t, other, sizeof other);
-			const char *d = r->run[i].date;
+			const char *other = r->run[i].settings, *d = r->run[i].date;
 			bool late = *first && strcmp(d, first) >= 0;
 			later += late;
 			others += !late && strcmp(set, other);
@@ -242,10 +233,10 @@ static int compare_pool(int nfiles, char **files, struct cmp *o)
 	if (o->absolute || o->detail)
 		fl_usage_error("compare --pool: %s does not apply to a pool", o->absolute ?
 			       "--absolute" : "--detail (the pool's table is its full table)");
-	if (o->g.fail_on && !o->nagainst)
+	if (o->g.rule.fail_on && !o->nagainst)
 		fl_usage_error("compare --pool: --fail-on judges later runs against the pool: give "
 			       "--against NEW.csv");
-	bool judge = o->g.fail_on || o->nagainst > 1;
+	bool judge = o->g.rule.fail_on || o->nagainst > 1;
 	if (o->all && !judge)
 		fl_usage_error("compare --pool: --all lists a judgement's pairs: it goes with "
 			       "--fail-on or several --against");
@@ -300,7 +291,7 @@ static int compare_db(int nfiles, char **files, struct cmp *o)
 		return model_view(&r, r.n, o);
 	history_note(o, r.later, r.other_settings, r.settings);
 	o->more = false;
-	bool json = o->json && o->g.fail_on;
+	bool json = o->json && o->g.rule.fail_on;
 	if (json)
 		printf("{\"schema\":\"%s\",\"windows\":[", FL_JUDGE_SCHEMA);
 	int rc = model_view(&r, nhist, o);
@@ -344,10 +335,10 @@ static void json_refusals(const struct cmp *o)
 	if (!o->json)
 		return;
 	/* with --fail-on and --against: the judgement as JSON */
-	bool judgement = o->g.fail_on && o->nagainst;
+	bool judgement = o->g.rule.fail_on && o->nagainst;
 	const char *no = o->tsv ? "--tsv" : o->detail ? "--detail" : o->all ? "--all"
 			 : o->absolute ? "--absolute" : o->pool && !judgement ? "--pool"
-			 : o->g.fail_on && !judgement ? "--fail-on" : NULL;
+			 : o->g.rule.fail_on && !judgement ? "--fail-on" : NULL;
 	if (no)
 		fl_usage_error("compare --json: %s does not apply (the JSON holds the runs' cells, "
 			       "no view of them; with --fail-on and --against, the judgement)", no);
@@ -377,9 +368,9 @@ static void parse(int argc, char **argv, struct cmp *o)
 				fl_usage_error("compare: at most 64 --against files");
 			o->against[o->nagainst++] = optarg;
 			break;
-		case 'f': fl_gate_parse(&o->g, optarg); break;
-		case 'T': o->threshold = fl_parse_double("--threshold", optarg, 0, 1000) / 100; break;
-		case 'O': fl_only_check(optarg), o->only = optarg; break;
+		case 'f': fl_gate_parse(&o->g.rule, optarg); break;
+		case 'T': o->g.rule.threshold = fl_parse_double("--threshold", optarg, 0, 1000) / 100; break;
+		case 'O': fl_only_check(optarg), o->g.rule.only = optarg; break;
 		case 'R': o->reference = optarg; break;
 		case 'h': usage(); exit(0);
 		case ':': fl_usage_error("compare: %s needs a value", argv[optind - 1]);
@@ -392,16 +383,16 @@ static void parse(int argc, char **argv, struct cmp *o)
 
 int fl_cmd_compare(int argc, char **argv)
 {
-	struct cmp o = { .baseline = "glibc", .threshold = NAN };
+	struct cmp o = { .baseline = "glibc", .g.rule.threshold = NAN };
 	parse(argc, argv, &o);
 	int nfiles = argc - optind;
 	char **files = argv + optind;
-	if (!isnan(o.threshold) && !o.g.fail_on)
+	if (!isnan(o.g.rule.threshold) && !o.g.rule.fail_on)
 		fl_usage_error("compare: --threshold goes with --fail-on");
-	if (o.only && !o.g.fail_on)
+	if (o.g.rule.only && !o.g.rule.fail_on)
 		fl_usage_error("compare: --only goes with --fail-on");
-	o.g.threshold = o.threshold = isnan(o.threshold) ? FL_JUDGE_THRESHOLD : o.threshold;
-	o.g.only = o.only;
+	if (isnan(o.g.rule.threshold))
+		o.g.rule.threshold = FL_JUDGE_THRESHOLD;
 	json_refusals(&o);
 	if (o.sel.db)
 		return compare_db(nfiles, files, &o);
@@ -432,7 +423,7 @@ int fl_cmd_compare(int argc, char **argv)
 	if (o.absolute && o.across)
 		fl_usage_error("compare: --absolute compares times, which mean nothing across "
 			       "machines (--across-machines compares ratios)");
-	if (o.g.fail_on && nfiles != 2)
+	if (o.g.rule.fail_on && nfiles != 2)
 		fl_usage_error("compare: --fail-on compares two files (before, after), or "
 			       "--against a pool or a store");
 	if (o.all && nfiles != 2)
@@ -444,7 +435,7 @@ int fl_cmd_compare(int argc, char **argv)
 	if (o.detail && o.tsv)
 		fl_usage_error("compare: --detail is the text's full tables; --tsv prints every "
 			       "point already");
-	if (o.across && !o.g.fail_on)
+	if (o.across && !o.g.rule.fail_on)
 		fl_usage_error("compare: --across-machines goes with --fail-on, --pool, --db or "
 			       "--json (%s)", nfiles == 1 ? "one file has one machine" :
 			       "two files are compared by their ratios without it");

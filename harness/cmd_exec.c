@@ -113,7 +113,7 @@ static int survey(struct fl_spec *s, const char *vlist, const char *plist)
 	if (s->nent != 1)
 		fl_usage_error("exec: --survey runs CMD once, on one design: --variant and --policy "
 			       "make %d entries", s->nent);
-	static struct fl_survey sv; /* 10 KiB: not on the stack */
+	static struct fl_survey sv; /* 12 KiB: not on the stack */
 	char why[400];
 	int rc = fl_exec_survey(&s->ents[0], &sv, why, sizeof why);
 	if (rc == 2)

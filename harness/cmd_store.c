@@ -165,8 +165,8 @@ static int ls(const struct store_args *a)
 	for (int i = 0; i < n; i++) {
 		char label[200];
 		fl_machine_label(r[i].machine, r[i].fingerprint, label, sizeof label);
-		printf("%-5ld %-20s %-12s %-43s %6d  %s%s\n", r[i].id, r[i].date, r[i].revision,
-		       label, r[i].t.nrows, r[i].ab ? "ab: " : "", r[i].command);
+		printf("%-5ld %-20s %-12s %-43s %6d  %s%s\n", r[i].id, r[i].run.date, r[i].run.revision,
+		       label, r[i].run.t.nrows, r[i].ab ? "ab: " : "", r[i].run.command);
 	}
 	list_machines(r, n);
 	fl_store_runs_free(r, n);

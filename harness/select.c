@@ -119,16 +119,6 @@ void fl_runs_files(struct fl_runs *r, const char *cmd, char *const *files, int n
 		add_file(r, cmd, against[i]);
 }
 
-/* Whether stored run x is one of the new side's files (the same run). */
-static bool is_new(const struct fl_store_run *x, const struct fl_runs *news)
-{
-	for (int i = 0; i < news->n; i++)
-		if (!strcmp(x->revision, news->run[i].revision) && !strcmp(x->date, news->run[i].date) &&
-		    !strcmp(x->seed, news->run[i].seed) && !strcmp(x->command, news->run[i].command))
-			return true;
-	return false;
-}
-
 void fl_select_same_name(struct fl_store *st, const char *cmd, const char *name,
 			 const struct fl_store_run *runs, int n)
 {
@@ -158,34 +148,58 @@ void fl_select_same_name(struct fl_store *st, const char *cmd, const char *name,
 
 static void take_stored(struct fl_runs *r, struct fl_store_run *x)
 {
-	char name[64];
-	snprintf(name, sizeof name, "store:%ld", x->id);
-	fl_loaded_take(grow(r), &x->t, name, x->id);
+	*grow(r) = x->run; /* taken over: named store:ID */
+	memset(&x->run, 0, sizeof x->run);
 }
 
-/* What a new run's history may hold (select.h): what is left out is
- * counted in r (later, other_settings). */
-struct earlier {
+/* What a new run's history may hold (select.h), decided on each stored
+ * run's row before it is read back (fl_store_sel.keep), newest first; what
+ * is left out is counted in r (later, other_settings). */
+struct history {
+	const struct fl_runs *news;
 	const char *date;  /* the first new run's date ("": not known) */
 	long id;           /* the first stored copy of a new run's id (0: none) */
 	const char *until; /* --reference DATE */
+	struct fl_runs *r;
 };
 
-static bool history_ok(const struct fl_store_run *x, const struct fl_runs *news,
-		       const struct earlier *e, struct fl_runs *r)
+/* Whether stored run x is one of the new side's files (the same run: its
+ * identity as the store keeps it, fl_store_kept). */
+static bool is_new(const struct fl_store_row *x, const struct fl_runs *news)
 {
-	if (x->as || is_new(x, news))
+	for (int i = 0; i < news->n; i++) {
+		const struct fl_loaded_run *y = &news->run[i];
+		if (!strcmp(x->revision, fl_store_kept(y->revision)) &&
+		    !strcmp(x->date, fl_store_kept(y->date)) && !strcmp(x->seed, fl_store_kept(y->seed)) &&
+		    !strcmp(x->command, fl_store_kept(y->command)))
+			return true;
+	}
+	return false;
+}
+
+/* A stored copy of a new run is dated as it is, so newest first every copy
+ * is shown before any run dated earlier than the first new run: e->id is
+ * final by the time it decides one. */
+static bool history_keep(void *arg, const struct fl_store_row *x)
+{
+	struct history *e = arg;
+	if (is_new(x, e->news)) {
+		if (!e->id || x->id < e->id)
+			e->id = x->id;
+		return false;
+	}
+	if (x->as)
 		return false;
 	if ((*e->date && strcmp(x->date, e->date) >= 0) || (e->id && x->id >= e->id)) {
-		r->later++;
+		e->r->later++;
 		return false;
 	}
 	if (e->until && strncmp(x->date, e->until, strlen(e->until)) > 0)
 		return false;
-	char set[sizeof r->settings];
-	fl_judge_settings(&x->t, set, sizeof set);
-	if (strcmp(set, r->settings)) {
-		r->other_settings++;
+	char set[sizeof e->r->settings];
+	fl_run_settings(x->command, set, sizeof set);
+	if (strcmp(set, e->r->settings)) {
+		e->r->other_settings++;
 		return false;
 	}
 	return true;
@@ -198,16 +212,31 @@ int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *aga
 	struct fl_runs news;
 	fl_runs_files(&news, cmd, NULL, 0, against, nagainst);
 	struct fl_machine_id id = { .name = "" };
-	if (nagainst)
+	memset(r, 0, sizeof *r);
+	/* against a new run: real runs strictly earlier than it, of its
+	 * settings, the last N of them */
+	struct history e = { .news = &news, .date = "", .until = s->until, .r = r };
+	if (nagainst) {
 		id = news.run[0].machine;
+		snprintf(r->machine, sizeof r->machine, "%s", id.label);
+		snprintf(r->settings, sizeof r->settings, "%s", news.run[0].settings);
+	}
+	for (int i = 0; i < news.n; i++) {
+		const char *d = news.run[i].date;
+		if (strcmp(d, "?") && (!*e.date || strcmp(d, e.date) < 0))
+			e.date = d;
+	}
 	struct fl_store *st;
 	char err[300];
 	if (fl_store_open(&st, s->db, false, err, sizeof err))
 		fl_usage_error("%s: %s", cmd, err);
 	struct fl_store_sel sel = { .machine = s->machine ? s->machine
 						: nagainst && !across ? id.fingerprint : NULL,
-				    .rev = s->rev, .since = s->since,
-				    .last = nagainst ? 0 : s->last };
+				    .rev = s->rev, .since = s->since, .last = s->last };
+	if (nagainst) {
+		sel.last = s->last ? s->last : FL_DEFAULT_LOOKBACK;
+		sel.keep = history_keep, sel.arg = &e;
+	}
 	struct fl_store_run *runs;
 	int n;
 	if (fl_store_select(st, &sel, &runs, &n, err, sizeof err))
@@ -216,32 +245,8 @@ int fl_runs_store(struct fl_runs *r, const struct fl_select *s, char *const *aga
 		fl_select_nothing(cmd, s);
 	fl_select_same_name(st, cmd, s->machine ? s->machine : nagainst ? id.name : NULL, runs, n);
 	fl_store_close(st);
-	memset(r, 0, sizeof *r);
-	snprintf(r->machine, sizeof r->machine, "%s", nagainst ? id.label : "");
-	/* against a new run: real runs strictly earlier than it, of its
-	 * settings, the last N of them */
-	struct earlier e = { .date = "", .until = s->until };
-	for (int i = 0; i < news.n; i++) {
-		const char *d = news.run[i].date;
-		if (strcmp(d, "?") && (!*e.date || strcmp(d, e.date) < 0))
-			e.date = d;
-	}
 	for (int i = 0; i < n; i++)
-		if (is_new(&runs[i], &news) && (!e.id || runs[i].id < e.id))
-			e.id = runs[i].id;
-	if (nagainst)
-		fl_judge_settings(&news.run[0].t, r->settings, sizeof r->settings);
-	bool *ok = fl_xcalloc((size_t)(n ? n : 1), sizeof *ok);
-	for (int i = 0; i < n; i++)
-		ok[i] = !nagainst || history_ok(&runs[i], &news, &e, r);
-	int keep = nagainst ? (s->last ? s->last : FL_DEFAULT_LOOKBACK) : n, first = n;
-	for (int i = n - 1, kept = 0; i >= 0 && kept < keep; i--)
-		if (ok[i])
-			first = i, kept++;
-	for (int i = first; i < n; i++)
-		if (ok[i])
-			take_stored(r, &runs[i]);
-	free(ok);
+		take_stored(r, &runs[i]);
 	fl_store_runs_free(runs, n);
 	int nhist = r->n;
 	for (int i = 0; i < news.n; i++)

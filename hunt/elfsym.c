@@ -112,17 +112,26 @@ static int read_at(int fd, void *buf, size_t n, off_t off)
 	return 0;
 }
 
-/* Adds the function symbols of the ELF file at path (loaded at bias)
- * selected by prefixes (sym:, dsym:) or source files (src:) — or, with span,
- * the one range from the lowest such function to the end of the highest.
- * The file's SHT_SYMTAB, else its SHT_DYNSYM (a stripped shared library
- * keeps its exported functions). 0, or -1 with why. */
-static int file_syms(const char *path, const char *prefixes, const char *files, int span,
-		     uintptr_t bias, struct acc *a, char *why, size_t whyn)
+/* Which functions of which ELF file a sym:, src:, dsym: or span: item
+ * names: the file and where it is loaded, and the selection. */
+struct sym_query {
+	const char *path;     /* the ELF file */
+	uintptr_t bias;       /* its load bias: added to each st_value */
+	const char *prefixes; /* comma-separated name prefixes (sym:, dsym:, span:), or NULL */
+	const char *files;    /* comma-separated source files (src:), or NULL */
+	int span;             /* one range, lowest function to the end of the highest (span:) */
+};
+
+/* Adds the function symbols of q's file selected by its prefixes or source
+ * files — or, with span, the one range from the lowest such function to
+ * the end of the highest. The file's SHT_SYMTAB, else its SHT_DYNSYM (a
+ * stripped shared library keeps its exported functions). 0, or -1 with
+ * why. */
+static int file_syms(const struct sym_query *q, struct acc *a, char *why, size_t whyn)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(q->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(why, whyn, "%s: %s", path, strerror(errno));
+		snprintf(why, whyn, "%s: %s", q->path, strerror(errno));
 		return -1;
 	}
 	int rc = -1;
@@ -132,12 +141,12 @@ static int file_syms(const char *path, const char *prefixes, const char *files, 
 	ElfW(Ehdr) eh;
 	if (read_at(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_shentsize != sizeof(ElfW(Shdr)) || eh.e_shnum == 0) {
-		snprintf(why, whyn, "%s: not an ELF file of this class", path);
+		snprintf(why, whyn, "%s: not an ELF file of this class", q->path);
 		goto out;
 	}
 	sh = calloc(eh.e_shnum, sizeof *sh);
 	if (!sh || read_at(fd, sh, (size_t)eh.e_shnum * sizeof *sh, (off_t)eh.e_shoff)) {
-		snprintf(why, whyn, "%s: unreadable section headers", path);
+		snprintf(why, whyn, "%s: unreadable section headers", q->path);
 		goto out;
 	}
 	int si = -1;
@@ -148,7 +157,7 @@ static int file_syms(const char *path, const char *prefixes, const char *files, 
 		if (sh[i].sh_type == SHT_DYNSYM)
 			si = i;
 	if (si < 0 || sh[si].sh_link >= eh.e_shnum || sh[si].sh_entsize != sizeof(ElfW(Sym))) {
-		snprintf(why, whyn, "%s has no symbol table (stripped?)", path);
+		snprintf(why, whyn, "%s has no symbol table (stripped?)", q->path);
 		goto out;
 	}
 	const ElfW(Shdr) *ss = &sh[si], *st = &sh[ss->sh_link];
@@ -157,7 +166,7 @@ static int file_syms(const char *path, const char *prefixes, const char *files, 
 	str = malloc(st->sh_size + 1);
 	if (!syms || !str || read_at(fd, syms, ss->sh_size, (off_t)ss->sh_offset) ||
 	    read_at(fd, str, st->sh_size, (off_t)st->sh_offset)) {
-		snprintf(why, whyn, "%s: unreadable symbol table", path);
+		snprintf(why, whyn, "%s: unreadable symbol table", q->path);
 		goto out;
 	}
 	str[st->sh_size] = '\0';
@@ -170,24 +179,25 @@ static int file_syms(const char *path, const char *prefixes, const char *files, 
 		const char *name = str + s->st_name;
 		int type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
 		if (type == STT_FILE) {
-			in_file = files && match_exact(files, base_name(name));
+			in_file = q->files && match_exact(q->files, base_name(name));
 			continue;
 		}
 		if (i >= ss->sh_info) /* the globals follow the locals: no file group */
 			in_file = 0;
 		if (type != STT_FUNC || s->st_size == 0 || s->st_shndx == SHN_UNDEF)
 			continue;
-		if (!(prefixes && match_prefix(prefixes, name)) && !(in_file && bind == STB_LOCAL))
+		if (!(q->prefixes && match_prefix(q->prefixes, name)) &&
+		    !(in_file && bind == STB_LOCAL))
 			continue;
-		uintptr_t lo = bias + (uintptr_t)s->st_value, hi = lo + (uintptr_t)s->st_size;
-		if (!span) {
+		uintptr_t lo = q->bias + (uintptr_t)s->st_value, hi = lo + (uintptr_t)s->st_size;
+		if (!q->span) {
 			add(a, lo, hi);
 			continue;
 		}
 		span_lo = lo < span_lo ? lo : span_lo;
 		span_hi = hi > span_hi ? hi : span_hi;
 	}
-	if (span && span_hi)
+	if (q->span && span_hi)
 		add(a, span_lo, span_hi);
 	rc = 0;
 out:
@@ -287,8 +297,9 @@ int fl_text_ranges(const char *spec, struct fl_range *out, int max, char *why, s
 			}
 		} else if (kl == 3 && (!strncmp(it, "sym", 3) || !strncmp(it, "src", 3)) && *arg) {
 			int is_src = it[1] == 'r';
-			rc = file_syms("/proc/self/exe", is_src ? NULL : arg, is_src ? arg : NULL, 0,
-				       d0.main_bias, &a, why, whyn);
+			struct sym_query q = { "/proc/self/exe", d0.main_bias, is_src ? NULL : arg,
+					       is_src ? arg : NULL, 0 };
+			rc = file_syms(&q, &a, why, whyn);
 		} else if (kl == 4 && (!strncmp(it, "dsym", 4) || !strncmp(it, "span", 4)) &&
 			   strchr(arg, ':') && strchr(arg, ':')[1]) {
 			char obj[128];
@@ -305,7 +316,8 @@ int fl_text_ranges(const char *spec, struct fl_range *out, int max, char *why, s
 				snprintf(why, whyn, "text spec '%s': no loaded object named %s*", it, obj);
 				return -1;
 			}
-			rc = file_syms(f.path, arg + ol + 1, NULL, it[0] == 's', f.bias, &a, why, whyn);
+			struct sym_query q = { f.path, f.bias, arg + ol + 1, NULL, it[0] == 's' };
+			rc = file_syms(&q, &a, why, whyn);
 		} else {
 			snprintf(why, whyn, "text spec item '%s' is not dso:OBJ, sym:P, src:F.c, "
 				 "dsym:OBJ:P or span:OBJ:P", it);

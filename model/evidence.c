@@ -121,33 +121,42 @@ static bool further(const struct fl_why *a, double da, const struct fl_why *b, d
 	return isinf(da) && fmax(a->x, a->base) > fmax(b->x, b->base);
 }
 
-/* Count k of x as a candidate into out/best (the two furthest apart,
- * furthest first); returns n. */
-static int consider(int k, const double *x, const double *base, const double *ctrl,
-		    struct fl_why out[2], double best[2], int n)
+/* A why line being picked: the counts of x, its baseline's and the
+ * control's (NULL: none), and the two candidates furthest apart so far
+ * (out[0..n), furthest first, best[] their distances). */
+struct pick {
+	const double *x, *base, *ctrl;
+	struct fl_why *out;
+	double best[2];
+	int n;
+};
+
+/* Count k as a candidate. */
+static void consider(struct pick *p, int k)
 {
-	double d = ev[k].why ? apart(k, x[k], base[k]) : -1;
-	if (d < 0 || d <= FL_WHY_CONTROL * control_spread(k, ctrl, base))
-		return n;
-	struct fl_why w = { k, x[k], base[k] };
-	if (n == 0 || further(&w, d, &out[0], best[0])) {
-		out[1] = out[0], best[1] = best[0];
-		out[0] = w, best[0] = d;
-	} else if (n == 1 || further(&w, d, &out[1], best[1])) {
-		out[1] = w, best[1] = d;
+	double d = ev[k].why ? apart(k, p->x[k], p->base[k]) : -1;
+	if (d < 0 || d <= FL_WHY_CONTROL * control_spread(k, p->ctrl, p->base))
+		return;
+	struct fl_why w = { k, p->x[k], p->base[k] };
+	if (p->n == 0 || further(&w, d, &p->out[0], p->best[0])) {
+		p->out[1] = p->out[0], p->best[1] = p->best[0];
+		p->out[0] = w, p->best[0] = d;
+	} else if (p->n == 1 || further(&w, d, &p->out[1], p->best[1])) {
+		p->out[1] = w, p->best[1] = d;
 	}
-	return n + (n < 2);
+	p->n += p->n < 2;
 }
 
 int fl_why_pick(const double x[FL_NEV], const double base[FL_NEV], const double *ctrl,
 		struct fl_why out[2])
 {
-	int n = 0;
-	double best[2] = { -1, -1 };
+	struct pick p = { x, base, ctrl, out, { -1, -1 }, 0 };
 	for (int k = FL_EV_CSW; k < FL_NEV; k++)
-		n = consider(k, x, base, ctrl, out, best, n);
+		consider(&p, k);
 	/* CPU per op, a total, only where no count differs (evidence.h) */
-	return n ? n : consider(FL_EV_CPU, x, base, ctrl, out, best, 0);
+	if (!p.n)
+		consider(&p, FL_EV_CPU);
+	return p.n;
 }
 
 static const char *cpu_text(char *b, size_t n, double x);

@@ -145,15 +145,13 @@ const char *fl_judged_text(char *b, size_t n, const struct fl_judged *j)
 	return fl_judged_words(b, n, fl_verdict_name(j->v), "~", j);
 }
 
-void fl_pool_ratios(int nrun, const struct fl_cells *const *cells, const char *point,
-		    const char *ref, const struct fl_cell *const *ent, int nent, bool cpu,
-		    struct fl_ratio *r)
+void fl_pool_ratios(const struct fl_pool_grid *g, const char *ref, bool cpu, struct fl_ratio *r)
 {
-	for (int j = 0; j < nrun; j++) {
-		const struct fl_cell *b = fl_cell_find(cells[j], point, ref);
-		for (int e = 0; e < nent; e++) {
-			const struct fl_cell *x = fl_cell_find(cells[j], point, ent[e]->variant);
-			struct fl_ratio *q = &r[j * nent + e];
+	for (int j = 0; j < g->nrun; j++) {
+		const struct fl_cell *b = fl_cell_find(g->cells[j], g->point, ref);
+		for (int e = 0; e < g->nent; e++) {
+			const struct fl_cell *x = fl_cell_find(g->cells[j], g->point, g->ent[e]->variant);
+			struct fl_ratio *q = &r[j * g->nent + e];
 			if (!(cpu ? fl_cell_cpu_ratio : fl_cell_ratio)(x, b, q))
 				*q = (struct fl_ratio){ .n = 0 };
 		}

@@ -55,13 +55,19 @@ const struct fl_cell **fl_point_rows(const struct fl_cells *c, int i, const char
 				     int *nrow);
 enum fl_verdict fl_cell_verdict(const struct fl_cells *c, const struct fl_cell *y,
 				const struct fl_cell *ref, struct fl_ratio *q, const char *baseline);
-/* The pool's input: the paired ratios (of the value, or with cpu of CPU ns
- * per op) of a point's rows ent[0..nent) (found by variant) to the row ref
- * in each of the runs cells[0..nrun): r[j * nent + e], n == 0 where either
- * is missing or unusable in run j or the two share no round. Against the
- * baseline (pool.c) or a library (pool_libs.c). */
-void fl_pool_ratios(int nrun, const struct fl_cells *const *cells, const char *point,
-		    const char *ref, const struct fl_cell *const *ent, int nent, bool cpu,
-		    struct fl_ratio *r);
+/* A point's rows across runs, the pool's input: the rows ent[0..nent)
+ * (found by variant) at `point` in each of the runs cells[0..nrun). */
+struct fl_pool_grid {
+	int nrun;
+	const struct fl_cells *const *cells;
+	const char *point;
+	const struct fl_cell *const *ent;
+	int nent;
+};
+/* Their paired ratios (of the value, or with cpu of CPU ns per op) to the
+ * row ref: r[j * nent + e], n == 0 where either is missing or unusable in
+ * run j or the two share no round. Against the baseline (pool.c) or a
+ * library (pool_libs.c). */
+void fl_pool_ratios(const struct fl_pool_grid *g, const char *ref, bool cpu, struct fl_ratio *r);
 
 #endif

@@ -7,28 +7,20 @@
 
 #include "fail/fail.h"
 #include "fail/xalloc.h"
+#include "schema/fnv.h"
 
 const char *const fl_machine_keys[] = { "cpu", "cores", "numa", "kernel", "hypervisor",
 					"host", "libc", "libraries", NULL };
 
-/* FNV-1a 64: stable across builds and machines, which the store's
- * identity of a machine needs; not a defence against anyone. */
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 void fl_machine_of(const struct fl_table *t, struct fl_machine_id *m)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = FL_FNV_BASIS;
 	for (int i = 0; fl_machine_keys[i]; i++) {
 		const char *v = fl_table_meta(t, fl_machine_keys[i]);
 		if (!strcmp(v, "?"))
 			continue; /* an older file: the key is not part of its identity */
-		h = fnv(fnv(fnv(h, fl_machine_keys[i]), "="), v);
-		h = fnv(h, "\n");
+		h = fl_fnv1a_str(fl_fnv1a_str(fl_fnv1a_str(h, fl_machine_keys[i]), "="), v);
+		h = fl_fnv1a_str(h, "\n");
 	}
 	snprintf(m->fingerprint, sizeof m->fingerprint, "%016llx", (unsigned long long)h);
 	const char *host = fl_table_meta(t, "host");
@@ -62,6 +54,46 @@ bool fl_machine_same(const struct fl_table *a, const struct fl_table *b, const c
 	return true;
 }
 
+void fl_run_settings(const char *cmd, char *buf, int len)
+{
+	static const char *const keys[] = { "--preset", "--rounds", "--duration" };
+	char val[3][64] = { "", "", "" }, word[128] = "";
+	int first = 1;
+	for (const char *c = cmd; *c;) {
+		while (*c == ' ')
+			c++;
+		size_t n = strcspn(c, " ");
+		char tok[128];
+		snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok - 1 ? n : sizeof tok - 1), c);
+		c += n;
+		if (!*tok)
+			break;
+		if (first) {
+			snprintf(word, sizeof word, "%s", tok);
+			first = 0;
+			continue;
+		}
+		for (int k = 0; k < 3; k++) {
+			size_t kl = strlen(keys[k]);
+			if (strncmp(tok, keys[k], kl))
+				continue;
+			if (tok[kl] == '=') {
+				snprintf(val[k], sizeof val[k], "%.63s", tok + kl + 1);
+			} else if (!tok[kl]) {
+				while (*c == ' ')
+					c++;
+				n = strcspn(c, " ");
+				snprintf(val[k], sizeof val[k], "%.*s", (int)(n < 63 ? n : 63), c);
+				c += n;
+			}
+		}
+	}
+	int l = snprintf(buf, (size_t)len, "%s", *word ? word : "?");
+	for (int k = 0; k < 3 && l < len; k++)
+		if (*val[k])
+			l += snprintf(buf + l, (size_t)(len - l), " %s %s", keys[k], val[k]);
+}
+
 static void identity(struct fl_loaded_run *r, const char *path, long store_id)
 {
 	r->path = fl_xstrdup(path ? path : "-");
@@ -72,6 +104,7 @@ static void identity(struct fl_loaded_run *r, const char *path, long store_id)
 	r->command = fl_table_meta(&r->t, "command");
 	const char *as = fl_table_meta(&r->t, "as");
 	r->as = strcmp(as, "?") ? as : NULL;
+	fl_run_settings(r->command, r->settings, sizeof r->settings);
 	fl_machine_of(&r->t, &r->machine);
 }
 
@@ -171,4 +204,23 @@ void fl_runs_check(const struct fl_loaded_run *runs, int n, const struct fl_runs
 			fprintf(o->note, "%s%s %s", j ? ", " : "", runs[j].path, runs[j].revision);
 		fputs("): a change of the code is not a rerun\n", o->note);
 	}
+}
+
+int fl_loaded_check(struct fl_loaded_run *r, const char *baseline, char *err, int errlen)
+{
+	if (fl_loaded_cells(r, err, errlen))
+		return -1;
+	/* The loader refuses a file without rows (fl_table_check_run) in the same
+	 * words; a run handed over otherwise (the store's, a caller's) is checked
+	 * here. */
+	if (r->t.nrows == 0) {
+		snprintf(err, (size_t)errlen, "no rows (a run that measured nothing) in %s", r->path);
+		return -1;
+	}
+	if (baseline && !fl_cell_find_variant(&r->c, baseline)) {
+		snprintf(err, (size_t)errlen, "baseline '%s' is not in %s (see --baseline)", baseline,
+			 r->path);
+		return -1;
+	}
+	return 0;
 }

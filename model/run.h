@@ -38,6 +38,14 @@ extern const char *const fl_machine_keys[];
  * differs in *key. */
 bool fl_machine_same(const struct fl_table *a, const struct fl_table *b, const char **key);
 
+/* A run's settings, what a history must share with the new run: from its
+ * `# command:` line, the command (run, sweep, ...) and its --preset, --rounds and --duration as
+ * the `# command:` line gives them ("sweep --preset quick"). Quick and
+ * standard runs, or runs of other rounds or rep durations, measure with
+ * other resolutions and other states of the machine: one history of both
+ * predicts neither (each series' spread is the mix's). */
+void fl_run_settings(const char *command, char *buf, int len);
+
 struct fl_loaded_run {
 	char *path;            /* the CSV as given, or "store:ID" */
 	long store_id;         /* 0: not from a store */
@@ -47,6 +55,7 @@ struct fl_loaded_run {
 	bool borrowed;         /* t and c are a caller's (fl_loaded_wrap): left at free */
 	const char *revision, *date, *seed, *command; /* "?" when the file lacks one */
 	const char *as;        /* the `# as:` line (a test run), NULL: a real run */
+	char settings[160];    /* what a history must share with it (fl_run_settings) */
 	struct fl_machine_id machine;
 };
 
@@ -63,6 +72,13 @@ void fl_loaded_wrap(struct fl_loaded_run *r, const struct fl_table *t, const str
 		    const char *path);
 /* Its cells, built once: 0, or -1 with one line in err. */
 int fl_loaded_cells(struct fl_loaded_run *r, char *err, int errlen);
+/* What every view of one run needs, checked once: its cells built, rows in
+ * it, and baseline among its entries (baseline NULL: not checked, for a
+ * view that needs none: compare --tsv, --absolute). 0, or -1 with one line
+ * in err ("no rows (a run that measured nothing) in PATH", "baseline 'B' is
+ * not in PATH (see --baseline)", or the cells' own), the caller prefixing
+ * its command. */
+int fl_loaded_check(struct fl_loaded_run *r, const char *baseline, char *err, int errlen);
 void fl_loaded_free(struct fl_loaded_run *r);
 /* Each of runs[0..n), then the array. */
 void fl_loaded_free_all(struct fl_loaded_run *runs, int n);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "schema/columns.h"
+#include "schema/fnv.h"
 #include "schema/point_key.h"
 #include "fail/xalloc.h"
 #include "model/catalog.h"
@@ -93,12 +94,6 @@ static void add_meta(struct fl_table *t, const char *line)
 	t->nmeta++;
 }
 
-uint64_t fl_rows_sum(uint64_t h, const char *line)
-{
-	for (const unsigned char *b = (const unsigned char *)line; *b; b++)
-		h = (h ^ *b) * 0x100000001b3ULL;
-	return (h ^ '\n') * 0x100000001b3ULL;
-}
 
 /* The trailer, "# end: N rows[, fnv1a64 HEX][, interrupted]" (the writer's:
  * record/csv.c): its count, checksum and mark into t. */
@@ -152,10 +147,10 @@ static int add_line(struct fl_table *t, char *line, int lineno, char *err, int e
 		t->cols = cells;
 		t->ncol = n;
 		t->end_rows = -1;
-		t->rows_sum = FL_ROWS_SUM_BASIS;
+		t->rows_sum = FL_FNV_BASIS;
 		return 0;
 	}
-	t->rows_sum = fl_rows_sum(t->rows_sum, line);
+	t->rows_sum = fl_fnv1a_line(t->rows_sum, line);
 	bool again = n == t->ncol; /* the header a second time: two files joined */
 	for (int j = 0; again && j < n; j++)
 		again = !strcmp(cells[j], t->cols[j]);

@@ -72,13 +72,9 @@ struct fl_table {
 	enum fl_end end;         /* how the file ends (above) */
 	int end_rows;            /* the rows its trailer counts (-1: no trailer) */
 	char *end_line;          /* the trailer as written, without "# " (NULL: none) */
-	uint64_t rows_sum;       /* FNV-1a 64 of the rows' lines, each + '\n', as read */
+	uint64_t rows_sum;       /* the rows' checksum as read (schema/fnv.h) */
 };
 
-/* The FNV-1a 64 the trailer's checksum is of, continued from h (start:
- * FL_ROWS_SUM_BASIS). */
-#define FL_ROWS_SUM_BASIS 0xcbf29ce484222325ULL
-uint64_t fl_rows_sum(uint64_t h, const char *line);
 
 /* The fairness and latency columns a cell summarizes: the
  * median over its ok reps of each, NAN where no rep has a value. */

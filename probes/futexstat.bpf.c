@@ -619,13 +619,22 @@ static __always_inline struct futexstat_thread *claim(struct futexstat_counts *c
 	return t;
 }
 
+/* A wait's or a wake's entry: its word and its caller. */
+struct futex_call {
+	__u64 uaddr;     /* the word (0: futex_waitv's, a vector of words) */
+	__u32 tid, tgid; /* the caller (tgid: the host's, as target() gives it) */
+	bool priv;       /* a private futex: the per-word mode's key */
+};
+
 /* A wake's entry: no clock read, no helper call (the
  * cheap, frequent call). It becomes the latest wake on its address (a new
  * seq in the last_wake slot) and marks its thread's slot "in a
  * wake" for the exit. */
-static __always_inline void wake_begin(struct futexstat_counts *c, __u64 uaddr, __u32 tid,
-				       __u32 tgid, bool priv, const bool ext)
+static __always_inline void wake_begin(struct futexstat_counts *c, const struct futex_call *f,
+				       const bool ext)
 {
+	__u64 uaddr = f->uaddr;
+	__u32 tid = f->tid, tgid = f->tgid;
 	struct futexstat_wake_rec *lw = lw_slot(uaddr, tgid, ext);
 	__u64 seq = lw->seq + 1;
 	lw->uaddr = uaddr;
@@ -640,16 +649,21 @@ static __always_inline void wake_begin(struct futexstat_counts *c, __u64 uaddr, 
 	t->wuaddr = uaddr;
 	t->in_wake = 1;
 	if (by_word(ext)) {
-		struct futexstat_word_key *k = word_key(tid, uaddr, tgid, priv);
+		struct futexstat_word_key *k = word_key(tid, uaddr, tgid, f->priv);
 		struct futexstat_word_val *w = k ? word(c, k, tgid) : NULL;
 		if (w)
 			__sync_fetch_and_add(&w->wakes, 1);
 	}
 }
 
-static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind, __u64 uaddr,
-				       __u32 tid, __u32 tgid, bool priv, const bool ext)
+/* A wait's entry (kind: K_WAIT or K_WAITV): the time and the word into
+ * its thread's slot for the exit, and what the entry itself tells (a
+ * resleep, a herd's re-wait). */
+static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind,
+				       const struct futex_call *f, const bool ext)
 {
+	__u64 uaddr = f->uaddr;
+	__u32 tid = f->tid, tgid = f->tgid;
 	struct futexstat_thread *t = claim(c, tid);
 	__u64 now = bpf_ktime_get_ns();
 	struct futexstat_wake_rec *lw = lw_slot(uaddr, tgid, ext);
@@ -672,7 +686,7 @@ static __always_inline void wait_begin(struct futexstat_counts *c, __u32 kind, _
 	t->uaddr = uaddr;
 	t->kind = kind;
 	if (by_word(ext) && kind == K_WAIT)
-		word_key(tid, uaddr, tgid, priv); /* for the wait's exit */
+		word_key(tid, uaddr, tgid, f->priv); /* for the wait's exit */
 }
 
 /* A futex-family call that is neither wait nor wake: it still ends a
@@ -819,22 +833,22 @@ static __always_inline int do_futex_enter(struct trace_event_raw_sys_enter *ctx,
 	struct futexstat_counts *c = target(&tid, &tgid, ext);
 	if (!c)
 		return 0;
-	__u64 uaddr = ctx->args[0];
-	bool priv = ctx->args[1] & FUTEX_PRIVATE_FLAG; /* per-word mode's key */
+	struct futex_call f = { .uaddr = ctx->args[0], .tid = tid, .tgid = tgid,
+				.priv = ctx->args[1] & FUTEX_PRIVATE_FLAG };
 	int op = (int)ctx->args[1] & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
 	__u32 kind;
 	switch (op) {
 	case FUTEX_WAIT: ADD(c, op_wait, 1); kind = K_WAIT; break;
 	case FUTEX_WAIT_BITSET: ADD(c, op_wait_bitset, 1); kind = K_WAIT; break;
-	case FUTEX_WAKE: ADD(c, op_wake, 1); wake_begin(c, uaddr, tid, tgid, priv, ext); return 0;
+	case FUTEX_WAKE: ADD(c, op_wake, 1); wake_begin(c, &f, ext); return 0;
 	case FUTEX_WAKE_BITSET:
 		ADD(c, op_other, 1);
 		ADD(c, op_wake_bitset, 1);
-		wake_begin(c, uaddr, tid, tgid, priv, ext);
+		wake_begin(c, &f, ext);
 		return 0;
 	default: ADD(c, op_other, 1); other_call(c, tid); return 0;
 	}
-	wait_begin(c, kind, uaddr, tid, tgid, priv, ext);
+	wait_begin(c, kind, &f, ext);
 	return 0;
 }
 
@@ -909,7 +923,9 @@ static __always_inline int do_f2_wait_enter(struct trace_event_raw_sys_enter *ct
 		return 0;
 	ADD(c, f2_wait, 1);
 	/* futex_wait(uaddr, val, mask, flags, ...) */
-	wait_begin(c, K_WAIT, ctx->args[0], tid, tgid, ctx->args[3] & FUTEX2_PRIVATE, ext);
+	struct futex_call f = { .uaddr = ctx->args[0], .tid = tid, .tgid = tgid,
+				.priv = ctx->args[3] & FUTEX2_PRIVATE };
+	wait_begin(c, K_WAIT, &f, ext);
 	numa_enter(c, ctx->args[0], ctx->args[3], tid);
 	return 0;
 }
@@ -928,7 +944,9 @@ static __always_inline int do_f2_wake_enter(struct trace_event_raw_sys_enter *ct
 		return 0;
 	ADD(c, f2_wake, 1);
 	/* futex_wake(uaddr, mask, nr, flags) */
-	wake_begin(c, ctx->args[0], tid, tgid, ctx->args[3] & FUTEX2_PRIVATE, ext);
+	struct futex_call f = { .uaddr = ctx->args[0], .tid = tid, .tgid = tgid,
+				.priv = ctx->args[3] & FUTEX2_PRIVATE };
+	wake_begin(c, &f, ext);
 	numa_enter(c, ctx->args[0], ctx->args[3], tid);
 	return 0;
 }
@@ -946,7 +964,8 @@ static __always_inline int do_f2_waitv_enter(const bool ext)
 	if (!c)
 		return 0;
 	ADD(c, f2_waitv, 1);
-	wait_begin(c, K_WAITV, 0, tid, tgid, true, ext);
+	struct futex_call f = { .uaddr = 0, .tid = tid, .tgid = tgid, .priv = true };
+	wait_begin(c, K_WAITV, &f, ext);
 	return 0;
 }
 

@@ -108,12 +108,22 @@ static const struct field result_fields[] = {
 	FL_RESULT_TABLE(RESULT_FIELD, FL_RESULT_SKIP_COLUMN)
 };
 
-#define NF(a) (sizeof(a) / sizeof((a)[0]))
+/* One of the tables above with its length: what put_fields writes and
+ * get_field reads by. */
+struct table {
+	const struct field *f;
+	size_t n;
+};
 
-static void put_fields(struct fl_msg *m, const struct field *f, size_t nf, const void *base)
+#define TABLE(a) { a, sizeof(a) / sizeof((a)[0]) }
+static const struct table params_table = TABLE(params_fields);
+static const struct table result_table = TABLE(result_fields);
+
+static void put_fields(struct fl_msg *m, const struct table *t, const void *base)
 {
+	const struct field *f = t->f;
 	const char *b = base;
-	for (size_t i = 0; i < nf; i++) {
+	for (size_t i = 0; i < t->n; i++) {
 		const void *p = b + f[i].off;
 		switch (f[i].t) {
 		case F_INT: fl_msg_add(m, "%s=%d\n", f[i].key, *(const int *)p); break;
@@ -137,12 +147,14 @@ static int num(const char *key, const char *v, long long *out, char *err, size_t
 	return 0;
 }
 
-/* 1: not in the table; 0: set; -1: bad value (err[]). */
-static int get_field(const struct field *f, size_t nf, void *base, const char *key,
-		     const char *v, char *err, size_t n)
+/* Sets field key of base (a struct t describes) from v. 1: not in the
+ * table; 0: set; -1: bad value (err[]). */
+static int get_field(const struct table *t, void *base, const char *key, const char *v,
+		     char *err, size_t n)
 {
+	const struct field *f = t->f;
 	char *b = base;
-	for (size_t i = 0; i < nf; i++) {
+	for (size_t i = 0; i < t->n; i++) {
 		if (strcmp(f[i].key, key))
 			continue;
 		void *p = b + f[i].off;
@@ -190,14 +202,14 @@ void fl_wire_put_req(struct fl_msg *m, const struct fl_helper_req *q)
 	char pol[FL_POLICY_TEXT_MAX];
 	fl_msg_add(m, "wake=%d\npolicy=%s\n", q->wake,
 		   fl_policy_format(&q->policy, pol, sizeof pol));
-	put_fields(m, params_fields, NF(params_fields), &q->p);
+	put_fields(m, &params_table, &q->p);
 	fl_msg_add(m, "end\n");
 }
 
 void fl_wire_put_result(struct fl_msg *m, const struct fl_result *r)
 {
 	fl_msg_add(m, "result\n");
-	put_fields(m, result_fields, NF(result_fields), r);
+	put_fields(m, &result_table, r);
 	if (r->lat) {
 		fl_msg_add(m, "lat_n=%lld\nlat_min=%lld\nlat_max=%lld\n", (long long)r->lat->n,
 			   (long long)r->lat->min, (long long)r->lat->max);
@@ -265,7 +277,7 @@ static int req_line(const char *key, char *v, void *arg, char *err, size_t n)
 			return -1;
 		}
 	} else {
-		int k = get_field(params_fields, NF(params_fields), &q->p, key, v, err, n);
+		int k = get_field(&params_table, &q->p, key, v, err, n);
 		if (k > 0)
 			snprintf(err, n, "unknown field '%.40s' (harness and helper of different "
 				 "revisions?)", key);
@@ -314,7 +326,7 @@ static int result_line(const char *key, char *v, void *arg, char *err, size_t n)
 			goto unknown;
 		return 0;
 	}
-	int k = get_field(result_fields, NF(result_fields), r, key, v, err, n);
+	int k = get_field(&result_table, r, key, v, err, n);
 	if (k <= 0)
 		return k;
 unknown:

@@ -13,6 +13,7 @@
 #include "lib/cpuset.h"
 #include "proc/interrupt.h"
 #include "record/machine.h"
+#include "schema/fnv.h"
 #include "revision.h"
 
 int fl_csv_open(struct fl_csv *c, const char *path, const char *header,
@@ -127,17 +128,13 @@ int fl_csv_flush(struct fl_csv *c)
 	return 0;
 }
 
-/* FNV-1a 64 of the rows, each with its newline: what model/table.c's
- * fl_rows_sum reads back (record/ does not include model/). */
+/* The rows' checksum (schema/fnv.h), what model/table.c reads back. */
 static unsigned long long rows_sum(const struct fl_csv *c)
 {
-	unsigned long long h = 0xcbf29ce484222325ULL;
-	for (int i = 0; i < c->n; i++) {
-		for (const unsigned char *b = (const unsigned char *)c->lines[i]; *b; b++)
-			h = (h ^ *b) * 0x100000001b3ULL;
-		h = (h ^ '\n') * 0x100000001b3ULL;
-	}
-	return h;
+	uint64_t h = FL_FNV_BASIS;
+	for (int i = 0; i < c->n; i++)
+		h = fl_fnv1a_line(h, c->lines[i]);
+	return (unsigned long long)h;
 }
 
 int fl_csv_end(struct fl_csv *c)

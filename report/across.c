@@ -1,5 +1,6 @@
 /* report/across.c — one report across machines, kernels or libcs (across.h). */
 #include "report/across.h"
+#include "report/page.h"
 #include "model/catalog.h"
 #include "report/peers.h"
 #include "report/pool.h"
@@ -332,21 +333,21 @@ static void page_point(FILE *f, const struct across *a, int p)
 	fputs("</table>\n", f);
 }
 
+static const char page_style[] =
+	"body{font:14px system-ui,sans-serif;margin:1.5em;max-width:1400px}"
+	"table{border-collapse:collapse;margin-bottom:1em}"
+	"td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
+	".v1{color:#1a7f37}.v2{color:#c62828}.apart{background:#fff3b0;font-weight:bold}"
+	".iv{color:#666;font-size:12px}pre{font-size:12px}";
+
 static void page(const char *path, const struct across *a)
 {
-	char *tmp;
-	if (asprintf(&tmp, "%s.tmp", path) < 0)
-		exit(1);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		fl_bad_input("report: cannot write %s", tmp);
-	fprintf(f, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>futexlab across "
-		   "%ss</title><style>body{font:14px system-ui,sans-serif;margin:1.5em;"
-		   "max-width:1400px}table{border-collapse:collapse;margin-bottom:1em}"
-		   "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
-		   ".v1{color:#1a7f37}.v2{color:#c62828}.apart{background:#fff3b0;font-weight:bold}"
-		   ".iv{color:#666;font-size:12px}pre{font-size:12px}</style></head><body>\n"
-		   "<h1>futexlab: across %ss</h1>\n", fl_by_name(a->by), fl_by_name(a->by));
+	struct fl_page_file pf;
+	FILE *f = fl_page_open(&pf, "report", path);
+	char title[64];
+	snprintf(title, sizeof title, "futexlab across %ss", fl_by_name(a->by));
+	fl_page_head(f, title, page_style, FL_PAGE_PACKED);
+	fprintf(f, "<h1>futexlab: across %ss</h1>\n", fl_by_name(a->by));
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = fl_xcheck(open_memstream(&text, &len));
@@ -362,10 +363,7 @@ static void page(const char *path, const struct across *a)
 	free(text);
 	for (int p = 0; p < a->m->npoint; p++)
 		page_point(f, a, p);
-	fputs("</body></html>\n", f);
-	if (fclose(f) || rename(tmp, path))
-		fl_bad_input("report: cannot write %s", path);
-	free(tmp);
+	fl_page_close(&pf);
 }
 
 int fl_across(FILE *f, const struct fl_model *m, enum fl_by by, const char *html)

@@ -18,9 +18,13 @@ void fl_print_machine(FILE *f, const char *label, const struct fl_table *t)
 		fprintf(f, "%*sother work during the run: %s\n", (int)strlen(label), "", others);
 }
 
-struct tally {
+/* One before/after comparison: where it prints, the two runs' cells, what
+ * was asked, and its tally. */
+struct changes {
+	FILE *f;
+	const struct fl_cells *ca, *cb;
+	const struct fl_changes_opts *o;
 	int changed, same, only, status, cpu;
-	const struct fl_change_sink *sink; /* every compared pair (NULL: none) */
 };
 
 /* One pair compared: time before and after (ratios to the baseline, or ns
@@ -51,9 +55,10 @@ static void pair_evidence(FILE *f, const struct fl_cell *x, const struct fl_cell
 /* Lists the pair when it changed beyond the noise, when its CPU did (the
  * verdict's note: fl_cpu_note over after/before, as in the ratio table),
  * or with `all`; counts it. decimals: of before and after. */
-static void pair_line(FILE *f, const struct fl_cell *x, const struct fl_cell *y,
-		      const struct pair *p, int decimals, bool all, struct tally *n)
+static void pair_line(struct changes *n, const struct fl_cell *x, const struct fl_cell *y,
+		      const struct pair *p, int decimals)
 {
+	FILE *f = n->f;
 	enum fl_verdict v = !p->apart ? FL_SAME : p->after < p->before ? FL_FASTER : FL_SLOWER;
 	double factor = p->cpu ? p->cpu_after / p->cpu_before : NAN;
 	enum fl_verdict cv = !p->cpu || !p->cpu_apart ? FL_SAME
@@ -64,11 +69,11 @@ static void pair_line(FILE *f, const struct fl_cell *x, const struct fl_cell *y,
 	n->same += !p->apart;
 	n->cpu += noted;
 	double b = p->shown[0] ? p->shown[0] : p->before, a = p->shown[1] ? p->shown[1] : p->after;
-	if (n->sink)
-		n->sink->fn(n->sink->arg, &(struct fl_change){ y->point, y->variant, v, b, a,
+	if (n->o->sink)
+		n->o->sink->fn(n->o->sink->arg, &(struct fl_change){ y->point, y->variant, v, b, a,
 			{ p->lo[0], p->lo[1] }, { p->hi[0], p->hi[1] }, decimals,
 			{ p->own[0], p->own[1] }, p->own_apart });
-	if (!p->apart && !noted && !all)
+	if (!p->apart && !noted && !n->o->all)
 		return;
 	char chg[24] = "-", vt[64];
 	if (p->cpu)
@@ -88,12 +93,10 @@ static void pair_line(FILE *f, const struct fl_cell *x, const struct fl_cell *y,
 }
 
 /* One pair in ratio mode; false if it could not be compared. */
-static bool ratio_pair(FILE *f, const struct fl_cell *x, const struct fl_cell *y,
-		       const struct fl_cells *ca, const struct fl_cells *cb, const char *baseline,
-		       bool all, struct tally *n)
+static bool ratio_pair(struct changes *n, const struct fl_cell *x, const struct fl_cell *y)
 {
-	const struct fl_cell *ba = fl_cell_find(ca, x->point, baseline),
-			     *bb = fl_cell_find(cb, y->point, baseline);
+	const struct fl_cell *ba = fl_cell_find(n->ca, x->point, n->o->baseline),
+			     *bb = fl_cell_find(n->cb, y->point, n->o->baseline);
 	struct fl_ratio qa, qb, cpa, cpb;
 	if (!fl_cell_ratio(x, ba, &qa) || !fl_cell_ratio(y, bb, &qb))
 		return false;
@@ -108,12 +111,11 @@ static bool ratio_pair(FILE *f, const struct fl_cell *x, const struct fl_cell *y
 		p.cpu_after = cpb.median;
 		p.cpu_apart = fl_ratio_apart(&cpa, &cpb);
 	}
-	pair_line(f, x, y, &p, 3, all, n);
+	pair_line(n, x, y, &p, 3);
 	return true;
 }
 
-static void absolute_pair(FILE *f, const struct fl_cell *x, const struct fl_cell *y, bool all,
-			  struct tally *n)
+static void absolute_pair(struct changes *n, const struct fl_cell *x, const struct fl_cell *y)
 {
 	/* the verdict's direction from the costs, the line's numbers the
 	 * figures (a throughput that went up is FASTER) */
@@ -130,7 +132,7 @@ static void absolute_pair(FILE *f, const struct fl_cell *x, const struct fl_cell
 		p.lo[i] = fmin(u, v);
 		p.hi[i] = fmax(u, v);
 	}
-	pair_line(f, x, y, &p, x->value == FL_VALUE_NS ? 1 : -1, all, n);
+	pair_line(n, x, y, &p, x->value == FL_VALUE_NS ? 1 : -1);
 }
 
 static void header(FILE *f, const struct fl_table *a, const struct fl_table *b,
@@ -159,16 +161,17 @@ static void header(FILE *f, const struct fl_table *a, const struct fl_table *b,
 		"change", "cpu", "verdict");
 }
 
-int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *ca,
-		     const struct fl_table *b, const struct fl_cells *cb, const char *baseline,
-		     bool all, bool absolute, const struct fl_change_sink *sink)
+int fl_print_changes(FILE *f, const struct fl_loaded_run *before, const struct fl_loaded_run *after,
+		     const struct fl_changes_opts *o)
 {
-	header(f, a, b, baseline, absolute);
+	const struct fl_cells *ca = &before->c, *cb = &after->c;
+	bool all = o->all;
+	header(f, &before->t, &after->t, o->baseline, o->absolute);
 	if (ca->value != cb->value || (ca->metric && strcmp(ca->metric, cb->metric)))
 		fprintf(f, "warning: the two files' values differ (%s before, %s after): their "
 			   "changes compare unlike figures\n", ca->metric ? ca->metric : "ns per op",
 			cb->metric ? cb->metric : "ns per op");
-	struct tally n = { .sink = sink };
+	struct changes n = { .f = f, .ca = ca, .cb = cb, .o = o };
 	for (int i = 0; i < cb->n; i++) {
 		const struct fl_cell *y = &cb->c[i], *x = fl_cell_find(ca, y->point, y->variant);
 		if (!x) {
@@ -183,10 +186,9 @@ int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *c
 			n.status += st;
 			continue;
 		}
-		if (absolute)
-			absolute_pair(f, x, y, all, &n);
-		else if (strcmp(y->variant, baseline) &&
-			 !ratio_pair(f, x, y, ca, cb, baseline, all, &n))
+		if (o->absolute)
+			absolute_pair(&n, x, y);
+		else if (strcmp(y->variant, o->baseline) && !ratio_pair(&n, x, y))
 			n.only++; /* no baseline to pair with in one of the files */
 	}
 	for (int i = 0; i < ca->n; i++)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "model/rule.h"
+#include "model/run.h"
 
 /* The machine line every table starts with (label: "machine: ", "before: "). */
 void fl_print_machine(FILE *f, const char *label, const struct fl_table *t);
@@ -36,13 +37,20 @@ struct fl_change_sink {
 	void *arg;
 };
 
-/* Before (a) / after (b): prints the (point, variant) pairs that changed
- * beyond the noise (every pair with `all`; a changed one ends with the
- * count that changed most: fl_evidence_change) and the line
- * "N of M pairs changed beyond the noise, ...", and hands every compared
- * pair to `sink` (NULL: none). Returns N. */
-int fl_print_changes(FILE *f, const struct fl_table *a, const struct fl_cells *ca,
-		     const struct fl_table *b, const struct fl_cells *cb, const char *baseline,
-		     bool all, bool absolute, const struct fl_change_sink *sink);
+/* What a before/after is asked: ratios to `baseline` (or, `absolute`, ns
+ * per op), every pair or (`all` false) the changes only, and where every
+ * compared pair goes (`sink`, NULL: none). */
+struct fl_changes_opts {
+	const char *baseline;
+	bool all, absolute;
+	const struct fl_change_sink *sink;
+};
+/* Before / after (two loaded runs, model/run.h, their cells built):
+ * prints the (point, variant) pairs that changed beyond the noise (every
+ * pair with o->all; a changed one ends with the count that changed most:
+ * fl_evidence_change) and the line "N of M pairs changed beyond the noise,
+ * ...", and hands every compared pair to o->sink. Returns N. */
+int fl_print_changes(FILE *f, const struct fl_loaded_run *before, const struct fl_loaded_run *after,
+		     const struct fl_changes_opts *o);
 
 #endif

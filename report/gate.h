@@ -25,15 +25,22 @@
 
 enum { FL_GATE_SLOWER = 1, FL_GATE_FASTER = 2 };
 
-struct fl_gate {
+/* The gate's rule, what --fail-on, --threshold and --only say: defined
+ * once, held by the gate between two runs (struct fl_gate) and by the gate
+ * across runs (judge.h's struct fl_judge_opts) alike. */
+struct fl_gate_rule {
 	unsigned fail_on;  /* FL_GATE_* bits; 0: no gate */
-	const char *name;  /* slower, faster, any */
+	const char *name;  /* --fail-on's value: slower, faster, any */
+	double threshold;  /* least change that fails, a fraction */
+	const char *only;  /* entries that may fail (fl_only_match); NULL: every entry */
+};
+
+struct fl_gate {
+	struct fl_gate_rule rule;
 	FILE *lines;       /* the failing pairs' lines */
 	char *buf;
 	size_t len;
 	int failed, compared, excused;
-	double threshold;  /* least change that fails, a fraction */
-	const char *only;  /* entries that may fail (fl_only_match) */
 };
 
 /* Whether `label` is one of `only`: "designs" (futexlab designs and their
@@ -43,9 +50,10 @@ bool fl_only_match(const char *only, const char *label);
 /* --only's value checked (usage error, exit 2, for an empty one). */
 void fl_only_check(const char *only);
 
-/* --fail-on's value (usage error, exit 2, for another). */
-void fl_gate_parse(struct fl_gate *g, const char *value);
-/* The sink to hand fl_print_changes (call only when g->fail_on). */
+/* --fail-on's value into r->fail_on and r->name (usage error, exit 2, for
+ * another). */
+void fl_gate_parse(struct fl_gate_rule *r, const char *value);
+/* The sink to hand fl_print_changes (call only when g->rule.fail_on). */
 struct fl_change_sink fl_gate_sink(struct fl_gate *g);
 /* Prints the failing pairs' lines and the count line on f; returns the
  * exit status: 1 when some pair failed, 0 else; a usage error (exit 2)

@@ -2,6 +2,7 @@
  * (history.h). */
 #include "report/history.h"
 #include "report/judge.h"
+#include "report/page.h"
 #include "report/svg.h"
 #include "fail/fail.h"
 
@@ -226,32 +227,23 @@ static void plot(FILE *f, const struct fl_model *m, const struct axis *a, const 
 	fputs("</svg></figure>\n", f);
 }
 
-static FILE *page_open(const char *path, const struct fl_model *m, char **tmp)
+static const char page_style[] =
+	"body{font:14px system-ui,sans-serif;margin:1.5em;max-width:1200px}"
+	"figure{display:inline-block;margin:0 1em 1em 0}figcaption{font-size:13px}"
+	"svg text{font:11px system-ui,sans-serif;fill:#222}line.cp{stroke:#d62728;"
+	"stroke-width:2;stroke-dasharray:5 3}.test{color:#d62728}";
+
+/* The page's shell (report/page.h) and what it says first. */
+static FILE *page_open(struct fl_page_file *p, const char *path, const struct fl_model *m)
 {
-	if (asprintf(tmp, "%s.tmp", path) < 0)
-		exit(1);
-	FILE *f = fopen(*tmp, "w");
-	if (!f)
-		fl_bad_input("history: cannot write %s", *tmp);
-	fputs("<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>futexlab history</title>"
-	      "<style>body{font:14px system-ui,sans-serif;margin:1.5em;max-width:1200px}"
-	      "figure{display:inline-block;margin:0 1em 1em 0}figcaption{font-size:13px}"
-	      "svg text{font:11px system-ui,sans-serif;fill:#222}line.cp{stroke:#d62728;"
-	      "stroke-width:2;stroke-dasharray:5 3}.test{color:#d62728}</style></head><body>\n"
-	      "<h1>futexlab history</h1>\n<p>", f);
+	FILE *f = fl_page_open(p, "history", path);
+	fl_page_head(f, "futexlab history", page_style, FL_PAGE_PACKED);
+	fputs("<h1>futexlab history</h1>\n<p>", f);
 	fprintf(f, "%d runs, ratios to ", m->nrun);
 	fl_html_puts(f, m->baseline);
 	fputs(" (the baseline: its own time); a dashed red line: a change point (E-Divisive "
 	      "means, Hunter's t-test); a red marker: a test run (--as).</p>\n", f);
 	return f;
-}
-
-static void page_close(FILE *f, const char *path, char *tmp)
-{
-	fputs("</body></html>\n", f);
-	if (fclose(f) || rename(tmp, path))
-		fl_bad_input("history: cannot write %s", path);
-	free(tmp);
 }
 
 /* ---- the whole ---------------------------------------------------------------- */
@@ -324,9 +316,9 @@ int fl_history(FILE *f, const struct fl_model *m, const struct fl_history_opts *
 		fl_bad_input("history: no series matches (--point '%s', --variant '%s')",
 			       o->point ? o->point : "", o->variant ? o->variant : "");
 	struct tally n = { 0 };
-	char *tmp = NULL;
+	struct fl_page_file pf;
 	if (o->html)
-		n.page = page_open(o->html, m, &tmp);
+		n.page = page_open(&pf, o->html, m);
 	if (o->tsv)
 		fputs("machine\tpoint\tvariant\tpos\trun\tdate\trevision\tns\tratio\ttest\tchange\n", f);
 	else
@@ -336,7 +328,7 @@ int fl_history(FILE *f, const struct fl_model *m, const struct fl_history_opts *
 	 * said when a machine has more than one. */
 	char (*set)[160] = fl_xcalloc((size_t)m->nrun, sizeof *set);
 	for (int r = 0; r < m->nrun; r++)
-		fl_judge_settings(&m->run[r].t, set[r], sizeof set[r]);
+		snprintf(set[r], sizeof set[r], "%s", m->run[r].settings);
 	for (int r = 0; r < m->nrun; r++) {
 		bool seen = false, other = false;
 		for (int i = 0; i < r && !seen; i++) {
@@ -356,6 +348,6 @@ int fl_history(FILE *f, const struct fl_model *m, const struct fl_history_opts *
 		fprintf(f, "%d change point%s in %d series\n", n.cps, n.cps == 1 ? "" : "s",
 			n.series);
 	if (n.page)
-		page_close(n.page, o->html, tmp);
+		fl_page_close(&pf);
 	return n.cps;
 }

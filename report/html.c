@@ -14,6 +14,7 @@
 #include "model/catalog.h"
 #include "report/html_point.h"
 #include "report/html_pool.h"
+#include "report/page.h"
 #include "report/peers.h"
 #include "model/evidence.h"
 #include "model/rule.h"
@@ -604,11 +605,12 @@ static void as_marks(FILE *f, struct fl_loaded_run *runs, int nruns)
 int fl_html_page(FILE *f, struct fl_loaded_run *runs, int nruns, const char *baseline,
 		 const struct fl_pool_result *pool)
 {
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		   "<title>futexlab report: ");
-	fl_html_puts(f, runs[0].path);
-	fprintf(f, "%s</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>futexlab report</h1>\n<p>",
-		nruns > 1 ? " ..." : "", style);
+	char *title;
+	if (asprintf(&title, "futexlab report: %s%s", runs[0].path, nruns > 1 ? " ..." : "") < 0)
+		title = NULL;
+	fl_page_head(f, fl_xcheck(title), style, FL_PAGE_LINES);
+	free(title);
+	fputs("<h1>futexlab report</h1>\n<p>", f);
 	for (int k = 0; k < nruns; k++) {
 		fputs(k ? ", " : "Runs: ", f);
 		fl_html_puts(f, runs[k].path);
@@ -625,6 +627,5 @@ int fl_html_page(FILE *f, struct fl_loaded_run *runs, int nruns, const char *bas
 		n += run_part(f, &runs[k], k, nruns, baseline);
 	designs(f, runs, nruns);
 	fputs(script, f);
-	fputs("</body></html>\n", f);
 	return n;
 }

@@ -21,9 +21,10 @@
  * results/latest.html). */
 const char *fl_report_path(char *b, size_t n, const char *first_csv, const char *out);
 
-/* The page of runs[0..nruns) against baseline; pool, when not NULL, is
- * those runs pooled (pool.h), shown first. Returns how many figures it
- * wrote. */
+/* The page of runs[0..nruns) against baseline, from its head (page.h) to
+ * its script: the end ("</body></html>") is the shell's, fl_page_close.
+ * pool, when not NULL, is those runs pooled (pool.h), shown first. Returns
+ * how many figures it wrote. */
 int fl_html_page(FILE *f, struct fl_loaded_run *runs, int nruns, const char *baseline,
 		 const struct fl_pool_result *pool);
 

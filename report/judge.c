@@ -294,7 +294,7 @@ static void fit(struct judge *J)
 static int moved(const struct judge *J, const struct side *s)
 {
 	double d = s->now - s->s.mean;
-	if (!(s->p < J->cut) || fabs(d) < log1p(J->o->threshold))
+	if (!(s->p < J->cut) || fabs(d) < log1p(J->o->rule.threshold))
 		return 0;
 	return d > 0 ? 1 : -1;
 }
@@ -308,23 +308,23 @@ static double side_mdc(const struct judge *J, const struct side *s)
 		return INFINITY;
 	double t = fl_t_quantile(1 - J->cut / 2, s->s.df); /* the normal's past 1e7 df */
 	double d = s->scale * t * sqrt(s->s.var * (1.0 / s->s.n + 1.0 / s->k));
-	return fmax(d, log1p(J->o->threshold));
+	return fmax(d, log1p(J->o->rule.threshold));
 }
 
 /* Whether --fail-on and --only put the pair's entry under the gate. */
 static bool gated(const struct judge *J, const struct pair *x)
 {
-	if (!J->o->fail_on)
+	if (!J->o->rule.fail_on)
 		return false;
 	if (x->e < 0) /* the field is the designs' */
-		return !J->o->only || !strcmp(J->o->only, "designs");
-	return fl_only_match(J->o->only, J->m->entry[x->e]);
+		return !J->o->rule.only || !strcmp(J->o->rule.only, "designs");
+	return fl_only_match(J->o->rule.only, J->m->entry[x->e]);
 }
 
 static bool fails(const struct judge *J, const struct pair *x)
 {
 	unsigned bit = x->v == SLOWER ? FL_GATE_SLOWER : x->v == FASTER ? FL_GATE_FASTER : 0;
-	return x->judged && (bit & J->o->fail_on) && gated(J, x);
+	return x->judged && (bit & J->o->rule.fail_on) && gated(J, x);
 }
 
 /* A gated pair the gate cannot decide: the machine moved it the way the
@@ -335,7 +335,7 @@ static bool unsure(const struct judge *J, const struct pair *x)
 	if (!x->judged || !gated(J, x) || fails(J, x))
 		return false;
 	unsigned bit = x->ratio.now > x->ratio.s.mean ? FL_GATE_SLOWER : FL_GATE_FASTER;
-	return (x->v == MACHINE_MOVED && (bit & J->o->fail_on)) || x->wide;
+	return (x->v == MACHINE_MOVED && (bit & J->o->rule.fail_on)) || x->wide;
 }
 
 static void classify(struct judge *J)
@@ -369,7 +369,7 @@ static void classify(struct judge *J)
 		x->time.mdc = J->o->ratio_only ? x->ratio.mdc : side_mdc(J, &x->time);
 		x->mdc = fmax(x->ratio.mdc, x->time.mdc);
 		x->wide = x->v != SLOWER && x->v != FASTER && x->v != MACHINE_MOVED &&
-			  x->mdc > log1p(J->o->threshold) * (1 + 1e-9);
+			  x->mdc > log1p(J->o->rule.threshold) * (1 + 1e-9);
 	}
 	for (int i = 0; i < J->npair; i++) {
 		const struct pair *x = &J->pair[i];
@@ -456,11 +456,11 @@ static void json_window(FILE *f, const struct judge *J, int rc, const char *reas
 	fprintf(f, "{\"window\":");
 	fl_json_str(f, window(J));
 	fprintf(f, ",\"history_runs\":%d,\"fail_on\":", J->nhist);
-	if (J->o->fail_on)
-		fl_json_str(f, J->o->fail_name);
+	if (J->o->rule.fail_on)
+		fl_json_str(f, J->o->rule.name);
 	else
 		fputs("null", f);
-	jnum(f, "threshold", 1 + J->o->threshold);
+	jnum(f, "threshold", 1 + J->o->rule.threshold);
 	jnum(f, "q_ratio", J->q_ratio);
 	jnum(f, "q_time", J->q_time);
 	jnum(f, "cut", J->cut);
@@ -531,9 +531,9 @@ static void header(FILE *f, const struct judge *J)
 		   "smallest change the pair could fail on (both sides);\na pass only where that is "
 		   "within x%.3g, else the pair is too wide (inconclusive)\n",
 		m->baseline, J->nhist, J->npair, J->q_ratio, J->q_time, J->cut,
-		100 * FL_JUDGE_ALPHA, J->judged, 100 * o->threshold,
+		100 * FL_JUDGE_ALPHA, J->judged, 100 * o->rule.threshold,
 		o->ratio_only ? " (--across-machines: the ratio alone, a time is not comparable "
-		"across machines)" : "", 1 + o->threshold);
+		"across machines)" : "", 1 + o->rule.threshold);
 	fprintf(f, "\n%-34s %-20s %7s %-18s %7s %8s  %9s %9s %8s %7s  %s\n", "point", "entry",
 		"ratio", "next run (95%)", "now", "p", "time", "now", "p", "sees", "verdict");
 }
@@ -550,7 +550,7 @@ static void sees_by_point(FILE *f, const struct judge *J)
 {
 	double *d = fl_xcalloc((size_t)J->npair + 1, sizeof *d);
 	fprintf(f, "\nsmallest detectable change per point (least, median, largest over its pairs; "
-		   "too wide: beyond x%.3g):\n", 1 + J->o->threshold);
+		   "too wide: beyond x%.3g):\n", 1 + J->o->rule.threshold);
 	for (int p = 0; p < J->m->npoint; p++) {
 		int n = 0, wide = 0;
 		for (int i = 0; i < J->npair; i++)
@@ -601,7 +601,7 @@ static bool machine_unsure(const struct judge *J, const struct pair *x)
  * FL_JUDGE_PASS (and without a gate: pass). */
 static int status(const struct judge *J)
 {
-	return !J->o->fail_on ? FL_JUDGE_PASS : J->failed ? FL_JUDGE_FAIL
+	return !J->o->rule.fail_on ? FL_JUDGE_PASS : J->failed ? FL_JUDGE_FAIL
 	       : J->unsure ? FL_JUDGE_INCONCLUSIVE : FL_JUDGE_PASS;
 }
 
@@ -614,12 +614,12 @@ static void gate(FILE *f, const struct judge *J)
 		   "%d where the machine moved (the ratio and the time, with the point's designs' "
 		   "time: inconclusive); %d too wide to see x%.3g\n", J->judged, n[SLOWER], n[FASTER],
 		n[BASELINE_MOVED], n[RATIO_ONLY], n[TIME_ONLY], n[MACHINE_MOVED], J->wide,
-		1 + J->o->threshold);
-	if (!J->o->fail_on)
+		1 + J->o->rule.threshold);
+	if (!J->o->rule.fail_on)
 		return;
-	fprintf(f, "fail-on %s: %d of %d pairs %s beyond the between-run spread", J->o->fail_name,
-		J->failed, J->judged, J->o->fail_on == FL_GATE_SLOWER ? "slower"
-				      : J->o->fail_on == FL_GATE_FASTER ? "faster" : "slower or faster");
+	fprintf(f, "fail-on %s: %d of %d pairs %s beyond the between-run spread", J->o->rule.name,
+		J->failed, J->judged, J->o->rule.fail_on == FL_GATE_SLOWER ? "slower"
+				      : J->o->rule.fail_on == FL_GATE_FASTER ? "faster" : "slower or faster");
 	names(f, J, fails);
 	if (J->failed) {
 		fprintf(f, ": FAIL (exit %d)\n", FL_JUDGE_FAIL);
@@ -635,49 +635,8 @@ static void gate(FILE *f, const struct judge *J)
 	fprintf(f, "; %d gated pairs undecided: %d where the machine moved", J->unsure, machine);
 	names(f, J, machine_unsure);
 	fprintf(f, ", %d too wide to see x%.3g: INCONCLUSIVE (exit %d)%s\n", J->unsure - machine,
-		1 + J->o->threshold, FL_JUDGE_INCONCLUSIVE,
+		1 + J->o->rule.threshold, FL_JUDGE_INCONCLUSIVE,
 		machine ? "; the machine moved: rerun it (alone on the machine)" : "");
-}
-
-void fl_judge_settings(const struct fl_table *t, char *buf, int len)
-{
-	static const char *const keys[] = { "--preset", "--rounds", "--duration" };
-	const char *cmd = fl_table_meta(t, "command");
-	char val[3][64] = { "", "", "" }, word[128] = "";
-	int first = 1;
-	for (const char *c = cmd; *c;) {
-		while (*c == ' ')
-			c++;
-		size_t n = strcspn(c, " ");
-		char tok[128];
-		snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok - 1 ? n : sizeof tok - 1), c);
-		c += n;
-		if (!*tok)
-			break;
-		if (first) {
-			snprintf(word, sizeof word, "%s", tok);
-			first = 0;
-			continue;
-		}
-		for (int k = 0; k < 3; k++) {
-			size_t kl = strlen(keys[k]);
-			if (strncmp(tok, keys[k], kl))
-				continue;
-			if (tok[kl] == '=') {
-				snprintf(val[k], sizeof val[k], "%.63s", tok + kl + 1);
-			} else if (!tok[kl]) {
-				while (*c == ' ')
-					c++;
-				n = strcspn(c, " ");
-				snprintf(val[k], sizeof val[k], "%.*s", (int)(n < 63 ? n : 63), c);
-				c += n;
-			}
-		}
-	}
-	int l = snprintf(buf, (size_t)len, "%s", *word ? word : "?");
-	for (int k = 0; k < 3 && l < len; k++)
-		if (*val[k])
-			l += snprintf(buf + l, (size_t)(len - l), " %s %s", keys[k], val[k]);
 }
 
 /* "revisions a (3), b (2)" of runs [from, to) */
@@ -740,7 +699,7 @@ void fl_judge_describe(FILE *f, const struct fl_model *m, int nhist)
 	}
 	char set[160];
 	if (nhist < m->nrun) {
-		fl_judge_settings(&m->run[nhist].t, set, sizeof set);
+		snprintf(set, sizeof set, "%s", m->run[nhist].settings);
 		fprintf(f, "; settings: %s", set);
 	}
 	fprintf(f, "\nnew: ");

@@ -77,7 +77,7 @@
  * regressions; a change of 10% is an A/B run's question.
  *
  * The history (harness/select.h, cmd_compare.c) holds only runs strictly
- * earlier than the new one, of its settings (fl_judge_settings), and at
+ * earlier than the new one, of its settings (model/run.h, fl_run_settings), and at
  * least FL_PREDICT_MIN_RUNS of them (stats/predict.h argues 5), else
  * nothing is judged and the judgement is inconclusive. Every series'
  * variance is floored at its within-run variance and 1% (predict.h), so one
@@ -116,10 +116,7 @@
 #define FL_JUDGE_BUSY 25.0
 
 struct fl_judge_opts {
-	unsigned fail_on;   /* gate.h's FL_GATE_* bits; 0: no gate */
-	const char *fail_name; /* slower, faster, any */
-	double threshold;   /* least change, a fraction */
-	const char *only;   /* entries that may fail (fl_only_match); NULL: all */
+	struct fl_gate_rule rule; /* gate.h: --fail-on (0: no gate), --threshold, --only */
 	bool all;           /* list every pair, not only those that moved */
 	bool tsv;           /* one tab-separated line per pair instead */
 	bool ratio_only;    /* --across-machines: the same-run ratio alone */
@@ -129,14 +126,6 @@ struct fl_judge_opts {
 	bool json;          /* one JSON object of the window instead (harness/json.md,
 			     * "futexlab-judgement/1"; the caller wraps the windows) */
 };
-
-/* A run's settings, what a history must share with the new run: the
- * command (run, sweep, ...) and its --preset, --rounds and --duration as
- * the `# command:` line gives them ("sweep --preset quick"). Quick and
- * standard runs, or runs of other rounds or rep durations, measure with
- * other resolutions and other states of the machine: one history of both
- * predicts neither (each series' spread is the mix's). */
-void fl_judge_settings(const struct fl_table *t, char *buf, int len);
 
 /* What is judged against what: the history's runs (how many, of which
  * machine, dates, revisions), the new side's, and a line when either side

@@ -33,17 +33,11 @@ static struct fl_loaded_run *run_at(const struct fl_pool_result *r, int j)
 	return j < r->nruns ? &r->runs[j] : r->against;
 }
 
-/* Run j's cells, with the baseline in them; -1 with err otherwise. */
+/* Run j's cells, with rows and the baseline in them (run.h's check); -1
+ * with err otherwise. */
 static int cells(struct fl_pool_result *r, int j, char *err, int errlen)
 {
-	if (fl_loaded_cells(run_at(r, j), err, errlen))
-		return -1;
-	if (!fl_cell_find_variant(&run_at(r, j)->c, r->baseline)) {
-		snprintf(err, (size_t)errlen, "baseline '%s' is not in %s (see --baseline)",
-			 r->baseline, run_at(r, j)->path);
-		return -1;
-	}
-	return 0;
+	return fl_loaded_check(run_at(r, j), r->baseline, err, errlen);
 }
 
 /* The first point of run a that run b lacks, or entry of a point b lacks:
@@ -110,14 +104,26 @@ static void check_rerun(struct fl_pool_result *r, const struct fl_pool_pt *p,
 	r->contra += w->contradicts;
 }
 
+/* One point being pooled: its rows' cells in run 1, their pooled figures,
+ * the runs' ratios (q[j * nrow + e]), the reruns' prediction half-widths. */
+struct point_build {
+	struct fl_pool_result *r;
+	struct fl_pool_pt *p;
+	const struct fl_cell **ent;
+	const struct fl_pool_entry *out;
+	const struct fl_ratio *q;
+	double *half;
+};
+
 /* Row e of the point: the pooled figure, the verdict, each run's own. */
-static void row_build(struct fl_pool_result *r, struct fl_pool_pt *p, int e,
-		      const struct fl_cell *ent, const struct fl_pool_entry *out,
-		      const struct fl_ratio *q, double *half)
+static void row_build(const struct point_build *k, int e)
 {
+	struct fl_pool_result *r = k->r;
+	struct fl_pool_pt *p = k->p;
+	const struct fl_ratio *q = k->q;
 	struct fl_pool_row *w = &p->row[e];
-	w->variant = ent->variant;
-	w->e = out[e];
+	w->variant = k->ent[e]->variant;
+	w->e = k->out[e];
 	w->verdict = fl_pool_verdict(&w->e, fl_is_control(w->variant, r->baseline) ? 0 : p->band);
 	w->run_ratio = fl_xcalloc((size_t)r->nruns, sizeof *w->run_ratio);
 	w->run_status = fl_xcalloc((size_t)r->nruns, sizeof(void *)); /* an array of pointers */
@@ -128,7 +134,7 @@ static void row_build(struct fl_pool_result *r, struct fl_pool_pt *p, int e,
 		w->run_status[j] = c && !fl_cell_usable(c) ? c->status : "-";
 	}
 	if (r->against)
-		check_rerun(r, p, w, half);
+		check_rerun(r, p, w, k->half);
 }
 
 /* The rows of point i (run 1's order) but the baseline's; NULL when an
@@ -160,15 +166,17 @@ static void point_build(struct fl_pool_result *r, int i, double *half)
 	p->point = r->runs[0].c.c[i].point;
 	p->nrow = nent;
 	struct fl_ratio *q = fl_xcalloc((size_t)(r->nruns * nent) + 1, sizeof *q);
-	fl_pool_ratios(r->nruns, cs, p->point, r->baseline, ent, nent, false, q);
+	fl_pool_ratios(&(struct fl_pool_grid){ r->nruns, cs, p->point, ent, nent }, r->baseline,
+		       false, q);
 	struct fl_pool_entry *out = fl_xcalloc((size_t)nent + 1, sizeof *out);
 	fl_pool_point(r->nruns, nent, q, out, &p->pp);
 	for (int e = 0; e < nent; e++)
 		if (fl_is_control(ent[e]->variant, r->baseline) && isfinite(out[e].conf_half))
 			p->band = out[e].conf_half;
 	p->row = fl_xcalloc((size_t)nent + 1, sizeof *p->row);
+	struct point_build k = { r, p, ent, out, q, half };
 	for (int e = 0; e < nent; e++)
-		row_build(r, p, e, ent[e], out, q, half);
+		row_build(&k, e);
 	struct fl_pool_libs_in in = {
 		.nrun = r->nruns, .cells = cs, .point = p->point, .baseline = r->baseline,
 		.ent = ent, .out = out, .nent = nent, .band = p->band,

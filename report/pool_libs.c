@@ -66,9 +66,10 @@ static void pool_against(const struct fl_pool_libs_in *in, const char *lib, stru
 	struct fl_ratio *r = fl_xcalloc((size_t)(in->nrun * a->n) + 1, sizeof *r);
 	a->t = fl_xcalloc((size_t)a->n + 1, sizeof *a->t);
 	a->c = fl_xcalloc((size_t)a->n + 1, sizeof *a->c);
-	fl_pool_ratios(in->nrun, in->cells, in->point, lib, a->row, a->n, false, r);
+	struct fl_pool_grid g = { in->nrun, in->cells, in->point, a->row, a->n };
+	fl_pool_ratios(&g, lib, false, r);
 	fl_pool_point(in->nrun, a->n, r, a->t, NULL);
-	fl_pool_ratios(in->nrun, in->cells, in->point, lib, a->row, a->n, true, r);
+	fl_pool_ratios(&g, lib, true, r);
 	fl_pool_point(in->nrun, a->n, r, a->c, NULL);
 	free(r);
 }

@@ -122,10 +122,27 @@ static void point_header(FILE *f, const struct fl_cell *x, const struct fl_cell 
 		9 + FL_FACTOR_EXTRA, "\u00d7/\u00f7res", "verdict");
 }
 
-bool fl_print_point_notes(FILE *f, const struct fl_cells *c, const struct fl_cell **row,
-			  const enum fl_verdict *v, int nrow, const struct fl_cell *ref,
-			  const char *baseline, bool probed, struct fl_peers_tally *peers)
+/* A point's rows in run r of the model (fl_model_rows): the table's
+ * order, v[j] row j's time verdict against ref, its baseline's cell. */
+struct point_rows {
+	const struct fl_cell **row;
+	const enum fl_verdict *v;
+	int nrow;
+	const struct fl_cell *ref;
+};
+
+/* What the ratio table prints under a point's rows (before regimes): the
+ * regimes block, the fairness and latency medians, the evidence block and
+ * its why line, the libraries line (counted in peers). probed: some row of
+ * the file was probed. Returns whether the point runs in two regimes. */
+static bool point_notes(FILE *f, const struct fl_model *m, int r, const struct point_rows *x,
+			bool probed, struct fl_peers_tally *peers)
 {
+	const struct fl_cells *c = &m->run[r].c;
+	const char *baseline = m->baseline;
+	const struct fl_cell **row = x->row, *ref = x->ref;
+	int nrow = x->nrow;
+	const enum fl_verdict *v = x->v;
 	bool regimes = fl_print_regimes(f, c, row, nrow, ref, baseline);
 	print_extras(f, row, nrow);
 	fl_print_evidence(f, row, nrow, ref, v, probed);
@@ -243,8 +260,8 @@ int fl_print_ratios(FILE *f, const struct fl_model *m, int r)
 			}
 		}
 		if (nrow)
-			regimes += fl_print_point_notes(f, c, row, v, nrow, ref, baseline, probed,
-							&peers);
+			regimes += point_notes(f, m, r, &(struct point_rows){ row, v, nrow, ref },
+					       probed, &peers);
 		points += fl_cell_usable(ref);
 		free(row);
 		free(v);

@@ -25,16 +25,6 @@ int fl_print_ratios(FILE *f, const struct fl_model *m, int r);
 extern const char *const fl_extra_heads[FL_NEXTRA];
 const char *fl_extra_text(char *b, size_t n, int k, double x);
 
-/* What the ratio table prints under a point's rows (row: the table's
- * order, v[j] row j's time verdict against ref, its baseline's cell, before
- * regimes: fl_model_rows): the regimes block, the fairness and latency
- * medians, the evidence block and its why line, the libraries line
- * (counted in peers). probed: some row of the file was probed. Returns
- * whether the point runs in two regimes. */
-struct fl_peers_tally;
-bool fl_print_point_notes(FILE *f, const struct fl_cells *c, const struct fl_cell **row,
-			  const enum fl_verdict *v, int nrow, const struct fl_cell *ref,
-			  const char *baseline, bool probed, struct fl_peers_tally *peers);
 /* Run r's rows at point p of the model, in the table's order, and each
  * row's time verdict in *v (both malloc'ed: free them). */
 const struct fl_cell **fl_model_rows(const struct fl_model *m, int r, int p, enum fl_verdict **v,

@@ -104,21 +104,20 @@ static int run_child(char **cargv)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv_path,
-		     const char *csv_header, void (*meta)(struct fl_csv *csv, const void *arg),
-		     const void *arg)
+int fl_hash_run_each(int argc, char **argv, char **items, int n, const struct fl_hash_csv *to)
 {
 	struct fl_csv csv, *cp = NULL, lat, *lp = NULL;
 	char latpath[4200], partlat[4200];
+	const char *csv_path = to->path;
 	if (csv_path) {
-		int e = fl_csv_open(&csv, csv_path, csv_header, argc, argv);
+		int e = fl_csv_open(&csv, csv_path, to->header, argc, argv);
 		if (e) {
 			fprintf(stderr, "futexlab: cannot write %s: %s\n", csv_path, strerror(e));
 			return 1;
 		}
 		cp = &csv;
-		if (meta)
-			meta(cp, arg);
+		if (to->meta)
+			to->meta(cp, to->arg);
 	}
 	/* child argv: futexlab run ORIGINAL... --hash ITEM [--csv PART]; the
 	 * appended options come last, so they override the originals. */
@@ -143,7 +142,7 @@ int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv
 			status = 1;
 			break;
 		}
-		if (cp && access(part, F_OK) == 0 && merge(cp, part, csv_header))
+		if (cp && access(part, F_OK) == 0 && merge(cp, part, to->header))
 			rc = rc ? rc : 1;
 		if (cp) /* the child's full tables (its own: the merged CSV's are compare's) */
 			unlink(fl_detail_path(part, partlat, sizeof partlat));
@@ -153,8 +152,8 @@ int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv
 			fl_lat_path(csv_path, latpath, sizeof latpath);
 			if (!lp && fl_csv_open(&lat, latpath, fl_lat_csv_header, argc, argv) == 0) {
 				lp = &lat;
-				if (meta)
-					meta(lp, arg);
+				if (to->meta)
+					to->meta(lp, to->arg);
 			}
 			if (!lp || merge(lp, partlat, fl_lat_csv_header)) {
 				unlink(partlat);

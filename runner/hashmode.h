@@ -25,13 +25,20 @@ const char *fl_hash_unavailable(void);
 const char *fl_hash_column(void);
 
 struct fl_csv;
+/* The CSV a list's rows are merged into: the file, its header line, and
+ * what it says after the lines every file opens with. */
+struct fl_hash_csv {
+	const char *path;   /* NULL: no CSV (the children write none either) */
+	const char *header; /* the header line, the children's as well */
+	/* the metadata lines that must never be lost (as --as's mark), written
+	 * into the CSV and its .lat.csv, meta(csv, arg); NULL: none */
+	void (*meta)(struct fl_csv *csv, const void *arg);
+	const void *arg;
+};
+
 /* A list: runs `futexlab run ARGS --hash ITEM [--csv PART]` per item and
- * merges the rows into csv_path (if given) and its .lat.csv, whose
- * metadata is the lines every file opens with, then meta's (NULL: none;
- * the lines that must never be lost, as --as's mark). Returns the exit
- * status. */
-int fl_hash_run_each(int argc, char **argv, char **items, int n, const char *csv_path,
-		     const char *csv_header, void (*meta)(struct fl_csv *csv, const void *arg),
-		     const void *arg);
+ * merges the rows into to->path (if given) and its .lat.csv. Returns the
+ * exit status. */
+int fl_hash_run_each(int argc, char **argv, char **items, int n, const struct fl_hash_csv *to);
 
 #endif

@@ -43,8 +43,8 @@ static int each_hash_mode(const struct fl_spec *s, char **items, int nh)
 	argv[s->argc] = "--seed";
 	argv[s->argc + 1] = seed;
 	fl_interrupt_catch();
-	int rc = fl_hash_run_each(s->argc + 2, argv, items, nh, s->csv_path, fl_run_csv_header(),
-				  fl_run_as_meta, s);
+	struct fl_hash_csv to = { s->csv_path, fl_run_csv_header(), fl_run_as_meta, s };
+	int rc = fl_hash_run_each(s->argc + 2, argv, items, nh, &to);
 	free(argv);
 	return rc;
 }

@@ -15,7 +15,9 @@ enum { FL_SV_INITS, FL_SV_NAMED, FL_SV_WAIT, FL_SV_TRYWAIT, FL_SV_TIMEDWAIT, FL_
 struct fl_survey_proc {
 	int pid;
 	char comm[17];
-	char on[48];                     /* DESIGN or DESIGN@POLICY, as its shim reported */
+	/* DESIGN or DESIGN@POLICY, as its shim reported: whole at the shim's
+	 * limits (a name of 63 characters, a policy of 23: shim/logline.h) */
+	char on[63 + 1 + 23 + 1];
 	unsigned long long n[FL_SV_N];
 	bool blocked_known;              /* false: the shim could not count them (a design's) */
 };

@@ -219,19 +219,30 @@ static double first_pass(double p)
 	return p < 0.5 ? p * 2 : p;
 }
 
+/* The split step's state: the series and its options, the set of weak
+ * change points it grows over the windows, and one window's scratch. */
+struct split {
+	const double *x; /* the series, x[0..n) */
+	int n;
+	const struct fl_cp_opts *o;
+	struct cps loc;  /* one window's change points, local indices (capacity: the window) */
+	struct cps *all; /* the weak change points so far, absolute indices */
+};
+
 /* E-Divisive with the t-test on the window x[ws..we): the best split over
  * its current stretches, kept while its p is at most the first-pass
- * threshold; the first that is not ends the pass. Adds what it keeps to `all`;
- * returns the last change point it found, 0 if none, -1 on allocation
- * failure. `loc` is scratch of the window's capacity. */
-static int window_pass(const double *x, int n, int ws, int we, const struct fl_cp_opts *o,
-		       struct cps *loc, struct cps *all)
+ * threshold; the first that is not ends the pass. Adds what it keeps to
+ * sp->all; returns the last change point it found, 0 if none, -1 on
+ * allocation failure. */
+static int window_pass(struct split *sp, int ws, int we)
 {
+	const double *x = sp->x;
+	struct cps *loc = &sp->loc;
 	struct dist d;
 	if (dist_init(&d, x + ws, we - ws) < 0)
 		return -1;
 	loc->k = 0;
-	for (int m = o->min_size;;) {
+	for (int m = sp->o->min_size;;) {
 		int tau = 0, lo = 0, hi = 0;
 		double qmax = -INFINITY;
 		for (int i = 0; i <= loc->k; i++) {
@@ -239,7 +250,7 @@ static int window_pass(const double *x, int n, int ws, int we, const struct fl_c
 			double q;
 			stretch(loc, i, 0, we - ws, &s, &e);
 			int open = (s == 0 && ws > 0 ? OPEN_LO : 0) |
-				   (e == we - ws && we < n ? OPEN_HI : 0);
+				   (e == we - ws && we < sp->n ? OPEN_HI : 0);
 			int t = best_in(&d, s, e, m, open, &q);
 			if (t > 0 && q > qmax)
 				qmax = q, tau = t, lo = s, hi = e;
@@ -247,14 +258,14 @@ static int window_pass(const double *x, int n, int ws, int we, const struct fl_c
 		if (!tau)
 			break;
 		struct fl_change_point cp;
-		judge(x + ws, lo, tau, hi, o->otava, &cp);
-		if (!(cp.p <= first_pass(o->pvalue)))
+		judge(x + ws, lo, tau, hi, sp->o->otava, &cp);
+		if (!(cp.p <= first_pass(sp->o->pvalue)))
 			break;
 		cps_insert(loc, tau);
 	}
 	free(d.p);
 	for (int i = 0; i < loc->k; i++)
-		cps_insert(all, ws + loc->v[i].at);
+		cps_insert(sp->all, ws + loc->v[i].at);
 	return loc->k ? ws + loc->v[loc->k - 1].at : 0;
 }
 
@@ -262,19 +273,19 @@ static int split_step(const double *x, int n, const struct fl_cp_opts *o, struct
 {
 	int w = o->window > 0 && o->window < n ? o->window : n;
 	int step = w / 2 > 0 ? w / 2 : 1;
-	struct cps loc = { malloc(sizeof *loc.v * (size_t)w), 0 };
-	if (!loc.v)
+	struct split sp = { x, n, o, { malloc(sizeof *sp.loc.v * (size_t)w), 0 }, all };
+	if (!sp.loc.v)
 		return -1;
 	for (int start = 0; start < n;) {
 		int end = start + w < n ? start + w : n;
-		int last = window_pass(x, n, start, end, o, &loc, all);
+		int last = window_pass(&sp, start, end);
 		if (last < 0) {
-			free(loc.v);
+			free(sp.loc.v);
 			return -1;
 		}
 		start = last > start + step ? last : start + step;
 	}
-	free(loc.v);
+	free(sp.loc.v);
 	return 0;
 }
 

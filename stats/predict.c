@@ -182,20 +182,33 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The calibration's leave-one-out: the history (fl_predict_calibrate's
+ * y, ns, n, floor2), the scratch one left-out run needs, and the
+ * standardized deviations gathered so far. */
+struct loo {
+	const double *y;       /* ns series of n runs, series after series */
+	int ns, n;
+	const double *floor2;  /* each series' floor, or NULL */
+	double *rest;          /* scratch: the series without the left-out run, ns x (n - 1) */
+	struct fl_series *sr;  /* scratch: their fits, ns */
+	double *u;             /* the deviations, nu of them (capacity ns x n) */
+	int nu;
+};
+
 /* The standardized deviations of run i from the series made of the other
- * runs, appended to u (*nu of them). */
-static void left_out(const double *y, int ns, int n, const double *floor2, int i, double *rest,
-		     struct fl_series *sr, double *u, int *nu)
+ * runs, appended to c->u. */
+static void left_out(struct loo *c, int i)
 {
+	int ns = c->ns, n = c->n;
 	for (int k = 0; k < ns; k++)
 		for (int j = 0, m = 0; j < n; j++)
 			if (j != i)
-				rest[(size_t)k * (n - 1) + m++] = y[(size_t)k * n + j];
-	fl_series_all(rest, ns, n - 1, floor2, sr);
+				c->rest[(size_t)k * (n - 1) + m++] = c->y[(size_t)k * n + j];
+	fl_series_all(c->rest, ns, n - 1, c->floor2, c->sr);
 	for (int k = 0; k < ns; k++) {
-		double x = y[(size_t)k * n + i];
-		if (isfinite(x) && sr[k].n >= 2 && sr[k].se > 0)
-			u[(*nu)++] = fabs(x - sr[k].mean) / sr[k].se;
+		double x = c->y[(size_t)k * n + i];
+		if (isfinite(x) && c->sr[k].n >= 2 && c->sr[k].se > 0)
+			c->u[c->nu++] = fabs(x - c->sr[k].mean) / c->sr[k].se;
 	}
 }
 
@@ -203,23 +216,23 @@ double fl_predict_calibrate(const double *y, int ns, int n, const double *floor2
 {
 	if (n < FL_PREDICT_MIN_RUNS || ns < 1)
 		return NAN;
-	double *rest = malloc((size_t)ns * (size_t)(n - 1) * sizeof *rest),
-	       *u = malloc((size_t)ns * (size_t)n * sizeof *u);
-	struct fl_series *sr = malloc((size_t)ns * sizeof *sr);
-	int nu = 0;
-	if (rest && u && sr)
+	struct loo c = { .y = y, .ns = ns, .n = n, .floor2 = floor2,
+			 .rest = malloc((size_t)ns * (size_t)(n - 1) * sizeof *c.rest),
+			 .sr = malloc((size_t)ns * sizeof *c.sr),
+			 .u = malloc((size_t)ns * (size_t)n * sizeof *c.u) };
+	if (c.rest && c.u && c.sr)
 		for (int i = 0; i < n; i++)
-			left_out(y, ns, n, floor2, i, rest, sr, u, &nu);
+			left_out(&c, i);
 	double q = NAN;
-	if (nu >= 20) {
-		qsort(u, (size_t)nu, sizeof *u, cmp_double);
+	if (c.nu >= 20) {
+		qsort(c.u, (size_t)c.nu, sizeof *c.u, cmp_double);
 		/* the conformal rank: ceil((N + 1) level), the largest past it */
-		int r = (int)ceil((nu + 1) * level);
-		q = u[(r < nu ? r : nu) - 1];
+		int r = (int)ceil((c.nu + 1) * level);
+		q = c.u[(r < c.nu ? r : c.nu) - 1];
 	}
-	free(rest);
-	free(u);
-	free(sr);
+	free(c.rest);
+	free(c.u);
+	free(c.sr);
 	return q;
 }
 

@@ -47,22 +47,27 @@ static double side_spread(const double *y, int m, double md)
 	return sd > SPREAD_FLOOR ? sd : SPREAD_FLOOR;
 }
 
-/* The cut at k (A: y[0..k), B: y[k..m)) by both tests: tightness's score
- * in *tight, the empty stretch over the tighter side's spread in *gap;
- * whether either passes. */
-static bool cut_passes(const double *y, int m, int k, double bar, double *tight, double *gap,
-		       bool *by_gap)
+/* A cut's scores by the two tests (regimes.h). */
+struct cut_scores {
+	double tight; /* the distance over the within-state spread */
+	double gap;   /* the empty stretch over the tighter side's spread */
+	bool by_gap;  /* gap's test passes */
+};
+
+/* The cut at k (A: y[0..k), B: y[k..m)) by both tests, its scores in *sc;
+ * whether either passes (tight's against bar). */
+static bool cut_passes(const double *y, int m, int k, double bar, struct cut_scores *sc)
 {
 	double ma = sorted_median(y, k), mb = sorted_median(y + k, m - k);
 	double sa = side_spread(y, k, ma), sb = side_spread(y + k, m - k, mb);
 	double empty = y[k] - y[k - 1];
-	*tight = (mb - ma) / within_spread(y, m, k, ma, mb);
+	sc->tight = (mb - ma) / within_spread(y, m, k, ma, mb);
 	int mt = FL_REGIME_GAP_ROUNDS; /* the tighter side: one of >= mt rounds */
 	double st = k < mt ? sb : m - k < mt ? sa : sa < sb ? sa : sb;
-	*gap = k < mt && m - k < mt ? 0 : empty / st;
-	bool by_tight = mb - ma >= log(FL_REGIME_SEP) && *tight >= bar;
-	*by_gap = empty >= log(FL_REGIME_GAP) && *gap >= FL_REGIME_GAP_T;
-	return by_tight || *by_gap;
+	sc->gap = k < mt && m - k < mt ? 0 : empty / st;
+	bool by_tight = mb - ma >= log(FL_REGIME_SEP) && sc->tight >= bar;
+	sc->by_gap = empty >= log(FL_REGIME_GAP) && sc->gap >= FL_REGIME_GAP_T;
+	return by_tight || sc->by_gap;
 }
 
 struct fl_regime_split fl_regimes_detect(const double *x, int n)
@@ -83,19 +88,18 @@ struct fl_regime_split fl_regimes_detect(const double *x, int n)
 	double bar = FL_REGIME_D + FL_REGIME_D_N / (m > 0 ? m : 1), best = -1;
 	bool best_by_gap = false;
 	for (int k = least; k <= m - least; k++) {
-		double tight, gap;
-		bool by_gap;
-		if (!cut_passes(y, m, k, bar, &tight, &gap, &by_gap))
+		struct cut_scores sc;
+		if (!cut_passes(y, m, k, bar, &sc))
 			continue;
-		if (best_by_gap ? !by_gap || gap <= best : !by_gap && tight <= best)
+		if (best_by_gap ? !sc.by_gap || sc.gap <= best : !sc.by_gap && sc.tight <= best)
 			continue;
-		best_by_gap = by_gap;
-		best = by_gap ? gap : tight;
+		best_by_gap = sc.by_gap;
+		best = sc.by_gap ? sc.gap : sc.tight;
 		s = (struct fl_regime_split){ .two = true, .cut = exp((y[k - 1] + y[k]) / 2),
 					      .na = k, .nb = m - k,
 					      .med_a = exp(sorted_median(y, k)),
 					      .med_b = exp(sorted_median(y + k, m - k)),
-					      .score = tight, .gap = gap };
+					      .score = sc.tight, .gap = sc.gap };
 	}
 	free(y);
 	return s;

@@ -242,17 +242,29 @@ static bool pool_usable(const struct fl_ratio *r)
 	return r->n > 0 && r->median > 0 && isfinite(fl_ratio_log_se(r));
 }
 
+/* A point's ratios, run by run (fl_pool_point's nrun, nent, r). */
+struct ratio_grid {
+	int nrun, nent;
+	const struct fl_ratio *r;
+};
+
+/* Run j's ratio of entry e. */
+static const struct fl_ratio *cell(const struct ratio_grid *g, int j, int e)
+{
+	return &g->r[j * g->nent + e];
+}
+
 /* Entry e's runs: its mean log ratio, mean within-run variance, the
  * rounds behind them (dfw) and its sample variance over runs (s2). */
-static void pool_entry_runs(int nrun, int nent, int e, const struct fl_ratio *r,
-			    struct fl_pool_entry *o, double *s2, double *dfw)
+static void pool_entry_runs(const struct ratio_grid *g, int e, struct fl_pool_entry *o,
+			    double *s2, double *dfw)
 {
 	*o = (struct fl_pool_entry){ .y = NAN, .ratio = NAN, .w2 = NAN, .tau2 = NAN, .df = NAN,
 				     .conf_half = NAN, .pred_half = NAN, .conf_lo = NAN,
 				     .conf_hi = NAN, .pred_lo = NAN, .pred_hi = NAN };
 	double sy = 0, sw = 0, ss = 0;
-	for (int j = 0; j < nrun; j++) {
-		const struct fl_ratio *q = &r[j * nent + e];
+	for (int j = 0; j < g->nrun; j++) {
+		const struct fl_ratio *q = cell(g, j, e);
 		if (!pool_usable(q))
 			continue;
 		double w = fl_ratio_log_se(q);
@@ -266,8 +278,8 @@ static void pool_entry_runs(int nrun, int nent, int e, const struct fl_ratio *r,
 	o->y = sy / o->runs;
 	o->ratio = exp(o->y);
 	o->w2 = sw / o->runs;
-	for (int j = 0; j < nrun; j++) {
-		const struct fl_ratio *q = &r[j * nent + e];
+	for (int j = 0; j < g->nrun; j++) {
+		const struct fl_ratio *q = cell(g, j, e);
 		if (pool_usable(q))
 			ss += (log(q->median) - o->y) * (log(q->median) - o->y);
 	}
@@ -276,38 +288,38 @@ static void pool_entry_runs(int nrun, int nent, int e, const struct fl_ratio *r,
 
 /* The pool: the entries in every run, split into the run effect common to
  * them (A) and their spread about it (B); tau2 NAN when there is none. */
-static struct fl_pool_point pool_layout(int nrun, int nent, const struct fl_ratio *r,
+static struct fl_pool_point pool_layout(const struct ratio_grid *g,
 					const struct fl_pool_entry *out)
 {
 	struct fl_pool_point pool = { .tau2 = NAN, .df = NAN };
-	if (nrun < 2)
+	if (g->nrun < 2)
 		return pool;
-	double *m = calloc((size_t)nrun, sizeof *m), sw2 = 0, ssr = 0, A = 0;
+	double *m = calloc((size_t)g->nrun, sizeof *m), sw2 = 0, ssr = 0, A = 0;
 	if (!m)
 		abort(); /* a few doubles: the harness's xalloc's answer */
 	int E = 0;
-	for (int e = 0; e < nent; e++) {
-		if (out[e].runs != nrun)
+	for (int e = 0; e < g->nent; e++) {
+		if (out[e].runs != g->nrun)
 			continue;
 		E++;
 		sw2 += out[e].w2;
-		for (int j = 0; j < nrun; j++)
-			m[j] += log(r[j * nent + e].median) - out[e].y;
+		for (int j = 0; j < g->nrun; j++)
+			m[j] += log(cell(g, j, e)->median) - out[e].y;
 	}
-	for (int j = 0; E > 0 && j < nrun; j++) {
+	for (int j = 0; E > 0 && j < g->nrun; j++) {
 		m[j] /= E;
 		A += m[j] * m[j];
 	}
-	for (int e = 0; E > 0 && e < nent; e++)
-		for (int j = 0; out[e].runs == nrun && j < nrun; j++) {
-			double z = log(r[j * nent + e].median) - out[e].y - m[j];
+	for (int e = 0; E > 0 && e < g->nent; e++)
+		for (int j = 0; out[e].runs == g->nrun && j < g->nrun; j++) {
+			double z = log(cell(g, j, e)->median) - out[e].y - m[j];
 			ssr += z * z;
 		}
 	free(m);
 	if (E == 0)
 		return pool;
-	A /= nrun - 1;
-	double B = ssr / (E * (nrun - 1.0)), d = nrun - 1.0, dB = (E - 1.0) * d;
+	A /= g->nrun - 1;
+	double B = ssr / (E * (g->nrun - 1.0)), d = g->nrun - 1.0, dB = (E - 1.0) * d;
 	double den = A * A / d + (dB > 0 ? B * B / dB : 0);
 	pool.entries = E;
 	pool.common = A;
@@ -374,9 +386,10 @@ void fl_pool_point(int nrun, int nent, const struct fl_ratio *r, struct fl_pool_
 	double *s2 = calloc((size_t)nent + 1, sizeof *s2), *dfw = calloc((size_t)nent + 1, sizeof *dfw);
 	if (!s2 || !dfw)
 		abort(); /* a few doubles per entry: the harness's xalloc's answer */
+	struct ratio_grid g = { nrun, nent, r };
 	for (int e = 0; e < nent; e++)
-		pool_entry_runs(nrun, nent, e, r, &out[e], &s2[e], &dfw[e]);
-	struct fl_pool_point pool = pool_layout(nrun, nent, r, out);
+		pool_entry_runs(&g, e, &out[e], &s2[e], &dfw[e]);
+	struct fl_pool_point pool = pool_layout(&g, out);
 	for (int e = 0; e < nent; e++)
 		if (out[e].runs >= 2)
 			pool_entry_intervals(&out[e], &pool, s2[e], dfw[e]);

@@ -11,6 +11,7 @@
 #include <errno.h>
 
 #include "fail/xalloc.h"
+#include "schema/fnv.h"
 #include "store/db.h"
 
 /* One CSV file: its bytes, the table read from them, and its lines. */
@@ -19,7 +20,7 @@ struct csv_file {
 	char *buf;       /* the bytes, NUL-terminated; cut into lines by split_lines */
 	size_t len;
 	char hash[17];   /* FNV-1a 64 of the bytes */
-	struct fl_table t;
+	struct fl_loaded_run run; /* the table read from them, its identity and machine */
 	char *meta;      /* the '#' lines before the header, joined by '\n' */
 	char *header;
 	char **rows;     /* the rows' lines, as written (into buf) */
@@ -57,8 +58,10 @@ static int read_table(struct csv_file *f, char *err, int errlen)
 		return -1;
 	}
 	FILE *m = fl_xcheck(fmemopen(f->buf, f->len, "r")); /* fails only out of memory */
-	int r = fl_table_read(&f->t, m, err, errlen);
+	struct fl_table t;
+	int r = fl_table_read(&t, m, err, errlen);
 	fclose(m);
+	fl_loaded_take(&f->run, &t, f->path, 0); /* a failed read too: csv_close frees it */
 	if (r) {
 		size_t l = strlen(err);
 		snprintf(err + l, (size_t)errlen - l, " in %s", f->path);
@@ -73,7 +76,7 @@ static void split_lines(struct csv_file *f)
 {
 	size_t mlen = 0;
 	f->meta = fl_xcalloc(1, f->len + 1);
-	f->rows = fl_xmalloc((size_t)(f->t.nrows + 1) * sizeof *f->rows);
+	f->rows = fl_xmalloc((size_t)(f->run.t.nrows + 1) * sizeof *f->rows);
 	for (char *l = f->buf, *nl; l < f->buf + f->len; l = nl + 1) {
 		nl = strchr(l, '\n');
 		if (!nl)
@@ -85,7 +88,7 @@ static void split_lines(struct csv_file *f)
 			mlen += (size_t)sprintf(f->meta + mlen, "%s%s", mlen ? "\n" : "", l);
 		else if (!f->header && l[0])
 			f->header = l;
-		else if (l[0] && l[0] != '#' && f->nrows <= f->t.nrows)
+		else if (l[0] && l[0] != '#' && f->nrows <= f->run.t.nrows)
 			f->rows[f->nrows++] = l;
 	}
 }
@@ -99,21 +102,21 @@ static void split_lines(struct csv_file *f)
 static int store_rules(const struct csv_file *f, char *err, int errlen)
 {
 	char note[300];
-	if (fl_table_check_run(&f->t, err, errlen)) {
+	if (fl_table_check_run(&f->run.t, err, errlen)) {
 		size_t l = strlen(err);
 		snprintf(err + l, (size_t)errlen - l, " in %s", f->path);
 		return -1;
 	}
 	static const char *const id[] = { "date", "command" };
 	for (int i = 0; i < 2; i++)
-		if (!*fl_store_meta(&f->t, id[i])) {
+		if (!*fl_store_kept(fl_table_meta(&f->run.t, id[i]))) {
 			snprintf(err, (size_t)errlen, "%s: no '# %s:' line (a run's identity: its "
 				 "revision, date, seed and command lines)", f->path, id[i]);
 			return -1;
 		}
-	if (fl_table_end_note(&f->t, note, sizeof note)) {
+	if (fl_table_end_note(&f->run.t, note, sizeof note)) {
 		snprintf(err, (size_t)errlen, "%s: %s", f->path,
-			 f->t.end == FL_END_MISSING ? "no end line: the run did not finish (killed, "
+			 f->run.t.end == FL_END_MISSING ? "no end line: the run did not finish (killed, "
 			 "still running, or the file cut at a row)" : "an interrupted run (its end "
 			 "line says so): the store keeps finished runs");
 		return -1;
@@ -125,7 +128,7 @@ static int store_rules(const struct csv_file *f, char *err, int errlen)
  * in one run: not a run of its machine's history); "" for any other. */
 static const char *ab_mark(const struct fl_table *t)
 {
-	const char *ab = fl_store_meta(t, "ab");
+	const char *ab = fl_store_kept(fl_table_meta(t, "ab"));
 	if (*ab)
 		return ab;
 	return fl_table_col(t, "side") >= 0 ? "(a side column)" : "";
@@ -138,11 +141,11 @@ static int csv_open(struct csv_file *f, const char *path, char *err, int errlen)
 	if (read_all(f, err, errlen) || read_table(f, err, errlen) || store_rules(f, err, errlen))
 		return -1;
 	snprintf(f->hash, sizeof f->hash, "%016llx",
-		 (unsigned long long)fl_store_fnv(FL_FNV_BASIS, f->buf, f->len));
+		 (unsigned long long)fl_fnv1a(FL_FNV_BASIS, f->buf, f->len));
 	split_lines(f);
-	if (!f->header || f->nrows != f->t.nrows) {
+	if (!f->header || f->nrows != f->run.t.nrows) {
 		snprintf(err, (size_t)errlen, "%s: %d row lines but %d rows read", path, f->nrows,
-			 f->t.nrows);
+			 f->run.t.nrows);
 		return -1;
 	}
 	return 0;
@@ -150,7 +153,7 @@ static int csv_open(struct csv_file *f, const char *path, char *err, int errlen)
 
 static void csv_close(struct csv_file *f)
 {
-	fl_table_free(&f->t);
+	fl_loaded_free(&f->run);
 	free(f->buf), free(f->meta), free(f->rows);
 }
 
@@ -160,11 +163,12 @@ static int find_run(struct fl_store *s, const struct csv_file *f, long *id, char
 		    int errlen)
 {
 	sqlite3_stmt *st;
-	const char *k[] = { "revision", "date", "seed", "command" };
+	const char *k[] = { fl_store_kept(f->run.revision), fl_store_kept(f->run.date), fl_store_kept(f->run.seed),
+			    fl_store_kept(f->run.command) };
 	int rc = sqlite3_prepare_v2(s->db, "SELECT id, csv_hash FROM runs WHERE revision = ?1 "
 				    "AND date = ?2 AND seed = ?3 AND command = ?4", -1, &st, NULL);
 	for (int i = 0; rc == SQLITE_OK && i < 4; i++)
-		sqlite3_bind_text(st, i + 1, fl_store_meta(&f->t, k[i]), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, i + 1, k[i], -1, SQLITE_STATIC);
 	int r = 0;
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*id = (long)sqlite3_column_int64(st, 0);
@@ -190,22 +194,21 @@ static int insert_run(struct fl_store *s, const struct csv_file *f, long machine
 		NULL);
 	if (rc == SQLITE_OK) {
 		char sum[17];
-		snprintf(sum, sizeof sum, "%016llx", (unsigned long long)f->t.rows_sum);
-		sqlite3_bind_int(st, 11, f->t.nrows);
+		snprintf(sum, sizeof sum, "%016llx", (unsigned long long)f->run.t.rows_sum);
+		sqlite3_bind_int(st, 11, f->run.t.nrows);
 		sqlite3_bind_text(st, 12, sum, -1, SQLITE_TRANSIENT);
-		if (f->t.end_line)
-			sqlite3_bind_text(st, 13, f->t.end_line, -1, SQLITE_STATIC);
-		if (*ab_mark(&f->t))
-			sqlite3_bind_text(st, 14, ab_mark(&f->t), -1, SQLITE_STATIC);
-		const char *as = fl_store_meta(&f->t, "as");
-		const char *v[] = { fl_store_meta(&f->t, "revision"), fl_store_meta(&f->t, "date"),
-				    fl_store_meta(&f->t, "seed"), fl_store_meta(&f->t, "command"),
+		if (f->run.t.end_line)
+			sqlite3_bind_text(st, 13, f->run.t.end_line, -1, SQLITE_STATIC);
+		if (*ab_mark(&f->run.t))
+			sqlite3_bind_text(st, 14, ab_mark(&f->run.t), -1, SQLITE_STATIC);
+		const char *v[] = { fl_store_kept(f->run.revision), fl_store_kept(f->run.date), fl_store_kept(f->run.seed),
+				    fl_store_kept(f->run.command),
 				    abs ? abs : f->path, f->hash, f->header, f->meta };
 		sqlite3_bind_int64(st, 1, machine);
 		for (int i = 0; i < 8; i++)
 			sqlite3_bind_text(st, i + 2, v[i], -1, SQLITE_STATIC);
-		if (*as)
-			sqlite3_bind_text(st, 10, as, -1, SQLITE_STATIC);
+		if (f->run.as)
+			sqlite3_bind_text(st, 10, f->run.as, -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);
@@ -238,7 +241,7 @@ static double cpu_per_op(char **row, const int *ic)
 
 static int bind_row(sqlite3_stmt *st, const struct csv_file *f, long run, int r, const int *ic)
 {
-	char **row = f->t.rows[r];
+	char **row = f->run.t.rows[r];
 	sqlite3_bind_int64(st, 1, run);
 	sqlite3_bind_int(st, 2, r);
 	for (int j = 0; j < NROWCOLS; j++) {
@@ -262,17 +265,17 @@ static int insert_rows(struct fl_store *s, const struct csv_file *f, long run, c
 {
 	int ic[NROWCOLS + 3];
 	for (int j = 0; j < NROWCOLS; j++)
-		ic[j] = fl_table_col(&f->t, row_cols[j]);
+		ic[j] = fl_table_col(&f->run.t, row_cols[j]);
 	if (ic[6] < 0)
-		ic[6] = fl_table_col(&f->t, "rep"); /* older files' round (table.h) */
-	ic[NROWCOLS] = fl_table_col(&f->t, "cpu_user_ns");
-	ic[NROWCOLS + 1] = fl_table_col(&f->t, "cpu_sys_ns");
-	ic[NROWCOLS + 2] = fl_table_col(&f->t, "ops");
+		ic[6] = fl_table_col(&f->run.t, "rep"); /* older files' round (table.h) */
+	ic[NROWCOLS] = fl_table_col(&f->run.t, "cpu_user_ns");
+	ic[NROWCOLS + 1] = fl_table_col(&f->run.t, "cpu_sys_ns");
+	ic[NROWCOLS + 2] = fl_table_col(&f->run.t, "ops");
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(s->db, "INSERT INTO rows (run, ord, workload, threads, "
 		"tokens, wake, hash, variant, round, status, ns_per_op, cpu_ns_per_op, line) "
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)", -1, &st, NULL);
-	for (int r = 0; rc == SQLITE_OK && r < f->t.nrows; r++) {
+	for (int r = 0; rc == SQLITE_OK && r < f->run.t.nrows; r++) {
 		rc = bind_row(st, f, run, r, ic);
 		rc = rc == SQLITE_DONE ? sqlite3_reset(st) : rc;
 	}
@@ -288,7 +291,7 @@ static int add_tx(struct fl_store *s, const struct csv_file *f, long *id, char *
 		return -1;
 	int r = find_run(s, f, id, err, errlen);
 	long machine = 0;
-	if (r == 0 && (machine = fl_store_machine_id(s, &f->t, err, errlen)) < 0)
+	if (r == 0 && (machine = fl_store_machine_id(s, &f->run, err, errlen)) < 0)
 		r = -1;
 	if (r == 0)
 		r = insert_run(s, f, machine, id, err, errlen);

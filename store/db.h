@@ -28,13 +28,9 @@ int fl_store_exec(const struct fl_store *s, const char *sql, const char *what, c
 /* Brings the schema to FL_STORE_VERSION, each step one transaction
  * (schema.c); 0, or -1 with err. */
 int fl_store_migrate(struct fl_store *s, char *err, int errlen);
-/* The id of t's machine, its row inserted if new (machine.c), inside the
- * caller's transaction; -1 with err. */
-long fl_store_machine_id(struct fl_store *s, const struct fl_table *t, char *err, int errlen);
-/* A metadata line's value, "" when the file has none. */
-const char *fl_store_meta(const struct fl_table *t, const char *key);
-/* FNV-1a, 64 bits, continued from h (start: FL_FNV_BASIS). */
-#define FL_FNV_BASIS 0xcbf29ce484222325ULL
-uint64_t fl_store_fnv(uint64_t h, const void *p, size_t n);
-
+/* The id of r's machine (model/run.h: its fingerprint and name), its row
+ * inserted if new (machine.c), inside the caller's transaction; -1 with
+ * err. */
+long fl_store_machine_id(struct fl_store *s, const struct fl_loaded_run *r, char *err,
+			 int errlen);
 #endif

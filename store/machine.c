@@ -7,24 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
+#include "model/run.h"
 #include "store/db.h"
-
-const char *fl_store_meta(const struct fl_table *t, const char *key)
-{
-	for (int i = 0; i < t->nmeta; i++)
-		if (!strcmp(t->meta[i][0], key))
-			return t->meta[i][1];
-	return "";
-}
-
-uint64_t fl_store_fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
-}
 
 /* The machine's id by fingerprint; 0 when not stored yet. */
 static long find(struct fl_store *s, const char *fp, char *err, int errlen)
@@ -44,11 +28,10 @@ static long find(struct fl_store *s, const char *fp, char *err, int errlen)
 	return id;
 }
 
-long fl_store_machine_id(struct fl_store *s, const struct fl_table *t, char *err, int errlen)
+long fl_store_machine_id(struct fl_store *s, const struct fl_loaded_run *r, char *err,
+			 int errlen)
 {
-	struct fl_machine_id m;
-	fl_machine_of(t, &m);
-	const char *fp = m.fingerprint, *name = m.name;
+	const char *fp = r->machine.fingerprint, *name = r->machine.name;
 	long id = find(s, fp, err, errlen);
 	if (id)
 		return id;
@@ -61,9 +44,10 @@ long fl_store_machine_id(struct fl_store *s, const struct fl_table *t, char *err
 		sqlite3_bind_text(st, 1, fp, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 		/* the columns in fl_machine_keys' order: what the fingerprint is made of */
-		for (int i = 0; fl_machine_keys[i]; i++)
-			sqlite3_bind_text(st, 3 + i, fl_store_meta(t, fl_machine_keys[i]), -1,
-					  SQLITE_STATIC);
+		for (int i = 0; fl_machine_keys[i]; i++) {
+			sqlite3_bind_text(st, 3 + i, fl_store_kept(fl_table_meta(&r->t,
+								fl_machine_keys[i])), -1, SQLITE_STATIC);
+		}
 		rc = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);

@@ -1,5 +1,5 @@
 /* store/select.c — runs back out of the store (store.h): the selection in
- * SQL, each run rebuilt from its stored lines through the report's reader,
+ * SQL, each run rebuilt from its stored lines through the model's reader,
  * so that a run from the store reads exactly as its file does. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +39,7 @@ static char *dup_col(sqlite3_stmt *st, int i)
  * checksum against what the add recorded (runs added before those were
  * recorded: their count, taken when the store was upgraded). A damaged
  * database gives fewer rows, or other bytes, never silently. */
-static int intact(struct fl_store *s, sqlite3_stmt *st, const struct fl_store_run *r, int n,
+static int intact(struct fl_store *s, sqlite3_stmt *st, const struct fl_loaded_run *r, int n,
 		  char *err, int errlen)
 {
 	const char *sum = (const char *)sqlite3_column_text(st, 13);
@@ -47,12 +47,12 @@ static int intact(struct fl_store *s, sqlite3_stmt *st, const struct fl_store_ru
 	snprintf(got, sizeof got, "%016llx", (unsigned long long)r->t.rows_sum);
 	if (sqlite3_column_type(st, 12) != SQLITE_NULL && sqlite3_column_int(st, 12) != n)
 		snprintf(err, (size_t)errlen, "DB: %s: run %ld is damaged: %d of its %d rows read "
-			 "back (futexlab store check; store rm %ld)", s->path, r->id, n,
-			 sqlite3_column_int(st, 12), r->id);
+			 "back (futexlab store check; store rm %ld)", s->path, r->store_id, n,
+			 sqlite3_column_int(st, 12), r->store_id);
 	else if (sum && strcmp(sum, got))
 		snprintf(err, (size_t)errlen, "DB: %s: run %ld is damaged: its rows read back are "
 			 "not the rows stored (checksum %s, stored %s; futexlab store check; store "
-			 "rm %ld)", s->path, r->id, got, sum, r->id);
+			 "rm %ld)", s->path, r->store_id, got, sum, r->store_id);
 	else
 		return 0;
 	return -1;
@@ -81,24 +81,28 @@ static int rebuild(struct fl_store *s, sqlite3_stmt *run, struct fl_store_run *r
 	const char *meta = (const char *)sqlite3_column_text(run, 9),
 		   *header = (const char *)sqlite3_column_text(run, 10),
 		   *end = (const char *)sqlite3_column_text(run, 14);
-	if (ret == 0 && fl_table_from_lines(&r->t, meta ? meta : "", header ? header : "", lines,
+	struct fl_table t = { 0 };
+	if (ret == 0 && fl_table_from_lines(&t, meta ? meta : "", header ? header : "", lines,
 					    n, err, errlen)) {
 		size_t l = strlen(err);
 		snprintf(err + l, (size_t)errlen - l, " (run %ld of %s)", r->id, s->path);
 		ret = -1;
 	}
+	char name[64];
+	snprintf(name, sizeof name, "store:%ld", r->id);
+	fl_loaded_take(&r->run, &t, name, r->id); /* on failure too: freed with r */
 	if (ret == 0)
-		ret = intact(s, run, r, n, err, errlen);
-	if (ret == 0 && fl_table_check_run(&r->t, err, errlen)) { /* stored before the rules */
+		ret = intact(s, run, &r->run, n, err, errlen);
+	if (ret == 0 && fl_table_check_run(&r->run.t, err, errlen)) { /* stored before the rules */
 		size_t l = strlen(err);
 		snprintf(err + l, (size_t)errlen - l, " (run %ld of %s: futexlab store rm %ld)",
 			 r->id, s->path, r->id);
 		ret = -1;
 	}
 	if (ret == 0 && end) {
-		r->t.end_line = fl_xstrdup(end);
-		r->t.end_rows = n;
-		r->t.end = strstr(end, "interrupted") ? FL_END_INTERRUPTED : FL_END_DONE;
+		r->run.t.end_line = fl_xstrdup(end);
+		r->run.t.end_rows = n;
+		r->run.t.end = strstr(end, "interrupted") ? FL_END_INTERRUPTED : FL_END_DONE;
 	}
 	for (int i = 0; i < n; i++)
 		free(lines[i]);
@@ -112,9 +116,7 @@ static int take_run(struct fl_store *s, sqlite3_stmt *st, struct fl_store_run *r
 	memset(r, 0, sizeof *r);
 	r->id = (long)sqlite3_column_int64(st, 0);
 	r->machine = dup_col(st, 1), r->fingerprint = dup_col(st, 2);
-	r->revision = dup_col(st, 3), r->date = dup_col(st, 4), r->seed = dup_col(st, 5);
-	r->command = dup_col(st, 6), r->path = dup_col(st, 7), r->as = dup_col(st, 8);
-	r->ab = dup_col(st, 11);
+	r->path = dup_col(st, 7), r->ab = dup_col(st, 11);
 	return rebuild(s, st, r, err, errlen);
 }
 
@@ -124,8 +126,25 @@ static void bind_sel(sqlite3_stmt *st, const struct fl_store_sel *sel)
 	for (int i = 0; i < 3; i++)
 		if (v[i])
 			sqlite3_bind_text(st, i + 1, v[i], -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 4, sel->last > 0 ? sel->last : -1); /* -1: no limit */
+	/* -1: no limit; with a filter, the last N it keeps (fl_store_select) */
+	sqlite3_bind_int(st, 4, sel->last > 0 && !sel->keep ? sel->last : -1);
 	sqlite3_bind_int(st, 5, sel->ab);
+}
+
+static const char *col(sqlite3_stmt *st, int i)
+{
+	const unsigned char *v = sqlite3_column_text(st, i);
+	return v ? (const char *)v : "";
+}
+
+/* Whether the filter keeps the run of this row, and it is still among the
+ * last N (got kept before it, newest first): only then is it read back. */
+static bool kept(sqlite3_stmt *st, const struct fl_store_sel *sel, int got)
+{
+	const unsigned char *as = sqlite3_column_text(st, 8);
+	struct fl_store_row row = { (long)sqlite3_column_int64(st, 0), col(st, 3), col(st, 4),
+				    col(st, 5), col(st, 6), as ? (const char *)as : NULL };
+	return sel->keep(sel->arg, &row) && (sel->last <= 0 || got < sel->last);
 }
 
 int fl_store_select(struct fl_store *s, const struct fl_store_sel *sel,
@@ -138,6 +157,10 @@ int fl_store_select(struct fl_store *s, const struct fl_store_sel *sel,
 	if (rc == SQLITE_OK)
 		bind_sel(st, sel);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sel->keep && !kept(st, sel, got)) {
+			rc = SQLITE_OK;
+			continue;
+		}
 		if (got == cap)
 			out = fl_xrealloc(out, (size_t)(cap *= 2) * sizeof *out);
 		ret = take_run(s, st, &out[got++], err, errlen);
@@ -161,9 +184,8 @@ int fl_store_select(struct fl_store *s, const struct fl_store_sel *sel,
 
 static void run_free(struct fl_store_run *r)
 {
-	free(r->machine), free(r->fingerprint), free(r->revision), free(r->date);
-	free(r->seed), free(r->command), free(r->path), free(r->as), free(r->ab);
-	fl_table_free(&r->t);
+	free(r->machine), free(r->fingerprint), free(r->path), free(r->ab);
+	fl_loaded_free(&r->run);
 }
 
 void fl_store_runs_free(struct fl_store_run *runs, int n)
@@ -220,7 +242,7 @@ int fl_store_check(struct fl_store *s, FILE *out, char *err, int errlen)
 		struct fl_store_run r;
 		char why[512];
 		nrun++;
-		if (take_run(s, st, &r, why, sizeof why) || fl_table_check_run(&r.t, why, sizeof why)) {
+		if (take_run(s, st, &r, why, sizeof why) || fl_table_check_run(&r.run.t, why, sizeof why)) {
 			fprintf(out, "run %ld: %s\n", r.id, why);
 			bad++;
 		}

@@ -9,9 +9,11 @@
 #define FUTEXLAB_STORE_H
 
 #include <stdbool.h>
+#include <string.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "model/run.h"
 #include "model/table.h"
 
 /* The schema version this code writes (PRAGMA user_version). */
@@ -38,27 +40,50 @@ int fl_store_add(struct fl_store *s, const char *csv_path, long *run_id, char *e
  * store, so a refused file leaves no database behind). 0, or -1 with err. */
 int fl_store_check_csv(const char *csv_path, char *err, int errlen);
 
+/* A metadata value as the store keeps it: "" where the file has none (the
+ * readers' "?", model/table.h): a file from before the seed line is stored
+ * with an empty seed, a machine's absent keys as empty columns, and a run's
+ * identity is matched on what is stored. */
+static inline const char *fl_store_kept(const char *v)
+{
+	return strcmp(v, "?") ? v : "";
+}
+
+/* A stored run's identity as its row has it, before anything of it is read
+ * back: what a selection's filter is shown ("" where the file had no such
+ * line; as NULL: a real run). */
+struct fl_store_row {
+	long id;
+	const char *revision, *date, *seed, *command, *as;
+};
+
 struct fl_store_sel {
 	const char *machine; /* name, "name [fingerprint8]", or a fingerprint prefix */
 	const char *rev;     /* revision prefix */
 	const char *since;   /* ISO date */
 	int last;            /* the last N runs (0: all) */
 	bool ab;             /* the A/B runs too (the listing; no history has them) */
+	/* Optional: shown every selected run's row, newest first, before its
+	 * rows are read back; only the runs it keeps are rebuilt and count
+	 * toward `last` (it is still shown the rest, so it may count what it
+	 * leaves out). NULL: every run. */
+	bool (*keep)(void *arg, const struct fl_store_row *row);
+	void *arg;
 };
 
 struct fl_store_run {
 	long id;
-	char *machine;       /* its name */
+	char *machine;       /* its machine's row: the name and fingerprint stored */
 	char *fingerprint;
-	char *revision, *date, *seed, *command, *path;
-	char *as;            /* "as" metadata (test runs), NULL none */
+	char *path;          /* the CSV's path when it was added */
 	char *ab;            /* an A/B run's mark (its `# ab:` line), NULL none */
-	struct fl_table t;   /* the run rebuilt: metadata lines, header, rows,
-			      * as fl_table_load would give */
+	struct fl_loaded_run run; /* the run rebuilt (model/run.h), named "store:ID":
+			      * metadata lines, header, rows as fl_table_load would
+			      * give, its identity and machine as a file's */
 };
 
 /* The selected runs in date order (oldest first), A/B runs left out unless
- * sel->ab. Each read back whole and checked against what was stored (its
+ * sel->ab, and those sel->keep leaves out. Each read back whole and checked against what was stored (its
  * row count and checksum): a damaged run is an error naming it, never a
  * shorter run. 0, or -1 with one line in err. */
 int fl_store_select(struct fl_store *s, const struct fl_store_sel *sel,

@@ -63,15 +63,15 @@ int main(int argc, char **argv)
 	struct fl_store_sel all = { 0 }, none = { .rev = "no-such-revision" };
 	CHECK(fl_store_select(s, &all, &r, &n, err, sizeof err) == 0 && n == 1, "select: %s", err);
 	if (n == 1) {
-		same_table(&file, &r[0].t);
+		same_table(&file, &r[0].run.t);
 		struct fl_machine_id m;
 		fl_machine_of(&file, &m);
 		CHECK(!strcmp(r[0].fingerprint, m.fingerprint) && !strcmp(r[0].machine, m.name),
 		      "machine");
-		CHECK(!strcmp(r[0].revision, fl_table_meta(&file, "revision")) &&
-		      !strcmp(r[0].date, fl_table_meta(&file, "date")) &&
-		      !strcmp(r[0].seed, fl_table_meta(&file, "seed")) &&
-		      !strcmp(r[0].command, fl_table_meta(&file, "command")) && r[0].as == NULL,
+		CHECK(!strcmp(r[0].run.revision, fl_table_meta(&file, "revision")) &&
+		      !strcmp(r[0].run.date, fl_table_meta(&file, "date")) &&
+		      !strcmp(r[0].run.seed, fl_table_meta(&file, "seed")) &&
+		      !strcmp(r[0].run.command, fl_table_meta(&file, "command")) && r[0].run.as == NULL,
 		      "the run's fields");
 	}
 	fl_store_runs_free(r, n);

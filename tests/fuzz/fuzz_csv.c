@@ -71,18 +71,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *base = "glibc";
 	struct fl_loaded_run run;
 	fl_loaded_wrap(&run, &t[0], &c[0], "fuzz");
+	struct fl_loaded_run after;
+	fl_loaded_wrap(&after, &t[1], &c[1], "fuzz after");
 	struct fl_model m;
 	fl_model_of_run(&m, &run, base);
 	fl_print_tsv(devnull, &m, 0);
 	bool have = fl_cell_find_variant(&c[0], base) && fl_cell_find_variant(&c[1], base);
 	if (have) {
 		fl_print_ratios(devnull, &m, 0);
-		fl_print_changes(devnull, &t[0], &c[0], &t[1], &c[1], base, false, false, NULL);
-		fl_print_changes(devnull, &t[0], &c[0], &t[1], &c[1], base, true, false, NULL);
+		fl_print_changes(devnull, &run, &after, &(struct fl_changes_opts){ base, false, false,
+									       NULL });
+		fl_print_changes(devnull, &run, &after, &(struct fl_changes_opts){ base, true, false,
+									       NULL });
 	}
-	fl_print_changes(devnull, &t[0], &c[0], &t[1], &c[1], base, true, true, NULL);
+	fl_print_changes(devnull, &run, &after, &(struct fl_changes_opts){ base, true, true, NULL });
 	fl_model_free(&m);
 	fl_loaded_free(&run);
+	fl_loaded_free(&after);
 	for (int i = 0; i < 2; i++) {
 		fl_cells_free(&c[i]);
 		fl_table_free(&t[i]);
