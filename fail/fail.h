@@ -1,6 +1,6 @@
 /* fail/fail.h — how a command ends on bad input: one line on stderr,
  * "futexlab: " and the text, and exit status 2, never a crash. The command
- * line's options end so (harness/cli.h: fl_usage_error, over this) and so
+ * line's options end so (runner/cli.h: fl_usage_error, over this) and so
  * do the report's files (a CSV that is not futexlab's, an empty one, an
  * unwritable output: report/ calls fl_bad_input itself). One function
  * under both, so that a fuzzer's trap catches either. */

@@ -37,10 +37,10 @@
 
 #include "harness/ab.h"
 #include "harness/catalog.h"
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "harness/commands.h"
-#include "harness/runner.h"
-#include "harness/spec.h"
+#include "runner/runner.h"
+#include "runner/spec.h"
 #include "lib/clock.h"
 #include "lib/wake.h"
 #include "proc/helper.h"
@@ -110,7 +110,7 @@ static bool is_passed(const char *name)
 
 struct ab_point {
 	const struct fl_point *pt;
-	char label[160];           /* the point as progress shows it */
+	char label[192];           /* the point's key (schema/point_key.h) */
 	char *key;                 /* its key in the tables (model/table.h), from its
 				    * first rows; NULL: none yet */
 	char *args[48];            /* the child's argv after the binary, but --variant's
@@ -220,8 +220,8 @@ static void point_args(struct ab_point *a, const struct fl_spec *s)
 	v[n++] = "--no-floors";
 	v[n++] = "--no-probes";
 	v[n++] = "--quiet";
-	snprintf(a->label, sizeof a->label, "%s T=%d K=%d %s", w->name, pt->p.threads,
-		 pt->p.tokens, fl_wake_name(pt->wake));
+	/* the point as the tables spell it, under the one mode ab runs (--hash) */
+	fl_run_row_key(pt, s->hlist, a->label, sizeof a->label);
 	a->nargs = n;
 	for (int e = 0; e < pt->ne; e++) {
 		const char *l = pt->e[e].label;

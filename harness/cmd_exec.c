@@ -15,12 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
+#include "harness/bench.h"
 #include "harness/commands.h"
 #include "record/csv.h"
 #include "report/exec_summary.h"
 #include "report/survey.h"
-#include "harness/runner.h"
 #include "fail/xalloc.h"
 #include "proc/exec.h"
 #include "shim/env.h"
@@ -248,7 +248,7 @@ int fl_cmd_exec(int argc, char **argv)
 {
 	static struct fl_spec s;
 	static const struct fl_bench_hooks hooks = {
-		.workload = &fl_exec_workload, .meta = meta, .rep_done = rep_done, .summary = summary,
+		.workload = &fl_exec_workload, .meta = meta, .rep_done = rep_done,
 	};
 	struct exec_args a = { 0 };
 	memset(&s, 0, sizeof s);
@@ -294,7 +294,7 @@ int fl_cmd_exec(int argc, char **argv)
 	spec = &s;
 	if (s.probes != FL_PROBES_OFF)
 		fl_probes_follow_children();
-	int rc = fl_bench(&s);
+	int rc = fl_bench_report(&s, summary);
 	free(reps);
 	return rc;
 }

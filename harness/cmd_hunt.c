@@ -37,11 +37,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "harness/commands.h"
 #include "record/csv.h"
 #include "record/hunt_row.h"
-#include "harness/spec.h"
+#include "runner/spec.h"
 #include "fail/xalloc.h"
 #include "hunt/cells.h"
 #include "hunt/elfsym.h"

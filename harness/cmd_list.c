@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "harness/commands.h"
 #include "proc/rep.h"
 #include "variants/policy.h"

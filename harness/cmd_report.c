@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "harness/commands.h"
 #include "harness/select.h"
 #include "report/across.h"

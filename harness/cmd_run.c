@@ -1,8 +1,8 @@
 /* harness/cmd_run.c — `futexlab run`: one point per axis by default, every
- * variant and workload, through the same runner as sweep (runner.h). The
- * options and their help: spec.c's table. */
+ * variant and workload, through the same runner as sweep (bench.h). The
+ * options and their help: runner/spec.c's table. */
+#include "harness/bench.h"
 #include "harness/commands.h"
-#include "harness/runner.h"
 
 int fl_cmd_run(int argc, char **argv)
 {

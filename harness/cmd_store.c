@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "harness/commands.h"
 #include "harness/select.h"
 #include "model/model.h"

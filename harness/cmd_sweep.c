@@ -1,8 +1,8 @@
 /* harness/cmd_sweep.c — `futexlab sweep`: the cartesian product of the axes
  * (or a preset's groups of them), through the same runner as run. The
- * options and their help: spec.c's table. */
+ * options and their help: runner/spec.c's table. */
+#include "harness/bench.h"
 #include "harness/commands.h"
-#include "harness/runner.h"
 
 int fl_cmd_sweep(int argc, char **argv)
 {

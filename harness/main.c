@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "harness/catalog.h"
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "harness/commands.h"
-#include "harness/spec.h"
+#include "runner/spec.h"
 #include "revision.h"
 
 /* Whether arg asks for help: every command takes -h as --help. */

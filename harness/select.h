@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "model/run.h"
 
 /* The default store, and how many earlier runs of a machine a new run is

@@ -14,6 +14,7 @@
 
 #include "schema/columns.h"
 #include "schema/fnv.h"
+#include "schema/point_key.h"
 #include "fail/xalloc.h"
 #include "model/catalog.h"
 
@@ -462,44 +463,21 @@ const char *const fl_kcount_cols[FL_NKCOUNT] = {
 /* Configuration columns appended right of `ops` by later options. */
 static const char *const extra_config[] = { FL_COL(hash), OLD_SPIN, FL_COL(sems) };
 
+/* The row's point key (schema/point_key.h): the workload, then a token per
+ * configuration column, in the file's order. */
 static void point_key(const struct fl_table *t, char **row, int iops, char *out, size_t n)
 {
-	size_t j = 0;
-	out[0] = '\0';
 	int iw = fl_table_col(t, FL_COL(workload));
-	j += (size_t)snprintf(out, n, "%s", row[iw]);
-	for (int c = 0; c < t->ncol && j < n; c++) {
+	snprintf(out, n, "%s", row[iw]);
+	for (int c = 0; c < t->ncol; c++) {
 		const char *name = t->cols[c];
 		/* the point's configuration: left of `ops` (an older file's `rep`
 		 * there is the round, not configuration) */
 		bool config = c < iops && strcmp(name, OLD_REP);
 		for (size_t e = 0; e < sizeof extra_config / sizeof extra_config[0]; e++)
 			config |= !strcmp(name, extra_config[e]);
-		if (!config || c == iw || !strcmp(name, FL_COL(variant)))
-			continue;
-		const char *v = row[c];
-		/* hash=auto:N records what the kernel chose at that row (it sizes
-		 * the private hash when the process first starts threads): still
-		 * one mode, "auto", for grouping. */
-		if (!strcmp(name, FL_COL(hash)) && !strncmp(v, "auto:", 5))
-			v = "auto";
-		const char *label = !strcmp(name, FL_COL(threads)) ? "T"
-			: !strcmp(name, FL_COL(tokens)) ? "K"
-			: !strcmp(name, FL_COL(hold_ns)) ? "hold"
-			: !strcmp(name, FL_COL(think_ns)) ? "think"
-			: name;
-		/* "0" means "does not apply" for these (see the CSV schema) */
-		if (!strcmp(v, "0") && (!strcmp(name, FL_COL(tokens)) ||
-					!strcmp(name, FL_COL(hold_ns)) ||
-					!strcmp(name, FL_COL(think_ns))))
-			continue;
-		/* one semaphore: the default, and what files without the column ran */
-		if (!strcmp(name, FL_COL(sems)) && (!strcmp(v, "1") || !v[0]))
-			continue;
-		/* an older file's spin 0 is park, what files since run by default */
-		if (!strcmp(name, OLD_SPIN) && (!strcmp(v, "0") || !v[0]))
-			continue;
-		j += (size_t)snprintf(out + j, n - j, " %s=%s", label, v);
+		if (config && c != iw && strcmp(name, FL_COL(variant)))
+			fl_point_key_add(out, n, name, row[c]);
 	}
 }
 
@@ -723,9 +701,9 @@ static void summarize_cell(struct fl_cell *c)
 }
 
 /* Whether a `# point N (LABEL)` line's LABEL names the point of cell c:
- * the point's key itself, or (the runner's short form) its workload, T=
- * and K= — K only where the key has one — and, in a file whose label
- * has it, the wake mode. */
+ * the point's key itself (what the runner writes: schema/point_key.h),
+ * or (an older file's short form) its workload, T= and K= — K only where
+ * the key has one — and, in a file whose label has it, the wake mode. */
 static bool label_is(const char *label, size_t l, const struct fl_cell *c)
 {
 	if (strlen(c->point) == l && !strncmp(c->point, label, l))

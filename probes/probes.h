@@ -104,7 +104,7 @@ double fl_probes_overhead_ns(void);
 void fl_probes_overhead_parts(double *tracepoint_ns, double *body_ns);
 
 /* (`--bpftrace SCRIPT` is checked readable by the command line:
- * harness/cli.h, fl_bpftrace_check.) */
+ * runner/cli.h, fl_bpftrace_check.) */
 /* Starts bpftrace on SCRIPT filtered to this process, output into a file
  * beside the CSV (or in the current directory), and waits until it has
  * attached. Failure: one line on stderr, the run goes on without it. */

@@ -178,6 +178,16 @@ void fl_lat_path(const char *csv_path, char *out, size_t n)
 		snprintf(out, n, "%s.lat.csv", csv_path);
 }
 
+const char *fl_detail_path(const char *csv_path, char *out, size_t n)
+{
+	size_t l = strlen(csv_path);
+	if (l > 4 && !strcmp(csv_path + l - 4, ".csv"))
+		snprintf(out, n, "%.*s.txt", (int)(l - 4), csv_path);
+	else
+		snprintf(out, n, "%s.txt", csv_path);
+	return out;
+}
+
 void fl_csv_quote(char *out, size_t n, const char *s)
 {
 	size_t k = 0;

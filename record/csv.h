@@ -57,5 +57,8 @@ void fl_csv_quote(char *out, size_t n, const char *s);
  * (else CSV.lat.csv), with this header. */
 extern const char fl_lat_csv_header[];
 void fl_lat_path(const char *csv_path, char *out, size_t n);
+/* The full tables' file beside it (report/summary.h writes it): X.csv ->
+ * X.txt (any other name: NAME.txt); out. */
+const char *fl_detail_path(const char *csv_path, char *out, size_t n);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "record/csv.h"
+#include "schema/point_key.h"
 #include "probes/probes.h"
 #include "lib/wake.h"
 #include "workloads/hist.h"
@@ -117,6 +118,18 @@ static bool when_stranded(const struct row *b, double v)
 {
 	(void)v;
 	return b->x->r && b->x->r->stranded >= 0;
+}
+
+const char *fl_run_row_key(const struct fl_point *pt, const char *hash, char *out, size_t n)
+{
+	bool tok = pt->w->uses_tokens; /* as the cells below: 0 where it takes none */
+	struct fl_point_cfg c = {
+		.workload = pt->w->name, .threads = pt->p.threads, .tokens = tok ? pt->p.tokens : 0,
+		.hold_ns = tok ? pt->p.hold_ns : 0, .think_ns = tok ? pt->p.think_ns : 0,
+		.wake = fl_wake_name((enum fl_wake_strategy)pt->wake), .hash = hash,
+		.sems = pt->p.sems,
+	};
+	return fl_point_key(out, n, &c);
 }
 
 /* ---- the COLUMNs' cells ---------------------------------------------------- */

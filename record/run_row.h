@@ -26,7 +26,7 @@ struct fl_run_rep {
 	const struct fl_perf_reading *perf; /* NULL: none (empty cells) */
 	bool probed;                    /* the collector counted this rep */
 	const char *hash;               /* the hash column: the futex hash mode the
-					 * process runs in (harness/hashmode.h) */
+					 * process runs in (runner/hashmode.h) */
 };
 
 /* x's row at pt (no newline) into out[n]: the table's cells, the perf
@@ -35,6 +35,10 @@ struct fl_run_rep {
  * when the row does not fit (it always does in 4096 bytes). */
 void fl_run_row(char *out, size_t n, const struct fl_point *pt, const struct fl_run_rep *x,
 		double timer_ns);
+
+/* Point pt's key as its rows spell it (schema/point_key.h: the tables'),
+ * from the cells this file writes (hash: the hash column's text); out. */
+const char *fl_run_row_key(const struct fl_point *pt, const char *hash, char *out, size_t n);
 
 struct fl_csv;
 struct fl_hist;

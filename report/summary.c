@@ -519,13 +519,3 @@ int fl_report_text(FILE *out, const char *detail_path, bool show_detail,
 		fprintf(out, "full tables: %s\n", show_detail ? "above" : "--detail");
 	return errors;
 }
-
-const char *fl_detail_path(const char *csv_path, char *out, size_t n)
-{
-	size_t l = strlen(csv_path);
-	if (l > 4 && !strcmp(csv_path + l - 4, ".csv"))
-		snprintf(out, n, "%.*s.txt", (int)(l - 4), csv_path);
-	else
-		snprintf(out, n, "%s.txt", csv_path);
-	return out;
-}

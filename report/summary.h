@@ -116,7 +116,4 @@ int fl_report_text(FILE *out, const char *detail_path, bool show_detail,
 		   const struct fl_table *t, const struct fl_cells *c, const char *baseline,
 		   void (*more)(FILE *f, void *arg), void *arg);
 
-/* X.csv -> X.txt (any other name: NAME.txt), the full tables' file; out. */
-const char *fl_detail_path(const char *csv_path, char *out, size_t n);
-
 #endif

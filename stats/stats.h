@@ -69,7 +69,7 @@ bool fl_ci_apart(const struct fl_summary *a, const struct fl_summary *b);
  * verdict failing under a ramp when the order is fixed). Nor can it cancel
  * a machine state that changes designs unequally (the fast path's steps:
  * results/trust.md): the runner spreads a point's rounds over the whole
- * run, every round visiting every point (harness/schedule.c, fl_run_points), so the
+ * run, every round visiting every point (runner/schedule.c, fl_run_points), so the
  * rounds sample the run's states and the interval shows their spread.
  *
  * The interval is the same order-statistics interval as fl_summarize's,

@@ -441,7 +441,7 @@ check "the seed is in the CSV" grep -q '^# seed: 7$' "$d/s1.csv"
 check "the machine state is in the CSV" \
   bash -c "grep -q '^# hypervisor: ' '$d/s1.csv' && grep -q '^# point 1 (uncontended.*load .*other work' '$d/s1.csv'"
 check "a control row by default" grep -q '^glibc#2,uncontended' "$d/s1.csv"
-# The rounds are interleaved across the points (harness/schedule.c, fl_run_points): a
+# The rounds are interleaved across the points (runner/schedule.c, fl_run_points): a
 # point's rounds spread over the whole run, and every round runs every point
 # (in a random order of points). Run point by point, the CSV would hold each
 # point's rounds in one block: 3 blocks; interleaved, 5 x 3 blocks but where
@@ -524,7 +524,7 @@ fi
 # how far the run is and the time left; no terminal codes; none with --quiet.
 "$fl" sweep --variants negcount,glibc --workloads uncontended --rounds 60 --duration 0.05 \
   --no-floors --no-control --no-probes >/dev/null 2>"$d/log.err"
-re='^futexlab: progress: [0-9]+% after [0-9:]+s?, about [0-9:]+s? left \((warm-up|round) [0-9]+/[0-9]+, point 1/1 done: uncontended T=1 K=1 exact\)$'
+re='^futexlab: progress: [0-9]+% after [0-9:]+s?, about [0-9:]+s? left \((warm-up|round) [0-9]+/[0-9]+, point 1/1 done: uncontended T=1 wake=exact hash=[^)]+\)$'
 check "progress off a terminal: its own lines ($(grep -c progress "$d/log.err") in a ~6 s run)" \
   test "$(grep -c progress "$d/log.err")" -ge 2 -a "$(grep progress "$d/log.err" | grep -cvE "$re")" = 0
 check "  no terminal codes" bash -c "! grep -q \$'[\\r\\033]' '$d/log.err'"
@@ -583,7 +583,7 @@ for m in global private:16; do
   fi
 done
 
-# ---- the waiting policy: --policy crossed with the designs (harness/entries.c) ----
+# ---- the waiting policy: --policy crossed with the designs (runner/entries.c) ----
 refused -E "policy: unknown" "^futexlab: --policy: unknown policy 'lazy' \(park, spin:N" with_detail \
   run --policy park,lazy
 refused -E "policy: bound 0" "^futexlab: --policy: policy spin:0: .*1\.\.1000000" with_detail run --policy spin:0

@@ -5,7 +5,7 @@
  * run at it: a design under a waiting policy each, labelled as the CSV's
  * variant column says (NAME under park and for what waits its own way,
  * NAME@POLICY otherwise, BASELINE#2 for the control). The command line
- * builds points (harness/points.c), the runner runs them, and the row writer
+ * builds points (runner/points.c), the runner runs them, and the row writer
  * (record/run_row.c) writes their cells. */
 #ifndef FUTEXLAB_POINT_H
 #define FUTEXLAB_POINT_H

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #ifdef FUZZ_USAGE_TRAP
 #include <string.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
 
 /* The harness's usage errors: with the trap on, fl_usage_error copies its
  * line here and longjmps to the setjmp(fuzz_jmp) of the current input. */

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_hash.c — `--hash auto|global|private:N[,...]` on
- * arbitrary bytes (harness/spec.c fl_hash_list over lib/prctl.c
+ * arbitrary bytes (runner/spec.c fl_hash_list over lib/prctl.c
  * fl_hash_parse).
  *
  * The input is the option's value, cut as fl_spec_parse cuts it (its first
@@ -14,7 +14,7 @@
 #define FUZZ_USAGE_TRAP
 #include "tests/fuzz/fuzz.h"
 #include "lib/prctl.h"
-#include "harness/spec.h"
+#include "runner/spec.h"
 
 static bool same(const struct fl_hash_mode *a, const struct fl_hash_mode *b)
 {

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_spec.c — the options of `futexlab run` and `sweep` on
- * arbitrary input (harness/spec.c, cli.c, hashmode.c's list check).
+ * arbitrary input (runner/spec.c, cli.c, hashmode.c's list check).
  *
  * The input is an argv, one argument a line: the first line is the command
  * (`run` or `sweep`, with that command's defaults; anything else is not
@@ -16,7 +16,7 @@
 
 #define FUZZ_USAGE_TRAP
 #include "tests/fuzz/fuzz.h"
-#include "harness/spec.h"
+#include "runner/spec.h"
 #include "lib/wake.h"
 
 #define MAXARGS 256

@@ -1,5 +1,5 @@
-/* harness/hashmode.c — see hashmode.h. */
-#include "harness/hashmode.h"
+/* runner/hashmode.c — see hashmode.h. */
+#include "runner/hashmode.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -10,11 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "record/csv.h"
 #include "lib/prctl.h"
 #include "proc/interrupt.h"
-#include "report/summary.h"
 
 static struct fl_hash_mode mode; /* auto unless --hash says otherwise */
 static char refused[256];

@@ -1,13 +1,13 @@
-/* harness/points.c — a spec's points (spec.h): each group's axes parsed,
+/* runner/points.c — a spec's points (spec.h): each group's axes parsed,
  * multiplied and collapsed where a workload does not read an axis, each
  * point's entries with the floors where they mean something. */
-#include "harness/spec.h"
+#include "runner/spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "lib/wake.h"
 #include "fail/xalloc.h"
 

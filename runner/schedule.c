@@ -1,8 +1,8 @@
-/* harness/schedule.c — which point runs when (run.h): the rounds
+/* runner/schedule.c — which point runs when (run.h): the rounds
  * interleaved across the points, the probed rounds spread among the timed
  * ones, reps stretched after the warm-up (--min-blocking), and rounds
  * bought where the control is widest (--target-res, --res-budget). */
-#include "harness/run.h"
+#include "runner/run.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/hashmode.h"
+#include "runner/hashmode.h"
 #include "lib/clock.h"
 #include "proc/interrupt.h"
 #include "record/csv.h"
@@ -19,13 +19,6 @@
 #include "model/stats_text.h"
 #include "fail/xalloc.h"
 #include "stats/stats.h"
-
-/* --probe-rounds N when the collector is loaded, else none (the run takes
- * no longer for counts it cannot have). */
-int fl_run_probed_rounds(const struct fl_spec *s)
-{
-	return s->probe_rounds > 0 && fl_probes_loaded() ? s->probe_rounds : 0;
-}
 
 /* Whether measured round r is probed. With --probe-rounds N the N probed
  * rounds are spread evenly through the R + N (round r is probed where
@@ -79,10 +72,10 @@ static void stretch(struct fl_run *r)
 		if (f <= 1.05)
 			continue;
 		pts[i].p.duration_ns = (int64_t)((double)pts[i].p.duration_ns * f);
-		char label[96];
+		char label[FL_RUN_KEY_LEN];
 		fl_csv_meta(r->csv, "point %d (%s): reps stretched to %.0f ms (%lld blocking ops a "
 			    "warm-up rep, median over its entries; its workload asks %d)", i + 1,
-			    fl_point_label(&pts[i], label, sizeof label),
+			    fl_run_point_key(&pts[i], label, sizeof label),
 			    (double)pts[i].p.duration_ns / 1e6, (long long)med, want);
 	}
 }
@@ -166,9 +159,9 @@ static void buy_rounds(struct fl_run *r)
 	for (int i = 0; i < npts; i++) {
 		double q = fl_control_resolution(pr[i].bns, pr[i].cns, pr[i].npair);
 		under += q <= target;
-		char band[32], label[96];
+		char band[32], label[FL_RUN_KEY_LEN];
 		fl_csv_meta(r->csv, "point %d (%s): %d timed rounds, control %s", i + 1,
-			    fl_point_label(&pts[i], label, sizeof label), pr[i].timed,
+			    fl_run_point_key(&pts[i], label, sizeof label), pr[i].timed,
 			    fl_factor_text(band, sizeof band, q));
 	}
 	fl_csv_meta(r->csv, "resolution: target +-%.1f%%, budget %.0f s: %d extra rounds in %d "

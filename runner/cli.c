@@ -1,5 +1,5 @@
-/* harness/cli.c — see cli.h. */
-#include "harness/cli.h"
+/* runner/cli.c — see cli.h. */
+#include "runner/cli.h"
 
 #include <errno.h>
 #include <getopt.h>

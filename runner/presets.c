@@ -1,12 +1,12 @@
-/* harness/presets.c — the presets of sweep --preset (spec.h): their table,
+/* runner/presets.c — the presets of sweep --preset (spec.h): their table,
  * their names and settings as --help prints them, and what a preset sets
  * that no option gave. */
-#include "harness/spec.h"
+#include "runner/spec.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "lib/cpuset.h"
 
 /* The presets: each a list of groups (one cartesian product each), in one

@@ -1,7 +1,7 @@
-/* harness/runner.c — see runner.h; the run end to end. Its parts (run.h):
- * schedule.c which point runs when, reps.c one point's round, output.c what
- * the run says. */
-#include "harness/runner.h"
+/* runner/runner.c — see runner.h; the run end to end. Its parts (run.h):
+ * plan.c what the run will do, schedule.c which point runs when, reps.c one
+ * point's round, meta.c the CSV's metadata, progress.c the progress lines. */
+#include "runner/runner.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/cli.h"
-#include "harness/hashmode.h"
-#include "harness/run.h"
+#include "runner/cli.h"
+#include "runner/hashmode.h"
+#include "runner/run.h"
 #include "lib/clock.h"
 #include "probes/perf.h"
 #include "proc/helper.h"
@@ -49,8 +49,9 @@ static int each_hash_mode(const struct fl_spec *s, char **items, int nh)
 	return rc;
 }
 
-/* The run's rounds, then the table and the closing lines; the exit status. */
-static int run_and_report(struct fl_run *r)
+/* The run's rounds, then the closing lines; the exit status. The table of
+ * the rows is the command's (runner.h). */
+static int run_rounds(struct fl_run *r)
 {
 	const struct fl_spec *s = r->s;
 	int npts = r->npts;
@@ -70,17 +71,14 @@ static int run_and_report(struct fl_run *r)
 		printf("CSV: %s (%d rows%s)\n", s->csv_path, r->csv->n,
 		       fl_interrupted ? ", every rep finished before the interrupt" : "");
 	fflush(stdout);
-	fl_run_table(s, r->csv);
 	if (fl_interrupted)
 		return 130;
-	if (r->n.error)
-		fprintf(stderr, "futexlab: %d point(s) broke an invariant (error above)\n",
-			r->n.error);
 	return r->n.error ? 1 : 0;
 }
 
-int fl_bench(struct fl_spec *s)
+int fl_bench(struct fl_spec *s, struct fl_bench_out *out)
 {
+	*out = (struct fl_bench_out){ 0 };
 	char hbuf[1024], *hitems[FL_MAXLIST];
 	snprintf(hbuf, sizeof hbuf, "%s", s->hlist);
 	int nh = fl_hash_list(hbuf, hitems, FL_MAXLIST);
@@ -102,47 +100,48 @@ int fl_bench(struct fl_spec *s)
 	}
 	fl_hash_setup(hitems[0]); /* before any worker thread exists */
 	fl_helper_set_hash(hitems[0]); /* the helper's too (proc/helper.h) */
-	struct fl_csv csv;
-	int e = fl_csv_open(&csv, s->csv_path, fl_run_csv_header(), s->argc, s->argv);
+	struct fl_csv *csv = &out->csv;
+	int e = fl_csv_open(csv, s->csv_path, fl_run_csv_header(), s->argc, s->argv);
 	if (e) {
 		fprintf(stderr, "futexlab: cannot write %s: %s\n", s->csv_path, strerror(e));
 		free(pts);
 		return 1;
 	}
-	r->csv = &csv;
+	r->csv = csv;
 	char lw[512]; /* the run's workloads that time their blocking op */
 	fl_run_meta(r, lw, sizeof lw);
-	struct fl_csv latcsv, *lat = NULL;
+	struct fl_csv *lat = NULL;
 	char latpath[1100];
 	if (s->csv_path && lw[0]) { /* x.csv -> x.lat.csv: the latency distributions */
 		fl_lat_path(s->csv_path, latpath, sizeof latpath);
-		e = fl_csv_open(&latcsv, latpath, fl_lat_csv_header, s->argc, s->argv);
+		e = fl_csv_open(&out->lat, latpath, fl_lat_csv_header, s->argc, s->argv);
 		if (e) {
 			fprintf(stderr, "futexlab: cannot write %s: %s\n", latpath, strerror(e));
-			fl_csv_close(&csv);
+			fl_csv_close(csv);
 			free(pts);
 			return 1;
 		}
-		lat = &latcsv;
+		lat = &out->lat;
+		out->lat_open = true;
 		fl_run_as_meta(lat, s); /* its rows are labelled as the CSV's */
 	}
 	fl_interrupt_catch();
 	r->lat = lat;
-	fl_run_probes_start(s, &csv);
+	fl_run_probes_start(s, csv);
 	if (!s->quiet)
 		fl_run_check_quiet();
-	int rc = run_and_report(r);
-	fl_csv_close(&csv);
-	if (lat)
-		fl_csv_close(lat);
+	int rc = run_rounds(r);
+	out->rows = true;
+	out->errors = r->n.error;
 	free(pts);
 	return rc;
 }
 
-int fl_bench_main(const char *cmd, const struct fl_spec_defaults *d, int argc, char **argv)
+void fl_bench_close(struct fl_bench_out *out)
 {
-	struct fl_spec s;
-	if (fl_spec_parse(&s, cmd, d, argc, argv))
-		return 0; /* --help */
-	return fl_bench(&s);
+	if (out->rows)
+		fl_csv_close(&out->csv);
+	if (out->lat_open)
+		fl_csv_close(&out->lat);
+	out->rows = out->lat_open = false;
 }

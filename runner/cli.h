@@ -1,4 +1,4 @@
-/* harness/cli.h — argument parsing shared by the subcommands.
+/* runner/cli.h — argument parsing shared by the subcommands.
  * Every bad input ends in one line on stderr and exit status 2. */
 #ifndef FUTEXLAB_CLI_H
 #define FUTEXLAB_CLI_H

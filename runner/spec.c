@@ -1,4 +1,4 @@
-/* harness/spec.c — argv -> spec (spec.h): the options' table, parsing, and
+/* runner/spec.c — argv -> spec (spec.h): the options' table, parsing, and
  * what is settled once the options are in. The presets are presets.c's,
  * the entries (designs x policies, the control, --as) entries.c's, the
  * points points.c's.
@@ -18,7 +18,7 @@
  * but of their entries, crossed with the designs (fl_spec_entries): every
  * policy of a design runs in the same rounds as the baseline, so its ratio
  * is paired like any design's. */
-#include "harness/spec.h"
+#include "runner/spec.h"
 
 #include <getopt.h>
 #include <stddef.h>
@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
 #include "lib/prctl.h"
 
 int fl_hash_list(char *list, char **items, int max)

@@ -1,13 +1,13 @@
-/* harness/reps.c — one point's round (run.h): every live entry once, in a
+/* runner/reps.c — one point's round (run.h): every live entry once, in a
  * fresh random order, one rep each through proc/rep.h, each rep's row. */
-#include "harness/run.h"
+#include "runner/run.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/hashmode.h"
+#include "runner/hashmode.h"
 #include "probes/perf.h"
 #include "proc/exec.h"
 #include "proc/interrupt.h"
@@ -151,21 +151,6 @@ static bool run_rep(struct fl_run *run, int pi, int ei, struct fl_round_kind k, 
 	}
 	free(r.lat);
 	return !r.error[0];
-}
-
-bool fl_run_wants_latency(const struct fl_spec *s, const struct fl_workload *w)
-{
-	return w->latency && (s->latency < 0 ? w->latency_default : s->latency);
-}
-
-/* Checked in this order: the hash mode was refused, the kernel or the build
- * lacks the design or its helper, the workload does not fit it. */
-const char *fl_run_unavailable(const struct fl_point *pt, const struct fl_entry *e)
-{
-	const char *why = fl_hash_unavailable();
-	if (!why)
-		why = fl_rep_unavailable(e->v);
-	return why ? why : fl_workload_unavailable(pt->w, e->v, &pt->p);
 }
 
 /* A timed round's baseline and control, paired (the control's resolution:

@@ -1,12 +1,16 @@
-/* harness/run.h — the point runner's parts (runner.h), inside harness/:
+/* runner/run.h — the point runner's parts (runner.h), from the top:
  *
  *   runner.c    the run end to end: its CSVs, --pin, --hash, the closing lines
  *   schedule.c  which point runs when: the interleaved rounds, the probed
  *               rounds among them, stretched reps, bought rounds
  *   reps.c      one point's round: every live entry once, one rep each, its row
- *   output.c    what the run says: progress, metadata lines, the dry run, the table
+ *   meta.c      the CSV's metadata lines: the machine, the run, each point's close
+ *   progress.c  a point's key and the progress lines on stderr
+ *   plan.c      what the run will do, from the spec alone: which entry can run
+ *               where, the probed rounds, the cost, --dry-run
  *
- * One struct fl_run is the run's state, handed to each part. */
+ * Each part calls only the parts below it in this list (no circle); the
+ * run's state is one struct fl_run, handed to each. */
 #ifndef FUTEXLAB_RUN_H
 #define FUTEXLAB_RUN_H
 
@@ -14,13 +18,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "harness/spec.h"
+#include "runner/spec.h"
 #include "proc/rep.h"
 #include "record/machine.h"
 
 struct fl_csv;
 
-/* Progress on stderr (output.c). */
+/* Progress on stderr (progress.c). */
 struct fl_progress {
 	bool on, tty;
 	int64_t t0, logged;  /* the run's start; the last line's time (0: none yet) */
@@ -76,10 +80,6 @@ struct fl_run {
 /* ---- reps.c ---- */
 /* A failed write of the rows: one line, exit 1. */
 void fl_run_csv_check(const struct fl_csv *csv, int e);
-/* NULL when this entry can run at this point, else why not (its skipped row). */
-const char *fl_run_unavailable(const struct fl_point *pt, const struct fl_entry *e);
-/* Whether reps at this point time their blocking op (--latency). */
-bool fl_run_wants_latency(const struct fl_spec *s, const struct fl_workload *w);
 /* Before point i's first round: its skipped rows, once. */
 void fl_run_point_begin(struct fl_run *r, int i);
 /* One round of point i: every live entry once, in a fresh random order;
@@ -87,22 +87,10 @@ void fl_run_point_begin(struct fl_run *r, int i);
 void fl_run_point_round(struct fl_run *r, int i, struct fl_round_kind rk, bool timed);
 
 /* ---- schedule.c ---- */
-/* The probed rounds this run adds beside its timed ones. */
-int fl_run_probed_rounds(const struct fl_spec *s);
 /* Every point's rounds, interleaved; then the bought ones (--target-res). */
 void fl_run_points(struct fl_run *r);
 
-/* ---- output.c ---- */
-/* "pool T=4 K=1 exact" (and " sems=N" when N > 1): a point, every line alike. */
-const char *fl_point_label(const struct fl_point *pt, char *out, size_t n);
-/* Before point i's round (on a terminal: the line rewritten in place). */
-void fl_progress_show(const struct fl_run *r, int i, int round);
-/* After point i's round, off a terminal: its line when one is due. */
-void fl_progress_log(struct fl_run *r, int i);
-/* Seconds of timed work the run expects. */
-double fl_run_expected_cost(const struct fl_spec *s, const struct fl_point *pts, int n);
-/* --dry-run: the points, the entries, the skips, the estimate. */
-int fl_run_dry(const struct fl_spec *s, const struct fl_point *pts, int n);
+/* ---- meta.c ---- */
 /* --as: one `# as:` line per pair (arg: the spec), the --hash merge's too. */
 void fl_run_as_meta(struct fl_csv *csv, const void *arg);
 /* The CSV's metadata before the first rep: the machine's, the command's
@@ -115,7 +103,28 @@ void fl_run_probes_start(const struct fl_spec *s, struct fl_csv *csv);
 void fl_run_check_quiet(void);
 /* The point's closing metadata line: its load and other processes' CPU. */
 void fl_run_point_meta(const struct fl_run *r, int i);
-/* The ratio table and the summary of the rows written. */
-void fl_run_table(const struct fl_spec *s, struct fl_csv *csv);
+
+/* ---- progress.c ---- */
+/* Point pt's key, the tables' (schema/point_key.h), as its rows spell it
+ * (hash: this process's mode): "pool T=4 K=1 wake=exact hash=auto", every
+ * line of the run alike — the progress, the CSV's `# point N (KEY)`. */
+const char *fl_run_point_key(const struct fl_point *pt, char *out, size_t n);
+enum { FL_RUN_KEY_LEN = 192 }; /* a key's buffer: the longest is ~100 bytes */
+/* Before point i's round (on a terminal: the line rewritten in place). */
+void fl_progress_show(const struct fl_run *r, int i, int round);
+/* After point i's round, off a terminal: its line when one is due. */
+void fl_progress_log(struct fl_run *r, int i);
+
+/* ---- plan.c ---- */
+/* NULL when this entry can run at this point, else why not (its skipped row). */
+const char *fl_run_unavailable(const struct fl_point *pt, const struct fl_entry *e);
+/* Whether reps at this point time their blocking op (--latency). */
+bool fl_run_wants_latency(const struct fl_spec *s, const struct fl_workload *w);
+/* The probed rounds this run adds beside its timed ones. */
+int fl_run_probed_rounds(const struct fl_spec *s);
+/* Seconds of timed work the run expects. */
+double fl_run_expected_cost(const struct fl_spec *s, const struct fl_point *pts, int n);
+/* --dry-run: the points, the entries, the skips, the estimate. */
+int fl_run_dry(const struct fl_spec *s, const struct fl_point *pts, int n);
 
 #endif

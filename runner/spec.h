@@ -1,4 +1,4 @@
-/* harness/spec.h — what a `run` or `sweep` asks for, and the points it
+/* runner/spec.h — what a `run` or `sweep` asks for, and the points it
  * expands to. The flow, file by file:
  *
  *   spec.c     argv -> struct fl_spec (one option table for run, sweep and
@@ -41,7 +41,6 @@ struct fl_group {
 
 
 struct fl_csv;
-struct fl_table;
 struct fl_point;
 
 /* What a command other than run and sweep (exec: cmd_exec.c) hands the
@@ -57,8 +56,6 @@ struct fl_bench_hooks {
 	 * collector counted this rep */
 	void (*rep_done)(const struct fl_point *pt, int entry, int round,
 			 const struct fl_result *r, bool probed);
-	/* after the ratio table, on the run's rows: part of the full tables */
-	void (*summary)(FILE *f, const struct fl_table *t);
 };
 
 /* The most floor rows a point adds: floor-atomic, floor-futex, and where

@@ -1,4 +1,4 @@
-/* harness/hashmode.h — `futexlab run --hash auto|global|private:N[,...]`.
+/* runner/hashmode.h — `futexlab run --hash auto|global|private:N[,...]`.
  *
  * A futex hash mode is a property of the whole process, and the global one
  * cannot be left once chosen (lib/prctl.h). So:

@@ -1,13 +1,13 @@
-/* harness/entries.c — what runs at every point (spec.h): --variant's items
+/* runner/entries.c — what runs at every point (spec.h): --variant's items
  * crossed with --policy's, the control after the baseline, the baseline's
  * canonical label, and --as (a performance mutant under its parent's
  * name). */
-#include "harness/spec.h"
+#include "runner/spec.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/cli.h"
+#include "runner/cli.h"
 
 static const struct fl_variant *find_variant(const char *name,
 					     const struct fl_variant *const *extra, int nextra)
