@@ -27,12 +27,16 @@ static void table(const struct fl_spec *s, const struct fl_csv *csv,
 	struct fl_table t;
 	struct fl_cells cells;
 	char err[300], txt[1100];
-	if (fl_table_from_lines(&t, csv->meta, csv->header, csv->lines, csv->n, err,
-				sizeof err) == 0 &&
+	struct fl_csv_lines l = { csv->meta, csv->header, csv->lines, csv->n };
+	if (fl_table_from_lines(&t, &l, err, sizeof err) == 0 &&
 	    fl_cells_build(&t, &cells, err, sizeof err) == 0) {
 		struct more m = { fn, &t };
-		fl_report_text(stdout, s->csv_path ? fl_detail_path(s->csv_path, txt, sizeof txt) : NULL,
-			       s->detail, &t, &cells, s->baseline, fn ? more : NULL, &m);
+		const char *detail = s->csv_path ? fl_detail_path(s->csv_path, txt, sizeof txt) : NULL;
+		struct fl_loaded_run run;
+		fl_loaded_wrap(&run, &t, &cells, detail);
+		fl_report_text(stdout, &run, &(struct fl_text_opts){ detail, s->detail, s->baseline,
+								  fn ? more : NULL, &m });
+		fl_loaded_free(&run);
 		fl_cells_free(&cells);
 		fl_table_free(&t);
 	} else {

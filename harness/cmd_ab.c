@@ -413,8 +413,8 @@ static int judge_now(struct ab_run *R, struct fl_table *t, struct fl_ab *ab,
 		     const struct fl_ab_opts *o)
 {
 	char err[512];
-	if (fl_table_from_lines(t, R->csv.meta, R->csv.header, R->csv.lines, R->csv.n, err,
-				sizeof err) || fl_ab_judge(ab, t, o, err, sizeof err)) {
+	struct fl_csv_lines l = { R->csv.meta, R->csv.header, R->csv.lines, R->csv.n };
+	if (fl_table_from_lines(t, &l, err, sizeof err) || fl_ab_judge(ab, t, o, err, sizeof err)) {
 		fprintf(stderr, "futexlab: ab: %s\n", err);
 		return -1;
 	}

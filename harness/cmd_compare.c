@@ -128,7 +128,8 @@ static int compare_files(int nfiles, char **files, struct cmp *o)
 		fl_model_free(&m);
 	} else if (nfiles == 1) {
 		printf("futexlab compare %s\n", files[0]);
-		fl_report_text(stdout, NULL, o->detail, &run[0].t, &run[0].c, o->baseline, NULL, NULL);
+		fl_report_text(stdout, &run[0], &(struct fl_text_opts){ .show_detail = o->detail,
+							  .baseline = o->baseline });
 	} else {
 		printf("futexlab compare %s %s\n", files[0], files[1]);
 		struct fl_change_sink sink = { 0 };

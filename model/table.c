@@ -365,14 +365,16 @@ int fl_table_load(struct fl_table *t, const char *path, char *err, int errlen)
 	return 0;
 }
 
-int fl_table_from_lines(struct fl_table *t, const char *meta, const char *header,
-			char *const *rows, int n, char *err, int errlen)
+int fl_table_from_lines(struct fl_table *t, const struct fl_csv_lines *l, char *err, int errlen)
 {
+	const char *header = l->header;
+	char *const *rows = l->rows;
+	int n = l->n;
 	memset(t, 0, sizeof *t);
-	char *h = fl_xstrdup(meta), *save = NULL;
+	char *h = fl_xstrdup(l->meta), *save = NULL;
 	int r = 0, lineno = 0; /* the lines as a file of them would number them */
-	for (char *l = strtok_r(h, "\n", &save); l && !r; l = strtok_r(NULL, "\n", &save))
-		r = add_line(t, l, ++lineno, err, errlen);
+	for (char *x = strtok_r(h, "\n", &save); x && !r; x = strtok_r(NULL, "\n", &save))
+		r = add_line(t, x, ++lineno, err, errlen);
 	free(h);
 	h = fl_xstrdup(header);
 	if (!r)

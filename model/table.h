@@ -148,9 +148,17 @@ int fl_table_end_note(const struct fl_table *t, char *out, size_t n);
  * arbitrary bytes through fmemopen). On failure t holds what was read so
  * far: fl_table_free it. */
 int fl_table_read(struct fl_table *t, FILE *f, char *err, int errlen);
-/* Builds a table from the '#' metadata lines, the header and the rows. */
-int fl_table_from_lines(struct fl_table *t, const char *meta, const char *header,
-			char *const *rows, int n, char *err, int errlen);
+/* A CSV as lines: its '#' metadata lines (joined, each ending '\n'), its
+ * header and its rows[0..n) (what the writer holds, record/csv.h, and
+ * what the store keeps). */
+struct fl_csv_lines {
+	const char *meta;
+	const char *header;
+	char *const *rows;
+	int n;
+};
+/* Builds a table from them. */
+int fl_table_from_lines(struct fl_table *t, const struct fl_csv_lines *l, char *err, int errlen);
 void fl_table_free(struct fl_table *t);
 const char *fl_table_meta(const struct fl_table *t, const char *key);
 /* A run made with --as PARENT=MUTANT (harness/options.md) is a test run:

@@ -488,20 +488,18 @@ static bool write_detail(const char *path, const char *buf, size_t len, const st
 	return fclose(d) == 0;
 }
 
-int fl_report_text(FILE *out, const char *detail_path, bool show_detail,
-		   const struct fl_table *t, const struct fl_cells *c, const char *baseline,
-		   void (*more)(FILE *f, void *arg), void *arg)
+int fl_report_text(FILE *out, struct fl_loaded_run *run, const struct fl_text_opts *o)
 {
 	size_t len = 0;
 	int errors;
-	struct fl_loaded_run run;
-	fl_loaded_wrap(&run, t, c, detail_path);
+	const char *detail_path = o->detail_path;
+	bool show_detail = o->show_detail;
 	struct fl_model m;
-	fl_model_of_run(&m, &run, baseline);
-	char *buf = detail_text(&m, more, arg, &len, &errors);
+	fl_model_of_run(&m, run, o->baseline);
+	char *buf = detail_text(&m, o->more, o->arg, &len, &errors);
 	struct fl_sum s;
 	fl_summary_build(&s, &m, 0);
-	fl_table_as_marks(out, t, ""); /* first: a --as run is never a measurement */
+	fl_table_as_marks(out, &run->t, ""); /* first: a --as run is never a measurement */
 	if (show_detail)
 		fwrite(buf, 1, len, out);
 	bool kept = detail_path && write_detail(detail_path, buf, len, &s);
@@ -511,7 +509,6 @@ int fl_report_text(FILE *out, const char *detail_path, bool show_detail,
 	fl_summary_print(out, &s);
 	fl_summary_free(&s);
 	fl_model_free(&m);
-	fl_loaded_free(&run);
 	if (kept)
 		fprintf(out, "full tables: %s (%s)\n", detail_path,
 			show_detail ? "and above" : "or --detail");

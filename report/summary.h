@@ -108,12 +108,20 @@ void fl_summary_free(struct fl_sum *s);
 const char *fl_sum_why(const struct fl_sum_point *q);
 
 /* What a command that shows a table ends with (run, sweep, exec and
- * `compare FILE` alike): the full tables (fl_print_ratios, then more(f,
- * arg) when not NULL: exec's per-program summary) written to detail_path
- * when not NULL and to out when show_detail; then the summary and the
+ * `compare FILE` alike), of one loaded run whose cells are built
+ * (model/run.h): the full tables (fl_print_ratios, then o->more) written to
+ * o->detail_path and to out when o->show_detail; then the summary and the
  * pointer line, where the full tables are. Returns the error rows' count. */
-int fl_report_text(FILE *out, const char *detail_path, bool show_detail,
-		   const struct fl_table *t, const struct fl_cells *c, const char *baseline,
-		   void (*more)(FILE *f, void *arg), void *arg);
+/* What fl_report_text is asked: where the full tables go (NULL: no file),
+ * whether to out too, the baseline, and what follows the tables (exec's
+ * per-program summary; NULL: nothing). */
+struct fl_text_opts {
+	const char *detail_path;
+	bool show_detail;
+	const char *baseline;
+	void (*more)(FILE *f, void *arg);
+	void *arg;
+};
+int fl_report_text(FILE *out, struct fl_loaded_run *run, const struct fl_text_opts *o);
 
 #endif

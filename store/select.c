@@ -82,8 +82,8 @@ static int rebuild(struct fl_store *s, sqlite3_stmt *run, struct fl_store_run *r
 		   *header = (const char *)sqlite3_column_text(run, 10),
 		   *end = (const char *)sqlite3_column_text(run, 14);
 	struct fl_table t = { 0 };
-	if (ret == 0 && fl_table_from_lines(&t, meta ? meta : "", header ? header : "", lines,
-					    n, err, errlen)) {
+	struct fl_csv_lines ls = { meta ? meta : "", header ? header : "", lines, n };
+	if (ret == 0 && fl_table_from_lines(&t, &ls, err, errlen)) {
 		size_t l = strlen(err);
 		snprintf(err + l, (size_t)errlen - l, " (run %ld of %s)", r->id, s->path);
 		ret = -1;

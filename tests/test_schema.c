@@ -129,7 +129,8 @@ static void t_rows(void)
 	struct fl_table t;
 	char err[300];
 	char *lines[3] = { rows[0], rows[1], rows[2] };
-	int rc = fl_table_from_lines(&t, "", fl_run_csv_header(), lines, 3, err, sizeof err);
+	int rc = fl_table_from_lines(&t, &(struct fl_csv_lines){ "", fl_run_csv_header(), lines, 3 },
+				     err, sizeof err);
 	EXPECT(rc == 0 && t.nrows == 3, "the reader refuses the rows: %s", err);
 	if (rc || t.nrows != 3) {
 		fl_table_free(&t);
@@ -203,7 +204,8 @@ static void t_old_spin(void)
 	struct fl_table t;
 	struct fl_cells cells;
 	char err[300] = "";
-	int rc = fl_table_from_lines(&t, "# futexlab old\n", header, lines, 3, err, sizeof err);
+	int rc = fl_table_from_lines(&t, &(struct fl_csv_lines){ "# futexlab old\n", header, lines, 3 },
+				     err, sizeof err);
 	EXPECT(rc == 0 && fl_cells_build(&t, &cells, err, sizeof err) == 0, "old file: %s", err);
 	if (rc)
 		return;
