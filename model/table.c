@@ -124,6 +124,15 @@ static int add_end(struct fl_table *t, const char *line, int lineno, char *err, 
 }
 
 /* One line (lineno: its number in the file, for the error) into t. */
+enum fl_line_kind fl_line_kind(const char *line, bool after_header)
+{
+	if (line[0] == '#')
+		return after_header ? FL_LINE_OTHER : FL_LINE_META;
+	if (line[0] == '\0')
+		return FL_LINE_OTHER;
+	return after_header ? FL_LINE_ROW : FL_LINE_HEADER;
+}
+
 static int add_line(struct fl_table *t, char *line, int lineno, char *err, int errlen)
 {
 	chomp(line);
@@ -132,15 +141,18 @@ static int add_line(struct fl_table *t, char *line, int lineno, char *err, int e
 			 lineno, t->end_line);
 		return -1;
 	}
-	if (line[0] == '#') {
-		if (!t->cols)
-			add_meta(t, line);
-		else if (!strncmp(line, END_LINE, strlen(END_LINE)))
+	switch (fl_line_kind(line, t->cols != NULL)) {
+	case FL_LINE_META:
+		add_meta(t, line);
+		return 0;
+	case FL_LINE_OTHER: /* after the header: the end line, or a note; blank */
+		if (line[0] == '#' && !strncmp(line, END_LINE, strlen(END_LINE)))
 			return add_end(t, line, lineno, err, errlen);
 		return 0;
+	case FL_LINE_HEADER:
+	case FL_LINE_ROW:
+		break;
 	}
-	if (line[0] == '\0')
-		return 0;
 	int n;
 	char **cells = split_csv(line, &n);
 	if (!t->cols) {

@@ -148,6 +148,13 @@ int fl_table_end_note(const struct fl_table *t, char *out, size_t n);
  * arbitrary bytes through fmemopen). On failure t holds what was read so
  * far: fl_table_free it. */
 int fl_table_read(struct fl_table *t, FILE *f, char *err, int errlen);
+/* Which line of a run CSV is what, the readers' rule written once (the
+ * store keeps a file's lines by it, store/add.c): before the header a '#'
+ * line is metadata and the first other non-empty line the header; after it
+ * a non-empty line not beginning '#' is a row; the rest (blank lines, the
+ * end line, notes) is other. line: without its newline. */
+enum fl_line_kind { FL_LINE_META, FL_LINE_HEADER, FL_LINE_ROW, FL_LINE_OTHER };
+enum fl_line_kind fl_line_kind(const char *line, bool after_header);
 /* A CSV as lines: its '#' metadata lines (joined, each ending '\n'), its
  * header and its rows[0..n) (what the writer holds, record/csv.h, and
  * what the store keeps). */

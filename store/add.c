@@ -69,9 +69,8 @@ static int read_table(struct csv_file *f, char *err, int errlen)
 	return r;
 }
 
-/* The lines as the reader takes them: '#' lines before the header are
- * metadata, the first other non-empty line the header, the non-empty
- * non-'#' lines after it the rows. */
+/* The lines as the reader takes them (model/table.h, fl_line_kind): the
+ * metadata joined, the header, the rows as written. */
 static void split_lines(struct csv_file *f)
 {
 	size_t mlen = 0;
@@ -84,12 +83,20 @@ static void split_lines(struct csv_file *f)
 		*nl = '\0';
 		if (nl > l && nl[-1] == '\r')
 			nl[-1] = '\0';
-		if (!f->header && l[0] == '#')
+		switch (fl_line_kind(l, f->header != NULL)) {
+		case FL_LINE_META:
 			mlen += (size_t)sprintf(f->meta + mlen, "%s%s", mlen ? "\n" : "", l);
-		else if (!f->header && l[0])
+			break;
+		case FL_LINE_HEADER:
 			f->header = l;
-		else if (l[0] && l[0] != '#' && f->nrows <= f->run.t.nrows)
-			f->rows[f->nrows++] = l;
+			break;
+		case FL_LINE_ROW:
+			if (f->nrows <= f->run.t.nrows)
+				f->rows[f->nrows++] = l;
+			break;
+		case FL_LINE_OTHER:
+			break;
+		}
 	}
 }
 
